@@ -1,0 +1,6 @@
+"""`python -m evaluator ...` is the `ragmeter` command."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,153 @@
+"""RAGEvaluator: scores samples with a judge, one at a time or concurrently, keeping order."""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from .heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics import rule_scores, score_metric
+from .model import METRICS, EvalReport, EvalResult, EvalSample
+from .text import resolve_language
+
+log = logging.getLogger("ragmeter")
+
+ProgressCallback = Callable[[int, int, EvalResult], None]
+
+
+class OfflineJudge:
+    """A judge that needs nothing: every metric is scored by its lexical heuristic.
+
+    It is never called; `generate` exists so it satisfies the judge interface anyway.
+    """
+
+    offline = True
+    name = "offline"
+
+    def generate(self, prompt: str) -> str:
+        return ""
+
+
+class RAGEvaluator:
+    """Scores RAG samples on the five metrics with any judge that has `.generate(prompt) -> str`."""
+
+    def __init__(self, llm: Any, language: str = "auto", batch_delay: float = 0.0,
+                 *, heuristics: str = DEFAULT_HEURISTICS) -> None:
+        if llm is None:
+            raise ValueError("RAGEvaluator requires an LLM instance.")
+        if language not in ("ar", "en", "auto"):
+            raise ValueError(f"language must be 'ar', 'en' or 'auto', not {language!r}")
+        if heuristics not in HEURISTIC_SETS:
+            raise ValueError(f"unknown heuristic set {heuristics!r}; choose one of {sorted(HEURISTIC_SETS)}")
+        self.llm = llm
+        self.language = language
+        self.batch_delay = batch_delay
+        self.heuristics = heuristics
+
+    def evaluate(self, sample: EvalSample) -> EvalResult:
+        """Score one sample: five metrics (two skipped without a reference) plus rule-based extras."""
+        start = time.perf_counter()
+        lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
+        scores = {m: score_metric(m, sample, self.llm, lang, self.heuristics) for m in METRICS}
+        return EvalResult(sample_id=sample.sample_id, **scores,
+                          elapsed_sec=time.perf_counter() - start,
+                          extra=rule_scores(sample), sample=sample)
+
+    @classmethod
+    def quick_eval(cls, llm: Any, question: str, answer: str, contexts: List[str],
+                   ground_truth: Optional[str] = None) -> EvalResult:
+        return cls(llm).evaluate(EvalSample(question, answer, list(contexts), ground_truth))
+
+    def evaluate_dataset(self, samples: Iterable[EvalSample], show_progress: bool = False, *,
+                         max_workers: int = 1, on_progress: Optional[ProgressCallback] = None,
+                         stop: Optional[threading.Event] = None) -> EvalReport:
+        """Score every sample and return the report, results in input order.
+
+        `on_progress(done, total, result)` runs after each sample. Setting `stop` finishes the
+        samples in flight, starts no more, and returns a report of every finished sample.
+        """
+        samples = list(samples)
+        if not samples:
+            log.warning("evaluate_dataset called with no samples; returning an empty report.")
+            return EvalReport()
+        start = time.perf_counter()
+        progress = _Progress(len(samples), show_progress, on_progress)
+        if max_workers <= 1:
+            results = self._run_sequential(samples, progress, stop)
+        else:
+            results = self._run_concurrent(samples, max_workers, progress, stop)
+        progress.close()
+        return EvalReport(results=results, total_time=time.perf_counter() - start,
+                          usage=_judge_usage(self.llm))
+
+    def _run_sequential(self, samples: List[EvalSample], progress: "_Progress",
+                        stop: Optional[threading.Event]) -> List[EvalResult]:
+        results = []
+        for i, sample in enumerate(samples):
+            if stop is not None and stop.is_set():
+                break
+            if i and self.batch_delay > 0:
+                time.sleep(self.batch_delay)
+            results.append(self.evaluate(sample))
+            progress.update(results[-1])
+        return results
+
+    def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: "_Progress",
+                        stop: Optional[threading.Event]) -> List[EvalResult]:
+        done: Dict[int, EvalResult] = {}
+        pending: Dict[Future, int] = {}
+        queue = iter(enumerate(samples))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragmeter") as pool:
+            while True:
+                # Keep at most `workers` samples in flight so Stop wastes little work.
+                while len(pending) < workers and not (stop is not None and stop.is_set()):
+                    item = next(queue, None)
+                    if item is None:
+                        break
+                    if self.batch_delay > 0 and (pending or done):
+                        time.sleep(self.batch_delay)
+                    pending[pool.submit(self.evaluate, item[1])] = item[0]
+                if not pending:
+                    break
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    index = pending.pop(fut)
+                    done[index] = fut.result()
+                    progress.update(done[index])
+        return [done[i] for i in sorted(done)]
+
+
+def _judge_usage(llm: Any) -> Dict[str, Any]:
+    usage = getattr(llm, "usage", None)
+    if callable(usage):
+        usage = usage()
+    if hasattr(usage, "to_dict"):
+        usage = usage.to_dict()
+    return dict(usage) if isinstance(usage, dict) else {}
+
+
+class _Progress:
+    """Counts finished samples, calls the user's callback and draws the optional console line."""
+
+    def __init__(self, total: int, show: bool, callback: Optional[ProgressCallback]) -> None:
+        self.total, self.show, self.callback = total, show, callback
+        self.done = 0
+        self.start = time.perf_counter()
+
+    def update(self, result: EvalResult) -> None:
+        self.done += 1
+        if self.callback is not None:
+            self.callback(self.done, self.total, result)
+        if self.show:
+            elapsed = time.perf_counter() - self.start
+            eta = elapsed / self.done * (self.total - self.done)
+            bar = "#" * int(30 * self.done / self.total)
+            sys.stderr.write(f"\r[{bar:<30}] {self.done}/{self.total}  {elapsed:.1f}s elapsed, ETA {eta:.1f}s")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.show:
+            sys.stderr.write("\n")
