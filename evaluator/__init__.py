@@ -4,11 +4,24 @@
     report = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset("sample_data/sample.jsonl"))
     report.print_report()
 """
-from .datasets import load_dataset
+from typing import Any
+
 from .errors import DatasetError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
-from .openai_judge import OpenAIJudge
+
+# Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not
+# needed offline); load_dataset pulls in the CSV/JSON readers.
+_LAZY = {"OpenAIJudge": "openai_judge", "load_dataset": "datasets"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'evaluator' has no attribute {name!r}")
+
 
 __all__ = [
     "DatasetError",

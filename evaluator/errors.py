@@ -29,9 +29,11 @@ class DatasetError(RagmeterError, ValueError):
         file: Optional[str] = None,
         line: Optional[int] = None,
         column: Optional[str] = None,
+        item: Optional[int] = None,
     ) -> None:
         self.file = file
         self.line = line
+        self.item = item  # 1-based position in a JSON list, where a file has no useful line
         self.column = column
         self.reason = message
         super().__init__(self._compose())
@@ -42,6 +44,8 @@ class DatasetError(RagmeterError, ValueError):
             where.append(str(self.file))
         if self.line is not None:
             where.append(f"line {self.line}")
+        if self.item is not None:
+            where.append(f"item {self.item}")
         if self.column:
             where.append(f"column '{self.column}'")
         return (", ".join(where) + ": " if where else "") + self.reason

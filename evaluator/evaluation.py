@@ -16,6 +16,7 @@ from .text import resolve_language
 log = logging.getLogger("ragmeter")
 
 ProgressCallback = Callable[[int, int, EvalResult], None]
+ResultCallback = Callable[[int, EvalResult], None]
 
 
 class OfflineJudge:
@@ -63,18 +64,21 @@ class RAGEvaluator:
 
     def evaluate_dataset(self, samples: Iterable[EvalSample], show_progress: bool = False, *,
                          max_workers: int = 1, on_progress: Optional[ProgressCallback] = None,
+                         on_result: Optional[ResultCallback] = None,
                          stop: Optional[threading.Event] = None) -> EvalReport:
         """Score every sample and return the report, results in input order.
 
-        `on_progress(done, total, result)` runs after each sample. Setting `stop` finishes the
-        samples in flight, starts no more, and returns a report of every finished sample.
+        `on_progress(done, total, result)` runs after each sample; `on_result(index, result)`
+        too, with the sample's input position (how the run history persists each row as it
+        finishes). Setting `stop` finishes the samples in flight, starts no more, and returns a
+        report of every finished sample. Callbacks run on the calling thread.
         """
         samples = list(samples)
         if not samples:
             log.warning("evaluate_dataset called with no samples; returning an empty report.")
             return EvalReport()
         start = time.perf_counter()
-        progress = _Progress(len(samples), show_progress, on_progress)
+        progress = _Progress(len(samples), show_progress, on_progress, on_result)
         if max_workers <= 1:
             results = self._run_sequential(samples, progress, stop)
         else:
@@ -92,7 +96,7 @@ class RAGEvaluator:
             if i and self.batch_delay > 0:
                 time.sleep(self.batch_delay)
             results.append(self.evaluate(sample))
-            progress.update(results[-1])
+            progress.update(i, results[-1])
         return results
 
     def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: "_Progress",
@@ -116,7 +120,7 @@ class RAGEvaluator:
                 for fut in finished:
                     index = pending.pop(fut)
                     done[index] = fut.result()
-                    progress.update(done[index])
+                    progress.update(index, done[index])
         return [done[i] for i in sorted(done)]
 
 
@@ -132,13 +136,16 @@ def _judge_usage(llm: Any) -> Dict[str, Any]:
 class _Progress:
     """Counts finished samples, calls the user's callback and draws the optional console line."""
 
-    def __init__(self, total: int, show: bool, callback: Optional[ProgressCallback]) -> None:
-        self.total, self.show, self.callback = total, show, callback
+    def __init__(self, total: int, show: bool, callback: Optional[ProgressCallback],
+                 on_result: Optional[ResultCallback]) -> None:
+        self.total, self.show, self.callback, self.on_result = total, show, callback, on_result
         self.done = 0
         self.start = time.perf_counter()
 
-    def update(self, result: EvalResult) -> None:
+    def update(self, index: int, result: EvalResult) -> None:
         self.done += 1
+        if self.on_result is not None:
+            self.on_result(index, result)
         if self.callback is not None:
             self.callback(self.done, self.total, result)
         if self.show:

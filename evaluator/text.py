@@ -1,8 +1,14 @@
-"""Language detection and tokenisation shared by the heuristics, prompts and cost estimates."""
+"""Language detection, tokenisation and light text analysis shared by the heuristics, prompts and cost estimates.
+
+English and Arabic are first-class: both have stop words, sentence splitting and a light stemmer;
+Arabic text is normalised (alef forms, taa marbuta, alef maqsura, diacritics, tatweel) and loses
+the article "ال" and common one-letter clitics before comparison, so "والكتاب" matches "كتاب".
+"""
 from __future__ import annotations
 
 import re
-from typing import List
+from functools import lru_cache
+from typing import FrozenSet, List, NamedTuple, Tuple
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 # Words are runs of letters/digits (any script); keeps Arabic words whole.
@@ -26,3 +32,198 @@ def resolve_language(language: str, *texts: str) -> str:
 def words(text: str) -> List[str]:
     """Lower-cased word tokens, any script."""
     return _WORD.findall((text or "").lower())
+
+
+# --- Arabic normalisation -------------------------------------------------------------------
+
+# Harakat, tanween, shadda, sukun, superscript alef and Quranic marks carry no lexical identity here.
+_AR_DIACRITICS = re.compile(r"[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06ED\u0640]")  # incl. tatweel U+0640
+_AR_LETTERS = str.maketrans({
+    "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا",  # alef forms
+    "ة": "ه",  # taa marbuta is written as haa by many writers
+    "ى": "ي",  # alef maqsura vs yaa
+    "ؤ": "و", "ئ": "ي",
+    "٠": "0", "١": "1", "٢": "2", "٣": "3", "٤": "4", "٥": "5", "٦": "6", "٧": "7", "٨": "8", "٩": "9",
+    "۰": "0", "۱": "1", "۲": "2", "۳": "3", "۴": "4", "۵": "5", "۶": "6", "۷": "7", "۸": "8", "۹": "9",
+})
+# Article with its common proclitics (wa-, fa-, bi-, ka-, li-); "لل" is li- + al- with the alef dropped.
+_AR_ARTICLE = ("وال", "فال", "بال", "كال", "ال", "لل")
+_AR_PROCLITICS = "وفبلك"
+_AR_SUFFIXES = ("هما", "كما", "ات", "ون", "ين", "ها", "هم", "هن", "كم", "نا", "ان", "يه", "ه", "ي")
+
+
+def normalize_arabic(text: str) -> str:
+    """Unify alef forms, taa marbuta, alef maqsura and Arabic-Indic digits; drop diacritics and tatweel."""
+    return _AR_DIACRITICS.sub("", text).translate(_AR_LETTERS)
+
+
+def strip_arabic_clitics(word: str) -> str:
+    """Remove the article "ال" (with a leading و/ف/ب/ك/ل) or a single proclitic, keeping a stem of ≥ 2 letters."""
+    for prefix in _AR_ARTICLE:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 2:
+            return word[len(prefix):]
+    # A lone proclitic only on longer words: short words like "بين" or "كان" start with these letters.
+    if len(word) >= 5 and word[0] in _AR_PROCLITICS:
+        return word[1:]
+    return word
+
+
+def _stem_arabic(word: str) -> str:
+    word = strip_arabic_clitics(word)
+    for suffix in _AR_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+# --- English light stemming -----------------------------------------------------------------
+
+_EN_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("edly", ""), ("ed", ""), ("ly", ""),
+                ("es", ""), ("s", ""))
+
+
+def _stem_english(word: str) -> str:
+    """A deliberately light stemmer: plural, -ing, -ed, -ly; "cities" → "city", "played" → "play"."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, repl in _EN_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            if suffix == "es" and not word.endswith(("ches", "shes", "xes", "sses", "zes")):
+                return word[:-1]  # "names" → "name", "boxes" → "box"
+            return word[: -len(suffix)] + repl
+    return word
+
+
+def stem(word: str) -> str:
+    """Light stem of one lower-cased, normalised token (Arabic or English by its script)."""
+    return _stem_arabic(word) if _ARABIC.search(word) else _stem_english(word)
+
+
+# --- Stop words -----------------------------------------------------------------------------
+
+STOP_WORDS_EN: FrozenSet[str] = frozenset("""
+a about above after again against all also am an and any are aren as at be because been before being
+below between both but by can cannot could couldn did didn do does doesn doing don down during each few
+for from further had hadn has hasn have haven having he her here hers herself him himself his how i if
+in into is isn it its itself just let me more most much must mustn my myself no nor not now of off on
+once only or other ought our ours ourselves out over own same shall shan she should shouldn so some such
+than that the their theirs them themselves then there these they this those through to too under until
+up upon very was wasn we were weren what when where which while who whom whose why will with won would
+wouldn you your yours yourself yourselves s t d ll m re ve y also yes yeah oh well really actually
+one ones thing things get got make made may might like just even still yet ever many
+""".split())
+
+# Normalised forms (see normalize_arabic): pronouns, particles, prepositions, auxiliaries.
+STOP_WORDS_AR: FrozenSet[str] = frozenset(normalize_arabic(w) for w in """
+في من على الى إلى عن مع هذا هذه ذلك تلك هؤلاء اولئك الذي التي الذين اللذان اللتان اللواتي ما ماذا
+لماذا متى اين أين كيف كم هل لا لم لن ليس ليست إن ان أن إنّ كان كانت يكون تكون كانوا قد لقد و او أو
+ثم بل لكن لكن حتى اذا إذا لو كل بعض غير بين عند عندما هو هي هم هن انا أنا نحن انت أنت انتم أنتم
+هما له لها لهم به بها بهم فيه فيها منه منها عليه عليها الا إلا أي اي ايضا أيضا جدا فقط كذلك هناك هنا
+ذات الى وهو وهي وقد وكان وكانت ولا وما وفي ومن وعلى يا نعم حول خلال بعد قبل منذ تم التى الذى
+""".split())
+
+STOP_WORDS: FrozenSet[str] = STOP_WORDS_EN | STOP_WORDS_AR
+
+
+def is_stop_word(token: str) -> bool:
+    """True for English or (normalised) Arabic function words."""
+    return token in STOP_WORDS
+
+
+# --- Tokens, sentences, numbers, entities ---------------------------------------------------
+
+def normalize(text: str) -> str:
+    """Lower-case, Arabic normalisation, and thousands separators removed from numbers ("1,200" → "1200")."""
+    return _THOUSANDS.sub("", normalize_arabic((text or "").lower()))
+
+
+_THOUSANDS = re.compile(r"(?<=\d)[,٬](?=\d{3}\b)")
+
+
+def tokens(text: str) -> List[str]:
+    """Normalised word tokens of any script (stop words kept, not stemmed)."""
+    return _WORD.findall(normalize(text))
+
+
+def content_words(text: str) -> List[str]:
+    """Stemmed tokens that are not stop words, in order (duplicates kept)."""
+    out = []
+    for tok in tokens(text):
+        if tok in STOP_WORDS:
+            continue
+        tok = stem(tok)
+        if tok and tok not in STOP_WORDS:
+            out.append(tok)
+    return out
+
+
+# Sentence ends: . ! ? and the Arabic question mark and full stop, or a line break. A period inside
+# "3.5", after a single capital ("J. Smith") or after a common title ("Dr.") does not end a sentence;
+# one glued to the next sentence ("in 2009.The card") does, as scraped text often looks like that.
+_SENTENCE_END = re.compile(
+    r"(?<!\b[A-Z])(?<!\bDr|\bMr|\bMs|\bSt|\bJr|\bSr|\bvs|\bNo)(?<!\bMrs|\betc)[.!?؟۔]+[\"')\]]*(?=\s|$)"
+    r"|(?<=[a-z0-9]{2})\.(?=[A-Z][a-z])|\n+")
+
+
+def sentences(text: str) -> List[str]:
+    """Split English or Arabic text into sentences (non-empty, stripped)."""
+    parts, start = [], 0
+    text = text or ""
+    for m in _SENTENCE_END.finditer(text):
+        parts.append(text[start:m.end()])
+        start = m.end()
+    parts.append(text[start:])
+    return [p.strip() for p in parts if _WORD.search(p)]
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def numbers(text: str) -> List[str]:
+    """Numbers written with digits (Western or Arabic-Indic), thousands separators removed."""
+    return _NUMBER.findall(normalize(text))
+
+
+# A run of capitalised words (allowing "of", "de", "the" inside), e.g. "Bank of England".
+_ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|the|von|van|al|bin)?\s*[A-Z][\w'’-]*)*")
+
+
+def entities(text: str) -> List[str]:
+    """Capitalised name spans not at a sentence start (English only; Arabic has no capitals).
+
+    A capitalised first word is kept only when it is not a stop word ("The" is not a name, "Paris" is).
+    """
+    found = []
+    for sent in sentences(text):
+        for m in _ENTITY.finditer(sent):
+            span = m.group()
+            if m.start() == 0 and span.split()[0].lower() in STOP_WORDS:
+                span = " ".join(span.split()[1:])
+            if span:
+                found.append(span)
+    return found
+
+
+class Analysis(NamedTuple):
+    """What the heuristics need to know about one text (see `analyse`)."""
+
+    words: Tuple[str, ...]  # content words, in order
+    vocab: FrozenSet[str]  # the set of content words
+    sentences: Tuple[FrozenSet[str], ...]  # content words of each sentence
+    numbers: FrozenSet[str]
+    entities: Tuple[FrozenSet[str], ...]  # each name span as a set of content words
+
+
+@lru_cache(maxsize=8192)
+def analyse(text: str) -> Analysis:
+    """Content words, per-sentence content words, numbers and entities of a text, cached per text.
+
+    The five metrics of one sample read the same contexts several times; the cache makes that one
+    tokenisation.
+    """
+    words_ = tuple(content_words(text))
+    sents = tuple(frozenset(content_words(s)) for s in sentences(text))
+    ents = tuple(e for e in (frozenset(content_words(x)) for x in entities(text)) if e)
+    return Analysis(words_, frozenset(words_), sents, frozenset(numbers(text)), ents)

@@ -1,0 +1,249 @@
+"""The `ragmeter` command line.
+
+    ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
+                      [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
+                      [--dry-run] [--resume RUN_ID] [--labels]
+    ragmeter runs     list the run history
+
+Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from .costs import estimate_run
+from .datasets import load_dataset
+from .errors import RagmeterError
+from .evaluation import OfflineJudge, RAGEvaluator
+from .model import METRICS, RULE_METRICS, EvalReport
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+DEFAULT_CACHE = Path.home() / ".ragmeter" / "judge-cache.sqlite3"
+
+
+class UsageError(Exception):
+    """Bad arguments: printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
+    ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
+    judge = ev.add_mutually_exclusive_group()
+    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto")
+    ev.add_argument("--max-workers", type=int, default=4)
+    ev.add_argument("--heuristics", default="ragmeter", help="heuristic set: ragmeter (default) or jaccard (the seed's)")
+    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
+    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
+    ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                    help="exit 1 when the mean of METRIC (or 'overall') is below VALUE")
+    ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
+    ev.add_argument("--cache", default=str(DEFAULT_CACHE), help="judge cache file (default %(default)s)")
+    ev.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
+    ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
+    ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
+    ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
+    ev.add_argument("--price-out", type=float, help="price per million completion tokens")
+    ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    runs = sub.add_parser("runs", help="list saved runs")
+    runs.add_argument("--history", default=None)
+    return parser
+
+
+def parse_pairs(items: Sequence[str], what: str) -> Dict[str, str]:
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"{what} expects NAME=VALUE, got {item!r}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
+    known = set(METRICS) | set(RULE_METRICS) | {"overall"}
+    thresholds = {}
+    for name, value in parse_pairs(items, "--fail-under").items():
+        if name not in known:
+            raise UsageError(f"--fail-under: unknown metric {name!r}; choose from {', '.join(sorted(known))}")
+        try:
+            thresholds[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+    return thresholds
+
+
+def make_judge(args: argparse.Namespace) -> Any:
+    if not args.model:
+        if args.base_url:
+            raise UsageError("--base-url needs --model (the judge model name)")
+        return OfflineJudge()
+    from .openai_judge import OpenAIJudge  # the openai client is only needed with a real judge
+
+    cache = None if args.no_cache else args.cache
+    return OpenAIJudge(args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env),
+                       cache=cache, max_concurrency=max(1, args.max_workers))
+
+
+def judge_settings(args: argparse.Namespace, judge: Any) -> Dict[str, Any]:
+    """What the history keeps about a run: never the key (OpenAIJudge.settings() omits it)."""
+    settings = {"judge": "offline" if not args.model else "openai", "language": args.language,
+                "max_workers": args.max_workers, "heuristics": args.heuristics}
+    if hasattr(judge, "settings"):
+        settings.update(judge.settings())
+    return settings
+
+
+def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
+    means: Dict[str, Optional[float]] = dict(report.mean_scores())
+    means["overall"] = report.overall_mean()
+    missed = []
+    for name, limit in thresholds.items():
+        value = means.get(name)
+        if value is None:
+            missed.append(f"{name}: no sample could be scored (threshold {limit})")
+        elif value < limit:
+            missed.append(f"{name}: {value:.4f} < {limit}")
+    return missed
+
+
+def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
+    from . import export
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        text = export.results_csv(report)
+    elif suffix in (".html", ".htm"):
+        text = export.html_report(report, dataset_name=dataset, settings=settings)
+    else:
+        text = export.results_json(report, settings=settings)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text, encoding="utf-8")
+
+
+def print_usage_summary(report: EvalReport, args: argparse.Namespace) -> None:
+    usage = report.usage
+    if not usage:
+        return
+    from .costs import price
+
+    line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
+            f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
+            f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
+    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), args.price_in, args.price_out)
+    print(line + (f", cost {cost:.4f}" if cost is not None else ""))
+
+
+def print_fallbacks(report: EvalReport) -> None:
+    for metric in report.metric_names():
+        counts = report.method_counts(metric)
+        if counts.get("heuristic_fallback"):
+            total = len(report.results)
+            print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
+                  "after a judge failure (see each score's reasoning)")
+
+
+def print_labels(report: EvalReport) -> None:
+    from .agreement import agreement_table, format_agreement
+
+    table = agreement_table(report)
+    print(format_agreement(table) if table else "No human_<metric> label columns in this dataset.")
+
+
+def open_store(path: Optional[str]) -> Any:
+    from .history import RunStore
+
+    return RunStore(path)
+
+
+def load_samples(args: argparse.Namespace, store: Any) -> tuple:
+    """(dataset name, samples, run_id, pending [(index, sample)]) for a fresh or a resumed run."""
+    if args.resume:
+        if store is None:
+            raise UsageError("--resume needs the run history; drop --no-history")
+        info = store.get_run(args.resume)
+        pending = store.pending_samples(args.resume)
+        return info.dataset_name, None, args.resume, pending
+    if not args.data:
+        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+    mapping = parse_pairs(args.mapping, "--mapping") or None
+    samples = load_dataset(args.data, mapping)
+    return Path(args.data).name, samples, None, list(enumerate(samples))
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    thresholds = parse_thresholds(args.fail_under)
+    store = None if (args.no_history or args.dry_run) else open_store(args.history)
+    dataset, samples, run_id, pending = load_samples(args, store)
+    judge = make_judge(args)
+    if args.dry_run:
+        est = estimate_run([s for _, s in pending], args.language, price_in=args.price_in,
+                           price_out=args.price_out, judge=judge)
+        print(json.dumps(est.to_dict(), indent=2))
+        return EXIT_OK
+    settings = judge_settings(args, judge)
+    if store is not None and run_id is None:
+        run_id = store.create_run(dataset_name=dataset, samples=samples, settings=settings)
+    if run_id and not args.quiet:
+        print(f"run {run_id}: {len(pending)} samples to score (resume with --resume {run_id})", file=sys.stderr)
+    evaluator = RAGEvaluator(judge, language=args.language, heuristics=args.heuristics)
+    on_result = (lambda j, r: store.record_result(run_id, pending[j][0], r)) if store is not None else None
+    report = evaluator.evaluate_dataset([s for _, s in pending], show_progress=not args.quiet,
+                                        max_workers=args.max_workers, on_result=on_result)
+    if store is not None:
+        store.finish_run(run_id, status="finished", total_time=report.total_time, usage=report.usage)
+        usage, total_time = report.usage, report.total_time
+        report = store.load_report(run_id)  # the whole run, resumed rows included, in input order
+        report.usage, report.total_time = usage or report.usage, report.total_time or total_time
+    return finish(report, args, thresholds, settings, dataset)
+
+
+def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
+           settings: Dict[str, Any], dataset: str) -> int:
+    report.print_report()
+    print_usage_summary(report, args)
+    print_fallbacks(report)
+    if args.labels:
+        print_labels(report)
+    if args.output:
+        write_output(report, args.output, settings, dataset)
+        print(f"wrote {args.output}")
+    missed = missed_thresholds(report, thresholds)
+    for line in missed:
+        print(f"FAIL {line}", file=sys.stderr)
+    return EXIT_THRESHOLD if missed else EXIT_OK
+
+
+def run_list(args: argparse.Namespace) -> int:
+    runs = open_store(args.history).list_runs()
+    if not runs:
+        print("No runs saved yet.")
+    for r in runs:
+        overall = "-" if r.overall_mean is None else f"{r.overall_mean:.3f}"
+        print(f"{r.run_id}  {r.created_at}  {r.status:<9} {r.n_done}/{r.n_samples}  overall {overall}  "
+              f"{r.name or ''}  {r.dataset_name}")
+    return EXIT_OK
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run_evaluate(args) if args.command == "evaluate" else run_list(args)
+    except (UsageError, RagmeterError, ValueError, OSError) as exc:
+        print(f"ragmeter: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\nragmeter: interrupted; finished samples are saved in the history (use --resume).", file=sys.stderr)
+        return 130

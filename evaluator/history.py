@@ -1,0 +1,431 @@
+"""Run history in SQLite: every run's settings, samples and results, saved as they finish.
+
+One short transaction per write, in WAL mode, so a killed process loses at most the samples that
+were in flight; `pending_samples` tells a resumed run what is left. Each call opens its own
+connection, so one RunStore can serve the dashboard's threads and a CLI process at the same time.
+
+The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table.
+Settings are sanitised before they are stored: no key, secret, token, password or authorization
+ever reaches the file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import uuid
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+from .errors import HistoryError
+from .model import EvalReport, EvalResult, EvalSample
+from .records import result_from_record, result_to_record, sample_from_record, sample_to_record
+from .stats import paired_bootstrap_ci
+
+ENV_VAR = "RAGMETER_HISTORY"
+DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
+
+RUN_STATUSES = ("running", "stopped", "finished", "failed")
+# A settings key containing any of these (case-insensitive) is dropped, at any depth.
+SECRET_MARKERS = ("key", "secret", "token", "password", "authorization")
+TOP_MOVERS = 10
+
+MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = []
+migration = MIGRATIONS.append
+
+
+@migration
+def m001_initial(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            name TEXT,
+            dataset_name TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            n_samples INTEGER NOT NULL,
+            settings TEXT NOT NULL,
+            total_time REAL,
+            usage TEXT
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE samples (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE results (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            sample_id TEXT,
+            overall REAL NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx)
+        )"""
+    )
+
+
+@migration
+def m002_finished_at(db: sqlite3.Connection) -> None:
+    db.execute("ALTER TABLE runs ADD COLUMN finished_at TEXT")
+
+
+def default_history_path() -> Path:
+    """$RAGMETER_HISTORY when set, else ~/.ragmeter/history.sqlite3."""
+    env = os.environ.get(ENV_VAR, "").strip()
+    return Path(env).expanduser() if env else DEFAULT_HISTORY_PATH
+
+
+def _is_secret(key: Any, value: Any) -> bool:
+    lowered = str(key).lower()
+    hits = [marker for marker in SECRET_MARKERS if marker in lowered]
+    # Token counts and limits (max_tokens, prompt_tokens) are numbers; a token secret is a string.
+    if hits == ["token"] and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return False
+    return bool(hits)
+
+
+_URL_USERINFO = re.compile(r"^(\w+://)[^/@\s]*@")
+
+
+def sanitize_settings(value: Any) -> Any:
+    """A copy of `value` without secrets, safe to store and export.
+
+    Keys containing key/secret/token/password/authorization (any case) are dropped at any depth,
+    except numeric "token" counts and limits such as max_tokens; credentials embedded in URLs
+    (scheme://user:pass@host) are removed.
+    """
+    if isinstance(value, dict):
+        return {str(k): sanitize_settings(v) for k, v in value.items() if not _is_secret(k, v)}
+    if isinstance(value, (list, tuple)):
+        return [sanitize_settings(v) for v in value]
+    if isinstance(value, str):
+        return _URL_USERINFO.sub(r"\1", value)
+    return value
+
+
+def _dumps(value: Any) -> str:
+    # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class RunInfo:
+    """One run as listed on the History page."""
+
+    run_id: str
+    name: Optional[str]
+    dataset_name: str
+    created_at: str
+    status: str
+    n_samples: int
+    n_done: int
+    total_time: Optional[float]
+    settings: Dict[str, Any] = field(default_factory=dict)
+    overall_mean: Optional[float] = None
+    finished_at: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        """A human label: the name when set, else dataset and date."""
+        return self.name or f"{self.dataset_name} · {self.created_at.replace('T', ' ')[:16]}"
+
+
+@dataclass
+class MetricDelta:
+    """How one metric changed from run A to run B, over the samples scored in both."""
+
+    metric: str
+    mean_a: Optional[float]
+    mean_b: Optional[float]
+    delta: Optional[float]
+    ci_low: Optional[float]
+    ci_high: Optional[float]
+    n_pairs: int
+
+    @property
+    def significant(self) -> bool:
+        """True when the 95% interval of the delta excludes 0."""
+        return self.ci_low is not None and self.ci_high is not None and (self.ci_low > 0 or self.ci_high < 0)
+
+
+@dataclass
+class Mover:
+    """One sample's score of one metric in both runs."""
+
+    sample_id: str
+    metric: str
+    a: float
+    b: float
+    delta: float
+    question: str = ""
+
+
+@dataclass
+class RunComparison:
+    """Run B against run A: per-metric deltas and the samples that moved most."""
+
+    run_a: RunInfo
+    run_b: RunInfo
+    metrics: List[MetricDelta]
+    movers: List[Mover]
+    n_paired: int
+    only_a: int
+    only_b: int
+
+
+_RUN_COLUMNS = """r.run_id, r.name, r.dataset_name, r.created_at, r.status, r.n_samples, r.total_time,
+    r.settings, r.finished_at, COUNT(res.idx), AVG(res.overall)"""
+
+
+def _run_info(row: Tuple) -> RunInfo:
+    return RunInfo(
+        run_id=row[0], name=row[1], dataset_name=row[2], created_at=row[3], status=row[4],
+        n_samples=row[5], total_time=row[6], settings=json.loads(row[7] or "{}"), finished_at=row[8],
+        n_done=row[9], overall_mean=None if row[10] is None else round(row[10], 4),
+    )
+
+
+class RunStore:
+    """The run-history database at `path` (default: $RAGMETER_HISTORY or ~/.ragmeter/history.sqlite3)."""
+
+    def __init__(self, path: Optional[os.PathLike | str] = None) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_history_path()
+        self._open_or_explain()
+
+    # -- connection and schema ------------------------------------------------------------
+    def _open_or_explain(self) -> None:
+        try:
+            if not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, mode=0o700)
+            with self._connect() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                self._migrate(db)
+        except (OSError, sqlite3.Error) as exc:
+            raise HistoryError(
+                f"Cannot use the run history at {self.path}: {exc}. Choose a writable location with "
+                f"the {ENV_VAR} environment variable, e.g. {ENV_VAR}=/tmp/ragmeter-history.sqlite3"
+            ) from exc
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection whose block is one transaction: committed on success, rolled back on error."""
+        with closing(sqlite3.connect(self.path, timeout=30)) as db:
+            db.execute("PRAGMA foreign_keys=ON")
+            # NORMAL is durable against a killed process in WAL mode; only power loss could drop a commit.
+            db.execute("PRAGMA synchronous=NORMAL")
+            with db:
+                yield db
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+        for step in MIGRATIONS:
+            if step.__name__ not in done:
+                step(db)
+                db.execute("INSERT INTO _migrations VALUES (?, ?)", (step.__name__, _now()))
+
+    def _write(self, sql: str, params: Tuple) -> int:
+        try:
+            with self._connect() as db:
+                return db.execute(sql, params).rowcount
+        except sqlite3.Error as exc:
+            raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
+
+    def _unknown(self, run_id: str) -> HistoryError:
+        return HistoryError(
+            f"No run with id {run_id!r} in {self.path}. Copy the id from the History page, or point "
+            f"{ENV_VAR} at the history file that holds the run."
+        )
+
+    # -- writing a run --------------------------------------------------------------------
+    def create_run(self, *, dataset_name: str, samples: List[EvalSample], settings: Dict[str, Any],
+                   name: Optional[str] = None) -> str:
+        """Start a run: store its sanitised settings and its samples; return the new run id."""
+        run_id = uuid.uuid4().hex[:12]
+        sample_rows = [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in enumerate(samples)]
+        try:
+            with self._connect() as db:
+                db.execute(
+                    "INSERT INTO runs (run_id, name, dataset_name, created_at, status, n_samples, settings) "
+                    "VALUES (?, ?, ?, ?, 'running', ?, ?)",
+                    (run_id, name, dataset_name, _now(), len(samples), _dumps(sanitize_settings(settings or {}))),
+                )
+                db.executemany("INSERT INTO samples VALUES (?, ?, ?)", sample_rows)
+        except sqlite3.Error as exc:
+            raise HistoryError(f"Could not save the run in the run history at {self.path}: {exc}") from exc
+        return run_id
+
+    def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
+        """Persist one finished sample now. Writing the same (run, index) again replaces it."""
+        record = _dumps(result_to_record(result, index))
+        try:
+            self._write(
+                "INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record) VALUES (?, ?, ?, ?, ?)",
+                (run_id, index, result.sample_id, result.overall(), record),
+            )
+        except HistoryError as exc:
+            if isinstance(exc.__cause__, sqlite3.IntegrityError):  # the run does not exist
+                raise self._unknown(run_id) from exc
+            raise
+
+    def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
+                   usage: Optional[Dict[str, Any]] = None) -> None:
+        """Mark the run running/stopped/finished/failed and store its total time and judge usage."""
+        if status not in RUN_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
+        changed = self._write(
+            "UPDATE runs SET status = ?, total_time = COALESCE(?, total_time), usage = COALESCE(?, usage), "
+            "finished_at = ? WHERE run_id = ?",
+            (status, total_time, None if usage is None else _dumps(sanitize_settings(usage)), _now(), run_id),
+        )
+        if not changed:
+            raise self._unknown(run_id)
+
+    def rename_run(self, run_id: str, name: str) -> None:
+        """Give the run a name (an empty name clears it)."""
+        if not self._write("UPDATE runs SET name = ? WHERE run_id = ?", ((name or "").strip() or None, run_id)):
+            raise self._unknown(run_id)
+
+    def delete_run(self, run_id: str) -> None:
+        """Delete the run with its samples and results."""
+        if not self._write("DELETE FROM runs WHERE run_id = ?", (run_id,)):
+            raise self._unknown(run_id)
+
+    # -- reading --------------------------------------------------------------------------
+    def _query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
+        try:
+            with self._connect() as db:
+                return db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise HistoryError(f"Could not read the run history at {self.path}: {exc}") from exc
+
+    def list_runs(self) -> List[RunInfo]:
+        """Every run, newest first."""
+        rows = self._query(
+            f"SELECT {_RUN_COLUMNS} FROM runs r LEFT JOIN results res ON res.run_id = r.run_id "
+            "GROUP BY r.run_id ORDER BY r.created_at DESC, r.rowid DESC"
+        )
+        return [_run_info(row) for row in rows]
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """One run; HistoryError when the id is unknown."""
+        rows = self._query(
+            f"SELECT {_RUN_COLUMNS} FROM runs r LEFT JOIN results res ON res.run_id = r.run_id "
+            "WHERE r.run_id = ? GROUP BY r.run_id", (run_id,)
+        )
+        if not rows:
+            raise self._unknown(run_id)
+        return _run_info(rows[0])
+
+    def completed_indices(self, run_id: str) -> Set[int]:
+        """Indices of the samples whose results are stored."""
+        self.get_run(run_id)
+        return {row[0] for row in self._query("SELECT idx FROM results WHERE run_id = ?", (run_id,))}
+
+    def pending_samples(self, run_id: str) -> List[Tuple[int, EvalSample]]:
+        """(index, sample) of every sample a resumed run still has to score, in index order."""
+        self.get_run(run_id)
+        rows = self._query(
+            "SELECT s.idx, s.record FROM samples s LEFT JOIN results r ON r.run_id = s.run_id AND r.idx = s.idx "
+            "WHERE s.run_id = ? AND r.idx IS NULL ORDER BY s.idx", (run_id,)
+        )
+        return [(idx, _sample_from_json(text)) for idx, text in rows]
+
+    def samples(self, run_id: str) -> List[EvalSample]:
+        """Every sample of the run, in index order (to re-run it without the original file)."""
+        self.get_run(run_id)
+        rows = self._query("SELECT record FROM samples WHERE run_id = ? ORDER BY idx", (run_id,))
+        return [_sample_from_json(text) for (text,) in rows]
+
+    def indexed_results(self, run_id: str) -> List[Tuple[int, EvalResult]]:
+        """(index, result) of every stored result, in index order."""
+        self.get_run(run_id)
+        rows = self._query("SELECT idx, record FROM results WHERE run_id = ? ORDER BY idx", (run_id,))
+        return [(idx, result_from_record(json.loads(text))) for idx, text in rows]
+
+    def load_report(self, run_id: str) -> EvalReport:
+        """The run's report: stored results in index order, total time and judge usage."""
+        info = self.get_run(run_id)
+        usage_rows = self._query("SELECT usage FROM runs WHERE run_id = ?", (run_id,))
+        usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
+        results = [result for _, result in self.indexed_results(run_id)]
+        return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
+
+    # -- comparing ------------------------------------------------------------------------
+    def compare_runs(self, run_a: str, run_b: str) -> RunComparison:
+        """Run B against run A, pairing samples by sample_id (by index for samples without one)."""
+        info_a, info_b = self.get_run(run_a), self.get_run(run_b)
+        keyed_a = _keyed(self.indexed_results(run_a))
+        keyed_b = _keyed(self.indexed_results(run_b))
+        pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]
+        names = EvalReport([r for _, r, _ in pairs] + [r for _, _, r in pairs]).metric_names()
+        return RunComparison(
+            run_a=info_a, run_b=info_b,
+            metrics=[_metric_delta(name, pairs) for name in names],
+            movers=_movers(pairs, names),
+            n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
+        )
+
+
+def _sample_from_json(text: str) -> EvalSample:
+    sample = sample_from_record(json.loads(text))
+    return sample if sample is not None else EvalSample("", "", [])
+
+
+def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
+    """Results by pairing key: the sample_id (numbered on repeats), or '#<index>' without one."""
+    keyed: Dict[str, EvalResult] = {}
+    for index, result in indexed:
+        key = str(result.sample_id) if result.sample_id not in (None, "") else f"#{index}"
+        base, n = key, 1
+        while key in keyed:
+            n += 1
+            key = f"{base} ({n})"
+        keyed[key] = result
+    return keyed
+
+
+def _pair_scores(name: str, pairs) -> List[Tuple[str, float, float, EvalResult]]:
+    out = []
+    for key, ra, rb in pairs:
+        ma, mb = ra.metric_scores().get(name), rb.metric_scores().get(name)
+        if ma is not None and mb is not None and not ma.skipped and not mb.skipped:
+            out.append((key, ma.score, mb.score, rb))
+    return out
+
+
+def _metric_delta(name: str, pairs) -> MetricDelta:
+    scored = _pair_scores(name, pairs)
+    if not scored:
+        return MetricDelta(name, None, None, None, None, None, 0)
+    n = len(scored)
+    mean_a = sum(a for _, a, _, _ in scored) / n
+    mean_b = sum(b for _, _, b, _ in scored) / n
+    ci = paired_bootstrap_ci([b - a for _, a, b, _ in scored])
+    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4),
+                       round(ci[0], 4), round(ci[1], 4), n)
+
+
+def _movers(pairs, names: List[str]) -> List[Mover]:
+    moved = []
+    for name in names:
+        for key, a, b, rb in _pair_scores(name, pairs):
+            if b != a:
+                question = rb.sample.question if rb.sample else ""
+                moved.append(Mover(key, name, a, b, round(b - a, 4), question))
+    moved.sort(key=lambda m: (-abs(m.delta), m.sample_id, names.index(m.metric)))
+    return moved[:TOP_MOVERS]

@@ -1,0 +1,146 @@
+"""Summary statistics of a report: mean, std, bootstrap confidence intervals, scoring-method counts.
+
+Pure Python (no numpy), seeded so the same report always shows the same intervals.
+
+The bootstrap resamples the scores `n_resamples` times and takes percentiles of the resampled
+means. That costs n * n_resamples random draws, which pure Python does at ~20-50 M/s; beyond
+`exact_limit` draws (about 2,000 scores at 1,000 resamples) the intervals use the normal
+approximation of that same bootstrap distribution (mean ± z * plug-in sd / sqrt(n)). For a mean
+of more than 2,000 values in [0, 1] the two agree to well below the 3 decimals we display, and the
+approximation keeps a 10,000-row report instant.
+"""
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from .model import METHOD_FALLBACK, EvalReport
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 0
+# Above this many random draws (n * n_resamples) the normal approximation is used; see module doc.
+EXACT_LIMIT = 2_000_000
+
+Interval = Tuple[float, float]
+
+
+def mean_std(values: Iterable[float]) -> Tuple[Optional[float], Optional[float]]:
+    """(mean, sample standard deviation); None where undefined (no values; std of one value)."""
+    data = [float(v) for v in values]
+    if not data:
+        return None, None
+    mean = statistics.fmean(data)
+    return mean, (statistics.stdev(data, mean) if len(data) >= 2 else None)
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile (q in [0, 1]) of already sorted values."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def _resampled_means(data: List[float], n_resamples: int, seed: int) -> List[float]:
+    rng = random.Random(seed)
+    n = len(data)
+    choices = rng.choices
+    return sorted(sum(choices(data, k=n)) / n for _ in range(n_resamples))
+
+
+def _normal_interval(data: List[float], level: float) -> Interval:
+    n = len(data)
+    mean = math.fsum(data) / n
+    plug_in_sd = math.sqrt(math.fsum((v - mean) ** 2 for v in data) / n)
+    half = statistics.NormalDist().inv_cdf(0.5 + level / 2) * plug_in_sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def bootstrap_ci(values: Iterable[float], *, n_resamples: int = DEFAULT_RESAMPLES, level: float = 0.95,
+                 seed: int = DEFAULT_SEED, exact_limit: int = EXACT_LIMIT) -> Optional[Interval]:
+    """Percentile bootstrap interval of the mean at `level`; None when there are no values.
+
+    Deterministic for a given seed. See the module docstring for when the normal approximation
+    of the bootstrap distribution is used instead of resampling.
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), not {level!r}")
+    data = [float(v) for v in values]
+    if not data:
+        return None
+    if len(data) == 1 or min(data) == max(data):
+        return data[0], data[0]  # every resample has the same mean
+    if len(data) * n_resamples > exact_limit:
+        return _normal_interval(data, level)
+    means = _resampled_means(data, n_resamples, seed)
+    tail = (1 - level) / 2
+    return _percentile(means, tail), _percentile(means, 1 - tail)
+
+
+def paired_bootstrap_ci(deltas: Iterable[float], *, n_resamples: int = DEFAULT_RESAMPLES, level: float = 0.95,
+                        seed: int = DEFAULT_SEED, exact_limit: int = EXACT_LIMIT) -> Optional[Interval]:
+    """Bootstrap interval of the mean paired difference (b - a per sample).
+
+    Resampling the per-sample differences resamples whole pairs, so the interval accounts for
+    samples that are hard in both runs; it excludes 0 when one run is consistently better.
+    """
+    return bootstrap_ci(deltas, n_resamples=n_resamples, level=level, seed=seed, exact_limit=exact_limit)
+
+
+@dataclass
+class MetricSummary:
+    """Everything the report shows for one metric.
+
+    n_total counts every sample in the report; n_skipped counts those the metric could not score
+    (including samples without the fields a rule metric needs); n_fallback those scored by the
+    heuristic after a judge failure. `methods` maps method -> count.
+    """
+
+    name: str
+    mean: Optional[float]
+    std: Optional[float]
+    ci_low: Optional[float]
+    ci_high: Optional[float]
+    n_scored: int
+    n_total: int
+    n_fallback: int
+    n_skipped: int
+    methods: Dict[str, int] = field(default_factory=dict)
+
+
+def _round(value: Optional[float]) -> Optional[float]:
+    return None if value is None else round(value, 4)
+
+
+def _summary(name: str, values: List[float], methods: Dict[str, int], n_total: int, **ci_options) -> MetricSummary:
+    mean, std = mean_std(values)
+    ci = bootstrap_ci(values, **ci_options)
+    return MetricSummary(
+        name=name, mean=_round(mean), std=_round(std),
+        ci_low=_round(ci[0]) if ci else None, ci_high=_round(ci[1]) if ci else None,
+        n_scored=len(values), n_total=n_total,
+        n_fallback=methods.get(METHOD_FALLBACK, 0), n_skipped=n_total - len(values),
+        methods=methods,
+    )
+
+
+def summarize(report: EvalReport, **ci_options) -> List[MetricSummary]:
+    """One MetricSummary per name in `report.metric_names()`, in that order.
+
+    `ci_options` (n_resamples, level, seed, exact_limit) are passed to `bootstrap_ci`.
+    """
+    names = report.metric_names()
+    values: Dict[str, List[float]] = {n: [] for n in names}
+    methods: Dict[str, Dict[str, int]] = {n: {} for n in names}
+    for result in report.results:  # one pass over the results, whatever the number of metrics
+        for name, ms in result.metric_scores().items():
+            if name not in values:
+                continue
+            methods[name][ms.method] = methods[name].get(ms.method, 0) + 1
+            if not ms.skipped:
+                values[name].append(ms.score)
+    total = len(report.results)
+    return [_summary(n, values[n], methods[n], total, **ci_options) for n in names]

@@ -1,0 +1,33 @@
+"""Test doubles that are real implementations of the judge interface (`.generate(prompt) -> str`)."""
+from __future__ import annotations
+
+import threading
+from typing import Callable, List, Optional, Union
+
+Reply = Union[str, Exception, Callable[[str], str]]
+
+
+class ScriptedJudge:
+    """A judge that answers from a script: a fixed reply, a queue, or a function of the prompt.
+
+    Every prompt it receives is recorded, so tests can count calls and read what was sent.
+    """
+
+    def __init__(self, reply: Reply = '{"score": 0.8, "reasoning": "ok"}',
+                 queue: Optional[List[Reply]] = None) -> None:
+        self.reply = reply
+        self.queue = list(queue or [])
+        self.prompts: List[str] = []
+        self._lock = threading.Lock()
+
+    def generate(self, prompt: str) -> str:
+        with self._lock:
+            self.prompts.append(prompt)
+            reply = self.queue.pop(0) if self.queue else self.reply
+        if isinstance(reply, Exception):
+            raise reply
+        return reply(prompt) if callable(reply) else reply
+
+    @property
+    def calls(self) -> int:
+        return len(self.prompts)

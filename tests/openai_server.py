@@ -1,0 +1,329 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1, for tests and benches.
+
+Standard library only. It listens on an ephemeral port in a background thread, answers
+`POST .../chat/completions` with behaviour you program per request, answers `GET .../models`
+like llama.cpp or vLLM do, and records every request (body and headers).
+
+    from openai_server import ChatServer, reply, error, stall, drop, malformed  # tests/ is on sys.path under pytest
+
+    with ChatServer() as srv:
+        srv.queue(error(429, retry_after=2), reply('{"score": 0.9}', usage=(120, 8)))
+        judge = OpenAIJudge("test-model", base_url=srv.base_url)
+        ...
+        assert len(srv.chat_requests) == 2
+        assert srv.chat_requests[0].headers["authorization"] == "Bearer ..."
+
+Which behaviour answers a chat request, first match wins:
+1. `responder(request)` if given and it returns a behaviour (return None to pass);
+2. the next queued behaviour (`srv.queue(...)`, first in, first out);
+3. `default` (a reply of `DEFAULT_REPLY` unless you pass another).
+
+Behaviours (plain dataclasses, built by the helper functions below):
+- `reply(text, usage="auto" | (prompt, completion) | None, delay=0)`: HTTP 200 completion;
+  usage "auto" counts whitespace-separated words, None omits the `usage` field.
+- `error(status, message, retry_after=None, retry_after_ms=None, delay=0)`: an OpenAI-style
+  error body with that status and optional `Retry-After` / `retry-after-ms` headers.
+- `stall(seconds)`: holds the request that long (past the client's timeout), then hangs up.
+- `drop()`: closes the connection without answering.
+- `malformed(body=..., content_type=...)`: HTTP 200 with a body that is not a completion.
+
+`latency` (seconds) delays every chat answer, like a real model; `in_flight` and
+`peak_in_flight` show how many chat requests the server held at once.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+DEFAULT_REPLY = '{"score": 0.8, "reasoning": "The answer is supported by the context."}'
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    usage: Union[str, Tuple[int, int], None] = "auto"
+    delay: float = 0.0
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class Error:
+    status: int
+    message: str = "error injected by the test server"
+    retry_after: Optional[float] = None
+    retry_after_ms: Optional[float] = None
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Stall:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Drop:
+    pass
+
+
+@dataclass(frozen=True)
+class Malformed:
+    body: bytes = b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "trunc'
+    content_type: str = "application/json"
+    status: int = 200
+
+
+Behaviour = Union[Reply, Error, Stall, Drop, Malformed]
+
+
+def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, int], None] = "auto",
+          delay: float = 0.0, finish_reason: str = "stop") -> Reply:
+    return Reply(text, usage, delay, finish_reason)
+
+
+def error(status: int, message: str = "error injected by the test server", *,
+          retry_after: Optional[float] = None, retry_after_ms: Optional[float] = None,
+          delay: float = 0.0) -> Error:
+    return Error(status, message, retry_after, retry_after_ms, delay)
+
+
+def stall(seconds: float) -> Stall:
+    return Stall(seconds)
+
+
+def drop() -> Drop:
+    return Drop()
+
+
+def malformed(body: Union[bytes, str] = Malformed.body, *, content_type: str = "application/json",
+              status: int = 200) -> Malformed:
+    return Malformed(body.encode() if isinstance(body, str) else body, content_type, status)
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it; header names are lower-case."""
+
+    method: str
+    path: str
+    headers: Dict[str, str]
+    raw: bytes
+    body: Any = None
+    received: float = field(default_factory=time.monotonic)
+
+    @property
+    def response_format(self) -> Optional[str]:
+        """The `response_format.type` the client asked for, or None."""
+        fmt = self.body.get("response_format") if isinstance(self.body, dict) else None
+        return fmt.get("type") if isinstance(fmt, dict) else None
+
+    @property
+    def prompt(self) -> str:
+        """The content of the last message (the judge's prompt)."""
+        messages = self.body.get("messages") if isinstance(self.body, dict) else None
+        return str(messages[-1].get("content", "")) if messages else ""
+
+
+Responder = Callable[[Recorded], Optional[Behaviour]]
+
+
+class ChatServer:
+    """The loopback server; use as a context manager (or call `start()` / `stop()`)."""
+
+    def __init__(self, *, default: Behaviour = Reply(DEFAULT_REPLY), responder: Optional[Responder] = None,
+                 latency: float = 0.0, model_ids: Tuple[str, ...] = ("test-model",)) -> None:
+        self.default, self.responder, self.latency = default, responder, latency
+        self.model_ids = model_ids
+        self.requests: List[Recorded] = []
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self._queue: List[Behaviour] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd: Optional[ThreadingHTTPServer] = None
+        self._thread: Optional[threading.Thread] = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> "ChatServer":
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.chat = self  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="chat-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # releases stalled handlers
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "ChatServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, e.g. http://127.0.0.1:54321/v1."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- programming and inspecting ------------------------------------------------------------
+    def queue(self, *behaviours: Behaviour) -> None:
+        """Answer the next chat requests with these behaviours, in order."""
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    @property
+    def pending(self) -> int:
+        """Queued behaviours not yet used."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def chat_requests(self) -> List[Recorded]:
+        """Recorded chat-completion requests only (not `/models`)."""
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def reset(self) -> None:
+        """Forget recorded requests and queued behaviours."""
+        with self._lock:
+            self.requests.clear()
+            self._queue.clear()
+            self.peak_in_flight = self.in_flight
+
+    def _record(self, request: Recorded) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _choose(self, request: Recorded) -> Behaviour:
+        chosen = self.responder(request) if self.responder else None
+        if chosen is not None:
+            return chosen
+        with self._lock:
+            return self._queue.pop(0) if self._queue else self.default
+
+    def _enter(self, delta: int) -> None:
+        with self._lock:
+            self.in_flight += delta
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+
+    def _wait(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+
+def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], None],
+                    prompt: str, finish_reason: str = "stop") -> Dict[str, Any]:
+    """An OpenAI chat.completion object."""
+    body: Dict[str, Any] = {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                     "finish_reason": finish_reason}],
+    }
+    if usage == "auto":
+        usage = (len(prompt.split()), len(text.split()))
+    if usage is not None:
+        p, c = usage
+        body["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+    return body
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like real servers
+
+    @property
+    def chat(self) -> ChatServer:
+        return self.server.chat  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
+        pass
+
+    def _read(self) -> Recorded:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = Recorded(self.command, self.path, headers, raw, body)
+        self.chat._record(request)
+        return request
+
+    def _send(self, status: int, payload: bytes, content_type: str = "application/json",
+              headers: Optional[Dict[str, str]] = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:
+        self._read()
+        if self.path.rstrip("/").endswith("/models"):
+            data = [{"id": m, "object": "model", "owned_by": "test"} for m in self.chat.model_ids]
+            self._send(200, json.dumps({"object": "list", "data": data}).encode())
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        request = self._read()
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        self.chat._enter(+1)
+        try:
+            self.chat._wait(self.chat.latency)
+            self._behave(self.chat._choose(request), request)
+        finally:
+            self.chat._enter(-1)
+
+    def _behave(self, b: Behaviour, request: Recorded) -> None:
+        if isinstance(b, Reply):
+            self.chat._wait(b.delay)
+            model = request.body.get("model", "") if isinstance(request.body, dict) else ""
+            body = completion_body(b.text, model, b.usage, request.prompt, b.finish_reason)
+            self._send(200, json.dumps(body).encode())
+        elif isinstance(b, Error):
+            self._error(b)
+        elif isinstance(b, Stall):
+            self.chat._wait(b.seconds)
+            self._hang_up()
+        elif isinstance(b, Drop):
+            self._hang_up()
+        elif isinstance(b, Malformed):
+            self._send(b.status, b.body, b.content_type)
+        else:
+            raise TypeError(f"unknown behaviour {b!r}")
+
+    def _error(self, b: Error) -> None:
+        self.chat._wait(b.delay)
+        headers = {}
+        if b.retry_after is not None:
+            headers["Retry-After"] = f"{b.retry_after:g}"
+        if b.retry_after_ms is not None:
+            headers["retry-after-ms"] = f"{b.retry_after_ms:g}"
+        payload = {"error": {"message": b.message, "type": "test_error", "code": b.status}}
+        self._send(b.status, json.dumps(payload).encode(), headers=headers)
+
+    def _hang_up(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
