@@ -3,14 +3,29 @@
 Each heuristic is a pure function (sample, lang) -> HeuristicScore. They live in named sets so
 that a set can be measured alone (bench/validity.py) and the seed's Jaccard set can still be
 selected to reproduce the seed's numbers.
+
+The "ragmeter" set compares *content words* (stop words dropped, lightly stemmed, Arabic
+normalised; see evaluator.text) rather than raw tokens, and asks each metric's own question:
+- faithfulness: how much of what the answer says can be found in the contexts, sentence by
+  sentence, with numbers and names that appear nowhere in them penalised;
+- answer relevancy: does the answer take up the question's terms, add content, and not evade;
+- context precision: rank-aware average precision over per-context relevance to the question
+  (and the reference, when there is one);
+- context recall: how much of each reference sentence the contexts contain;
+- answer correctness: token F1 and reference coverage, with unsupported specifics and a flipped
+  polarity (one side negates, the other does not) penalised.
+Word weights are IDF-like, computed from the sample's own texts only, so a word every context
+repeats counts less than a rare one.
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from .model import EvalSample
-from .text import words
+from .text import Analysis, analyse, normalize, words
 
 
 @dataclass(frozen=True)
@@ -21,6 +36,8 @@ class HeuristicScore:
 
 Heuristic = Callable[[EvalSample, str], HeuristicScore]
 
+
+# --- the seed's Jaccard set (kept exactly, to reproduce the seed's numbers) -----------------
 
 def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     sa, sb = set(a), set(b)
@@ -64,9 +81,255 @@ JACCARD: Dict[str, Heuristic] = {
     "answer_correctness": _seed_correctness,
 }
 
+
+# --- shared pieces of the ragmeter set -----------------------------------------------------
+
+def _idf(texts: Sequence[Analysis]) -> Callable[[str], float]:
+    """IDF-like weight from the sample's own sentences: a word in most of them weighs little."""
+    docs = [s for a in texts for s in a.sentences] or [frozenset()]
+    df: Dict[str, int] = {}
+    for sent in docs:
+        for w in sent:
+            df[w] = df.get(w, 0) + 1
+    n = len(docs)
+
+    def weight(word: str) -> float:
+        return 1.0 + math.log((n + 1) / (df.get(word, 0) + 1))
+
+    return weight
+
+
+def _weighted_share(items: Iterable[str], found: Callable[[str], float], weight: Callable[[str], float]) -> float:
+    """Weighted share of `items` (each credited `found(item)` in [0, 1]); 1.0 for no items."""
+    total = got = 0.0
+    for w in items:
+        wt = weight(w)
+        total += wt
+        got += wt * found(w)
+    return got / total if total else 1.0
+
+
+def _quote(items: Iterable[str], limit: int = 4) -> str:
+    items = list(dict.fromkeys(items))
+    shown = ", ".join(f"'{i}'" for i in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _round(value: float) -> float:
+    return round(min(1.0, max(0.0, value)), 4)
+
+
+# --- faithfulness -------------------------------------------------------------------------
+
+# Words from the question support an answer at part strength: a bare span ("Paris") restates the
+# question's subject implicitly, but the question is not evidence.
+QUESTION_CREDIT = 0.5
+# Each number or name the contexts never mention multiplies the score by this.
+SPECIFIC_PENALTY = 0.6
+
+
+def _entity_supported(entity: FrozenSet[str], vocab: FrozenSet[str]) -> bool:
+    return entity <= vocab
+
+
+def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
+    answer, question = analyse(s.answer), analyse(s.question)
+    ctxs = [analyse(c) for c in s.contexts]
+    vocab = frozenset().union(*(c.vocab for c in ctxs))
+    if not answer.words:
+        return HeuristicScore(1.0, "The answer makes no content claim (no content words) to check against the contexts.")
+    weight = _idf(ctxs)
+    ctx_sents = [sent for c in ctxs for sent in c.sentences]
+
+    def credit(w: str) -> float:
+        return 1.0 if w in vocab else QUESTION_CREDIT if w in question.vocab else 0.0
+
+    overall = _weighted_share(answer.words, credit, weight)
+    per_sentence = [_best_sentence_support(sent, ctx_sents, question.vocab, weight) for sent in answer.sentences if sent]
+    sentence_score = min(per_sentence) if per_sentence else overall
+    base = 0.5 * overall + 0.5 * sentence_score
+    bad_numbers = sorted(n for n in answer.numbers if not any(n in c.numbers for c in ctxs))
+    bad_names = [" ".join(sorted(e)) for e in answer.entities if not _entity_supported(e, vocab | question.vocab)]
+    score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names))
+    unsupported = [w for w in answer.words if w not in vocab and w not in question.vocab]
+    found = sum(1 for w in answer.words if w in vocab)
+    why = f"{found}/{len(answer.words)} answer content words appear in the contexts"
+    if unsupported:
+        why += f"; unsupported: {_quote(unsupported)}"
+    if bad_numbers or bad_names:
+        why += f"; numbers/names found nowhere in the contexts: {_quote(bad_numbers + bad_names)}"
+    why += f"; weakest answer sentence {sentence_score:.2f} supported by its best context sentence."
+    return HeuristicScore(_round(score), why)
+
+
+def _best_sentence_support(sent: FrozenSet[str], ctx_sents: Sequence[FrozenSet[str]],
+                           question: FrozenSet[str], weight: Callable[[str], float]) -> float:
+    """Weighted share of one answer sentence found in its best-matching context sentence."""
+    best = 0.0
+    for cs in ctx_sents:
+        if cs.isdisjoint(sent):
+            continue
+        value = _weighted_share(sent, lambda w: 1.0 if w in cs else QUESTION_CREDIT if w in question else 0.0, weight)
+        best = max(best, value)
+    return best
+
+
+# --- answer relevancy ---------------------------------------------------------------------
+
+# Answers that decline to answer. Matched on the normalised text of short answers only, so a long
+# answer that says "I don't know the exact date, but ..." is not treated as evasive.
+_EVASIVE = re.compile(normalize(
+    r"\b(?:i have no comment|no comment|i (?:do not|don't|dont) know|i'm not sure|i am not sure|not sure|"
+    r"i (?:can not|cannot|can't) (?:answer|say|help|tell)|unknown|no idea|i have no idea|"
+    r"i (?:do not|don't) have (?:an? )?(?:answer|opinion|information)|n/?a)\b"
+    r"|لا تعليق|لا اعرف|لا أعرف|لا ادري|لا أدري|لست متأكد|لا يمكنني الإجابة|لا استطيع الإجابة|لا أستطيع الإجابة"))
+EVASIVE_MAX_WORDS = 12
+
+
+def is_evasive(answer: str) -> bool:
+    """True for a short answer that declines to answer ("I have no comment", "لا أعرف")."""
+    text = normalize(answer)
+    return bool(_EVASIVE.search(text)) and len(words(text)) <= EVASIVE_MAX_WORDS
+
+
+def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
+    if not (s.answer or "").strip():
+        return HeuristicScore(0.0, "The answer is empty.")
+    if is_evasive(s.answer):
+        return HeuristicScore(0.05, "The answer declines to answer (evasive), so it does not address the question.")
+    answer, question = analyse(s.answer), analyse(s.question)
+    shared = answer.vocab & question.vocab
+    coverage = len(shared) / len(question.vocab) if question.vocab else 0.0
+    new = answer.vocab - question.vocab
+    # An answer must add something beyond echoing the question; a few new words are enough.
+    adds = 1.0 - math.exp(-len(new) / 2.0)
+    score = 0.35 + 0.45 * math.sqrt(coverage) * adds + 0.2 * adds
+    if not shared:
+        score = 0.35 * adds
+    why = f"{len(shared)}/{len(question.vocab)} question content words taken up by the answer"
+    why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3)})" if new else "") + "."
+    return HeuristicScore(_round(score), why)
+
+
+# --- context precision --------------------------------------------------------------------
+
+def context_relevances(s: EvalSample, lang: str = "en", kind: str = "ragmeter") -> List[float]:
+    """Relevance in [0, 1] of each retrieved context to the question (and reference, when given)."""
+    if kind == "jaccard":
+        return [jaccard(words(s.question), words(c)) for c in s.contexts]
+    question = analyse(s.question)
+    reference = analyse(s.ground_truth or "")
+    ctxs = [analyse(c) for c in s.contexts]
+    weight = _idf(ctxs)
+    return [_relevance(c, question, reference, weight) for c in ctxs]
+
+
+def _relevance(ctx: Analysis, question: Analysis, reference: Analysis, weight: Callable[[str], float]) -> float:
+    q = _weighted_share(question.vocab, lambda w: 1.0 if w in ctx.vocab else 0.0, weight) if question.vocab else 0.0
+    if not reference.vocab:
+        return q
+    r = len(reference.vocab & ctx.vocab) / len(reference.vocab)
+    return 0.6 * q + 0.4 * r
+
+
+def soft_average_precision(relevance: Sequence[float]) -> float:
+    """Average precision with graded relevance: sum of precision@k weighted by each item's relevance.
+
+    With 0/1 relevance it equals evaluator.parsing.average_precision; with weak relevance
+    everywhere it stays low, because precision@k is itself the mean relevance of the top k.
+    """
+    total = got = running = 0.0
+    for k, rel in enumerate(relevance, 1):
+        running += rel
+        got += rel * running / k
+        total += rel
+    return got / total if total else 0.0
+
+
+def _precision(s: EvalSample, lang: str) -> HeuristicScore:
+    if not s.contexts:
+        return HeuristicScore(0.0, "No contexts retrieved.")
+    rel = context_relevances(s, lang)
+    score = soft_average_precision(rel)
+    shown = ", ".join(f"{r:.2f}" for r in rel[:10])
+    what = "question and reference" if (s.ground_truth or "").strip() else "question"
+    return HeuristicScore(_round(score), f"Relevance of each context to the {what}, in rank order: {shown}; "
+                                         f"rank-aware average precision {score:.2f}.")
+
+
+# --- context recall -----------------------------------------------------------------------
+
+SHORT_REFERENCE_WORDS = 4
+
+
+def _recall(s: EvalSample, lang: str) -> HeuristicScore:
+    reference, question = analyse(s.ground_truth or ""), analyse(s.question)
+    ctxs = [analyse(c) for c in s.contexts]
+    vocab = frozenset().union(*(c.vocab for c in ctxs)) if ctxs else frozenset()
+    weight = _idf(ctxs)
+    sents = [x for x in reference.sentences if x]
+    if not sents:
+        return HeuristicScore(0.0, "The reference has no content words to look for.")
+    if len(reference.words) <= SHORT_REFERENCE_WORDS:
+        # A bare-span reference ("1933") is the answer to the question: the statement to find is
+        # the question and the span together.
+        sents = [frozenset(reference.vocab | question.vocab)]
+    ctx_sents = [x for c in ctxs for x in c.sentences]
+    shares = [max(_weighted_share(x, lambda w: 1.0 if w in vocab else 0.0, weight),
+                  _best_sentence_support(x, ctx_sents, frozenset(), weight)) for x in sents]
+    attributed = sum(1 for v in shares if v >= 0.5)
+    score = sum(shares) / len(shares)
+    missing = sorted(reference.vocab - vocab)
+    why = f"{attributed}/{len(shares)} reference sentences mostly found in the contexts (mean coverage {score:.2f})"
+    why += f"; reference words not retrieved: {_quote(missing)}." if missing else "."
+    return HeuristicScore(_round(score), why)
+
+
+# --- answer correctness -------------------------------------------------------------------
+
+_NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|can't|don't|doesn't|isn't|"
+                       r"aren't|wasn't|weren't|won't|didn't|shouldn't|there is no|there are no)\b|n't\b"
+                       r"|\bلا\b|\bلم\b|\bلن\b|\bليس|\bليست\b|\bغير\b")
+
+
+def _negated(text: str) -> bool:
+    return bool(_NEGATION.search(normalize(text)))
+
+
+def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
+    answer, reference, question = analyse(s.answer), analyse(s.ground_truth or ""), analyse(s.question)
+    # What the question already says is in both; compare what each side adds beyond it.
+    a = answer.vocab - question.vocab or answer.vocab
+    r = reference.vocab - question.vocab or reference.vocab
+    if not a or not r:
+        return HeuristicScore(0.0, "The answer or the reference has no content words to compare.")
+    common = a & r
+    precision, recall = len(common) / len(a), len(common) / len(r)
+    f1 = 2 * precision * recall / (precision + recall) if common else 0.0
+    score = 0.5 * f1 + 0.5 * recall
+    flipped = _negated(s.answer) != _negated(s.ground_truth or "")
+    bad = [" ".join(sorted(e)) for e in answer.entities if not e <= reference.vocab | question.vocab]
+    bad += [n for n in answer.numbers if n not in reference.numbers and n not in question.numbers]
+    score = (0.3 + 0.7 * score) * (0.5 if flipped else 1.0) * SPECIFIC_PENALTY ** len(bad)
+    why = f"token F1 {f1:.2f} and reference coverage {recall:.2f} beyond the question's words"
+    if flipped:
+        why += "; one side negates what the other asserts"
+    if bad:
+        why += f"; names/numbers not in the reference: {_quote(bad)}"
+    return HeuristicScore(_round(score), why + ".")
+
+
+RAGMETER: Dict[str, Heuristic] = {
+    "faithfulness": _faithfulness,
+    "answer_relevancy": _relevancy,
+    "context_precision": _precision,
+    "context_recall": _recall,
+    "answer_correctness": _correctness,
+}
+
 HEURISTIC_SETS: Dict[str, Dict[str, Heuristic]] = {
     "jaccard": JACCARD,
-    "ragmeter": JACCARD,  # replaced by the reworked scorers (issue: metric validity)
+    "ragmeter": RAGMETER,
 }
 DEFAULT_HEURISTICS = "ragmeter"
 

@@ -243,6 +243,9 @@ def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], No
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like real servers
+    # Headers and body go out in separate writes; without this, Nagle's algorithm meets the
+    # client's delayed ACK and every reply takes ~40 ms extra.
+    disable_nagle_algorithm = True
 
     @property
     def chat(self) -> ChatServer:

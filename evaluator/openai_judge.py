@@ -1,0 +1,370 @@
+"""OpenAIJudge: the shipped judge, for any server that speaks OpenAI's chat-completions API.
+
+OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio and llama.cpp's server all work. What it adds
+over a bare `openai.OpenAI` call:
+
+- retries it does itself (the client's own are off) so it can count them, honour
+  `Retry-After` / `retry-after-ms`, and tell the concurrency limiter about throttling:
+  429, 5xx, timeouts, dropped connections and malformed bodies are retried with exponential
+  backoff and jitter; other 4xx fail at once; after the last try it raises `JudgeError`, which
+  the evaluator turns into a visible heuristic fallback;
+- an `AIMDLimiter` around every HTTP call, so concurrent samples back off together;
+- JSON output where the server supports it: `json_schema` first, then `json_object`, then
+  none, stepping down once per judge when a server rejects a format (llama.cpp's server
+  answers HTTP 500 to `json_schema` but accepts `json_object`);
+- token counts from each reply's `usage` (estimated from text when a server omits it);
+- an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt).
+
+The API key is used for requests and nothing else: it is not in `repr`, `name`, `settings()`,
+error messages, logs or the cache.
+"""
+from __future__ import annotations
+
+import email.utils
+import logging
+import os
+import random
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Dict, Optional, Tuple
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+
+from .cache import JudgeCache, cache_key
+from .errors import JudgeConfigError, JudgeError
+from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
+
+log = logging.getLogger("ragmeter")
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+KEY_PLACEHOLDER = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) accept any key
+JSON_MODES = ("auto", "schema", "object", "none")
+BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
+BACKOFF_CAP = 30.0
+MAX_RETRY_AFTER = 120.0  # a server asking for longer is capped: the run must finish
+# Hosted services that always need a key; any other base_url may be a keyless local server.
+_KEYED_HOSTS = ("api.openai.com", ".openai.azure.com")
+# Words in an error body that show the server rejected the response_format we sent.
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
+
+# Loose on purpose: prompts ask for metric-specific shapes (claim lists, per-context verdicts),
+# so the schema only pins the common fields and allows everything else.
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {"reasoning": {"type": "string"}, "score": {"type": "number"}},
+    "additionalProperties": True,
+}
+_RESPONSE_FORMATS: Dict[str, Optional[dict]] = {
+    "schema": {"type": "json_schema",
+               "json_schema": {"name": "ragmeter_judgement", "schema": JUDGE_SCHEMA, "strict": False}},
+    "object": {"type": "json_object"},
+    "none": None,
+}
+_NEXT_MODE = {"schema": "object", "object": "none"}
+
+
+@dataclass
+class _CallInfo:
+    retries: int = 0
+    cached: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    json_mode: str = "none"
+
+
+@dataclass
+class _Failure:
+    """Why one HTTP attempt failed and what to do about it."""
+
+    message: str
+    kind: str  # "retry", "throttle" (retry and slow down), "fatal" or "downgrade"
+    retry_after: Optional[float] = None
+
+
+class _MalformedReply(Exception):
+    """A 2xx answer that is not a chat completion (bad JSON, missing fields)."""
+
+
+class OpenAIJudge:
+    """A judge backed by an OpenAI-compatible chat-completions endpoint.
+
+    `generate(prompt)` is thread-safe and returns the reply text; `call_info()` describes the
+    last call on the calling thread, `usage()` the running totals.
+    """
+
+    offline = False
+
+    def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
+                 max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
+                 temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
+                 max_tokens: Optional[int] = None, http_client: Any = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if not model:
+            raise JudgeConfigError("No model name: pass model=..., e.g. 'gpt-4o-mini' or the name your server serves.")
+        if json_mode not in JSON_MODES:
+            raise JudgeConfigError(f"json_mode must be one of {JSON_MODES}, not {json_mode!r}")
+        if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
+            raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
+        self.model, self.temperature, self.timeout = model, float(temperature), float(timeout)
+        self.max_retries, self.max_concurrency, self.max_tokens = max_retries, max_concurrency, max_tokens
+        self.json_mode = json_mode
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self._shown_url = _display_url(self.base_url)
+        self.name = f"{model} @ {self._shown_url}"
+        self._key = _resolve_key(api_key, self.base_url)
+        self._sleep, self._random = sleep, random.Random()
+        self._mode = "schema" if json_mode == "auto" else json_mode
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._totals = dict.fromkeys(("calls", "requests", "cache_hits", "prompt_tokens",
+                                      "completion_tokens", "retries", "failures", "rate_limited"), 0)
+        self.limiter = AIMDLimiter(max_concurrency, clock=clock, sleep=sleep)
+        self._cache = JudgeCache(cache) if cache is not None else None
+        self._owns_http = http_client is None
+        self._client = openai.OpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
+                                     timeout=self.timeout, http_client=http_client)
+
+    # -- the judge interface ---------------------------------------------------------------------
+    def generate(self, prompt: str) -> str:
+        """The judge's reply to `prompt` (from the cache when present); raises JudgeError."""
+        info = _CallInfo(json_mode=self._mode)
+        self._local.info = info
+        key = cache_key(self.base_url, self.model, self.temperature, prompt) if self._cache else ""
+        if self._cache is not None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                info.cached = True
+                self._add(cache_hits=1)
+                return hit
+        text = self._call_with_retries(prompt, info)
+        if self._cache is not None:
+            self._cache.put(key, text)
+        return text
+
+    def call_info(self) -> dict:
+        """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode."""
+        info = getattr(self._local, "info", None) or _CallInfo(json_mode=self._mode)
+        return asdict(info)
+
+    def usage(self) -> dict:
+        """Running totals. `calls` counts HTTP requests answered with a completion, `requests` every
+        HTTP attempt; `rate_limited` the 429s; `failures` the generate() calls that raised."""
+        with self._lock:
+            return dict(self._totals)
+
+    def settings(self) -> dict:
+        """How this judge is configured, safe to store and export (never the API key)."""
+        return {"model": self.model, "base_url": self._shown_url, "temperature": self.temperature,
+                "timeout": self.timeout, "max_retries": self.max_retries,
+                "max_concurrency": self.max_concurrency, "json_mode": self.json_mode,
+                "max_tokens": self.max_tokens,
+                "cache": str(self._cache.path) if self._cache is not None else None}
+
+    def close(self) -> None:
+        """Close the HTTP client (unless it was passed in) and the cache."""
+        if self._owns_http:
+            self._client.close()
+        if self._cache is not None:
+            self._cache.close()
+
+    def __enter__(self) -> "OpenAIJudge":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudge(model={self.model!r}, base_url={self._shown_url!r})"
+
+    # -- one judge call: attempts, retries, downgrades ------------------------------------------------
+    def _call_with_retries(self, prompt: str, info: _CallInfo) -> str:
+        attempt = 0
+        while True:
+            mode = self._mode
+            info.json_mode = mode
+            outcome = self._attempt(prompt, mode, info)
+            if isinstance(outcome, str):
+                return outcome
+            if outcome.kind == "downgrade":
+                self._downgrade(mode, outcome.message)
+                continue  # a format the server cannot do is not a failed try
+            if outcome.kind == "fatal" or attempt >= self.max_retries:
+                self._add(failures=1)
+                raise JudgeError(self._redact(_final_message(outcome, attempt)))
+            attempt += 1
+            info.retries = attempt
+            self._add(retries=1)
+            delay = self._backoff(attempt, outcome.retry_after)
+            log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
+                      self.max_retries, delay)
+            self._sleep(delay)
+
+    def _attempt(self, prompt: str, mode: str, info: _CallInfo) -> str | _Failure:
+        permit = self.limiter.acquire()
+        self._add(requests=1)
+        try:
+            completion = self._client.chat.completions.create(**self._request(prompt, mode))
+            text, tokens = _reply_and_tokens(completion, prompt)
+        except Exception as exc:  # every failure is classified; none escapes unexplained
+            failure = self._classify(exc, mode)
+            outcome = THROTTLE if failure.kind == "throttle" else ERROR
+            self.limiter.release(permit, outcome, failure.retry_after)
+            return failure
+        self.limiter.release(permit, SUCCESS)
+        info.prompt_tokens, info.completion_tokens = tokens
+        self._add(calls=1, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+        return text
+
+    def _request(self, prompt: str, mode: str) -> dict:
+        request: Dict[str, Any] = {"model": self.model, "temperature": self.temperature,
+                                   "messages": [{"role": "user", "content": prompt}]}
+        if _RESPONSE_FORMATS[mode] is not None:
+            request["response_format"] = _RESPONSE_FORMATS[mode]
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
+        return request
+
+    def _classify(self, exc: Exception, mode: str) -> _Failure:
+        url = f"{self._shown_url}/chat/completions"
+        if isinstance(exc, openai.APITimeoutError):
+            return _Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", "throttle")
+        if isinstance(exc, openai.APIConnectionError):
+            return _Failure(f"connection to {url} failed: {exc.__cause__ or exc}", "retry")
+        if isinstance(exc, openai.APIStatusError):
+            return self._classify_status(exc, url, mode)
+        if isinstance(exc, (_MalformedReply, ValueError)):
+            return _Failure(f"malformed reply from {url}: {_short(exc)}", "retry")
+        return _Failure(f"{type(exc).__name__} calling {url}: {_short(exc)}", "retry")
+
+    def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> _Failure:
+        status, detail = exc.status_code, _error_detail(exc)
+        message = f"HTTP {status} from {url}: {detail}"
+        if self.json_mode == "auto" and mode != "none" and _rejects_format(status, detail):
+            return _Failure(message, "downgrade")
+        if status == 429:
+            self._add(rate_limited=1)
+            return _Failure(message, "throttle", _retry_after(exc.response.headers))
+        if status == 503:
+            return _Failure(message, "throttle", _retry_after(exc.response.headers))
+        if status >= 500 or status in (408, 409):
+            return _Failure(message, "retry", _retry_after(exc.response.headers))
+        return _Failure(message + _HINTS.get(status, ""), "fatal")
+
+    def _downgrade(self, mode: str, why: str) -> None:
+        with self._lock:
+            if self._mode == mode:  # another thread may have stepped down already
+                self._mode = _NEXT_MODE[mode]
+                log.info("judge %s rejected response_format %r (%s); using %r from now on",
+                         self.name, mode, self._redact(why), self._mode)
+
+    def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
+        delay = retry_after if retry_after is not None else min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
+        return delay + self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
+
+    def _add(self, **counts: int) -> None:
+        with self._lock:
+            for name, value in counts.items():
+                self._totals[name] += value
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key, "***") if self._key and self._key != KEY_PLACEHOLDER else text
+
+
+_HINTS = {
+    401: " — check the API key (pass api_key=... or set OPENAI_API_KEY).",
+    403: " — the key is not allowed to use this model or endpoint.",
+    404: " — check the model name and base_url (it usually ends in /v1).",
+}
+
+
+def _resolve_key(api_key: Optional[str], base_url: str) -> str:
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    if key:
+        return key
+    host = urlsplit(base_url).hostname or ""
+    if any(host == h or host.endswith(h) for h in _KEYED_HOSTS):
+        raise JudgeConfigError(
+            f"No API key for {host}: pass api_key=... or set OPENAI_API_KEY. "
+            "For a local server (llama.cpp, Ollama, vLLM) pass its base_url instead; no key is needed.")
+    return KEY_PLACEHOLDER
+
+
+def _display_url(url: str) -> str:
+    """The URL without user:password@ or a query string, either of which may carry a secret."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
+
+
+def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int]]:
+    try:
+        text = completion.choices[0].message.content or ""
+    except (AttributeError, IndexError, TypeError) as exc:
+        raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {_short(completion)})") from exc
+    if not isinstance(text, str):
+        raise _MalformedReply("message content is not text")
+    usage = getattr(completion, "usage", None)
+    p, c = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if isinstance(p, int) and isinstance(c, int):
+        return text, (p, c)
+    return text, (estimate_tokens(prompt), estimate_tokens(text))
+
+
+def estimate_tokens(text: str) -> int:
+    """About 4 characters per token: used when a server's reply has no `usage`."""
+    return (len(text) + 3) // 4
+
+
+def _retry_after(headers: Any) -> Optional[float]:
+    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date)."""
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return min(MAX_RETRY_AFTER, max(0.0, float(value) / 1000))
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return None
+    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+
+
+def _error_detail(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        return _short(message or body)
+    try:
+        return _short(exc.response.text or exc.message)
+    except Exception:  # a streamed/closed body cannot be read again
+        return _short(exc.message)
+
+
+def _rejects_format(status: int, detail: str) -> bool:
+    """Does this error mean "I cannot do that response_format"?"""
+    if status == 400:
+        return True  # a plain request would not be rejected; the format is the likely cause
+    mentions = any(word in detail.lower() for word in _FORMAT_WORDS)
+    return status in (422, 500) and mentions
+
+
+def _final_message(failure: _Failure, attempts_retried: int) -> str:
+    if failure.kind == "fatal":
+        return failure.message
+    return f"{failure.message} after {attempts_retried} retries"
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[:limit] + "…"

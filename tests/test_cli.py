@@ -1,0 +1,112 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from evaluator.cli import main
+
+ROWS = [
+    {"question": "How long is the warranty?", "answer": "The warranty lasts two years.",
+     "contexts": ["Warranty terms: every device has a two year warranty."],
+     "ground_truth": "Two years.", "sample_id": "w1"},
+    {"question": "Do you ship abroad?", "answer": "Yes, we ship to 40 countries.",
+     "contexts": ["Shipping FAQ: we ship to 40 countries worldwide."], "sample_id": "s1"},
+    {"question": "ما هي مدة الضمان؟", "answer": "مدة الضمان سنتان.",
+     "contexts": ["شروط الضمان: لكل جهاز ضمان لمدة سنتين."], "ground_truth": "سنتان", "sample_id": "a1"},
+]
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
+    path = tmp_path / "data.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in ROWS) + "\n", encoding="utf-8")
+    return path
+
+
+def test_offline_run_prints_report_and_writes_json(data, tmp_path, capsys):
+    out = tmp_path / "out" / "report.json"
+    assert main(["evaluate", str(data), "--offline", "-q", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "faithfulness" in printed and "overall" in printed
+    report = json.loads(out.read_text())
+    assert report["num_samples"] == 3
+    assert [s["sample_id"] for s in report["samples"]] == ["w1", "s1", "a1"]
+    assert report["samples"][1]["context_recall"] is None  # no reference: skipped, not a number
+
+
+def test_csv_output(data, tmp_path):
+    out = tmp_path / "r.csv"
+    assert main(["evaluate", str(data), "-q", "-o", str(out)]) == 0
+    header = out.read_text(encoding="utf-8").splitlines()[0]
+    assert "faithfulness" in header and "sample_id" in header
+
+
+def test_html_output_is_self_contained(data, tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["evaluate", str(data), "-q", "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<html" in html.lower() and "How long is the warranty?" in html
+
+
+def test_fail_under_missed_exits_one_and_names_metric(data, capsys):
+    code = main(["evaluate", str(data), "-q", "--fail-under", "faithfulness=1.01", "--fail-under", "overall=0"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "faithfulness" in err and "overall" not in err
+
+
+def test_fail_under_met_exits_zero(data):
+    assert main(["evaluate", str(data), "-q", "--fail-under", "answer_relevancy=0.0"]) == 0
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--fail-under", "bogus=0.5"], "unknown metric"),
+    (["--fail-under", "faithfulness"], "METRIC=VALUE"),
+    (["--fail-under", "faithfulness=high"], "not a number"),
+    (["--base-url", "http://127.0.0.1:9/v1"], "--model"),
+])
+def test_usage_errors_exit_two_with_one_line(data, capsys, args, needle):
+    assert main(["evaluate", str(data), "-q", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_bad_dataset_exits_two_naming_the_location(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "h.sqlite3"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(ROWS[0]) + "\n{not json\n", encoding="utf-8")
+    assert main(["evaluate", str(bad), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl" in err and "line 2" in err and "Traceback" not in err
+
+
+def test_missing_file_exits_two(tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path / "nope.csv"), "-q", "--no-history"]) == 2
+    assert "nope.csv" in capsys.readouterr().err
+
+
+def test_dry_run_estimates_without_calling(data, capsys):
+    # Port 9 is closed: any real call would fail; a dry run must not try.
+    code = main(["evaluate", str(data), "--dry-run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--price-in", "1", "--price-out", "2"])
+    assert code == 0
+    est = json.loads(capsys.readouterr().out)
+    assert est["samples"] == 3 and est["calls"] == 5 + 3 + 5
+    assert est["prompt_tokens"] > 300 and est["cost"] > 0
+
+
+def test_runs_are_saved_and_listed(data, capsys):
+    assert main(["evaluate", str(data), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["runs"]) == 0
+    listing = capsys.readouterr().out
+    assert "data.jsonl" in listing and "finished" in listing and "3/3" in listing
+
+
+def test_module_entry_point(data):
+    proc = subprocess.run([sys.executable, "-m", "evaluator", "evaluate", str(data), "-q", "--no-history"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "overall" in proc.stdout
