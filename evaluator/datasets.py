@@ -278,19 +278,20 @@ def _check_duplicates(columns: Iterable[str], where: _Where) -> None:
         seen[key] = col
 
 
-def _csv_records(text: IO[str], src: _Source) -> Tuple[List[str], Records]:
+def _csv_records(text: IO[str], src: _Source) -> Tuple[List[str], _Where, Records]:
+    """The header's columns, where the header is, and the data rows."""
     csv.field_size_limit(_FIELD_LIMIT)  # process-wide, but only ever raised, so harmless to others
-    first = text.readline()
-    while first and not first.strip():  # blank lines before the header
-        first = text.readline()
+    first, skipped = text.readline(), 0
+    while first and not first.strip():  # blank lines before the header still count as lines
+        first, skipped = text.readline(), skipped + 1
     reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(first, src.delimiter))
-    header = _next_row(reader, _Where(src.name, 1))
+    header = _next_row(reader, _Where(src.name, skipped + 1))
     if not header or not any(c.strip() for c in header):
         raise _Where(src.name).error("is empty: no header and no rows; a CSV needs a header line "
                                      "(question,answer,contexts,...) and one line per sample")
-    header_where = _Where(src.name, reader.line_num)
+    header_where = _Where(src.name, skipped + 1)
     columns = _csv_header(header, header_where)
-    return columns, _csv_rows(reader, columns, src.name)
+    return columns, header_where, _csv_rows(reader, columns, src.name, skipped)
 
 
 def _next_row(reader: Any, where: _Where) -> Optional[List[str]]:
@@ -302,10 +303,11 @@ def _next_row(reader: Any, where: _Where) -> Optional[List[str]]:
         raise where.error(f"is not valid CSV ({exc}); check the quoting of this row") from None
 
 
-def _csv_rows(reader: Any, columns: List[str], name: str) -> Records:
+def _csv_rows(reader: Any, columns: List[str], name: str, skipped: int) -> Records:
     width = len(columns)
     while True:
-        start = reader.line_num + 1  # a quoted cell may span lines: report where the row starts
+        # A quoted cell may span lines: report the line where the row starts.
+        start = skipped + reader.line_num + 1
         cells = _next_row(reader, _Where(name, start))
         if cells is None:
             return
@@ -315,6 +317,8 @@ def _csv_rows(reader: Any, columns: List[str], name: str) -> Records:
             raise _Where(name, start).error(
                 f"has {len(cells)} cells but the header has {width} columns; put double quotes around "
                 'cells that contain the delimiter ("like, this") or add the missing header')
+        if len(cells) < width:  # trailing empty cells left out, as some exporters do
+            cells += [""] * (width - len(cells))
         yield _Where(name, start), dict(zip(columns, cells))
 
 
@@ -325,8 +329,7 @@ def _jsonl_records(text: IO[str], src: _Source) -> Records:
         where = _Where(src.name, lineno)
         obj = _parse_json(raw, where, "each line of a .jsonl file must be one complete JSON object")
         if not isinstance(obj, dict):
-            hint = " If the file is one JSON list, rename it to .json." if lineno == 1 and isinstance(obj, list) \
-                or raw.lstrip().startswith("[") else ""
+            hint = " If the file is one JSON list, rename it to .json." if isinstance(obj, list) else ""
             raise where.error(f"is a JSON {_json_type(obj)}, not an object; write one object per line, "
                               f'like {{"question": "...", "answer": "...", "contexts": ["..."]}}.{hint}')
         yield where, obj
@@ -430,9 +433,8 @@ def _check_one_use(fields: Dict[str, str], where: _Where) -> None:
 def _require(fields: Dict[str, str], columns: List[str], where: _Where) -> None:
     for name in REQUIRED:
         if name not in fields:
-            what = "column" if where.line == 1 or where.item is None and where.line is None else "field"
             raise where.error(
-                f"no {name} {what}. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
+                f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
                 f"{', '.join(ALIASES[name])}. Rename the column or pass mapping={{'{name}': '<your column>'}}")
 
 
@@ -453,15 +455,17 @@ class _Planner:
 
     def __init__(self, mapping: Dict[str, Optional[str]]) -> None:
         self.mapping = mapping
+        self._fixed: Optional[_Plan] = None
         self._cache: Dict[Tuple[str, ...], _Plan] = {}
         self._first = True
 
-    def fixed(self, columns: List[str], where: _Where) -> "_Planner":
-        plan = _make_plan(columns, self.mapping, where, strict=True)
-        self.plan = lambda row, where: plan  # type: ignore[method-assign]
-        return self
+    def fix(self, columns: List[str], where: _Where) -> None:
+        """Use one plan for every row (a CSV header), checked now, before any row is read."""
+        self._fixed = _make_plan(columns, self.mapping, where, strict=True)
 
     def plan(self, row: Dict[str, Any], where: _Where) -> _Plan:
+        if self._fixed is not None:
+            return self._fixed
         keys = tuple(row)
         plan = self._cache.get(keys)
         if plan is None:
@@ -567,7 +571,7 @@ def _label(value: Any, where: _Where, column: str) -> Optional[float]:
         return None
     try:
         number = float(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         number = math.nan
     if not 0.0 <= number <= 5.0:  # also refuses NaN
         raise where.error(f"a human label must be a number: 0/1, 0–1 or 1–5 (blank when unlabelled), "
@@ -614,9 +618,6 @@ def _build(row: Dict[str, Any], plan: _Plan, where: _Where, number: int) -> Eval
     question = text("question")
     if not question:
         raise where.error("the question is empty; fill it in or delete the row", column=cols["question"])
-    if cols["answer"] not in row:
-        raise where.error(f"has no '{cols['answer']}' field; add it (an empty string is allowed)",
-                          column=cols["answer"])
     contexts = _contexts(row.get(cols["contexts"]), where, cols["contexts"]) if "contexts" in cols else []
     return EvalSample(
         question=question,
@@ -636,9 +637,9 @@ def _build(row: Dict[str, Any], plan: _Plan, where: _Where, number: int) -> Eval
 def _records(text: IO[str], src: _Source, planner: Optional[_Planner]) -> Tuple[List[str], Records]:
     """Column names (CSV; [] for JSON, whose objects each carry theirs) and the row records."""
     if src.format == "csv":
-        columns, records = _csv_records(text, src)
+        columns, header, records = _csv_records(text, src)
         if planner is not None:
-            planner.fixed(columns, _Where(src.name, 1))
+            planner.fix(columns, header)
         return columns, records
     reader = _jsonl_records if src.format == "jsonl" else _json_records
     return [], reader(text, src)
@@ -681,8 +682,9 @@ def _load(text: IO[str], src: _Source, planner: _Planner, max_rows: Optional[int
     for where, row in records:
         if max_rows is not None and len(samples) >= max_rows:
             raise _too_many(max_rows, src.name)
-        sample = _build(row, planner.plan(row, where), where, len(samples) + 1)
-        _check_unique(sample, seen, where, planner.plan(row, where))
+        plan = planner.plan(row, where)
+        sample = _build(row, plan, where, len(samples) + 1)
+        _check_unique(sample, seen, where, plan)
         samples.append(sample)
     if not samples:
         raise _no_rows(src.name)
@@ -690,8 +692,10 @@ def _load(text: IO[str], src: _Source, planner: _Planner, max_rows: Optional[int
 
 
 def _check_unique(sample: EvalSample, seen: Dict[str, _Where], where: _Where, plan: _Plan) -> None:
-    first = seen.setdefault(str(sample.sample_id), where)
-    if first is not where:
+    first = seen.get(str(sample.sample_id))
+    if first is None:
+        seen[str(sample.sample_id)] = where
+    else:
         raise where.error(f"sample_id '{sample.sample_id}' is used twice: on {first.label()} and on "
                           f"{where.label()}; make the ids unique, or leave the column blank to number "
                           "rows automatically", column=plan.fields.get("sample_id"))

@@ -78,6 +78,7 @@ class RAGEvaluator:
             log.warning("evaluate_dataset called with no samples; returning an empty report.")
             return EvalReport()
         start = time.perf_counter()
+        usage_before = _judge_usage(self.llm)
         progress = _Progress(len(samples), show_progress, on_progress, on_result)
         if max_workers <= 1:
             results = self._run_sequential(samples, progress, stop)
@@ -85,7 +86,7 @@ class RAGEvaluator:
             results = self._run_concurrent(samples, max_workers, progress, stop)
         progress.close()
         return EvalReport(results=results, total_time=time.perf_counter() - start,
-                          usage=_judge_usage(self.llm))
+                          usage=_usage_delta(usage_before, _judge_usage(self.llm)))
 
     def _run_sequential(self, samples: List[EvalSample], progress: "_Progress",
                         stop: Optional[threading.Event]) -> List[EvalResult]:
@@ -131,6 +132,11 @@ def _judge_usage(llm: Any) -> Dict[str, Any]:
     if hasattr(usage, "to_dict"):
         usage = usage.to_dict()
     return dict(usage) if isinstance(usage, dict) else {}
+
+
+def _usage_delta(before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]:
+    """This run's share of a judge's running totals (a judge may serve several runs)."""
+    return {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v for k, v in after.items()}
 
 
 class _Progress:

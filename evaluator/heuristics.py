@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from .model import EvalSample
-from .text import Analysis, analyse, normalize, words
+from .text import Analysis, analyse, entities, normalize, numbers, sentences, words
 
 
 @dataclass(frozen=True)
@@ -192,6 +192,54 @@ def is_evasive(answer: str) -> bool:
     return bool(_EVASIVE.search(text)) and len(words(text)) <= EVASIVE_MAX_WORDS
 
 
+# Hedges and disclaimers: a sentence that says the answer is not known or not found answers nothing.
+_HEDGE = re.compile(normalize(
+    r"\b(?:no (?:information|mention|data|answer)|not (?:provided|mentioned|specified|stated|clear|known|sure)|"
+    r"(?:could|can) ?not (?:find|determine|be determined|answer)|can't (?:find|determine|answer)|unable to|"
+    r"(?:does|do|did) not (?:provide|mention|specify|say|state|contain|include)|unknown|no comment|"
+    r"(?:search results|provided (?:documents?|context|passages?|search results))|i (?:do not|don't) know)\b"
+    r"|لا توجد معلومات|لم يتم ذكر|غير معروف|غير واضح|لا أعرف|لا اعرف|لا تعليق"))
+
+# Question openers whose answer has a known shape. "Yes/no" questions open with an auxiliary verb.
+_YES_NO_OPENERS = frozenset(normalize(w) for w in """is are was were am do does did can could will would should
+has have had may might must shall هل""".split())
+_YES_NO_ANSWERS = frozenset(normalize(w) for w in "yes no yeah nope نعم لا كلا".split())
+_ASKS_NUMBER = re.compile(normalize(r"\b(?:how (?:many|much|old|long|far|tall|big|often)|what (?:year|percentage|"
+                                    r"proportion|number)|when)\b|كم|متى"))
+_ASKS_NAME = re.compile(normalize(r"\b(?:who|whom|where|which)\b|\bwhat(?:'s| is| are)? (?:a |an |the )?"
+                                  r"(?:country|city|countries|cities|place|state|language|name|company)\b|من هو|من هي|اين|أين"))
+_ASKS_REASON = re.compile(normalize(r"^\W*why\b|لماذا"))
+_GIVES_REASON = re.compile(normalize(r"^\W*(?:because|due to|since|as a result)\b|^\W*(?:لان|لأن|بسبب)"))
+_NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
+hundred hundreds thousand thousands million millions billion half dozen""".split())
+BARE_SPAN_WORDS = 4
+
+
+def answer_type_match(question: str, answer: str) -> int:
+    """+1 when the answer has the shape the question asks for (yes/no, a number, a name, a reason),
+    -1 when a yes/no answer meets a question that is not a yes/no question, else 0."""
+    q, a = normalize(question), normalize(answer)
+    q_words, a_words = words(q), words(a)
+    if not q_words or not a_words:
+        return 0
+    yes_no_q = q_words[0] in _YES_NO_OPENERS
+    if a_words[0] in _YES_NO_ANSWERS and len(a_words) <= BARE_SPAN_WORDS or a_words[0] in ("yes", "نعم"):
+        return 1 if yes_no_q else -1
+    if _ASKS_NUMBER.search(q) and (numbers(a) or _NUMBER_WORDS.intersection(a_words)):
+        return 1
+    if _ASKS_REASON.search(q) and _GIVES_REASON.search(a):
+        return 1
+    if _ASKS_NAME.search(q) and (len(a_words) <= BARE_SPAN_WORDS or entities(answer)):
+        return 1
+    return 0
+
+
+def hedge_share(answer: str) -> float:
+    """Share of the answer's sentences that hedge or disclaim instead of answering."""
+    sents = sentences(answer)
+    return sum(1 for x in sents if _HEDGE.search(normalize(x))) / len(sents) if sents else 0.0
+
+
 def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
     if not (s.answer or "").strip():
         return HeuristicScore(0.0, "The answer is empty.")
@@ -201,14 +249,26 @@ def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
     shared = answer.vocab & question.vocab
     coverage = len(shared) / len(question.vocab) if question.vocab else 0.0
     new = answer.vocab - question.vocab
-    # An answer must add something beyond echoing the question; a few new words are enough.
-    adds = 1.0 - math.exp(-len(new) / 2.0)
-    score = 0.35 + 0.45 * math.sqrt(coverage) * adds + 0.2 * adds
-    if not shared:
-        score = 0.35 * adds
+    shape = answer_type_match(s.question, s.answer)
+    # An answer must add something beyond echoing the question; a bare span of the right shape does.
+    adds = 1.0 if shape > 0 else 1.0 - math.exp(-len(new) / ADDS_SCALE)
+    topical = max(math.sqrt(coverage), SHAPE_CREDIT if shape > 0 else 0.0)
+    hedged = hedge_share(s.answer)
+    score = (0.1 + 0.9 * topical) * (0.3 + 0.7 * adds) * (1.0 - 0.6 * hedged)
+    if shape < 0:
+        score *= 0.3
     why = f"{len(shared)}/{len(question.vocab)} question content words taken up by the answer"
-    why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3)})" if new else "") + "."
-    return HeuristicScore(_round(score), why)
+    why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3)})" if new else "")
+    if shape:
+        why += "; the answer has the shape the question asks for" if shape > 0 else \
+            "; a yes/no answer to a question that is not a yes/no question"
+    if hedged:
+        why += f"; {hedged:.0%} of its sentences hedge or say the answer is not known"
+    return HeuristicScore(_round(score), why + ".")
+
+
+ADDS_SCALE = 2.0
+SHAPE_CREDIT = 0.7
 
 
 # --- context precision --------------------------------------------------------------------

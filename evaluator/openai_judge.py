@@ -362,7 +362,7 @@ def _rejects_format(status: int, detail: str) -> bool:
 def _final_message(failure: _Failure, attempts_retried: int) -> str:
     if failure.kind == "fatal":
         return failure.message
-    return f"{failure.message} after {attempts_retried} retries"
+    return f"{failure.message.rstrip('.')} after {attempts_retried} retries"
 
 
 def _short(value: Any, limit: int = 300) -> str:

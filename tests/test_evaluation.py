@@ -115,3 +115,17 @@ def test_rule_metrics_reported_when_sample_has_keywords():
                    expected_answer_keywords=["30 days", "receipt"], expected_docs=["Refund policy"])
     res = RAGEvaluator(OfflineJudge()).evaluate(s)
     assert res.scores()["keyword_coverage"] == 0.5 and res.scores()["expected_doc_recall"] == 1.0
+
+
+class CountingJudge(ScriptedJudge):
+    def usage(self):
+        return {"calls": self.calls, "prompt_tokens": 10 * self.calls, "model": "m"}
+
+
+def test_report_usage_is_this_runs_share_of_the_judges_totals():
+    judge = CountingJudge()
+    ev = RAGEvaluator(judge)
+    first = ev.evaluate_dataset([sample(1), sample(2, gt=False)])
+    second = ev.evaluate_dataset([sample(3)])
+    assert first.usage == {"calls": 8, "prompt_tokens": 80, "model": "m"}
+    assert second.usage["calls"] == 5
