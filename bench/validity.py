@@ -45,13 +45,12 @@ sys.path.insert(0, str(REPO))
 
 from evaluator.agreement import auroc, pairwise_accuracy, spearman  # noqa: E402
 from evaluator.evaluation import OfflineJudge, RAGEvaluator  # noqa: E402
-from evaluator.heuristics import context_relevances  # noqa: E402
+from evaluator.heuristics import clear_caches, context_relevances, is_bare_span  # noqa: E402
 from evaluator.metrics import score_metric  # noqa: E402
 from evaluator.model import EvalSample, MetricScore  # noqa: E402
-from evaluator.text import analyse, resolve_language, words  # noqa: E402
+from evaluator.text import resolve_language, words  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data"
-BARE_SPAN_WORDS = 4  # a "bare span" right answer: at most this many words and no sentence end
 LOW_OVERLAP = 0.7  # BEGIN's low-overlap subset: unigram precision of the answer below this
 
 Row = Dict[str, Any]
@@ -98,7 +97,7 @@ class Scored:
 
 def score_offline(rows: List[Row], metrics: Sequence[str], kind: str) -> Scored:
     """Every row through RAGEvaluator with the offline judge: all five metrics, as a user runs it."""
-    analyse.cache_clear()  # time a cold cache, as a fresh run would see it
+    clear_caches()  # time a cold cache, as a fresh run would see it
     samples = [to_sample(r) for r in rows]
     start = time.perf_counter()
     report = RAGEvaluator(OfflineJudge(), heuristics=kind).evaluate_dataset(samples)
@@ -163,14 +162,10 @@ def _spearman(rows, scored, metric, label):
     return spearman([s for _, s in pairs], [rows[i]["labels"][label] for i, _ in pairs]), len(pairs)
 
 
-def _is_bare_span(answer: str) -> bool:
-    return len(words(answer)) <= BARE_SPAN_WORDS and not answer.rstrip().endswith((".", "!", "?"))
-
-
 def protocol_halueval(rows, scored):
     pair = lambda r: r["labels"]["pair_id"]  # noqa: E731
-    bare = [i for i, r in enumerate(rows) if r["labels"]["faithful"] == 1 and _is_bare_span(r["answer"])]
-    bare_scores = [s for _, s in _values(scored, "faithfulness", lambda i: i in set(bare))]
+    bare = {i for i, r in enumerate(rows) if r["labels"]["faithful"] == 1 and is_bare_span(r["answer"])}
+    bare_scores = [s for _, s in _values(scored, "faithfulness", lambda i: i in bare)]
     return [
         ("faithfulness", "pairwise acc", *_pairwise(rows, scored, "faithfulness", "faithful", pair)),
         ("faithfulness", "AUROC", *_auroc(rows, scored, "faithfulness", "faithful")),

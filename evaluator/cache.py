@@ -126,3 +126,6 @@ class JudgeCache:
 
     def __repr__(self) -> str:
         return f"JudgeCache({str(self.path)!r})"
+
+    def __bool__(self) -> bool:
+        return True  # an empty cache is still a cache (__len__ would make it falsy)

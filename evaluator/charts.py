@@ -77,7 +77,7 @@ def means_chart(report: EvalReport, *, summaries: Optional[Sequence[MetricSummar
         color=alt.Color("band:N", scale=_band_scale(alt), title="band"),
         tooltip=tooltip,
     )
-    whiskers = base.mark_errorbar(ticks=True).encode(
+    whiskers = base.mark_errorbar(ticks=True, color="#1f2328").encode(
         y=alt.Y("low:Q", title=AXIS_TITLE), y2="high:Q", tooltip=tooltip,
     )
     return (bars + whiskers).properties(title="Mean score per metric (±1 std)", width=alt.Step(60), height=260)

@@ -23,8 +23,8 @@ Cell values:
   - contexts: a JSON array of strings (the canonical form), a Python-style list ['a', 'b'] (what
     pandas writes), or one plain string = one context. A context may also be an object
     {"title", "text"}, {"page_content"} (LangChain) or {"content"}; it becomes "title: text".
-    A cell that starts like a list ("[" then a quote, "{" or "]") must parse as one; "[1] Refund
-    policy: ..." is plain text.
+    A cell that parses as a JSON array is a list; one that starts like a list ("[" then a quote,
+    "{" or "]") must parse as one; anything else, like "[1] Refund policy: ...", is plain text.
   - expected_answer_keywords, expected_docs: as above, or "a; b; c", or "a|b".
   - ground_truth, category: blank means none. sample_id: blank gives "row-<n>" (n = 1-based data
     row); ids must be unique.
@@ -221,13 +221,14 @@ def _choose_encoding(src: _Source) -> str:
     with src.open() as f:
         head = f.read(65536)
     where = _Where(src.name)
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            if _decodes(src, encoding):
-                return encoding
-            label = encoding.replace("-sig", "").upper()
-            raise where.error(f"starts with a {label} byte-order mark but is not valid {label}; "
-                              "save it again as UTF-8")
+    marked = [encoding for bom, encoding in _BOMS if head.startswith(bom)]
+    for encoding in marked:  # UTF-16 LE text starting with U+0000 carries the UTF-32 LE mark too
+        if _decodes(src, encoding):
+            return encoding
+    if marked:
+        label = marked[-1].replace("-sig", "").upper()
+        raise where.error(f"starts with a {label} byte-order mark but is not valid {label}; "
+                          "save it again as UTF-8")
     if head.startswith(b"PK\x03\x04"):
         raise where.error("is a zip archive or an Excel workbook, not a text file; in Excel use "
                           "File > Save As > 'CSV UTF-8', or export JSON Lines")
@@ -271,7 +272,7 @@ def _csv_header(cells: List[str], where: _Where) -> List[str]:
 def _check_duplicates(columns: Iterable[str], where: _Where) -> None:
     seen: Dict[str, str] = {}
     for col in columns:
-        key = col.strip().lower()
+        key = _norm(col)
         if key in seen:
             raise where.error(f"the column '{col}' appears twice (also as '{seen[key]}'); "
                               "rename or delete one of them", column=col)
@@ -374,11 +375,21 @@ def _json_type(value: Any) -> str:
 
 # --- columns -> fields --------------------------------------------------------------------------
 
+def _norm(column: str) -> str:
+    """How column names are compared: trimmed and case-folded ("µ" and "Μ" are the same letter)."""
+    return column.strip().casefold()
+
+
+def _is_label(column: str) -> bool:
+    key = _norm(column)
+    return key.startswith(HUMAN_PREFIX) and len(key) > len(HUMAN_PREFIX)
+
+
 def detect_mapping(columns: Iterable[str]) -> Dict[str, str]:
     """EvalSample field -> column name, from the known aliases (case-insensitive, spaces trimmed)."""
     by_key: Dict[str, str] = {}
     for col in columns:
-        by_key.setdefault(str(col).strip().lower(), col)
+        by_key.setdefault(_norm(str(col)), col)
     mapping = {}
     for name, aliases in ALIASES.items():
         found = next((by_key[a] for a in aliases if a in by_key), None)
@@ -408,9 +419,9 @@ def _check_mapping(mapping: Optional[Dict[str, Optional[str]]]) -> Dict[str, Opt
 def _apply_mapping(columns: List[str], mapping: Dict[str, Optional[str]], where: _Where,
                    strict: bool) -> Dict[str, str]:
     fields = detect_mapping(columns)
-    by_key = {c.strip().lower(): c for c in columns}
+    by_key = {_norm(c): c for c in columns}
     for name, wanted in mapping.items():
-        column = by_key.get(str(wanted or "").strip().lower())
+        column = by_key.get(_norm(str(wanted or "")))
         if wanted and column is None and strict:
             raise where.error(f"the mapping reads {name} from column '{wanted}', which is not in the file; "
                               f"columns found: {', '.join(columns) or '(none)'}")
@@ -444,8 +455,7 @@ def _make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: _Wh
     _require(fields, columns, where)
     used = set(fields.values())
     rest = [c for c in columns if c not in used]
-    labels = tuple((c.strip().lower()[len(HUMAN_PREFIX):], c) for c in rest
-                   if c.strip().lower().startswith(HUMAN_PREFIX) and len(c.strip()) > len(HUMAN_PREFIX))
+    labels = tuple((_norm(c)[len(HUMAN_PREFIX):], c) for c in rest if _is_label(c))
     label_cols = {c for _, c in labels}
     return _Plan(fields, labels, tuple(c for c in rest if c not in label_cols))
 
@@ -493,12 +503,17 @@ def _text(value: Any, where: _Where, column: str) -> str:
 
 def _list_cell(value: str, where: _Where, column: str) -> Optional[List[Any]]:
     """A list written inside a cell: JSON array, or the Python repr pandas writes; None if plain text."""
-    if not _LISTISH.match(value):
+    if not value.startswith("["):
         return None
     try:
         parsed = json.loads(value)
     except (ValueError, RecursionError):
-        parsed = _python_list(value)
+        parsed = None
+    if isinstance(parsed, list):
+        return parsed
+    if not _LISTISH.match(value):  # "[1] Refund policy: ..." is text that happens to start with "["
+        return None
+    parsed = _python_list(value)
     if not isinstance(parsed, list):
         raise where.error('looks like a list but is not valid JSON; write it as a JSON array with double '
                           'quotes, e.g. ["first text", "second text"], or as plain text without brackets',
@@ -720,7 +735,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
     return DatasetPreview(
         name=src.name, format=src.format, encoding=encoding, columns=columns, rows=rows,
         mapping=mapping, row_count=count,
-        label_columns=[c for c in columns if c.strip().lower().startswith(HUMAN_PREFIX)],
+        label_columns=[c for c in columns if _is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
     )
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Callable, Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
+from . import text
 from .model import EvalSample
-from .text import Analysis, analyse, entities, normalize, numbers, sentences, words
+from .text import Analysis, analyse, is_negated, normalize, numbers, sentences, words
 
 
 @dataclass(frozen=True)
@@ -86,17 +88,29 @@ JACCARD: Dict[str, Heuristic] = {
 
 def _idf(texts: Sequence[Analysis]) -> Callable[[str], float]:
     """IDF-like weight from the sample's own sentences: a word in most of them weighs little."""
-    docs = [s for a in texts for s in a.sentences] or [frozenset()]
+    return _idf_table(tuple(a.text for a in texts)).__getitem__
+
+
+@lru_cache(maxsize=1024)
+def _idf_table(texts: Tuple[str, ...]) -> "_Weights":
+    docs = [s for t in texts for s in analyse(t).sentences] or [frozenset()]
     df: Dict[str, int] = {}
     for sent in docs:
         for w in sent:
             df[w] = df.get(w, 0) + 1
     n = len(docs)
+    return _Weights({w: 1.0 + math.log((n + 1) / (c + 1)) for w, c in df.items()}, 1.0 + math.log(n + 1))
 
-    def weight(word: str) -> float:
-        return 1.0 + math.log((n + 1) / (df.get(word, 0) + 1))
 
-    return weight
+class _Weights(dict):
+    """Word -> weight; a word the sample's contexts never use gets the largest weight."""
+
+    def __init__(self, table: Dict[str, float], unseen: float) -> None:
+        super().__init__(table)
+        self.unseen = unseen
+
+    def __missing__(self, word: str) -> float:
+        return self.unseen
 
 
 def _weighted_share(items: Iterable[str], found: Callable[[str], float], weight: Callable[[str], float]) -> float:
@@ -126,10 +140,13 @@ def _round(value: float) -> float:
 QUESTION_CREDIT = 0.5
 # Each number or name the contexts never mention multiplies the score by this.
 SPECIFIC_PENALTY = 0.6
+SENTENCE_WEIGHT = 0.5  # sentence-level support vs. support anywhere in the contexts
+BARE_SPAN_WORDS = 4
 
 
-def _entity_supported(entity: FrozenSet[str], vocab: FrozenSet[str]) -> bool:
-    return entity <= vocab
+def is_bare_span(answer: str) -> bool:
+    """A short answer that is a phrase, not a sentence ("Paris", "the Octopus card")."""
+    return len(words(answer)) <= BARE_SPAN_WORDS and not answer.rstrip().endswith((".", "!", "?", "؟"))
 
 
 def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
@@ -139,39 +156,63 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     if not answer.words:
         return HeuristicScore(1.0, "The answer makes no content claim (no content words) to check against the contexts.")
     weight = _idf(ctxs)
-    ctx_sents = [sent for c in ctxs for sent in c.sentences]
+    # Only a bare span leans on the question; a full sentence must stand on the contexts alone.
+    implicit = question.vocab if is_bare_span(s.answer) else frozenset()
 
     def credit(w: str) -> float:
-        return 1.0 if w in vocab else QUESTION_CREDIT if w in question.vocab else 0.0
+        return 1.0 if w in vocab else QUESTION_CREDIT if w in implicit else 0.0
 
     overall = _weighted_share(answer.words, credit, weight)
-    per_sentence = [_best_sentence_support(sent, ctx_sents, question.vocab, weight) for sent in answer.sentences if sent]
-    sentence_score = min(per_sentence) if per_sentence else overall
-    base = 0.5 * overall + 0.5 * sentence_score
+    sentence_score, flips = _sentence_support(answer, ctxs, implicit, weight)
+    base = SENTENCE_WEIGHT * sentence_score + (1.0 - SENTENCE_WEIGHT) * overall
     bad_numbers = sorted(n for n in answer.numbers if not any(n in c.numbers for c in ctxs))
-    bad_names = [" ".join(sorted(e)) for e in answer.entities if not _entity_supported(e, vocab | question.vocab)]
+    bad_names = [" ".join(sorted(e)) for e in answer.entities if not e <= vocab | question.vocab]
     score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names))
-    unsupported = [w for w in answer.words if w not in vocab and w not in question.vocab]
+    unsupported = [w for w in answer.words if w not in vocab and w not in implicit]
     found = sum(1 for w in answer.words if w in vocab)
     why = f"{found}/{len(answer.words)} answer content words appear in the contexts"
     if unsupported:
         why += f"; unsupported: {_quote(unsupported)}"
     if bad_numbers or bad_names:
         why += f"; numbers/names found nowhere in the contexts: {_quote(bad_numbers + bad_names)}"
-    why += f"; weakest answer sentence {sentence_score:.2f} supported by its best context sentence."
-    return HeuristicScore(_round(score), why)
+    why += f"; answer sentences supported by their best context sentence: {sentence_score:.2f}"
+    if flips:
+        why += f"; {flips} sentence(s) negate what the context says, or the reverse"
+    return HeuristicScore(_round(score), why + ".")
 
 
-def _best_sentence_support(sent: FrozenSet[str], ctx_sents: Sequence[FrozenSet[str]],
-                           question: FrozenSet[str], weight: Callable[[str], float]) -> float:
-    """Weighted share of one answer sentence found in its best-matching context sentence."""
-    best = 0.0
-    for cs in ctx_sents:
-        if cs.isdisjoint(sent):
+# A question in the answer asserts nothing the contexts could support; a sentence whose polarity
+# differs from its best-matching context sentence ("do not sing" vs "sing") likely contradicts it.
+ASKING_CREDIT = 0.5
+FLIP_CREDIT = 0.5
+
+
+def _sentence_support(answer: Analysis, ctxs: Sequence[Analysis], question: FrozenSet[str],
+                      weight: Callable[[str], float]) -> Tuple[float, int]:
+    """Mean support of the answer's sentences (weighted by their content words), and how many
+    sentences flip the polarity of their best-matching context sentence."""
+    ctx_sents = [(sent, neg) for c in ctxs for sent, neg in zip(c.sentences, c.negated)]
+    total = got = 0.0
+    flips = 0
+    for sent, neg, asks in zip(answer.sentences, answer.negated, answer.asks):
+        if not sent:
             continue
-        value = _weighted_share(sent, lambda w: 1.0 if w in cs else QUESTION_CREDIT if w in question else 0.0, weight)
-        best = max(best, value)
-    return best
+        best, best_neg = 0.0, neg
+        for cs, cneg in ctx_sents:
+            if cs.isdisjoint(sent):
+                continue
+            value = _weighted_share(sent, lambda w: 1.0 if w in cs else QUESTION_CREDIT if w in question else 0.0,
+                                    weight)
+            if value > best:
+                best, best_neg = value, cneg
+        if best_neg != neg:
+            best *= FLIP_CREDIT
+            flips += 1
+        if asks:
+            best *= ASKING_CREDIT
+        total += len(sent)
+        got += len(sent) * best
+    return (got / total if total else 1.0), flips
 
 
 # --- answer relevancy ---------------------------------------------------------------------
@@ -212,9 +253,6 @@ _ASKS_REASON = re.compile(normalize(r"^\W*why\b|لماذا"))
 _GIVES_REASON = re.compile(normalize(r"^\W*(?:because|due to|since|as a result)\b|^\W*(?:لان|لأن|بسبب)"))
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
 hundred hundreds thousand thousands million millions billion half dozen""".split())
-BARE_SPAN_WORDS = 4
-
-
 def answer_type_match(question: str, answer: str) -> int:
     """+1 when the answer has the shape the question asks for (yes/no, a number, a name, a reason),
     -1 when a yes/no answer meets a question that is not a yes/no question, else 0."""
@@ -229,15 +267,15 @@ def answer_type_match(question: str, answer: str) -> int:
         return 1
     if _ASKS_REASON.search(q) and _GIVES_REASON.search(a):
         return 1
-    if _ASKS_NAME.search(q) and (len(a_words) <= BARE_SPAN_WORDS or entities(answer)):
+    if _ASKS_NAME.search(q) and (len(a_words) <= BARE_SPAN_WORDS or analyse(answer).entities):
         return 1
     return 0
 
 
 def hedge_share(answer: str) -> float:
     """Share of the answer's sentences that hedge or disclaim instead of answering."""
-    sents = sentences(answer)
-    return sum(1 for x in sents if _HEDGE.search(normalize(x))) / len(sents) if sents else 0.0
+    sents = analyse(answer).normalized
+    return sum(1 for x in sents if _HEDGE.search(x)) / len(sents) if sents else 0.0
 
 
 def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
@@ -251,12 +289,12 @@ def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
     new = answer.vocab - question.vocab
     shape = answer_type_match(s.question, s.answer)
     # An answer must add something beyond echoing the question; a bare span of the right shape does.
-    adds = 1.0 if shape > 0 else 1.0 - math.exp(-len(new) / ADDS_SCALE)
-    topical = max(math.sqrt(coverage), SHAPE_CREDIT if shape > 0 else 0.0)
+    adds = max(1.0 - math.exp(-len(new)), 0.8 if shape > 0 else 0.0)
     hedged = hedge_share(s.answer)
-    score = (0.1 + 0.9 * topical) * (0.3 + 0.7 * adds) * (1.0 - 0.6 * hedged)
-    if shape < 0:
-        score *= 0.3
+    score = (0.2 + 0.8 * math.sqrt(coverage)) * (0.4 + 0.6 * adds)
+    score *= 1.0 - 0.6 * hedged - (0.2 if hedged else 0.0)
+    # The answer's shape only breaks ties among answers that share no words with the question.
+    score = score * 0.3 if shape < 0 else score + 0.05 * (shape > 0)
     why = f"{len(shared)}/{len(question.vocab)} question content words taken up by the answer"
     why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3)})" if new else "")
     if shape:
@@ -266,9 +304,6 @@ def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
         why += f"; {hedged:.0%} of its sentences hedge or say the answer is not known"
     return HeuristicScore(_round(score), why + ".")
 
-
-ADDS_SCALE = 2.0
-SHAPE_CREDIT = 0.7
 
 
 # --- context precision --------------------------------------------------------------------
@@ -285,11 +320,27 @@ def context_relevances(s: EvalSample, lang: str = "en", kind: str = "ragmeter") 
 
 
 def _relevance(ctx: Analysis, question: Analysis, reference: Analysis, weight: Callable[[str], float]) -> float:
-    q = _weighted_share(question.vocab, lambda w: 1.0 if w in ctx.vocab else 0.0, weight) if question.vocab else 0.0
+    """Weighted question coverage, in the whole context and in its lead sentence (which names what
+    the passage is about), plus the share of the reference found in it."""
+    lead = ctx.sentences[0] if ctx.sentences else frozenset()
+    whole = _weighted_share(question.vocab, lambda w: 1.0 if w in ctx.vocab else 0.0, weight)
+    topic = _weighted_share(question.vocab, lambda w: 1.0 if w in lead else 0.0, weight)
+    if not question.vocab:
+        whole = topic = 0.0
     if not reference.vocab:
-        return q
-    r = len(reference.vocab & ctx.vocab) / len(reference.vocab)
-    return 0.6 * q + 0.4 * r
+        return 0.6 * whole + 0.4 * topic
+    ref = len(reference.vocab & ctx.vocab) / len(reference.vocab)
+    return 0.5 * whole + 0.3 * topic + 0.2 * ref
+
+
+# Relevance scores become probabilities of "this context is relevant" before average precision,
+# which is defined over yes/no verdicts: well above the midpoint counts as a yes, well below as a no.
+RELEVANT_MIDPOINT = 0.45
+RELEVANT_STEEPNESS = 20.0
+
+
+def relevant_probability(relevance: float) -> float:
+    return 1.0 / (1.0 + math.exp(-RELEVANT_STEEPNESS * (relevance - RELEVANT_MIDPOINT)))
 
 
 def soft_average_precision(relevance: Sequence[float]) -> float:
@@ -310,7 +361,7 @@ def _precision(s: EvalSample, lang: str) -> HeuristicScore:
     if not s.contexts:
         return HeuristicScore(0.0, "No contexts retrieved.")
     rel = context_relevances(s, lang)
-    score = soft_average_precision(rel)
+    score = soft_average_precision([relevant_probability(r) for r in rel])
     shown = ", ".join(f"{r:.2f}" for r in rel[:10])
     what = "question and reference" if (s.ground_truth or "").strip() else "question"
     return HeuristicScore(_round(score), f"Relevance of each context to the {what}, in rank order: {shown}; "
@@ -319,41 +370,53 @@ def _precision(s: EvalSample, lang: str) -> HeuristicScore:
 
 # --- context recall -----------------------------------------------------------------------
 
-SHORT_REFERENCE_WORDS = 4
-
-
 def _recall(s: EvalSample, lang: str) -> HeuristicScore:
     reference, question = analyse(s.ground_truth or ""), analyse(s.question)
     ctxs = [analyse(c) for c in s.contexts]
-    vocab = frozenset().union(*(c.vocab for c in ctxs)) if ctxs else frozenset()
+    vocab = frozenset().union(*(c.vocab for c in ctxs))
     weight = _idf(ctxs)
-    sents = [x for x in reference.sentences if x]
-    if not sents:
-        return HeuristicScore(0.0, "The reference has no content words to look for.")
-    if len(reference.words) <= SHORT_REFERENCE_WORDS:
-        # A bare-span reference ("1933") is the answer to the question: the statement to find is
-        # the question and the span together.
-        sents = [frozenset(reference.vocab | question.vocab)]
-    ctx_sents = [x for c in ctxs for x in c.sentences]
-    shares = [max(_weighted_share(x, lambda w: 1.0 if w in vocab else 0.0, weight),
-                  _best_sentence_support(x, ctx_sents, frozenset(), weight)) for x in sents]
-    attributed = sum(1 for v in shares if v >= 0.5)
+    statements = _reference_statements(s.ground_truth or "", reference, question)
+    if not statements:
+        return HeuristicScore(0.0, "Neither the reference nor the question has content words to look for.")
+    shares, keys_found, keys_total = [], 0, 0
+    for words_, keys in statements:
+        coverage = _weighted_share(words_, lambda w: 1.0 if w in vocab else 0.0, weight)
+        found = sum(1 for k in keys if k <= vocab)
+        keys_found, keys_total = keys_found + found, keys_total + len(keys)
+        # Names and numbers are the facts a statement hinges on: half its score when it has any.
+        shares.append(0.5 * coverage + 0.5 * found / len(keys) if keys else coverage)
     score = sum(shares) / len(shares)
+    attributed = sum(1 for v in shares if v >= 0.5)
     missing = sorted(reference.vocab - vocab)
-    why = f"{attributed}/{len(shares)} reference sentences mostly found in the contexts (mean coverage {score:.2f})"
+    why = f"{attributed}/{len(shares)} reference sentences mostly found in the contexts"
+    if keys_total:
+        why += f"; {keys_found}/{keys_total} of their names and numbers retrieved"
     why += f"; reference words not retrieved: {_quote(missing)}." if missing else "."
     return HeuristicScore(_round(score), why)
 
 
+def _reference_statements(raw: str, reference: Analysis, question: Analysis) -> List[Tuple[FrozenSet[str], list]]:
+    """(content words, key facts) of each reference sentence to look for in the contexts.
+
+    A bare-span reference ("1933", "yes") answers the question: the statement to find is the
+    question and the span together, and its key facts are the question's names and the span.
+    """
+    if len(reference.sentences) <= 1 and len(reference.vocab) < len(question.vocab):
+        keys = list(question.entities) + ([reference.vocab] if reference.vocab else [])
+        return [(reference.vocab | question.vocab, keys)]
+    out = []
+    for part, sent in zip(sentences(raw), reference.sentences):
+        if sent:
+            a = analyse(part)
+            out.append((sent, list(a.entities) + [frozenset([n]) for n in a.numbers]))
+    return out
+
+
 # --- answer correctness -------------------------------------------------------------------
 
-_NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|can't|don't|doesn't|isn't|"
-                       r"aren't|wasn't|weren't|won't|didn't|shouldn't|there is no|there are no)\b|n't\b"
-                       r"|\bلا\b|\bلم\b|\bلن\b|\bليس|\bليست\b|\bغير\b")
-
-
-def _negated(text: str) -> bool:
-    return bool(_NEGATION.search(normalize(text)))
+# Each name or number in the answer that neither the reference nor the question mentions.
+EXTRA_SPECIFIC_PENALTY = 0.8
+POLARITY_FLIP_PENALTY = 0.5
 
 
 def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
@@ -367,10 +430,10 @@ def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
     precision, recall = len(common) / len(a), len(common) / len(r)
     f1 = 2 * precision * recall / (precision + recall) if common else 0.0
     score = 0.5 * f1 + 0.5 * recall
-    flipped = _negated(s.answer) != _negated(s.ground_truth or "")
+    flipped = is_negated(s.answer) != is_negated(s.ground_truth or "")
     bad = [" ".join(sorted(e)) for e in answer.entities if not e <= reference.vocab | question.vocab]
     bad += [n for n in answer.numbers if n not in reference.numbers and n not in question.numbers]
-    score = (0.3 + 0.7 * score) * (0.5 if flipped else 1.0) * SPECIFIC_PENALTY ** len(bad)
+    score = (0.3 + 0.7 * score) * (POLARITY_FLIP_PENALTY if flipped else 1.0) * EXTRA_SPECIFIC_PENALTY ** len(bad)
     why = f"token F1 {f1:.2f} and reference coverage {recall:.2f} beyond the question's words"
     if flipped:
         why += "; one side negates what the other asserts"
@@ -392,6 +455,12 @@ HEURISTIC_SETS: Dict[str, Dict[str, Heuristic]] = {
     "ragmeter": RAGMETER,
 }
 DEFAULT_HEURISTICS = "ragmeter"
+
+
+def clear_caches() -> None:
+    """Forget cached text analyses and word weights (benchmarks call this to time a cold start)."""
+    text.clear_caches()
+    _idf_table.cache_clear()
 
 
 def heuristic_score(metric: str, sample: EvalSample, lang: str = "en", kind: str = DEFAULT_HEURISTICS) -> HeuristicScore:

@@ -132,7 +132,7 @@ class OpenAIJudge:
         """The judge's reply to `prompt` (from the cache when present); raises JudgeError."""
         info = _CallInfo(json_mode=self._mode)
         self._local.info = info
-        key = cache_key(self.base_url, self.model, self.temperature, prompt) if self._cache else ""
+        key = cache_key(self.base_url, self.model, self.temperature, prompt) if self._cache is not None else ""
         if self._cache is not None:
             hit = self._cache.get(key)
             if hit is not None:
@@ -193,7 +193,7 @@ class OpenAIJudge:
                 continue  # a format the server cannot do is not a failed try
             if outcome.kind == "fatal" or attempt >= self.max_retries:
                 self._add(failures=1)
-                raise JudgeError(self._redact(_final_message(outcome, attempt)))
+                raise JudgeError(_final_message(outcome, attempt))
             attempt += 1
             info.retries = attempt
             self._add(retries=1)
@@ -210,6 +210,7 @@ class OpenAIJudge:
             text, tokens = _reply_and_tokens(completion, prompt)
         except Exception as exc:  # every failure is classified; none escapes unexplained
             failure = self._classify(exc, mode)
+            failure.message = self._redact(failure.message)  # servers may echo the key back
             outcome = THROTTLE if failure.kind == "throttle" else ERROR
             self.limiter.release(permit, outcome, failure.retry_after)
             return failure
@@ -258,7 +259,7 @@ class OpenAIJudge:
             if self._mode == mode:  # another thread may have stepped down already
                 self._mode = _NEXT_MODE[mode]
                 log.info("judge %s rejected response_format %r (%s); using %r from now on",
-                         self.name, mode, self._redact(why), self._mode)
+                         self.name, mode, why, self._mode)
 
     def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
         delay = retry_after if retry_after is not None else min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))

@@ -83,19 +83,25 @@ _EN_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("edly", ""), ("ed", 
 
 
 def _stem_english(word: str) -> str:
-    """A deliberately light stemmer: plural, -ing, -ed, -ly; "cities" → "city", "played" → "play"."""
+    """A deliberately light stemmer: plural, -ing, -ed, -ly, and a final silent e, so that "names",
+    "named" and "name" meet, as do "running" and "run", "cities" and "city"."""
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix, repl in _EN_SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
+                break
             if suffix == "es" and not word.endswith(("ches", "shes", "xes", "sses", "zes")):
-                return word[:-1]  # "names" → "name", "boxes" → "box"
-            return word[: -len(suffix)] + repl
-    return word
+                word = word[:-1]  # "names" → "name", "boxes" → "box"
+                break
+            word = word[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # "running" → "run"
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Light stem of one lower-cased, normalised token (Arabic or English by its script)."""
     return _stem_arabic(word) if _ARABIC.search(word) else _stem_english(word)
@@ -112,7 +118,8 @@ once only or other ought our ours ourselves out over own same shall shan she sho
 than that the their theirs them themselves then there these they this those through to too under until
 up upon very was wasn we were weren what when where which while who whom whose why will with won would
 wouldn you your yours yourself yourselves s t d ll m re ve y also yes yeah oh well really actually
-one ones thing things get got make made may might like just even still yet ever many
+one ones thing things get got make made may might like just even still yet ever many n
+something anything everything someone anyone everyone know think guess sure mean
 """.split())
 
 # Normalised forms (see normalize_arabic): pronouns, particles, prepositions, auxiliaries.
@@ -125,6 +132,15 @@ STOP_WORDS_AR: FrozenSet[str] = frozenset(normalize_arabic(w) for w in """
 """.split())
 
 STOP_WORDS: FrozenSet[str] = STOP_WORDS_EN | STOP_WORDS_AR
+
+# Negation, on normalised text: English words and "n't", Arabic particles (لا لم لن ليس غير بدون).
+_NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|nowhere|without)\b|n['’]t\b"
+                       r"|(?<!\w)(?:لا|لم|لن|ليس|ليست|ليسوا|غير|بدون)(?!\w)")
+
+
+def is_negated(text: str) -> bool:
+    """True when the text contains a negation ("not", "don't", "never", "لا", "ليس")."""
+    return bool(_NEGATION.search(normalize(text)))
 
 
 def is_stop_word(token: str) -> bool:
@@ -149,8 +165,12 @@ def tokens(text: str) -> List[str]:
 
 def content_words(text: str) -> List[str]:
     """Stemmed tokens that are not stop words, in order (duplicates kept)."""
+    return _content(tokens(text))
+
+
+def _content(toks: List[str]) -> List[str]:
     out = []
-    for tok in tokens(text):
+    for tok in toks:
         if tok in STOP_WORDS:
             continue
         tok = stem(tok)
@@ -159,12 +179,11 @@ def content_words(text: str) -> List[str]:
     return out
 
 
-# Sentence ends: . ! ? and the Arabic question mark and full stop, or a line break. A period inside
-# "3.5", after a single capital ("J. Smith") or after a common title ("Dr.") does not end a sentence;
-# one glued to the next sentence ("in 2009.The card") does, as scraped text often looks like that.
-_SENTENCE_END = re.compile(
-    r"(?<!\b[A-Z])(?<!\bDr|\bMr|\bMs|\bSt|\bJr|\bSr|\bvs|\bNo)(?<!\bMrs|\betc)[.!?؟۔]+[\"')\]]*(?=\s|$)"
-    r"|(?<=[a-z0-9]{2})\.(?=[A-Z][a-z])|\n+")
+# Sentence ends: . ! ? and the Arabic question mark and full stop, or a line break; also a period
+# glued to the next sentence ("in 2009.The card"), as scraped text often looks like that. A period
+# after a single capital ("J. Smith") or a title ("Dr.") does not end a sentence (see _ends_here).
+_SENTENCE_END = re.compile(r"[.!?؟۔]+[\"')\]]*(?=\s|$)|(?<=[a-z0-9]{2})\.(?=[A-Z][a-z])|\n+")
+_NOT_AN_END = re.compile(r"(?:\b[A-Z]|\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|vs|No|etc))\.$")
 
 
 def sentences(text: str) -> List[str]:
@@ -172,6 +191,8 @@ def sentences(text: str) -> List[str]:
     parts, start = [], 0
     text = text or ""
     for m in _SENTENCE_END.finditer(text):
+        if text[m.start()] == "." and _NOT_AN_END.search(text, max(0, m.start() - 4), m.start() + 1):
+            continue
         parts.append(text[start:m.end()])
         start = m.end()
     parts.append(text[start:])
@@ -209,21 +230,46 @@ def entities(text: str) -> List[str]:
 class Analysis(NamedTuple):
     """What the heuristics need to know about one text (see `analyse`)."""
 
+    text: str
     words: Tuple[str, ...]  # content words, in order
     vocab: FrozenSet[str]  # the set of content words
     sentences: Tuple[FrozenSet[str], ...]  # content words of each sentence
     numbers: FrozenSet[str]
-    entities: Tuple[FrozenSet[str], ...]  # each name span as a set of content words
+    negated: Tuple[bool, ...]  # per sentence: does it contain a negation ("not", "never", "لا")?
+    asks: Tuple[bool, ...]  # per sentence: is it a question (ends with "?" or "؟")?
+    normalized: Tuple[str, ...]  # each sentence lower-cased and normalised (see `normalize`)
+
+    @property
+    def entities(self) -> Tuple[FrozenSet[str], ...]:
+        """Each name span as a set of content words (computed on first use, cached per text)."""
+        return entity_sets(self.text)
 
 
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> Analysis:
-    """Content words, per-sentence content words, numbers and entities of a text, cached per text.
+    """Content words, per-sentence content words and numbers of a text, cached per text.
 
     The five metrics of one sample read the same contexts several times; the cache makes that one
-    tokenisation.
+    tokenisation. Entities, which only answers, questions and references need, come on demand.
     """
-    words_ = tuple(content_words(text))
-    sents = tuple(frozenset(content_words(s)) for s in sentences(text))
-    ents = tuple(e for e in (frozenset(content_words(x)) for x in entities(text)) if e)
-    return Analysis(words_, frozenset(words_), sents, frozenset(numbers(text)), ents)
+    sents = sentences(text)
+    normal = [normalize(x) for x in sents]  # once per sentence: tokens, negation and numbers read it
+    per_sentence = [_content(_WORD.findall(x)) for x in normal]
+    words_ = tuple(w for sent in per_sentence for w in sent)
+    negated = tuple(bool(_NEGATION.search(x)) for x in normal)
+    asks = tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in sents)
+    nums = frozenset(n for x in normal for n in _NUMBER.findall(x))
+    return Analysis(text, words_, frozenset(words_), tuple(frozenset(x) for x in per_sentence),
+                    nums, negated, asks, tuple(normal))
+
+
+@lru_cache(maxsize=8192)
+def entity_sets(text: str) -> Tuple[FrozenSet[str], ...]:
+    """The text's name spans (see `entities`), each as a set of content words."""
+    return tuple(e for e in (frozenset(content_words(x)) for x in entities(text)) if e)
+
+
+def clear_caches() -> None:
+    """Forget cached analyses (benchmarks call this to time a cold start)."""
+    for cached in (analyse, entity_sets, stem):
+        cached.cache_clear()

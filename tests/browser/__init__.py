@@ -1,0 +1,1 @@
+"""Real-browser tests (Playwright + Debian Chromium); a package so their module names never clash with tests/."""

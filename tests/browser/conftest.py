@@ -1,0 +1,151 @@
+"""Fixtures for the real-browser tests: Debian's Chromium driven by Playwright, and the real
+dashboard started with `streamlit run` on 127.0.0.1.
+
+Nothing is downloaded: Chromium is /usr/bin/chromium (`.ci/run` installs it with apt). When
+Chromium or Playwright is missing the tests skip locally, but fail under CI=true, where they must run.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = os.environ.get("RAGMETER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+SERVER_START_TIMEOUT = 60.0
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def _missing(reason: str) -> None:
+    """Skip on a developer machine; fail in CI, where the browser tests must run."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: browser tests must run; `.ci/run` installs what they need)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def playwright_api():
+    """The started Playwright driver (sync API)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed: pip install -e '.[test]'")
+    if not os.access(CHROMIUM, os.X_OK):
+        _missing(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
+    with sync_playwright() as api:
+        yield api
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_api):
+    """One headless Chromium for the whole session."""
+    browser = playwright_api.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page (own context, so no cookies or storage leak between tests) that accepts downloads."""
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """Where test-time screenshots go (gitignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
+def shot(page, artifacts_dir, request):
+    """`shot("step")` saves a full-page screenshot to artifacts/<test name>-<step>.png."""
+    test_name = re.sub(r"[^\w.-]+", "_", request.node.name)
+
+    def take(step: str) -> Path:
+        path = artifacts_dir / f"{test_name}-{step}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+            return reply.status == 200 and reply.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+def _wait_healthy(proc: subprocess.Popen, url: str, log_path: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
+        if _healthy(url):
+            return
+        time.sleep(0.3)
+    raise RuntimeError(f"streamlit not healthy after {SERVER_START_TIMEOUT:.0f}s:\n{log_path.read_text()[-3000:]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the server's whole process group (streamlit may start helpers)."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def history_path(tmp_path_factory) -> Path:
+    """The dashboard's run-history database for this session (never the user's own)."""
+    return tmp_path_factory.mktemp("history") / "history.sqlite3"
+
+
+@pytest.fixture(scope="session")
+def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
+    """The real dashboard, `streamlit run app.py` on a free loopback port, for the whole session."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = {**os.environ, "RAGMETER_HISTORY": str(history_path)}
+    env.pop("OPENAI_API_KEY", None)  # the offline default must not depend on a key
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        _wait_healthy(proc, url, log_path)
+        yield url
+    finally:
+        _stop(proc)

@@ -1,0 +1,207 @@
+"""Evaluate page (AppTest): bundled sample run offline, uploads, inline dataset errors, limits, Stop."""
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluator import load_dataset
+from evaluator.history import RunStore
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data" / "sample.jsonl"
+TIMEOUT = 30  # CPU is shared with other jobs; AppTest's 3 s default is too tight
+
+GOOD_CSV = (b"question,answer,contexts,ground_truth\n"
+            b"What is the refund window?,Refunds are possible within 30 days.,"
+            b"\"[\"\"Refunds: within 30 days of purchase.\"\"]\",30 days\n"
+            b"Who signs the form?,The manager signs it.,The form is signed by the team manager.,\n"
+            b"Where is the office?,In Cairo.,The office is in Cairo.,Cairo\n")
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch):
+    path = tmp_path / "history.sqlite3"
+    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
+    return path
+
+
+@pytest.fixture
+def app(history):
+    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+
+
+def no_exception(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def upload(at, name, data, mime="text/csv"):
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value((name, data, mime))
+    return at.run()
+
+
+def progress_texts(at):
+    return [p.proto.text for p in at.get("progress")]
+
+
+def test_defaults_are_the_bundled_sample_and_the_offline_judge(app):
+    no_exception(app)
+    assert app.radio(key="eval_source").value == "Bundled sample"
+    assert app.selectbox(key="eval_sample_file").value == "sample.jsonl"
+    assert app.radio(key="eval_judge").value.startswith("Offline")
+    assert not app.button(key="btn_run").disabled
+    assert any("0 judge calls" in c.value for c in app.caption)
+
+
+def test_run_offline_scores_every_sample_and_saves_the_run(app, history):
+    expected = len(load_dataset(SAMPLE))
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    report = app.session_state["report"]
+    assert len(report.results) == expected
+    assert f"{expected}/{expected} samples scored" in progress_texts(app)
+    assert app.success and f"Done: {expected} samples" in app.success[0].value
+    assert app.button(key="btn_open_report").label == "Open report"
+    runs = RunStore(history).list_runs()
+    assert [(r.status, r.n_done, r.n_samples) for r in runs] == [("finished", expected, expected)]
+    assert runs[0].settings["judge"] == "offline"
+    assert app.session_state["run"].run_id == runs[0].run_id
+
+
+def test_open_report_switches_page_and_the_run_survives(app):
+    app.button(key="btn_run").click().run()
+    app.button(key="btn_open_report").click().run()
+    no_exception(app)
+    assert any(t.value.endswith("Report") for t in app.title)
+    app.switch_page("pages/evaluate.py").run()
+    app.switch_page("pages/report.py").run()
+    assert [m for m in app.metric if m.label == "overall"]
+    assert len(app.session_state["report"].results) == len(load_dataset(SAMPLE))
+
+
+def test_upload_through_the_uploader_then_run(app):
+    upload(app, "mine.csv", GOOD_CSV)
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert any("mine.csv" in c.value and "3 rows" in c.value for c in app.caption)
+    assert app.session_state["dataset"].name == "mine.csv"
+    app.button(key="btn_run").click().run()
+    report = app.session_state["report"]
+    assert [r.sample.question for r in report.results][0] == "What is the refund window?"
+    assert len(report.results) == 3
+
+
+def test_upload_survives_a_page_switch(app):
+    upload(app, "mine.csv", GOOD_CSV)
+    app.switch_page("pages/spot_check.py").run()
+    app.switch_page("pages/evaluate.py").run()
+    no_exception(app)
+    assert app.radio(key="eval_source").value == "Upload a file"
+    assert any("mine.csv" in c.value for c in app.caption)
+
+
+def test_malformed_csv_is_an_inline_error_naming_line_and_column(app):
+    bad = b'question,answer,contexts\nq1,a1,"[""ok""]"\nq2,a2,"[""unclosed"\n'
+    upload(app, "broken.csv", bad)
+    no_exception(app)
+    assert len(app.error) == 1
+    message = app.error[0].value
+    assert "broken.csv" in message and "line 3" in message and "column 'contexts'" in message
+    assert "Traceback" not in message
+    assert app.button(key="btn_run").disabled
+
+
+def test_missing_question_column_is_fixed_with_the_mapping(app):
+    data = b"prompt,reply,docs\nWhat is the capital?,Paris.,Paris is the capital of France.\n"
+    upload(app, "renamed.csv", data)
+    assert app.error and "no question column" in app.error[0].value
+    token_keys = {w.key.rsplit("_", 1)[0]: w.key for w in app.selectbox if w.key and w.key.startswith("map_")}
+    app.selectbox(key=token_keys["map_question"]).set_value("prompt")
+    app.selectbox(key=token_keys["map_answer"]).set_value("reply")
+    app.selectbox(key=token_keys["map_contexts"]).set_value("docs").run()
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    sample = app.session_state["dataset"].samples[0]
+    assert (sample.question, sample.answer, sample.contexts) == ("What is the capital?", "Paris.",
+                                                                 ["Paris is the capital of France."])
+
+
+def test_row_limit_gives_a_clear_message(app):
+    app.number_input(key="eval_max_rows").set_value(2).run()
+    upload(app, "mine.csv", GOOD_CSV)
+    no_exception(app)
+    assert app.error and "more than 2 rows" in app.error[0].value
+
+
+def test_size_limit_gives_a_clear_message(app):
+    app.number_input(key="eval_max_mb").set_value(1).run()
+    big = GOOD_CSV + b"q,a,c,g\n" * 140_000  # ~1.1 MB
+    upload(app, "big.csv", big)
+    no_exception(app)
+    assert app.error and "more than the limit of 1,000,000 bytes" in app.error[0].value
+
+
+def test_openai_judge_shows_a_pre_run_estimate(app):
+    app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
+    app.number_input(key="eval_price_in").set_value(2.5)
+    app.number_input(key="eval_price_out").set_value(10.0).run()
+    no_exception(app)
+    cards = {m.label: m.value for m in app.metric}
+    calls = int(cards["Judge calls (est.)"].replace(",", ""))
+    samples = load_dataset(SAMPLE)
+    assert len(samples) * 3 <= calls <= len(samples) * 5
+    assert float(cards["Cost (est.)"]) > 0
+    assert not [w for w in app.text_input if w.key == "eval_api_key" and w.value]  # never pre-filled
+
+
+STOP_APP = '''
+import threading, time
+import streamlit as st
+from evaluator import EvalSample
+from pages import _ui as ui
+
+class SlowJudge:
+    """A real judge that takes its time, so the run can be stopped half-way."""
+    def generate(self, prompt):
+        time.sleep(0.01)
+        return '{"score": 0.8, "reasoning": "slow but sure"}'
+
+if ui.LIVE not in st.session_state and ui.REPORT not in st.session_state:
+    samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
+               for i in range(40)]
+    live = ui.start_run(list(enumerate(samples)), ui.JudgeChoice(), dataset_name="slow.jsonl",
+                        judge=SlowJudge())
+    while live.done < 3:
+        time.sleep(0.01)
+    live.stop.set()
+    ui.watch(live)
+ui.run_outcome()
+'''
+
+
+def test_stop_keeps_every_finished_row_and_leaves_the_rest_pending(history):
+    at = AppTest.from_string(STOP_APP, default_timeout=TIMEOUT).run()
+    no_exception(at)
+    report = at.session_state["report"]
+    kept = len(report.results)
+    assert 3 <= kept < 40
+    assert at.warning and f"Stopped: {kept} of 40 samples scored, all kept." in at.warning[0].value
+    store = RunStore(history)
+    (info,) = store.list_runs()
+    assert (info.status, info.n_done) == ("stopped", kept)
+    assert len(store.pending_samples(info.run_id)) == 40 - kept
+
+
+def test_live_progress_reports_means_and_eta():
+    from evaluator import EvalSample, OfflineJudge, RAGEvaluator
+    from pages import _ui as ui
+
+    live = ui.LiveRun("d", {}, total=10)
+    live.started -= 2.0
+    result = RAGEvaluator(OfflineJudge()).evaluate(EvalSample("q?", "a.", ["a."], "a."))
+    for done in (1, 2):
+        live.tally(done, 10, result)
+    assert live.means()["faithfulness"] == pytest.approx(result.faithfulness.score)
+    assert 7.0 < live.eta() < 9.0  # 2 s for 2 samples, 8 left

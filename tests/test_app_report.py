@@ -1,0 +1,132 @@
+"""Report page (AppTest): empty state, values equal the library's, filters, drill-down, downloads."""
+import html
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluator import OfflineJudge, RAGEvaluator, load_dataset
+from evaluator.stats import summarize
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data" / "sample.jsonl"
+TIMEOUT = 30
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
+    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+
+
+@pytest.fixture
+def reported(app):
+    """The app on the Report page after an offline run of the bundled sample."""
+    app.button(key="btn_run").click().run()
+    app.switch_page("pages/report.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+@pytest.fixture(scope="module")
+def library_report():
+    return RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(SAMPLE))
+
+
+def markdown_text(at):
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_empty_state_points_to_evaluate_and_runs_the_sample_in_one_click(app, library_report):
+    app.switch_page("pages/report.py").run()
+    assert not app.exception
+    assert any("No report yet" in i.value for i in app.info)
+    assert app.button(key="btn_go_evaluate").label == "Go to Evaluate"
+    app.button(key="btn_quick_run").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    cards = {m.label: m.value for m in app.metric}
+    assert cards["overall"] == f"{library_report.overall_mean():.3f}"
+
+
+def test_metric_cards_equal_the_library_means(reported, library_report):
+    cards = {m.label: m.value for m in reported.metric}
+    means = library_report.mean_scores()
+    assert set(means) <= set(cards)
+    for name, mean in means.items():
+        assert cards[name] == f"{mean:.3f}", name
+    assert cards["overall"] == f"{library_report.overall_mean():.3f}"
+
+
+def test_summary_table_has_std_ci_and_counts(reported, library_report):
+    expected = {s.name: s for s in summarize(library_report)}
+    table = reported.dataframe[0].value
+    assert list(table["metric"]) == list(expected)
+    for _, row in table.iterrows():
+        s = expected[row["metric"]]
+        assert (row["mean"], row["std"], row["95% CI low"], row["95% CI high"]) == (s.mean, s.std, s.ci_low, s.ci_high)
+        assert (row["scored"], row["total"], row["fallback"]) == (s.n_scored, s.n_total, s.n_fallback)
+    captions = "\n".join(c.value for c in reported.caption)
+    recall = expected["context_recall"]
+    assert f"scored {recall.n_scored}/{recall.n_total}" in captions
+
+
+def test_advice_for_low_metrics_and_human_agreement(reported, library_report):
+    headers = [h.value for h in reported.subheader]
+    assert "What to improve" in headers
+    low = [m for m, v in library_report.mean_scores().items() if v is not None and v < 0.7]
+    text = markdown_text(reported)
+    for metric in low:
+        assert f"**{metric}**" in text
+    # The bundled sample carries human_faithfulness / human_answer_relevancy labels.
+    assert "Agreement with human labels" in headers
+    assert "Offline judge: 0 judge calls" in "\n".join(c.value for c in reported.caption)
+
+
+def samples_table(at):
+    (table,) = [d.value for d in at.dataframe if "#" in d.value.columns]
+    return table
+
+
+def test_sample_table_filters(reported, library_report):
+    n = len(library_report.results)
+    assert len(samples_table(reported)) == n
+    reported.selectbox(key="rep_metric").set_value("faithfulness").run()
+    reported.slider(key="rep_max").set_value(0.5).run()
+    low = [r for r in library_report.results if not r.faithfulness.skipped and r.faithfulness.score <= 0.5]
+    assert len(samples_table(reported)) == len(low)
+    reported.selectbox(key="rep_metric").set_value("(any)").run()
+    reported.text_input(key="rep_search").set_value("refund").run()
+    hits = [r for r in library_report.results if "refund" in (r.sample.question + " " + r.sample.answer).lower()]
+    assert 0 < len(samples_table(reported)) == len(hits) < n
+
+
+def test_drill_down_shows_text_and_reasoning(reported, library_report):
+    first = library_report.results[0]
+    text = markdown_text(reported)
+    assert html.escape(first.sample.question) in text
+    assert html.escape(first.faithfulness.reasoning) in text
+    assert "offline heuristic" in text
+    reported.selectbox(key="rep_sample").set_value(5).run()
+    other = library_report.results[5]
+    text = markdown_text(reported)
+    assert html.escape(other.sample.question) in text
+    assert html.escape(other.answer_relevancy.reasoning) in text
+    for ctx in other.sample.contexts:
+        assert html.escape(ctx).replace("\n", "<br>") in text
+
+
+def test_downloads_and_charts_are_offered(reported):
+    labels = [d.proto.label for d in reported.get("download_button")]
+    for label in ("Download CSV", "Download JSON", "Download HTML report",
+                  "Means ± 1 std chart (PNG)", "Means ± 1 std chart (SVG)", "Distributions chart (PNG)"):
+        assert label in labels
+    assert len(reported.get("arrow_vega_lite_chart")) >= 2
+    assert [t.label for t in reported.tabs][:2] == ["Means ± 1 std", "Distributions"]
+
+
+def test_report_survives_switching_pages(reported):
+    before = {m.label: m.value for m in reported.metric}
+    reported.switch_page("pages/spot_check.py").run()
+    reported.switch_page("pages/report.py").run()
+    assert {m.label: m.value for m in reported.metric} == before

@@ -1,0 +1,283 @@
+"""The offline heuristics on hand-written cases, one behaviour each, and the seed's Jaccard set."""
+import time
+
+import pytest
+
+from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator.heuristics import (
+    DEFAULT_HEURISTICS,
+    HEURISTIC_SETS,
+    HeuristicScore,
+    answer_type_match,
+    context_relevances,
+    heuristic_score,
+    is_evasive,
+    soft_average_precision,
+)
+from evaluator.model import METRICS, EvalSample
+from evaluator.parsing import average_precision
+
+FRANCE = "France is a country in Western Europe. Its capital and largest city is Paris, home to the Louvre."
+SKI = "A ski is a narrow strip of material worn underfoot to glide over snow."
+BAKERY = "The bakery on Mill Street sells sourdough bread every morning."
+
+
+def score(metric, question="", answer="", contexts=(), reference=None, lang="en", kind=DEFAULT_HEURISTICS):
+    return heuristic_score(metric, EvalSample(question, answer, list(contexts), reference), lang, kind)
+
+
+# --- contract -----------------------------------------------------------------------------
+
+def test_default_set_is_ragmeter_and_both_sets_cover_every_metric():
+    assert DEFAULT_HEURISTICS == "ragmeter"
+    for table in HEURISTIC_SETS.values():
+        assert set(table) == set(METRICS)
+
+
+def test_unknown_set_names_the_choices():
+    with pytest.raises(ValueError, match="jaccard"):
+        score("faithfulness", "q", "a", ["c"], kind="nope")
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_every_score_is_in_range_with_plain_reasoning(metric):
+    h = score(metric, "What is the capital of France?", "Paris is the capital.", [FRANCE, SKI], "Paris")
+    assert isinstance(h, HeuristicScore)
+    assert 0.0 <= h.score <= 1.0
+    assert h.reasoning and "{" not in h.reasoning
+
+
+# --- the seed's Jaccard set reproduces known values ---------------------------------------
+
+@pytest.mark.parametrize("metric, sample, value, reasoning", [
+    ("faithfulness", EvalSample("q", "the cat sat", ["the cat ran"]), 0.5,
+     "Jaccard token overlap of answer and contexts: 0.500."),
+    ("answer_relevancy", EvalSample("what is a cat", "a cat is an animal", []), 0.5,
+     "Jaccard token overlap of question and answer: 0.500."),
+    ("context_precision", EvalSample("red apple", "", ["red apple", "green pear"]), 0.5,
+     "Mean Jaccard overlap of question and each context: 0.500."),
+    ("context_recall", EvalSample("q", "", ["one two three"], "one two"), 0.6667,
+     "Jaccard token overlap of reference and contexts: 0.667."),
+    ("answer_correctness", EvalSample("q", "blue sky", [], "grey sky"), 0.3333,
+     "Jaccard token overlap of answer and reference: 0.333."),
+])
+def test_jaccard_set_reproduces_the_seed(metric, sample, value, reasoning):
+    h = heuristic_score(metric, sample, "en", "jaccard")
+    assert h == HeuristicScore(value, reasoning)
+
+
+# --- faithfulness -------------------------------------------------------------------------
+
+def test_bare_correct_span_is_supported():
+    h = score("faithfulness", "What is the capital of France?", "Paris", [FRANCE])
+    assert h.score >= 0.9
+    assert "1/1" in h.reasoning
+
+
+def test_bare_span_leans_on_question_words_but_a_sentence_does_not():
+    contexts = ["The Louvre opened in 1793."]
+    span = score("faithfulness", "When did the Louvre museum open?", "museum 1793", contexts)
+    sentence = score("faithfulness", "When did the Louvre museum open?", "The museum opened in 1793.", contexts)
+    assert span.score > sentence.score
+
+
+def test_invented_number_lowers_faithfulness():
+    honest = score("faithfulness", "When did it open?", "The Louvre opened in 1793.", ["The Louvre opened in 1793."])
+    invented = score("faithfulness", "When did it open?", "The Louvre opened in 1887.", ["The Louvre opened in 1793."])
+    assert honest.score > 0.9
+    assert invented.score < 0.6
+    assert "'1887'" in invented.reasoning
+
+
+def test_invented_name_lowers_faithfulness():
+    honest = score("faithfulness", "Who sells bread?", "The bakery on Mill Street sells bread.", [BAKERY])
+    invented = score("faithfulness", "Who sells bread?", "Tom Hardwick sells bread on Mill Street.", [BAKERY])
+    assert honest.score > invented.score + 0.3
+    assert "hardwick" in invented.reasoning
+
+
+def test_negating_the_context_lowers_faithfulness():
+    kept = score("faithfulness", "q", "The bakery sells sourdough bread every morning.", [BAKERY])
+    flipped = score("faithfulness", "q", "The bakery does not sell sourdough bread every morning.", [BAKERY])
+    assert kept.score > flipped.score
+    assert "negate" in flipped.reasoning
+
+
+def test_hallucinated_sentence_scores_below_the_correct_span():
+    right = score("faithfulness", "Which city is the capital of France?", "Paris", [FRANCE])
+    wrong = score("faithfulness", "Which city is the capital of France?",
+                  "Lyon became the capital of France in 1950.", [FRANCE])
+    assert right.score > wrong.score
+
+
+# --- answer relevancy ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer", ["I have no comment.", "I don't know", "no comment", "لا تعليق", "لا أعرف"])
+def test_evasive_answers_score_low(answer):
+    assert is_evasive(answer)
+    h = score("answer_relevancy", "What is the capital of France?", answer)
+    assert h.score <= 0.1
+    assert "evasive" in h.reasoning
+
+
+def test_long_answer_mentioning_not_knowing_is_not_evasive():
+    assert not is_evasive("I don't know the exact year, but the bridge was built in the early 1900s by the city "
+                          "council after a long public debate about its cost.")
+
+
+def test_empty_answer_scores_zero_relevancy():
+    assert score("answer_relevancy", "What is the capital of France?", "   ").score == 0.0
+
+
+def test_off_topic_answer_scores_below_on_topic():
+    question = "What is the capital of France?"
+    on = score("answer_relevancy", question, "The capital of France is Paris.")
+    off = score("answer_relevancy", question, "Sourdough bread needs a long fermentation.")
+    assert on.score > off.score + 0.3
+
+
+def test_echo_of_the_question_scores_below_an_answer():
+    question = "What do bakers add to sourdough?"
+    echo = score("answer_relevancy", question, "bakers add to sourdough")
+    answer = score("answer_relevancy", question, "Bakers add a starter culture to sourdough.")
+    assert answer.score > echo.score
+
+
+def test_hedging_long_answer_scores_below_a_direct_one():
+    question = "How many bridges cross the river in the old town?"
+    direct = score("answer_relevancy", question, "Seven bridges cross the river in the old town. "
+                                                 "The oldest is the stone bridge near the market.")
+    hedged = score("answer_relevancy", question, "The provided documents do not mention how many bridges cross "
+                                                 "the river. No information about the old town is given.")
+    assert direct.score > hedged.score
+
+
+@pytest.mark.parametrize("question, answer, expected", [
+    ("Is Paris in France?", "Yes.", 1),
+    ("Where is the Louvre?", "No.", -1),
+    ("How many bridges are there?", "Seven", 1),
+    ("Why does bread rise?", "Because yeast makes gas.", 1),
+    ("Which city is the capital?", "Paris", 1),
+    ("What does yeast do?", "It eats sugar and makes gas.", 0),
+])
+def test_answer_type_match(question, answer, expected):
+    assert answer_type_match(question, answer) == expected
+
+
+# --- context precision --------------------------------------------------------------------
+
+def test_relevant_first_ranks_above_relevant_last():
+    question = "What is the capital of France?"
+    first = score("context_precision", question, "", [FRANCE, SKI, BAKERY])
+    last = score("context_precision", question, "", [SKI, BAKERY, FRANCE])
+    assert first.score > last.score
+    assert "rank" in first.reasoning
+
+
+def test_no_relevant_context_scores_low():
+    assert score("context_precision", "What is the capital of France?", "", [SKI, BAKERY]).score < 0.2
+
+
+def test_reference_raises_the_relevance_of_the_context_holding_it():
+    sample = EvalSample("Where is the famous museum?", "", [FRANCE, SKI], "Louvre in Paris")
+    with_ref = context_relevances(sample)
+    without = context_relevances(EvalSample(sample.question, "", sample.contexts))
+    assert with_ref[0] > without[0]
+    assert with_ref[0] > with_ref[1]
+
+
+def test_soft_average_precision_equals_ap_on_binary_verdicts():
+    for verdicts in ([1, 0, 1], [0, 0, 1], [1, 1, 0, 0], [0, 0, 0]):
+        assert soft_average_precision(verdicts) == pytest.approx(average_precision([bool(v) for v in verdicts]))
+
+
+# --- context recall -----------------------------------------------------------------------
+
+def test_recall_with_half_the_reference_retrieved_is_about_half():
+    reference = "The Louvre is in Paris. The bakery bakes sourdough bread."
+    contexts = ["The Louvre museum is in Paris.", SKI]
+    h = score("context_recall", "Tell me about the town", "", contexts, reference)
+    assert 0.35 <= h.score <= 0.65
+    assert "1/2 reference sentences" in h.reasoning
+
+
+def test_recall_with_everything_retrieved_is_high_and_nothing_is_low():
+    reference = "The Louvre is in Paris. The bakery bakes sourdough bread."
+    full = score("context_recall", "q", "", ["The Louvre is in Paris.", "A bakery bakes sourdough bread."], reference)
+    none = score("context_recall", "q", "", [SKI], reference)
+    assert full.score >= 0.9
+    assert none.score <= 0.1
+
+
+def test_bare_span_reference_is_looked_for_with_the_question():
+    question = "Which museum in Paris holds the Mona Lisa?"
+    found = score("context_recall", question, "", ["The Louvre in Paris holds the Mona Lisa."], "the Louvre")
+    missing = score("context_recall", question, "", [SKI], "the Louvre")
+    assert found.score > 0.8 > missing.score
+
+
+# --- answer correctness -------------------------------------------------------------------
+
+def test_correctness_matching_answer_beats_a_different_one():
+    question = "What happens if you cut a sourdough starter in half?"
+    reference = "Both halves keep fermenting if you feed them."
+    right = score("answer_correctness", question, "Each half keeps fermenting as long as it is fed.", reference=reference)
+    wrong = score("answer_correctness", question, "The starter dies immediately.", reference=reference)
+    assert right.score > wrong.score
+
+
+def test_correctness_polarity_flip_is_penalised():
+    question = "Do skis need wax?"
+    reference = "Skis do not need wax to glide."
+    agree = score("answer_correctness", question, "No, skis glide without wax.", reference=reference)
+    flip = score("answer_correctness", question, "Skis need wax to glide.", reference=reference)
+    assert agree.score > flip.score
+    assert "negates" in flip.reasoning
+
+
+def test_correctness_exact_answer_is_high():
+    assert score("answer_correctness", "Which city?", "Paris", reference="Paris").score >= 0.9
+
+
+# --- Arabic -------------------------------------------------------------------------------
+
+AR_CONTEXT = "القاهرة هي عاصمة مصر وأكبر مدنها، ويعبرها نهر النيل."
+
+
+def test_arabic_bare_span_is_supported_despite_article_and_taa_marbuta():
+    h = score("faithfulness", "ما هي عاصمة مصر؟", "القاهره", [AR_CONTEXT], lang="ar")
+    assert h.score >= 0.9
+
+
+def test_arabic_invented_number_lowers_faithfulness():
+    honest = score("faithfulness", "ما هي عاصمة مصر؟", "عاصمة مصر هي القاهرة.", [AR_CONTEXT], lang="ar")
+    invented = score("faithfulness", "ما هي عاصمة مصر؟", "أصبحت القاهرة عاصمة مصر عام ١٩٥٢.", [AR_CONTEXT], lang="ar")
+    assert honest.score > invented.score
+    assert "1952" in invented.reasoning
+
+
+def test_arabic_relevancy_on_topic_beats_off_topic_and_evasive():
+    question = "ما هي عاصمة مصر؟"
+    on = score("answer_relevancy", question, "عاصمة مصر هي القاهرة.", lang="ar")
+    off = score("answer_relevancy", question, "الخبز الطازج لذيذ في الصباح.", lang="ar")
+    evasive = score("answer_relevancy", question, "لا أعرف", lang="ar")
+    assert on.score > off.score > evasive.score
+
+
+def test_arabic_context_precision_ranks_relevant_first_higher():
+    question = "ما هي عاصمة مصر؟"
+    other = "التزلج رياضة شتوية تمارس على الثلج."
+    first = score("context_precision", question, "", [AR_CONTEXT, other], lang="ar")
+    last = score("context_precision", question, "", [other, AR_CONTEXT], lang="ar")
+    assert first.score > last.score
+
+
+# --- speed --------------------------------------------------------------------------------
+
+def test_offline_judge_is_fast():
+    samples = [EvalSample(f"What is the capital of country {i}?", f"The capital is city {i}.",
+                          [FRANCE + f" Sample {i}.", SKI, BAKERY], f"City {i}") for i in range(400)]
+    start = time.perf_counter()
+    RAGEvaluator(OfflineJudge()).evaluate_dataset(samples)
+    rate = len(samples) / (time.perf_counter() - start)
+    assert rate > 500, f"{rate:.0f} samples/s"  # ~10x headroom for slow, shared CI machines

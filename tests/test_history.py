@@ -1,0 +1,202 @@
+"""history: the SQLite run store, on real database files."""
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from evaluator.errors import HistoryError
+from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator.history import MIGRATIONS, RunStore, default_history_path, sanitize_settings
+from evaluator.model import METHOD_BLEND, METRICS, EvalResult, EvalSample, MetricScore
+
+CANARY = "sk-canary-5f0e1d2c3b4a"
+
+
+def samples(n=5, prefix="s"):
+    return [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}", sample_id=f"{prefix}{i}",
+                       category="a" if i % 2 else "b") for i in range(n)]
+
+
+def scored(sample: EvalSample, score: float, **per_metric) -> EvalResult:
+    scores = {m: MetricScore(m, per_metric.get(m, score), "why", method=METHOD_BLEND) for m in METRICS}
+    return EvalResult(sample.sample_id, **scores, elapsed_sec=0.5, sample=sample)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore(tmp_path / "history.sqlite3")
+
+
+def test_create_record_finish_list_and_load(store):
+    data = samples(3)
+    run_id = store.create_run(dataset_name="faq.csv", samples=data, settings={"model": "m"}, name="first")
+    assert store.get_run(run_id).status == "running"
+    results = RAGEvaluator(OfflineJudge()).evaluate_dataset(data).results
+    for i, r in enumerate(results):
+        store.record_result(run_id, i, r)
+    store.finish_run(run_id, total_time=4.5, usage={"calls": 12, "prompt_tokens": 300})
+    [info] = store.list_runs()
+    assert (info.run_id, info.name, info.dataset_name, info.status) == (run_id, "first", "faq.csv", "finished")
+    assert (info.n_samples, info.n_done, info.total_time, info.settings) == (3, 3, 4.5, {"model": "m"})
+    assert info.overall_mean == pytest.approx(sum(r.overall() for r in results) / 3, abs=1e-4)
+    report = store.load_report(run_id)
+    assert report.results == results
+    assert (report.total_time, report.usage) == (4.5, {"calls": 12, "prompt_tokens": 300})
+
+
+def test_list_runs_newest_first_and_rename_delete(store):
+    first = store.create_run(dataset_name="a", samples=samples(1), settings={})
+    second = store.create_run(dataset_name="b", samples=samples(2), settings={})
+    assert [r.run_id for r in store.list_runs()] == [second, first]
+    store.rename_run(first, "  baseline ")
+    assert store.get_run(first).name == "baseline" and store.get_run(first).label == "baseline"
+    store.record_result(second, 0, scored(samples(1)[0], 0.5))
+    store.delete_run(second)
+    assert [r.run_id for r in store.list_runs()] == [first]
+    with sqlite3.connect(store.path) as db:  # the run's samples and results went with it
+        assert db.execute("SELECT COUNT(*) FROM results WHERE run_id = ?", (second,)).fetchone() == (0,)
+        assert db.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?", (second,)).fetchone() == (0,)
+
+
+def test_record_result_is_idempotent_and_resume_sees_pending(store):
+    data = samples(5)
+    run_id = store.create_run(dataset_name="d", samples=data, settings={})
+    for i in (0, 1, 3):
+        store.record_result(run_id, i, scored(data[i], 0.5))
+    store.record_result(run_id, 1, scored(data[1], 0.9))  # a resumed run redoing an in-flight sample
+    assert store.completed_indices(run_id) == {0, 1, 3}
+    assert store.pending_samples(run_id) == [(2, data[2]), (4, data[4])]
+    report = store.load_report(run_id)
+    assert [r.sample_id for r in report.results] == ["s0", "s1", "s3"]
+    assert report.results[1].faithfulness.score == 0.9
+    assert store.get_run(run_id).n_done == 3
+    assert store.samples(run_id) == data
+
+
+def test_finish_run_status_values(store):
+    run_id = store.create_run(dataset_name="d", samples=samples(1), settings={})
+    store.finish_run(run_id, status="stopped")
+    assert store.get_run(run_id).status == "stopped"
+    with pytest.raises(ValueError, match="status must be one of"):
+        store.finish_run(run_id, status="done")
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: s.get_run("nope"), lambda s: s.load_report("nope"), lambda s: s.rename_run("nope", "x"),
+    lambda s: s.delete_run("nope"), lambda s: s.finish_run("nope"), lambda s: s.pending_samples("nope"),
+    lambda s: s.record_result("nope", 0, scored(samples(1)[0], 0.5)),
+])
+def test_unknown_run_id_is_an_actionable_error(store, call):
+    with pytest.raises(HistoryError, match="No run with id 'nope'.*History page"):
+        call(store)
+
+
+def test_unwritable_path_names_the_path_and_the_env_var(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    with pytest.raises(HistoryError, match="not-a-dir.*RAGMETER_HISTORY"):
+        RunStore(blocker / "history.sqlite3")
+
+
+def test_env_var_chooses_the_default_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "custom.sqlite3"))
+    assert default_history_path() == tmp_path / "custom.sqlite3"
+    assert RunStore().path == tmp_path / "custom.sqlite3" and (tmp_path / "custom.sqlite3").exists()
+
+
+def test_wal_mode_and_migrations_recorded_once(store):
+    RunStore(store.path)  # reopening applies nothing twice
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        names = [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY name")]
+    assert names == sorted(step.__name__ for step in MIGRATIONS)
+
+
+def test_old_database_is_migrated(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:  # a database made before the second migration existed
+        db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        MIGRATIONS[0](db)
+        db.execute("INSERT INTO _migrations VALUES (?, 'then')", (MIGRATIONS[0].__name__,))
+    store = RunStore(path)
+    run_id = store.create_run(dataset_name="d", samples=[], settings={})
+    store.finish_run(run_id)
+    assert store.get_run(run_id).finished_at is not None
+
+
+def test_sanitize_settings_drops_secrets_at_any_depth():
+    settings = {
+        "model": "gpt", "api_key": CANARY, "OPENAI_API_KEY": CANARY, "max_tokens": 256,
+        "judge": {"Authorization": f"Bearer {CANARY}", "client_secret": CANARY, "temperature": 0.0},
+        "headers": [{"X-Api-Key": CANARY, "Accept": "json"}], "token": CANARY, "db_password": CANARY,
+        "base_url": f"https://user:{CANARY}@example.invalid/v1",
+    }
+    clean = sanitize_settings(settings)
+    assert CANARY not in repr(clean)
+    assert clean == {"model": "gpt", "max_tokens": 256, "judge": {"temperature": 0.0},
+                     "headers": [{"Accept": "json"}], "base_url": "https://example.invalid/v1"}
+
+
+def test_canary_key_never_reaches_the_database_files(tmp_path):
+    path = tmp_path / "history.sqlite3"
+    store = RunStore(path)
+    reader = sqlite3.connect(path)  # an open reader keeps the -wal file on disk
+    reader.execute("SELECT COUNT(*) FROM runs").fetchone()
+    data = samples(3)
+    settings = {"api_key": CANARY, "nested": {"authorization": CANARY}, "base_url": f"http://k:{CANARY}@h/v1"}
+    run_id = store.create_run(dataset_name="d", samples=data, settings=settings)
+    for i, s in enumerate(data):
+        store.record_result(run_id, i, scored(s, 0.5))
+    store.finish_run(run_id, usage={"calls": 3, "api_key": CANARY})
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert "history.sqlite3-wal" in files
+    for p in tmp_path.iterdir():
+        assert CANARY.encode() not in p.read_bytes(), p.name
+    reader.close()
+    assert store.get_run(run_id).settings == {"nested": {}, "base_url": "http://h/v1"}
+
+
+def test_concurrent_writers_lose_nothing(store):
+    data = samples(200)
+    run_id = store.create_run(dataset_name="d", samples=data, settings={})
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: store.record_result(run_id, i, scored(data[i], 0.5)), range(200)))
+    assert store.completed_indices(run_id) == set(range(200)) and store.pending_samples(run_id) == []
+
+
+def test_compare_runs_deltas_ci_and_movers(store):
+    data = samples(40)
+    run_a = store.create_run(dataset_name="d", samples=data, settings={})
+    run_b = store.create_run(dataset_name="d", samples=list(reversed(data)), settings={})
+    for i, s in enumerate(data):
+        store.record_result(run_a, i, scored(s, 0.5 + (i % 5) * 0.05))
+    for j, s in enumerate(reversed(data)):  # B stored in the opposite order: pairing is by sample_id
+        i = 39 - j
+        base = 0.5 + (i % 5) * 0.05
+        big = {"answer_relevancy": 0.0} if s.sample_id == "s7" else {}
+        store.record_result(run_b, j, scored(s, base + 0.1, **big))
+    comparison = store.compare_runs(run_a, run_b)
+    assert (comparison.n_paired, comparison.only_a, comparison.only_b) == (40, 0, 0)
+    faith = next(m for m in comparison.metrics if m.metric == "faithfulness")
+    assert faith.delta == pytest.approx(0.1) and faith.n_pairs == 40
+    assert 0 < faith.ci_low <= 0.1 <= faith.ci_high and faith.significant
+    assert faith.mean_b - faith.mean_a == pytest.approx(faith.delta)
+    top = comparison.movers[0]
+    assert (top.sample_id, top.metric, top.a, top.b) == ("s7", "answer_relevancy", 0.6, 0.0)
+    assert top.delta == pytest.approx(-0.6) and top.question == "Question 7?"
+    assert len(comparison.movers) == 10
+    assert all(abs(m.delta) <= abs(top.delta) for m in comparison.movers)
+
+
+def test_compare_runs_pairs_by_index_without_ids_and_counts_unpaired(store):
+    plain = [EvalSample(f"q{i}", "a", ["c"], "a") for i in range(3)]
+    run_a = store.create_run(dataset_name="d", samples=plain, settings={})
+    run_b = store.create_run(dataset_name="d", samples=plain[:2], settings={})
+    for i, s in enumerate(plain):
+        store.record_result(run_a, i, scored(s, 0.4))
+    for i, s in enumerate(plain[:2]):
+        store.record_result(run_b, i, scored(s, 0.4))
+    comparison = store.compare_runs(run_a, run_b)
+    assert (comparison.n_paired, comparison.only_a, comparison.only_b) == (2, 1, 0)
+    assert all(m.delta == 0 and not m.significant for m in comparison.metrics)
+    assert comparison.movers == []

@@ -1,0 +1,126 @@
+"""Tokenisation, normalisation, stop words, sentences, numbers and names for English and Arabic."""
+import pytest
+
+from evaluator.text import (
+    analyse,
+    content_words,
+    detect_language,
+    entities,
+    is_negated,
+    is_stop_word,
+    normalize_arabic,
+    numbers,
+    sentences,
+    stem,
+    strip_arabic_clitics,
+    tokens,
+    words,
+)
+
+
+def test_words_keeps_the_seed_tokeniser():
+    assert words("Hello, World! مرحبا بالعالم") == ["hello", "world", "مرحبا", "بالعالم"]
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("أحمد", "احمد"),  # hamza-on-alef
+    ("إسلام", "اسلام"),  # hamza-under-alef
+    ("آمن", "امن"),  # madda
+    ("مدرسة", "مدرسه"),  # taa marbuta
+    ("مستشفى", "مستشفي"),  # alef maqsura
+    ("كَتَبَ", "كتب"),  # diacritics
+    ("جـــميل", "جميل"),  # tatweel
+    ("٢٠٢٤", "2024"),  # Arabic-Indic digits
+])
+def test_normalize_arabic(raw, expected):
+    assert normalize_arabic(raw) == expected
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("الكتاب", "كتاب"),
+    ("والكتاب", "كتاب"),
+    ("بالقلم", "قلم"),
+    ("للطالب", "طالب"),
+    ("وسيارة", "سيارة"),  # lone proclitic on a long word
+    ("بين", "بين"),  # a short word that merely starts with a clitic letter is left alone
+])
+def test_strip_arabic_clitics(word, expected):
+    assert strip_arabic_clitics(word) == expected
+
+
+def test_arabic_forms_of_one_word_share_a_stem():
+    forms = ["المدرسة", "والمدرسه", "بالمدرسة", "مدرسة"]
+    assert len({stem(normalize_arabic(f)) for f in forms}) == 1
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("cities", "city"), ("played", "play"), ("boxes", "box"), ("running", "run"),
+    ("class", "class"), ("bus", "bus"), ("1987", "1987"),
+])
+def test_light_english_stemming(word, expected):
+    assert stem(word) == expected
+
+
+def test_inflections_of_one_word_share_a_stem():
+    assert stem("names") == stem("named") == stem("name")
+    assert stem("runs") == stem("running") == stem("run")
+
+
+@pytest.mark.parametrize("word", ["the", "and", "was", "في", "من", "هذا", "إلى", "الذي"])
+def test_stop_words_in_both_languages(word):
+    assert is_stop_word(normalize_arabic(word))
+
+
+def test_content_words_drop_stop_words_and_stem():
+    assert content_words("The cities were named after the kings") == ["city", stem("name"), "king"]
+    assert content_words("ذهب الطالب إلى المدرسة في الصباح") == ["ذهب", "طالب", "مدرس", "صباح"]
+
+
+def test_tokens_remove_thousands_separators():
+    assert tokens("It cost 1,200 dollars") == ["it", "cost", "1200", "dollars"]
+
+
+def test_sentences_english_keeps_abbreviations_and_decimals_together():
+    text = "Dr. J. Smith paid 3.5 million. Then he left! Did he? Yes"
+    assert sentences(text) == ["Dr. J. Smith paid 3.5 million.", "Then he left!", "Did he?", "Yes"]
+
+
+def test_sentences_split_glued_scraped_text():
+    assert sentences("It opened in August 2009.The second card came later.") == [
+        "It opened in August 2009.", "The second card came later."]
+
+
+def test_sentences_arabic():
+    assert sentences("هل زرت القاهرة؟ نعم زرتها العام الماضي. كانت رائعة!") == [
+        "هل زرت القاهرة؟", "نعم زرتها العام الماضي.", "كانت رائعة!"]
+
+
+def test_numbers_western_and_arabic_indic():
+    assert numbers("Founded in 1,694 and rebuilt in ١٩٤٥ at 3.5 km") == ["1694", "1945", "3.5"]
+
+
+def test_entities_skip_sentence_initial_stop_words():
+    assert entities("The Bank of England opened in London. Paris is far, said Marie Curie.") == [
+        "Bank of England", "London", "Paris", "Marie Curie"]
+
+
+@pytest.mark.parametrize("text, negated", [
+    ("They do not sing", True), ("They don't sing", True), ("Nothing happens", True),
+    ("They sing", False), ("لا يغني", True), ("ليس صحيحا", True), ("يغني كثيرا", False),
+])
+def test_negation(text, negated):
+    assert is_negated(text) is negated
+
+
+def test_analyse_collects_sentences_numbers_questions_and_negation():
+    a = analyse("Paris has 2 million people. Is it not big?")
+    assert a.sentences == (frozenset({"paris", "2", "million", stem("people")}), frozenset({"big"}))
+    assert a.numbers == frozenset({"2"})
+    assert a.asks == (False, True)
+    assert a.negated == (False, True)
+    assert a.entities == (frozenset({"paris"}),)
+
+
+def test_detect_language():
+    assert detect_language("What is this?") == "en"
+    assert detect_language("What is", "ما هذا؟") == "ar"
