@@ -51,7 +51,8 @@ from evaluator.costs import estimate_run  # noqa: E402
 
 RAGAS_VERSION = "0.4.3"
 RAGAS_VENV = Path(tempfile.gettempdir()) / "ragmeter-bench-ragas-venv"
-RAGAS_PACKAGES = (f"ragas=={RAGAS_VERSION}", "langchain-openai")
+# langchain-community 0.4 dropped chat_models.vertexai, which ragas 0.4.3 imports at start-up.
+RAGAS_PACKAGES = (f"ragas=={RAGAS_VERSION}", "langchain-openai", "langchain-community<0.4")
 MODEL = "gpt-4o-mini"
 OFFLINE_N = 10_000
 RSS_N = 100_000

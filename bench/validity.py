@@ -321,6 +321,9 @@ def make_judge(args: argparse.Namespace) -> Any:
     from evaluator.openai_judge import OpenAIJudge  # only when asked: needs the openai package
 
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    if not key and not args.base_url:
+        raise SystemExit(f"No API key: set {args.api_key_env}, or pass --base-url for a local server that needs none.")
+    # Local servers (llama.cpp, Ollama) accept any key; the openai client insists on one.
     return OpenAIJudge(args.model, base_url=args.base_url, api_key=key or "not-needed")
 
 

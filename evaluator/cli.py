@@ -62,12 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_pairs(items: Sequence[str], what: str) -> Dict[str, str]:
+def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
     pairs = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise UsageError(f"{what} expects NAME=VALUE, got {item!r}")
+            raise UsageError(f"{what} expects {form}, got {item!r}")
         pairs[key.strip()] = value.strip()
     return pairs
 
@@ -75,7 +75,7 @@ def parse_pairs(items: Sequence[str], what: str) -> Dict[str, str]:
 def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
     known = set(METRICS) | set(RULE_METRICS) | {"overall"}
     thresholds = {}
-    for name, value in parse_pairs(items, "--fail-under").items():
+    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
         if name not in known:
             raise UsageError(f"--fail-under: unknown metric {name!r}; choose from {', '.join(sorted(known))}")
         try:
@@ -156,10 +156,10 @@ def print_fallbacks(report: EvalReport) -> None:
 
 
 def print_labels(report: EvalReport) -> None:
-    from .agreement import agreement_table, format_agreement
+    from .agreement import agreement_table, format_agreement_table
 
     table = agreement_table(report)
-    print(format_agreement(table) if table else "No human_<metric> label columns in this dataset.")
+    print(format_agreement_table(table) if table else "No human_<metric> label columns in this dataset.")
 
 
 def open_store(path: Optional[str]) -> Any:
@@ -178,7 +178,7 @@ def load_samples(args: argparse.Namespace, store: Any) -> tuple:
         return info.dataset_name, None, args.resume, pending
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
-    mapping = parse_pairs(args.mapping, "--mapping") or None
+    mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
     samples = load_dataset(args.data, mapping)
     return Path(args.data).name, samples, None, list(enumerate(samples))
 

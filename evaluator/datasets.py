@@ -338,8 +338,12 @@ def _jsonl_records(text: IO[str], src: _Source) -> Records:
 
 def _json_records(text: IO[str], src: _Source) -> Records:
     where = _Where(src.name)
-    data = _parse_json(text.read(), where, "fix the syntax (a JSON validator shows the spot); if the "
-                                           "file holds one object per line, rename it to .jsonl")
+    raw = text.read()
+    if not raw.strip():
+        return  # an empty file has no rows, which the caller reports
+    data = _parse_json(raw, where, "fix the syntax (a JSON validator shows the spot); if the "
+                                   "file holds one object per line, rename it to .jsonl")
+    del raw  # the text is not needed once parsed: 100,000 rows should not be held twice
     items = data
     if isinstance(data, dict):
         items = data.get("samples", data.get("data"))
@@ -467,7 +471,7 @@ class _Planner:
         self.mapping = mapping
         self._fixed: Optional[_Plan] = None
         self._cache: Dict[Tuple[str, ...], _Plan] = {}
-        self._first = True
+        self._columns: Dict[str, str] = {}  # every key seen in JSON objects, by _norm
 
     def fix(self, columns: List[str], where: _Where) -> None:
         """Use one plan for every row (a CSV header), checked now, before any row is read."""
@@ -481,11 +485,20 @@ class _Planner:
         if plan is None:
             if len(self._cache) > 64:  # rows with ever-different keys must not grow memory
                 self._cache.clear()
-            # The first object checks the mapping strictly; later ones may omit optional keys.
-            plan = _make_plan([str(k) for k in keys], self.mapping, where, strict=self._first)
-            self._first = False
+            # Objects may omit optional keys, so a mapped column is only checked at the end (finish).
+            plan = _make_plan([str(k) for k in keys], self.mapping, where, strict=False)
+            self._columns.update((_norm(str(k)), str(k)) for k in keys)
             self._cache[keys] = plan
         return plan
+
+    def finish(self, name: str) -> None:
+        """Every mapped column must have appeared in at least one JSON object."""
+        if self._fixed is not None:
+            return
+        for field_name, wanted in self.mapping.items():
+            if wanted and _norm(str(wanted)) not in self._columns:
+                raise DatasetError(f"the mapping reads {field_name} from column '{wanted}', which no row has; "
+                                   f"columns found: {', '.join(self._columns.values()) or '(none)'}", file=name)
 
 
 # --- values -> sample fields --------------------------------------------------------------------
@@ -703,6 +716,7 @@ def _load(text: IO[str], src: _Source, planner: _Planner, max_rows: Optional[int
         samples.append(sample)
     if not samples:
         raise _no_rows(src.name)
+    planner.finish(src.name)
     return samples
 
 

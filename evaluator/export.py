@@ -67,7 +67,7 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
     if "usage" in data:
         data["usage"] = sanitize_settings(data["usage"])
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
-    return json.dumps(data, ensure_ascii=False, indent=1, default=str)
+    return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def report_from_json(text: str) -> EvalReport:
@@ -93,10 +93,11 @@ def _num(value: Optional[float], digits: int = 3) -> str:
 BAND_CLASSES = {name: f"b{i}" for i, name in enumerate(BAND_COLORS)}
 
 
-def _badge(score: Optional[float], text: Optional[str] = None) -> str:
+def _badge(score: Optional[float], text: Optional[str] = None, hint: str = "") -> str:
+    tip = f' title="{_e(hint)}"' if hint else ""
     if score is None:
-        return '<span class="badge na">n/a</span>'
-    return f'<span class="badge {BAND_CLASSES[band(score)]}">{_e(text or f"{score:.3f}")}</span>'
+        return f'<span class="badge na"{tip}>n/a</span>'
+    return f'<span class="badge {BAND_CLASSES[band(score)]}"{tip}>{_e(text or f"{score:.3f}")}</span>'
 
 
 STYLE = """
@@ -325,7 +326,7 @@ def _metric_detail(ms: MetricScore) -> str:
 
 def _sample_detail(index: int, result: EvalResult) -> str:
     sample = result.sample
-    scores = " ".join(_badge(None if ms.skipped else ms.score) for ms in result.metric_scores().values())
+    scores = " ".join(_badge(None if ms.skipped else ms.score, hint=name) for name, ms in result.metric_scores().items())
     label = result.sample_id if result.sample_id not in (None, "") else f"#{index + 1}"
     category = f' <span class="muted">[{_e(sample.category)}]</span>' if sample is not None and sample.category else ""
     body = []

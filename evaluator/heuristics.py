@@ -8,7 +8,9 @@ The "ragmeter" set compares *content words* (stop words dropped, lightly stemmed
 normalised; see evaluator.text) rather than raw tokens, and asks each metric's own question:
 - faithfulness: how much of what the answer says can be found in the contexts, sentence by
   sentence, with numbers and names that appear nowhere in them penalised;
-- answer relevancy: does the answer take up the question's terms, add content, and not evade;
+- answer relevancy: does the answer take up the question's terms and add content of its own,
+  without evading ("I have no comment") or hedging ("the documents do not say"); the answer's
+  shape (yes/no, a number, a name, a reason) breaks ties when it shares no words with the question;
 - context precision: rank-aware average precision over per-context relevance to the question
   (and the reference, when there is one);
 - context recall: how much of each reference sentence the contexts contain;

@@ -1,8 +1,8 @@
 """Run history in SQLite: every run's settings, samples and results, saved as they finish.
 
 One short transaction per write, in WAL mode, so a killed process loses at most the samples that
-were in flight; `pending_samples` tells a resumed run what is left. Each call opens its own
-connection, so one RunStore can serve the dashboard's threads and a CLI process at the same time.
+were in flight; `pending_samples` tells a resumed run what is left. Each thread gets its own
+connection, so one RunStore can serve the dashboard's threads while a CLI process writes too.
 
 The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table.
 Settings are sanitised before they are stored: no key, secret, token, password or authorization
@@ -14,8 +14,9 @@ import json
 import os
 import re
 import sqlite3
+import threading
 import uuid
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -203,6 +204,7 @@ class RunStore:
 
     def __init__(self, path: Optional[os.PathLike | str] = None) -> None:
         self.path = Path(path).expanduser() if path is not None else default_history_path()
+        self._local = threading.local()  # one connection per thread: sqlite3 connections are not shared
         self._open_or_explain()
 
     # -- connection and schema ------------------------------------------------------------
@@ -219,15 +221,30 @@ class RunStore:
                 f"the {ENV_VAR} environment variable, e.g. {ENV_VAR}=/tmp/ragmeter-history.sqlite3"
             ) from exc
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection whose block is one transaction: committed on success, rolled back on error."""
-        with closing(sqlite3.connect(self.path, timeout=30)) as db:
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use (opening one per write costs ~1 ms)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30)
             db.execute("PRAGMA foreign_keys=ON")
             # NORMAL is durable against a killed process in WAL mode; only power loss could drop a commit.
             db.execute("PRAGMA synchronous=NORMAL")
-            with db:
-                yield db
+            self._local.db = db
+        return db
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection; the block is one transaction, committed on success."""
+        db = self._db()
+        with db:
+            yield db
+
+    def close(self) -> None:
+        """Close the calling thread's connection (others close when their thread ends)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
 
     @staticmethod
     def _migrate(db: sqlite3.Connection) -> None:

@@ -121,7 +121,10 @@ def test_downloads_and_charts_are_offered(reported):
     for label in ("Download CSV", "Download JSON", "Download HTML report",
                   "Means ± 1 std chart (PNG)", "Means ± 1 std chart (SVG)", "Distributions chart (PNG)"):
         assert label in labels
-    assert len(reported.get("arrow_vega_lite_chart")) >= 2
+    charts = reported.get("vega_lite_chart")
+    assert len(charts) >= 2
+    means_spec = charts[0].proto.spec
+    assert "errorbar" in means_spec and "bootstrap 95% CI" in means_spec
     assert [t.label for t in reported.tabs][:2] == ["Means ± 1 std", "Distributions"]
 
 

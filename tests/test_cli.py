@@ -110,3 +110,31 @@ def test_module_entry_point(data):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "overall" in proc.stdout
+
+
+def test_real_judge_run_reports_usage_and_cached_rerun_makes_no_calls(data, tmp_path, capsys):
+    from openai_server import ChatServer
+
+    args = ["evaluate", str(data), "-q", "--model", "judge", "--cache", str(tmp_path / "cache.sqlite3")]
+    with ChatServer() as srv:
+        assert main([*args, "--base-url", srv.base_url]) == 0
+        first_calls = len(srv.chat_requests)
+        out = capsys.readouterr().out
+        assert first_calls == 5 + 3 + 5
+        assert f"judge: {first_calls} calls, 0 cache hits" in out
+        assert main([*args, "--base-url", srv.base_url, "-o", str(tmp_path / "again.json")]) == 0
+        assert len(srv.chat_requests) == first_calls  # every reply came from the cache
+        assert f"0 calls, {first_calls} cache hits" in capsys.readouterr().out
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert all(s["faithfulness"] is not None for s in again["samples"])
+
+
+def test_judge_failures_are_announced(data, capsys):
+    from openai_server import ChatServer, error
+
+    with ChatServer(default=error(500, "boom")) as srv:
+        code = main(["evaluate", str(data), "-q", "--no-cache", "--model", "judge", "--base-url", srv.base_url,
+                     "--max-workers", "1"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "fell back to the heuristic" in out and "faithfulness: 3/3" in out

@@ -337,10 +337,13 @@ def test_empty_and_header_only_csv(tmp_path, text):
     assert "e.csv" in str(err) and ("no rows" in str(err) or "is empty" in str(err))
 
 
-@pytest.mark.parametrize("name, text", [("e.jsonl", ""), ("e.json", "[]"), ("e2.json", '{"samples": []}')])
-def test_empty_json_files(tmp_path, name, text):
+@pytest.mark.parametrize("name, text", [
+    ("e.jsonl", ""), ("e.jsonl", "\n \n"), ("e.json", ""), ("e.json", " \n"), ("e.json", "[]"),
+    ("e.json", '{"samples": []}'),
+])
+def test_empty_json_files_have_no_rows(tmp_path, name, text):
     err = load_error(write(tmp_path, name, text))
-    assert "no rows" in str(err) or "not valid JSON" in str(err)
+    assert str(err).startswith(f"{tmp_path / name}: has no rows")
 
 
 def test_unknown_extension_and_missing_file(tmp_path):
@@ -433,3 +436,12 @@ def test_sample_data_has_the_promised_mix():
               for s in samples if s.expected_docs}
     assert {sid for sid, score in recall.items() if score < 1.0} == {"en-10", "en-11"}
     assert len(recall) >= 20
+
+
+def test_jsonl_mapping_to_a_column_only_later_rows_have(tmp_path):
+    objs = [{"q": "q1", "a": "x"}, {"q": "q2", "a": "y", "ref": "gt"}]
+    path = write(tmp_path, "late.jsonl", jsonl_text(objs))
+    s1, s2 = load_dataset(path, mapping={"question": "q", "answer": "a", "ground_truth": "ref"})
+    assert (s1.ground_truth, s2.ground_truth) == (None, "gt")
+    err = load_error(path, mapping={"question": "q", "answer": "a", "ground_truth": "reff"})
+    assert "'reff'" in str(err) and "no row has" in str(err) and "q, a, ref" in str(err)

@@ -1,0 +1,154 @@
+"""History page (AppTest): list, open, rename, delete with confirmation, resume, compare, bad path."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluator import EvalSample, OfflineJudge, RAGEvaluator
+from evaluator.history import RunStore
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 30
+SETTINGS = {"judge": "offline", "language": "auto", "max_workers": 1}
+
+
+def samples(better=False):
+    """Six samples; `better` answers copy their context, so faithfulness rises."""
+    out = []
+    for i in range(6):
+        ctx = f"Policy {i}: parcels to zone {i} arrive within {i + 2} working days."
+        answer = ctx if better else f"Maybe a week or so, it depends on the weather in zone {i}."
+        out.append(EvalSample(f"How fast do parcels reach zone {i}?", answer, [ctx],
+                              f"Within {i + 2} working days.", f"z{i}"))
+    return out
+
+
+def save_run(store, data, *, done=None, status="finished"):
+    run_id = store.create_run(dataset_name="zones.jsonl", samples=data, settings=SETTINGS)
+    evaluator = RAGEvaluator(OfflineJudge())
+    for i, sample in enumerate(data[:done]):
+        store.record_result(run_id, i, evaluator.evaluate(sample))
+    store.finish_run(run_id, status=status, total_time=0.1)
+    return run_id
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    path = tmp_path / "history.sqlite3"
+    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
+    return RunStore(path)
+
+
+def history_page(switch=True):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/history.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def runs_table(at):
+    return at.dataframe[0].value
+
+
+def test_empty_history_says_so(store):
+    at = history_page()
+    assert any("No runs yet" in i.value for i in at.info)
+
+
+def test_lists_a_run_made_on_the_evaluate_page(store):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.button(key="btn_run").click().run()
+    at.switch_page("pages/history.py").run()
+    table = runs_table(at)
+    (info,) = store.list_runs()
+    assert list(table["run id"]) == [info.run_id]
+    assert table["status"][0] == "finished" and table["scored"][0] == f"{info.n_done}/{info.n_samples}"
+    assert table["dataset"][0] == "sample.jsonl"
+    assert table["overall"][0] == pytest.approx(info.overall_mean)
+
+
+def test_open_in_report_shows_the_stored_run(store):
+    run_id = save_run(store, samples())
+    at = history_page()
+    at.button(key="btn_hist_open").click().run()
+    assert not at.exception
+    assert any(t.value.endswith("Report") for t in at.title)
+    stored = store.load_report(run_id)
+    cards = {m.label: m.value for m in at.metric}
+    assert cards["faithfulness"] == f"{stored.mean_scores()['faithfulness']:.3f}"
+    assert at.session_state["run"].run_id == run_id
+
+
+def test_rename(store):
+    run_id = save_run(store, samples())
+    at = history_page()
+    at.text_input(key=f"hist_name_{run_id}").set_value("baseline prompt")
+    at.button(key="btn_hist_rename").click().run()
+    assert store.get_run(run_id).name == "baseline prompt"
+    assert list(runs_table(at)["name"]) == ["baseline prompt"]
+
+
+def test_delete_needs_confirmation(store):
+    keep, gone = save_run(store, samples()), save_run(store, samples(better=True))
+    at = history_page()
+    at.selectbox(key="hist_run").set_value(gone).run()
+    at.button(key="btn_hist_delete").click().run()
+    assert at.warning and "cannot be undone" in at.warning[0].value
+    assert {r.run_id for r in store.list_runs()} == {keep, gone}  # nothing deleted yet
+    at.button(key="btn_hist_delete_no").click().run()
+    assert {r.run_id for r in store.list_runs()} == {keep, gone}
+    at.button(key="btn_hist_delete").click().run()
+    at.button(key="btn_hist_delete_yes").click().run()
+    assert not at.exception
+    assert [r.run_id for r in store.list_runs()] == [keep]
+    assert list(runs_table(at)["run id"]) == [keep]
+
+
+def test_compare_two_runs_shows_deltas_and_movers(store):
+    run_a = save_run(store, samples())
+    run_b = save_run(store, samples(better=True))
+    at = history_page()
+    at.selectbox(key="hist_cmp_a").set_value(run_a)
+    at.selectbox(key="hist_cmp_b").set_value(run_b)
+    at.button(key="btn_hist_compare").click().run()
+    assert not at.exception
+    expected = {d.metric: d for d in store.compare_runs(run_a, run_b).metrics}
+    deltas = [d.value for d in at.dataframe if "delta (B−A)" in d.value.columns][0]
+    for _, row in deltas.iterrows():
+        d = expected[row["metric"]]
+        assert (row["mean A"], row["mean B"], row["delta (B−A)"]) == (d.mean_a, d.mean_b, d.delta)
+        assert (row["95% CI low"], row["95% CI high"]) == (d.ci_low, d.ci_high)
+    faith = deltas.set_index("metric").loc["faithfulness"]
+    assert faith["delta (B−A)"] > 0 and faith["verdict"] == "clearly better"
+    movers = [d.value for d in at.dataframe if "question" in d.value.columns and "delta" in d.value.columns][0]
+    assert len(movers) > 0 and set(movers["sample"]) <= {f"z{i}" for i in range(6)}
+
+
+def test_resume_a_stopped_run_finishes_it(store):
+    data = samples()
+    run_id = save_run(store, data, done=2, status="stopped")
+    at = history_page()
+    assert at.button(key="btn_hist_resume").label == "Resume run"
+    at.button(key="btn_hist_resume").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    info = store.get_run(run_id)
+    assert (info.status, info.n_done, info.n_samples) == ("finished", 6, 6)
+    report = at.session_state["report"]
+    assert [r.sample_id for r in report.results] == [s.sample_id for s in data]
+    assert at.session_state["run"].run_id == run_id
+
+
+def test_finished_runs_offer_no_resume(store):
+    save_run(store, samples())
+    at = history_page()
+    assert not [b for b in at.button if b.key == "btn_hist_resume"]
+
+
+def test_unusable_history_path_is_an_inline_error(store, tmp_path):
+    at = history_page()
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    at.sidebar.text_input(key="history_path").set_value(str(folder)).run()
+    assert not at.exception
+    assert at.error and "cannot be opened" in at.error[0].value

@@ -1,0 +1,95 @@
+"""Spot check page (AppTest): English and Arabic samples score; Arabic shows right-to-left; text is escaped."""
+import html
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluator import EvalSample, OfflineJudge, RAGEvaluator
+from pages._ui import SPOT_EXAMPLES, split_contexts
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 30
+
+
+@pytest.fixture
+def spot(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/spot_check.py").run()
+    assert not at.exception
+    return at
+
+
+def expected(lang):
+    ex = SPOT_EXAMPLES[lang]
+    sample = EvalSample(ex["spot_question"], ex["spot_answer"], split_contexts(ex["spot_contexts"]),
+                        ex["spot_ground_truth"], sample_id="spot-check")
+    return RAGEvaluator(OfflineJudge()).evaluate(sample)
+
+
+def markdown_text(at):
+    return "\n".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_example_scores_every_metric_like_the_library(spot, lang):
+    spot.button(key=f"btn_spot_example_{lang}").click().run()
+    assert spot.text_area(key="spot_question").value == SPOT_EXAMPLES[lang]["spot_question"]
+    spot.button(key="btn_spot_score").click().run()
+    assert not spot.exception, [e.value for e in spot.exception]
+    result = spot.session_state["spot_result"]
+    want = expected(lang)
+    assert result.scores() == want.scores()
+    assert all(not ms.skipped for ms in result.metric_scores().values() if ms.name in want.scores())
+    text = markdown_text(spot)
+    for ms in want.metric_scores().values():
+        assert f"{ms.score:.3f}" in text
+        assert html.escape(ms.reasoning) in text
+
+
+def test_arabic_text_is_shown_right_to_left(spot):
+    spot.button(key="btn_spot_example_ar").click().run()
+    spot.button(key="btn_spot_score").click().run()
+    question = html.escape(SPOT_EXAMPLES["ar"]["spot_question"])
+    blocks = [m.value for m in spot.markdown if question in m.value]
+    assert blocks and all('dir="rtl"' in b and "text-align:right" in b for b in blocks)
+
+
+def test_user_text_is_escaped_not_rendered(spot):
+    spot.text_area(key="spot_question").set_value("<script>alert(1)</script> what?")
+    spot.text_area(key="spot_answer").set_value('<img src=x onerror="alert(2)"> yes')
+    spot.text_area(key="spot_contexts").set_value("first context\n---\nsecond\ncontext")
+    spot.button(key="btn_spot_score").click().run()
+    assert not spot.exception
+    text = markdown_text(spot)
+    assert "<script>" not in text and "<img" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert spot.session_state["spot_result"].sample.contexts == ["first context", "second\ncontext"]
+
+
+def test_empty_question_asks_for_one(spot):
+    spot.button(key="btn_spot_score").click().run()
+    assert spot.warning and "Type a question" in spot.warning[0].value
+    assert "spot_result" not in spot.session_state
+
+
+@pytest.mark.parametrize("text, contexts", [
+    ("a\nb\n\n c ", ["a", "b", "c"]),
+    ("one\nline two\n---\nthree", ["one\nline two", "three"]),
+    ("---\nonly\n---\n", ["only"]),
+    ("", []),
+])
+def test_split_contexts(text, contexts):
+    assert split_contexts(text) == contexts
+
+
+def test_missing_reference_skips_the_reference_metrics(spot):
+    spot.text_area(key="spot_question").set_value("How long is the warranty?")
+    spot.text_area(key="spot_answer").set_value("Two years.")
+    spot.text_area(key="spot_contexts").set_value("The warranty lasts two years.")
+    spot.button(key="btn_spot_score").click().run()
+    result = spot.session_state["spot_result"]
+    assert result.context_recall.skipped and result.answer_correctness.skipped
+    assert "N/A · skipped" in markdown_text(spot)
