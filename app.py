@@ -17,14 +17,14 @@ if ROOT not in sys.path:  # a fresh clone without `pip install -e .` still finds
 
 from pages import _ui as ui  # noqa: E402
 
-st.set_page_config(page_title="ragmeter", page_icon="📏", layout="wide")
+st.set_page_config(page_title="ragmeter", page_icon=":material/straighten:", layout="wide")
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 PAGES = [
-    st.Page(ui.EVALUATE_PAGE, title="Evaluate", icon="🧪", default=True),
-    st.Page(ui.REPORT_PAGE, title="Report", icon="📊"),
-    st.Page(ui.SPOT_PAGE, title="Spot check", icon="🔎"),
-    st.Page(ui.HISTORY_PAGE, title="History", icon="🗂️"),
+    st.Page(ui.EVALUATE_PAGE, title="Evaluate", icon=":material/science:", default=True),
+    st.Page(ui.REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
+    st.Page(ui.SPOT_PAGE, title="Spot check", icon=":material/search:"),
+    st.Page(ui.HISTORY_PAGE, title="History", icon=":material/history:"),
 ]
 
 st.navigation(PAGES).run()

@@ -24,7 +24,8 @@ Cell values:
     pandas writes), or one plain string = one context. A context may also be an object
     {"title", "text"}, {"page_content"} (LangChain) or {"content"}; it becomes "title: text".
     A cell that parses as a JSON array is a list; one that starts like a list ("[" then a quote,
-    "{" or "]") must parse as one; anything else, like "[1] Refund policy: ...", is plain text.
+    "{" or "]") must parse as one; anything else, like "[1] Refund policy: ...", is plain text,
+    except a bare number or a JSON object, which are errors (likely the wrong column).
   - expected_answer_keywords, expected_docs: as above, or "a; b; c", or "a|b".
   - ground_truth, category: blank means none. sample_id: blank gives "row-<n>" (n = 1-based data
     row); ids must be unique.
@@ -103,6 +104,7 @@ _BOMS = (
 # "[" followed by a quote, "{", "]" or the end: meant as a list, so it must parse as one.
 _LISTISH = re.compile(r"\[\s*(?:[\"'{\]]|$)")
 _CONTEXT_TEXT_KEYS = ("text", "page_content", "content")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 @dataclass
@@ -561,14 +563,31 @@ def _context_from_dict(item: Dict[str, Any], where: _Where, column: str) -> str:
     return f"{title.strip()}: {text}" if title and title.strip() else text
 
 
+def _misplaced(text: str) -> Any:
+    """A cell holding a bare number or a JSON object, which a contexts column cannot be; else the text."""
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    if text.startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
+        return parsed if isinstance(parsed, dict) else text
+    return text
+
+
 def _contexts(value: Any, where: _Where, column: str) -> List[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        parsed = _list_cell(value.strip(), where, column)
+        value = value.strip()
+        parsed = _list_cell(value, where, column)
         if parsed is None:
-            return [value.strip()] if value.strip() else []
-        value = parsed
+            value = _misplaced(value)
+            if isinstance(value, str):
+                return [value] if value else []
+        else:
+            value = parsed
     if not isinstance(value, list):
         raise where.error(f"contexts must be a list of texts (a JSON array) or one text, not a JSON "
                           f"{_json_type(value)}", column=column)

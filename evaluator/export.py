@@ -16,7 +16,7 @@ import json
 import re
 from datetime import datetime, timezone
 from html import escape
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .advice import BAND_COLORS, band, recommendations
 from .history import sanitize_settings

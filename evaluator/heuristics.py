@@ -237,10 +237,11 @@ def is_evasive(answer: str) -> bool:
 
 # Hedges and disclaimers: a sentence that says the answer is not known or not found answers nothing.
 _HEDGE = re.compile(normalize(
-    r"\b(?:no (?:information|mention|data|answer)|not (?:provided|mentioned|specified|stated|clear|known|sure)|"
-    r"(?:could|can) ?not (?:find|determine|be determined|answer)|can't (?:find|determine|answer)|unable to|"
-    r"(?:does|do|did) not (?:provide|mention|specify|say|state|contain|include)|unknown|no comment|"
-    r"(?:search results|provided (?:documents?|context|passages?|search results))|i (?:do not|don't) know)\b"
+    r"\b(?:no (?:relevant )?(?:information|mention|data|answer|documents?|sources?)|"
+    r"not (?:provided|mentioned|specified|stated|clear|known|sure)|"
+    r"(?:could|can) ?not (?:find|determine|be determined|answer)|(?:can't|couldn't) (?:find|determine|answer)|"
+    r"unable to|(?:does|do|did) not (?:provide|mention|specify|say|state|contain|include)|unknown|no comment|"
+    r"(?:search results|provided (?:documents?|context|passages?|search results|sources))|i (?:do not|don't) know)\b"
     r"|لا توجد معلومات|لم يتم ذكر|غير معروف|غير واضح|لا أعرف|لا اعرف|لا تعليق"))
 
 # Question openers whose answer has a known shape. "Yes/no" questions open with an auxiliary verb.
@@ -255,6 +256,17 @@ _ASKS_REASON = re.compile(normalize(r"^\W*why\b|لماذا"))
 _GIVES_REASON = re.compile(normalize(r"^\W*(?:because|due to|since|as a result)\b|^\W*(?:لان|لأن|بسبب)"))
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
 hundred hundreds thousand thousands million millions billion half dozen""".split())
+def is_yes_no_question(question: str) -> bool:
+    """True when a sentence of the question opens with an auxiliary verb ("Is it...", "Did they..."),
+    also after a leading phrase set off by a comma ("In the U.S., is it legal to...")."""
+    for sent in sentences(question) or [question]:
+        for clause in (sent, sent.split(",", 1)[1] if "," in sent else ""):
+            first = words(normalize(clause))[:1]
+            if first and first[0] in _YES_NO_OPENERS:
+                return True
+    return False
+
+
 def answer_type_match(question: str, answer: str) -> int:
     """+1 when the answer has the shape the question asks for (yes/no, a number, a name, a reason),
     -1 when a yes/no answer meets a question that is not a yes/no question, else 0."""
@@ -262,9 +274,8 @@ def answer_type_match(question: str, answer: str) -> int:
     q_words, a_words = words(q), words(a)
     if not q_words or not a_words:
         return 0
-    yes_no_q = q_words[0] in _YES_NO_OPENERS
     if a_words[0] in _YES_NO_ANSWERS and len(a_words) <= BARE_SPAN_WORDS or a_words[0] in ("yes", "نعم"):
-        return 1 if yes_no_q else -1
+        return 1 if is_yes_no_question(question) else -1
     if _ASKS_NUMBER.search(q) and (numbers(a) or _NUMBER_WORDS.intersection(a_words)):
         return 1
     if _ASKS_REASON.search(q) and _GIVES_REASON.search(a):
@@ -274,10 +285,29 @@ def answer_type_match(question: str, answer: str) -> int:
     return 0
 
 
-def hedge_share(answer: str) -> float:
-    """Share of the answer's sentences that hedge or disclaim instead of answering."""
+def hedge_share(answer: str, question: str = "") -> float:
+    """Share of the answer's sentences that hedge or disclaim instead of answering.
+
+    A phrase the answer copies from the question ("...that does not contain the letter C") is the
+    question's own wording, not a disclaimer, so it does not count.
+    """
     sents = analyse(answer).normalized
-    return sum(1 for x in sents if _HEDGE.search(x)) / len(sents) if sents else 0.0
+    asked = normalize(question)
+    hedged = sum(1 for x in sents if any(m.group() not in asked for m in _HEDGE.finditer(x)))
+    return hedged / len(sents) if sents else 0.0
+
+
+def _focus(answer: Analysis, question: FrozenSet[str]) -> float:
+    """Share of the answer's content words in sentences that take up at least one question word:
+    an answer that drifts into sentences about something else is less to the point."""
+    total = sum(len(x) for x in answer.sentences)
+    on_topic = sum(len(x) for x in answer.sentences if not x.isdisjoint(question))
+    return on_topic / total if total else 0.0
+
+
+# With no question word taken up, an answer is scored ZERO_OVERLAP whatever its length: more words
+# about something else do not make it more relevant. Only the answer's shape moves it from there.
+ZERO_OVERLAP = 0.2
 
 
 def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
@@ -290,22 +320,26 @@ def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
     coverage = len(shared) / len(question.vocab) if question.vocab else 0.0
     new = answer.vocab - question.vocab
     shape = answer_type_match(s.question, s.answer)
-    # An answer must add something beyond echoing the question; a bare span of the right shape does.
+    # Backbone: how much of the question the answer takes up. Modifiers: it must add something
+    # beyond echoing the question (a bare span of the right shape does), and stay on the question.
     adds = max(1.0 - math.exp(-len(new)), 0.8 if shape > 0 else 0.0)
-    hedged = hedge_share(s.answer)
-    score = (0.2 + 0.8 * math.sqrt(coverage)) * (0.4 + 0.6 * adds)
+    focus = _focus(answer, question.vocab)
+    topical = math.sqrt(coverage) * (0.4 + 0.6 * adds) * (0.5 + 0.5 * focus)
+    score = ZERO_OVERLAP + (1.0 - ZERO_OVERLAP) * topical
+    hedged = hedge_share(s.answer, s.question)
     score *= 1.0 - 0.6 * hedged - (0.2 if hedged else 0.0)
-    # The answer's shape only breaks ties among answers that share no words with the question.
+    # The answer's shape breaks ties, chiefly among answers that share no words with the question.
     score = score * 0.3 if shape < 0 else score + 0.05 * (shape > 0)
     why = f"{len(shared)}/{len(question.vocab)} question content words taken up by the answer"
     why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3)})" if new else "")
+    if shared and focus < 1.0:
+        why += f"; {focus:.0%} of its content is in sentences that take up the question"
     if shape:
         why += "; the answer has the shape the question asks for" if shape > 0 else \
             "; a yes/no answer to a question that is not a yes/no question"
     if hedged:
         why += f"; {hedged:.0%} of its sentences hedge or say the answer is not known"
     return HeuristicScore(_round(score), why + ".")
-
 
 
 # --- context precision --------------------------------------------------------------------

@@ -85,7 +85,7 @@ def guard(what: str) -> Iterator[None]:
         yield
     except Exception as exc:  # Streamlit's rerun/stop signals are BaseException and pass through
         log.warning("%s failed", what, exc_info=not isinstance(exc, RagmeterError))
-        st.error(f"{what} failed: {friendly(exc)}", icon="⚠️")
+        st.error(f"{what} failed: {friendly(exc)}", icon=":material/warning:")
 
 
 def keep_widget_state(current_page: str) -> None:
@@ -479,16 +479,16 @@ def run_outcome() -> None:
     st.progress(n / total if total else 1.0, text=f"{n}/{total} samples scored")
     saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
     if meta.error:
-        st.error(f"The run failed: {meta.error} {n} finished rows were kept.{saved}", icon="⚠️")
+        st.error(f"The run failed: {meta.error} {n} finished rows were kept.{saved}", icon=":material/warning:")
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n} of {total} samples scored, all kept.{saved} Resume it from the History page.")
     else:
         st.success(f"Done: {n} samples of **{meta.dataset_name}** in {seconds(report.total_time)}, overall "
-                   f"{report.overall_mean():.3f}.{saved}", icon="✅")
+                   f"{report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
     if meta.warning:
         st.warning(meta.warning)
     if n:
-        button_link("Open report", REPORT_PAGE, key="btn_open_report", type="primary", icon="📊")
+        button_link("Open report", REPORT_PAGE, key="btn_open_report", type="primary", icon=":material/bar_chart:")
 
 
 def estimate_view(dataset: LoadedDataset, choice: JudgeChoice) -> None:
@@ -517,6 +517,7 @@ def watch(live: LiveRun) -> None:
         if not running:
             break
         time.sleep(UI_INTERVAL)
+    box.empty()  # the page's run_outcome() shows how it ended
     collect(live)
 
 
@@ -544,10 +545,10 @@ def progress_view(live: LiveRun) -> None:
 def badge(score: Optional[float], skipped: bool = False) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        return f'<span style="background:{GREY};color:#fff;padding:2px 10px;border-radius:10px">N/A · skipped</span>'
+        return f'<span style="background:{GREY};color:#fff;padding:2px 10px;border-radius:10px;white-space:nowrap">N/A · skipped</span>'
     name = band(score)
-    return (f'<span style="background:{BAND_COLORS[name]};color:#fff;padding:2px 10px;border-radius:10px">'
-            f"{score:.3f} · {name}</span>")
+    return (f'<span style="background:{BAND_COLORS[name]};color:#fff;padding:2px 10px;border-radius:10px;'
+            f'white-space:nowrap">{score:.3f} · {name}</span>')
 
 
 def text_block(label: str, text: Optional[str]) -> None:
@@ -589,7 +590,7 @@ def metric_view(ms: Any) -> None:
             st.caption(f"LLM part: {_part(ms.llm_score)} · heuristic part: {_part(ms.heuristic_score)}")
         text_block("Reasoning", ms.reasoning)
         if ms.error:
-            st.warning(f"Judge problem: {ms.error}", icon="⚠️")
+            st.warning(f"Judge problem: {ms.error}", icon=":material/warning:")
         if ms.verdicts:
             st.dataframe(verdict_rows(ms.verdicts), hide_index=True, width="stretch")
         if ms.raw_reply:
@@ -614,7 +615,7 @@ def result_view(result: EvalResult) -> None:
 def sidebar() -> None:
     """Shared sidebar: title, history database path, current dataset and run status."""
     with st.sidebar:
-        st.markdown("## 📏 ragmeter")
+        st.markdown("## :material/straighten: ragmeter")
         st.caption("Scores RAG answers on five metrics, with the reasoning behind every number.")
         st.text_input("History database", value=str(default_history_path()), key=HISTORY_PATH,
                       help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter).")
@@ -773,13 +774,15 @@ def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None
     from evaluator import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
+    agreement = {row["metric"]: row for row in agreement_rows(meta.token, report)[0]} or None
     c1, c2, c3 = st.columns(3)
     c1.download_button("Download CSV", lambda: export.results_csv(report), f"{stem}.csv", "text/csv", key="dl_csv")
     c2.download_button("Download JSON", lambda: export.results_json(report, settings=meta.settings),
                        f"{stem}.json", "application/json", key="dl_json")
     c3.download_button("Download HTML report", lambda: export.html_report(
         report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
-        settings=meta.settings), f"{stem}.html", "text/html", key="dl_html", type="primary")
+        settings=meta.settings, labels_agreement=agreement), f"{stem}.html", "text/html", key="dl_html",
+        type="primary")
     for i, (name, chart) in enumerate(charts.items()):
         slug = name.split()[0].lower()
         c1, c2, _ = st.columns(3)
@@ -793,11 +796,11 @@ def empty_report() -> None:
     """No report yet: say where to get one, and offer the one-click sample run."""
     meta: Optional[RunMeta] = st.session_state.get(RUN)
     if meta is not None and meta.error:
-        st.error(f"The last run failed before scoring anything: {meta.error}", icon="⚠️")
+        st.error(f"The last run failed before scoring anything: {meta.error}", icon=":material/warning:")
     st.info("No report yet. Score a dataset on the **Evaluate** page, or try the bundled sample right now: "
-            "offline, no API key, a few seconds.", icon="👋")
+            "offline, no API key, a few seconds.", icon=":material/waving_hand:")
     c1, c2, _ = st.columns([2, 2, 3])
-    if c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon="▶️"):
+    if c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
         with guard("Running the sample"):
             dataset = load_sample()
             watch(start_run(list(enumerate(dataset.samples)), JudgeChoice(), dataset_name=dataset.name))
@@ -824,12 +827,12 @@ def metric_cards(report: EvalReport, sums: Sequence[Any]) -> None:
     cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
     for start in range(0, len(cards), 4):
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
-            with col:
-                st.metric(name, "N/A" if mean is None else f"{mean:.3f}", border=True,
-                          help=None if s is None else "Mean over the samples this metric could score.")
+            with col.container(border=True):
+                st.metric(name, "N/A" if mean is None else f"{mean:.3f}",
+                          help="Mean of the five judged metrics per sample" if s is None else
+                          "Mean over the samples this metric could score.")
                 st.markdown(badge(mean, mean is None), unsafe_allow_html=True)
-                if s is not None:
-                    st.caption(card_caption(s))
+                st.caption(card_caption(s) if s is not None else f"{len(report.results):,} samples")
 
 
 def card_caption(s: Any) -> str:
@@ -839,7 +842,11 @@ def card_caption(s: Any) -> str:
     if s.ci_low is not None:
         text += f" · 95% CI {s.ci_low:.3f}–{s.ci_high:.3f}"
     text += f" · scored {s.n_scored}/{s.n_total}"
-    return text + (f" · ⚠️ {s.n_fallback} fallback" if s.n_fallback else "")
+    return text + (f" · :material/warning: {s.n_fallback} fallback" if s.n_fallback else "")
+
+
+SUMMARY_FORMAT = {name: st.column_config.NumberColumn(format="%.3f")
+                  for name in ("mean", "std", "95% CI low", "95% CI high")}
 
 
 def summary_rows(sums: Sequence[Any]) -> List[Dict[str, Any]]:
@@ -882,8 +889,10 @@ def agreement_view(report: EvalReport, meta: RunMeta) -> None:
 
 
 def table_columns(frame: Any) -> List[str]:
-    """Columns of the samples table (methods and timing stay in the CSV download)."""
-    return [c for c in frame.columns if not c.endswith("_method") and c not in ("elapsed_sec", "n_contexts")]
+    """Columns of the samples table, scores before the long texts (methods and timing are in the CSV)."""
+    head = [c for c in ("#", "sample_id", "category") if c in frame.columns]
+    texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
+    return head + ["overall"] + [c for c in score_columns(frame) if c != "overall"] + texts
 
 
 # --- Spot check ---------------------------------------------------------------------------------
@@ -986,7 +995,7 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
             key = st.text_input("API key for this run", type="password", key="hist_resume_key",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
-        if st.button("Resume run", key="btn_hist_resume", icon="▶️"):
+        if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with guard("Resuming the run"):
                 start_run(store.pending_samples(info.run_id), choice_from_settings(info.settings, key),
                           dataset_name=info.dataset_name, run_id=info.run_id, prior=info.n_done)

@@ -7,7 +7,7 @@ from pages import _ui as ui
 
 ui.page_setup("Evaluate")
 
-st.title("🧪 Evaluate")
+st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
            "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
 
@@ -46,7 +46,7 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
             mapping = ui.mapping_widgets(pre, ui.digest(data))
         dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000))
     except ui.DatasetError as exc:
-        st.error(f"Cannot use this file. {exc}", icon="🚫")
+        st.error(f"Cannot use this file. {exc}", icon=":material/block:")
         return None
     st.session_state[ui.DATASET] = dataset
     return dataset
@@ -60,11 +60,14 @@ def run_step(dataset: Optional[ui.LoadedDataset], choice: ui.JudgeChoice) -> Non
         with ui.guard("Starting the run"):
             live = ui.start_run(list(enumerate(dataset.samples)), choice, dataset_name=dataset.name)
     if live is not None:
-        if st.button("Stop", key="btn_stop", help="Finish the samples in flight, keep every finished row."):
-            live.stop.set()
-        if live.stop.is_set():
-            st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
+        controls = st.empty()
+        with controls.container():
+            if st.button("Stop", key="btn_stop", help="Finish the samples in flight, keep every finished row."):
+                live.stop.set()
+            if live.stop.is_set():
+                st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
         ui.watch(live)
+        controls.empty()
     ui.run_outcome()
 
 

@@ -5,16 +5,16 @@ from pages import _ui as ui
 
 ui.page_setup("History")
 
-st.title("🗂️ History")
+st.title(":material/history: History")
 st.caption(f"Runs are saved in `{ui.history_path()}` as they are scored (change the file in the sidebar).")
 try:
     store = ui.open_store()
     runs = store.list_runs()
 except ui.RagmeterError as exc:
-    st.error(f"The run history cannot be opened. {exc}", icon="🚫")
+    st.error(f"The run history cannot be opened. {exc}", icon=":material/block:")
     st.stop()
 if not runs:
-    st.info("No runs yet: every evaluation is saved here automatically.", icon="👋")
+    st.info("No runs yet: every evaluation is saved here automatically.", icon=":material/waving_hand:")
     ui.button_link("Go to Evaluate", ui.EVALUATE_PAGE, key="btn_hist_go_evaluate")
     st.stop()
 
@@ -25,7 +25,7 @@ st.subheader("Manage a run")
 run_id = st.selectbox("Run", list(by_id), format_func=lambda i: ui.run_label(by_id[i]), key="hist_run")
 info = by_id[run_id]
 c1, c2, c3 = st.columns([2, 3, 2])
-if c1.button("Open in report", key="btn_hist_open", type="primary", icon="📊"):
+if c1.button("Open in report", key="btn_hist_open", type="primary", icon=":material/bar_chart:"):
     with ui.guard("Opening the run"):
         ui.open_history_run(store, info)
         st.switch_page(ui.REPORT_PAGE)
@@ -35,7 +35,7 @@ if c2.button("Rename", key="btn_hist_rename"):
     with ui.guard("Renaming"):
         store.rename_run(run_id, new_name.strip())
         st.rerun()
-if c3.button("Delete run", key="btn_hist_delete", icon="🗑️"):
+if c3.button("Delete run", key="btn_hist_delete", icon=":material/delete:"):
     st.session_state[ui.DELETE_PENDING] = run_id
 if st.session_state.get(ui.DELETE_PENDING) == run_id:
     ui.confirm_delete(store, info)

@@ -7,7 +7,7 @@ from pages import _ui as ui
 
 ui.page_setup("Report")
 
-st.title("📊 Report")
+st.title(":material/bar_chart: Report")
 live = st.session_state.get(ui.LIVE)
 if live is not None:
     st.info("A run is in progress; the report opens when it ends.")
@@ -25,7 +25,7 @@ ui.band_legend()
 charts = ui.report_charts(meta.token, report)
 for tab, chart in zip(st.tabs(list(charts)), charts.values()):
     tab.altair_chart(chart, width="stretch")
-st.dataframe(ui.summary_rows(sums), hide_index=True, width="stretch")
+st.dataframe(ui.summary_rows(sums), hide_index=True, width="stretch", column_config=ui.SUMMARY_FORMAT)
 
 st.subheader("What to improve")
 advice = recommendations({s.name: s.mean for s in sums})

@@ -7,7 +7,7 @@ from pages import _ui as ui
 
 ui.page_setup("Spot check")
 
-st.title("🔎 Spot check")
+st.title(":material/search: Spot check")
 st.caption("Paste one question, its answer and the retrieved contexts to see every metric with its reasoning. "
            "Arabic text is scored with Arabic prompts and shown right-to-left.")
 
@@ -23,7 +23,7 @@ ground_truth = st.text_area("Ground truth (optional)", key="spot_ground_truth", 
                             help="A reference answer enables context recall and answer correctness.")
 choice = ui.judge_widgets("spot", run_options=False)
 
-if st.button("Score this sample", type="primary", key="btn_spot_score", icon="🔎"):
+if st.button("Score this sample", type="primary", key="btn_spot_score", icon=":material/search:"):
     if not question.strip():
         st.warning("Type a question first (or load an example).")
     else:

@@ -98,6 +98,7 @@ def test_upload_survives_a_page_switch(app):
     app.switch_page("pages/spot_check.py").run()
     app.switch_page("pages/evaluate.py").run()
     no_exception(app)
+    assert not app.warning  # kept values must not trip "set via the Session State API" warnings
     assert app.radio(key="eval_source").value == "Upload a file"
     assert any("mine.csv" in c.value for c in app.caption)
 
@@ -205,3 +206,31 @@ def test_live_progress_reports_means_and_eta():
         live.tally(done, 10, result)
     assert live.means()["faithfulness"] == pytest.approx(result.faithfulness.score)
     assert 7.0 < live.eta() < 9.0  # 2 s for 2 samples, 8 left
+
+
+CANARY = "sk-canary-dashboard-5d2e91"
+
+
+def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, history):
+    from openai_server import ChatServer
+
+    with ChatServer() as srv:
+        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
+        app.text_input(key="eval_base_url").set_value(srv.base_url)
+        app.text_input(key="eval_model").set_value("test-model")
+        app.text_input(key="eval_api_key").set_value(CANARY)
+        app.checkbox(key="eval_cache").uncheck().run()
+        app.button(key="btn_run").click().run()
+        no_exception(app)
+        calls = len(srv.chat_requests)
+        assert calls > 0 and all(r.headers["authorization"] == f"Bearer {CANARY}" for r in srv.chat_requests)
+    report = app.session_state["report"]
+    assert report.usage["calls"] == calls
+    assert {ms.method for r in report.results for ms in r.metric_scores().values()} <= {"llm_blend", "skipped", "rule"}
+    (info,) = RunStore(history).list_runs()
+    assert info.settings["judge"] == "openai" and info.settings["model"] == "test-model"
+    assert CANARY not in repr(info.settings) and CANARY not in repr(app.session_state["run"])
+    for path in history.parent.iterdir():
+        assert CANARY.encode() not in path.read_bytes(), path
+    app.switch_page("pages/report.py").run()
+    assert {m.label: m.value for m in app.metric}["Judge calls"] == f"{calls:,}"

@@ -152,3 +152,22 @@ def test_unusable_history_path_is_an_inline_error(store, tmp_path):
     at.sidebar.text_input(key="history_path").set_value(str(folder)).run()
     assert not at.exception
     assert at.error and "cannot be opened" in at.error[0].value
+
+
+def test_resume_of_an_openai_run_asks_for_the_key_again(store):
+    from openai_server import ChatServer
+
+    key = "sk-canary-resume-dashboard-0b7"
+    with ChatServer() as srv:
+        settings = {"judge": "openai", "model": "test-model", "base_url": srv.base_url, "language": "auto",
+                    "max_workers": 2, "cache": None}
+        run_id = store.create_run(dataset_name="zones.jsonl", samples=samples(), settings=settings)
+        store.finish_run(run_id, status="stopped")
+        at = history_page()
+        at.text_input(key="hist_resume_key").set_value(key)
+        at.button(key="btn_hist_resume").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert srv.chat_requests and all(r.headers["authorization"] == f"Bearer {key}" for r in srv.chat_requests)
+    info = store.get_run(run_id)
+    assert (info.status, info.n_done) == ("finished", 6)
+    assert key not in repr(info.settings)

@@ -93,3 +93,23 @@ def test_missing_reference_skips_the_reference_metrics(spot):
     result = spot.session_state["spot_result"]
     assert result.context_recall.skipped and result.answer_correctness.skipped
     assert "N/A · skipped" in markdown_text(spot)
+
+
+def test_openai_compatible_judge_blends_and_shows_the_raw_reply(spot):
+    from openai_server import ChatServer, reply
+
+    judge_reply = '{"score": 0.9, "reasoning": "Every claim is in the context."}'
+    with ChatServer(default=reply(judge_reply)) as srv:
+        spot.button(key="btn_spot_example_en").click().run()
+        spot.radio(key="spot_judge").set_value("OpenAI-compatible API").run()
+        spot.text_input(key="spot_base_url").set_value(srv.base_url)
+        spot.text_input(key="spot_model").set_value("test-model").run()
+        spot.button(key="btn_spot_score").click().run()
+        assert not spot.exception, [e.value for e in spot.exception]
+        assert len(srv.chat_requests) == 5  # one call per metric, reference given
+    result = spot.session_state["spot_result"]
+    assert {ms.method for ms in result.metric_scores().values()} == {"llm_blend"} | (
+        {"rule"} if result.extra else set())
+    assert result.faithfulness.llm_score == 0.9
+    assert judge_reply in [c.value for c in spot.code]
+    assert "LLM part: 0.900" in "\n".join(c.value for c in spot.caption)

@@ -276,6 +276,15 @@ def test_wrong_context_types_name_the_place(tmp_path, value, words):
     assert (err.line, err.column) == (2, "contexts") and words in str(err)
 
 
+@pytest.mark.parametrize("cell, words", [("42", "not a JSON number"), ("-1.5e3", "not a JSON number"),
+                                         ('{"title": "T", "text": "x"}', "not a JSON object")])
+def test_csv_context_cell_holding_a_number_or_object(tmp_path, cell, words):
+    text = csv_text([["question", "answer", "contexts"], ["q", "a", "fine"], ["q", "a", cell]])
+    err = load_error(write(tmp_path, "cn.csv", text))
+    assert (err.line, err.column) == (3, "contexts") and words in str(err) and "cn.csv" in str(err)
+    assert "list of texts (a JSON array)" in str(err)
+
+
 def test_json_errors_name_the_item(tmp_path):
     text = json.dumps([{"question": "q", "answer": "a"}, {"question": "q2", "answer": ["a"]}])
     err = load_error(write(tmp_path, "it.json", text))

@@ -121,11 +121,10 @@ def test_wrong_context_types_give_a_located_error(value, name):
     """contexts may be null, a string or a list of strings/context objects; anything else is named."""
     row = {"question": "q", "answer": "a", "contexts": value}
     result = outcome(encode_rows([row], name), name)
-    fine = value is None or isinstance(value, str) or (
-        isinstance(value, list) and all(isinstance(v, str) for v in value))
-    if fine:
+    if value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         assert isinstance(result, list)
     elif isinstance(value, (bool, int, float, dict)) or isinstance(result, DatasetError):
+        # A string loads as one context unless it holds a number, an object or a broken list.
         assert isinstance(result, DatasetError) and result.column == "contexts"
         assert (result.line, result.item) == ((1, None) if name.endswith("l") else (None, 1))
 

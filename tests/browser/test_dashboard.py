@@ -1,0 +1,287 @@
+"""The real dashboard in real Chromium: upload, offline run, progress, ± std chart, drill-down,
+HTML download, page switches, Stop, and the README's screenshot of the Report page.
+
+Each test gets a fresh browser context, so a fresh Streamlit session; the server and its history
+database are shared by the session (runs are told apart by their dataset names).
+Screenshots of every key step go to artifacts/ (gitignored). `RAGMETER_UPDATE_SCREENSHOT=1`
+also writes docs/report.png, the README's picture.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import List
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from evaluator import OfflineJudge, RAGEvaluator, load_dataset
+from evaluator.history import RunStore
+from evaluator.model import METRICS
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+RUN_TIMEOUT = 60_000  # ms: an offline run of a few rows takes a second or two
+DOCS_SCREENSHOT = ROOT / "docs" / "report.png"
+UPLOAD_NAME = "browser_check.csv"
+# Our own little support-desk dataset. Row 3's question holds markup and an ampersand: the
+# dashboard must show it as text and the HTML report must carry it escaped.
+ROWS = [
+    ("b1", "How long does standard delivery take?", "Standard delivery takes three to five working days.",
+     ["Delivery: standard parcels arrive in three to five working days.", "Express parcels arrive next day."],
+     "Three to five working days.", "delivery"),
+    ("b2", "Can I change my delivery address after ordering?",
+     "Yes, you can change it from the order page until the parcel is dispatched.",
+     ["Orders: the delivery address can be edited on the order page until dispatch."],
+     "Yes, until the parcel is dispatched.", "delivery"),
+    ("b3", "Which payment cards do you accept?", "We accept Visa, Mastercard and American Express.",
+     ["Payments: Visa, Mastercard and American Express are accepted. Cash is not accepted."],
+     "Visa, Mastercard and American Express.", "payments"),
+    ("b4", 'Does the "Team & Pro" plan include <b>priority</b> support?',
+     "Yes, Team & Pro customers get priority support with a four hour response time.",
+     ["Plans: the Team & Pro plan adds priority support, answered within four hours."],
+     "Yes, with a four hour response time.", "plans"),
+    ("b5", "Is there a student discount?", "Our office is open from nine to five.",
+     ["Discounts: students get 40 percent off with a valid student card."],
+     "Yes, 40 percent with a student card.", "plans"),
+    ("b6", "How do I reset my password?", "Click 'Forgot password' on the sign-in page and follow the email link.",
+     ["Account help: use the Forgot password link on the sign-in page; a reset email follows."],
+     None, "account"),
+    ("b7", "Can two people share one account?", "No, each account is for one person; add members instead.",
+     ["Terms: accounts are personal. Teams should invite members from the settings page."],
+     "No; invite team members.", "account"),
+    ("b8", "Do you offer refunds on gift cards?", "Gift cards cannot be refunded.",
+     ["Refunds: gift cards are not refundable and cannot be exchanged for cash."],
+     "No, gift cards are not refundable.", "payments"),
+]
+DRILL_INDEX = 3  # the row with markup in its question
+
+
+def _write_csv(path: Path, rows) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["sample_id", "question", "answer", "contexts", "ground_truth", "category"])
+        for sid, question, answer, contexts, truth, category in rows:
+            writer.writerow([sid, question, answer, json.dumps(contexts), truth or "", category])
+    return path
+
+
+def _big_rows(n: int):
+    """n generated rows of varied text, enough that an offline run lasts long enough to stop."""
+    for i in range(n):
+        days = 2 + i % 5
+        yield (f"g{i}", f"How many days does order {i} take to reach zone {i % 7}?",
+               f"Order {i} reaches zone {i % 7} in {days} business days, tracked by email.",
+               [f"Shipping table: zone {i % 7} parcels arrive in {days} business days.",
+                f"Tracking: every order, including order {i}, gets an email with its tracking link.",
+                "Returns are accepted within 30 days of delivery."],
+               f"{days} business days", f"zone-{i % 3}")
+
+
+# --- page helpers -------------------------------------------------------------------------------
+def main(page: Page):
+    """The page's main area (the sidebar repeats some captions)."""
+    return page.get_by_test_id("stMainBlockContainer")
+
+
+def open_app(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=RUN_TIMEOUT)
+
+
+def wait_idle(page: Page) -> None:
+    """Wait until Streamlit's script run has finished (its "Running..." widget is gone)."""
+    page.wait_for_timeout(200)  # let a just-triggered rerun start
+    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=RUN_TIMEOUT)
+
+
+def go_to(page: Page, title: str) -> None:
+    """Switch page through the sidebar navigation."""
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).click()
+    expect(page.get_by_role("heading", name=re.compile(title))).to_be_visible()
+    wait_idle(page)
+
+
+def upload(page: Page, path: Path) -> None:
+    page.locator('[data-testid="stRadioOption"]').filter(has_text="Upload a file").click()
+    uploader = page.locator('[data-testid="stFileUploader"]')
+    uploader.locator('input[type="file"]').set_input_files(str(path))
+    expect(page.get_by_text(re.compile(rf"{re.escape(path.name)} · CSV · [\d,]+ rows"))).to_be_visible()
+    wait_idle(page)
+
+
+def run_to_completion(page: Page, n: int) -> None:
+    expect(page.get_by_role("radio", name="Offline (no API key)")).to_be_checked()
+    page.get_by_role("button", name="Run evaluation").click()
+    expect(page.get_by_role("button", name="Open report")).to_be_visible(timeout=RUN_TIMEOUT)
+    progress = page.locator('[data-testid="stProgress"]').filter(has_text=f"{n}/{n} samples scored")
+    expect(progress).to_be_visible()
+    expect(progress.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "100")
+
+
+def metric_cards(page: Page) -> List[str]:
+    """The Report page's metric cards, as shown (name and value)."""
+    cards = page.locator('[data-testid="stMetric"]')
+    expect(cards.first).to_be_visible()
+    return [" ".join(t.split()) for t in cards.all_inner_texts()]
+
+
+def means_chart_svg(page: Page):
+    """The first Report chart (means ± 1 std) once Vega has drawn it."""
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    svg = chart.locator("svg.marks")
+    expect(svg).to_be_visible(timeout=RUN_TIMEOUT)
+    return chart, svg
+
+
+def assert_means_chart_drawn(page: Page, n_metrics: int) -> None:
+    """Bars and ±1 std whiskers are drawn, one per metric, with real size."""
+    chart, svg = means_chart_svg(page)
+    box = svg.bounding_box()
+    assert box is not None and box["width"] > 200 and box["height"] > 100, box
+    expect(svg).to_contain_text("Mean score per metric (±1 std)")
+    bars = svg.locator('g.mark-rect.role-mark[aria-roledescription="rect mark container"] > path')
+    expect(bars).to_have_count(n_metrics)
+    whiskers = svg.locator('g.mark-rule.role-mark > line')
+    expect(whiskers).to_have_count(n_metrics)
+    lengths = [float(whiskers.nth(i).get_attribute("y2") or 0) for i in range(n_metrics)]
+    assert any(abs(length) > 1 for length in lengths), f"no visible std whisker: {lengths}"
+
+
+def pick_sample(page: Page, index: int) -> None:
+    """Choose a sample in the Report page's drill-down selectbox."""
+    combo = page.get_by_role("combobox", name="Sample")
+    combo.click()
+    page.get_by_role("option", name=re.compile(rf"^#{index} · ")).click()
+    expect(combo).to_have_value(re.compile(rf"^#{index} · "))
+    wait_idle(page)
+
+
+# --- tests --------------------------------------------------------------------------------------
+@pytest.fixture
+def upload_csv(tmp_path) -> Path:
+    return _write_csv(tmp_path / UPLOAD_NAME, ROWS)
+
+
+def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upload_csv, shot):
+    open_app(page, app_url)
+    upload(page, upload_csv)
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()  # the preview
+    shot("1-uploaded")
+
+    run_to_completion(page, len(ROWS))
+    expect(page.get_by_text(f"Done: {len(ROWS)} samples of {UPLOAD_NAME}")).to_be_visible()
+    shot("2-run-finished")
+
+    page.get_by_role("button", name="Open report").click()
+    expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible()
+    wait_idle(page)
+    assert_means_chart_drawn(page, len(METRICS))
+    cards = metric_cards(page)
+    assert [c.split()[0] for c in cards] == ["overall", *METRICS]
+    caption = main(page).get_by_text(re.compile(rf"^{UPLOAD_NAME} · {len(ROWS)} samples · .* status: finished"))
+    expect(caption).to_be_visible()
+    shot("3-report")
+
+    # Drill-down: the row with markup in its question; its text and reasoning are shown as text.
+    expected = RAGEvaluator(OfflineJudge()).evaluate(load_dataset(upload_csv)[DRILL_INDEX])
+    pick_sample(page, DRILL_INDEX)
+    question = ROWS[DRILL_INDEX][1]
+    expect(page.get_by_text(question, exact=True)).to_be_visible()
+    for name in ("faithfulness", "answer_relevancy"):
+        reasoning = getattr(expected, name).reasoning
+        assert reasoning, f"the offline judge gave {name} no reasoning"
+        expect(page.get_by_text(reasoning, exact=True)).to_be_visible()
+    expect(page.get_by_text("offline heuristic").first).to_be_visible()
+    page.get_by_text(question, exact=True).scroll_into_view_if_needed()
+    shot("4-drilldown")
+
+    # The HTML report: dataset text escaped, every metric named, the means chart embedded.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download HTML report").click()
+    assert download.value.suggested_filename == "ragmeter-browser_check.html"
+    report_html = Path(download.value.path()).read_text(encoding="utf-8")
+    assert html.escape(question, quote=True) in report_html
+    assert "<b>priority</b>" not in report_html
+    for sid, q, *_ in ROWS:
+        assert html.escape(q, quote=True) in report_html, q
+    for name in METRICS:
+        assert name in report_html
+    assert "<svg" in report_html and "Mean score per metric" in report_html
+
+    # Leave the report and come back: the same run, the same numbers, the same drill-down pick.
+    go_to(page, "History")
+    expect(page.get_by_role("combobox", name="Run")).to_have_value(re.compile(rf"^{UPLOAD_NAME} .* · finished · "))
+    shot("5-history")
+    go_to(page, "Evaluate")
+    go_to(page, "Report")
+    expect(caption).to_be_visible()
+    assert metric_cards(page) == cards
+    assert_means_chart_drawn(page, len(METRICS))
+    shot("6-report-again")
+
+
+def test_bundled_sample_run_shows_all_five_metrics(page, app_url, shot, artifacts_dir):
+    open_app(page, app_url)
+    n = len(load_dataset(ROOT / "sample_data" / "sample.jsonl"))
+    run_to_completion(page, n)
+    page.get_by_role("button", name="Open report").click()
+    expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible()
+    wait_idle(page)
+    names = [c.split()[0] for c in metric_cards(page)]
+    assert set(METRICS) <= set(names), names
+    for name in METRICS:
+        expect(page.locator('[data-testid="stMetric"]').filter(has_text=name)).to_contain_text(re.compile(r"\d\.\d{3}"))
+    _, svg = means_chart_svg(page)
+    svg.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)  # let the chart settle before the picture
+    shot("report-sample-data")
+    _readme_screenshot(page, artifacts_dir)
+
+
+def _readme_screenshot(page: Page, artifacts_dir: Path) -> None:
+    """The README's picture: the top of the Report page (cards, bands and the ± std chart)."""
+    page.set_viewport_size({"width": 1400, "height": 1300})
+    page.locator('[data-testid="stMain"]').evaluate("el => el.scrollTo(0, 0)")
+    page.wait_for_timeout(500)
+    path = artifacts_dir / "report.png"
+    page.screenshot(path=str(path))
+    if os.environ.get("RAGMETER_UPDATE_SCREENSHOT") == "1":
+        DOCS_SCREENSHOT.parent.mkdir(exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOT)
+
+
+STOP_ROWS = 20_000
+
+
+def test_stop_keeps_finished_rows(page, app_url, tmp_path, history_path, shot):
+    data = _write_csv(tmp_path / "stop_check.csv", _big_rows(STOP_ROWS))
+    open_app(page, app_url)
+    upload(page, data)
+    page.get_by_role("button", name="Run evaluation").click()
+    progress = page.locator('[data-testid="stProgress"]').first
+    expect(progress).to_contain_text(re.compile(rf"^[1-9][\d,]*/{STOP_ROWS} samples scored"), timeout=RUN_TIMEOUT)
+    page.get_by_role("button", name="Stop").click()
+    stopped = page.get_by_text(re.compile(rf"Stopped: (\d+) of {STOP_ROWS} samples scored, all kept"))
+    expect(stopped).to_be_visible(timeout=RUN_TIMEOUT)
+    kept = int(re.search(r"Stopped: (\d+) of", stopped.inner_text()).group(1))
+    assert 0 < kept < STOP_ROWS
+    shot("1-stopped")
+
+    page.get_by_role("button", name="Open report").click()
+    expect(page.get_by_text(re.compile(rf"This run was stopped: {kept} of {STOP_ROWS} samples are scored"))).to_be_visible()
+    expect(main(page).get_by_text(re.compile(rf"^stop_check.csv · {kept:,} samples · .* status: stopped"))).to_be_visible()
+    shot("2-report")
+
+    go_to(page, "History")
+    expect(page.get_by_role("combobox", name="Run")).to_have_value(re.compile(r"^stop_check.csv .* · stopped · "))
+    shot("3-history")
+    runs = [r for r in RunStore(history_path).list_runs() if r.dataset_name == "stop_check.csv"]
+    assert [(r.status, r.n_done, r.n_samples) for r in runs] == [("stopped", kept, STOP_ROWS)]
