@@ -169,7 +169,8 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     base = SENTENCE_WEIGHT * sentence_score + (1.0 - SENTENCE_WEIGHT) * overall
     bad_numbers = sorted(n for n in answer.numbers if not any(n in c.numbers for c in ctxs))
     bad_names = [" ".join(sorted(e)) for e in answer.entities if not e <= vocab | question.vocab]
-    score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names))
+    personal = _personal_sentences(answer, ctxs)
+    score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names) + personal)
     unsupported = [w for w in answer.words if w not in vocab and w not in implicit]
     found = sum(1 for w in answer.words if w in vocab)
     why = f"{found}/{len(answer.words)} answer content words appear in the contexts"
@@ -180,7 +181,16 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     why += f"; answer sentences supported by their best context sentence: {sentence_score:.2f}"
     if flips:
         why += f"; {flips} sentence(s) negate what the context says, or the reverse"
+    if personal:
+        why += f"; {personal} sentence(s) speak of the speaker or listener (I, you), which the contexts never do"
     return HeuristicScore(_round(score), why + ".")
+
+
+def _personal_sentences(answer: Analysis, ctxs: Sequence[Analysis]) -> int:
+    """How many answer sentences use a first/second-person pronoun that no context uses: such a
+    sentence is about the speaker or the listener ("I love hiking"), not about the passages."""
+    used = frozenset().union(*(p for c in ctxs for p in c.persons))
+    return sum(1 for p in answer.persons if p - used)
 
 
 # A question in the answer asserts nothing the contexts could support; a sentence whose polarity

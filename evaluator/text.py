@@ -227,6 +227,14 @@ def entities(text: str) -> List[str]:
     return found
 
 
+# First- and second-person pronouns: a sentence using them speaks of the speaker or the listener
+# ("I love hiking", "you should try it"), which retrieved passages rarely support.
+PERSONAL_PRONOUNS: FrozenSet[str] = frozenset(normalize_arabic(w) for w in """
+i me my mine myself we us our ours ourselves you your yours yourself yourselves
+أنا انا نحن أنت انت أنتم انتم أنتما أنتن
+""".split())
+
+
 class Analysis(NamedTuple):
     """What the heuristics need to know about one text (see `analyse`)."""
 
@@ -238,6 +246,7 @@ class Analysis(NamedTuple):
     negated: Tuple[bool, ...]  # per sentence: does it contain a negation ("not", "never", "لا")?
     asks: Tuple[bool, ...]  # per sentence: is it a question (ends with "?" or "؟")?
     normalized: Tuple[str, ...]  # each sentence lower-cased and normalised (see `normalize`)
+    persons: Tuple[FrozenSet[str], ...]  # per sentence: its first/second-person pronouns ("i", "you")
 
     @property
     def entities(self) -> Tuple[FrozenSet[str], ...]:
@@ -254,13 +263,15 @@ def analyse(text: str) -> Analysis:
     """
     sents = sentences(text)
     normal = [normalize(x) for x in sents]  # once per sentence: tokens, negation and numbers read it
-    per_sentence = [_content(_WORD.findall(x)) for x in normal]
+    toks = [_WORD.findall(x) for x in normal]
+    per_sentence = [_content(t) for t in toks]
     words_ = tuple(w for sent in per_sentence for w in sent)
     negated = tuple(bool(_NEGATION.search(x)) for x in normal)
     asks = tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in sents)
     nums = frozenset(n for x in normal for n in _NUMBER.findall(x))
+    persons = tuple(PERSONAL_PRONOUNS.intersection(t) for t in toks)
     return Analysis(text, words_, frozenset(words_), tuple(frozenset(x) for x in per_sentence),
-                    nums, negated, asks, tuple(normal))
+                    nums, negated, asks, tuple(normal), persons)
 
 
 @lru_cache(maxsize=8192)

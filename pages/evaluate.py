@@ -62,7 +62,7 @@ def run_step(dataset: Optional[ui.LoadedDataset], choice: ui.JudgeChoice) -> Non
     if live is not None:
         controls = st.empty()
         with controls.container():
-            if st.button("Stop", key="btn_stop", help="Finish the samples in flight, keep every finished row."):
+            if st.button("Stop run", key="btn_stop", help="Finish the samples in flight, keep every finished row."):
                 live.stop.set()
             if live.stop.is_set():
                 st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")

@@ -138,3 +138,20 @@ def test_judge_failures_are_announced(data, capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert "fell back to the heuristic" in out and "faithfulness: 3/3" in out
+
+
+def test_labels_prints_agreement_with_human_columns(tmp_path, capsys):
+    rows = [dict(ROWS[0], human_faithfulness=1), dict(ROWS[1], human_faithfulness=1),
+            {"question": "Do you ship abroad?", "answer": "Our CEO was born in 1961 on Mars.",
+             "contexts": ["Shipping FAQ: we ship to 40 countries worldwide."], "human_faithfulness": 0}]
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["evaluate", str(path), "-q", "--no-history", "--labels"]) == 0
+    out = capsys.readouterr().out
+    line = next(l for l in out.splitlines() if l.startswith("faithfulness") and "binary" in l)
+    assert line.split()[1] == "3" and float(line.split()[3]) == 1.0  # n=3, AUROC 1.0
+
+
+def test_labels_without_label_columns_says_so(data, capsys):
+    assert main(["evaluate", str(data), "-q", "--no-history", "--labels"]) == 0
+    assert "No human_<metric> label columns" in capsys.readouterr().out
