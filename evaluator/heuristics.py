@@ -7,15 +7,18 @@ selected to reproduce the seed's numbers.
 The "ragmeter" set compares *content words* (stop words dropped, lightly stemmed, Arabic
 normalised; see evaluator.text) rather than raw tokens, and asks each metric's own question:
 - faithfulness: how much of what the answer says can be found in the contexts, sentence by
-  sentence, with numbers and names that appear nowhere in them penalised;
-- answer relevancy: does the answer take up the question's terms and add content of its own,
-  without evading ("I have no comment") or hedging ("the documents do not say"); the answer's
-  shape (yes/no, a number, a name, a reason) breaks ties when it shares no words with the question;
+  sentence, with numbers and names that appear nowhere in them, and sentences about the speaker
+  or listener ("I love it", "you should") that no context speaks in, penalised;
+- answer relevancy: the backbone is how much of the question the answer takes up (an answer
+  sharing no word with it scores the same whatever its length); modifiers: it must add content of
+  its own, stay on the question sentence by sentence, and not evade ("I have no comment") or hedge
+  ("the documents do not say"); the answer's shape (yes/no, a number, a name, a reason) breaks ties;
 - context precision: rank-aware average precision over per-context relevance to the question
   (and the reference, when there is one);
 - context recall: how much of each reference sentence the contexts contain;
-- answer correctness: token F1 and reference coverage, with unsupported specifics and a flipped
-  polarity (one side negates, the other does not) penalised.
+- answer correctness: token F1 and reference coverage, a leading yes/no counting as a word, with
+  unsupported specifics and a flipped polarity (a leading yes against a no, or one side negating
+  and the other not) penalised.
 Word weights are IDF-like, computed from the sample's own texts only, so a word every context
 repeats counts less than a rare one.
 """
@@ -29,7 +32,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
 from . import text
 from .model import EvalSample
-from .text import Analysis, analyse, is_negated, normalize, numbers, sentences, words
+from .text import Analysis, analyse, normalize, numbers, polarity, sentences, stance, words
 
 
 @dataclass(frozen=True)
@@ -467,16 +470,18 @@ POLARITY_FLIP_PENALTY = 0.5
 
 def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
     answer, reference, question = analyse(s.answer), analyse(s.ground_truth or ""), analyse(s.question)
-    # What the question already says is in both; compare what each side adds beyond it.
-    a = answer.vocab - question.vocab or answer.vocab
-    r = reference.vocab - question.vocab or reference.vocab
+    # What the question already says is in both; compare what each side adds beyond it. A leading
+    # yes/no is part of what a side says ("Yes." agrees with "Yes, all of them are"), so it joins as
+    # a word of its own.
+    a = (answer.vocab - question.vocab) | _stance_word(s.answer) or answer.vocab
+    r = (reference.vocab - question.vocab) | _stance_word(s.ground_truth or "") or reference.vocab
     if not a or not r:
         return HeuristicScore(0.0, "The answer or the reference has no content words to compare.")
     common = a & r
     precision, recall = len(common) / len(a), len(common) / len(r)
     f1 = 2 * precision * recall / (precision + recall) if common else 0.0
     score = 0.5 * f1 + 0.5 * recall
-    flipped = is_negated(s.answer) != is_negated(s.ground_truth or "")
+    flipped = polarity(s.answer) != polarity(s.ground_truth or "")
     bad = [" ".join(sorted(e)) for e in answer.entities if not e <= reference.vocab | question.vocab]
     bad += [n for n in answer.numbers if n not in reference.numbers and n not in question.numbers]
     score = (0.3 + 0.7 * score) * (POLARITY_FLIP_PENALTY if flipped else 1.0) * EXTRA_SPECIFIC_PENALTY ** len(bad)
@@ -486,6 +491,12 @@ def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
     if bad:
         why += f"; names/numbers not in the reference: {_quote(bad)}"
     return HeuristicScore(_round(score), why + ".")
+
+
+def _stance_word(text_: str) -> FrozenSet[str]:
+    """{"yes"} or {"no"} for a text that opens with one (see evaluator.text.stance), else nothing."""
+    value = stance(text_)
+    return frozenset(["yes" if value > 0 else "no"]) if value else frozenset()
 
 
 RAGMETER: Dict[str, Heuristic] = {

@@ -143,6 +143,24 @@ def is_negated(text: str) -> bool:
     return bool(_NEGATION.search(normalize(text)))
 
 
+_YES = frozenset(normalize_arabic(w) for w in "yes yeah yep نعم بلى".split())
+_NO = frozenset(normalize_arabic(w) for w in "no nope لا كلا".split())
+
+
+def stance(text: str) -> int:
+    """+1 when the text opens with "yes" (or "نعم"), -1 when it opens with "no" (or "لا", "كلا"), else 0.
+
+    "No, no test can do that" opens with a no: the leading word decides, whatever follows.
+    """
+    first = _WORD.findall(normalize(text))[:1]
+    return (1 if first[0] in _YES else -1 if first[0] in _NO else 0) if first else 0
+
+
+def polarity(text: str) -> int:
+    """+1 (affirms) or -1 (denies): a leading yes/no decides (see `stance`), else any negation denies."""
+    return stance(text) or (-1 if is_negated(text) else 1)
+
+
 def is_stop_word(token: str) -> bool:
     """True for English or (normalised) Arabic function words."""
     return token in STOP_WORDS

@@ -476,14 +476,14 @@ def run_outcome() -> None:
     if report is None or meta is None or (live is not None and live.running):
         return
     n, total = len(report.results), meta.total or len(report.results)
-    st.progress(n / total if total else 1.0, text=f"{n}/{total} samples scored")
+    st.progress(n / total if total else 1.0, text=f"{n:,}/{total:,} samples scored")
     saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
     if meta.error:
-        st.error(f"The run failed: {meta.error} {n} finished rows were kept.{saved}", icon=":material/warning:")
+        st.error(f"The run failed: {meta.error} {n:,} finished rows were kept.{saved}", icon=":material/warning:")
     elif meta.status == "stopped":
-        st.warning(f"Stopped: {n} of {total} samples scored, all kept.{saved} Resume it from the History page.")
+        st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
     else:
-        st.success(f"Done: {n} samples of **{meta.dataset_name}** in {seconds(report.total_time)}, overall "
+        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {seconds(report.total_time)}, overall "
                    f"{report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
     if meta.warning:
         st.warning(meta.warning)
@@ -531,9 +531,9 @@ def progress_view(live: LiveRun) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means."""
     done = live.prior + live.done
     frac = done / live.total if live.total else 1.0
-    st.progress(min(frac, 1.0), text=f"{done}/{live.total} samples scored ({frac:.0%})")
+    st.progress(min(frac, 1.0), text=f"{done:,}/{live.total:,} samples scored ({frac:.0%})")
     c1, c2, c3 = st.columns(3)
-    c1.metric("Scored", f"{done}/{live.total}")
+    c1.metric("Scored", f"{done:,}/{live.total:,}")
     c2.metric("Elapsed", seconds(live.elapsed()))
     c3.metric("ETA", seconds(live.eta()) if live.running else "done")
     means = live.means()
@@ -545,7 +545,8 @@ def progress_view(live: LiveRun) -> None:
 def badge(score: Optional[float], skipped: bool = False) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        return f'<span style="background:{GREY};color:#fff;padding:2px 10px;border-radius:10px;white-space:nowrap">N/A · skipped</span>'
+        return (f'<span style="background:{GREY};color:#fff;padding:2px 10px;border-radius:10px;'
+                'white-space:nowrap">N/A · skipped</span>')
     name = band(score)
     return (f'<span style="background:{BAND_COLORS[name]};color:#fff;padding:2px 10px;border-radius:10px;'
             f'white-space:nowrap">{score:.3f} · {name}</span>')
@@ -625,7 +626,7 @@ def sidebar() -> None:
         live: Optional[LiveRun] = st.session_state.get(LIVE)
         report: Optional[EvalReport] = st.session_state.get(REPORT)
         if live is not None and live.running:
-            st.caption(f"Run in progress: {live.prior + live.done}/{live.total}")
+            st.caption(f"Run in progress: {live.prior + live.done:,}/{live.total:,}")
         elif report is not None:
             meta: RunMeta = st.session_state[RUN]
             st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
@@ -822,7 +823,7 @@ def metric_cards(report: EvalReport, sums: Sequence[Any]) -> None:
     """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
     meta: RunMeta = st.session_state[RUN]
     if meta.status == "stopped" and meta.total > len(report.results):
-        st.warning(f"This run was stopped: {len(report.results)} of {meta.total} samples are scored. "
+        st.warning(f"This run was stopped: {len(report.results):,} of {meta.total:,} samples are scored. "
                    "Resume it from the History page.")
     cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
     for start in range(0, len(cards), 4):

@@ -56,7 +56,8 @@ def run_step(dataset: Optional[ui.LoadedDataset], choice: ui.JudgeChoice) -> Non
     st.subheader("3 · Run")
     live: Optional[ui.LiveRun] = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
-    if st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None):
+    clicked = st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None)
+    if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
             live = ui.start_run(list(enumerate(dataset.samples)), choice, dataset_name=dataset.name)
     if live is not None:

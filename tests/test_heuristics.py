@@ -10,8 +10,10 @@ from evaluator.heuristics import (
     HeuristicScore,
     answer_type_match,
     context_relevances,
+    hedge_share,
     heuristic_score,
     is_evasive,
+    is_yes_no_question,
     soft_average_precision,
 )
 from evaluator.model import METRICS, EvalSample
@@ -110,6 +112,22 @@ def test_hallucinated_sentence_scores_below_the_correct_span():
     assert right.score > wrong.score
 
 
+def test_sentence_about_the_speaker_lowers_faithfulness():
+    context = "The lighthouse on the northern cape was built in 1901 and guided ships past the reef."
+    question = "Tell me about the lighthouse."
+    plain = score("faithfulness", question, "The lighthouse was built in 1901.", [context])
+    personal = score("faithfulness", question, "The lighthouse was built in 1901. I love visiting it.", [context])
+    assert personal.score < plain.score * 0.7
+    assert "speaker or listener" in personal.reasoning
+
+
+def test_pronoun_the_context_also_uses_is_not_penalised():
+    context = "You can renew a library card online. You need the card number."
+    h = score("faithfulness", "How do I renew my card?", "You can renew the library card online.", [context])
+    assert h.score >= 0.9
+    assert "speaker or listener" not in h.reasoning
+
+
 # --- answer relevancy ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("answer", ["I have no comment.", "I don't know", "no comment", "لا تعليق", "لا أعرف"])
@@ -152,8 +170,50 @@ def test_hedging_long_answer_scores_below_a_direct_one():
     assert direct.score > hedged.score
 
 
+def test_relevancy_off_topic_answers_tie_whatever_their_length():
+    question = "What is the capital of France?"
+    short = score("answer_relevancy", question, "Sourdough rises.")
+    long = score("answer_relevancy", question, "Sourdough bread rises slowly because wild yeast and lactic "
+                                               "bacteria ferment the dough overnight in a cool kitchen.")
+    assert short.score == long.score
+
+
+def test_relevancy_prefers_the_focused_answer_among_equal_coverage():
+    question = "What colour are the ferry's sails?"
+    focused = score("answer_relevancy", question, "The ferry's sails are red.")
+    drifting = score("answer_relevancy", question, "The ferry's sails are red. Tickets cost more on weekends, "
+                                                   "and the harbour cafe sells fresh pastries every morning.")
+    assert focused.score > drifting.score
+
+
+def test_hedge_copied_from_the_question_is_not_a_hedge():
+    question = "Which soup on the menu does not contain onions?"
+    answer = "The tomato soup does not contain onions."
+    assert hedge_share(answer, question) == 0.0
+    assert hedge_share(answer) == 1.0  # without the question, the phrase reads as a disclaimer
+    assert score("answer_relevancy", question, answer).score >= 0.7
+
+
+@pytest.mark.parametrize("answer", ["I couldn't find any information about the opening hours.",
+                                    "There is no relevant document about the opening hours."])
+def test_disclaimer_phrasings_count_as_hedges(answer):
+    assert hedge_share(answer, "When does the museum open?") == 1.0
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Is the museum open?", True),
+    ("In the old town, is parking free?", True),  # a leading phrase set off by a comma
+    ("The bridge is old. Was it ever rebuilt?", True),  # the second sentence asks
+    ("Where is the museum?", False),
+    ("In the old town, where is parking free?", False),
+])
+def test_is_yes_no_question(question, expected):
+    assert is_yes_no_question(question) is expected
+
+
 @pytest.mark.parametrize("question, answer, expected", [
     ("Is Paris in France?", "Yes.", 1),
+    ("In the old town, is parking free?", "Yes, on Sundays.", 1),
     ("Where is the Louvre?", "No.", -1),
     ("How many bridges are there?", "Seven", 1),
     ("Why does bread rise?", "Because yeast makes gas.", 1),
@@ -233,6 +293,23 @@ def test_correctness_polarity_flip_is_penalised():
     flip = score("answer_correctness", question, "Skis need wax to glide.", reference=reference)
     assert agree.score > flip.score
     assert "negates" in flip.reasoning
+
+
+@pytest.mark.parametrize("answer", ["Yes.", "Yes, it does."])
+def test_correctness_bare_yes_agreeing_with_the_reference_is_high(answer):
+    question = "Does the ferry run on Sundays?"
+    reference = "Yes, the ferry runs on Sundays."
+    assert score("answer_correctness", question, answer, reference=reference).score >= 0.9
+
+
+def test_correctness_leading_no_against_a_yes_reference_is_low():
+    question = "Does the ferry run on Sundays?"
+    reference = "Yes, the ferry runs on Sundays."
+    agree = score("answer_correctness", question, "Yes, the ferry runs on Sundays.", reference=reference)
+    # Same words, opposite stance: the leading "No" decides, though the rest repeats the reference.
+    deny = score("answer_correctness", question, "No, the ferry runs on Sundays only in summer.", reference=reference)
+    assert deny.score <= 0.5 < agree.score
+    assert "negates" in deny.reasoning
 
 
 def test_correctness_exact_answer_is_high():

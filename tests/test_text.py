@@ -10,7 +10,9 @@ from evaluator.text import (
     is_stop_word,
     normalize_arabic,
     numbers,
+    polarity,
     sentences,
+    stance,
     stem,
     strip_arabic_clitics,
     tokens,
@@ -124,3 +126,24 @@ def test_analyse_collects_sentences_numbers_questions_and_negation():
 def test_detect_language():
     assert detect_language("What is this?") == "en"
     assert detect_language("What is", "ما هذا؟") == "ar"
+
+
+@pytest.mark.parametrize("text, expected_stance, expected_polarity", [
+    ("Yes.", 1, 1),
+    ("No, no single test can tell.", -1, -1),  # the leading word decides, whatever follows
+    ("No. Every tree is a plant.", -1, -1),
+    ("Nothing happens at all.", 0, -1),  # no leading yes/no: a negation denies
+    ("Bread rises because of yeast.", 0, 1),
+    ("Nobody knows yet.", 0, -1),
+    ("نعم، هذا صحيح", 1, 1),
+    ("لا، ليس كذلك", -1, -1),
+])
+def test_stance_and_polarity(text, expected_stance, expected_polarity):
+    assert stance(text) == expected_stance
+    assert polarity(text) == expected_polarity
+
+
+def test_analyse_records_first_and_second_person_pronouns_per_sentence():
+    a = analyse("I love long walks. The river is cold. Have you tried it?")
+    assert a.persons == (frozenset({"i"}), frozenset(), frozenset({"you"}))
+    assert analyse("أنا أحب القهوة.").persons == (frozenset({"انا"}),)
