@@ -99,22 +99,32 @@ class FaultPlan:
         return reply(OK_REPLY)
 
 
+def prompt_key(prompt: str) -> str:
+    """How the injector files a prompt (a digest: 1,000 samples' prompts would be ~50 MB)."""
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:20]
+
+
 @dataclass
 class FaultInjector:
-    """A ChatServer responder that follows a FaultPlan and counts what it injected."""
+    """A ChatServer responder that follows a FaultPlan and records what it injected.
+
+    `history[prompt_key(prompt)]` lists the behaviours that prompt met, in order ("ok",
+    "429", "HTTP 500", "HTTP 503", "stall", ...); `injected` counts them over all prompts.
+    """
 
     plan: FaultPlan
     injected: Counter = field(default_factory=Counter)
-    seen: Counter = field(default_factory=Counter)
+    history: Dict[str, List[str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, request: Recorded) -> Any:
         prompt = request.prompt
         with self._lock:
-            attempt = self.seen[prompt]
-            self.seen[prompt] += 1
+            seen = self.history.setdefault(prompt_key(prompt), [])
+            attempt = len(seen)
             kind = self.plan.kind(prompt, attempt)
             label = f"HTTP {self.plan.status_5xx(prompt, attempt)}" if kind == "5xx" else kind
+            seen.append(label)
             self.injected[label] += 1
         return self.plan.behaviour(kind, prompt, attempt)
 
@@ -253,11 +263,14 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--n", type=int, default=1000, help="samples (default 1000)")
     p.add_argument("--workers", type=int, default=16, help="max_workers (default 16)")
     p.add_argument("--rate", type=float, default=0.10, help="share of chat requests per fault kind (default 0.10)")
-    p.add_argument("--timeout", type=float, default=2.0, help="client timeout, seconds (default 2)")
-    p.add_argument("--stall", type=float, default=2.5, help="how long a stalled request is held (default 2.5)")
-    p.add_argument("--retry-after", type=float, default=0.5, help="Retry-After on 429s, seconds (default 0.5)")
+    # Short waits keep 1,000 samples to a few minutes: with a quarter of requests signalling
+    # overload (429, 503, timeouts) the judge's AIMD limiter holds ~1-2 calls in flight, so
+    # every stall costs about one client timeout of wall time.
+    p.add_argument("--timeout", type=float, default=0.3, help="client timeout, seconds (default 0.3)")
+    p.add_argument("--stall", type=float, default=0.6, help="how long a stalled request is held (default 0.6)")
+    p.add_argument("--retry-after", type=float, default=0.1, help="Retry-After on 429s, seconds (default 0.1)")
     p.add_argument("--max-retries", type=int, default=3, help="judge retries per call (default 3)")
-    p.add_argument("--latency-ms", type=float, default=20.0, help="server latency per chat call (default 20)")
+    p.add_argument("--latency-ms", type=float, default=10.0, help="server latency per chat call (default 10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     return p.parse_args(argv)

@@ -70,6 +70,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--workers", default="1,4,16", help="comma-separated max_workers settings")
     p.add_argument("--skip-ragas", action="store_true", help="do not install or run ragas")
     p.add_argument("--skip-offline", action="store_true", help="skip the offline rate and RSS figures")
+    p.add_argument("--offline-n", type=int, default=OFFLINE_N, help="samples for the offline rate (default 10,000)")
+    p.add_argument("--rss-n", type=int, default=RSS_N, help="rows for the peak-RSS figure (default 100,000)")
     p.add_argument("--mock", type=Path, default=DEFAULT_MOCK, help="path to mock_openai.py")
     p.add_argument("--ragas-venv", type=Path, default=RAGAS_VENV, help="where to install ragas")
     p.add_argument("--json", type=Path, help="also write every figure to this JSON file")
@@ -394,9 +396,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not args.skip_ragas:
             out["ragas"] = ragas_runs(args, samples[: args.ragas_n], workers, tmp)
         if not args.skip_offline:
-            print(f"\noffline: scoring {OFFLINE_N:,} samples, then {RSS_N:,} rows in a subprocess ...", flush=True)
-            out["offline_rate"] = offline_rate(OFFLINE_N)
-            out["peak_rss"] = peak_rss(RSS_N, tmp)
+            print(f"\noffline: scoring {args.offline_n:,} samples, then {args.rss_n:,} rows in a subprocess ...",
+                  flush=True)
+            out["offline_rate"] = offline_rate(args.offline_n)
+            out["peak_rss"] = peak_rss(args.rss_n, tmp)
     print_ragmeter(ours, args, estimate)
     if "ragas" in out:
         if out["ragas"].get("error"):

@@ -10,6 +10,11 @@ Offline (the default; under two minutes on one core):
     python bench/validity.py
     python bench/validity.py --data /path/to/data --limit 100 --json validity.json
     python bench/validity.py --heuristics jaccard        # the seed's numbers in the ragmeter column
+    python bench/validity.py --no-embedding              # skip the opt-in embedding column
+
+With the `embeddings` extra installed (pip install 'ragmeter[embeddings]'), an "embedding"
+column shows the opt-in embedding heuristic set (evaluator/embeddings.py) beside the others,
+always offline, with its rows/s; it adds about a minute.
 
 Against any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, LM Studio, llama.cpp's
 server): the ragmeter column then holds the judge's blended scores (0.7 LLM + 0.3 heuristic);
@@ -44,6 +49,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from evaluator.agreement import auroc, pairwise_accuracy, spearman  # noqa: E402
+from evaluator.embeddings import available as embeddings_available  # noqa: E402
 from evaluator.evaluation import OfflineJudge, RAGEvaluator  # noqa: E402
 from evaluator.heuristics import clear_caches, context_relevances, is_bare_span  # noqa: E402
 from evaluator.metrics import score_metric  # noqa: E402
@@ -70,6 +76,7 @@ class Figure:
     floor: Optional[float]
     good: Optional[float]
     note: str = ""
+    embedding: Optional[float] = None  # the opt-in embedding set, when its extra is installed
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -273,23 +280,30 @@ class SetRun:
     rows: int
     rows_per_s: float  # ragmeter column's rows per second
     jaccard_rows_per_s: float
+    embedding_rows_per_s: Optional[float] = None
 
 
-def run_set(ds: DataSet, data: Path, limit: Optional[int], heuristics: str, judge: Any, workers: int) -> SetRun:
+def run_set(ds: DataSet, data: Path, limit: Optional[int], heuristics: str, judge: Any, workers: int,
+            embedding: bool = False) -> SetRun:
     rows = load_rows(data / ds.file, limit)
     if judge is None:
         ours = score_offline(rows, ds.metrics, heuristics)
     else:
         ours = score_with_judge(rows, ds.metrics, judge, workers)
     seed = score_offline(rows, ds.metrics, "jaccard")
+    emb = score_offline(rows, ds.metrics, "embedding") if embedding else None
+    emb_values = [f[2] for f in ds.protocol(rows, emb)] if emb else []
     figures = []
-    for (metric, name, value, n), (_, _, seed_value, _) in zip(ds.protocol(rows, ours), ds.protocol(rows, seed)):
+    for k, ((metric, name, value, n), (_, _, seed_value, _)) in enumerate(zip(ds.protocol(rows, ours),
+                                                                              ds.protocol(rows, seed))):
         floor, good = ds.targets.get(f"{metric} {name}", (None, None))
         note = ""
         if ds.name == "begin" and name == "AUROC low-overlap":
             floor, good, note = begin_low_overlap_floor(rows), None, "floor measured here (unigram precision)"
-        figures.append(Figure(ds.name, metric, name, n, value, seed_value, floor, good, note))
-    return SetRun(figures, len(rows), len(rows) / max(ours.seconds, 1e-9), len(rows) / max(seed.seconds, 1e-9))
+        figures.append(Figure(ds.name, metric, name, n, value, seed_value, floor, good, note,
+                              emb_values[k] if emb else None))
+    return SetRun(figures, len(rows), len(rows) / max(ours.seconds, 1e-9), len(rows) / max(seed.seconds, 1e-9),
+                  len(rows) / max(emb.seconds, 1e-9) if emb else None)
 
 
 def _cell(value: Optional[float]) -> str:
@@ -297,14 +311,20 @@ def _cell(value: Optional[float]) -> str:
 
 
 def format_table(runs: Dict[str, SetRun], label: str) -> str:
-    head = f"{'set':<12} {'metric':<19} {'figure':<18} {'n':>5} {label:>9} {'jaccard':>8} {'floor':>6} {'good':>6}  rows/s"
+    with_emb = any(r.embedding_rows_per_s is not None for r in runs.values())
+    emb_head = f" {'embedding':>9}" if with_emb else ""
+    head = (f"{'set':<12} {'metric':<19} {'figure':<18} {'n':>5} {label:>9} {'jaccard':>8}{emb_head} {'floor':>6} "
+            f"{'good':>6}  rows/s")
     lines = [head, "-" * len(head)]
     for name, run in runs.items():
         for k, f in enumerate(run.figures):
-            speed = f"{run.rows_per_s:,.0f} (seed {run.jaccard_rows_per_s:,.0f})" if k == 0 else ""
+            speed = f"{run.rows_per_s:,.0f} (seed {run.jaccard_rows_per_s:,.0f}" if k == 0 else ""
+            if k == 0:
+                speed += f", embedding {run.embedding_rows_per_s:,.0f})" if with_emb else ")"
             mark = "*" if f.note else ""
+            emb = f" {_cell(f.embedding):>9}" if with_emb else ""
             lines.append(f"{f.set:<12} {f.metric:<19} {f.figure:<18} {f.n:>5} {_cell(f.ragmeter):>9} "
-                         f"{_cell(f.jaccard):>8} {_cell(f.floor) + mark:>6} {_cell(f.good):>6}  {speed}")
+                         f"{_cell(f.jaccard):>8}{emb} {_cell(f.floor) + mark:>6} {_cell(f.good):>6}  {speed}")
     total_rows = sum(r.rows for r in runs.values())
     total_s = sum(r.rows / r.rows_per_s for r in runs.values())
     lines.append("-" * len(head))
@@ -335,6 +355,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     p.add_argument("--workers", type=int, default=4, help="concurrent judge calls (with --model)")
     p.add_argument("--heuristics", default="ragmeter", help="heuristic set for the ragmeter column")
+    p.add_argument("--no-embedding", action="store_true",
+                   help="skip the embedding column (shown when the 'embeddings' extra is installed)")
     p.add_argument("--limit", type=int, help="score only the first N rows of each set")
     p.add_argument("--sets", help="comma-separated subset of: " + ", ".join(d.name for d in SETS))
     p.add_argument("--json", type=Path, help="also write the table as JSON here")
@@ -349,16 +371,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     judge = make_judge(args)
     wanted = set(args.sets.split(",")) if args.sets else None
+    embedding = not args.no_embedding and embeddings_available()
     runs = {}
     for ds in SETS:
         if (wanted and ds.name not in wanted) or not (args.data / ds.file).exists():
             continue
-        runs[ds.name] = run_set(ds, args.data, args.limit, args.heuristics, judge, args.workers)
+        runs[ds.name] = run_set(ds, args.data, args.limit, args.heuristics, judge, args.workers, embedding)
     label = args.model[:9] if args.model else args.heuristics[:9]
     print(format_table(runs, label))
     if args.json:
         out = {"ragmeter": label, "sets": {n: {"rows": r.rows, "rows_per_s": round(r.rows_per_s, 1),
                                                 "jaccard_rows_per_s": round(r.jaccard_rows_per_s, 1),
+                                                "embedding_rows_per_s": r.embedding_rows_per_s and
+                                                round(r.embedding_rows_per_s, 1),
                                                 "figures": [asdict(f) for f in r.figures]} for n, r in runs.items()}}
         args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
     return 0

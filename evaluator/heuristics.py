@@ -361,6 +361,10 @@ def context_relevances(s: EvalSample, lang: str = "en", kind: str = "ragmeter") 
     """Relevance in [0, 1] of each retrieved context to the question (and reference, when given)."""
     if kind == "jaccard":
         return [jaccard(words(s.question), words(c)) for c in s.contexts]
+    if kind == "embedding":  # the opt-in set (evaluator.embeddings), imported only when asked for
+        from .embeddings import context_relevances as embedding_relevances
+
+        return embedding_relevances(s, lang)
     question = analyse(s.question)
     reference = analyse(s.ground_truth or "")
     ctxs = [analyse(c) for c in s.contexts]
@@ -507,9 +511,21 @@ RAGMETER: Dict[str, Heuristic] = {
     "answer_correctness": _correctness,
 }
 
+
+def _embedding(metric: str) -> Heuristic:
+    """The opt-in "embedding" set's scorer of `metric` (evaluator.embeddings). The module, and the
+    onnxruntime model behind it, load on first use, so ragmeter runs without the extra installed."""
+    def score(s: EvalSample, lang: str) -> HeuristicScore:
+        from .embeddings import score as embedding_score
+
+        return embedding_score(metric, s, lang)
+    return score
+
+
 HEURISTIC_SETS: Dict[str, Dict[str, Heuristic]] = {
     "jaccard": JACCARD,
     "ragmeter": RAGMETER,
+    "embedding": {m: _embedding(m) for m in RAGMETER},
 }
 DEFAULT_HEURISTICS = "ragmeter"
 

@@ -16,30 +16,31 @@ import io
 import json
 import logging
 import os
+import re
 import threading
 import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import streamlit as st
+from streamlit import config as st_config
 
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.advice import BAND_COLORS, band
 from evaluator.datasets import FIELDS, REQUIRED, DatasetPreview, inspect_dataset, load_dataset
-from evaluator.errors import DatasetError, HistoryError, RagmeterError
+from evaluator.errors import HistoryError, RagmeterError
 from evaluator.history import RunInfo, RunStore, default_history_path
 from evaluator.model import METHOD_LABELS, METHOD_SKIPPED, EvalReport, EvalResult, EvalSample
-from evaluator.text import detect_language
 
 log = logging.getLogger("ragmeter.dashboard")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_SAMPLE = "sample.jsonl"
-DEFAULT_CACHE = Path.home() / ".ragmeter" / "judge-cache.sqlite3"
+CACHE_ENV = "RAGMETER_JUDGE_CACHE"  # where the judge cache lives (default: as the CLI's --cache)
 
 # --- session-state keys: everything the app remembers ------------------------------------------
 REPORT = "report"  # EvalReport shown on the Report page
@@ -56,7 +57,7 @@ SESSION_KEYS = (REPORT, RUN, LIVE, DATASET, UPLOAD, SPOT, COMPARISON, DELETE_PEN
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
 PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Spot check": ("spot_",)}
 
-# Page files, for st.switch_page / st.page_link (registered in app.py).
+# Page files, for st.switch_page (registered by pages()).
 EVALUATE_PAGE = "pages/evaluate.py"
 REPORT_PAGE = "pages/report.py"
 SPOT_PAGE = "pages/spot_check.py"
@@ -68,6 +69,10 @@ DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
 GREY = "#8a8a8a"
+_ARABIC_LETTER = re.compile(r"[\u0600-\u06FF]")
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+# Text areas take each line's direction from its first letter, so Arabic input reads right-to-left.
+INPUT_CSS = "<style>textarea, input[type=text] { unicode-bidi: plaintext; text-align: start; }</style>"
 
 
 # --- errors: never a traceback ----------------------------------------------------------------
@@ -242,11 +247,16 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> JudgeChoice:
     workers = c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                               help="Samples scored at once; backs off by itself on rate limits.")
     cache = c2.checkbox("Judge cache", value=True, key=f"{prefix}_cache",
-                        help=f"Re-running unchanged data costs no calls. File: {DEFAULT_CACHE}")
+                        help=f"Re-running unchanged data costs no calls. File: {judge_cache_path()}")
     price_in = c3.number_input("Price / 1M input tokens", 0.0, None, None, key=f"{prefix}_price_in")
     price_out = c4.number_input("Price / 1M output tokens", 0.0, None, None, key=f"{prefix}_price_out")
     return JudgeChoice(OPENAI, language, model.strip(), base_url.strip(), api_key, cache, int(workers),
                        price_in, price_out)
+
+
+def judge_cache_path() -> Path:
+    """$RAGMETER_JUDGE_CACHE, else ~/.ragmeter/judge-cache.sqlite3 (the CLI's default)."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".ragmeter" / "judge-cache.sqlite3").expanduser()
 
 
 def build_judge(choice: JudgeChoice) -> Any:
@@ -256,7 +266,7 @@ def build_judge(choice: JudgeChoice) -> Any:
     from evaluator import OpenAIJudge  # the openai client is only needed with a real judge
 
     return OpenAIJudge(choice.model, base_url=choice.base_url or None, api_key=choice.api_key or env_api_key() or None,
-                       cache=DEFAULT_CACHE if choice.cache else None, max_concurrency=choice.workers)
+                       cache=judge_cache_path() if choice.cache else None, max_concurrency=choice.workers)
 
 
 def run_settings(choice: JudgeChoice, judge: Any) -> Dict[str, Any]:
@@ -432,7 +442,7 @@ def _close_run(live: LiveRun, store: Optional[RunStore], report: EvalReport) -> 
     """Record the run's end; a resumed run's report is read back whole from the history."""
     if store is None or live.run_id is None:
         return report
-    previous = store.get_run(live.run_id).total_time or 0.0 if live.prior else 0.0
+    previous = (store.get_run(live.run_id).total_time or 0.0) if live.prior else 0.0
     _mark(store, live, live.status, previous + report.total_time, report.usage or None)
     if not live.prior:
         return report
@@ -552,15 +562,21 @@ def badge(score: Optional[float], skipped: bool = False) -> str:
             f'white-space:nowrap">{score:.3f} · {name}</span>')
 
 
+def direction(text: str) -> str:
+    """'rtl' for mostly-Arabic text, else 'auto' (English reasoning that quotes an Arabic word stays LTR)."""
+    arabic = len(_ARABIC_LETTER.findall(text))
+    return "rtl" if arabic and arabic >= len(_LATIN_LETTER.findall(text)) else "auto"
+
+
 def text_block(label: str, text: Optional[str]) -> None:
     """User text shown safely (escaped) and right-to-left when it is Arabic."""
     text = text or ""
-    direction = "rtl" if detect_language(text) == "ar" else "auto"
+    way = direction(text)
     body = html.escape(text).replace("\n", "<br>") or "<i>(empty)</i>"
-    align = "right" if direction == "rtl" else "left"
+    # plaintext: each line takes the direction of its own first letter, so mixed text reads right.
     st.markdown(f"**{label}**")
-    st.markdown(f'<div dir="{direction}" style="text-align:{align};padding:6px 10px;border-left:3px solid #ddd;'
-                f'margin-bottom:8px">{body}</div>', unsafe_allow_html=True)
+    st.markdown(f'<div dir="{way}" style="text-align:{"right" if way == "rtl" else "start"};unicode-bidi:plaintext;'
+                f'padding:6px 10px;border-left:3px solid #ddd;margin-bottom:8px">{body}</div>', unsafe_allow_html=True)
 
 
 def sample_view(sample: Optional[EvalSample]) -> None:
@@ -633,9 +649,52 @@ def sidebar() -> None:
                        f"overall {report.overall_mean():.3f}")
 
 
+_SHELL = threading.local()  # .active is True while app.py runs a page on this script thread
+
+
+def pages() -> List[Any]:
+    """The app's pages, for st.navigation."""
+    return [st.Page(EVALUATE_PAGE, title="Evaluate", icon=":material/science:", default=True),
+            st.Page(REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
+            st.Page(SPOT_PAGE, title="Spot check", icon=":material/search:"),
+            st.Page(HISTORY_PAGE, title="History", icon=":material/history:")]
+
+
+def set_page_config() -> None:
+    st.set_page_config(page_title="ragmeter", page_icon=":material/straighten:", layout="wide")
+
+
+def run_app() -> None:
+    """app.py's body: page config, then register the pages and run the chosen one."""
+    set_page_config()
+    page = st.navigation(pages())
+    _SHELL.active = True
+    try:
+        page.run()
+    except Exception as exc:  # the last net: a message, never a traceback (st.rerun/st.stop pass through)
+        log.exception("page %s failed", page.title)
+        st.error(f"This page hit a problem: {friendly(exc)}", icon=":material/warning:")
+    finally:
+        _SHELL.active = False
+
+
 def page_setup(title: str) -> None:
-    """What every page starts with: keep other pages' widget values, draw the shared sidebar."""
+    """What every page starts with: keep other pages' widget values, draw the shared sidebar.
+
+    Streamlit runs a file under pages/ by itself, without app.py, while it still treats that
+    folder as a legacy multipage app: until st.navigation has been called once in the process
+    (a deep link as the first request), and on every AppTest run. In the app such a run
+    registers the real pages, which ends the legacy mode, and starts over through app.py. Under
+    AppTest (which restores the legacy mode before every run, and whose clicks a rerun would
+    eat) the page simply goes on without app.py.
+    """
+    if not getattr(_SHELL, "active", False):
+        set_page_config()
+        if not st_config.get_option("global.appTest"):  # st.get_option does not see AppTest's patch
+            st.navigation(pages())
+            st.rerun()
     keep_widget_state(title)
+    st.html(INPUT_CSS)
     sidebar()
 
 

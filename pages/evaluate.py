@@ -3,6 +3,8 @@ from typing import Optional
 
 import streamlit as st
 
+from evaluator.errors import DatasetError
+
 from pages import _ui as ui
 
 ui.page_setup("Evaluate")
@@ -45,7 +47,7 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
         with st.expander("Column mapping", expanded=bool(pre.missing)):
             mapping = ui.mapping_widgets(pre, ui.digest(data))
         dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000))
-    except ui.DatasetError as exc:
+    except DatasetError as exc:
         st.error(f"Cannot use this file. {exc}", icon=":material/block:")
         return None
     st.session_state[ui.DATASET] = dataset

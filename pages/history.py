@@ -1,6 +1,8 @@
 """History: every run, saved row by row as it is scored. Reopen, rename, delete, resume, compare."""
 import streamlit as st
 
+from evaluator.errors import RagmeterError
+
 from pages import _ui as ui
 
 ui.page_setup("History")
@@ -10,7 +12,7 @@ st.caption(f"Runs are saved in `{ui.history_path()}` as they are scored (change 
 try:
     store = ui.open_store()
     runs = store.list_runs()
-except ui.RagmeterError as exc:
+except RagmeterError as exc:
     st.error(f"The run history cannot be opened. {exc}", icon=":material/block:")
     st.stop()
 if not runs:

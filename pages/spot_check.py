@@ -11,7 +11,7 @@ st.title(":material/search: Spot check")
 st.caption("Paste one question, its answer and the retrieved contexts to see every metric with its reasoning. "
            "Arabic text is scored with Arabic prompts and shown right-to-left.")
 
-c1, c2, _ = st.columns([1, 1, 4])
+c1, c2, _ = st.columns([1, 1, 2])
 c1.button("English example", key="btn_spot_example_en", on_click=ui.fill_spot_example, args=("en",))
 c2.button("Arabic example", key="btn_spot_example_ar", on_click=ui.fill_spot_example, args=("ar",))
 

@@ -1,5 +1,4 @@
 """Evaluate page (AppTest): bundled sample run offline, uploads, inline dataset errors, limits, Stop."""
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ GOOD_CSV = (b"question,answer,contexts,ground_truth\n"
 @pytest.fixture
 def history(tmp_path, monkeypatch):
     path = tmp_path / "history.sqlite3"
+    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
     monkeypatch.setenv("RAGMETER_HISTORY", str(path))
     return path
 

@@ -36,6 +36,7 @@ def save_run(store, data, *, done=None, status="finished"):
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     path = tmp_path / "history.sqlite3"
+    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
     monkeypatch.setenv("RAGMETER_HISTORY", str(path))
     return RunStore(path)
 

@@ -16,6 +16,7 @@ TIMEOUT = 30
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
     monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
     return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
 

@@ -15,6 +15,7 @@ TIMEOUT = 30
 
 @pytest.fixture
 def spot(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
     monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     at.switch_page("pages/spot_check.py").run()

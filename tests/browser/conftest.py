@@ -58,34 +58,56 @@ def browser(playwright_api):
     browser.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's outcome on the test item, so fixtures can see whether the test failed."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
 @pytest.fixture
-def page(browser):
-    """A fresh page (own context, so no cookies or storage leak between tests) that accepts downloads."""
+def page(browser, artifacts_dir, request):
+    """A fresh page (own context, so no cookies or storage leak between tests) that accepts downloads.
+
+    When the test fails, the page as it was is saved to artifacts/<test name>-FAILED.png.
+    """
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(15_000)
     page = context.new_page()
     yield page
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        page.screenshot(path=str(artifacts_dir / f"{_safe(request.node.name)}-FAILED.png"))
     context.close()
 
 
 @pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
-    """Where test-time screenshots go (gitignored)."""
+    """Where test-time screenshots go (gitignored); failure shots of an earlier session are cleared."""
     ARTIFACTS.mkdir(exist_ok=True)
+    for old in ARTIFACTS.glob("*-FAILED.png"):
+        old.unlink()
     return ARTIFACTS
 
 
 @pytest.fixture
 def shot(page, artifacts_dir, request):
     """`shot("step")` saves a full-page screenshot to artifacts/<test name>-<step>.png."""
-    test_name = re.sub(r"[^\w.-]+", "_", request.node.name)
+    test_name = _safe(request.node.name)
 
     def take(step: str) -> Path:
         path = artifacts_dir / f"{test_name}-{step}.png"
-        page.screenshot(path=str(path), full_page=True)
+        # Not full_page: Streamlit scrolls inside its own container, so the page is one viewport
+        # high anyway, and the resize a full-page shot does leaves Streamlit's popovers unable to open.
+        page.screenshot(path=str(path))
         return path
 
     return take
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", name)
 
 
 def _free_port() -> int:
