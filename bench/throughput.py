@@ -60,6 +60,10 @@ TARGET_OFFLINE_RATE = 5_000  # samples/s on one core
 TARGET_RSS_MB = 1_024
 TARGET_CALLS = 5  # judge calls per sample
 TARGET_PROMPT_SHARE = 0.25  # of ragas's prompt tokens per sample
+# Generated JSON strings padded to ~90 characters and 3 items per list, the size of real
+# statements and verdicts: ragas feeds its first calls' statements into later prompts, and with
+# these sizes its completion tokens per sample (~1,300) match what issue 5 saw.
+MOCK_ARGS = "--array-len 3 --str-len 90"
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
@@ -72,6 +76,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--skip-offline", action="store_true", help="skip the offline rate and RSS figures")
     p.add_argument("--offline-n", type=int, default=OFFLINE_N, help="samples for the offline rate (default 10,000)")
     p.add_argument("--rss-n", type=int, default=RSS_N, help="rows for the peak-RSS figure (default 100,000)")
+    p.add_argument("--mock-args", default=MOCK_ARGS, help=f"extra mock_openai.py options (default {MOCK_ARGS!r})")
     p.add_argument("--mock", type=Path, default=DEFAULT_MOCK, help="path to mock_openai.py")
     p.add_argument("--ragas-venv", type=Path, default=RAGAS_VENV, help="where to install ragas")
     p.add_argument("--json", type=Path, help="also write every figure to this JSON file")
@@ -79,6 +84,10 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 
 # --- ragmeter against the mock --------------------------------------------------------------
+
+def mock_options(args: argparse.Namespace) -> List[str]:
+    return ["--latency-ms", f"{args.latency_ms:g}", *args.mock_args.split()]
+
 
 def settled_records(server: MockServer, at_least: int, timeout: float = 3.0) -> List[dict]:
     """The server's log once it holds `at_least` records (it writes each just after replying)."""
@@ -101,7 +110,7 @@ def run_ragmeter(args: argparse.Namespace, samples: list, workers: int, tmp: Pat
     log = tmp / f"ragmeter-w{workers}.jsonl"
     cache = tmp / f"cache-w{workers}.sqlite"
     n = len(samples)
-    with start_mock(args.mock, log, ["--latency-ms", f"{args.latency_ms:g}"]) as server:
+    with start_mock(args.mock, log, mock_options(args)) as server:
         with OpenAIJudge(MODEL, base_url=server.base_url, cache=cache, max_concurrency=max(16, workers)) as judge:
             report, wall = timed_run(judge, samples, workers)
             usage = judge.usage()
@@ -194,7 +203,7 @@ def run_ragas(args: argparse.Namespace, python: Path, data: Path, n: int, worker
     log, out, driver = tmp / f"ragas-w{workers}.jsonl", tmp / f"ragas-w{workers}.json", tmp / "ragas_driver.py"
     driver.write_text(RAGAS_DRIVER, encoding="utf-8")
     env = {**os.environ, "RAGAS_DO_NOT_TRACK": "true", "OPENAI_API_KEY": "not-needed"}
-    with start_mock(args.mock, log, ["--latency-ms", f"{args.latency_ms:g}"]) as server:
+    with start_mock(args.mock, log, mock_options(args)) as server:
         cmd = [str(python), str(driver), server.base_url, str(data), str(workers), str(out),
                "1" if with_correctness else "0"]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -324,7 +333,7 @@ def _ragmeter_cell(run: Dict[str, Any], label: str, key: Optional[str]) -> Any:
 
 
 def print_ragmeter(runs: List[Dict[str, Any]], args: argparse.Namespace, estimate: Any) -> None:
-    print(f"\nragmeter: {args.n} samples, server latency {args.latency_ms:g} ms per chat call")
+    print(f"\nragmeter: {args.n} samples; server: mock_openai.py --latency-ms {args.latency_ms:g} {args.mock_args}")
     header = ["figure"] + [f"workers={r['workers']}" for r in runs]
     rows = [[label] + [_ragmeter_cell(r, label, key) for r in runs] for label, key in RAGMETER_ROWS]
     print(table(header, rows))
@@ -337,7 +346,8 @@ def print_ragas(result: Dict[str, Any], args: argparse.Namespace) -> None:
     runs = result.get("runs") or []
     if not runs:
         return
-    print(f"\nragas {result.get('version', '?')}: {args.ragas_n} samples, metrics {', '.join(runs[0]['metrics'])}")
+    print(f"\nragas {result.get('version', '?')}: {args.ragas_n} samples, same server settings; "
+          f"metrics {', '.join(runs[0]['metrics'])}")
     header = ["figure"] + [f"workers={r['workers']}" for r in runs]
     rows = []
     for label, key in RAGAS_ROWS:

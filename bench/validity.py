@@ -10,11 +10,12 @@ Offline (the default; under two minutes on one core):
     python bench/validity.py
     python bench/validity.py --data /path/to/data --limit 100 --json validity.json
     python bench/validity.py --heuristics jaccard        # the seed's numbers in the ragmeter column
-    python bench/validity.py --no-embedding              # skip the opt-in embedding column
+    python bench/validity.py --embedding                 # add the opt-in embedding set's column
 
-With the `embeddings` extra installed (pip install 'ragmeter[embeddings]'), an "embedding"
-column shows the opt-in embedding heuristic set (evaluator/embeddings.py) beside the others,
-always offline, with its rows/s; it adds about a minute.
+`--embedding` needs the `embeddings` extra (pip install 'ragmeter[embeddings]'): an "embedding"
+column then shows the opt-in embedding heuristic set (evaluator/embeddings.py) beside the others,
+always offline, with its rows/s. It is not on by default because it adds a minute or two (the
+model embeds every context and context sentence) to a run that otherwise takes seconds.
 
 Against any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, LM Studio, llama.cpp's
 server): the ragmeter column then holds the judge's blended scores (0.7 LLM + 0.3 heuristic);
@@ -49,7 +50,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from evaluator.agreement import auroc, pairwise_accuracy, spearman  # noqa: E402
-from evaluator.embeddings import available as embeddings_available  # noqa: E402
+from evaluator.embeddings import INSTALL_HINT, available as embeddings_available  # noqa: E402
 from evaluator.evaluation import OfflineJudge, RAGEvaluator  # noqa: E402
 from evaluator.heuristics import clear_caches, context_relevances, is_bare_span  # noqa: E402
 from evaluator.metrics import score_metric  # noqa: E402
@@ -355,8 +356,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     p.add_argument("--workers", type=int, default=4, help="concurrent judge calls (with --model)")
     p.add_argument("--heuristics", default="ragmeter", help="heuristic set for the ragmeter column")
-    p.add_argument("--no-embedding", action="store_true",
-                   help="skip the embedding column (shown when the 'embeddings' extra is installed)")
+    p.add_argument("--embedding", action="store_true",
+                   help="add a column for the opt-in embedding heuristic set (needs the 'embeddings' extra)")
     p.add_argument("--limit", type=int, help="score only the first N rows of each set")
     p.add_argument("--sets", help="comma-separated subset of: " + ", ".join(d.name for d in SETS))
     p.add_argument("--json", type=Path, help="also write the table as JSON here")
@@ -371,12 +372,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     judge = make_judge(args)
     wanted = set(args.sets.split(",")) if args.sets else None
-    embedding = not args.no_embedding and embeddings_available()
+    if args.embedding and not embeddings_available():
+        print(f"--embedding needs the 'embeddings' extra: {INSTALL_HINT}", file=sys.stderr)
+        return 2
     runs = {}
     for ds in SETS:
         if (wanted and ds.name not in wanted) or not (args.data / ds.file).exists():
             continue
-        runs[ds.name] = run_set(ds, args.data, args.limit, args.heuristics, judge, args.workers, embedding)
+        runs[ds.name] = run_set(ds, args.data, args.limit, args.heuristics, judge, args.workers, args.embedding)
     label = args.model[:9] if args.model else args.heuristics[:9]
     print(format_table(runs, label))
     if args.json:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -148,9 +150,14 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="session")
-def history_path(tmp_path_factory) -> Path:
-    """The dashboard's run-history database for this session (never the user's own)."""
-    return tmp_path_factory.mktemp("history") / "history.sqlite3"
+def history_path() -> Iterator[Path]:
+    """The dashboard's run-history database for this session (never the user's own).
+
+    A short /tmp/ragmeter-* path rather than pytest's: the sidebar shows it, README screenshot included.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="ragmeter-"))
+    yield folder / "history.sqlite3"
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

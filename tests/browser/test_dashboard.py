@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from playwright.sync_api import Page, expect
+
+try:
+    from playwright.sync_api import Page, expect
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset
 from evaluator.history import RunStore
@@ -134,16 +141,15 @@ def metric_cards(page: Page) -> List[str]:
 
 
 def means_chart_svg(page: Page):
-    """The first Report chart (means ± 1 std) once Vega has drawn it."""
-    chart = page.locator('[data-testid="stVegaLiteChart"]').first
-    svg = chart.locator("svg.marks")
+    """The first Report chart (means ± 1 std) once Vega has drawn it (as SVG: few data points)."""
+    svg = page.locator('[data-testid="stVegaLiteChart"]').first.locator("svg.marks")
     expect(svg).to_be_visible(timeout=RUN_TIMEOUT)
-    return chart, svg
+    return svg
 
 
 def assert_means_chart_drawn(page: Page, n_metrics: int) -> None:
     """Bars and ±1 std whiskers are drawn, one per metric, with real size."""
-    chart, svg = means_chart_svg(page)
+    svg = means_chart_svg(page)
     box = svg.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100, box
     expect(svg).to_contain_text("Mean score per metric (±1 std)")
@@ -164,10 +170,17 @@ def text_block(page: Page, text: str):
 def pick_sample(page: Page, index: int) -> None:
     """Choose a sample in the Report page's drill-down selectbox."""
     combo = page.get_by_role("combobox", name="Sample")
-    # Opened from the keyboard: after a screenshot Chromium's first click on the arrow is lost.
-    combo.focus()
-    page.keyboard.press("ArrowDown")
     option = page.get_by_role("option").filter(has_text=re.compile(rf"^#{index} · "))
+    # Opened from the keyboard (after a screenshot Chromium's first click on the arrow is lost),
+    # and again if a late rerun of the page closed the list under us.
+    for _ in range(3):
+        combo.focus()
+        page.keyboard.press("ArrowDown")
+        try:
+            option.wait_for(state="visible", timeout=3_000)
+            break
+        except PlaywrightTimeoutError:
+            page.keyboard.press("Escape")
     option.click()
     expect(combo).to_have_value(re.compile(rf"^#{index} · "))
     wait_idle(page)
@@ -224,8 +237,9 @@ def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upl
     for name in METRICS:
         assert name in report_html
     assert "<svg" in report_html and "Mean score per metric" in report_html
+    assert f"{len(ROWS)} samples" in report_html
 
-    # Leave the report and come back: the same run, the same numbers, the same drill-down pick.
+    # Leave the report and come back: the same run, the same numbers, the chart drawn again.
     go_to(page, "History")
     expect(page.get_by_role("combobox", name="Run")).to_have_value(re.compile(rf"^{UPLOAD_NAME} .* · finished · "))
     shot("5-history")
@@ -248,8 +262,7 @@ def test_bundled_sample_run_shows_all_five_metrics(page, app_url, shot, artifact
     assert set(METRICS) <= set(names), names
     for name in METRICS:
         expect(page.locator('[data-testid="stMetric"]').filter(has_text=name)).to_contain_text(re.compile(r"\d\.\d{3}"))
-    _, svg = means_chart_svg(page)
-    svg.scroll_into_view_if_needed()
+    means_chart_svg(page).scroll_into_view_if_needed()
     page.wait_for_timeout(300)  # let the chart settle before the picture
     shot("report-sample-data")
     _readme_screenshot(page, artifacts_dir)
@@ -257,8 +270,9 @@ def test_bundled_sample_run_shows_all_five_metrics(page, app_url, shot, artifact
 
 def _readme_screenshot(page: Page, artifacts_dir: Path) -> None:
     """The README's picture: the top of the Report page (cards, bands and the ± std chart)."""
-    page.set_viewport_size({"width": 1400, "height": 1300})
+    page.set_viewport_size({"width": 1400, "height": 1030})  # down to the chart's axis labels
     page.locator('[data-testid="stMain"]').evaluate("el => el.scrollTo(0, 0)")
+    page.mouse.move(0, 0)  # no hover toolbar or tooltip in the picture
     page.wait_for_timeout(500)
     path = artifacts_dir / "report.png"
     page.screenshot(path=str(path))
