@@ -76,7 +76,12 @@ def idle(page, timeout: float = 600_000) -> None:
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
 
 
+def step(what: str) -> None:
+    print(f"  .. {what}", file=sys.stderr, flush=True)
+
+
 def drive(page, url: str, data: Path, rows: int) -> dict:
+    step("open the dashboard")
     page.goto(url)
     page.get_by_text("Upload a file").click()
     idle(page)
@@ -85,9 +90,11 @@ def drive(page, url: str, data: Path, rows: int) -> dict:
     page.get_by_text(f"{rows:,} rows").first.wait_for(timeout=300_000)
     idle(page)
     t_preview = time.perf_counter()
+    step("run")
     page.get_by_role("button", name="Run evaluation").click()
     page.get_by_text(f"{rows}/{rows} samples scored").first.wait_for(timeout=900_000)
     t_scored = time.perf_counter()
+    step("open the report")
     page.get_by_role("button", name="Open report").click() if page.get_by_role(
         "button", name="Open report").count() else page.get_by_text("Open report").first.click()
     page.locator('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]').first.wait_for(
