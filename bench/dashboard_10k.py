@@ -92,7 +92,7 @@ def drive(page, url: str, data: Path, rows: int) -> dict:
     t_preview = time.perf_counter()
     step("run")
     page.get_by_role("button", name="Run evaluation").click()
-    page.get_by_text(f"{rows}/{rows} samples scored").first.wait_for(timeout=900_000)
+    page.get_by_text(f"{rows:,}/{rows:,} samples scored").first.wait_for(timeout=900_000)
     t_scored = time.perf_counter()
     step("open the report")
     page.get_by_role("button", name="Open report").click() if page.get_by_role(

@@ -9,9 +9,11 @@ over a bare `openai.OpenAI` call:
   backoff and jitter; other 4xx fail at once; after the last try it raises `JudgeError`, which
   the evaluator turns into a visible heuristic fallback;
 - an `AIMDLimiter` around every HTTP call, so concurrent samples back off together;
-- JSON output where the server supports it: `json_schema` first, then `json_object`, then
-  none, stepping down once per judge when a server rejects a format (llama.cpp's server
-  answers HTTP 500 to `json_schema` but accepts `json_object`);
+- JSON output where the server supports it: `json_object` first, then none, stepping down
+  once per judge when a server rejects it. `json_mode="schema"` sends a (loose) JSON schema
+  instead; "auto" does not, because a schema is re-sent with every call and costs ~57 prompt
+  tokens each time for no stricter output (llama.cpp's server also answers HTTP 500 to
+  `json_schema` while it accepts `json_object`);
 - token counts from each reply's `usage` (estimated from text when a server omits it);
 - an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt).
 
@@ -116,7 +118,7 @@ class OpenAIJudge:
         self.name = f"{model} @ {self._shown_url}"
         self._key = _resolve_key(api_key, self.base_url)
         self._sleep, self._random = sleep, random.Random()
-        self._mode = "schema" if json_mode == "auto" else json_mode
+        self._mode = "object" if json_mode == "auto" else json_mode
         self._lock = threading.Lock()
         self._local = threading.local()
         self._totals = dict.fromkeys(("calls", "requests", "cache_hits", "prompt_tokens",

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.errors import JudgeError
+
 from evaluator.evaluation import RAGEvaluator
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
 from evaluator.openai_judge import OpenAIJudge
@@ -104,10 +106,17 @@ def test_json_mode_auto_settles_on_json_object(llama_url):
     reply = judge.generate('Is "Paris is the capital of France" true? Reply as JSON: {"score": 0.0-1.0}')
     info = judge.call_info()
     assert reply.strip().startswith("{")  # json_object mode constrains the model to JSON
-    assert info["json_mode"] == "object"  # json_schema got HTTP 500, json_object was accepted
+    assert info["json_mode"] == "object"  # auto asks for json_object, which llama.cpp accepts
     assert info["retries"] == 0 and info["prompt_tokens"] > 10 and info["completion_tokens"] > 0
     usage = judge.usage()
-    assert (usage["calls"], usage["requests"], usage["failures"]) == (1, 2, 0)
+    assert (usage["calls"], usage["requests"], usage["failures"]) == (1, 1, 0)
+
+
+def test_a_forced_json_schema_is_refused_by_llama_cpp_with_http_500(llama_url):
+    # Why "auto" never sends json_schema: this server rejects it outright.
+    judge = OpenAIJudge("smollm2", llama_url, timeout=120, max_tokens=16, json_mode="schema", max_retries=0)
+    with pytest.raises(JudgeError, match="HTTP 500"):
+        judge.generate('Reply as JSON: {"score": 1}')
 
 
 def test_a_full_evaluation_round_trip(llama_url, capsys):

@@ -61,14 +61,14 @@ def test_success_returns_text_and_counts_tokens_from_usage(server, clock):
     judge = make(server, clock, api_key=CANARY)
     assert judge.generate("judge this") == '{"score": 0.9}'
     assert judge.call_info() == {"retries": 0, "cached": False, "prompt_tokens": 120,
-                                 "completion_tokens": 8, "json_mode": "schema"}
+                                 "completion_tokens": 8, "json_mode": "object"}
     usage = judge.usage()
     assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (1, 120, 8)
     sent = server.chat_requests[0]
     assert sent.headers["authorization"] == f"Bearer {CANARY}"
     assert sent.body["model"] == "test-model" and sent.body["temperature"] == 0.0
     assert sent.body["messages"] == [{"role": "user", "content": "judge this"}]
-    assert sent.response_format == "json_schema"
+    assert sent.response_format == "json_object"  # JSON output without paying for a schema's tokens
 
 
 def test_tokens_are_estimated_when_the_server_omits_usage(server, clock):
@@ -172,31 +172,31 @@ LLAMA_500 = ("1 validation error: {'loc': ('body', 'response_format', 'type'), "
              "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
 
 
-def test_json_schema_rejected_with_500_downgrades_to_json_object_once(server, clock):
-    server.responder = lambda req: error(500, LLAMA_500) if req.response_format == "json_schema" else None
+def test_json_object_rejected_downgrades_to_no_format_once(server, clock):
+    server.responder = lambda req: (error(400, "response_format json_object is not supported")
+                                    if req.response_format == "json_object" else None)
     judge = make(server, clock)
     assert judge.generate("first") == server.default.text
-    assert judge.call_info() == {"retries": 0, "cached": False, "json_mode": "object",
+    assert judge.call_info() == {"retries": 0, "cached": False, "json_mode": "none",
                                  "prompt_tokens": 1, "completion_tokens": 10}
     judge.generate("second")
-    assert [r.response_format for r in server.chat_requests] == ["json_schema", "json_object", "json_object"]
+    assert [r.response_format for r in server.chat_requests] == ["json_object", None, None]
     assert judge.usage()["retries"] == 0 and judge.usage()["failures"] == 0
     assert clock.slept == []  # a downgrade is not a retry
 
 
-def test_a_server_rejecting_both_formats_ends_on_no_format(server, clock):
-    server.queue(error(400, "response_format json_schema unsupported"), error(400, "json_object unsupported"))
+def test_a_llama_style_500_on_the_format_downgrades_too(server, clock):
+    server.queue(error(500, "response_format: 'json_object' is not supported by this grammar"))
     judge = make(server, clock)
     assert judge.generate("p") == server.default.text
-    assert [r.response_format for r in server.chat_requests] == ["json_schema", "json_object", None]
-    assert judge.call_info()["json_mode"] == "none"
+    assert [r.response_format for r in server.chat_requests] == ["json_object", None]
 
 
 def test_a_500_that_does_not_mention_the_format_is_retried_not_downgraded(server, clock):
     server.queue(error(500, "CUDA out of memory"), reply("ok"))
     judge = make(server, clock)
     assert judge.generate("p") == "ok"
-    assert [r.response_format for r in server.chat_requests] == ["json_schema", "json_schema"]
+    assert [r.response_format for r in server.chat_requests] == ["json_object", "json_object"]
 
 
 @pytest.mark.parametrize("mode, sent", [("schema", "json_schema"), ("object", "json_object"), ("none", None)])
@@ -213,7 +213,7 @@ def test_a_forced_schema_mode_never_downgrades(server, clock):
 
 
 def test_the_schema_sent_is_loose(server, clock):
-    make(server, clock).generate("p")
+    make(server, clock, json_mode="schema").generate("p")
     schema = server.chat_requests[0].body["response_format"]["json_schema"]["schema"]
     assert schema["additionalProperties"] is True and "required" not in schema
 
