@@ -20,6 +20,7 @@ N_BINS = 10
 MAX_CATEGORIES = 30
 OTHER_CATEGORY = "(other)"
 AXIS_TITLE = "score (0-1)"
+MEANS_WIDTH = 560  # px in exports; the dashboard stretches the chart to its column
 
 
 def _altair():
@@ -57,30 +58,57 @@ def means_rows(summaries: Sequence[MetricSummary]) -> List[Dict[str, Any]]:
 
 
 def means_chart(report: EvalReport, *, summaries: Optional[Sequence[MetricSummary]] = None) -> "alt.LayerChart":
-    """Per-metric mean bars, coloured by band, with ±1 std error bars.
+    """Per-metric mean bars, coloured by band, with ±1 std error bars and the mean written beside.
 
-    The tooltip shows mean, std, bootstrap 95% CI, scored/total and fallback count. Pass
-    `summaries` (from `stats.summarize`) to avoid computing them twice.
+    Bars are horizontal so every metric name reads in full. The tooltip shows mean, std,
+    bootstrap 95% CI, scored/total and fallback count. Pass `summaries` (from
+    `stats.summarize`) to avoid computing them twice.
     """
     alt = _altair()
     rows = means_rows(summaries if summaries is not None else summarize(report))
+    score = alt.Scale(domain=[0, 1])
     base = alt.Chart(alt.Data(values=rows)).encode(
-        x=alt.X("metric:N", sort=None, title=None, axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12, ticks=False)),
     )
     tooltip = [
         alt.Tooltip("metric:N"), alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("std:Q", format=".3f"),
         alt.Tooltip("ci:N", title="bootstrap 95% CI"), alt.Tooltip("scored:N", title="scored/total"),
         alt.Tooltip("fallbacks:Q", title="heuristic fallbacks"),
     ]
-    bars = base.mark_bar().encode(
-        y=alt.Y("mean:Q", scale=alt.Scale(domain=[0, 1]), title=AXIS_TITLE),
-        color=alt.Color("band:N", scale=_band_scale(alt), title="band"),
+    bars = base.mark_bar(height={"band": 0.7}, cornerRadiusEnd=2).encode(
+        x=alt.X("mean:Q", scale=score, title=AXIS_TITLE, axis=alt.Axis(values=[0, 0.5, 0.7, 0.9, 1], format=".1f")),
+        color=alt.Color("band:N", scale=_band_scale(alt), title="band", legend=alt.Legend(orient="bottom")),
         tooltip=tooltip,
     )
-    whiskers = base.mark_errorbar(ticks=True, color="#1f2328").encode(
-        y=alt.Y("low:Q", title=AXIS_TITLE), y2="high:Q", tooltip=tooltip,
+    whiskers = base.mark_errorbar(ticks=alt.MarkConfig(size=9), color="#1f2328", thickness=1.5).encode(
+        x=alt.X("low:Q", scale=score, title=AXIS_TITLE), x2="high:Q", tooltip=tooltip,
     )
-    return (bars + whiskers).properties(title="Mean score per metric (±1 std)", width=alt.Step(60), height=260)
+    # The value sits just right of the bar end: the reader gets the number without hovering.
+    labels = base.mark_text(align="left", dx=4, dy=-9, fontSize=11, color="#1f2328").encode(
+        x="mean:Q", text=alt.Text("mean:Q", format=".3f"),
+    )
+    return (bars + whiskers + labels).properties(
+        title="Mean score per metric (±1 std)", height=alt.Step(44), width=MEANS_WIDTH,
+    )
+
+
+def calibration_chart(agreement: Dict[str, Any]) -> "Optional[alt.Chart]":
+    """Mean score per human-label bin, one line per metric (on the diagonal = well calibrated).
+
+    `agreement` is `agreement.agreement_table(report)`; None when no metric has a calibration bin.
+    """
+    rows = [{"metric": a.metric, "label": b.low if b.low == b.high else (b.low + b.high) / 2,
+             "mean score": b.mean_score, "rows": b.n}
+            for a in agreement.values() for b in a.calibration if b.mean_score is not None]
+    if not rows:
+        return None
+    alt = _altair()
+    unit, ticks = alt.Scale(domain=[0, 1]), alt.Axis(values=[0, 0.25, 0.5, 0.75, 1], format=".2f")
+    return alt.Chart(alt.Data(values=rows)).mark_line(point=True).encode(
+        x=alt.X("label:Q", title="human label (scaled 0-1)", scale=unit, axis=ticks),
+        y=alt.Y("mean score:Q", scale=unit, axis=ticks),
+        color="metric:N", tooltip=["metric:N", "label:Q", alt.Tooltip("mean score:Q", format=".3f"), "rows:Q"],
+    ).properties(title="Calibration: mean score per human label", height=260)
 
 
 def histogram_rows(report: EvalReport, n_bins: int = N_BINS) -> List[Dict[str, Any]]:

@@ -1,32 +1,70 @@
 """Evaluate: pick the data, check how columns are read, choose a judge, run with live progress."""
-from typing import Optional
+import json
+from typing import Any, Dict, List, Optional
 
 import streamlit as st
 
+from evaluator.datasets import FIELDS, REQUIRED, DatasetPreview
 from evaluator.errors import DatasetError
+from evaluator.runner import JudgeConfig, format_duration
 
 from pages import _ui as ui
 
 ui.page_setup("Evaluate")
 
-st.title(":material/science: Evaluate")
-st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
-           "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
+
+def bundled_files() -> List[str]:
+    """The bundled sample files, the default first."""
+    names = sorted(p.name for p in ui.SAMPLE_DIR.glob("*") if p.suffix in (".csv", ".jsonl", ".json"))
+    return sorted(names, key=lambda n: n != ui.DEFAULT_SAMPLE)
+
+
+def remember_upload() -> None:
+    """file_uploader on_change: keep the upload's bytes (or forget them when the user clears it)."""
+    upload = st.session_state.get("upload_file")
+    if upload is None:
+        st.session_state.pop(ui.UPLOAD, None)
+    else:
+        st.session_state[ui.UPLOAD] = (upload.name, upload.getvalue())
 
 
 def read_source() -> Optional[tuple]:
     """(file name, bytes) of the bundled sample or the upload; None while nothing is uploaded."""
     source = st.radio("Data source", ["Bundled sample", "Upload a file"], key="eval_source", horizontal=True)
     if source == "Bundled sample":
-        name = st.selectbox("Sample file", ui.bundled_files(), key="eval_sample_file")
+        name = st.selectbox("Sample file", bundled_files(), key="eval_sample_file")
         return (name, (ui.SAMPLE_DIR / name).read_bytes()) if name else None
     st.file_uploader("CSV, JSONL or JSON file", type=["csv", "tsv", "jsonl", "ndjson", "json"],
-                     key="upload_file", on_change=ui.remember_upload,
+                     key="upload_file", on_change=remember_upload,
                      help="Columns: question, answer, contexts, optional ground_truth, sample_id, category, "
                           "human_<metric> labels. Mapping below if yours are named differently.")
     if ui.UPLOAD not in st.session_state:
         st.info("Upload a file to continue, or switch back to the bundled sample.")
     return st.session_state.get(ui.UPLOAD)
+
+
+def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
+    """The preview's first rows as text (JSON cells may hold lists or objects)."""
+    def cell(value: Any) -> str:
+        if isinstance(value, str):
+            return value if len(value) <= 300 else value[:297] + "…"
+        return "" if value is None else json.dumps(value, ensure_ascii=False)[:300]
+
+    return [{str(k): cell(v) for k, v in row.items()} for row in pre.rows]
+
+
+def mapping_widgets(pre: DatasetPreview, token: str) -> Dict[str, Optional[str]]:
+    """One selectbox per field, pre-filled with the detected column; returns field -> column."""
+    none = "(not used)"
+    options = [none] + list(pre.columns)
+    mapping: Dict[str, Optional[str]] = {}
+    cols = st.columns(4)
+    for i, name in enumerate(FIELDS):
+        detected = pre.mapping.get(name)
+        choice = cols[i % 4].selectbox(name + (" *" if name in REQUIRED else ""), options, key=f"map_{name}_{token}",
+                                       index=options.index(detected) if detected in options else 0)
+        mapping[name] = None if choice == none else choice
+    return mapping
 
 
 def dataset_step() -> Optional[ui.LoadedDataset]:
@@ -43,9 +81,9 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
         pre = ui.preview(data, name, int(max_mb * 1_000_000))
         st.caption(f"**{name}** · {pre.format.upper()} · {pre.row_count:,} rows · {len(pre.columns)} columns"
                    + (f" · human labels: {', '.join(pre.label_columns)}" if pre.label_columns else ""))
-        st.dataframe(ui.preview_rows(pre), hide_index=True, width="stretch")
+        ui.records_table(preview_rows(pre))
         with st.expander("Column mapping", expanded=bool(pre.missing)):
-            mapping = ui.mapping_widgets(pre, ui.digest(data))
+            mapping = mapping_widgets(pre, ui.digest(data))
         dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000))
     except DatasetError as exc:
         st.error(f"Cannot use this file. {exc}", icon=":material/block:")
@@ -54,29 +92,74 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
     return dataset
 
 
-def run_step(dataset: Optional[ui.LoadedDataset], choice: ui.JudgeChoice) -> None:
+def estimate_view(dataset: ui.LoadedDataset, config: JudgeConfig) -> None:
+    """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
+    n = len(dataset.samples)
+    if config.offline:
+        st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
+        return
+    with ui.guard("Estimating the run"):
+        est = ui.estimate(dataset.token, dataset.samples, config.language, config.price_in, config.price_out)
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Judge calls (est.)", f"{est['calls']:,}")
+        c2.metric("Prompt tokens (est.)", f"{est['prompt_tokens']:,}")
+        c3.metric("Completion tokens (est.)", f"{est['completion_tokens']:,}")
+        c4.metric("Cost (est.)", "give prices" if est["cost"] is None else f"{est['cost']:.4f}")
+        st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
+
+
+def run_step(dataset: Optional[ui.LoadedDataset], config: JudgeConfig) -> None:
     st.subheader("3 · Run")
-    live: Optional[ui.LiveRun] = st.session_state.get(ui.LIVE)
+    live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
-    clicked = st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None)
+    clicked = st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None,
+                        icon=":material/play_arrow:")
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
-            live = ui.start_run(list(enumerate(dataset.samples)), choice, dataset_name=dataset.name)
+            ui.start_run(dataset.samples, config, dataset_name=dataset.name)
+            st.rerun()  # redraw with Run disabled while the run goes on
     if live is not None:
         controls = st.empty()
         with controls.container():
-            if st.button("Stop run", key="btn_stop", help="Finish the samples in flight, keep every finished row."):
-                live.stop.set()
-            if live.stop.is_set():
+            if st.button("Stop run", key="btn_stop", icon=":material/stop:",
+                         help="Finish the samples in flight, keep every finished row."):
+                live.stop()
+            if live.stopping:
                 st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
         ui.watch(live)
         controls.empty()
-    ui.run_outcome()
+    run_outcome()
 
 
+def run_outcome() -> None:
+    """How the last run ended, with the full progress bar and the way to its report."""
+    report, meta = st.session_state.get(ui.REPORT), st.session_state.get(ui.RUN)
+    if report is None or meta is None:
+        return
+    n, total = len(report.results), meta.total or len(report.results)
+    st.progress(n / total if total else 1.0, text=f"{n:,}/{total:,} samples scored")
+    saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
+    if meta.error:
+        st.error(f"The run failed: {meta.error.rstrip('.')}. {n:,} finished rows were kept.{saved}",
+                 icon=":material/warning:")
+    elif meta.status == "stopped":
+        st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
+    else:
+        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {format_duration(report.total_time)}, "
+                   f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
+    if meta.warning:
+        st.warning(meta.warning)
+    if n:
+        ui.button_link("Open report", ui.REPORT_PAGE, key="btn_open_report", type="primary",
+                       icon=":material/bar_chart:")
+
+
+st.title(":material/science: Evaluate")
+st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
+           "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
 dataset = dataset_step()
 st.subheader("2 · Judge")
-choice = ui.judge_widgets("eval")
+config = ui.judge_widgets("eval")
 if dataset is not None:
-    ui.estimate_view(dataset, choice)
-run_step(dataset, choice)
+    estimate_view(dataset, config)
+run_step(dataset, config)

@@ -158,7 +158,7 @@ def test_openai_judge_shows_a_pre_run_estimate(app):
 
 
 STOP_APP = '''
-import threading, time
+import time
 import streamlit as st
 from evaluator import EvalSample
 from pages import _ui as ui
@@ -172,40 +172,58 @@ class SlowJudge:
 if ui.LIVE not in st.session_state and ui.REPORT not in st.session_state:
     samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
                for i in range(40)]
-    live = ui.start_run(list(enumerate(samples)), ui.JudgeChoice(), dataset_name="slow.jsonl",
-                        judge=SlowJudge())
+    live = ui.start_run(samples, ui.JudgeConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
     while live.done < 3:
         time.sleep(0.01)
-    live.stop.set()
+    live.stop()
     ui.watch(live)
-ui.run_outcome()
 '''
 
 
-def test_stop_keeps_every_finished_row_and_leaves_the_rest_pending(history):
+def test_stop_through_the_session_keeps_every_finished_row_and_leaves_the_rest_pending(history):
     at = AppTest.from_string(STOP_APP, default_timeout=TIMEOUT).run()
     no_exception(at)
-    report = at.session_state["report"]
+    assert "live_run" not in at.session_state  # watch() collected the run
+    report, meta = at.session_state["report"], at.session_state["run"]
     kept = len(report.results)
-    assert 3 <= kept < 40
-    assert at.warning and f"Stopped: {kept} of 40 samples scored, all kept." in at.warning[0].value
+    assert 3 <= kept < 40 and (meta.status, meta.total, meta.error) == ("stopped", 40, None)
     store = RunStore(history)
     (info,) = store.list_runs()
-    assert (info.status, info.n_done) == ("stopped", kept)
+    assert (info.run_id, info.status, info.n_done) == (meta.run_id, "stopped", kept)
     assert len(store.pending_samples(info.run_id)) == 40 - kept
 
 
-def test_live_progress_reports_means_and_eta():
-    from evaluator import EvalSample, OfflineJudge, RAGEvaluator
-    from pages import _ui as ui
+FAIL_APP = '''
+import streamlit as st
+from evaluator import EvalSample
+from pages import _ui as ui
 
-    live = ui.LiveRun("d", {}, total=10)
-    live.started -= 2.0
-    result = RAGEvaluator(OfflineJudge()).evaluate(EvalSample("q?", "a.", ["a."], "a."))
-    for done in (1, 2):
-        live.tally(done, 10, result)
-    assert live.means()["faithfulness"] == pytest.approx(result.faithfulness.score)
-    assert 7.0 < live.eta() < 9.0  # 2 s for 2 samples, 8 left
+class Gone(BaseException):
+    """Not an Exception: nothing inside the scoring catches it."""
+
+class DyingJudge:
+    """Answers ten calls (two samples of five metrics), then its process is gone."""
+    calls = 0
+    def generate(self, prompt):
+        DyingJudge.calls += 1
+        if DyingJudge.calls > 10:
+            raise Gone("judge process gone")
+        return '{"score": 0.8, "reasoning": "fine"}'
+
+if ui.REPORT not in st.session_state:
+    samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
+               for i in range(6)]
+    ui.watch(ui.start_run(samples, ui.JudgeConfig(), dataset_name="dying.jsonl", judge=DyingJudge()))
+'''
+
+
+def test_a_run_that_fails_keeps_its_finished_rows_and_says_why(history):
+    at = AppTest.from_string(FAIL_APP, default_timeout=TIMEOUT).run()
+    no_exception(at)
+    report, meta = at.session_state["report"], at.session_state["run"]
+    assert [r.sample_id for r in report.results] == ["s0", "s1"]
+    assert (meta.status, meta.error) == ("failed", "Gone: judge process gone")
+    assert RunStore(history).get_run(meta.run_id).status == "failed"
 
 
 CANARY = "sk-canary-dashboard-5d2e91"

@@ -134,3 +134,50 @@ def test_report_survives_switching_pages(reported):
     reported.switch_page("pages/spot_check.py").run()
     reported.switch_page("pages/report.py").run()
     assert {m.label: m.value for m in reported.metric} == before
+
+
+SMALL_CSV = (b"question,answer,contexts\n"
+             b"Where is the office?,In Cairo.,The office is in Cairo.\n"
+             b"Who signs the form?,The manager.,The team manager signs the form.\n")
+
+
+def run_small_upload(at):
+    """Score a 2-row upload without categories or rule metrics, then show its report."""
+    at.switch_page("pages/evaluate.py").run()
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("small.csv", SMALL_CSV, "text/csv")).run()
+    at.button(key="btn_run").click().run()
+    at.switch_page("pages/report.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(samples_table(at)) == 2
+
+
+def test_filters_and_drill_down_pick_survive_page_switches(reported):
+    reported.selectbox(key="rep_metric").set_value("faithfulness").run()
+    reported.slider(key="rep_max").set_value(0.9).run()
+    pick = reported.selectbox(key="rep_sample").options[1]
+    reported.selectbox(key="rep_sample").set_value(int(pick.split(" · ")[0][1:])).run()
+    shown = len(samples_table(reported))
+    for page in ("pages/history.py", "pages/spot_check.py", "pages/evaluate.py", "pages/report.py"):
+        reported.switch_page(page).run()
+    assert not reported.exception and not reported.warning
+    assert (reported.selectbox(key="rep_metric").value, reported.slider(key="rep_max").value) == ("faithfulness", 0.9)
+    assert reported.selectbox(key="rep_sample").value == int(pick.split(" · ")[0][1:])
+    assert len(samples_table(reported)) == shown
+
+
+def test_a_kept_pick_beyond_a_smaller_report_falls_back_to_its_first_sample(reported):
+    reported.selectbox(key="rep_sample").set_value(20).run()
+    run_small_upload(reported)
+    assert reported.selectbox(key="rep_sample").value == 0
+    assert "Where is the office?" in markdown_text(reported)
+
+
+def test_kept_filters_a_new_report_cannot_offer_are_dropped(reported, library_report):
+    category = next(r.sample.category for r in library_report.results if r.sample.category)
+    reported.multiselect(key="rep_categories").set_value([category]).run()
+    reported.selectbox(key="rep_metric").set_value("keyword_coverage").run()
+    assert len(samples_table(reported)) < len(library_report.results)
+    run_small_upload(reported)
+    assert reported.selectbox(key="rep_metric").value == "(any)"
+    assert "rep_categories" not in [w.key for w in reported.multiselect]  # no categories to offer

@@ -1,16 +1,17 @@
 """Spot check page (AppTest): English and Arabic samples score; Arabic shows right-to-left; text is escaped."""
 import html
+import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
-from pages._ui import SPOT_EXAMPLES, split_contexts
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 TIMEOUT = 30
+ARABIC = re.compile(r"[\u0600-\u06FF]")
 
 
 @pytest.fixture
@@ -23,10 +24,14 @@ def spot(tmp_path, monkeypatch):
     return at
 
 
-def expected(lang):
-    ex = SPOT_EXAMPLES[lang]
-    sample = EvalSample(ex["spot_question"], ex["spot_answer"], split_contexts(ex["spot_contexts"]),
-                        ex["spot_ground_truth"], sample_id="spot-check")
+def fields(at):
+    return {key: at.text_area(key=key).value for key in ("spot_question", "spot_answer", "spot_contexts",
+                                                         "spot_ground_truth")}
+
+
+def expected(example, contexts):
+    sample = EvalSample(example["spot_question"], example["spot_answer"], contexts, example["spot_ground_truth"],
+                        sample_id="spot-check")
     return RAGEvaluator(OfflineJudge()).evaluate(sample)
 
 
@@ -37,11 +42,13 @@ def markdown_text(at):
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_example_scores_every_metric_like_the_library(spot, lang):
     spot.button(key=f"btn_spot_example_{lang}").click().run()
-    assert spot.text_area(key="spot_question").value == SPOT_EXAMPLES[lang]["spot_question"]
+    example = fields(spot)
+    assert all(example.values()) and (ARABIC.search(example["spot_question"]) is not None) == (lang == "ar")
     spot.button(key="btn_spot_score").click().run()
     assert not spot.exception, [e.value for e in spot.exception]
     result = spot.session_state["spot_result"]
-    want = expected(lang)
+    assert result.sample.contexts == example["spot_contexts"].splitlines()
+    want = expected(example, result.sample.contexts)
     assert result.scores() == want.scores()
     assert all(not ms.skipped for ms in result.metric_scores().values() if ms.name in want.scores())
     text = markdown_text(spot)
@@ -53,7 +60,7 @@ def test_example_scores_every_metric_like_the_library(spot, lang):
 def test_arabic_text_is_shown_right_to_left(spot):
     spot.button(key="btn_spot_example_ar").click().run()
     spot.button(key="btn_spot_score").click().run()
-    question = html.escape(SPOT_EXAMPLES["ar"]["spot_question"])
+    question = html.escape(spot.text_area(key="spot_question").value)
     blocks = [m.value for m in spot.markdown if question in m.value]
     assert blocks and all('dir="rtl"' in b and "text-align:right" in b for b in blocks)
 
@@ -82,8 +89,12 @@ def test_empty_question_asks_for_one(spot):
     ("---\nonly\n---\n", ["only"]),
     ("", []),
 ])
-def test_split_contexts(text, contexts):
-    assert split_contexts(text) == contexts
+def test_contexts_box_splits_per_line_or_on_dashes(spot, text, contexts):
+    spot.text_area(key="spot_question").set_value("Which contexts?")
+    spot.text_area(key="spot_contexts").set_value(text)
+    spot.button(key="btn_spot_score").click().run()
+    assert not spot.exception
+    assert spot.session_state["spot_result"].sample.contexts == contexts
 
 
 def test_missing_reference_skips_the_reference_metrics(spot):

@@ -3,8 +3,10 @@ import random
 import subprocess
 import sys
 
+from evaluator.agreement import agreement_table
 from evaluator.charts import (
-    category_chart, category_rows, chart_png, chart_svg, distribution_chart, histogram_rows, means_chart,
+    calibration_chart, category_chart, category_rows, chart_png, chart_svg, distribution_chart, histogram_rows,
+    means_chart,
 )
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport, EvalResult, EvalSample, MetricScore
 
@@ -30,7 +32,7 @@ def marks(spec):
 def test_means_chart_has_bars_with_std_error_bars_and_ci_tooltip():
     rep = report()
     spec = means_chart(rep).to_dict()
-    assert marks(spec) == ["bar", "errorbar"]
+    assert marks(spec) == ["bar", "errorbar", "text"]
     rows = {row["metric"]: row for row in spec["data"]["values"]}
     assert list(rows) == list(METRICS)
     means, stds = rep.mean_scores(), rep.std_scores()
@@ -39,9 +41,20 @@ def test_means_chart_has_bars_with_std_error_bars_and_ci_tooltip():
     assert faith["low"] == max(0.0, faith["mean"] - faith["std"]) and faith["high"] == min(1.0, faith["mean"] + faith["std"])
     assert faith["scored"] == "60/60" and faith["fallbacks"] == 9
     errorbar = spec["layer"][1]["encoding"]
-    assert errorbar["y"]["field"] == "low" and errorbar["y2"]["field"] == "high"
+    assert errorbar["x"]["field"] == "low" and errorbar["x2"]["field"] == "high"
     tooltip_titles = [t.get("title", t["field"]) for t in spec["layer"][0]["encoding"]["tooltip"]]
     assert "bootstrap 95% CI" in tooltip_titles and "scored/total" in tooltip_titles
+    assert spec["layer"][2]["encoding"]["text"]["field"] == "mean"
+
+
+def test_means_chart_names_metrics_in_full_on_the_vertical_axis():
+    spec = means_chart(report()).to_dict()
+    for layer in spec["layer"]:
+        y = layer["encoding"]["y"]
+        assert y["field"] == "metric" and y["axis"]["labelLimit"] >= 200
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 1]
+    svg = chart_svg(means_chart(report()))
+    assert "answer_correctness" in svg and "…" not in svg  # no label cut short
 
 
 def test_distribution_is_prebinned_so_data_size_does_not_grow_with_samples():
@@ -73,6 +86,18 @@ def test_category_chart_means_and_none_without_categories():
 def test_many_categories_are_pooled_into_other():
     rows = category_rows(report(200, categories=[f"c{i}" for i in range(50)]), max_categories=5)
     assert len({r["category"] for r in rows}) == 6 and any(r["category"] == "(other)" for r in rows)
+
+
+def test_calibration_chart_plots_mean_score_per_label_bin():
+    rep = report(40)
+    for i, result in enumerate(rep.results):
+        result.sample.metadata["human_labels"] = {"faithfulness": float(i % 2)}
+    table = agreement_table(rep)
+    spec = calibration_chart(table).to_dict()
+    points = spec["data"]["values"]
+    assert {p["metric"] for p in points} == {"faithfulness"} and sum(p["rows"] for p in points) == 40
+    assert spec["mark"]["type"] == "line" and spec["encoding"]["x"]["field"] == "label"
+    assert calibration_chart({}) is None
 
 
 def test_png_and_svg_render_offline():

@@ -157,7 +157,9 @@ def assert_means_chart_drawn(page: Page, n_metrics: int) -> None:
     expect(bars).to_have_count(n_metrics)
     whiskers = svg.locator('g.mark-rule.role-mark > line')
     expect(whiskers).to_have_count(n_metrics)
-    lengths = [float(whiskers.nth(i).get_attribute("y2") or 0) for i in range(n_metrics)]
+    # Bars are horizontal, so a whisker runs along x; a vertical layout would use y2.
+    ends = [(whiskers.nth(i).get_attribute("x2"), whiskers.nth(i).get_attribute("y2")) for i in range(n_metrics)]
+    lengths = [abs(float(x or 0)) + abs(float(y or 0)) for x, y in ends]
     assert any(abs(length) > 1 for length in lengths), f"no visible std whisker: {lengths}"
 
 

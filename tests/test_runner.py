@@ -1,0 +1,225 @@
+"""runner: background runs against a real RunStore, with the offline judge and scripted judges."""
+import time
+
+import pytest
+
+from evaluator import EvalSample, OfflineJudge, RAGEvaluator
+from evaluator.errors import JudgeError
+from evaluator.history import RunStore
+from evaluator.model import METHOD_FALLBACK, METRICS
+from evaluator.runner import BackgroundRun, JudgeConfig, format_duration
+from tests.fakes import ScriptedJudge
+
+WAIT = 30  # seconds: the CPU is shared with other jobs
+SLOW_REPLY = '{"score": 0.8, "reasoning": "slow but sure"}'
+
+
+def samples(n=6):
+    """n samples with a reference, so every judged metric makes one judge call (5 per sample)."""
+    return [EvalSample(f"How fast do parcels reach zone {i}?", f"Parcels reach zone {i} in {i + 2} days.",
+                       [f"Zone {i} parcels arrive within {i + 2} working days."], f"{i + 2} working days.",
+                       sample_id=f"z{i}") for i in range(n)]
+
+
+def slow_judge(delay=0.01):
+    def reply(prompt):
+        time.sleep(delay)
+        return SLOW_REPLY
+    return ScriptedJudge(reply)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore(tmp_path / "history.sqlite3")
+
+
+def run_to_end(judge, data, store, **kwargs):
+    run = BackgroundRun(RAGEvaluator(judge), list(enumerate(data)), dataset_name="zones.jsonl", store=store,
+                        **kwargs).start()
+    assert run.join(WAIT), "the run did not end in time"
+    return run
+
+
+def wait_for(condition, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_finished_offline_run_is_saved_row_by_row(store):
+    data = samples()
+    run = run_to_end(OfflineJudge(), data, store, settings={"judge": "offline"})
+    assert (run.status, run.error, run.warning) == ("finished", None, None)
+    assert (run.done, run.total, run.eta()) == (6, 6, 0.0)
+    info = store.get_run(run.run_id)
+    assert (info.status, info.n_done, info.n_samples, info.settings) == ("finished", 6, 6, {"judge": "offline"})
+    assert info.total_time == pytest.approx(run.report.total_time)
+    saved = store.load_report(run.run_id)
+    assert [r.scores() for r in saved.results] == [r.scores() for r in run.report.results]
+    library = RAGEvaluator(OfflineJudge()).evaluate_dataset(data)
+    for name, mean in run.means().items():
+        assert mean == pytest.approx(library.mean_scores()[name]), name
+
+
+def test_stop_keeps_finished_rows_and_marks_the_run_stopped(store):
+    run = BackgroundRun(RAGEvaluator(slow_judge()), list(enumerate(samples(40))), dataset_name="slow.jsonl",
+                        store=store).start()
+    wait_for(lambda: run.done >= 3)
+    assert run.running and run.eta() > 0
+    assert all(0.0 <= v <= 1.0 for v in run.means().values()) and set(METRICS) <= set(run.means())
+    run.stop()
+    assert run.stopping and run.join(WAIT)
+    kept = len(run.report.results)
+    assert run.status == "stopped" and 3 <= kept < 40 and run.done == kept
+    info = store.get_run(run.run_id)
+    assert (info.status, info.n_done) == ("stopped", kept)
+    assert [i for i, _ in store.pending_samples(run.run_id)] == list(range(kept, 40))
+
+
+def test_a_judge_failing_every_call_still_finishes_on_heuristics(store):
+    judge = ScriptedJudge(JudgeError("the judge is down"))
+    run = run_to_end(judge, samples(3), store)
+    assert (run.status, run.error) == ("finished", None)
+    assert judge.calls == 3 * len(METRICS)
+    methods = {ms.method for r in run.report.results for name, ms in r.metric_scores().items() if name in METRICS}
+    assert methods == {METHOD_FALLBACK}
+    assert store.get_run(run.run_id).status == "finished"
+
+
+class Abort(BaseException):
+    """Not an Exception: nothing on the way catches it, so it ends the run itself."""
+
+
+class BrokenBookkeepingJudge(ScriptedJudge):
+    """Answers fine, but its call_info() (read after every call) breaks from the 11th call."""
+
+    def call_info(self):
+        if self.calls > 10:
+            raise RuntimeError("call bookkeeping broke")
+        return {}
+
+
+class AbortingJudge(ScriptedJudge):
+    """Answers the first 10 calls, then raises Abort."""
+
+    def generate(self, prompt):
+        if self.calls >= 10:
+            raise Abort("judge process gone")
+        return super().generate(prompt)
+
+
+@pytest.mark.parametrize("judge, message", [
+    (BrokenBookkeepingJudge(), "RuntimeError: call bookkeeping broke"),
+    (AbortingJudge(), "Abort: judge process gone"),
+])
+def test_an_exception_in_the_run_marks_it_failed_and_keeps_the_finished_rows(store, judge, message):
+    run = run_to_end(judge, samples(6), store)
+    assert (run.status, run.error) == ("failed", message)
+    assert [r.sample_id for r in run.report.results] == ["z0", "z1"]  # 5 calls a sample: two finished
+    info = store.get_run(run.run_id)
+    assert (info.status, info.n_done) == ("failed", 2)
+    assert len(store.pending_samples(run.run_id)) == 4
+
+
+def test_a_failed_run_without_history_keeps_its_rows_in_memory():
+    run = run_to_end(BrokenBookkeepingJudge(), samples(6), None)
+    assert run.status == "failed" and run.run_id is None
+    assert [r.sample_id for r in run.report.results] == ["z0", "z1"]
+
+
+class CountingJudge(ScriptedJudge):
+    """A scripted judge that reports usage totals like OpenAIJudge does."""
+
+    def usage(self):
+        return {"calls": self.calls, "model": "scripted"}
+
+
+def test_resume_scores_only_pending_rows_and_reports_the_whole_run(store):
+    data = samples(6)
+    run_id = store.create_run(dataset_name="zones.jsonl", samples=data, settings={"judge": "openai"})
+    offline = RAGEvaluator(OfflineJudge())
+    for i in (0, 2):
+        store.record_result(run_id, i, offline.evaluate(data[i]))
+    store.finish_run(run_id, status="stopped", total_time=0.5, usage={"calls": 7, "model": "scripted"})
+
+    judge = CountingJudge()
+    run = BackgroundRun.resume(store, run_id, RAGEvaluator(judge)).start()
+    assert run.join(WAIT)
+    assert judge.calls == 4 * len(METRICS)
+    assert (run.prior, run.done, run.total, run.status) == (2, 6, 6, "finished")
+    assert [r.sample_id for r in run.report.results] == [s.sample_id for s in data]
+    assert run.report.usage == {"calls": 7 + judge.calls, "model": "scripted"}
+    info = store.get_run(run_id)
+    assert (info.status, info.n_done) == ("finished", 6)
+    assert info.total_time == pytest.approx(run.report.total_time) and info.total_time > 0.5
+    assert store.load_report(run_id).usage["calls"] == 7 + judge.calls
+
+
+def test_resumed_rows_are_the_pending_ones():
+    data = samples(4)
+    judge = ScriptedJudge()
+    run = BackgroundRun(RAGEvaluator(judge), [(1, data[1]), (3, data[3])], dataset_name="d", prior=2).start()
+    assert run.join(WAIT)
+    asked = " ".join(judge.prompts)
+    assert "zone 1?" in asked and "zone 3?" in asked and "zone 0?" not in asked and "zone 2?" not in asked
+    assert (run.done, run.total) == (4, 4)
+
+
+def test_an_unusable_history_runs_unsaved_with_a_warning(tmp_path):
+    run = run_to_end(OfflineJudge(), samples(2), tmp_path)  # a folder is no database
+    assert run.status == "finished" and run.run_id is None
+    assert len(run.report.results) == 2
+    assert run.warning.startswith("This run is not saved to the history: Cannot use the run history")
+
+
+def test_elapsed_freezes_when_the_run_ends_and_a_run_starts_once(store):
+    run = run_to_end(OfflineJudge(), samples(1), store)
+    first = run.elapsed()
+    time.sleep(0.02)
+    assert run.elapsed() == first > 0
+    with pytest.raises(RuntimeError, match="already been started"):
+        run.start()
+
+
+def test_close_judge_closes_it_at_the_end(store):
+    class ClosingJudge(ScriptedJudge):
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    kept, closed = ClosingJudge(), ClosingJudge()
+    run_to_end(kept, samples(1), store)
+    run_to_end(closed, samples(1), store, close_judge=True)
+    assert (kept.closed, closed.closed) == (False, True)
+
+
+@pytest.mark.parametrize("seconds, text", [
+    (None, "–"), (0.0, "0 ms"), (0.04, "40 ms"), (0.9994, "999 ms"), (1.0, "1.0 s"), (12.34, "12.3 s"),
+    (245, "4 min 05 s"), (7620, "2 h 07 min"),
+])
+def test_format_duration(seconds, text):
+    assert format_duration(seconds) == text
+
+
+def test_judge_config_settings_never_hold_the_key_and_round_trip():
+    config = JudgeConfig(offline=False, model="judge-model", base_url="http://127.0.0.1:9/v1",
+                         api_key="sk-never-stored-41", cache=False, max_workers=3, price_in=2.5)
+    judge = config.build()
+    try:
+        settings = config.settings(judge)
+    finally:
+        judge.close()
+    assert "sk-never-stored-41" not in repr(settings) and "sk-never-stored-41" not in repr(config)
+    assert (settings["judge"], settings["model"], settings["max_workers"]) == ("openai", "judge-model", 3)
+    again = JudgeConfig.from_settings(settings, api_key="sk-typed-again")
+    assert (again.offline, again.model, again.workers, again.price_in, again.api_key) == (
+        False, "judge-model", 3, 2.5, "sk-typed-again")
+    assert again.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_offline_config_builds_the_offline_judge_on_one_worker():
+    config = JudgeConfig(max_workers=8, language="ar")
+    assert isinstance(config.build(), OfflineJudge) and config.workers == 1
+    assert JudgeConfig.from_settings(config.settings(config.build())) == JudgeConfig(language="ar")
