@@ -272,7 +272,7 @@ def test_bundled_sample_run_shows_all_five_metrics(page, app_url, shot, artifact
 
 def _readme_screenshot(page: Page, artifacts_dir: Path) -> None:
     """The README's picture: the top of the Report page (cards, bands and the ± std chart)."""
-    page.set_viewport_size({"width": 1400, "height": 1030})  # down to the chart's axis labels
+    page.set_viewport_size({"width": 1400, "height": 1400})  # down to the chart's axis labels
     page.locator('[data-testid="stMain"]').evaluate("el => el.scrollTo(0, 0)")
     page.mouse.move(1390, 600)  # an empty margin: no hover toolbar, tooltip or sidebar button
     page.wait_for_timeout(500)
