@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, Iterable, List, Sequence, Tuple
+from itertools import chain
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
 from . import text
 from .model import EvalSample
-from .text import Analysis, analyse, normalize, numbers, polarity, sentences, stance, words
+from .text import (Analysis, analyse, at_most_words, named_entities, normalize, normalized_words, polarity,
+                   sentences, stance, words)
 
 
 @dataclass(frozen=True)
@@ -91,47 +94,105 @@ JACCARD: Dict[str, Heuristic] = {
 
 # --- shared pieces of the ragmeter set -----------------------------------------------------
 
-def _idf(texts: Sequence[Analysis]) -> Callable[[str], float]:
-    """IDF-like weight from the sample's own sentences: a word in most of them weighs little."""
-    return _idf_table(tuple(a.text for a in texts)).__getitem__
+# Words from the question support an answer at part strength: a bare span ("Paris") restates the
+# question's subject implicitly, but the question is not evidence.
+QUESTION_CREDIT = 0.5
+
+
+@dataclass(frozen=True)
+class _Contexts:
+    """What the metrics read about one sample's retrieved contexts, put together once per sample."""
+
+    analyses: Tuple[Analysis, ...]
+    vocab: FrozenSet[str]  # every content word of every context
+    numbers: FrozenSet[str]
+    persons: FrozenSet[str]  # the first/second-person pronouns any context uses
+    sentences: Tuple[Tuple[FrozenSet[str], bool], ...]  # every context sentence: content words, negated?
+    weights: "_Weights"
 
 
 @lru_cache(maxsize=1024)
-def _idf_table(texts: Tuple[str, ...]) -> "_Weights":
-    docs = [s for t in texts for s in analyse(t).sentences] or [frozenset()]
-    df: Dict[str, int] = {}
-    for sent in docs:
-        for w in sent:
-            df[w] = df.get(w, 0) + 1
-    n = len(docs)
-    return _Weights({w: 1.0 + math.log((n + 1) / (c + 1)) for w, c in df.items()}, 1.0 + math.log(n + 1))
+def _contexts(texts: Tuple[str, ...]) -> _Contexts:
+    """The contexts' analyses, their unions and word weights (cached: four metrics read them)."""
+    ctxs = tuple(map(analyse, texts))
+    return _Contexts(
+        ctxs, frozenset().union(*(c.vocab for c in ctxs)), frozenset().union(*(c.numbers for c in ctxs)),
+        frozenset().union(*(p for c in ctxs for p in c.persons)),
+        tuple((sent, neg) for c in ctxs for sent, neg in zip(c.sentences, c.negated)), _idf(ctxs))
+
+
+def _idf(texts: Sequence[Analysis]) -> "_Weights":
+    """IDF-like weight from the sample's own sentences: a word in most of them weighs little."""
+    docs = [s for t in texts for s in t.sentences] or [frozenset()]
+    df = Counter(chain.from_iterable(docs))
+    by_count = _idf_values(len(docs))
+    weights = _Weights(zip(df.keys(), map(by_count.__getitem__, df.values())))
+    weights.unseen = by_count[0]
+    return weights
+
+
+@lru_cache(maxsize=1024)
+def _idf_values(n: int) -> Tuple[float, ...]:
+    """The weight of a word found in 0, 1, ..., n of n sentences (one table per sentence count)."""
+    return tuple(1.0 + math.log((n + 1) / (count + 1)) for count in range(n + 1))
 
 
 class _Weights(dict):
-    """Word -> weight; a word the sample's contexts never use gets the largest weight."""
+    """Word -> weight; a word the sample's contexts never use gets the largest weight, `unseen`."""
 
-    def __init__(self, table: Dict[str, float], unseen: float) -> None:
-        super().__init__(table)
-        self.unseen = unseen
+    unseen: float
 
     def __missing__(self, word: str) -> float:
         return self.unseen
 
 
-def _weighted_share(items: Iterable[str], found: Callable[[str], float], weight: Callable[[str], float]) -> float:
-    """Weighted share of `items` (each credited `found(item)` in [0, 1]); 1.0 for no items."""
+_NOTHING: FrozenSet[str] = frozenset()
+
+
+def _weighted_share(items: Iterable[str], weights: _Weights, found: AbstractSet[str],
+                    partly: AbstractSet[str] = _NOTHING, partial: float = QUESTION_CREDIT) -> float:
+    """Weighted share of `items` found: full credit for those in `found`, `partial` for those only
+    in `partly`; 1.0 for no items. (Sums run in the items' order, so scores never move by a bit.)"""
+    get, unseen = weights.get, weights.unseen
     total = got = 0.0
     for w in items:
-        wt = weight(w)
+        wt = get(w, unseen)
         total += wt
-        got += wt * found(w)
+        if w in found:
+            got += wt
+        elif w in partly:
+            got += wt * partial
     return got / total if total else 1.0
 
 
-def _quote(items: Iterable[str], limit: int = 4) -> str:
+def _shares_in(items: Iterable[str], weights: _Weights, first: AbstractSet[str],
+               second: AbstractSet[str]) -> Tuple[float, float]:
+    """`_weighted_share(items, weights, first)` and the same for `second`, in one pass."""
+    get, unseen = weights.get, weights.unseen
+    total = got_first = got_second = 0.0
+    for w in items:
+        wt = get(w, unseen)
+        total += wt
+        if w in first:
+            got_first += wt
+        if w in second:
+            got_second += wt
+    return (got_first / total, got_second / total) if total else (1.0, 1.0)
+
+
+def _quote(items: Iterable[str], limit: int = 4, show: Callable[[str], str] = str) -> str:
+    """The first `limit` distinct items, quoted, each as `show` writes it, and how many more."""
     items = list(dict.fromkeys(items))
-    shown = ", ".join(f"'{i}'" for i in items[:limit])
+    shown = ", ".join(f"'{show(i)}'" for i in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _names(found: Iterable[Tuple[str, FrozenSet[str]]]) -> List[str]:
+    """Name spans as the text writes them, once per name (spans with the same words are one name)."""
+    first: Dict[FrozenSet[str], str] = {}
+    for span, words_ in found:
+        first.setdefault(words_, span)
+    return list(first.values())
 
 
 def _round(value: float) -> float:
@@ -140,9 +201,6 @@ def _round(value: float) -> float:
 
 # --- faithfulness -------------------------------------------------------------------------
 
-# Words from the question support an answer at part strength: a bare span ("Paris") restates the
-# question's subject implicitly, but the question is not evidence.
-QUESTION_CREDIT = 0.5
 # Each number or name the contexts never mention multiplies the score by this.
 SPECIFIC_PENALTY = 0.6
 SENTENCE_WEIGHT = 0.5  # sentence-level support vs. support anywhere in the contexts
@@ -151,36 +209,34 @@ BARE_SPAN_WORDS = 4
 
 def is_bare_span(answer: str) -> bool:
     """A short answer that is a phrase, not a sentence ("Paris", "the Octopus card")."""
-    return len(words(answer)) <= BARE_SPAN_WORDS and not answer.rstrip().endswith((".", "!", "?", "؟"))
+    return not answer.rstrip().endswith((".", "!", "?", "؟")) and at_most_words(answer, BARE_SPAN_WORDS)
 
 
 def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     answer, question = analyse(s.answer), analyse(s.question)
-    ctxs = [analyse(c) for c in s.contexts]
-    vocab = frozenset().union(*(c.vocab for c in ctxs))
+    ctx = _contexts(tuple(s.contexts))
+    vocab, weights = ctx.vocab, ctx.weights
     if not answer.words:
         return HeuristicScore(1.0, "The answer makes no content claim (no content words) to check against the contexts.")
-    weight = _idf(ctxs)
     # Only a bare span leans on the question; a full sentence must stand on the contexts alone.
-    implicit = question.vocab if is_bare_span(s.answer) else frozenset()
-
-    def credit(w: str) -> float:
-        return 1.0 if w in vocab else QUESTION_CREDIT if w in implicit else 0.0
-
-    overall = _weighted_share(answer.words, credit, weight)
-    sentence_score, flips = _sentence_support(answer, ctxs, implicit, weight)
+    implicit = question.vocab if is_bare_span(s.answer) else _NOTHING
+    overall = _weighted_share(answer.words, weights, vocab, implicit)
+    sentence_score, flips = _sentence_support(answer, ctx.sentences, implicit, weights)
     base = SENTENCE_WEIGHT * sentence_score + (1.0 - SENTENCE_WEIGHT) * overall
-    bad_numbers = sorted(n for n in answer.numbers if not any(n in c.numbers for c in ctxs))
-    bad_names = [" ".join(sorted(e)) for e in answer.entities if not e <= vocab | question.vocab]
-    personal = _personal_sentences(answer, ctxs)
+    bad_numbers = sorted(answer.numbers - ctx.numbers)
+    known = vocab | question.vocab
+    bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
+    # Sentences about the speaker or the listener ("I love hiking"), not about the passages:
+    # they use a first/second-person pronoun that no context uses.
+    personal = sum(1 for p in answer.persons if p - ctx.persons)
     score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names) + personal)
-    unsupported = [w for w in answer.words if w not in vocab and w not in implicit]
-    found = sum(1 for w in answer.words if w in vocab)
-    why = f"{found}/{len(answer.words)} answer content words appear in the contexts"
+    absent = [w for w in answer.words if w not in vocab]
+    unsupported = [w for w in absent if w not in implicit] if implicit else absent
+    why = f"{len(answer.words) - len(absent)}/{len(answer.words)} answer content words appear in the contexts"
     if unsupported:
-        why += f"; unsupported: {_quote(unsupported)}"
+        why += f"; unsupported: {_quote(unsupported, show=answer.as_written)}"
     if bad_numbers or bad_names:
-        why += f"; numbers/names found nowhere in the contexts: {_quote(bad_numbers + bad_names)}"
+        why += f"; numbers/names found nowhere in the contexts: {_quote(bad_numbers + _names(bad_names))}"
     why += f"; answer sentences supported by their best context sentence: {sentence_score:.2f}"
     if flips:
         why += f"; {flips} sentence(s) negate what the context says, or the reverse"
@@ -189,37 +245,22 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     return HeuristicScore(_round(score), why + ".")
 
 
-def _personal_sentences(answer: Analysis, ctxs: Sequence[Analysis]) -> int:
-    """How many answer sentences use a first/second-person pronoun that no context uses: such a
-    sentence is about the speaker or the listener ("I love hiking"), not about the passages."""
-    used = frozenset().union(*(p for c in ctxs for p in c.persons))
-    return sum(1 for p in answer.persons if p - used)
-
-
 # A question in the answer asserts nothing the contexts could support; a sentence whose polarity
 # differs from its best-matching context sentence ("do not sing" vs "sing") likely contradicts it.
 ASKING_CREDIT = 0.5
 FLIP_CREDIT = 0.5
 
 
-def _sentence_support(answer: Analysis, ctxs: Sequence[Analysis], question: FrozenSet[str],
-                      weight: Callable[[str], float]) -> Tuple[float, int]:
+def _sentence_support(answer: Analysis, ctx_sents: Sequence[Tuple[FrozenSet[str], bool]],
+                      question: FrozenSet[str], weights: _Weights) -> Tuple[float, int]:
     """Mean support of the answer's sentences (weighted by their content words), and how many
     sentences flip the polarity of their best-matching context sentence."""
-    ctx_sents = [(sent, neg) for c in ctxs for sent, neg in zip(c.sentences, c.negated)]
     total = got = 0.0
     flips = 0
     for sent, neg, asks in zip(answer.sentences, answer.negated, answer.asks):
         if not sent:
             continue
-        best, best_neg = 0.0, neg
-        for cs, cneg in ctx_sents:
-            if cs.isdisjoint(sent):
-                continue
-            value = _weighted_share(sent, lambda w: 1.0 if w in cs else QUESTION_CREDIT if w in question else 0.0,
-                                    weight)
-            if value > best:
-                best, best_neg = value, cneg
+        best, best_neg = _best_context_sentence(sent, neg, ctx_sents, question, weights)
         if best_neg != neg:
             best *= FLIP_CREDIT
             flips += 1
@@ -230,11 +271,49 @@ def _sentence_support(answer: Analysis, ctxs: Sequence[Analysis], question: Froz
     return (got / total if total else 1.0), flips
 
 
+def _best_context_sentence(sent: FrozenSet[str], neg: bool, ctx_sents: Sequence[Tuple[FrozenSet[str], bool]],
+                           question: FrozenSet[str], weights: _Weights) -> Tuple[float, bool]:
+    """The weighted share of `sent` found in its best-matching context sentence (see
+    `_weighted_share`; question words at part credit), and whether that sentence negates.
+
+    Word weights and the sentence's total are looked up once rather than once per context
+    sentence; each share is summed in the same order, so the value is the same to the bit.
+    """
+    get, unseen = weights.get, weights.unseen
+    items, total = [], 0.0
+    for w in sent:
+        wt = get(w, unseen)
+        total += wt
+        items.append((w, wt, wt * QUESTION_CREDIT if w in question else 0.0))
+    best, best_neg = 0.0, neg
+    for cs, cneg in ctx_sents:
+        if cs.isdisjoint(sent):
+            continue
+        got = 0.0
+        for w, wt, part in items:
+            if w in cs:
+                got += wt
+            elif part:  # adding a zero credit would leave the sum as it is
+                got += part
+        value = got / total
+        if value > best:
+            best, best_neg = value, cneg
+            if got == total:  # a share cannot exceed 1: no later sentence can beat this one
+                break
+    return best, best_neg
+
+
 # --- answer relevancy ---------------------------------------------------------------------
+
+def _scan_from(first: str, pattern: str) -> "re.Pattern[str]":
+    """Compile `pattern`, every match of which starts with one of the characters `first`: a leading
+    lookahead on them lets the regex engine skip to candidates (same matches, found faster)."""
+    return re.compile(f"(?=[{first}])(?:{pattern})")
+
 
 # Answers that decline to answer. Matched on the normalised text of short answers only, so a long
 # answer that says "I don't know the exact date, but ..." is not treated as evasive.
-_EVASIVE = re.compile(normalize(
+_EVASIVE = _scan_from("inuل", normalize(
     r"\b(?:i have no comment|no comment|i (?:do not|don't|dont) know|i'm not sure|i am not sure|not sure|"
     r"i (?:can not|cannot|can't) (?:answer|say|help|tell)|unknown|no idea|i have no idea|"
     r"i (?:do not|don't) have (?:an? )?(?:answer|opinion|information)|n/?a)\b"
@@ -244,12 +323,11 @@ EVASIVE_MAX_WORDS = 12
 
 def is_evasive(answer: str) -> bool:
     """True for a short answer that declines to answer ("I have no comment", "لا أعرف")."""
-    text = normalize(answer)
-    return bool(_EVASIVE.search(text)) and len(words(text)) <= EVASIVE_MAX_WORDS
+    return len(normalized_words(answer)) <= EVASIVE_MAX_WORDS and bool(_EVASIVE.search(normalize(answer)))
 
 
 # Hedges and disclaimers: a sentence that says the answer is not known or not found answers nothing.
-_HEDGE = re.compile(normalize(
+_HEDGE = _scan_from("ncudspiلغ", normalize(
     r"\b(?:no (?:relevant )?(?:information|mention|data|answer|documents?|sources?)|"
     r"not (?:provided|mentioned|specified|stated|clear|known|sure)|"
     r"(?:could|can) ?not (?:find|determine|be determined|answer)|(?:can't|couldn't) (?:find|determine|answer)|"
@@ -284,12 +362,13 @@ def answer_type_match(question: str, answer: str) -> int:
     """+1 when the answer has the shape the question asks for (yes/no, a number, a name, a reason),
     -1 when a yes/no answer meets a question that is not a yes/no question, else 0."""
     q, a = normalize(question), normalize(answer)
-    q_words, a_words = words(q), words(a)
+    q_words, a_words = normalized_words(question), normalized_words(answer)
     if not q_words or not a_words:
         return 0
     if a_words[0] in _YES_NO_ANSWERS and len(a_words) <= BARE_SPAN_WORDS or a_words[0] in ("yes", "نعم"):
         return 1 if is_yes_no_question(question) else -1
-    if _ASKS_NUMBER.search(q) and (numbers(a) or _NUMBER_WORDS.intersection(a_words)):
+    # The answer's analysis has a number exactly when the answer has a digit, as numbers(a) does.
+    if _ASKS_NUMBER.search(q) and (analyse(answer).numbers or _NUMBER_WORDS.intersection(a_words)):
         return 1
     if _ASKS_REASON.search(q) and _GIVES_REASON.search(a):
         return 1
@@ -306,14 +385,23 @@ def hedge_share(answer: str, question: str = "") -> float:
     """
     sents = analyse(answer).normalized
     asked = normalize(question)
-    hedged = sum(1 for x in sents if any(m.group() not in asked for m in _HEDGE.finditer(x)))
+    hedged = sum(1 for x in sents if _may_hedge(x) and any(m.group() not in asked for m in _HEDGE.finditer(x)))
     return hedged / len(sents) if sents else 0.0
+
+
+# Every English phrase `_HEDGE` matches contains one of these, so an ASCII sentence with none of
+# them cannot match and skips the regex (a substring test is far cheaper than the regex scan).
+_HEDGE_HINTS = ("no ", "not ", "n't ", "unable to", "unknown", "search results", "provided ")
+
+
+def _may_hedge(normal: str) -> bool:
+    return not normal.isascii() or any(map(normal.__contains__, _HEDGE_HINTS))
 
 
 def _focus(answer: Analysis, question: FrozenSet[str]) -> float:
     """Share of the answer's content words in sentences that take up at least one question word:
     an answer that drifts into sentences about something else is less to the point."""
-    total = sum(len(x) for x in answer.sentences)
+    total = sum(map(len, answer.sentences))
     on_topic = sum(len(x) for x in answer.sentences if not x.isdisjoint(question))
     return on_topic / total if total else 0.0
 
@@ -344,7 +432,7 @@ def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
     # The answer's shape breaks ties, chiefly among answers that share no words with the question.
     score = score * 0.3 if shape < 0 else score + 0.05 * (shape > 0)
     why = f"{len(shared)}/{len(question.vocab)} question content words taken up by the answer"
-    why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3)})" if new else "")
+    why += f"; {len(new)} new content words" + (f" ({_quote(sorted(new), 3, answer.as_written)})" if new else "")
     if shared and focus < 1.0:
         why += f"; {focus:.0%} of its content is in sentences that take up the question"
     if shape:
@@ -367,19 +455,18 @@ def context_relevances(s: EvalSample, lang: str = "en", kind: str = "ragmeter") 
         return embedding_relevances(s, lang)
     question = analyse(s.question)
     reference = analyse(s.ground_truth or "")
-    ctxs = [analyse(c) for c in s.contexts]
-    weight = _idf(ctxs)
-    return [_relevance(c, question, reference, weight) for c in ctxs]
+    ctx = _contexts(tuple(s.contexts))
+    return [_relevance(c, question, reference, ctx.weights) for c in ctx.analyses]
 
 
-def _relevance(ctx: Analysis, question: Analysis, reference: Analysis, weight: Callable[[str], float]) -> float:
+def _relevance(ctx: Analysis, question: Analysis, reference: Analysis, weights: _Weights) -> float:
     """Weighted question coverage, in the whole context and in its lead sentence (which names what
     the passage is about), plus the share of the reference found in it."""
     lead = ctx.sentences[0] if ctx.sentences else frozenset()
-    whole = _weighted_share(question.vocab, lambda w: 1.0 if w in ctx.vocab else 0.0, weight)
-    topic = _weighted_share(question.vocab, lambda w: 1.0 if w in lead else 0.0, weight)
     if not question.vocab:
         whole = topic = 0.0
+    else:
+        whole, topic = _shares_in(question.vocab, weights, ctx.vocab, lead)
     if not reference.vocab:
         return 0.6 * whole + 0.4 * topic
     ref = len(reference.vocab & ctx.vocab) / len(reference.vocab)
@@ -425,15 +512,14 @@ def _precision(s: EvalSample, lang: str) -> HeuristicScore:
 
 def _recall(s: EvalSample, lang: str) -> HeuristicScore:
     reference, question = analyse(s.ground_truth or ""), analyse(s.question)
-    ctxs = [analyse(c) for c in s.contexts]
-    vocab = frozenset().union(*(c.vocab for c in ctxs))
-    weight = _idf(ctxs)
-    statements = _reference_statements(s.ground_truth or "", reference, question)
+    ctx = _contexts(tuple(s.contexts))
+    vocab, weights = ctx.vocab, ctx.weights
+    statements = _reference_statements(reference, question)
     if not statements:
         return HeuristicScore(0.0, "Neither the reference nor the question has content words to look for.")
     shares, keys_found, keys_total = [], 0, 0
     for words_, keys in statements:
-        coverage = _weighted_share(words_, lambda w: 1.0 if w in vocab else 0.0, weight)
+        coverage = _weighted_share(words_, weights, vocab)
         found = sum(1 for k in keys if k <= vocab)
         keys_found, keys_total = keys_found + found, keys_total + len(keys)
         # Names and numbers are the facts a statement hinges on: half its score when it has any.
@@ -444,11 +530,11 @@ def _recall(s: EvalSample, lang: str) -> HeuristicScore:
     why = f"{attributed}/{len(shares)} reference sentences mostly found in the contexts"
     if keys_total:
         why += f"; {keys_found}/{keys_total} of their names and numbers retrieved"
-    why += f"; reference words not retrieved: {_quote(missing)}." if missing else "."
+    why += f"; reference words not retrieved: {_quote(missing, show=reference.as_written)}." if missing else "."
     return HeuristicScore(_round(score), why)
 
 
-def _reference_statements(raw: str, reference: Analysis, question: Analysis) -> List[Tuple[FrozenSet[str], list]]:
+def _reference_statements(reference: Analysis, question: Analysis) -> List[Tuple[FrozenSet[str], list]]:
     """(content words, key facts) of each reference sentence to look for in the contexts.
 
     A bare-span reference ("1933", "yes") answers the question: the statement to find is the
@@ -458,7 +544,7 @@ def _reference_statements(raw: str, reference: Analysis, question: Analysis) -> 
         keys = list(question.entities) + ([reference.vocab] if reference.vocab else [])
         return [(reference.vocab | question.vocab, keys)]
     out = []
-    for part, sent in zip(sentences(raw), reference.sentences):
+    for part, sent in zip(reference.raw, reference.sentences):
         if sent:
             a = analyse(part)
             out.append((sent, list(a.entities) + [frozenset([n]) for n in a.numbers]))
@@ -486,9 +572,12 @@ def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
     f1 = 2 * precision * recall / (precision + recall) if common else 0.0
     score = 0.5 * f1 + 0.5 * recall
     flipped = polarity(s.answer) != polarity(s.ground_truth or "")
-    bad = [" ".join(sorted(e)) for e in answer.entities if not e <= reference.vocab | question.vocab]
-    bad += [n for n in answer.numbers if n not in reference.numbers and n not in question.numbers]
-    score = (0.3 + 0.7 * score) * (POLARITY_FLIP_PENALTY if flipped else 1.0) * EXTRA_SPECIFIC_PENALTY ** len(bad)
+    known = reference.vocab | question.vocab
+    bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
+    bad_numbers = [n for n in answer.numbers if n not in reference.numbers and n not in question.numbers]
+    bad = _names(bad_names) + bad_numbers
+    penalty = EXTRA_SPECIFIC_PENALTY ** (len(bad_names) + len(bad_numbers))
+    score = (0.3 + 0.7 * score) * (POLARITY_FLIP_PENALTY if flipped else 1.0) * penalty
     why = f"token F1 {f1:.2f} and reference coverage {recall:.2f} beyond the question's words"
     if flipped:
         why += "; one side negates what the other asserts"
@@ -533,7 +622,7 @@ DEFAULT_HEURISTICS = "ragmeter"
 def clear_caches() -> None:
     """Forget cached text analyses and word weights (benchmarks call this to time a cold start)."""
     text.clear_caches()
-    _idf_table.cache_clear()
+    _contexts.cache_clear()
 
 
 def heuristic_score(metric: str, sample: EvalSample, lang: str = "en", kind: str = DEFAULT_HEURISTICS) -> HeuristicScore:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import FrozenSet, List, NamedTuple, Tuple
+from itertools import islice
+from typing import FrozenSet, Iterable, List, NamedTuple, Sequence, Tuple
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 # Words are runs of letters/digits (any script); keeps Arabic words whole.
@@ -31,7 +32,34 @@ def resolve_language(language: str, *texts: str) -> str:
 
 def words(text: str) -> List[str]:
     """Lower-cased word tokens, any script."""
-    return _WORD.findall((text or "").lower())
+    return _words_of((text or "").lower())
+
+
+# In ASCII text a word is a run of [A-Za-z0-9]: mapping every other character to a space and
+# splitting gives the same tokens as `_WORD` about twice as fast.
+_ASCII_SEPARATORS = "".join(c if c.isalnum() else " " for c in map(chr, range(128)))
+
+
+def _words_of(text: str) -> List[str]:
+    """`_WORD.findall(text)`, fast for ASCII text."""
+    return text.translate(_ASCII_SEPARATORS).split() if text.isascii() else _WORD.findall(text)
+
+
+def normalized_words(text: str) -> Tuple[str, ...]:
+    """`words(normalize(text))`, read from the text's cached analysis when the text is ASCII."""
+    if (text or "").isascii():  # see _ASCII_SHORTCUT
+        return analyse(text).written
+    return _normalized_words(text)
+
+
+@lru_cache(maxsize=1024)
+def _normalized_words(text: str) -> Tuple[str, ...]:
+    return tuple(words(normalize(text)))
+
+
+def at_most_words(text: str, limit: int) -> bool:
+    """`len(words(text)) <= limit`, reading the text no further than the word after the limit."""
+    return len(list(islice(_WORD.finditer((text or "").lower()), limit + 1))) <= limit
 
 
 # --- Arabic normalisation -------------------------------------------------------------------
@@ -134,13 +162,34 @@ STOP_WORDS_AR: FrozenSet[str] = frozenset(normalize_arabic(w) for w in """
 STOP_WORDS: FrozenSet[str] = STOP_WORDS_EN | STOP_WORDS_AR
 
 # Negation, on normalised text: English words and "n't", Arabic particles (لا لم لن ليس غير بدون).
-_NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|nowhere|without)\b|n['’]t\b"
-                       r"|(?<!\w)(?:لا|لم|لن|ليس|ليست|ليسوا|غير|بدون)(?!\w)")
+# The leading lookahead names every letter a match can start with, so the regex engine skips ahead
+# to those letters instead of trying each position (same matches, found faster).
+_NEGATION = re.compile(r"(?=[ncwلغب])(?:\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|nowhere|without)\b"
+                       r"|n['’]t\b|(?<!\w)(?:لا|لم|لن|ليس|ليست|ليسوا|غير|بدون)(?!\w))")
+# A `_NEGATION` match is one of these words as a whole token, or contains "n't": a sentence with
+# neither cannot match, so `analyse` skips the regex for it.
+_NEGATION_WORDS = frozenset("no not never nothing none nobody neither nor cannot nowhere without "
+                            "لا لم لن ليس ليست ليسوا غير بدون".split())
+
+
+def _negates(normal: str, toks: Sequence[str]) -> bool:
+    """`_NEGATION.search(normal)`, with the regex run only when a token or "n't" could match it."""
+    if _NEGATION_WORDS.isdisjoint(toks) and "n't" not in normal and "n’t" not in normal:
+        return False
+    return bool(_NEGATION.search(normal))
 
 
 def is_negated(text: str) -> bool:
     """True when the text contains a negation ("not", "don't", "never", "لا", "ليس")."""
+    if (text or "").isascii():  # see _ASCII_SHORTCUT
+        return any(analyse(text).negated)
     return bool(_NEGATION.search(normalize(text)))
+
+
+# _ASCII_SHORTCUT: in ASCII text, lower-casing and removing thousands separators act the same on
+# the whole text as on each sentence, and sentences split only at characters that are not part of
+# a word. So the whole text's words are its sentences' words in order, and a negation is found in
+# the text exactly when one is found in a sentence: the text's (cached) analysis answers both.
 
 
 _YES = frozenset(normalize_arabic(w) for w in "yes yeah yep نعم بلى".split())
@@ -152,8 +201,17 @@ def stance(text: str) -> int:
 
     "No, no test can do that" opens with a no: the leading word decides, whatever follows.
     """
-    first = _WORD.findall(normalize(text))[:1]
-    return (1 if first[0] in _YES else -1 if first[0] in _NO else 0) if first else 0
+    first = _first_word(text)
+    return (1 if first in _YES else -1 if first in _NO else 0) if first else 0
+
+
+def _first_word(text: str) -> str:
+    """The first word of the normalised text, or ""."""
+    if (text or "").isascii():  # see _ASCII_SHORTCUT
+        written = analyse(text).written
+        return written[0] if written else ""
+    first = _WORD.search(normalize(text))
+    return first[0] if first else ""
 
 
 def polarity(text: str) -> int:
@@ -168,17 +226,30 @@ def is_stop_word(token: str) -> bool:
 
 # --- Tokens, sentences, numbers, entities ---------------------------------------------------
 
+@lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
-    """Lower-case, Arabic normalisation, and thousands separators removed from numbers ("1,200" → "1200")."""
-    return _THOUSANDS.sub("", normalize_arabic((text or "").lower()))
+    """Lower-case, Arabic normalisation, and thousands separators removed from numbers ("1,200" → "1200").
+
+    Cached: the heuristics of one sample normalise its answer and question several times.
+    """
+    return _normalize(text)
 
 
-_THOUSANDS = re.compile(r"(?<=\d)[,٬](?=\d{3}\b)")
+def _normalize(text: str) -> str:
+    text = (text or "").lower()
+    if text.isascii():  # Arabic normalisation only touches non-ASCII letters; "," is the only separator
+        return _THOUSANDS.sub("", text) if "," in text else text
+    return _THOUSANDS.sub("", normalize_arabic(text))
+
+
+# The lookbehind sits after the separator so that the engine scans for "," quickly (same matches).
+_THOUSANDS = re.compile(r"[,٬](?<=\d[,٬])(?=\d{3}\b)")
+_ASCII_THOUSANDS = re.compile(r",(?<=\d,)(?=\d{3}\b)")  # the same in ASCII text, found faster
 
 
 def tokens(text: str) -> List[str]:
     """Normalised word tokens of any script (stop words kept, not stemmed)."""
-    return _WORD.findall(normalize(text))
+    return _words_of(normalize(text))
 
 
 def content_words(text: str) -> List[str]:
@@ -186,22 +257,45 @@ def content_words(text: str) -> List[str]:
     return _content(tokens(text))
 
 
-def _content(toks: List[str]) -> List[str]:
-    out = []
-    for tok in toks:
-        if tok in STOP_WORDS:
-            continue
-        tok = stem(tok)
-        if tok and tok not in STOP_WORDS:
-            out.append(tok)
-    return out
+def _content(toks: Iterable[str]) -> List[str]:
+    return [w for w in map(_CONTENT_WORDS.__getitem__, toks) if w]
+
+
+def content_word(token: str) -> str:
+    """The stem of a normalised token, or "" for a stop word (before or after stemming)."""
+    return _CONTENT_WORDS[token]
+
+
+class _ContentWords(dict):
+    """Token -> `content_word`, filled on first sight. A plain dict lookup (mapped over a sentence's
+    tokens in C) is the cheapest step of tokenising; the table empties when it holds `limit` tokens,
+    so a long run's memory stays bounded."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __missing__(self, token: str) -> str:
+        if len(self) >= self.limit:
+            self.clear()
+        word = "" if token in STOP_WORDS else stem(token)
+        self[token] = value = word if word and word not in STOP_WORDS else ""
+        return value
+
+
+_CONTENT_WORDS = _ContentWords(limit=200_000)
 
 
 # Sentence ends: . ! ? and the Arabic question mark and full stop, or a line break; also a period
 # glued to the next sentence ("in 2009.The card"), as scraped text often looks like that. A period
 # after a single capital ("J. Smith") or a title ("Dr.") does not end a sentence (see _ends_here).
-_SENTENCE_END = re.compile(r"[.!?؟۔]+[\"')\]]*(?=\s|$)|(?<=[a-z0-9]{2})\.(?=[A-Z][a-z])|\n+")
+# Written as "one end character, then the rest of the branch it belongs to" (the lookbehinds name
+# the character just read) so that the engine scans for [.!?؟۔\n] quickly; the matches are those of
+# r"[.!?؟۔]+[\"')\]]*(?=\s|$)|(?<=[a-z0-9]{2})\.(?=[A-Z][a-z])|\n+".
+_SENTENCE_END = re.compile(r"[.!?؟۔\n](?:(?<=[.!?؟۔])[.!?؟۔]*[\"')\]]*(?=\s|$)"
+                           r"|(?<=[a-z0-9]{2}\.)(?=[A-Z][a-z])|(?<=\n)\n*)")
 _NOT_AN_END = re.compile(r"(?:\b[A-Z]|\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|vs|No|etc))\.$")
+_ABBREVIATION_ENDS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZrstoc")
 
 
 def sentences(text: str) -> List[str]:
@@ -209,15 +303,19 @@ def sentences(text: str) -> List[str]:
     parts, start = [], 0
     text = text or ""
     for m in _SENTENCE_END.finditer(text):
-        if text[m.start()] == "." and _NOT_AN_END.search(text, max(0, m.start() - 4), m.start() + 1):
+        at, end = m.span()
+        # The cheap test first: every _NOT_AN_END match ends in a capital or one of these letters.
+        if text[at] == "." and at and text[at - 1] in _ABBREVIATION_ENDS \
+                and _NOT_AN_END.search(text, max(0, at - 4), at + 1):
             continue
-        parts.append(text[start:m.end()])
-        start = m.end()
+        parts.append(text[start:end])
+        start = end
     parts.append(text[start:])
     return [p.strip() for p in parts if _WORD.search(p)]
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# r"\d+(?:\.\d+)?", written so that the regex engine scans quickly for a first digit (same matches).
+_NUMBER = re.compile(r"\d\d*(?:\.\d+)?")
 
 
 def numbers(text: str) -> List[str]:
@@ -226,7 +324,9 @@ def numbers(text: str) -> List[str]:
 
 
 # A run of capitalised words (allowing "of", "de", "the" inside), e.g. "Bank of England".
-_ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|the|von|van|al|bin)?\s*[A-Z][\w'’-]*)*")
+# r"\b[A-Z][\w'’-]*(...)*" with the word boundary checked after the capital (a lookbehind), so that
+# the regex engine scans for capitals quickly (same matches).
+_ENTITY = re.compile(r"[A-Z](?<!\w[A-Z])[\w'’-]*(?:\s+(?:of|de|the|von|van|al|bin)?\s*[A-Z][\w'’-]*)*")
 
 
 def entities(text: str) -> List[str]:
@@ -234,8 +334,12 @@ def entities(text: str) -> List[str]:
 
     A capitalised first word is kept only when it is not a stop word ("The" is not a name, "Paris" is).
     """
+    return _entities_in(sentences(text))
+
+
+def _entities_in(sents: Iterable[str]) -> List[str]:
     found = []
-    for sent in sentences(text):
+    for sent in sents:
         for m in _ENTITY.finditer(sent):
             span = m.group()
             if m.start() == 0 and span.split()[0].lower() in STOP_WORDS:
@@ -265,11 +369,28 @@ class Analysis(NamedTuple):
     asks: Tuple[bool, ...]  # per sentence: is it a question (ends with "?" or "؟")?
     normalized: Tuple[str, ...]  # each sentence lower-cased and normalised (see `normalize`)
     persons: Tuple[FrozenSet[str], ...]  # per sentence: its first/second-person pronouns ("i", "you")
+    raw: Tuple[str, ...] = ()  # each sentence as written (see `sentences`)
+    stems: Tuple[str, ...] = ()  # every word's content word, "" for a stop word (see `content_word`)
+    written: Tuple[str, ...] = ()  # every word as written, lower-cased, aligned with `stems`
 
     @property
     def entities(self) -> Tuple[FrozenSet[str], ...]:
         """Each name span as a set of content words (computed on first use, cached per text)."""
         return entity_sets(self.text)
+
+    def as_written(self, word: str) -> str:
+        """A content word (a stem: "respons") as the text first writes it ("responses"); itself if absent.
+
+        Reasoning shows words this way, while every comparison uses the stems.
+        """
+        try:
+            return self.written[self.stems.index(word)]
+        except ValueError:
+            return word
+
+
+_EMPTY: FrozenSet[str] = frozenset()
+_FLAG_WORDS = _NEGATION_WORDS | PERSONAL_PRONOUNS
 
 
 @lru_cache(maxsize=8192)
@@ -279,26 +400,57 @@ def analyse(text: str) -> Analysis:
     The five metrics of one sample read the same contexts several times; the cache makes that one
     tokenisation. Entities, which only answers, questions and references need, come on demand.
     """
-    sents = sentences(text)
-    normal = [normalize(x) for x in sents]  # once per sentence: tokens, negation and numbers read it
-    toks = [_WORD.findall(x) for x in normal]
-    per_sentence = [_content(t) for t in toks]
-    words_ = tuple(w for sent in per_sentence for w in sent)
-    negated = tuple(bool(_NEGATION.search(x)) for x in normal)
-    asks = tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in sents)
-    nums = frozenset(n for x in normal for n in _NUMBER.findall(x))
-    persons = tuple(PERSONAL_PRONOUNS.intersection(t) for t in toks)
-    return Analysis(text, words_, frozenset(words_), tuple(frozenset(x) for x in per_sentence),
-                    nums, negated, asks, tuple(normal), persons)
+    raw = sentences(text)
+    ascii_ = (text or "").isascii()
+    # Plain ASCII (most text): normalising is lower-casing, and words split at non-alphanumerics.
+    plain = ascii_ and not _ASCII_THOUSANDS.search(text or "")
+    stem_of = _CONTENT_WORDS.__getitem__
+    normal, sent_sets, negated, persons, all_stems, written = [], [], [], [], [], []
+    for sent in raw:
+        x = sent.lower() if plain else _normalize(sent)
+        toks = x.translate(_ASCII_SEPARATORS).split() if plain else _words_of(x)
+        stems = list(map(stem_of, toks))  # "" for a stop word
+        normal.append(x)
+        sent_sets.append(frozenset(filter(None, stems)))
+        all_stems += stems
+        written += toks if ascii_ else _as_written(sent, toks)
+        if _FLAG_WORDS.isdisjoint(toks):  # the common case: neither a negation word nor "I"/"you"
+            negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION.search(x)))
+            persons.append(_EMPTY)
+        else:
+            negated.append(_negates(x, toks))
+            persons.append(PERSONAL_PRONOUNS.intersection(toks))
+    words_ = tuple(filter(None, all_stems))
+    return Analysis(
+        text, words_, frozenset(words_), sentences=tuple(sent_sets),
+        numbers=frozenset(_NUMBER.findall("\n".join(normal))),  # no number spans a line break
+        negated=tuple(negated), asks=tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw),
+        normalized=tuple(normal), persons=tuple(persons), raw=tuple(raw), stems=tuple(all_stems),
+        written=tuple(written))
+
+
+def _as_written(sentence: str, toks: List[str]) -> List[str]:
+    """The sentence's words before Arabic normalisation, one per token of its normalised form
+    (the normalised tokens when the two do not line up, e.g. after "1,200" became "1200")."""
+    written = _WORD.findall(sentence.lower())
+    return written if len(written) == len(toks) else toks
+
+
+@lru_cache(maxsize=8192)
+def named_entities(text: str) -> Tuple[Tuple[str, FrozenSet[str]], ...]:
+    """The text's name spans (see `entities`): each as written, with its set of content words."""
+    found = ((span, frozenset(content_words(span))) for span in _entities_in(analyse(text).raw))
+    return tuple((span, words_) for span, words_ in found if words_)
 
 
 @lru_cache(maxsize=8192)
 def entity_sets(text: str) -> Tuple[FrozenSet[str], ...]:
     """The text's name spans (see `entities`), each as a set of content words."""
-    return tuple(e for e in (frozenset(content_words(x)) for x in entities(text)) if e)
+    return tuple(words_ for _, words_ in named_entities(text))
 
 
 def clear_caches() -> None:
     """Forget cached analyses (benchmarks call this to time a cold start)."""
-    for cached in (analyse, entity_sets, stem):
+    for cached in (analyse, named_entities, entity_sets, normalize, stem):
         cached.cache_clear()
+    _CONTENT_WORDS.clear()

@@ -95,7 +95,22 @@ def test_invented_name_lowers_faithfulness():
     honest = score("faithfulness", "Who sells bread?", "The bakery on Mill Street sells bread.", [BAKERY])
     invented = score("faithfulness", "Who sells bread?", "Tom Hardwick sells bread on Mill Street.", [BAKERY])
     assert honest.score > invented.score + 0.3
-    assert "hardwick" in invented.reasoning
+    assert "'Tom Hardwick'" in invented.reasoning  # the name as written
+
+
+# --- reasoning shows what the user wrote ----------------------------------------------------
+
+@pytest.mark.parametrize("metric, expected", [
+    ("faithfulness", "unsupported: 'customer', 'responses', 'take', 'time'"),
+    ("answer_relevancy", "('customer', 'responses', 'take' and 1 more)"),
+    ("context_recall", "reference words not retrieved: 'customer', 'responses', 'take', 'time'"),
+])
+def test_reasoning_quotes_words_as_written_not_their_stems(metric, expected):
+    # Words are matched on their stems ("respons", "tak", "tim") but shown as the text wrote them.
+    answer = "Customer responses take some time."
+    h = score(metric, "How fast is support?", answer, [SKI], reference=answer)
+    assert expected in h.reasoning
+    assert "'respons'" not in h.reasoning and "'tim'" not in h.reasoning
 
 
 def test_negating_the_context_lowers_faithfulness():

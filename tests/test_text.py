@@ -8,7 +8,9 @@ from evaluator.text import (
     entities,
     is_negated,
     is_stop_word,
+    normalize,
     normalize_arabic,
+    normalized_words,
     numbers,
     polarity,
     sentences,
@@ -147,3 +149,27 @@ def test_analyse_records_first_and_second_person_pronouns_per_sentence():
     a = analyse("I love long walks. The river is cold. Have you tried it?")
     assert a.persons == (frozenset({"i"}), frozenset(), frozenset({"you"}))
     assert analyse("أنا أحب القهوة.").persons == (frozenset({"انا"}),)
+
+
+def test_as_written_gives_the_first_spelling_of_a_stem_in_the_text():
+    a = analyse("Customer responses take time. The response came.")
+    assert a.as_written("respons") == "responses"
+    assert a.as_written("tim") == "time"
+    assert a.as_written("absent") == "absent"  # not in the text: the word itself
+
+
+def test_as_written_keeps_arabic_spelling_before_normalisation():
+    a = analyse("ذهبت إلى المدرسة.")
+    assert a.as_written(stem(normalize_arabic("المدرسة"))) == "المدرسة"  # not the normalised "المدرسه"
+
+
+@pytest.mark.parametrize("text", [
+    "The fee is 1,200 dollars. It isn't refundable!",  # thousands separator, "n't"
+    "It opened in 2009.The card works.",  # a period glued to the next sentence
+    "Dr. J. Smith said no.\n\nNext line",  # titles and initials do not end sentences
+    "مرحبا بالعالم. لا شيء",
+    "",
+])
+def test_normalized_words_are_the_words_of_the_normalised_text(text):
+    # ASCII text takes a shortcut through the cached analysis; it must agree with the long way.
+    assert normalized_words(text) == tuple(words(normalize(text)))
