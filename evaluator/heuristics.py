@@ -343,8 +343,9 @@ _ASKS_NUMBER = re.compile(normalize(r"\b(?:how (?:many|much|old|long|far|tall|bi
                                     r"proportion|number)|when)\b|كم|متى"))
 _ASKS_NAME = re.compile(normalize(r"\b(?:who|whom|where|which)\b|\bwhat(?:'s| is| are)? (?:a |an |the )?"
                                   r"(?:country|city|countries|cities|place|state|language|name|company)\b|من هو|من هي|اين|أين"))
-_ASKS_REASON = re.compile(normalize(r"^\W*why\b|لماذا"))
-_GIVES_REASON = re.compile(normalize(r"^\W*(?:because|due to|since|as a result)\b|^\W*(?:لان|لأن|بسبب)"))
+# Only the words go through normalize(): it lower-cases, which would turn \W into \w.
+_ASKS_REASON = re.compile(r"^\W*why\b|" + normalize("لماذا"))
+_GIVES_REASON = re.compile(r"^\W*(?:because|due to|since|as a result)\b|^\W*(?:" + normalize("لان|لأن|بسبب") + ")")
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
 hundred hundreds thousand thousands million millions billion half dozen""".split())
 def is_yes_no_question(question: str) -> bool:
