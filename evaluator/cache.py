@@ -35,6 +35,14 @@ CREATE TABLE IF NOT EXISTS judge_replies (
 """
 
 
+CACHE_ENV = "RAGMETER_JUDGE_CACHE"
+
+
+def default_cache_path() -> Path:
+    """$RAGMETER_JUDGE_CACHE, else ~/.ragmeter/judge-cache.sqlite3 (the CLI's and dashboard's default)."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".ragmeter" / "judge-cache.sqlite3").expanduser()
+
+
 def cache_key(base_url: str, model: str, temperature: float, prompt: str) -> str:
     """The cache key of one judge call: hex SHA-256 of its identifying parts."""
     parts = json.dumps([base_url.rstrip("/"), model, float(temperature), prompt], ensure_ascii=False)

@@ -16,14 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from .cache import default_cache_path
 from .costs import estimate_run
 from .datasets import load_dataset
 from .errors import RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
+from .heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .model import METRICS, RULE_METRICS, EvalReport
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
-DEFAULT_CACHE = Path.home() / ".ragmeter" / "judge-cache.sqlite3"
 
 
 class UsageError(Exception):
@@ -42,13 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto")
     ev.add_argument("--max-workers", type=int, default=4)
-    ev.add_argument("--heuristics", default="ragmeter", help="heuristic set: ragmeter (default) or jaccard (the seed's)")
+    ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
+                    help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
+                         "(needs pip install 'ragmeter[embeddings]')")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC (or 'overall') is below VALUE")
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
-    ev.add_argument("--cache", default=str(DEFAULT_CACHE), help="judge cache file (default %(default)s)")
+    ev.add_argument("--cache", default=str(default_cache_path()),
+                    help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
     ev.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
     ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
     ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from .cache import default_cache_path
 from .errors import HistoryError, RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .history import RunStore
@@ -33,13 +34,7 @@ from .model import EvalReport, EvalResult, EvalSample
 
 log = logging.getLogger("ragmeter.runner")
 
-CACHE_ENV = "RAGMETER_JUDGE_CACHE"
 Pending = Sequence[Tuple[int, EvalSample]]
-
-
-def default_judge_cache() -> Path:
-    """$RAGMETER_JUDGE_CACHE, else ~/.ragmeter/judge-cache.sqlite3 (the CLI's --cache default)."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".ragmeter" / "judge-cache.sqlite3").expanduser()
 
 
 def format_duration(seconds: Optional[float]) -> str:
@@ -86,7 +81,7 @@ class JudgeConfig:
         from .openai_judge import OpenAIJudge  # the openai client is only needed with a real judge
 
         return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=self.api_key or fallback_key or None,
-                           cache=default_judge_cache() if self.cache else None, max_concurrency=self.workers)
+                           cache=default_cache_path() if self.cache else None, max_concurrency=self.workers)
 
     def settings(self, judge: Any) -> Dict[str, Any]:
         """What the history keeps about a run (a judge's own settings() never include the key)."""

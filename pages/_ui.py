@@ -34,7 +34,8 @@ from evaluator.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
 from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
-from evaluator.runner import BackgroundRun, JudgeConfig, default_judge_cache, format_duration
+from evaluator.cache import default_cache_path
+from evaluator.runner import BackgroundRun, JudgeConfig, format_duration
 
 log = logging.getLogger("ragmeter.dashboard")
 
@@ -201,7 +202,7 @@ def run_option_widgets(prefix: str) -> Dict[str, Any]:
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                                            help="Samples scored at once; backs off by itself on rate limits.")),
         "cache": c2.checkbox("Judge cache", value=True, key=f"{prefix}_cache",
-                             help=f"Re-running unchanged data costs no calls. File: {default_judge_cache()}"),
+                             help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}"),
         "price_in": c3.number_input("Price / 1M input tokens", 0.0, None, None, key=f"{prefix}_price_in"),
         "price_out": c4.number_input("Price / 1M output tokens", 0.0, None, None, key=f"{prefix}_price_out"),
     }
