@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from .errors import JudgeConfigError
-from .heuristics import (RAGMETER, HeuristicScore, is_bare_span, is_evasive, relevant_probability,
-                         soft_average_precision)
+from .heuristics import RAGMETER, HeuristicScore, is_bare_span, is_evasive, precision_from
 from .heuristics import context_relevances as lexical_relevances
 from .model import EvalSample
 from .text import analyse, sentences
@@ -238,15 +237,7 @@ def context_relevances(s: EvalSample, lang: str = "en") -> List[float]:
 
 
 def _precision(s: EvalSample, lang: str) -> HeuristicScore:
-    if not s.contexts:
-        return HeuristicScore(0.0, "No contexts retrieved.")
-    rel = context_relevances(s, lang)
-    score = soft_average_precision([relevant_probability(r) for r in rel])
-    shown = ", ".join(f"{r:.2f}" for r in rel[:10])
-    what = "question and reference" if (s.ground_truth or "").strip() else "question"
-    return HeuristicScore(round(score, 4), f"Relevance of each context to the {what} (lexical and embedding "
-                                           f"similarity, evenly), in rank order: {shown}; rank-aware average "
-                                           f"precision {score:.2f}.")
+    return precision_from(s, context_relevances, lang, " (lexical and embedding similarity, evenly)")
 
 
 def _recall(s: EvalSample, lang: str) -> HeuristicScore:

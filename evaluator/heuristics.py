@@ -498,15 +498,21 @@ def soft_average_precision(relevance: Sequence[float]) -> float:
     return got / total if total else 0.0
 
 
-def _precision(s: EvalSample, lang: str) -> HeuristicScore:
+def precision_from(s: EvalSample, relevances: Callable[[EvalSample, str], List[float]], lang: str,
+                   how: str = "") -> HeuristicScore:
+    """Context precision from per-context relevances (rank-aware average precision), explained."""
     if not s.contexts:
         return HeuristicScore(0.0, "No contexts retrieved.")
-    rel = context_relevances(s, lang)
+    rel = relevances(s, lang)
     score = soft_average_precision([relevant_probability(r) for r in rel])
     shown = ", ".join(f"{r:.2f}" for r in rel[:10])
     what = "question and reference" if (s.ground_truth or "").strip() else "question"
-    return HeuristicScore(_round(score), f"Relevance of each context to the {what}, in rank order: {shown}; "
-                                         f"rank-aware average precision {score:.2f}.")
+    return HeuristicScore(_round(score), f"Relevance of each context to the {what}{how}, in rank order: "
+                                         f"{shown}; rank-aware average precision {score:.2f}.")
+
+
+def _precision(s: EvalSample, lang: str) -> HeuristicScore:
+    return precision_from(s, context_relevances, lang)
 
 
 # --- context recall -----------------------------------------------------------------------
