@@ -287,7 +287,8 @@ def _csv_records(text: IO[str], src: _Source) -> Tuple[List[str], _Where, Record
     first, skipped = text.readline(), 0
     while first and not first.strip():  # blank lines before the header still count as lines
         first, skipped = text.readline(), skipped + 1
-    reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(first, src.delimiter))
+    # strict: an unterminated quote is an error with its line, not a cell that swallows the rest of the file
+    reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(first, src.delimiter), strict=True)
     header = _next_row(reader, _Where(src.name, skipped + 1))
     if not header or not any(c.strip() for c in header):
         raise _Where(src.name).error("is empty: no header and no rows; a CSV needs a header line "

@@ -454,3 +454,11 @@ def test_jsonl_mapping_to_a_column_only_later_rows_have(tmp_path):
     assert (s1.ground_truth, s2.ground_truth) == (None, "gt")
     err = load_error(path, mapping={"question": "q", "answer": "a", "ground_truth": "reff"})
     assert "'reff'" in str(err) and "no row has" in str(err) and "q, a, ref" in str(err)
+
+
+def test_unterminated_quote_is_an_error_naming_its_line(tmp_path):
+    path = tmp_path / "quotes.csv"
+    path.write_text('question,answer,contexts\nok?,fine,"[""c""]"\n"never closed,answer,ctx\nq,a,c\n')
+    with pytest.raises(DatasetError) as err:
+        load_dataset(path)
+    assert "quotes.csv" in str(err.value) and "line 3" in str(err.value) and "quoting" in str(err.value)
