@@ -99,6 +99,17 @@ JACCARD: Dict[str, Heuristic] = {
 QUESTION_CREDIT = 0.5
 
 
+# Pronouns of one grammatical person count as one: a context that says "you" licenses "your".
+_PERSON_OF = {text.normalize_arabic(w): person for person, ws in (
+    ("first singular", "i me my mine myself أنا انا"), ("first plural", "we us our ours ourselves نحن"),
+    ("second", "you your yours yourself yourselves أنت انت أنتم انتم أنتما أنتن")) for w in ws.split()}
+
+
+def _persons(pronouns: FrozenSet[str]) -> FrozenSet[str]:
+    """The grammatical persons a set of pronouns speaks in."""
+    return frozenset(_PERSON_OF.get(w, w) for w in pronouns)
+
+
 @dataclass(frozen=True)
 class _Contexts:
     """What the metrics read about one sample's retrieved contexts, put together once per sample."""
@@ -228,7 +239,7 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
     # Sentences about the speaker or the listener ("I love hiking"), not about the passages:
     # they use a first/second-person pronoun that no context uses.
-    personal = sum(1 for p in answer.persons if p - ctx.persons)
+    personal = sum(1 for p in answer.persons if _persons(p) - _persons(ctx.persons))
     score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names) + personal)
     absent = [w for w in answer.words if w not in vocab]
     unsupported = [w for w in absent if w not in implicit] if implicit else absent

@@ -373,3 +373,12 @@ def test_offline_judge_is_fast():
     RAGEvaluator(OfflineJudge()).evaluate_dataset(samples)
     rate = len(samples) / (time.perf_counter() - start)
     assert rate > 500, f"{rate:.0f} samples/s"  # ~10x headroom for slow, shared CI machines
+
+
+def test_a_pronoun_of_the_same_person_as_the_contexts_is_not_penalised():
+    ctx = ["Billing help: if you cancel, you keep access until the end of the month."]
+    own_words = EvalSample("What happens if I cancel?", "If you cancel, your access lasts until the month ends.", ctx)
+    about_me = EvalSample("What happens if I cancel?", "If you cancel, I keep access until the month ends.", ctx)
+    fair = heuristic_score("faithfulness", own_words, "en")
+    assert "speaker or listener" not in fair.reasoning
+    assert "speaker or listener" in heuristic_score("faithfulness", about_me, "en").reasoning
