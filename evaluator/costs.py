@@ -8,28 +8,16 @@ budget decision needs.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
 from .metrics import is_offline, skip_reason
 from .model import METRICS, EvalSample
 from .prompts import build_prompt
-from .text import resolve_language
+from .text import estimate_tokens, resolve_language
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.
 COMPLETION_TOKENS_PER_CALL = 150
-_ARABIC_CHAR = re.compile(r"[\u0600-\u06FF]")
-_WORD = re.compile(r"\S+")
-
-
-def estimate_tokens(text: str) -> int:
-    """Approximate BPE token count of `text`."""
-    arabic = len(_ARABIC_CHAR.findall(text))
-    by_chars = (len(text) - arabic) / 4.0 + arabic / 2.5
-    return max(int(round(by_chars)), len(_WORD.findall(text)))
-
-
 @dataclass(frozen=True)
 class RunEstimate:
     samples: int

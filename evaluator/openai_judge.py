@@ -37,6 +37,7 @@ import openai
 from .cache import JudgeCache, cache_key
 from .errors import JudgeConfigError, JudgeError
 from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
+from .text import estimate_tokens
 
 log = logging.getLogger("ragmeter")
 
@@ -314,11 +315,6 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
     if isinstance(p, int) and isinstance(c, int):
         return text, (p, c)
     return text, (estimate_tokens(prompt), estimate_tokens(text))
-
-
-def estimate_tokens(text: str) -> int:
-    """About 4 characters per token: used when a server's reply has no `usage`."""
-    return (len(text) + 3) // 4
 
 
 def _retry_after(headers: Any) -> Optional[float]:

@@ -454,3 +454,15 @@ def clear_caches() -> None:
     for cached in (analyse, named_entities, entity_sets, normalize, stem):
         cached.cache_clear()
     _CONTENT_WORDS.clear()
+
+
+# Token estimates (pre-run costs, and servers that omit `usage`): no tokenizer files can be
+# fetched at run time, so ~4 characters a token for Latin script, ~2.5 for Arabic, at least one a word.
+_NONSPACE = re.compile(r"\S+")
+
+
+def estimate_tokens(text: str) -> int:
+    """Approximate BPE token count of `text`."""
+    arabic = len(_ARABIC.findall(text))
+    by_chars = (len(text) - arabic) / 4.0 + arabic / 2.5
+    return max(int(round(by_chars)), len(_NONSPACE.findall(text)))

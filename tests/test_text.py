@@ -173,3 +173,11 @@ def test_as_written_keeps_arabic_spelling_before_normalisation():
 def test_normalized_words_are_the_words_of_the_normalised_text(text):
     # ASCII text takes a shortcut through the cached analysis; it must agree with the long way.
     assert normalized_words(text) == tuple(words(normalize(text)))
+
+
+def test_token_estimate_counts_arabic_denser_and_never_below_one_per_word():
+    from evaluator.text import estimate_tokens
+
+    assert estimate_tokens("x" * 40) == 10
+    assert estimate_tokens("ب" * 40) == 16  # Arabic splits finer in BPE vocabularies
+    assert estimate_tokens("a b c d e f") == 6  # short words: one token each at least
