@@ -49,11 +49,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from evaluator.agreement import auroc, pairwise_accuracy, spearman  # noqa: E402
-from evaluator.embeddings import INSTALL_HINT, available as embeddings_available  # noqa: E402
+from evaluator.analysis.agreement import auroc, pairwise_accuracy, spearman  # noqa: E402
+from evaluator.metrics.embeddings import INSTALL_HINT, available as embeddings_available  # noqa: E402
 from evaluator.evaluation import OfflineJudge, RAGEvaluator  # noqa: E402
-from evaluator.heuristics import clear_caches, context_relevances, is_bare_span  # noqa: E402
-from evaluator.metrics import score_metric  # noqa: E402
+from evaluator.metrics.heuristics import clear_caches, context_relevances, is_bare_span  # noqa: E402
+from evaluator.metrics.scoring import score_metric  # noqa: E402
 from evaluator.model import EvalSample, MetricScore  # noqa: E402
 from evaluator.text import resolve_language, words  # noqa: E402
 
@@ -339,7 +339,7 @@ def format_table(runs: Dict[str, SetRun], label: str) -> str:
 def make_judge(args: argparse.Namespace) -> Any:
     if not args.model:
         return None
-    from evaluator.openai_judge import OpenAIJudge  # only when asked: needs the openai package
+    from evaluator.judges.openai import OpenAIJudge  # only when asked: needs the openai package
 
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     if not key and not args.base_url:

@@ -12,7 +12,7 @@ from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
 # Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not
 # needed offline); load_dataset pulls in the CSV/JSON readers.
-_LAZY = {"OpenAIJudge": "openai_judge", "load_dataset": "datasets"}
+_LAZY = {"OpenAIJudge": "judges.openai", "load_dataset": "io.datasets"}
 
 
 def __getattr__(name: str) -> Any:

@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from .cache import default_cache_path
+from .judges.cache import default_cache_path
 from .costs import estimate_run
-from .datasets import load_dataset
+from .io.datasets import load_dataset
 from .errors import RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
-from .heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .model import METRICS, RULE_METRICS, EvalReport
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
@@ -94,7 +94,7 @@ def make_judge(args: argparse.Namespace) -> Any:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
         return OfflineJudge()
-    from .openai_judge import OpenAIJudge  # the openai client is only needed with a real judge
+    from .judges.openai import OpenAIJudge  # the openai client is only needed with a real judge
 
     cache = None if args.no_cache else args.cache
     return OpenAIJudge(args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env),
@@ -124,7 +124,7 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 
 
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
-    from . import export
+    from .io import export
 
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
@@ -160,7 +160,7 @@ def print_fallbacks(report: EvalReport) -> None:
 
 
 def print_labels(report: EvalReport) -> None:
-    from .agreement import agreement_table, format_agreement_table
+    from .analysis.agreement import agreement_table, format_agreement_table
 
     table = agreement_table(report)
     print(format_agreement_table(table) if table else "No human_<metric> label columns in this dataset.")

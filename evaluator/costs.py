@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
-from .metrics import is_offline, skip_reason
+from .metrics.scoring import is_offline, skip_reason
 from .model import METRICS, EvalSample
-from .prompts import build_prompt
+from .metrics.prompts import build_prompt
 from .text import estimate_tokens, resolve_language
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.

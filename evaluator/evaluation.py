@@ -8,8 +8,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
-from .heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .metrics import rule_scores, score_metric
+from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics.scoring import rule_scores, score_metric
 from .model import METRICS, EvalReport, EvalResult, EvalSample
 from .text import resolve_language
 

@@ -24,8 +24,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from .errors import HistoryError
 from .model import EvalReport, EvalResult, EvalSample
-from .records import result_from_record, result_to_record, sample_from_record, sample_to_record
-from .stats import paired_bootstrap_ci
+from .io.records import result_from_record, result_to_record, sample_from_record, sample_to_record
+from .analysis.stats import paired_bootstrap_ci
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"

@@ -1,7 +1,7 @@
 """The dashboard's one UI-helper module: session keys, cached loaders, the shell and shared widgets.
 
 Pages (pages/*.py) are thin views; what they share lives here. Nothing here scores or runs
-anything: scoring, the background run (evaluator.runner), statistics, charts and exports all come
+anything: scoring, the background run (evaluator.runs), statistics, charts and exports all come
 from the `evaluator` library.
 
 State lives under the session keys below and nowhere else, so switching pages keeps the run. A
@@ -29,13 +29,13 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator import RAGEvaluator
-from evaluator.advice import BAND_COLORS, band
-from evaluator.datasets import DatasetPreview, inspect_dataset, load_dataset
+from evaluator.analysis.advice import BAND_COLORS, band
+from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
 from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
-from evaluator.cache import default_cache_path
-from evaluator.runner import BackgroundRun, JudgeConfig, format_duration
+from evaluator.judges.cache import default_cache_path
+from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
 
 log = logging.getLogger("ragmeter.dashboard")
 
@@ -458,7 +458,7 @@ def sidebar() -> None:
 @st.cache_data(max_entries=8, show_spinner=False)
 def summaries(token: str, _report: EvalReport) -> List[Any]:
     """stats.summarize of the report (mean, std, CI, counts per metric)."""
-    from evaluator.stats import summarize
+    from evaluator.analysis.stats import summarize
 
     return summarize(_report)
 
@@ -479,7 +479,7 @@ def report_charts(token: str, _report: EvalReport) -> Dict[str, Any]:
 @st.cache_data(max_entries=8, show_spinner=False)
 def agreement(token: str, _report: EvalReport) -> Dict[str, Any]:
     """agreement.agreement_table of the report: metric -> agreement with human labels (may be empty)."""
-    from evaluator.agreement import agreement_table
+    from evaluator.analysis.agreement import agreement_table
 
     return agreement_table(_report)
 
@@ -489,7 +489,7 @@ def results_frame(token: str, _report: EvalReport) -> Any:
     """One row per sample (records.flat_row) with a leading '#' column; empty metric columns dropped."""
     import pandas as pd
 
-    from evaluator.records import flat_row
+    from evaluator.io.records import flat_row
 
     frame = pd.DataFrame([flat_row(r) for r in _report.results])
     frame.insert(0, "#", range(len(frame)))

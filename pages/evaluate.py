@@ -4,9 +4,9 @@ from typing import Any, Dict, List, Optional
 
 import streamlit as st
 
-from evaluator.datasets import FIELDS, REQUIRED, DatasetPreview
+from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
 from evaluator.errors import DatasetError
-from evaluator.runner import JudgeConfig, format_duration
+from evaluator.runs import JudgeConfig, format_duration
 
 from pages import _ui as ui
 

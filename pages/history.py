@@ -6,7 +6,7 @@ import streamlit as st
 from evaluator import RAGEvaluator
 from evaluator.errors import RagmeterError
 from evaluator.history import RunInfo, RunStore
-from evaluator.runner import BackgroundRun, JudgeConfig, format_duration
+from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
 
 from pages import _ui as ui
 

@@ -4,10 +4,10 @@ from typing import Any, Dict, Sequence
 
 import streamlit as st
 
-from evaluator.advice import BAND_COLORS, band, recommendations
+from evaluator.analysis.advice import BAND_COLORS, band, recommendations
 from evaluator.costs import price
 from evaluator.model import METHOD_LABELS, EvalReport
-from evaluator.runner import format_duration
+from evaluator.runs import format_duration
 
 from pages import _ui as ui
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from evaluator import EvalSample, RAGEvaluator
 from evaluator.model import EvalResult
-from evaluator.runner import JudgeConfig
+from evaluator.runs import JudgeConfig
 
 from pages import _ui as ui
 

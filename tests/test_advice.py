@@ -1,7 +1,7 @@
 """advice: the score bands and the concrete advice for each low metric."""
 import pytest
 
-from evaluator.advice import BAND_COLORS, band, recommendations
+from evaluator.analysis.advice import BAND_COLORS, band, recommendations
 from evaluator.model import METRICS, RULE_METRICS
 
 

@@ -1,7 +1,7 @@
 """Agreement statistics against hand-computed values, and the per-metric table from a real report."""
 import pytest
 
-from evaluator.agreement import (
+from evaluator.analysis.agreement import (
     BINARY,
     GRADED,
     agreement_table,

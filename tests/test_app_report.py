@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset
-from evaluator.stats import summarize
+from evaluator.analysis.stats import summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

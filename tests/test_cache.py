@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from evaluator.cache import JudgeCache, cache_key
+from evaluator.judges.cache import JudgeCache, cache_key
 from evaluator.errors import JudgeConfigError
 
 

@@ -3,7 +3,7 @@ import random
 import subprocess
 import sys
 
-from evaluator.agreement import agreement_table
+from evaluator.analysis.agreement import agreement_table
 from evaluator.charts import (
     calibration_chart, category_chart, category_rows, chart_png, chart_svg, distribution_chart, histogram_rows,
     means_chart,
@@ -116,6 +116,6 @@ def test_dataset_strings_are_escaped_in_svg():
 
 
 def test_library_imports_without_loading_altair():
-    code = ("import sys, evaluator.charts, evaluator.export, evaluator.history, evaluator.stats; "
+    code = ("import sys, evaluator.charts, evaluator.io.export, evaluator.history, evaluator.analysis.stats; "
             "assert 'altair' not in sys.modules and 'vl_convert' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.datasets import ALIASES, FIELDS, detect_mapping, inspect_dataset, load_dataset
+from evaluator.io.datasets import ALIASES, FIELDS, detect_mapping, inspect_dataset, load_dataset
 from evaluator.errors import DatasetError
-from evaluator.metrics import expected_doc_recall
+from evaluator.metrics.scoring import expected_doc_recall
 from evaluator.model import EvalSample
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from evaluator.datasets import inspect_dataset, load_dataset
+from evaluator.io.datasets import inspect_dataset, load_dataset
 from evaluator.errors import DatasetError
 from evaluator.model import EvalSample
 

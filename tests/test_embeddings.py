@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from evaluator import embeddings
+from evaluator.metrics import embeddings
 from evaluator.errors import JudgeConfigError
 from evaluator.evaluation import OfflineJudge, RAGEvaluator
-from evaluator.heuristics import context_relevances, heuristic_score
+from evaluator.metrics.heuristics import context_relevances, heuristic_score
 from evaluator.model import EvalSample
 from evaluator.text import analyse
 
@@ -164,7 +164,7 @@ sys.modules["tokenizers"] = None
 from evaluator import OfflineJudge, RAGEvaluator, EvalSample
 result = RAGEvaluator(OfflineJudge()).evaluate(EvalSample("How tall is it?", "Very tall.", ["It is tall."], "Tall."))
 assert result.answer_relevancy.score > 0
-assert "evaluator.embeddings" not in sys.modules, "the default set must not load the embedding module"
+assert "evaluator.metrics.embeddings" not in sys.modules, "the default set must not load the embedding module"
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -4,7 +4,7 @@ import time
 import pytest
 
 from evaluator.evaluation import OfflineJudge, RAGEvaluator
-from evaluator.heuristics import (
+from evaluator.metrics.heuristics import (
     DEFAULT_HEURISTICS,
     HEURISTIC_SETS,
     HeuristicScore,
@@ -17,7 +17,7 @@ from evaluator.heuristics import (
     soft_average_precision,
 )
 from evaluator.model import METRICS, EvalSample
-from evaluator.parsing import average_precision
+from evaluator.metrics.parsing import average_precision
 
 FRANCE = "France is a country in Western Europe. Its capital and largest city is Paris, home to the Louvre."
 SKI = "A ski is a narrow strip of material worn underfoot to glide over snow."

@@ -21,7 +21,7 @@ from evaluator.errors import JudgeError
 
 from evaluator.evaluation import RAGEvaluator
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
-from evaluator.openai_judge import OpenAIJudge
+from evaluator.judges.openai import OpenAIJudge
 
 pytestmark = pytest.mark.llama
 

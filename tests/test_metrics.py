@@ -1,7 +1,7 @@
 import pytest
 
-from evaluator.heuristics import heuristic_score
-from evaluator.metrics import UNAVAILABLE, blend, expected_doc_recall, keyword_coverage, score_metric
+from evaluator.metrics.heuristics import heuristic_score
+from evaluator.metrics.scoring import UNAVAILABLE, blend, expected_doc_recall, keyword_coverage, score_metric
 from evaluator.model import EvalSample
 from evaluator.evaluation import OfflineJudge
 from tests.fakes import ScriptedJudge

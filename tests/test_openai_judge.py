@@ -11,7 +11,7 @@ import pytest
 from evaluator.errors import JudgeConfigError, JudgeError
 from evaluator.evaluation import RAGEvaluator
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
-from evaluator.openai_judge import KEY_PLACEHOLDER, OpenAIJudge
+from evaluator.judges.openai import KEY_PLACEHOLDER, OpenAIJudge
 from openai_server import ChatServer, drop, error, malformed, reply, stall
 
 CANARY = "sk-canary-5f2b9e7d0c1a4b3e8d6f"

@@ -1,6 +1,6 @@
 import pytest
 
-from evaluator.parsing import average_precision, parse_reply
+from evaluator.metrics.parsing import average_precision, parse_reply
 
 
 @pytest.mark.parametrize("reply, expected", [

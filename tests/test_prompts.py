@@ -1,6 +1,6 @@
 import pytest
 
-from evaluator.prompts import DATA_CLOSE, DATA_OPEN, TEMPLATES, build_prompt
+from evaluator.metrics.prompts import DATA_CLOSE, DATA_OPEN, TEMPLATES, build_prompt
 
 METRICS = list(TEMPLATES)
 

@@ -23,7 +23,7 @@ def test_library_never_imports_streamlit():
     import subprocess
     import sys
 
-    code = ("import sys, evaluator, evaluator.cli, evaluator.history, evaluator.export, evaluator.costs;"
-            "import evaluator.records, evaluator.stats, evaluator.advice, evaluator.datasets;"
+    code = ("import sys, evaluator, evaluator.cli, evaluator.history, evaluator.io.export, evaluator.costs;"
+            "import evaluator.io.records, evaluator.analysis.stats, evaluator.analysis.advice, evaluator.io.datasets;"
             "assert 'streamlit' not in sys.modules, 'streamlit imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

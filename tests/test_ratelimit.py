@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from evaluator.ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
+from evaluator.judges.ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
 
 
 class FakeClock:

@@ -8,7 +8,7 @@ from evaluator.model import (
     METHOD_BLEND, METHOD_FALLBACK, METHOD_RULE, METHOD_SKIPPED, METRICS, RULE_METRICS,
     EvalResult, EvalSample, MetricScore,
 )
-from evaluator.records import flat_row, result_from_record, result_to_record, sample_from_record, sample_to_record
+from evaluator.io.records import flat_row, result_from_record, result_to_record, sample_from_record, sample_to_record
 
 
 def full_result() -> EvalResult:

@@ -7,7 +7,7 @@ from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.errors import JudgeError
 from evaluator.history import RunStore
 from evaluator.model import METHOD_FALLBACK, METRICS
-from evaluator.runner import BackgroundRun, JudgeConfig, format_duration
+from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
 from tests.fakes import ScriptedJudge
 
 WAIT = 30  # seconds: the CPU is shared with other jobs

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_SKIPPED, METRICS, EvalReport, EvalResult, MetricScore
-from evaluator.stats import bootstrap_ci, mean_std, paired_bootstrap_ci, summarize
+from evaluator.analysis.stats import bootstrap_ci, mean_std, paired_bootstrap_ci, summarize
 
 
 def uniform(n, seed=1):

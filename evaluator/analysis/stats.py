@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .model import METHOD_FALLBACK, EvalReport
+from ..model import METHOD_FALLBACK, EvalReport
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0

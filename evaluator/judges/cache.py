@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from .errors import JudgeConfigError
+from ..errors import JudgeConfigError
 
 log = logging.getLogger("ragmeter")
 

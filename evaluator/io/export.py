@@ -18,11 +18,11 @@ from datetime import datetime, timezone
 from html import escape
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from .advice import BAND_COLORS, band, recommendations
-from .history import sanitize_settings
-from .model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
+from ..analysis.advice import BAND_COLORS, band, recommendations
+from ..history import sanitize_settings
+from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
-from .stats import MetricSummary, summarize
+from ..analysis.stats import MetricSummary, summarize
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
@@ -167,7 +167,7 @@ def _inline_svg(svg: str) -> str:
 def _vl_svgs(report: EvalReport, summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
     """SVGs of the means, distribution and category charts, or None when vl-convert is unavailable."""
     try:
-        from . import charts
+        from .. import charts
 
         specs = [charts.means_chart(report, summaries=summaries), charts.distribution_chart(report)]
         category = charts.category_chart(report)
@@ -216,7 +216,7 @@ def fallback_means_svg(summaries: Sequence[MetricSummary]) -> str:
 
 def fallback_histograms_svg(report: EvalReport) -> str:
     """One small hand-drawn histogram (10 bins over 0-1) per metric."""
-    from .charts import histogram_rows  # pure Python; needs no altair
+    from ..charts import histogram_rows  # pure Python; needs no altair
 
     rows = histogram_rows(report)
     names = list(dict.fromkeys(r["metric"] for r in rows))
@@ -350,7 +350,7 @@ def _samples(report: EvalReport, max_samples: Optional[int]) -> str:
 
 
 def _category_table(report: EvalReport) -> str:
-    from .charts import category_rows  # pure Python; needs no altair
+    from ..charts import category_rows  # pure Python; needs no altair
 
     rows = category_rows(report)
     if not rows:

@@ -60,8 +60,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from .errors import DatasetError
-from .model import EvalSample
+from ..errors import DatasetError
+from ..model import EvalSample
 
 log = logging.getLogger("ragmeter")
 

@@ -27,11 +27,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from .errors import JudgeConfigError
+from ..errors import JudgeConfigError
 from .heuristics import RAGMETER, HeuristicScore, is_bare_span, is_evasive, precision_from
 from .heuristics import context_relevances as lexical_relevances
-from .model import EvalSample
-from .text import analyse, sentences
+from ..model import EvalSample
+from ..text import analyse, sentences
 
 if TYPE_CHECKING:  # numpy is a dependency of the extra only
     import numpy as np
@@ -226,7 +226,7 @@ def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
 
 
 def context_relevances(s: EvalSample, lang: str = "en") -> List[float]:
-    """Relevance in [0, 1] of each context: its lexical relevance (evaluator.heuristics) averaged
+    """Relevance in [0, 1] of each context: its lexical relevance (evaluator.metrics.heuristics) averaged
     with its embedding similarity to the question, followed by the reference when there is one."""
     lex = lexical_relevances(s, lang)
     if lang == "ar" or not s.contexts:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .cache import default_cache_path
+from .judges.cache import default_cache_path
 from .errors import HistoryError, RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .history import RunStore
@@ -77,7 +77,7 @@ class JudgeConfig:
         """The judge; JudgeConfigError when it cannot start. `fallback_key` is used when no key was typed."""
         if self.offline:
             return OfflineJudge()
-        from .openai_judge import OpenAIJudge  # the openai client is only needed with a real judge
+        from .judges.openai import OpenAIJudge  # the openai client is only needed with a real judge
 
         return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=self.api_key or fallback_key or None,
                            cache=default_cache_path() if self.cache else None, max_concurrency=self.workers)

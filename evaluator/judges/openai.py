@@ -35,9 +35,9 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 
 from .cache import JudgeCache, cache_key
-from .errors import JudgeConfigError, JudgeError
+from ..errors import JudgeConfigError, JudgeError
 from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
-from .text import estimate_tokens
+from ..text import estimate_tokens
 
 log = logging.getLogger("ragmeter")
 

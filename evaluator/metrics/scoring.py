@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from .heuristics import DEFAULT_HEURISTICS, heuristic_score
-from .model import (
+from ..model import (
     METHOD_BLEND,
     METHOD_FALLBACK,
     METHOD_OFFLINE,
@@ -15,7 +15,7 @@ from .model import (
 )
 from .parsing import parse_reply
 from .prompts import build_prompt
-from .text import words
+from ..text import words
 
 LLM_WEIGHT = 0.7
 HEURISTIC_WEIGHT = 0.3

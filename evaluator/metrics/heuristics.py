@@ -32,9 +32,9 @@ from functools import lru_cache
 from itertools import chain
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
-from . import text
-from .model import EvalSample
-from .text import (Analysis, analyse, at_most_words, named_entities, normalize, normalized_words, polarity,
+from .. import text
+from ..model import EvalSample
+from ..text import (Analysis, analyse, at_most_words, named_entities, normalize, normalized_words, polarity,
                    sentences, stance, words)
 
 
@@ -461,7 +461,7 @@ def context_relevances(s: EvalSample, lang: str = "en", kind: str = "ragmeter") 
     """Relevance in [0, 1] of each retrieved context to the question (and reference, when given)."""
     if kind == "jaccard":
         return [jaccard(words(s.question), words(c)) for c in s.contexts]
-    if kind == "embedding":  # the opt-in set (evaluator.embeddings), imported only when asked for
+    if kind == "embedding":  # the opt-in set (evaluator.metrics.embeddings), imported only when asked for
         from .embeddings import context_relevances as embedding_relevances
 
         return embedding_relevances(s, lang)
@@ -498,7 +498,7 @@ def relevant_probability(relevance: float) -> float:
 def soft_average_precision(relevance: Sequence[float]) -> float:
     """Average precision with graded relevance: sum of precision@k weighted by each item's relevance.
 
-    With 0/1 relevance it equals evaluator.parsing.average_precision; with weak relevance
+    With 0/1 relevance it equals evaluator.metrics.parsing.average_precision; with weak relevance
     everywhere it stays low, because precision@k is itself the mean relevance of the top k.
     """
     total = got = running = 0.0
@@ -620,7 +620,7 @@ RAGMETER: Dict[str, Heuristic] = {
 
 
 def _embedding(metric: str) -> Heuristic:
-    """The opt-in "embedding" set's scorer of `metric` (evaluator.embeddings). The module, and the
+    """The opt-in "embedding" set's scorer of `metric` (evaluator.metrics.embeddings). The module, and the
     onnxruntime model behind it, load on first use, so ragmeter runs without the extra installed."""
     def score(s: EvalSample, lang: str) -> HeuristicScore:
         from .embeddings import score as embedding_score
