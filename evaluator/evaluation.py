@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.scoring import rule_scores, score_metric
+from .metrics.tools import agent_scores
 from .model import METRICS, EvalReport, EvalResult, EvalSample
 from .text import resolve_language
 
@@ -53,9 +54,10 @@ class RAGEvaluator:
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
         scores = {m: score_metric(m, sample, self.llm, lang, self.heuristics) for m in METRICS}
+        extra = rule_scores(sample)
+        extra.update(agent_scores(sample, self.llm))
         return EvalResult(sample_id=sample.sample_id, **scores,
-                          elapsed_sec=time.perf_counter() - start,
-                          extra=rule_scores(sample), sample=sample)
+                          elapsed_sec=time.perf_counter() - start, extra=extra, sample=sample)
 
     @classmethod
     def quick_eval(cls, llm: Any, question: str, answer: str, contexts: List[str],

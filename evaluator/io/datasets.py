@@ -15,8 +15,11 @@ Column names (matched case-insensitively, surrounding spaces ignored; first alia
     expected_answer_keywords  expected_answer_keywords | keywords
     expected_docs             expected_docs
     category                  category
+    tool_calls                tool_calls | tools_called (deepeval)
+    expected_tools            expected_tools (deepeval)
 `mapping={field: column}` overrides detection; a field mapped to None or "" is not read.
-`question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped);
+`question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped),
+except with `needs_answer=False` (a target answers each question): then only `question` is;
 a missing `contexts` column means no contexts.
 
 Cell values:
@@ -26,7 +29,10 @@ Cell values:
     A cell that parses as a JSON array is a list; one that starts like a list ("[" then a quote,
     "{" or "]") must parse as one; anything else, like "[1] Refund policy: ...", is plain text,
     except a bare number or a JSON object, which are errors (likely the wrong column).
-  - expected_answer_keywords, expected_docs: as above, or "a; b; c", or "a|b".
+  - expected_answer_keywords, expected_docs, expected_tools: as above, or "a; b; c", or "a|b";
+    expected_tools may also list deepeval ToolCall objects ({"name": ...}).
+  - tool_calls: a JSON array of {"name", "arguments"/"input_parameters", "output"} objects
+    (deepeval's ToolCall, OpenAI's tool_calls) or of tool names.
   - ground_truth, category: blank means none. sample_id: blank gives "row-<n>" (n = 1-based data
     row); ids must be unique.
   - human_<metric> columns (e.g. human_faithfulness): human labels, 0/1, 0–1 or 1–5, stored as
@@ -74,6 +80,8 @@ FIELDS: Tuple[str, ...] = (
     "expected_answer_keywords",
     "expected_docs",
     "category",
+    "tool_calls",
+    "expected_tools",
 )
 REQUIRED: Tuple[str, ...] = ("question", "answer")
 ALIASES: Dict[str, Tuple[str, ...]] = {
@@ -85,6 +93,8 @@ ALIASES: Dict[str, Tuple[str, ...]] = {
     "expected_answer_keywords": ("expected_answer_keywords", "keywords"),
     "expected_docs": ("expected_docs",),
     "category": ("category",),
+    "tool_calls": ("tool_calls", "tools_called"),
+    "expected_tools": ("expected_tools",),
 }
 HUMAN_PREFIX = "human_"
 FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
@@ -448,18 +458,21 @@ def _check_one_use(fields: Dict[str, str], where: _Where) -> None:
         used[column] = name
 
 
-def _require(fields: Dict[str, str], columns: List[str], where: _Where) -> None:
-    for name in REQUIRED:
+def _require(fields: Dict[str, str], columns: List[str], where: _Where, required: Tuple[str, ...]) -> None:
+    for name in required:
         if name not in fields:
+            also = (", or give a target (--target, or 'call my pipeline' in the dashboard) that answers "
+                    "each question") if name == "answer" else ""
             raise where.error(
                 f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
-                f"{', '.join(ALIASES[name])}. Rename the column or pass mapping={{'{name}': '<your column>'}}")
+                f"{', '.join(ALIASES[name])}. Rename the column or pass mapping={{'{name}': '<your column>'}}{also}")
 
 
-def _make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: _Where, strict: bool) -> _Plan:
+def _make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: _Where, strict: bool,
+               required: Tuple[str, ...] = REQUIRED) -> _Plan:
     _check_duplicates(columns, where)
     fields = _apply_mapping(columns, mapping, where, strict)
-    _require(fields, columns, where)
+    _require(fields, columns, where, required)
     used = set(fields.values())
     rest = [c for c in columns if c not in used]
     labels = tuple((_norm(c)[len(HUMAN_PREFIX):], c) for c in rest if _is_label(c))
@@ -470,15 +483,15 @@ def _make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: _Wh
 class _Planner:
     """Plans for rows: one fixed plan for a CSV header, one per distinct key set for JSON objects."""
 
-    def __init__(self, mapping: Dict[str, Optional[str]]) -> None:
-        self.mapping = mapping
+    def __init__(self, mapping: Dict[str, Optional[str]], required: Tuple[str, ...] = REQUIRED) -> None:
+        self.mapping, self.required = mapping, required
         self._fixed: Optional[_Plan] = None
         self._cache: Dict[Tuple[str, ...], _Plan] = {}
         self._columns: Dict[str, str] = {}  # every key seen in JSON objects, by _norm
 
     def fix(self, columns: List[str], where: _Where) -> None:
         """Use one plan for every row (a CSV header), checked now, before any row is read."""
-        self._fixed = _make_plan(columns, self.mapping, where, strict=True)
+        self._fixed = _make_plan(columns, self.mapping, where, strict=True, required=self.required)
 
     def plan(self, row: Dict[str, Any], where: _Where) -> _Plan:
         if self._fixed is not None:
@@ -489,7 +502,7 @@ class _Planner:
             if len(self._cache) > 64:  # rows with ever-different keys must not grow memory
                 self._cache.clear()
             # Objects may omit optional keys, so a mapped column is only checked at the end (finish).
-            plan = _make_plan([str(k) for k in keys], self.mapping, where, strict=False)
+            plan = _make_plan([str(k) for k in keys], self.mapping, where, strict=False, required=self.required)
             self._columns.update((_norm(str(k)), str(k)) for k in keys)
             self._cache[keys] = plan
         return plan
@@ -614,6 +627,31 @@ def _terms(value: Any, where: _Where, column: str) -> Optional[List[str]]:
     return [t for t in terms if t] or None
 
 
+def _tool_calls(value: Any, where: _Where, column: str) -> List[Dict[str, Any]]:
+    """A tool-call list (JSON array, or a cell holding one) as [{"name", "arguments", "output"}]."""
+    from ..targets.shapes import tool_calls_of  # the one reader of tool calls, shared with targets
+    from ..errors import TargetError
+
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return []
+        value = _list_cell(value, where, column) if value.startswith("[") else [value]
+    try:
+        return tool_calls_of(value)
+    except TargetError as exc:
+        raise where.error(f"{exc}; write tool calls as a JSON array of objects with a 'name'", column=column) from None
+
+
+def _tool_names(value: Any, where: _Where, column: str) -> Optional[List[str]]:
+    """Expected tools: names, or deepeval ToolCall objects whose names are taken."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        value = _list_cell(value.strip(), where, column) or value
+    if isinstance(value, list):
+        value = [v.get("name") if isinstance(v, dict) else v for v in value]
+    return _terms(value, where, column)
+
+
 def _label(value: Any, where: _Where, column: str) -> Optional[float]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -677,6 +715,9 @@ def _build(row: Dict[str, Any], plan: _Plan, where: _Where, number: int) -> Eval
         expected_docs=terms("expected_docs"),
         category=text("category") or None,
         metadata=_metadata(row, plan, where),
+        tool_calls=_tool_calls(row.get(cols["tool_calls"]), where, cols["tool_calls"]) if "tool_calls" in cols else [],
+        expected_tools=_tool_names(row.get(cols["expected_tools"]), where, cols["expected_tools"])
+        if "expected_tools" in cols else None,
     )
 
 
@@ -705,15 +746,16 @@ def _no_rows(name: str) -> DatasetError:
 
 def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
-                 name: Optional[str] = None) -> List[EvalSample]:
+                 name: Optional[str] = None, needs_answer: bool = True) -> List[EvalSample]:
     """Read a .csv, .jsonl or .json dataset (a path, or a file-like object with `.name`).
 
     `mapping` maps EvalSample fields to column names and overrides detection. `max_rows` and
     `max_bytes` refuse bigger files with a clear DatasetError. `name` replaces the file name in
     messages (and decides the format for objects without `.name`). See the module docstring for
-    accepted columns, cell forms and encodings.
+    accepted columns, cell forms and encodings. `needs_answer=False` reads files without answers
+    (a target will answer each question).
     """
-    planner = _Planner(_check_mapping(mapping))
+    planner = _Planner(_check_mapping(mapping), REQUIRED if needs_answer else ("question",))
     src = _open_source(source, name, max_bytes)
     try:
         with _text_stream(src, _choose_encoding(src)) as text:

@@ -24,6 +24,8 @@ UNPARSEABLE = "Judge reply had no usable score — heuristic used."
 
 # Metrics that compare against a reference answer and are skipped without one.
 NEEDS_REFERENCE = ("context_recall", "answer_correctness")
+# Metrics that judge the retrieved contexts, skipped when a target retrieves nothing by design.
+NEEDS_CONTEXTS = ("faithfulness", "context_precision", "context_recall")
 
 
 def is_offline(judge: Any) -> bool:
@@ -37,6 +39,10 @@ def blend(llm: float, heuristic: float) -> float:
 
 def skip_reason(metric: str, sample: EvalSample) -> Optional[str]:
     """Why `metric` cannot be computed for `sample`, or None when it can."""
+    if sample.target_error:
+        return target_failure(sample)
+    if metric in NEEDS_CONTEXTS and not sample.contexts and sample.no_contexts_reason:
+        return sample.no_contexts_reason
     if metric in NEEDS_REFERENCE and not (sample.ground_truth or "").strip():
         return "No reference answer (ground_truth) for this sample."
     if metric == "faithfulness":
@@ -114,8 +120,20 @@ def expected_doc_recall(contexts: List[str], expected_docs: List[str]) -> Metric
     return MetricScore("expected_doc_recall", round(score, 4), reasoning, method=METHOD_RULE)
 
 
+def target_failure(sample: EvalSample) -> str:
+    return f"The target call failed, so there is no answer to score: {sample.target_error}"
+
+
+def skipped_for_target(names: List[str], sample: EvalSample) -> dict:
+    """The metrics `names`, each skipped because the target call for this sample failed."""
+    return {n: MetricScore(n, 0.0, target_failure(sample), skipped=True, method=METHOD_SKIPPED) for n in names}
+
+
 def rule_scores(sample: EvalSample) -> dict:
     """The rule-based metrics this sample supports (none when it has no keywords/expected docs)."""
+    if sample.target_error:
+        wanted = [("keyword_coverage", sample.expected_answer_keywords), ("expected_doc_recall", sample.expected_docs)]
+        return skipped_for_target([name for name, need in wanted if need], sample)
     extra = {}
     if sample.expected_answer_keywords:
         extra["keyword_coverage"] = keyword_coverage(sample.answer, sample.expected_answer_keywords)
