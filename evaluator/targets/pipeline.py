@@ -8,8 +8,8 @@ max(target time, judge time) rather than their sum. Samples that already hold a 
 
 Callbacks run on the calling thread: `on_answer(index, sample)` when an answer arrives (where a
 run saves it, so a resume never calls the target again), then `on_result` and `on_progress` as in
-`RAGEvaluator.evaluate_dataset`. Setting `stop` finishes the calls and scores in flight, starts no
-more, and returns every finished row.
+`RAGEvaluator.evaluate_dataset`. Setting `stop` starts no more target calls; the calls in flight
+finish and their answers are scored, so every answer that came back is a row of the report.
 """
 from __future__ import annotations
 
@@ -61,8 +61,6 @@ class _Pipeline:
                 while queue and len(self.asking) < target_workers and not self.stop.is_set():
                     index, sample = queue.pop()
                     self.asking[asker.submit(ask, self.target, sample.question, self.policy, self.stop)] = index
-                if self.stop.is_set():
-                    self._cancel_queued()
                 if not self.asking and not self.judging:
                     break
                 finished, _ = wait([*self.asking, *self.judging], return_when=FIRST_COMPLETED)
@@ -82,15 +80,10 @@ class _Pipeline:
             if on_answer is not None:
                 on_answer(index, sample)
             self._judge_all([(index, sample)], pool)
-        elif not future.cancelled():
+        else:
             index = self.judging.pop(future)
             self.results[index] = future.result()
             progress.update(index, self.results[index])
-
-    def _cancel_queued(self) -> None:
-        """On Stop: scores not yet started are dropped (their answers were already handed to on_answer)."""
-        for future in [f for f in self.judging if f.cancel()]:
-            del self.judging[future]
 
 
 def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample], target: Target, *,
