@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import json
 import logging
 import os
 import re
@@ -33,7 +34,7 @@ from evaluator.analysis.advice import BAND_COLORS, band
 from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
-from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
+from evaluator.model import EXTRA_METRICS, METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
 from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
 
@@ -327,12 +328,34 @@ def sample_view(sample: Optional[EvalSample]) -> None:
         st.info("This result carries no sample text.")
         return
     text_block("Question", sample.question)
+    if sample.target_error:
+        st.error(f"The target call failed: {sample.target_error}", icon=":material/error:")
+    elif sample.target_latency_ms is not None:
+        st.caption(f"Answered by the target in {sample.target_latency_ms:,.0f} ms")
     text_block("Answer", sample.answer)
     text_block("Ground truth", sample.ground_truth or "(none)")
     for i, ctx in enumerate(sample.contexts, 1):
         text_block(f"Context {i}", ctx)
     if not sample.contexts:
-        st.caption("No contexts were retrieved for this sample.")
+        st.caption(sample.no_contexts_reason or "No contexts were retrieved for this sample.")
+    trajectory_view(sample)
+
+
+def trajectory_view(sample: EvalSample) -> None:
+    """The agent's steps: each tool, its arguments and its output, in order."""
+    if not sample.tool_calls and not sample.expected_tools:
+        return
+    st.markdown("**Trajectory**")
+    if sample.expected_tools:
+        st.caption("Expected tools: " + ", ".join(sample.expected_tools))
+    for i, call in enumerate(sample.tool_calls, 1):
+        with st.expander(f"Step {i}: {call.get('name')}", expanded=len(sample.tool_calls) <= 3):
+            st.code(json.dumps(call.get("arguments"), ensure_ascii=False, indent=1, default=str), language="json")
+            output = call.get("output")
+            st.code(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, indent=1,
+                                                                     default=str), language=None, wrap_lines=True)
+    if not sample.tool_calls:
+        st.caption("No tool was called.")
 
 
 def metric_view(ms: Any) -> None:
@@ -491,14 +514,15 @@ def results_frame(token: str, _report: EvalReport) -> Any:
 
     from evaluator.io.records import flat_row
 
-    frame = pd.DataFrame([flat_row(r) for r in _report.results])
+    # Whole contexts and tool calls are for the CSV and the drill-down, not a table cell.
+    frame = pd.DataFrame([flat_row(r) for r in _report.results]).drop(columns=["contexts", "tool_calls"])
     frame.insert(0, "#", range(len(frame)))
     empty = [c for c in frame.columns if c not in ("#", "sample_id") and frame[c].isna().all()]
     return frame.drop(columns=empty)
 
 
 def score_columns(frame: Any) -> List[str]:
-    return [c for c in (*METRICS, *RULE_METRICS, "overall") if c in frame.columns]
+    return [c for c in (*METRICS, *EXTRA_METRICS, "overall") if c in frame.columns]
 
 
 def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), metric: Optional[str] = None,

@@ -102,6 +102,23 @@ def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     columns[-1].metric("Cost", "no prices given" if cost is None else f"{cost:.4f}")
 
 
+def target_view(report: EvalReport) -> None:
+    """Latency and failures of the calls to the user's pipeline, when a target answered."""
+    stats = report.target_stats()
+    if not stats:
+        return
+    st.subheader("Target")
+    fmt = lambda ms: "–" if ms is None else f"{ms:,.0f} ms"  # noqa: E731
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Target calls", f"{stats['calls']:,}")
+    c2.metric("Failed calls", f"{stats['failures']:,}")
+    c3.metric("Latency p50", fmt(stats["p50_ms"]))
+    c4.metric("Latency p95", fmt(stats["p95_ms"]))
+    if stats["failures"]:
+        st.error(f"{stats['failures']} of {stats['calls']} target calls failed: their rows are kept with the "
+                 "reason (column target_error) and their metrics are skipped.", icon=":material/error:")
+
+
 def agreement_view(report: EvalReport, meta: ui.RunMeta) -> None:
     """Agreement with human labels (human_<metric> columns), when the data has any."""
     table = ui.agreement(meta.token, report)
@@ -222,6 +239,7 @@ for tab, chart in zip(st.tabs(list(charts)), charts.values()):
 summary_table(sums)
 advice_view(sums)
 usage_view(report, meta)
+target_view(report)
 agreement_view(report, meta)
 
 st.subheader("Samples")
