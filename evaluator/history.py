@@ -299,6 +299,23 @@ class RunStore:
                 raise self._unknown(run_id) from exc
             raise
 
+    def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
+        """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
+        if not self._write("UPDATE samples SET record = ? WHERE run_id = ? AND idx = ?",
+                           (_dumps(sample_to_record(sample, index)), run_id, index)):
+            raise self._unknown(run_id)
+
+    def answered_samples(self, run_id: str) -> List[EvalSample]:
+        """The run's rows with the answers they were scored on (a target's included), to score them again.
+
+        Rows that never got an answer (a run stopped before the target answered them) are left out.
+        """
+        results = dict(self.indexed_results(run_id))
+        rows = self._query("SELECT idx, record FROM samples WHERE run_id = ? ORDER BY idx", (run_id,))
+        samples = [(idx, results[idx].sample if idx in results else _sample_from_json(text)) for idx, text in rows]
+        asked = bool(self.get_run(run_id).settings.get("target"))
+        return [s for idx, s in samples if s is not None and (idx in results or not asked or _answered(s))]
+
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
                    usage: Optional[Dict[str, Any]] = None) -> None:
         """Mark the run running/stopped/finished/failed and store its total time and judge usage."""
@@ -396,6 +413,10 @@ class RunStore:
             movers=_movers(pairs, names),
             n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
         )
+
+
+def _answered(sample: EvalSample) -> bool:
+    return sample.target_latency_ms is not None or sample.target_error is not None
 
 
 def _sample_from_json(text: str) -> EvalSample:
