@@ -299,3 +299,38 @@ def test_records_and_csv_carry_the_target_outputs():
     for column in ("answer", "contexts", "tool_calls", "target_latency_ms", "target_error"):
         assert column in header
     assert "the target raised ValueError: bad input" in csv_text
+
+
+# --- saved with the run ---------------------------------------------------------------------------
+
+def test_answers_saved_as_they_arrive_are_not_asked_again_on_resume_and_a_run_can_be_rescored(tmp_path):
+    from evaluator.history import RunStore
+    from evaluator.targets import FunctionTarget
+
+    asked = []
+
+    def target(q):
+        asked.append(q)
+        return f"answer to {q}", [f"ctx {q}"]
+
+    store = RunStore(tmp_path / "h.sqlite3")
+    samples = [EvalSample(f"q{i}", "", [], sample_id=f"s{i}") for i in range(4)]
+    run_id = store.create_run(dataset_name="d", samples=samples, settings={"target": {"kind": "python"}})
+    # first session: every answer is saved, but only rows 0 and 1 get scored before the process dies
+    evaluate_with_target(RAGEvaluator(OfflineJudge()), samples[:2], FunctionTarget(target),
+                         on_answer=lambda i, s: store.record_answer(run_id, i, s),
+                         on_result=lambda i, r: store.record_result(run_id, i, r))
+    store.record_answer(run_id, 2, evaluate_with_target(RAGEvaluator(OfflineJudge()), [samples[2]],
+                                                        FunctionTarget(target)).results[0].sample)
+    assert asked == ["q0", "q1", "q2"]
+    pending = store.pending_samples(run_id)
+    assert [i for i, _ in pending] == [2, 3] and pending[0][1].answer == "answer to q2"
+    # resume: q2 was answered already, only q3 is asked
+    evaluate_with_target(RAGEvaluator(OfflineJudge()), [s for _, s in pending], FunctionTarget(target),
+                         on_result=lambda j, r: store.record_result(run_id, pending[j][0], r))
+    assert asked == ["q0", "q1", "q2", "q3"]
+    # re-score with another judge: the stored answers, no target call at all
+    again = store.answered_samples(run_id)
+    assert [s.answer for s in again] == [f"answer to q{i}" for i in range(4)]
+    report = RAGEvaluator(ScriptedJudge()).evaluate_dataset(again)
+    assert asked == ["q0", "q1", "q2", "q3"] and report.results[0].faithfulness.method == "llm_blend"
