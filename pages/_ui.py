@@ -143,18 +143,22 @@ def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
 
 @st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
-          max_rows: Optional[int], max_bytes: Optional[int]) -> List[EvalSample]:
+          max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
     """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
-    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name)
+    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
+                        needs_answer=needs_answer)
 
 
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                max_rows: Optional[int] = DEFAULT_MAX_ROWS,
-               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000) -> LoadedDataset:
-    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column."""
+               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True) -> LoadedDataset:
+    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column.
+
+    `needs_answer=False` reads files without answers (a target will answer each question).
+    """
     items = tuple(sorted((mapping or {}).items()))
-    samples = parse(data, name, items, max_rows, max_bytes)
-    return LoadedDataset(name, samples, digest(data + repr(items).encode()))
+    samples = parse(data, name, items, max_rows, max_bytes, needs_answer)
+    return LoadedDataset(name, samples, digest(data + repr((items, needs_answer)).encode()))
 
 
 def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:

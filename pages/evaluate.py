@@ -8,6 +8,7 @@ from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
 from evaluator.errors import DatasetError
 from evaluator.runs import JudgeConfig, format_duration
 
+from pages import _target
 from pages import _ui as ui
 
 ui.page_setup("Evaluate")
@@ -53,21 +54,22 @@ def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
     return [{str(k): cell(v) for k, v in row.items()} for row in pre.rows]
 
 
-def mapping_widgets(pre: DatasetPreview, token: str) -> Dict[str, Optional[str]]:
+def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) -> Dict[str, Optional[str]]:
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
+    required = REQUIRED if needs_answer else ("question",)
     none = "(not used)"
     options = [none] + list(pre.columns)
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
     for i, name in enumerate(FIELDS):
         detected = pre.mapping.get(name)
-        choice = cols[i % 4].selectbox(name + (" *" if name in REQUIRED else ""), options, key=f"map_{name}_{token}",
+        choice = cols[i % 4].selectbox(name + (" *" if name in required else ""), options, key=f"map_{name}_{token}",
                                        index=options.index(detected) if detected in options else 0)
         mapping[name] = None if choice == none else choice
     return mapping
 
 
-def dataset_step() -> Optional[ui.LoadedDataset]:
+def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
     st.subheader("1 · Data")
     with st.expander("Upload limits"):
         c1, c2 = st.columns(2)
@@ -82,9 +84,11 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
         st.caption(f"**{name}** · {pre.format.upper()} · {pre.row_count:,} rows · {len(pre.columns)} columns"
                    + (f" · human labels: {', '.join(pre.label_columns)}" if pre.label_columns else ""))
         ui.records_table(preview_rows(pre))
-        with st.expander("Column mapping", expanded=bool(pre.missing)):
-            mapping = mapping_widgets(pre, ui.digest(data))
-        dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000))
+        missing = [f for f in pre.missing if needs_answer or f != "answer"]
+        with st.expander("Column mapping", expanded=bool(missing)):
+            mapping = mapping_widgets(pre, ui.digest(data), needs_answer)
+        dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000),
+                                needs_answer=needs_answer)
     except DatasetError as exc:
         st.error(f"Cannot use this file. {exc}", icon=":material/block:")
         return None
@@ -157,8 +161,14 @@ def run_outcome() -> None:
 st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
            "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
-dataset = dataset_step()
-st.subheader("2 · Judge")
+answers = _target.answers_source()
+dataset = dataset_step(needs_answer=answers == _target.FROM_FILE)
+target = None
+if answers == _target.FROM_PIPELINE:
+    st.subheader("2 · Your pipeline")
+    target = _target.target_form()
+    _target.test_button(target, dataset.samples if dataset is not None else None)
+st.subheader(("3" if answers == _target.FROM_PIPELINE else "2") + " · Judge")
 config = ui.judge_widgets("eval")
 if dataset is not None:
     estimate_view(dataset, config)
