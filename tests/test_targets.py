@@ -262,3 +262,28 @@ def test_openai_model_target_answers_from_choices(monkeypatch):
     assert sent.body["model"] == "tiny-model" and sent.body["messages"][0]["content"] == "Capital of France?"
     assert sent.headers["authorization"] == "Bearer sk-test-123"
     assert "sk-test" not in json.dumps(config.settings(target))
+
+
+# --- what a run keeps, and how a resume rebuilds the target -----------------------------------
+
+@pytest.mark.parametrize("config", [
+    TargetConfig("http://127.0.0.1:9/ask", body='{"q": "{question}"}', fields={"answer": "data.text"}, timeout=5,
+                 workers=2),
+    TargetConfig("tests.test_targets:returns_str", retries=0),
+    TargetConfig("openai:tiny", base_url="http://127.0.0.1:9/v1"),
+])
+def test_stored_settings_rebuild_the_same_target(config):
+    stored = json.loads(json.dumps(config.settings()))
+    assert TargetConfig.from_settings(stored) == config
+
+
+def test_resume_asks_for_header_values_again_and_never_stores_them(monkeypatch):
+    monkeypatch.setenv("RAG_TOKEN", "s3cret")
+    config = TargetConfig("http://127.0.0.1:9/ask", headers=("Authorization: Bearer ${RAG_TOKEN}",))
+    stored = json.loads(json.dumps(config.settings()))
+    assert stored["header_names"] == ["Authorization"] and "Bearer" not in json.dumps(stored)
+    with pytest.raises(TargetConfigError, match="header\\(s\\) Authorization, whose values are never saved"):
+        TargetConfig.from_settings(stored)
+    assert TargetConfig.from_settings(stored, config.headers) == config
+    with pytest.raises(TargetConfigError, match="query string"):
+        TargetConfig.from_settings(TargetConfig("http://h/ask?key=1").settings())

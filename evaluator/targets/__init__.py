@@ -18,7 +18,7 @@ from ..errors import TargetConfigError
 from .base import NO_RETRY, RetryPolicy, Target, ask
 from .chat import ChatTarget
 from .function import FunctionTarget
-from .http import HttpTarget, parse_field_specs
+from .http import DEFAULT_BODY, HttpTarget, parse_field_specs
 from .shapes import TargetResponse
 
 
@@ -68,6 +68,31 @@ class TargetConfig:
         described = dict((target or self.build()).describe())
         described.update(workers=self.workers, retries=self.retries)
         return described
+
+    @classmethod
+    def from_settings(cls, stored: Dict[str, Any], headers: Sequence[str] = ()) -> "TargetConfig":
+        """The target a stored run used, to resume it. Header values were never stored: give them again."""
+        kind = stored.get("kind")
+        if kind == "python":
+            spec = str(stored.get("function") or "")
+        elif kind == "openai":
+            spec = f"openai:{stored.get('model', '')}"
+        else:
+            spec = str(stored.get("url") or "")
+            if spec.endswith("?…"):
+                raise TargetConfigError("this run's endpoint URL had a query string, which is not saved; "
+                                        "give the URL again with --target")
+        names = sorted(stored.get("header_names") or [])
+        given = sorted(line.partition(":")[0].strip() for line in headers)
+        if names and given != names:
+            raise TargetConfigError(f"this run's target sent the header(s) {', '.join(names)}, whose values are "
+                                    "never saved; give them again with --target-header 'Name: value'")
+        base_url = str(stored.get("url") or "").removesuffix("/chat/completions") if kind == "openai" else ""
+        body = stored.get("body") if kind == "http" and stored.get("body") != DEFAULT_BODY else None
+        return cls(spec, body, tuple(headers),
+                   dict(stored.get("fields") or {}) if kind == "http" else {}, base_url,
+                   float(stored.get("timeout_s") or 60.0), int(stored.get("workers") or 4),
+                   int(stored.get("retries") if stored.get("retries") is not None else 3))
 
     @classmethod
     def from_options(cls, spec: str, *, body: Optional[str] = None, headers: Sequence[str] = (),
