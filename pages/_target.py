@@ -48,6 +48,9 @@ def target_form() -> Optional[TargetConfig]:
     if not url.strip():
         st.info("Enter your endpoint's URL, then press Test target to check how its reply is read.")
         return None
+    if not url.strip().lower().startswith(("http://", "https://")):
+        st.error("Cannot use this target: an HTTP target needs an http:// or https:// URL.", icon=":material/block:")
+        return None
     try:
         config = TargetConfig.from_options(url.strip(), body=body.strip() or None, headers=_lines(headers),
                                            fields=fields, timeout=timeout, workers=workers)
