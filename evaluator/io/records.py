@@ -8,7 +8,14 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
-from ..model import EXTRA_METRICS, METRICS, METHOD_SKIPPED, EvalResult, EvalSample, MetricScore
+from ..model import (
+    EXTRA_METRICS,
+    METHOD_SKIPPED,
+    METRICS,
+    EvalResult,
+    EvalSample,
+    MetricScore,
+)
 
 # Sample fields copied into a record, in record order.
 SAMPLE_FIELDS = (

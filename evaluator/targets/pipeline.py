@@ -19,7 +19,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ..evaluation import RAGEvaluator, ResultCallback, ProgressCallback, _judge_usage, _Progress, _usage_delta
+from ..evaluation import RAGEvaluator, ResultCallback, ProgressCallback, _Progress, _usage_delta
+from ..judges.base import judge_usage
 from ..model import EvalReport, EvalResult, EvalSample
 from .base import RetryPolicy, Target, ask
 from .shapes import TargetResponse
@@ -94,10 +95,10 @@ def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample],
     """Answer every sample with `target` and score each answer as it arrives; results in input order."""
     samples = list(samples)
     start = time.perf_counter()
-    usage_before = _judge_usage(evaluator.llm)
+    usage_before = judge_usage(evaluator.llm)
     progress = _Progress(len(samples), show_progress, on_progress, on_result)
     pipeline = _Pipeline(evaluator, target, policy, stop)
     results = pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer, progress)
     progress.close()
     return EvalReport(results=results, total_time=time.perf_counter() - start,
-                      usage=_usage_delta(usage_before, _judge_usage(evaluator.llm)))
+                      usage=_usage_delta(usage_before, judge_usage(evaluator.llm)))
