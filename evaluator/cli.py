@@ -3,6 +3,10 @@
     ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels]
+                      [--target URL|module:function|file.py:function|openai:MODEL [--target-body JSON]
+                       [--target-header 'Name: value' ...] [--target-field answer=PATH ...]
+                       [--target-workers N] [--target-timeout S]]
+    ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
 
 Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback).
@@ -23,9 +27,10 @@ from .io.datasets import load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .model import METRICS, RULE_METRICS, EvalReport
+from .model import EXTRA_METRICS, METRICS, EvalReport
 from .progress import ProgressLine
 from .runs import OFFLINE, OPENAI, Run, RunConfig
+from .targets import TargetConfig
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
@@ -70,9 +75,41 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--price-out", type=float, help="price per million completion tokens")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
+                    "another judge); the target is not called")
+    add_target_arguments(ev)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None)
     return parser
+
+
+def add_target_arguments(ev: argparse.ArgumentParser) -> None:
+    """Options of a target: the user's pipeline, called for each question before scoring."""
+    group = ev.add_argument_group("target (ask your pipeline each question; the file then needs only questions)")
+    group.add_argument("--target", help="http(s)://… endpoint, module.sub:function, path/file.py:function, "
+                                        "or openai:MODEL (a bare chat model, no retrieval)")
+    group.add_argument("--target-body", help='JSON body template; {question} is replaced, JSON-escaped '
+                                             '(default {"question": "{question}"})')
+    group.add_argument("--target-header", action="append", default=[], metavar="'NAME: VALUE'",
+                       help="HTTP header; ${VAR} is read from the environment at call time, never saved")
+    group.add_argument("--target-field", action="append", default=[], metavar="NAME=PATH",
+                       help="where the reply holds answer/contexts/tool_calls, e.g. contexts=data.hits[].passage")
+    group.add_argument("--target-base-url", default="", help="endpoint of an openai:MODEL target")
+    group.add_argument("--target-workers", type=int, default=4, help="questions sent to the target at once")
+    group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
+
+
+def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
+    """The target the command line names, or None; TargetConfigError (exit 2) when it is unusable."""
+    if not args.target:
+        if args.target_body or args.target_field or args.target_base_url:
+            raise UsageError("--target-body, --target-field and --target-base-url need --target")
+        return None
+    config = TargetConfig.from_options(args.target, body=args.target_body, headers=args.target_header,
+                                       fields=args.target_field, base_url=args.target_base_url,
+                                       timeout=args.target_timeout, workers=max(1, args.target_workers))
+    config.build()  # a bad spec, path or header fails here, before any file is read
+    return config
 
 
 def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
@@ -86,7 +123,7 @@ def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Di
 
 
 def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
-    known = set(METRICS) | set(RULE_METRICS) | {"overall"}
+    known = set(METRICS) | set(EXTRA_METRICS) | {"overall"}
     thresholds = {}
     for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
         if name not in known:
@@ -170,6 +207,14 @@ def print_fallbacks(report: EvalReport) -> None:
                   "after a judge failure (see each score's reasoning)")
 
 
+def print_target_failures(report: EvalReport) -> None:
+    stats = report.target_stats()
+    if stats and stats["failures"]:
+        first = next(r.sample.target_error for r in report.results if r.sample and r.sample.target_error)
+        print(f"warning: {stats['failures']}/{stats['calls']} target calls failed; those rows are kept with "
+              f"target_error and their metrics skipped (first: {first})")
+
+
 def print_labels(report: EvalReport) -> None:
     from .analysis.agreement import agreement_table, format_agreement_table
 
@@ -183,19 +228,34 @@ def open_store(path: Optional[str]) -> Any:
     return RunStore(path)
 
 
-def new_run(args: argparse.Namespace, store: Any) -> Run:
+def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> list:
     if not args.data:
-        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID, or --rescore RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    samples = load_dataset(args.data, mapping)
-    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store)
+    return load_dataset(args.data, mapping, needs_answer=target is None)
+
+
+def new_run(args: argparse.Namespace, store: Any) -> Run:
+    target = target_config(args)
+    samples = read_samples(args, target)
+    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target)
 
 
 def resumed_run(args: argparse.Namespace, store: Any) -> Run:
     if store is None:
         raise UsageError("--resume needs the run history; drop --no-history")
     config = resumed_config(args, store.get_run(args.resume).settings)
-    return Run.resume(store, args.resume, config=config)
+    return Run.resume(store, args.resume, config=config, target=target_config(args),
+                      target_headers=args.target_header)
+
+
+def rescored_run(args: argparse.Namespace, store: Any) -> Run:
+    """A new run over the answers saved in run --rescore, with the judge named on the command line."""
+    if store is None:
+        raise UsageError("--rescore needs the run history; drop --no-history")
+    if args.resume or args.data or args.target:
+        raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
+    return Run.rescore(store, args.rescore, run_config(args))
 
 
 def dry_run(args: argparse.Namespace) -> int:
@@ -205,14 +265,18 @@ def dry_run(args: argparse.Namespace) -> int:
         store = open_store(args.history)
         config = resumed_config(args, store.get_run(args.resume).settings)
         samples = [s for _, s in store.pending_samples(args.resume)]
-    elif args.data:
-        samples = load_dataset(args.data, parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None)
+    elif args.rescore:
+        samples = open_store(args.history).answered_samples(args.rescore)
     else:
-        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+        samples = read_samples(args, target_config(args))
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
                        judge=OfflineJudge() if config.offline else None)
     print(json.dumps(est.to_dict(), indent=2))
     return EXIT_OK
+
+
+def answered(run: Run) -> Optional[int]:
+    return run.answered if run.target is not None else None
 
 
 def wait_for(run: Run, quiet: bool) -> None:
@@ -220,7 +284,7 @@ def wait_for(run: Run, quiet: bool) -> None:
     line = ProgressLine(sys.stderr, quiet)
     try:
         while not run.join(0.2):
-            line.show(run.done, run.total)
+            line.show(run.done, run.total, answered=answered(run))
     except KeyboardInterrupt:
         print("\nragmeter: stopping: finishing the samples in flight (Ctrl-C again to quit now)…", file=sys.stderr)
         run.stop()
@@ -231,7 +295,7 @@ def wait_for(run: Run, quiet: bool) -> None:
             raise
         raise
     finally:
-        line.show(run.done, run.total, final=True)
+        line.show(run.done, run.total, final=True, answered=answered(run))
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -239,7 +303,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run(args)
     store = None if args.no_history else open_store(args.history)
-    run = resumed_run(args, store) if args.resume else new_run(args, store)
+    if args.rescore:
+        run = rescored_run(args, store)
+    else:
+        run = resumed_run(args, store) if args.resume else new_run(args, store)
     run.start()
     if run.run_id and not args.quiet:
         print(f"run {run.run_id}: {len(run.pending)} samples to score (resume with --resume {run.run_id})",
@@ -265,6 +332,7 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
     report.print_report()
     print_usage_summary(report, args)
     print_fallbacks(report)
+    print_target_failures(report)
     if args.labels:
         print_labels(report)
     if args.output:
