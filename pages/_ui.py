@@ -278,13 +278,14 @@ def api_key(prefix: str) -> str:
 
 
 def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
-              judge: Any = None) -> Run:
+              judge: Any = None, target: Any = None) -> Run:
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
 
-    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one).
+    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
+    `target` (a TargetConfig) answers each question first.
     """
     run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
-                  judge=judge)
+                  judge=judge, target=target)
     st.session_state[LIVE] = run.start()
     return run
 
@@ -308,8 +309,14 @@ def watch(run: Run) -> None:
 def progress_view(run: Run) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means."""
     frac = min(run.done / run.total, 1.0) if run.total else 1.0
+    if run.target is not None:  # two stages: the pipeline answers, the judge scores each answer as it comes
+        asked = min(run.answered / run.total, 1.0) if run.total else 1.0
+        st.progress(asked, text=f"{run.answered:,}/{run.total:,} questions answered by your pipeline ({asked:.0%})")
     st.progress(frac, text=f"{run.done:,}/{run.total:,} samples scored ({frac:.0%})")
-    c1, c2, c3 = st.columns(3)
+    cells = st.columns(4 if run.target is not None else 3)
+    if run.target is not None:
+        cells[0].metric("Answered", f"{run.answered:,}/{run.total:,}")
+    c1, c2, c3 = cells[-3:]
     c1.metric("Scored", f"{run.done:,}/{run.total:,}")
     c2.metric("Elapsed", format_duration(run.elapsed()))
     c3.metric("ETA", format_duration(run.eta()) if run.running else "done")

@@ -6,6 +6,7 @@ import streamlit as st
 
 from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
 from evaluator.errors import DatasetError
+from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
 
 from pages import _target
@@ -112,15 +113,16 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
         st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
 
 
-def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
-    st.subheader("3 · Run")
+def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig, step: int = 3, *,
+             target: Optional[TargetConfig] = None, needs_target: bool = False) -> None:
+    st.subheader(f"{step} · Run")
     live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
-    clicked = st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None,
-                        icon=":material/play_arrow:")
+    clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
+                        disabled=busy or dataset is None or (needs_target and target is None))
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
-            ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"))
+            ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"), target=target)
             st.rerun()  # redraw with Run disabled while the run goes on
     if live is not None:
         controls = st.empty()
@@ -151,6 +153,11 @@ def run_outcome() -> None:
     else:
         st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
+    target = report.target_stats()
+    if target and target["failures"]:
+        st.warning(f"{target['failures']} of {target['calls']} calls to your pipeline failed: those rows are kept "
+                   "with the reason (target_error) and their metrics skipped. See the report.",
+                   icon=":material/error:")
     if meta.warning:
         st.warning(meta.warning)
     if n:
@@ -168,8 +175,9 @@ if answers == _target.FROM_PIPELINE:
     st.subheader("2 · Your pipeline")
     target = _target.target_form()
     _target.test_button(target, dataset.samples if dataset is not None else None)
-st.subheader(("3" if answers == _target.FROM_PIPELINE else "2") + " · Judge")
+piped = answers == _target.FROM_PIPELINE
+st.subheader(("3" if piped else "2") + " · Judge")
 config = ui.judge_widgets("eval")
 if dataset is not None:
     estimate_view(dataset, config)
-run_step(dataset, config)
+run_step(dataset, config, 4 if piped else 3, target=target, needs_target=piped)

@@ -101,3 +101,35 @@ def test_report_shows_target_latency_failures_and_the_trajectory(app):
     assert "**Trajectory**" in markdown
     assert any("Expected tools: search_docs, read_doc" in c.value for c in app.caption)
     assert any('"query"' in c.value for c in app.code)
+
+
+def demo_reply(req):
+    from evaluator.demo import rag_answer
+
+    answer, docs = rag_answer(req["question"])
+    if "riders" in req["question"]:
+        return 500, {"detail": "index offline"}
+    return 200, {"answer": answer, "sources": docs}
+
+
+def test_run_with_the_pipeline_then_rescore_from_history(app, tmp_path):
+    from evaluator.history import RunStore
+
+    with TargetServer(demo_reply) as srv:
+        pipeline_mode(app)
+        app.text_input(key="eval_target_url").input(srv.url).run()
+        app.number_input(key="eval_target_workers").set_value(2).run()
+        app.button(key="btn_run").click().run()
+        no_exception(app)
+    report = app.session_state["report"]
+    assert len(report.results) == 10 and report.target_stats()["failures"] == 1
+    assert any("1 of 10 calls to your pipeline failed" in w.value for w in app.warning)
+    [run] = RunStore(tmp_path / "history.sqlite3").list_runs()
+    assert run.settings["target"]["url"] == srv.url and run.n_done == 10
+    asked = len(srv.requests)
+    app.switch_page("pages/history.py").run()
+    app.button(key="btn_hist_rescore").click().run()
+    no_exception(app)
+    runs = RunStore(tmp_path / "history.sqlite3").list_runs()
+    assert len(runs) == 2 and runs[0].settings["rescored_from"] == run.run_id
+    assert len(srv.requests) == asked  # the pipeline was not called again
