@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.analysis.advice import BAND_COLORS, band
+from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
@@ -67,7 +67,7 @@ DEFAULT_MAX_ROWS = 100_000
 DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
-GREY = "#8a8a8a"
+GREY = NA_COLOR
 NA = "–"  # shown for a skipped score or a missing value, in every table
 _ARABIC_LETTER = re.compile(r"[\u0600-\u06FF]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
@@ -329,11 +329,8 @@ def progress_view(run: Run) -> None:
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        color, text = GREY, "N/A · skipped"
-    else:
-        color, text = BAND_COLORS[band(score)], (f"{score:.3f} · " if show_score else "") + band(score)
-    return (f'<span style="background:{color};color:#fff;padding:2px 10px;border-radius:10px;'
-            f'white-space:nowrap">{text}</span>')
+        return badge_html(None, "N/A · skipped")
+    return badge_html(score, (f"{score:.3f} · " if show_score else "") + band(score))
 
 
 def direction(text: str) -> str:
@@ -435,8 +432,9 @@ def button_link(label: str, page: str, key: str, **kwargs: Any) -> None:
 
 def band_legend() -> None:
     """The score bands with their colours."""
-    parts = [f'<span style="color:{color}">■</span> {name}' for name, color in BAND_COLORS.items()]
-    st.caption("Bands: " + " · ".join(parts) + " (0.9+ / 0.7–0.9 / 0.5–0.7 / < 0.5)", unsafe_allow_html=True)
+    ranges = band_ranges()
+    parts = [f'<span style="color:{color}">■</span> {name} ({ranges[name]})' for name, color in BAND_COLORS.items()]
+    st.caption("Bands: " + " · ".join(parts), unsafe_allow_html=True)
 
 
 # --- the shell: pages, navigation, sidebar ----------------------------------------------------------

@@ -4,7 +4,8 @@ from typing import Any, Dict, Sequence
 
 import streamlit as st
 
-from evaluator.analysis.advice import BAND_COLORS, band, recommendations
+from evaluator.analysis.advice import recommendations
+from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
 from evaluator.costs import price
 from evaluator.model import METHOD_LABELS, EvalReport
 
@@ -81,7 +82,7 @@ def advice_view(sums: Sequence[Any]) -> None:
             st.markdown(f"**{item.metric}** {ui.badge(item.score)} — {item.diagnosis}", unsafe_allow_html=True)
             st.markdown("\n".join(f"- {action}" for action in item.actions))
     if not advice:
-        st.success("Every metric is at least Good (0.7+). Nothing urgent to fix.")
+        st.success(f"Every metric is at least Good ({band_ranges()['Good'].split('–')[0]}+). Nothing urgent to fix.")
 
 
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
