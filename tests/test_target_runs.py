@@ -299,6 +299,12 @@ def test_records_and_csv_carry_the_target_outputs():
     for column in ("answer", "contexts", "tool_calls", "target_latency_ms", "target_error"):
         assert column in header
     assert "the target raised ValueError: bad input" in csv_text
+    from evaluator.io.export import html_report
+
+    page = html_report(report, use_vl_convert=False)
+    assert "Trajectory (3 steps)" in page and "<code>calculator</code>" in page
+    assert "Target call failed: the target raised ValueError: bad input" in page
+    assert "<h2>Target calls</h2>" in page
 
 
 # --- saved with the run ---------------------------------------------------------------------------

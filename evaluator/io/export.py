@@ -317,6 +317,20 @@ def _metric_detail(ms: MetricScore) -> str:
     return "".join(parts) + "</div>"
 
 
+def _target_detail(sample: Any) -> str:
+    """The target call's failure or latency, and the agent's trajectory (tool, arguments, output per step)."""
+    parts = []
+    if sample.target_error:
+        parts.append(f'<div class="err">Target call failed: {_e(sample.target_error)}</div>')
+    elif sample.target_latency_ms is not None:
+        parts.append(f'<div class="muted">Answered by the target in {sample.target_latency_ms:,.0f} ms</div>')
+    if sample.tool_calls:
+        steps = "".join(f"<li><code>{_e(c.get('name'))}</code> {_e(_cell(c.get('arguments')))} → "
+                        f'<div class="text" dir="auto">{_e(_cell(c.get("output")))}</div></li>' for c in sample.tool_calls)
+        parts.append(f"<div><strong>Trajectory ({len(sample.tool_calls)} steps)</strong><ol>{steps}</ol></div>")
+    return "".join(parts)
+
+
 def _sample_detail(index: int, result: EvalResult) -> str:
     sample = result.sample
     scores = " ".join(_badge(None if ms.skipped else ms.score, hint=name) for name, ms in result.metric_scores().items())
@@ -328,6 +342,7 @@ def _sample_detail(index: int, result: EvalResult) -> str:
                     + _text_block("Reference (ground truth)", sample.ground_truth))
         contexts = "".join(f'<li><div class="text" dir="auto">{_e(c)}</div></li>' for c in sample.contexts)
         body.append(f"<div><strong>Contexts ({len(sample.contexts)})</strong><ol>{contexts}</ol></div>")
+        body.append(_target_detail(sample))
     body.extend(_metric_detail(ms) for ms in result.metric_scores().values())
     return (f'<details class="sample"><summary><strong>{_e(label)}</strong>{category} overall '
             f'{_badge(result.overall())} <span class="muted">{scores}</span></summary>{"".join(body)}</details>')
@@ -373,6 +388,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         _charts(report, summaries, use_vl_convert), _bands_and_advice(summaries), _methods_table(summaries),
         _category_table(report), _agreement(labels_agreement),
         _key_values("Settings", sanitize_settings(settings or {})), _key_values("Judge usage", sanitize_settings(report.usage)),
+        _key_values("Target calls", report.target_stats() or {}),
         _samples(report, max_samples), "</body></html>\n",
     ]
     return "".join(sections)
