@@ -65,7 +65,7 @@ def _lines(text: str) -> List[str]:
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 
 
-def test_button(config: Optional[TargetConfig], samples: Optional[List[EvalSample]]) -> None:
+def try_target_button(config: Optional[TargetConfig], samples: Optional[List[EvalSample]]) -> None:
     """Send the first question and show the parsed answer, contexts and tool calls (or the failure)."""
     clicked = st.button("Test target", key="btn_test_target", icon=":material/network_check:",
                         disabled=config is None or not samples)

@@ -174,7 +174,7 @@ target = None
 if answers == _target.FROM_PIPELINE:
     st.subheader("2 · Your pipeline")
     target = _target.target_form()
-    _target.test_button(target, dataset.samples if dataset is not None else None)
+    _target.try_target_button(target, dataset.samples if dataset is not None else None)
 piped = answers == _target.FROM_PIPELINE
 st.subheader(("3" if piped else "2") + " · Judge")
 config = ui.judge_widgets("eval")
