@@ -6,7 +6,7 @@
 """
 from typing import Any
 
-from .errors import DatasetError
+from .errors import DatasetError, JudgeFailed
 from .evaluation import OfflineJudge, RAGEvaluator
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
@@ -28,6 +28,7 @@ __all__ = [
     "EvalReport",
     "EvalResult",
     "EvalSample",
+    "JudgeFailed",
     "MetricScore",
     "OfflineJudge",
     "OpenAIJudge",

@@ -82,7 +82,7 @@ def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
 
 
 def _fallback(metric: str, h: Any, reasoning: str, error: str, reply: Optional[str], info: dict) -> MetricScore:
-    if info.get("retries"):
+    if info.get("retries") and "retries" not in error:  # OpenAIJudge's own message already counts them
         error += f" (after {info['retries']} retries)"
     return MetricScore(metric, round(h.score, 4), f"{reasoning} {h.reasoning}", method=METHOD_FALLBACK,
                        heuristic_score=h.score, raw_reply=reply, error=error)
