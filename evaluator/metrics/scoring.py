@@ -14,6 +14,8 @@ from ..model import (
     MetricScore,
 )
 from .parsing import parse_reply
+from .sanity import checked, empty_answer_score
+from .units import with_units_spelled
 from .prompts import build_prompt
 from ..text import words
 
@@ -58,7 +60,10 @@ def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
     reason = skip_reason(metric, sample)
     if reason:
         return MetricScore(metric, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
-    h = heuristic_score(metric, sample, lang, heuristics)
+    empty = empty_answer_score(metric, sample)
+    if empty is not None:
+        return empty
+    h = checked(metric, sample, heuristic_score(metric, with_units_spelled(sample), lang, heuristics))
     if is_offline(judge):
         return MetricScore(metric, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
                            method=METHOD_OFFLINE, heuristic_score=h.score)
