@@ -9,7 +9,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from .errors import JudgeFailed
-from .judges.health import HealthPolicy, JudgeHealth, WatchedJudge
+from .judges.health import STOPPED_KEY, HealthPolicy, JudgeHealth, WatchedJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.scoring import is_offline, rule_scores, score_metric
 from .model import METRICS, EvalReport, EvalResult, EvalSample
@@ -108,6 +108,7 @@ class RAGEvaluator:
                             usage=_usage_delta(usage_before, _judge_usage(self.llm)))
         if self.health is not None and self.health.tripped:
             failure = self.health.failure()
+            report.usage[STOPPED_KEY] = str(failure)  # kept with the run, so every surface can say why
             failure.report = report
             raise failure
         return report

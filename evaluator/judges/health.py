@@ -21,6 +21,8 @@ from typing import Any, Deque, Optional
 
 from ..errors import JudgeError, JudgeFailed
 
+# Where a stopped run's report.usage keeps JudgeFailed's message (the history stores usage).
+STOPPED_KEY = "stopped_on_judge_failure"
 # JudgeError kinds that mean "this judge will not work at all", not "this call was unlucky".
 FATAL_KINDS = ("rejected", "unreachable")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
-from .heuristics import DEFAULT_HEURISTICS, heuristic_score
+from .heuristics import DEFAULT_HEURISTICS
 from ..model import (
     METHOD_BLEND,
     METHOD_FALLBACK,
@@ -14,8 +14,7 @@ from ..model import (
     MetricScore,
 )
 from .parsing import parse_reply
-from .sanity import checked, empty_answer_score
-from .units import with_units_spelled
+from .sanity import empty_answer_score, sane_heuristic
 from .prompts import build_prompt
 from ..text import words
 
@@ -63,7 +62,7 @@ def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
     empty = empty_answer_score(metric, sample)
     if empty is not None:
         return empty
-    h = checked(metric, sample, heuristic_score(metric, with_units_spelled(sample), lang, heuristics))
+    h = sane_heuristic(metric, sample, lang, heuristics)
     if is_offline(judge):
         return MetricScore(metric, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
                            method=METHOD_OFFLINE, heuristic_score=h.score)
