@@ -293,9 +293,10 @@ class OpenAIJudge:
         return text.replace(self._key, "***") if self._key and self._key != KEY_PLACEHOLDER else text
 
 
+KEY_HINT = "check the API key (OPENAI_API_KEY or api_key=...)"  # surfaces swap in their own syntax
 _HINTS = {
     400: " — the server refused the request as sent; check the model and base_url.",
-    401: " — check the API key (OPENAI_API_KEY or api_key=...).",
+    401: f" — {KEY_HINT}.",
     403: " — the key is not allowed to use this model or endpoint.",
     404: " — check the model name and base_url (it usually ends in /v1).",
     422: " — the server could not process the request; check the model name.",
