@@ -52,6 +52,6 @@ class _PlainLines:
     def _line(self, now: float) -> None:
         elapsed = now - self.start
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        self.stream.write(f"scored {self.done}/{self.total} samples ({self.done / self.total:.0%}), "
+        self.stream.write(f"samples scored: {self.done}/{self.total} ({self.done / self.total:.0%}), "
                           f"{elapsed:.0f} s elapsed, about {eta:.0f} s left\n")
         self.stream.flush()
