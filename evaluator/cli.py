@@ -29,7 +29,7 @@ from .model import METRICS, RULE_METRICS, EvalReport
 from .progress import progress_bar
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
-DEFAULT_MAX_FALLBACK_RATE = 0.1
+DEFAULT_MAX_FALLBACK_RATE = judging.MAX_FALLBACK_RATE
 
 
 class UsageError(Exception):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .judges.cache import default_cache_path
-from .errors import HistoryError, RagmeterError
+from .errors import HistoryError, JudgeFailed, RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .history import RunStore
 from .model import EvalReport, EvalResult, EvalSample
@@ -209,6 +209,9 @@ class BackgroundRun:
                 on_result=self._keep, stop=self._stop)
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
+        except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
+            self.status, self.error = "stopped", describe(exc)
+            self.report = self._close(exc.report)
         except BaseException as exc:  # a thread has no caller to raise to: the run must end "failed"
             log.exception("run %s failed", self.run_id)
             self.status, self.error = "failed", describe(exc)

@@ -17,6 +17,7 @@ OFFLINE_NOTICE = (
     "reference), not judgements. They cannot see paraphrase (a right answer in other words scores low), "
     "word salad beyond the obvious, or an answer that is wrong but uses the context's words. "
     "Score with a judge model for numbers you can act on.")
+MAX_FALLBACK_RATE = 0.1  # above this share of fallbacks a run counts as a judge failure (CLI exit 3)
 _CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timeout|malformed|empty reply", re.IGNORECASE)
 
 
