@@ -1,57 +1,38 @@
-"""The command line's progress display: a tqdm bar on a terminal, plain periodic lines otherwise.
+"""The CLI's progress display: a redrawn bar on a terminal, a plain line now and then otherwise.
 
-A `\\r`-redrawn bar in a CI log or a file is one unreadable line of control characters, so when
-stderr is not a terminal the progress is a short line every PLAIN_EVERY_S seconds (and at the end).
+Console code, kept out of the library's scoring modules; only the CLI draws with it.
 """
 from __future__ import annotations
 
-import sys
 import time
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional, TextIO
+from typing import Optional, TextIO
 
-PLAIN_EVERY_S = 10.0
-
-Callback = Callable[[int, int, Any], None]
+PLAIN_EVERY_S = 10.0  # how often a non-terminal (CI log, pipe) gets a progress line
 
 
-@contextmanager
-def progress_bar(total: int, quiet: bool = False, stream: Optional[TextIO] = None,
-                 every: float = PLAIN_EVERY_S) -> Iterator[Optional[Callback]]:
-    """An `on_progress(done, total, result)` callback drawing the progress (None when quiet)."""
-    stream = stream or sys.stderr
-    if quiet or total <= 0:
-        yield None
-    elif stream.isatty():
-        from tqdm import tqdm
+class ProgressLine:
+    """Shows done/total with elapsed time and ETA on `stream`; silent when `quiet`."""
 
-        with tqdm(total=total, file=stream, unit="sample", dynamic_ncols=True) as bar:
-            yield lambda done, _total, _result: bar.update(done - bar.n)
-    else:
-        lines = _PlainLines(total, stream, every)
-        yield lines.update
-        lines.close()
+    def __init__(self, stream: TextIO, quiet: bool = False) -> None:
+        self.stream, self.quiet = stream, quiet
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.start = time.perf_counter()
+        self._last_plain: Optional[float] = None
+        self._last_done = -1
 
-
-class _PlainLines:
-    def __init__(self, total: int, stream: TextIO, every: float) -> None:
-        self.total, self.stream, self.every = total, stream, every
-        self.start = self.last = time.perf_counter()
-        self.done = 0
-
-    def update(self, done: int, _total: int, _result: Any) -> None:
-        self.done = done
+    def show(self, done: int, total: int, final: bool = False) -> None:
+        if self.quiet or total <= 0 or (done == self._last_done and not final):
+            return
         now = time.perf_counter()
-        if now - self.last >= self.every:
-            self.last = now
-            self._line(now)
-
-    def close(self) -> None:
-        self._line(time.perf_counter())
-
-    def _line(self, now: float) -> None:
+        if not self.tty and not final and self._last_plain is not None and now - self._last_plain < PLAIN_EVERY_S:
+            return
+        self._last_done, self._last_plain = done, now
         elapsed = now - self.start
-        eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        self.stream.write(f"samples scored: {self.done}/{self.total} ({self.done / self.total:.0%}), "
-                          f"{elapsed:.0f} s elapsed, about {eta:.0f} s left\n")
+        eta = elapsed / done * (total - done) if done else 0.0
+        bar = "#" * int(30 * done / total)
+        text = f"[{bar:<30}] {done}/{total} samples  {elapsed:.1f}s elapsed, ETA {eta:.1f}s"
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
         self.stream.flush()

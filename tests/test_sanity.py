@@ -4,7 +4,7 @@ import random
 import pytest
 
 from evaluator.analysis.advice import EXCELLENT, GOOD, band
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.metrics.sanity import GARBAGE_CAP, garbage_reason
 from evaluator.metrics.scoring import score_metric
 from evaluator.metrics.units import spell_units

@@ -25,10 +25,10 @@ from markupsafe import Markup
 
 from ..analysis import judging
 from ..analysis.advice import BAND_COLORS, band, recommendations
-from ..history import sanitize_settings
+from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
-from ..analysis.stats import MetricSummary, summarize
+from .redact import sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
