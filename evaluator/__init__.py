@@ -6,7 +6,7 @@
 """
 from typing import Any
 
-from .errors import DatasetError
+from .errors import DatasetError, JudgeFailed
 from .evaluation import RAGEvaluator
 from .judges.offline import OfflineJudge
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
@@ -29,6 +29,7 @@ __all__ = [
     "EvalReport",
     "EvalResult",
     "EvalSample",
+    "JudgeFailed",
     "MetricScore",
     "OfflineJudge",
     "OpenAIJudge",
