@@ -9,7 +9,9 @@ max(target time, judge time) rather than their sum. Samples that already hold a 
 Callbacks run on the calling thread: `on_answer(index, sample)` when an answer arrives (where a
 run saves it, so a resume never calls the target again), then `on_result` and `on_progress` as in
 `RAGEvaluator.evaluate_dataset`. Setting `stop` starts no more target calls; the calls in flight
-finish and their answers are scored, so every answer that came back is a row of the report.
+finish and their answers are scored, so every answer that came back is a row of the report. A failing judge stops the run as in
+`evaluate_dataset` (JudgeFailed, whose `report` holds the finished rows); answers already received
+stay saved through `on_answer`.
 """
 from __future__ import annotations
 
@@ -20,7 +22,9 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..evaluation import RAGEvaluator, ResultCallback, ProgressCallback, _Progress, _usage_delta
+from ..errors import JudgeFailed
 from ..judges.base import judge_usage
+from ..judges.health import STOPPED_KEY
 from ..model import EvalReport, EvalResult, EvalSample
 from .base import RetryPolicy, Target, ask
 from .shapes import TargetResponse
@@ -59,7 +63,7 @@ class _Pipeline:
                 ThreadPoolExecutor(judge_workers, thread_name_prefix="ragmeter-judge") as judge:
             self._judge_all([(i, s) for i, s in enumerate(samples) if is_answered(s)], judge)
             while True:
-                while queue and len(self.asking) < target_workers and not self.stop.is_set():
+                while queue and len(self.asking) < target_workers and not self.evaluator._stopping(self.stop):
                     index, sample = queue.pop()
                     self.asking[asker.submit(ask, self.target, sample.question, self.policy, self.stop)] = index
                 if not self.asking and not self.judging:
@@ -83,7 +87,10 @@ class _Pipeline:
             self._judge_all([(index, sample)], pool)
         else:
             index = self.judging.pop(future)
-            self.results[index] = future.result()
+            try:
+                self.results[index] = future.result()
+            except JudgeFailed:
+                return  # the judge is failing: this row stays unscored (its answer is saved) and no more are asked
             progress.update(index, self.results[index])
 
 
@@ -96,9 +103,16 @@ def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample],
     samples = list(samples)
     start = time.perf_counter()
     usage_before = judge_usage(evaluator.llm)
+    evaluator._watch()  # the same judge-health watch as evaluate_dataset: a failing judge stops the run
     progress = _Progress(len(samples), show_progress, on_progress, on_result)
     pipeline = _Pipeline(evaluator, target, policy, stop)
     results = pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer, progress)
     progress.close()
-    return EvalReport(results=results, total_time=time.perf_counter() - start,
-                      usage=_usage_delta(usage_before, judge_usage(evaluator.llm)))
+    report = EvalReport(results=results, total_time=time.perf_counter() - start,
+                        usage=_usage_delta(usage_before, judge_usage(evaluator.llm)))
+    if evaluator.health is not None and evaluator.health.tripped:
+        failure = evaluator.health.failure()
+        report.usage[STOPPED_KEY] = str(failure)
+        failure.report = report
+        raise failure
+    return report
