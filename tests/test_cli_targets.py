@@ -121,3 +121,17 @@ def test_usage_errors_are_one_line_and_exit_2(history, capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_failing_judge_stops_a_target_run_and_keeps_the_answers_for_resume(history, capsys):
+    from openai_server import error
+
+    with ChatServer(default=error(401, "invalid api key")) as judge:
+        code = main(["evaluate", str(QUESTIONS), "--target", "evaluator.demo:rag_answer", "--model", "m",
+                     "--base-url", judge.base_url, "--no-cache", "--target-workers", "1", "-q"])
+    assert code != 0
+    [run] = RunStore(history).list_runs()
+    assert run.status == "stopped" and run.n_done < 10
+    answered = [s for _, s in RunStore(history).pending_samples(run.run_id) if s.target_latency_ms is not None]
+    assert answered  # answers that arrived are saved: a resume will not ask the pipeline for them again
+    assert "Traceback" not in capsys.readouterr().err
