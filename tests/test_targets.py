@@ -287,3 +287,19 @@ def test_resume_asks_for_header_values_again_and_never_stores_them(monkeypatch):
     assert TargetConfig.from_settings(stored, config.headers) == config
     with pytest.raises(TargetConfigError, match="query string"):
         TargetConfig.from_settings(TargetConfig("http://h/ask?key=1").settings())
+
+
+def test_a_bare_model_run_skips_the_context_metrics_naming_the_model():
+    from evaluator import OfflineJudge, RAGEvaluator
+    from evaluator.model import EvalSample
+    from evaluator.targets.pipeline import evaluate_with_target
+
+    with ChatServer(default=reply("Paris.")) as srv:
+        target = TargetConfig("openai:tiny-model", base_url=srv.base_url).build()
+        result = evaluate_with_target(RAGEvaluator(OfflineJudge()), [EvalSample("Capital?", "", [], ground_truth="Paris")],
+                                      target).results[0]
+    assert result.sample.answer == "Paris." and result.sample.contexts == []
+    for name in ("faithfulness", "context_precision", "context_recall"):
+        assert getattr(result, name).reasoning == ("The target is a bare model (openai:tiny-model) with no "
+                                                   "retrieval, so there are no contexts to judge.")
+    assert not result.answer_correctness.skipped
