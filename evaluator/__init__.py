@@ -1,4 +1,4 @@
-"""ragmeter's library: score RAG answers on five metrics with visible reasoning.
+"""ragmeter's library: score RAG answers on five metrics (or those you choose or define) with visible reasoning.
 
     from evaluator import RAGEvaluator, OfflineJudge, load_dataset
     report = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset("sample_data/sample.jsonl"))
@@ -8,6 +8,7 @@ from typing import Any
 
 from .errors import DatasetError
 from .evaluation import OfflineJudge, RAGEvaluator
+from .metrics.registry import Metric
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
 # Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not
@@ -28,6 +29,7 @@ __all__ = [
     "EvalReport",
     "EvalResult",
     "EvalSample",
+    "Metric",
     "MetricScore",
     "OfflineJudge",
     "OpenAIJudge",

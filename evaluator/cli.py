@@ -22,7 +22,8 @@ from .io.datasets import load_dataset
 from .errors import RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .model import METRICS, RULE_METRICS, EvalReport
+from .metrics.registry import known_metrics
+from .model import EvalReport
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 
@@ -76,8 +77,9 @@ def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Di
     return pairs
 
 
-def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
-    known = set(METRICS) | set(RULE_METRICS) | {"overall"}
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is any registered or chosen metric, or "overall"."""
+    known = set(known_metrics()) | set(chosen) | {"overall"}
     thresholds = {}
     for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
         if name not in known:

@@ -9,8 +9,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .metrics.scoring import rule_scores, score_metric
-from .model import METRICS, EvalReport, EvalResult, EvalSample
+from .metrics.registry import MetricChoice, resolve_metrics
+from .metrics.scoring import score_sample
+from .model import EvalReport, EvalResult, EvalSample
 from .text import resolve_language
 
 log = logging.getLogger("ragmeter")
@@ -33,10 +34,17 @@ class OfflineJudge:
 
 
 class RAGEvaluator:
-    """Scores RAG samples on the five metrics with any judge that has `.generate(prompt) -> str`."""
+    """Scores RAG samples with any judge that has `.generate(prompt) -> str`.
+
+    `metrics` chooses what is scored: registered names and/or Metric objects (a RubricMetric,
+    say), in display order. The default is the five judged metrics plus the rule-based ones
+    for samples that carry keywords / expected documents. Each judged metric costs one judge
+    call per sample; rule-based ones cost none.
+    """
 
     def __init__(self, llm: Any, language: str = "auto", batch_delay: float = 0.0,
-                 *, heuristics: str = DEFAULT_HEURISTICS) -> None:
+                 *, heuristics: str = DEFAULT_HEURISTICS,
+                 metrics: Optional[Iterable[MetricChoice]] = None) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
         if language not in ("ar", "en", "auto"):
@@ -47,15 +55,18 @@ class RAGEvaluator:
         self.language = language
         self.batch_delay = batch_delay
         self.heuristics = heuristics
+        self.metrics = resolve_metrics(metrics)
+
+    @property
+    def metric_names(self) -> List[str]:
+        return [m.name for m in self.metrics]
 
     def evaluate(self, sample: EvalSample) -> EvalResult:
-        """Score one sample: five metrics (two skipped without a reference) plus rule-based extras."""
+        """Score one sample on every chosen metric (skipped ones say why)."""
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
-        scores = {m: score_metric(m, sample, self.llm, lang, self.heuristics) for m in METRICS}
-        return EvalResult(sample_id=sample.sample_id, **scores,
-                          elapsed_sec=time.perf_counter() - start,
-                          extra=rule_scores(sample), sample=sample)
+        scores = score_sample(self.metrics, sample, self.llm, lang, self.heuristics)
+        return EvalResult(sample.sample_id, elapsed_sec=time.perf_counter() - start, sample=sample, scores=scores)
 
     @classmethod
     def quick_eval(cls, llm: Any, question: str, answer: str, contexts: List[str],

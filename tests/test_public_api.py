@@ -4,7 +4,7 @@ import evaluator
 def test_all_is_sorted_and_complete():
     assert evaluator.__all__ == sorted(evaluator.__all__)
     assert set(evaluator.__all__) == {
-        "DatasetError", "EvalReport", "EvalResult", "EvalSample", "MetricScore",
+        "DatasetError", "EvalReport", "EvalResult", "EvalSample", "Metric", "MetricScore",
         "OfflineJudge", "OpenAIJudge", "RAGEvaluator", "load_dataset",
     }
 

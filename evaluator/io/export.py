@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..analysis.advice import BAND_COLORS, band, recommendations
 from ..history import sanitize_settings
-from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
+from ..model import METHOD_LABELS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
 from ..analysis.stats import MetricSummary, summarize
 
@@ -43,19 +43,15 @@ def results_csv(report: EvalReport) -> str:
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly.
     """
-    rows = [flat_row(r) for r in report.results]
+    names = report.metric_names()
+    rows = [flat_row(r, names) for r in report.results]
     out = io.StringIO()
-    fieldnames = list(rows[0]) if rows else list(flat_row(_empty_result()))
+    fieldnames = list(rows[0]) if rows else list(flat_row(EvalResult(None), names))
     writer = csv.DictWriter(out, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
         writer.writerow({k: neutralise_cell(v) for k, v in row.items()})
     return out.getvalue()
-
-
-def _empty_result() -> EvalResult:
-    """A result with every metric skipped: gives an empty report's CSV its header."""
-    return EvalResult(None, **{m: MetricScore(m, 0.0, skipped=True) for m in METRICS})
 
 
 # -- JSON --------------------------------------------------------------------------------------
