@@ -9,6 +9,7 @@ from typing import Any
 from .errors import DatasetError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .metrics.registry import Metric
+from .metrics.rubric import RubricMetric, load_rubrics
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
 # Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not
@@ -34,5 +35,7 @@ __all__ = [
     "OfflineJudge",
     "OpenAIJudge",
     "RAGEvaluator",
+    "RubricMetric",
     "load_dataset",
+    "load_rubrics",
 ]

@@ -38,13 +38,14 @@ class RAGEvaluator:
 
     `metrics` chooses what is scored: registered names and/or Metric objects (a RubricMetric,
     say), in display order. The default is the five judged metrics plus the rule-based ones
-    for samples that carry keywords / expected documents. Each judged metric costs one judge
-    call per sample; rule-based ones cost none.
+    for samples that carry keywords / expected documents. Each judged metric costs `repeats`
+    judge calls per sample (its score is their mean; MetricScore.llm_scores keeps each one);
+    rule-based ones cost none.
     """
 
     def __init__(self, llm: Any, language: str = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS,
-                 metrics: Optional[Iterable[MetricChoice]] = None) -> None:
+                 metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
         if language not in ("ar", "en", "auto"):
@@ -54,8 +55,11 @@ class RAGEvaluator:
         self.llm = llm
         self.language = language
         self.batch_delay = batch_delay
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+            raise ValueError(f"repeats must be a whole number >= 1, not {repeats!r}")
         self.heuristics = heuristics
         self.metrics = resolve_metrics(metrics)
+        self.repeats = repeats
 
     @property
     def metric_names(self) -> List[str]:
@@ -65,7 +69,7 @@ class RAGEvaluator:
         """Score one sample on every chosen metric (skipped ones say why)."""
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
-        scores = score_sample(self.metrics, sample, self.llm, lang, self.heuristics)
+        scores = score_sample(self.metrics, sample, self.llm, lang, self.heuristics, self.repeats)
         return EvalResult(sample.sample_id, elapsed_sec=time.perf_counter() - start, sample=sample, scores=scores)
 
     @classmethod

@@ -22,6 +22,7 @@ from ..analysis.advice import BAND_COLORS, band, recommendations
 from ..history import sanitize_settings
 from ..model import METHOD_LABELS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
+from ..analysis.noise import judge_noise
 from ..analysis.stats import MetricSummary, summarize
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -62,6 +63,9 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
     data["settings"] = sanitize_settings(settings or {})
     if "usage" in data:
         data["usage"] = sanitize_settings(data["usage"])
+    noise = judge_noise(report)
+    if noise:
+        data["judge_noise"] = [n.to_dict() for n in noise]
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
     return json.dumps(data, ensure_ascii=False, default=str)
 
@@ -263,6 +267,18 @@ def _methods_table(summaries: Sequence[MetricSummary]) -> str:
             f"<table><tr><th>metric</th><th>scored/total</th>{head}</tr>{rows}</table>")
 
 
+def _judge_noise(report: EvalReport) -> str:
+    noise = judge_noise(report)
+    if not noise:
+        return ""
+    rows = "".join(f"<tr><td>{_e(n.metric)}</td><td>{n.repeats}</td><td>{n.samples}</td><td>{_num(n.mean_std)}</td>"
+                   f"<td>{n.band_flip_share:.0%}</td></tr>" for n in noise)
+    return ("<h2>Judge noise</h2><p class=\"muted\">Each judged metric was asked more than once per sample. "
+            "Within-sample std: the mean spread of one sample's judge scores. Band flips: samples whose "
+            "band differs between repeats.</p><table><tr><th>metric</th><th>repeats</th><th>samples</th>"
+            f"<th>within-sample std</th><th>band flips</th></tr>{rows}</table>")
+
+
 def _as_dict(item: Any) -> Dict[str, Any]:
     if hasattr(item, "to_dict"):
         return dict(item.to_dict())
@@ -309,8 +325,10 @@ def _text_block(label: str, text: Optional[str]) -> str:
 def _metric_detail(ms: MetricScore) -> str:
     score = '<span class="badge na">skipped</span>' if ms.skipped else _badge(ms.score)
     how = METHOD_LABELS.get(ms.method, ms.method or "unknown")
+    repeats = f" ({', '.join(_num(v) for v in ms.llm_scores)}; std {_num(ms.llm_std)})" if ms.llm_scores else ""
+    source = f" · scored from {_e(ms.scored_from)}" if ms.scored_from else ""
     parts = [f'<div class="metric"><strong>{_e(ms.name)}</strong> {score} <span class="muted">{_e(how)}',
-             f" · LLM {_num(ms.llm_score)} · heuristic {_num(ms.heuristic_score)}</span>"]
+             f" · LLM {_num(ms.llm_score)}{repeats} · heuristic {_num(ms.heuristic_score)}{source}</span>"]
     if ms.reasoning:
         parts.append(f'<div class="text" dir="auto">{_e(ms.reasoning)}</div>')
     if ms.error:
@@ -374,6 +392,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     sections = [
         _head(title), _header(report, title, dataset_name), _cards(summaries),
         _charts(report, summaries, use_vl_convert), _bands_and_advice(summaries), _methods_table(summaries),
+        _judge_noise(report),
         _category_table(report), _agreement(labels_agreement),
         _key_values("Settings", sanitize_settings(settings or {})), _key_values("Judge usage", sanitize_settings(report.usage)),
         _samples(report, max_samples), "</body></html>\n",

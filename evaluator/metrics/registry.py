@@ -6,18 +6,35 @@
 
 The built-in metrics are registered at import. `RAGEvaluator(metrics=...)` also accepts Metric
 objects that were never registered (a RubricMetric made for one run, say).
+
+Plugins: an installed package registers metrics through the entry-point group
+`ragmeter.metrics` (as simonw/llm's plugins register models). In its pyproject.toml:
+
+    [project.entry-points."ragmeter.metrics"]
+    politeness = "ragmeter_politeness:METRICS"
+
+The object named may be a Metric, a list of Metrics, or a function returning either. Plugins
+load on the first lookup; one that fails to load is reported (`plugin_errors()`, and in the
+unknown-metric error) and never stops ragmeter.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+import logging
+from importlib.metadata import entry_points
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from .builtin import BUILTINS
 from .metric import JUDGED, RULE, Metric
 
-__all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "RULE", "Metric", "get_metric", "known_metrics",
-           "register", "resolve_metrics"]
+__all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
+           "known_metrics", "load_plugins", "plugin_errors", "register", "resolve_metrics"]
+
+log = logging.getLogger("ragmeter")
 
 METRIC_REGISTRY: Dict[str, Metric] = {m.name: m for m in BUILTINS}
+PLUGIN_GROUP = "ragmeter.metrics"
+_BUILTIN_NAMES = frozenset(METRIC_REGISTRY)
+_plugins = {"loaded": False, "errors": []}  # loaded once per process (load_plugins(reload=True) again)
 
 # What a run scores when no metrics are chosen: the five judged metrics, plus the rule-based
 # ones for samples that carry keywords / expected documents (they cost no judge call).
@@ -39,17 +56,57 @@ def register(metric: Metric, *, replace: bool = False) -> Metric:
     return metric
 
 
+def _metrics_of(provided: Any) -> List[Metric]:
+    """The Metrics a plugin's entry point names: a Metric, a list of them, or a function returning either."""
+    if callable(provided) and not isinstance(provided, Metric):
+        provided = provided()
+    items = [provided] if isinstance(provided, Metric) else list(provided)
+    bad = [type(m).__name__ for m in items if not isinstance(m, Metric)]
+    if bad:
+        raise TypeError(f"expected Metric objects, got {', '.join(bad)}")
+    return items
+
+
+def load_plugins(*, reload: bool = False) -> List[str]:
+    """Register every metric offered under the `ragmeter.metrics` entry-point group; returns the
+    problems met (a plugin that fails to import, or that reuses a built-in metric's name)."""
+    if _plugins["loaded"] and not reload:
+        return list(_plugins["errors"])
+    _plugins["loaded"], _plugins["errors"] = True, []
+    for ep in entry_points(group=PLUGIN_GROUP):
+        try:
+            for metric in _metrics_of(ep.load()):
+                if metric.name in _BUILTIN_NAMES:
+                    raise ValueError(f"metric {metric.name!r} is a built-in metric's name")
+                register(metric, replace=True)  # a re-installed plugin replaces its older self
+        except Exception as exc:  # a broken plugin must not break ragmeter
+            problem = f"metric plugin {ep.name!r} ({ep.value}) was not loaded: {type(exc).__name__}: {exc}"
+            _plugins["errors"].append(problem)
+            log.warning(problem)
+    return list(_plugins["errors"])
+
+
+def plugin_errors() -> List[str]:
+    """Why metric plugins failed to load (empty when all loaded)."""
+    return load_plugins()
+
+
 def known_metrics() -> List[str]:
-    """Every name that can be chosen, in registry order."""
+    """Every name that can be chosen, in registry order (built-ins, then plugins and registered ones)."""
+    load_plugins()
     return list(METRIC_REGISTRY)
 
 
 def get_metric(name: str) -> Metric:
     """The registered metric called `name`; an unknown name raises ValueError listing the known ones."""
-    try:
+    found = METRIC_REGISTRY.get(name)
+    if found is not None:
+        return found
+    problems = load_plugins()
+    if name in METRIC_REGISTRY:
         return METRIC_REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}") from None
+    hint = f" ({'; '.join(problems)})" if problems else ""
+    raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}{hint}")
 
 
 def resolve_metrics(choice: Optional[Iterable[MetricChoice]] = None) -> List[Metric]:

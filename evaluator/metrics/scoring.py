@@ -1,7 +1,8 @@
 """Scoring one metric of one sample: heuristic, one judge call, parse, blend — or a visible fallback."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Union
+import statistics
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from .heuristics import DEFAULT_HEURISTICS
 from ..model import (
@@ -14,14 +15,13 @@ from ..model import (
     EvalSample,
     MetricScore,
 )
+from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, ask_repeatedly, retries  # noqa: F401 (UNAVAILABLE, UNPARSEABLE: public)
 from .metric import Metric
 from .registry import get_metric
 from .rules import expected_doc_recall, keyword_coverage  # noqa: F401  (their home before the registry)
 
 LLM_WEIGHT = 0.7
 HEURISTIC_WEIGHT = 0.3
-UNAVAILABLE = "LLM unavailable — heuristic used."
-UNPARSEABLE = "Judge reply had no usable score — heuristic used."
 NEEDS_JUDGE = "Needs a judge: this metric has no offline heuristic."
 NO_SCORE = "No score: the judge failed and this metric has no heuristic to fall back on."
 
@@ -44,49 +44,56 @@ def skip_reason(metric: Union[str, Metric], sample: EvalSample) -> Optional[str]
     return _metric(metric).skip_reason(sample)
 
 
-def _call_info(judge: Any) -> dict:
-    info = getattr(judge, "call_info", None)
-    return (info() or {}) if callable(info) else {}
-
-
 def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lang: str,
-                 heuristics: str = DEFAULT_HEURISTICS) -> MetricScore:
-    """Score one judged metric (a name or a Metric) for `sample` with at most one judge call."""
+                 heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1) -> MetricScore:
+    """Score one judged metric (a name or a Metric) for `sample`: one judge call per repeat.
+
+    The judge's score is the mean over the repeats that gave one (`llm_scores` keeps each,
+    `llm_std` their spread), blended 70/30 with the heuristic when the metric has one. When no
+    repeat gave a score, the heuristic stands in (visibly), or, without one, the metric is unscored.
+    """
     m = _metric(metric)
-    name = m.name
     reason = m.skip_reason(sample)
     if reason:
-        return MetricScore(name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
+        return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
     h = m.heuristic(sample, lang, heuristics) if m.heuristic is not None else None
     if is_offline(judge):
         if h is None:
-            return MetricScore(name, 0.0, NEEDS_JUDGE, skipped=True, method=METHOD_SKIPPED)
-        return MetricScore(name, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
+            return MetricScore(m.name, 0.0, NEEDS_JUDGE, skipped=True, method=METHOD_SKIPPED)
+        return MetricScore(m.name, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
                            method=METHOD_OFFLINE, heuristic_score=h.score)
-    try:
-        reply = judge.generate(m.prompt(sample, lang))
-    except Exception as exc:  # any judge failure degrades visibly, never aborts the run
-        return _fallback(name, h, UNAVAILABLE, f"{type(exc).__name__}: {exc}", None, _call_info(judge))
-    info = _call_info(judge)
-    if not (reply or "").strip():
-        return _fallback(name, h, UNAVAILABLE, "The judge returned an empty reply.", reply, info)
-    parsed = m.parse(reply)
-    if parsed.score is None:
-        return _fallback(name, h, UNPARSEABLE, "No JSON score or number in the judge reply.", reply, info)
-    reasoning = parsed.reasoning or f"Judge scored {parsed.score:.3f} ({parsed.how})."
-    if info.get("retries"):
-        reasoning += f" (judge call succeeded after {info['retries']} retr{'y' if info['retries'] == 1 else 'ies'})"
-    llm = round(parsed.score, 4)
+    judgements = ask_repeatedly(m, judge, m.prompt(sample, lang), repeats)
+    good = [j for j in judgements if j.score is not None]
+    if not good:
+        last = judgements[-1]
+        return _fallback(m.name, h, last.failure, last.error, last.reply, {"retries": retries(judgements)})
+    return _combined(m.name, h, good, judgements)
+
+
+def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgement]) -> MetricScore:
+    values = [j.score for j in good]
+    llm = statistics.fmean(values)
+    first = good[0]
+    reasoning = first.parsed.reasoning or f"Judge scored {first.score:.3f} ({first.how})."
+    if len(judgements) > 1:
+        reasoning += f" (mean of {len(good)} judgements: {', '.join(f'{v:.3f}' for v in values)})"
+    failed = [j for j in judgements if j.score is None]
+    if failed:
+        reasoning += f" ({len(failed)} of {len(judgements)} judge calls gave no score: {failed[0].error})"
+    n = retries(judgements)
+    if n:
+        reasoning += f" (judge call succeeded after {n} retr{'y' if n == 1 else 'ies'})"
+    how = ",".join(dict.fromkeys(j.how for j in good))
+    common = dict(llm_score=round(llm, 4), raw_reply=first.reply, verdicts=first.parsed.verdicts,
+                  llm_scores=[round(v, 4) for v in values] if len(judgements) > 1 else [],
+                  llm_std=round(statistics.stdev(values), 4) if len(values) > 1 else None, scored_from=how)
     if h is None:  # nothing to blend with: the judge's score is the score
-        return MetricScore(name, llm, reasoning, method=METHOD_LLM, llm_score=llm, raw_reply=reply,
-                           verdicts=parsed.verdicts, scored_from=parsed.how)
-    return MetricScore(name, blend(parsed.score, h.score), reasoning, method=METHOD_BLEND,
-                       llm_score=llm, heuristic_score=h.score,
-                       raw_reply=reply, verdicts=parsed.verdicts, scored_from=parsed.how)
+        return MetricScore(name, round(llm, 4), reasoning, method=METHOD_LLM, **common)
+    return MetricScore(name, blend(llm, h.score), reasoning, method=METHOD_BLEND, heuristic_score=h.score, **common)
 
 
 def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
-                 heuristics: str = DEFAULT_HEURISTICS) -> Dict[str, MetricScore]:
+                 heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1) -> Dict[str, MetricScore]:
     """Every chosen metric's score for one sample, in the order chosen.
 
     A rule-based metric whose inputs the sample lacks is left out (no keywords, no keyword
@@ -95,7 +102,7 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
     scores: Dict[str, MetricScore] = {}
     for m in metrics:
         if m.judged:
-            scores[m.name] = score_metric(m, sample, judge, lang, heuristics)
+            scores[m.name] = score_metric(m, sample, judge, lang, heuristics, repeats)
         elif m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
     return scores
