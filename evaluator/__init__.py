@@ -7,7 +7,8 @@
 from typing import Any
 
 from .errors import DatasetError
-from .evaluation import OfflineJudge, RAGEvaluator
+from .evaluation import RAGEvaluator
+from .judges.offline import OfflineJudge
 from .metrics.registry import Metric
 from .metrics.rubric import RubricMetric, load_rubrics
 from .model import EvalReport, EvalResult, EvalSample, MetricScore

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
+from .judges.base import is_offline
 from .metrics.registry import MetricChoice, resolve_metrics
-from .metrics.scoring import is_offline
 from .model import EvalSample
 from .text import estimate_tokens, resolve_language
 

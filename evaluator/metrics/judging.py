@@ -6,10 +6,10 @@ turns a sample's judgements into its MetricScore.
 """
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional
+from typing import Any, List, Optional
 
+from ..judges.base import accepts, call_info
 from .geval import weighted_score
 from .metric import Metric
 from .parsing import ParsedReply
@@ -32,26 +32,12 @@ class Judgement:
     error: str = ""
 
 
-def accepts(generate: Callable[..., Any], option: str) -> bool:
-    """Does this judge's generate() take keyword `option`? (The judge interface only promises the prompt.)"""
-    try:
-        params = inspect.signature(generate).parameters
-    except (TypeError, ValueError):
-        return False
-    return option in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
-def call_info(judge: Any) -> dict:
-    info = getattr(judge, "call_info", None)
-    return (info() or {}) if callable(info) else {}
-
-
 def ask(metric: Metric, judge: Any, prompt: str, repeat: int = 0) -> Judgement:
     """One judgement; `repeat` > 0 marks a repeated one (its own cache entry, for judges that cache)."""
     options = {}
-    if repeat and accepts(judge.generate, "repeat"):
+    if repeat and accepts(judge, "repeat"):
         options["repeat"] = repeat
-    if metric.logprobs and accepts(judge.generate, "top_logprobs"):
+    if metric.logprobs and accepts(judge, "top_logprobs"):
         options["top_logprobs"] = TOP_LOGPROBS
     try:
         reply = judge.generate(prompt, **options)

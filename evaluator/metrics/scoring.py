@@ -4,6 +4,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Dict, Iterable, List, Optional, Union
 
+from ..judges.base import is_offline
 from .heuristics import DEFAULT_HEURISTICS
 from ..model import (
     METHOD_BLEND,
@@ -24,11 +25,6 @@ LLM_WEIGHT = 0.7
 HEURISTIC_WEIGHT = 0.3
 NEEDS_JUDGE = "Needs a judge: this metric has no offline heuristic."
 NO_SCORE = "No score: the judge failed and this metric has no heuristic to fall back on."
-
-
-def is_offline(judge: Any) -> bool:
-    """A judge that declares `offline = True` is never called; heuristics score everything."""
-    return bool(getattr(judge, "offline", False))
 
 
 def blend(llm: float, heuristic: float) -> float:
