@@ -28,6 +28,7 @@ METHOD_FALLBACK = "heuristic_fallback"  # judge failed; heuristic alone, and the
 METHOD_OFFLINE = "offline"  # no judge by choice; heuristic alone
 METHOD_SKIPPED = "skipped"  # not computable for this sample (e.g. no reference)
 METHOD_RULE = "rule"  # deterministic rule (keyword coverage, expected-doc recall)
+METHOD_EMPTY = "empty_answer"  # the answer is empty: 0 on relevancy/correctness, no judge call
 METHOD_LLM = "llm"  # the judge alone: the metric has no heuristic to blend with (rubrics)
 METHOD_UNSCORED = "unscored"  # judge failed and the metric has no heuristic: no score, the error kept
 
@@ -37,6 +38,7 @@ METHOD_LABELS = {
     METHOD_OFFLINE: "offline heuristic",
     METHOD_SKIPPED: "skipped",
     METHOD_RULE: "rule-based",
+    METHOD_EMPTY: "empty answer (0)",
     METHOD_LLM: "LLM judge",
     METHOD_UNSCORED: "unscored (judge failed)",
 }
@@ -305,7 +307,9 @@ class EvalReport:
     def format_report(self) -> str:
         means, stds = self.mean_scores(), self.std_scores()
         width = 44
-        lines = ["=" * width, f" RAG evaluation report: {len(self.results)} samples, {self.total_time:.2f}s", "=" * width]
+        n = len(self.results)
+        lines = ["=" * width, f" RAG evaluation report: {n} sample{'' if n == 1 else 's'}, {self.total_time:.2f}s",
+                 "=" * width]
         for m in self.metric_names():
             n = len(self.values(m))
             if means[m] is None:

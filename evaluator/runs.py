@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .errors import HistoryError, RagmeterError
+from .errors import HistoryError, JudgeFailed, RagmeterError
 from .evaluation import RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge
@@ -257,6 +257,9 @@ class Run:
                 on_result=self._keep, stop=self._stop)
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
+        except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
+            self.status, self.error = "stopped", describe(exc)
+            self.report = self._close(exc.report)
         except BaseException as exc:  # a thread has no caller to raise to: the run must end "failed"
             log.exception("run %s failed", self.run_id)
             self.status, self.error, self.exception = "failed", describe(exc), exc

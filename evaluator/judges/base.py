@@ -36,7 +36,11 @@ def call_info(judge: Any) -> Dict[str, Any]:
 
 
 def accepts(judge: Any, option: str) -> bool:
-    """Does this judge's `generate` take keyword `option` (by name or **kwargs)?"""
+    """Does this judge's `generate` take keyword `option` (by name or **kwargs)? A wrapper that passes
+    options through to another judge answers for it with `accepts_option(option)`."""
+    delegate = getattr(judge, "accepts_option", None)
+    if callable(delegate):
+        return bool(delegate(option))
     try:
         params = inspect.signature(judge.generate).parameters
     except (AttributeError, TypeError, ValueError):

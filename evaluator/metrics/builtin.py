@@ -9,16 +9,17 @@ from __future__ import annotations
 from typing import Tuple
 
 from . import prompts as p
-from .heuristics import heuristic_score
+from .sanity import sane_heuristic
 from .metric import RULE, Heuristic, Metric
 from .parsing import attributed_statements, correctness_f1, supported_claims, useful_contexts
 from .rules import sample_expected_doc_recall, sample_keyword_coverage
 
 
 def from_heuristic_set(name: str) -> Heuristic:
-    """The heuristic of metric `name` in whichever heuristic set the evaluator uses."""
+    """The heuristic of metric `name` in whichever heuristic set the evaluator uses (garbage capped,
+    see sanity.py)."""
     def score(sample, lang: str, kind: str):
-        return heuristic_score(name, sample, lang, kind)
+        return sane_heuristic(name, sample, lang, kind)
     return score
 
 
@@ -41,6 +42,7 @@ FAITHFULNESS = Metric(
 
 ANSWER_RELEVANCY = Metric(
     "answer_relevancy",
+    zero_if_empty=("answer",),
     prompts={"en": p.ANSWER_RELEVANCY_EN, "ar": p.ANSWER_RELEVANCY_AR},
     shows=("question", "answer"),
     heuristic=from_heuristic_set("answer_relevancy"),
@@ -80,6 +82,7 @@ CONTEXT_RECALL = Metric(
 ANSWER_CORRECTNESS = Metric(
     "answer_correctness",
     needs=("ground_truth",),
+    zero_if_empty=("answer",),
     prompts={"en": p.ANSWER_CORRECTNESS_EN, "ar": p.ANSWER_CORRECTNESS_AR},
     shows=("question", "answer", "ground_truth"),
     verdicts=correctness_f1,

@@ -45,6 +45,8 @@ class Metric:
     kind: JUDGED (one judge call per repeat) or RULE (`rule(sample)`, no judge).
     needs: sample fields it cannot do without; an empty one skips the metric with MISSING's reason
         (a RULE metric is then left out of the result instead, as keyword coverage always was).
+    zero_if_empty: sample fields whose emptiness scores 0 without a judge call (an empty answer
+        is neither relevant nor correct).
     prompts: language -> prompt template with {guard}, {json_only} and {data} slots.
     shows: the sample fields the judge sees, in order (question, answer, contexts, ground_truth).
     verdicts: computes the score from a JSON reply's evidence lists; None reads the stated score.
@@ -57,6 +59,7 @@ class Metric:
     name: str
     kind: str = JUDGED
     needs: Tuple[str, ...] = ()
+    zero_if_empty: Tuple[str, ...] = ()
     prompts: Mapping[str, str] = field(default_factory=dict)
     shows: Tuple[str, ...] = ()
     verdicts: Optional[Verdicts] = None
@@ -78,7 +81,7 @@ class Metric:
             raise ValueError(f"judged metric {self.name} needs an English prompt (prompts={{'en': ...}})")
         if self.scale not in SCALES:
             raise ValueError(f"metric {self.name}: scale must be one of {', '.join(SCALES)}, not {self.scale!r}")
-        unknown = [f for f in self.needs if f not in MISSING]
+        unknown = [f for f in self.needs + self.zero_if_empty if f not in MISSING]
         if unknown:
             raise ValueError(f"metric {self.name}: unknown sample field(s) {unknown}; use {', '.join(MISSING)}")
 
@@ -91,6 +94,13 @@ class Metric:
         for name in self.needs:
             if _empty(getattr(sample, name, None)):
                 return MISSING[name]
+        return None
+
+    def zero_reason(self, sample: EvalSample) -> Optional[str]:
+        """Why this metric scores 0 for `sample` without asking anyone (see zero_if_empty), or None."""
+        for name in self.zero_if_empty:
+            if _empty(getattr(sample, name, None)):
+                return f"The {name.replace('_', ' ')} is empty: nothing is relevant or correct."
         return None
 
     def prompt(self, sample: EvalSample, lang: str) -> str:

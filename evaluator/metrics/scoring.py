@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from ..judges.base import is_offline
 from .heuristics import DEFAULT_HEURISTICS
 from ..model import (
     METHOD_BLEND,
+    METHOD_EMPTY,
     METHOD_FALLBACK,
     METHOD_LLM,
     METHOD_OFFLINE,
@@ -52,6 +53,9 @@ def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lan
     reason = m.skip_reason(sample)
     if reason:
         return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
+    empty = m.zero_reason(sample)
+    if empty:  # nothing to judge: 0 without a judge call
+        return MetricScore(m.name, 0.0, empty, method=METHOD_EMPTY, heuristic_score=0.0)
     h = m.heuristic(sample, lang, heuristics) if m.heuristic is not None else None
     if is_offline(judge):
         if h is None:
@@ -89,23 +93,27 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
 
 
 def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
-                 heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1) -> Dict[str, MetricScore]:
+                 heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1,
+                 after_each: Optional[Callable[[], None]] = None) -> Dict[str, MetricScore]:
     """Every chosen metric's score for one sample, in the order chosen.
 
     A rule-based metric whose inputs the sample lacks is left out (no keywords, no keyword
     coverage), as before the registry; a judged one is kept as skipped, with its reason.
+    `after_each` runs after each judged metric (the evaluator's judge-health check, which may raise).
     """
     scores: Dict[str, MetricScore] = {}
     for m in metrics:
         if m.judged:
             scores[m.name] = score_metric(m, sample, judge, lang, heuristics, repeats)
+            if after_each is not None:
+                after_each()
         elif m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
     return scores
 
 
 def _fallback(metric: str, h: Any, reasoning: str, error: str, reply: Optional[str], info: dict) -> MetricScore:
-    if info.get("retries"):
+    if info.get("retries") and "retries" not in error:  # OpenAIJudge's own message already counts them
         error += f" (after {info['retries']} retries)"
     if h is None:  # no heuristic: no number at all, and never in a mean
         return MetricScore(metric, 0.0, f"{NO_SCORE} {error}", skipped=True, method=METHOD_UNSCORED,
