@@ -40,8 +40,10 @@ def price(prompt_tokens: int, completion_tokens: int,
 
 def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
                  price_in: Optional[float] = None, price_out: Optional[float] = None,
-                 judge: object = None, metrics: Optional[Iterable[MetricChoice]] = None) -> RunEstimate:
-    """Judge calls and tokens a run of the chosen `metrics` would spend (zero for the offline judge)."""
+                 judge: object = None, metrics: Optional[Iterable[MetricChoice]] = None,
+                 repeats: int = 1) -> RunEstimate:
+    """Judge calls and tokens a run of the chosen `metrics`, each asked `repeats` times, would spend
+    (zero for the offline judge)."""
     judged = [m for m in resolve_metrics(metrics) if m.judged]
     n = calls = prompt_tokens = 0
     for sample in samples:
@@ -52,7 +54,9 @@ def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
         for metric in judged:
             if metric.skip_reason(sample):
                 continue
-            calls += 1
-            prompt_tokens += estimate_tokens(metric.prompt(sample, lang))
+            if metric.zero_reason(sample):
+                continue  # scored 0 without a call (an empty answer)
+            calls += repeats
+            prompt_tokens += repeats * estimate_tokens(metric.prompt(sample, lang))
     completion = calls * COMPLETION_TOKENS_PER_CALL
     return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out))

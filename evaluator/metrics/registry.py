@@ -23,6 +23,7 @@ import logging
 from importlib.metadata import entry_points
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
+from ..errors import MetricError
 from .builtin import BUILTINS
 from .metric import JUDGED, RULE, Metric
 
@@ -106,13 +107,13 @@ def get_metric(name: str) -> Metric:
     if name in METRIC_REGISTRY:
         return METRIC_REGISTRY[name]
     hint = f" ({'; '.join(problems)})" if problems else ""
-    raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}{hint}")
+    raise MetricError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}{hint}")
 
 
 def resolve_metrics(choice: Optional[Iterable[MetricChoice]] = None) -> List[Metric]:
     """Metric objects for `choice` (names and/or Metric objects, in order; None = DEFAULT_METRICS).
 
-    Raises ValueError for an unknown name (listing the known ones), a name given twice, or an
+    Raises MetricError (a ValueError) for an unknown name (listing the known ones), a name given twice, or an
     empty choice.
     """
     if isinstance(choice, str):
@@ -120,9 +121,9 @@ def resolve_metrics(choice: Optional[Iterable[MetricChoice]] = None) -> List[Met
     items: Sequence[MetricChoice] = DEFAULT_METRICS if choice is None else list(choice)
     metrics = [item if isinstance(item, Metric) else get_metric(str(item).strip()) for item in items]
     if not metrics:
-        raise ValueError(f"no metrics chosen; choose at least one of: {', '.join(known_metrics())}")
+        raise MetricError(f"no metrics chosen; choose at least one of: {', '.join(known_metrics())}")
     names = [m.name for m in metrics]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise ValueError(f"metric(s) chosen twice: {', '.join(twice)}")
+        raise MetricError(f"metric(s) chosen twice: {', '.join(twice)}")
     return metrics

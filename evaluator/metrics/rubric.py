@@ -26,6 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
 
+from ..errors import MetricError
 from .builtin import BUILTINS
 from .metric import Metric
 from .parsing import SCALES
@@ -104,39 +105,39 @@ class RubricMetric(Metric):
 def _check(name: str, criteria: str, fields: Tuple[str, ...], scale: str, steps: Tuple[str, ...]) -> None:
     where = f"rubric {name!r}"
     if name in BUILTIN_NAMES:
-        raise ValueError(f"{where}: that name is a built-in metric's; choose another name")
+        raise MetricError(f"{where}: that name is a built-in metric's; choose another name")
     if not isinstance(criteria, str) or not criteria.strip():
-        raise ValueError(f"{where}: criteria is empty; say in plain words what a good answer does")
+        raise MetricError(f"{where}: criteria is empty; say in plain words what a good answer does")
     if not fields:
-        raise ValueError(f"{where}: fields is empty; choose from {', '.join(RUBRIC_FIELDS)}")
+        raise MetricError(f"{where}: fields is empty; choose from {', '.join(RUBRIC_FIELDS)}")
     unknown = [f for f in fields if f not in RUBRIC_FIELDS]
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}; "
+        raise MetricError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}; "
                          f"choose from {', '.join(RUBRIC_FIELDS)}")
     if len(set(fields)) != len(fields):
-        raise ValueError(f"{where}: a field is listed twice in {list(fields)}")
+        raise MetricError(f"{where}: a field is listed twice in {list(fields)}")
     if scale not in SCALES:
-        raise ValueError(f"{where}: scale {scale!r} is not one of {', '.join(SCALES)}")
+        raise MetricError(f"{where}: scale {scale!r} is not one of {', '.join(SCALES)}")
     if not all(isinstance(s, str) and s.strip() for s in steps):
-        raise ValueError(f"{where}: steps must be non-empty strings")
+        raise MetricError(f"{where}: steps must be non-empty strings")
 
 
 def rubric_from_table(name: str, table: Any, source: str = "rubrics") -> RubricMetric:
     """One rubric from its TOML table (or run-settings dict); errors name the source and the rubric."""
     if not isinstance(table, Mapping):
-        raise ValueError(f"{source}: [{name}] must be a table with criteria = \"...\", not {type(table).__name__}")
+        raise MetricError(f"{source}: [{name}] must be a table with criteria = \"...\", not {type(table).__name__}")
     unknown = [k for k in table if k not in _KEYS]
     if unknown:
-        raise ValueError(f"{source}: [{name}] has unknown key(s) {', '.join(unknown)}; "
+        raise MetricError(f"{source}: [{name}] has unknown key(s) {', '.join(unknown)}; "
                          f"a rubric has {', '.join(_KEYS)}")
     for key in ("fields", "steps"):
         if key in table and (isinstance(table[key], str) or not isinstance(table[key], list)):
-            raise ValueError(f"{source}: [{name}] {key} must be a list of strings, e.g. {key} = [\"answer\"]")
+            raise MetricError(f"{source}: [{name}] {key} must be a list of strings, e.g. {key} = [\"answer\"]")
     try:
         return RubricMetric(name, table.get("criteria", ""), table.get("fields", DEFAULT_FIELDS),
                             table.get("scale", "0-1"), table.get("steps", ()))
     except ValueError as exc:
-        raise ValueError(f"{source}: {exc}") from None
+        raise MetricError(f"{source}: {exc}") from None
 
 
 def rubrics_from_dict(data: Mapping[str, Any], source: str = "rubrics") -> List[RubricMetric]:
@@ -149,9 +150,9 @@ def parse_rubrics(text: str, source: str = "rubrics TOML") -> List[RubricMetric]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{source}: not valid TOML: {exc}") from None
+        raise MetricError(f"{source}: not valid TOML: {exc}") from None
     if not data:
-        raise ValueError(f"{source}: no rubrics; add a table like [politeness] with criteria = \"...\"")
+        raise MetricError(f"{source}: no rubrics; add a table like [politeness] with criteria = \"...\"")
     return rubrics_from_dict(data, source)
 
 
@@ -161,9 +162,9 @@ def load_rubrics(path: str | Path) -> List[RubricMetric]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ValueError(f"rubrics file {path} does not exist") from None
+        raise MetricError(f"rubrics file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read rubrics file {path}: {exc}") from None
+        raise MetricError(f"cannot read rubrics file {path}: {exc}") from None
     return parse_rubrics(text, str(path))
 
 
