@@ -27,7 +27,7 @@ import logging
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .errors import HistoryError, JudgeFailed, RagmeterError
@@ -37,6 +37,8 @@ from .judges.base import Judge, close_judge
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS
+from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
+from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample
 from .targets import TargetConfig
 from .targets.pipeline import evaluate_with_target, is_answered
@@ -58,6 +60,11 @@ class RunConfig:
 
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
     from the argument given or else from the environment variable named by `api_key_env`.
+
+    `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
+    `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
+    scale, steps}), so a stored run re-runs with the same rubrics; `repeats` is how many times
+    each judged metric is asked per sample.
     """
 
     judge: str = OFFLINE
@@ -70,6 +77,21 @@ class RunConfig:
     cache: str = ""
     price_in: Optional[float] = None
     price_out: Optional[float] = None
+    metrics: Tuple[str, ...] = ()
+    rubrics: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    repeats: int = 1
+
+    def __post_init__(self) -> None:
+        # Stored settings come back from JSON: lists for tuples, and possibly no rubrics at all.
+        object.__setattr__(self, "metrics", tuple(self.metrics or ()))
+        object.__setattr__(self, "rubrics", {str(k): dict(v) for k, v in dict(self.rubrics or {}).items()})
+        object.__setattr__(self, "repeats", int(self.repeats or 1))
+
+    def chosen_metrics(self) -> List[Metric]:
+        """The Metric objects this run scores; ValueError naming the problem (unknown name, bad rubric)."""
+        rubrics = {r.name: r for r in rubrics_from_dict(self.rubrics, "rubrics")}
+        names = self.metrics or (*DEFAULT_METRICS, *rubrics)
+        return resolve_metrics([rubrics.get(name, name) for name in names])
 
     @property
     def offline(self) -> bool:
@@ -93,7 +115,8 @@ class RunConfig:
                            max_concurrency=self.workers)
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
-        return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics)
+        return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,
+                            metrics=self.chosen_metrics(), repeats=self.repeats)
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -169,7 +192,8 @@ class Run:
         """A run of `samples` as `config` says; `judge` overrides the one config would build.
 
         With `target`, each sample's answer comes from calling it (the file needs only questions).
-        """
+        MetricError (unknown metric, bad rubric) is raised before any judge is built."""
+        config.chosen_metrics()
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
@@ -182,6 +206,7 @@ class Run:
         """A new run scoring the answers saved in run `run_id` with `config`'s judge; no target is called."""
         info = store.get_run(run_id)
         samples = store.answered_samples(run_id)
+        config.chosen_metrics()
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         settings = config.settings(judge)
@@ -203,6 +228,7 @@ class Run:
         """
         info = store.get_run(run_id)
         config = config or RunConfig.from_settings(info.settings)
+        config.chosen_metrics()
         pending = store.pending_samples(run_id)
         target = target or _stored_target(info.settings, pending, target_headers)
         built = judge is None

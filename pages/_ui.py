@@ -33,7 +33,7 @@ from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, ba
 from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
-from evaluator.model import EXTRA_METRICS, METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
+from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
 from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
 
@@ -552,7 +552,9 @@ def results_frame(token: str, _report: EvalReport) -> Any:
 
 
 def score_columns(frame: Any) -> List[str]:
-    return [c for c in (*METRICS, *EXTRA_METRICS, "overall") if c in frame.columns]
+    from evaluator.metrics.registry import DEFAULT_METRICS  # the built-in metrics, agent ones included
+
+    return [c for c in (*DEFAULT_METRICS, "overall") if c in frame.columns]
 
 
 def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), metric: Optional[str] = None,

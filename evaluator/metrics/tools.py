@@ -3,24 +3,25 @@
     tool_call_recall     rule: share of the expected tools that were called at least once
     tool_call_precision  rule: share of the calls that went to an expected tool
     task_completion      judged: did the final answer accomplish what the question asked, given
-                         the steps taken; with a heuristic for fallback and offline runs
+                         the steps taken; a heuristic stands in offline and when the judge fails
 
-Tool names are compared trimmed and case-insensitively. The reasoning names the missing and the
-unexpected tools, so a score of 0.5 says which half went wrong.
+All three are registry entries (builtin.py lists them) and appear only on agent rows: the rules
+need `expected_tools`, task completion a row with tool calls or expected tools. Tool names are
+compared trimmed and case-insensitively; the reasoning names the missing and the unexpected tools.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_OFFLINE, METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
+from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import content_words
-from .heuristics import is_evasive
-from .parsing import parse_reply
-from .scoring import skipped_for_target
-from .prompts import DATA_CLOSE, DATA_OPEN, _GUARD_EN, _JSON_ONLY_EN
+from .heuristics import HeuristicScore, is_evasive
+from .metric import RULE, Metric
+from .prompts import _GUARD_EN, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
 
-# The judge's instructions. One call per sample; the steps are shown so an answer that claims a
+# The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
 # result no step produced can be marked as not accomplished.
 TASK_COMPLETION_EN = """Decide whether the agent's FINAL ANSWER accomplishes what the QUESTION asked, given the STEPS
 it took (each tool, its arguments and its output). 1.0: the task is fully done and the answer
@@ -30,11 +31,12 @@ reports it; 0.5: partly done; 0.0: not done, refused, or the answer claims resul
 {{"score": <0.0-1.0>, "reasoning": "<one sentence naming what was or was not done>"}}
 
 {data}"""
+NOT_AGENT = "Not an agent sample: no tool calls and no expected tools."
 _OUTPUT_CHARS = 600  # per step shown to the judge: enough to see a result, cheap in tokens
 _ERROR_WORDS = ("error", "exception", "traceback", "failed", "not found")
 
 
-def _norm(name: str) -> str:
+def _norm(name: Any) -> str:
     return str(name).strip().casefold()
 
 
@@ -75,23 +77,16 @@ def steps_text(calls: List[Dict[str, Any]]) -> str:
     return "\n".join(lines) or "(no tool was called)"
 
 
-def task_completion_prompt(sample: EvalSample) -> str:
-    clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
-    data = "\n".join([DATA_OPEN, "[QUESTION]", clean(sample.question), "[STEPS]", clean(steps_text(sample.tool_calls)),
-                      "[FINAL ANSWER]", clean(sample.answer), DATA_CLOSE])
-    return TASK_COMPLETION_EN.format(guard=_GUARD_EN, json_only=_JSON_ONLY_EN, data=data)
-
-
-def task_completion_heuristic(sample: EvalSample) -> MetricScore:
+def task_completion_heuristic(sample: EvalSample, lang: str = "en", kind: str = "") -> HeuristicScore:
     """Offline estimate: an answer that is not evasive, on the question's words, after steps that did not fail.
 
-    score = 0 for an empty or evasive answer, else 0.5 * (share of the question's content words in
+    score = 0 for an evasive answer, else 0.5 * (share of the question's content words found in
     the answer or the tool outputs) + 0.5 * (share of tool calls whose output is not an error;
     1 when no tool was called).
     """
     answer = (sample.answer or "").strip()
     if not answer or is_evasive(answer):
-        return MetricScore("task_completion", 0.0, "The final answer is empty or declines the task.")
+        return HeuristicScore(0.0, "The final answer is empty or declines the task.")
     asked = set(content_words(sample.question))
     seen = set(content_words(answer + " " + steps_text(sample.tool_calls)))
     coverage = len(asked & seen) / len(asked) if asked else 1.0
@@ -99,7 +94,7 @@ def task_completion_heuristic(sample: EvalSample) -> MetricScore:
     ok_share = 1 - len(failed) / len(sample.tool_calls) if sample.tool_calls else 1.0
     reasoning = f"{coverage:.0%} of the question's words are addressed; {len(failed)} failed step(s)"
     reasoning += f" ({', '.join(failed)})." if failed else "."
-    return MetricScore("task_completion", round(0.5 * coverage + 0.5 * ok_share, 4), reasoning)
+    return HeuristicScore(round(0.5 * coverage + 0.5 * ok_share, 4), reasoning)
 
 
 def _looks_failed(output: Any) -> bool:
@@ -109,40 +104,54 @@ def _looks_failed(output: Any) -> bool:
     return any(word in text[:200].casefold() for word in _ERROR_WORDS)
 
 
-def task_completion(sample: EvalSample, judge: Any) -> MetricScore:
-    """One judge call blended 70/30 with the heuristic; the heuristic alone offline or when the judge fails."""
-    h = task_completion_heuristic(sample)
-    if getattr(judge, "offline", False):
-        return MetricScore("task_completion", h.score, f"Offline heuristic: {h.reasoning}", method=METHOD_OFFLINE,
-                           heuristic_score=h.score)
-    try:
-        reply = judge.generate(task_completion_prompt(sample))
-    except Exception as exc:  # a judge failure degrades to the heuristic, visibly
-        return _fallback(h, f"{type(exc).__name__}: {exc}", None)
-    parsed = parse_reply(reply or "", "task_completion")
-    if parsed.score is None:
-        return _fallback(h, "No JSON score or number in the judge reply.", reply)
-    return MetricScore("task_completion", round(0.7 * parsed.score + 0.3 * h.score, 4),
-                       parsed.reasoning or f"Judge scored {parsed.score:.3f}.", method=METHOD_BLEND,
-                       llm_score=round(parsed.score, 4), heuristic_score=h.score, raw_reply=reply)
+@dataclass(frozen=True)
+class TaskCompletionMetric(Metric):
+    """A judged metric whose judge sees the agent's steps, and that applies to agent rows only."""
+
+    def skip_reason(self, sample: EvalSample) -> Optional[str]:
+        if not sample.tool_calls and not sample.expected_tools:
+            return NOT_AGENT
+        return super().skip_reason(sample)
+
+    def prompt(self, sample: EvalSample, lang: str) -> str:
+        clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
+        data = "\n".join([DATA_OPEN, "[QUESTION]", clean(sample.question), "[STEPS]",
+                          clean(steps_text(sample.tool_calls)), "[FINAL ANSWER]", clean(sample.answer), DATA_CLOSE])
+        return self.prompts["en"].format(guard=_GUARD_EN, json_only=_JSON_ONLY_EN, data=data)
 
 
-def _fallback(h: MetricScore, error: str, reply: Optional[str]) -> MetricScore:
-    return MetricScore("task_completion", h.score, f"Judge unavailable — heuristic used. {h.reasoning}",
-                       method=METHOD_FALLBACK, heuristic_score=h.score, raw_reply=reply, error=error)
+def _advice(diagnosis: str, *actions: str) -> tuple:
+    return diagnosis, actions
 
 
-def agent_scores(sample: EvalSample, judge: Any) -> Dict[str, MetricScore]:
-    """The agent metrics this sample supports: none unless it has tool calls or expected tools."""
-    if sample.target_error:
-        # A failed call has no steps: only rows that expected tools are agent rows.
-        names = ["tool_call_recall", "tool_call_precision", "task_completion"]
-        return skipped_for_target(names if sample.expected_tools else [], sample)
-    scores: Dict[str, MetricScore] = {}
-    if sample.expected_tools:
-        calls = called_names(sample)
-        scores["tool_call_recall"] = tool_call_recall(calls, sample.expected_tools)
-        scores["tool_call_precision"] = tool_call_precision(calls, sample.expected_tools)
-    if sample.tool_calls or sample.expected_tools:
-        scores["task_completion"] = task_completion(sample, judge)
-    return scores
+TOOL_CALL_RECALL = Metric(
+    "tool_call_recall", kind=RULE, needs=("expected_tools",),
+    rule=lambda s: tool_call_recall(called_names(s), s.expected_tools or []),
+    advice=_advice("The agent skips tools it needs for these questions.",
+                   "Describe each tool's purpose more clearly in its schema and the system prompt.",
+                   "Check the agent's stopping rule: it may answer before calling the tools it needs."),
+    description="Share of the expected tools that the agent called.",
+    optional=True,
+)
+
+TOOL_CALL_PRECISION = Metric(
+    "tool_call_precision", kind=RULE, needs=("expected_tools",),
+    rule=lambda s: tool_call_precision(called_names(s), s.expected_tools or []),
+    advice=_advice("The agent calls tools these questions do not need.",
+                   "Narrow the tool descriptions so they say when not to use each tool.",
+                   "Limit the tools offered for each kind of question."),
+    description="Share of the agent's tool calls that went to an expected tool.",
+    optional=True,
+)
+
+TASK_COMPLETION = TaskCompletionMetric(
+    "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN},
+    shows=("question", "answer"), heuristic=task_completion_heuristic,
+    advice=_advice("The agent's final answers do not accomplish what was asked.",
+                   "Read the trajectories of the lowest rows: a failing tool, or an answer that ignores its output.",
+                   "Tell the agent to report the result of its steps, and to say so when a step failed."),
+    description="Whether the final answer accomplishes the task, given the steps taken (judged).",
+    optional=True,
+)
+
+AGENT_METRICS = (TOOL_CALL_RECALL, TOOL_CALL_PRECISION, TASK_COMPLETION)
