@@ -235,15 +235,33 @@ def test_agent_target_recall_and_precision_checked_by_hand():
 
 
 def test_task_completion_is_one_judge_call_showing_the_steps():
-    from evaluator.metrics.tools import task_completion
-
-    sample = EvalSample("Book the cheapest flight to Oslo", "Booked AF12.", [], tool_calls=agent("x")["tool_calls"])
+    sample = EvalSample("Book the cheapest flight to Oslo", "Booked AF12.", [], sample_id="t",
+                        tool_calls=agent("x")["tool_calls"])
     judge = ScriptedJudge('{"score": 0.5, "reasoning": "Found the flight but never booked it."}')
-    score = task_completion(sample, judge)
+    result = RAGEvaluator(judge, metrics=["task_completion"]).evaluate(sample)
+    score = result.scores["task_completion"]
     assert judge.calls == 1 and "(3) calculator" in judge.prompts[0] and "Booked AF12." in judge.prompts[0]
     assert (score.method, score.llm_score, score.reasoning) == ("llm_blend", 0.5, "Found the flight but never booked it.")
-    failing = task_completion(sample, ScriptedJudge(RuntimeError("judge down")))
-    assert failing.method == "heuristic_fallback" and failing.error == "RuntimeError: judge down"
+    failing = RAGEvaluator(ScriptedJudge(RuntimeError("judge down")), metrics=["task_completion"],
+                           judge_health=None).evaluate(sample).scores["task_completion"]
+    assert failing.method == "heuristic_fallback" and "judge down" in failing.error
+
+
+def test_agent_metrics_stay_out_of_plain_rag_rows_and_a_failed_agent_call_names_the_failure():
+    from evaluator.targets import FunctionTarget
+
+    plain = RAGEvaluator(OfflineJudge()).evaluate(EvalSample("Q?", "A.", ["c"]))
+    assert not {"tool_call_recall", "tool_call_precision", "task_completion"} & set(plain.scores)
+
+    def down(q):
+        raise ConnectionError("agent offline")
+
+    rows = [EvalSample("Book it", "", [], sample_id="a", expected_tools=["book"]), EvalSample("Hi", "", [], sample_id="b")]
+    report = evaluate_with_target(RAGEvaluator(OfflineJudge()), rows, FunctionTarget(down))
+    agent_row, plain_row = report.results
+    for name in ("tool_call_recall", "tool_call_precision", "task_completion"):
+        assert agent_row.scores[name].skipped and "agent offline" in agent_row.scores[name].reasoning
+        assert name not in plain_row.scores
 
 
 def test_deepeval_tools_called_and_expected_tools_columns_are_read(tmp_path):
