@@ -19,7 +19,7 @@ from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore, is_evasive
 from .metric import RULE, Metric
-from .prompts import _GUARD_EN, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
+from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
 
 # The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
 # result no step produced can be marked as not accomplished.
@@ -31,6 +31,15 @@ reports it; 0.5: partly done; 0.0: not done, refused, or the answer claims resul
 {{"score": <0.0-1.0>, "reasoning": "<one sentence naming what was or was not done>"}}
 
 {data}"""
+TASK_COMPLETION_AR = """قرّر هل تُنجز الإجابة النهائية للوكيل ما طلبه السؤال، في ضوء الخطوات التي نفّذها (كل أداة
+ومُدخلاتها ومُخرجاتها). 1.0: أُنجزت المهمة كاملةً وذكرتها الإجابة؛ 0.5: أُنجز جزء منها؛ 0.0: لم تُنجز، أو رفض
+الوكيل، أو ادّعت الإجابة نتائج لم تُنتجها أي خطوة.
+{guard}
+{json_only}
+{{"score": <من 0.0 إلى 1.0>, "reasoning": "<جملة واحدة تذكر ما أُنجز وما لم يُنجز>"}}
+
+{data}"""
+_HEADINGS = {"en": ("QUESTION", "STEPS", "FINAL ANSWER"), "ar": ("السؤال", "الخطوات", "الإجابة النهائية")}
 NOT_AGENT = "Not an agent sample: no tool calls and no expected tools."
 _OUTPUT_CHARS = 600  # per step shown to the judge: enough to see a result, cheap in tokens
 _ERROR_WORDS = ("error", "exception", "traceback", "failed", "not found")
@@ -114,10 +123,13 @@ class TaskCompletionMetric(Metric):
         return super().skip_reason(sample)
 
     def prompt(self, sample: EvalSample, lang: str) -> str:
+        lang = lang if lang in self.prompts else "en"
         clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
-        data = "\n".join([DATA_OPEN, "[QUESTION]", clean(sample.question), "[STEPS]",
-                          clean(steps_text(sample.tool_calls)), "[FINAL ANSWER]", clean(sample.answer), DATA_CLOSE])
-        return self.prompts["en"].format(guard=_GUARD_EN, json_only=_JSON_ONLY_EN, data=data)
+        question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
+        data = "\n".join([DATA_OPEN, question, clean(sample.question), steps, clean(steps_text(sample.tool_calls)),
+                          answer, clean(sample.answer), DATA_CLOSE])
+        guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
+        return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
 
 
 def _advice(diagnosis: str, *actions: str) -> tuple:
@@ -145,7 +157,7 @@ TOOL_CALL_PRECISION = Metric(
 )
 
 TASK_COMPLETION = TaskCompletionMetric(
-    "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN},
+    "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN, "ar": TASK_COMPLETION_AR},
     shows=("question", "answer"), heuristic=task_completion_heuristic,
     advice=_advice("The agent's final answers do not accomplish what was asked.",
                    "Read the trajectories of the lowest rows: a failing tool, or an answer that ignores its output.",
