@@ -109,6 +109,7 @@ def test_wal_mode_and_migrations_recorded_once(store):
     RunStore(store.path)  # reopening applies nothing twice
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("PRAGMA page_size").fetchone() == (8192,)  # a new file: few half-empty pages
         names = [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY name")]
     assert names == sorted(step.__name__ for step in MIGRATIONS)
 
