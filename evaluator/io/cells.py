@@ -1,0 +1,165 @@
+"""Cell values -> sample field values: text, lists written inside a cell, contexts, labels.
+
+contexts: a JSON array of strings (the canonical form), a Python-style list ['a', 'b'] (what pandas
+writes), or one plain string = one context. A context may also be an object {"title", "text"},
+{"page_content"} (LangChain) or {"content"}; it becomes "title: text". A cell that parses as a
+JSON array is a list; one that starts like a list ("[" then a quote, "{" or "]") must parse as one;
+anything else, like "[1] Refund policy: ...", is plain text, except a bare number or a JSON object,
+which are errors (likely the wrong column). Keywords and doc titles also accept "a; b; c" or "a|b".
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from typing import Any, Dict, List, Optional
+
+from .sources import Where
+
+# "[" followed by a quote, "{", "]" or the end: meant as a list, so it must parse as one.
+_LISTISH = re.compile(r"\[\s*(?:[\"'{\]]|$)")
+_CONTEXT_TEXT_KEYS = ("text", "page_content", "content")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages ("object", "list", ...)."""
+    names = {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
+
+
+def text_cell(value: Any, where: Where, column: str) -> str:
+    """A text field: strings trimmed, numbers as written, None as ""; lists and objects refused."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise where.error(f"must be text, not a JSON {json_type(value)}; write the value as a string",
+                      column=column)
+
+
+def list_cell(value: str, where: Where, column: str) -> Optional[List[Any]]:
+    """A list written inside a cell: JSON array, or the Python repr pandas writes; None if plain text."""
+    if not value.startswith("["):
+        return None
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, list):
+        return parsed
+    if not _LISTISH.match(value):  # "[1] Refund policy: ..." is text that happens to start with "["
+        return None
+    parsed = _python_list(value)
+    if not isinstance(parsed, list):
+        raise where.error('looks like a list but is not valid JSON; write it as a JSON array with double '
+                          'quotes, e.g. ["first text", "second text"], or as plain text without brackets',
+                          column=column)
+    return parsed
+
+
+def _python_list(value: str) -> Any:
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _context_item(item: Any, where: Where, column: str) -> str:
+    if isinstance(item, str):
+        return item.strip()
+    if isinstance(item, dict):
+        return _context_from_dict(item, where, column)
+    raise where.error(f"each context must be text or an object with a 'text' field, not a JSON "
+                      f"{json_type(item)}", column=column)
+
+
+def _context_from_dict(item: Dict[str, Any], where: Where, column: str) -> str:
+    text = next((item[k] for k in _CONTEXT_TEXT_KEYS if k in item), None)
+    meta = item.get("metadata")
+    title = item.get("title") or (meta.get("title") if isinstance(meta, dict) else None)
+    if not isinstance(text, str) or not isinstance(title, (str, type(None))):
+        raise where.error("a context object needs a text field ('text', 'page_content' or 'content') "
+                          "and an optional 'title', all strings", column=column)
+    text = text.strip()
+    return f"{title.strip()}: {text}" if title and title.strip() else text
+
+
+def _misplaced(text: str) -> Any:
+    """A cell holding a bare number or a JSON object, which a contexts column cannot be; else the text."""
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    if text.startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
+        return parsed if isinstance(parsed, dict) else text
+    return text
+
+
+def contexts_cell(value: Any, where: Where, column: str) -> List[str]:
+    """Retrieved contexts from any accepted cell form (see the module docstring); blanks dropped."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = value.strip()
+        parsed = list_cell(value, where, column)
+        if parsed is None:
+            value = _misplaced(value)
+            if isinstance(value, str):
+                return [value] if value else []
+        else:
+            value = parsed
+    if not isinstance(value, list):
+        raise where.error(f"contexts must be a list of texts (a JSON array) or one text, not a JSON "
+                          f"{json_type(value)}", column=column)
+    items = (_context_item(item, where, column) for item in value)
+    return [c for c in items if c]
+
+
+def terms_cell(value: Any, where: Where, column: str) -> Optional[List[str]]:
+    """Keywords or document titles: a list, or one string split on ';' or '|'."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        parsed = list_cell(value, where, column)
+        if parsed is None:
+            sep = ";" if ";" in value else "|"
+            parsed = value.split(sep)
+        value = parsed
+    if not isinstance(value, list):
+        raise where.error(f"must be a list of texts, or one text like 'a; b; c', not a JSON "
+                          f"{json_type(value)}", column=column)
+    terms = [text_cell(v, where, column) for v in value]
+    return [t for t in terms if t] or None
+
+
+def label_cell(value: Any, where: Where, column: str) -> Optional[float]:
+    """A human label (0/1, 0–1 or 1–5) or None when blank."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError, OverflowError):
+        number = math.nan
+    if not 0.0 <= number <= 5.0:  # also refuses NaN
+        raise where.error(f"a human label must be a number: 0/1, 0–1 or 1–5 (blank when unlabelled), "
+                          f"not {str(value)[:40]!r}", column=column)
+    return number
+
+
+def meta_cell(value: Any, where: Where, column: str) -> str:
+    """Any other column, kept as a string (JSON values serialised)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (RecursionError, ValueError):
+        raise where.error("nests JSON too deeply to keep; flatten this value", column=column) from None
