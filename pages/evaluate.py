@@ -30,7 +30,8 @@ def remember_upload() -> None:
 
 def read_source() -> Optional[tuple]:
     """(file name, bytes) of the bundled sample or the upload; None while nothing is uploaded."""
-    source = st.radio("Data source", ["Bundled sample", "Upload a file"], key="eval_source", horizontal=True)
+    source = st.radio("Data source", ["Bundled sample", "Upload a file"], key="eval_source", horizontal=True,
+                      persist_state="session")
     if source == "Bundled sample":
         name = st.selectbox("Sample file", bundled_files(), key="eval_sample_file")
         return (name, (ui.SAMPLE_DIR / name).read_bytes()) if name else None

@@ -15,10 +15,14 @@ import math
 import re
 from typing import Any, Dict, List, Optional
 
+from ..errors import DatasetError
 from .sources import Where
 
 # "[" followed by a quote, "{", "]" or the end: meant as a list, so it must parse as one.
 _LISTISH = re.compile(r"\[\s*(?:[\"'{\]]|$)")
+# A Python string literal as repr() writes it (numpy's array repr uses repr() for each item).
+_PY_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+_NUMPY_STRINGS = re.compile(rf"\[\s*(?:(?:{_PY_STRING.pattern})\s*)*\]")
 _CONTEXT_TEXT_KEYS = ("text", "page_content", "content")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -53,7 +57,10 @@ def list_cell(value: str, where: Where, column: str) -> Optional[List[Any]]:
         return parsed
     if not _LISTISH.match(value):  # "[1] Refund policy: ..." is text that happens to start with "["
         return None
-    parsed = _python_list(value)
+    # numpy's form first: literal_eval would glue ['a' 'b'] into one string, 'ab'.
+    parsed = _numpy_list(value)
+    if parsed is None:
+        parsed = _python_list(value)
     if not isinstance(parsed, list):
         raise where.error('looks like a list but is not valid JSON; write it as a JSON array with double '
                           'quotes, e.g. ["first text", "second text"], or as plain text without brackets',
@@ -66,6 +73,18 @@ def _python_list(value: str) -> Any:
         return ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
+
+
+def _numpy_list(value: str) -> Optional[List[str]]:
+    """A numpy array of strings as pandas writes it: ['a' 'b'], items split by spaces or line breaks.
+
+    Hugging Face datasets turn list columns into numpy arrays in `to_pandas()`, and `to_csv()`
+    then writes str(array): Python string literals with no commas between them.
+    """
+    if not _NUMPY_STRINGS.fullmatch(value):
+        return None
+    items = [_python_list(m.group()) for m in _PY_STRING.finditer(value, 1, len(value) - 1)]
+    return items if all(isinstance(item, str) for item in items) else None
 
 
 def _context_item(item: Any, where: Where, column: str) -> str:
@@ -163,3 +182,53 @@ def meta_cell(value: Any, where: Where, column: str) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (RecursionError, ValueError):
         raise where.error("nests JSON too deeply to keep; flatten this value", column=column) from None
+
+
+# --- cells as other tools write them: applied to the raw value before the rules above -----------
+# Each takes (value, where, column) and returns the value the rules above then read.
+
+def pipe_split(value: Any, where: Where, column: str) -> Any:
+    """deepeval's joined list: "a|b" -> ["a", "b"]. Lists and list-looking cells are left alone."""
+    if isinstance(value, str) and "|" in value and not value.lstrip().startswith("["):
+        return value.split("|")
+    return value
+
+
+def json_unquoted(value: Any, where: Where, column: str) -> Any:
+    """TruLens stores input/output JSON-encoded: '"What is X?"' -> 'What is X?'. Other values unchanged."""
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            try:
+                parsed = json.loads(text)
+            except (ValueError, RecursionError):
+                return value
+            return parsed if isinstance(parsed, str) else value
+    return value
+
+
+def first_item(value: Any, where: Where, column: str) -> Any:
+    """ragas 0.0.x ground_truths: a list of answers; its first one is the reference. Text unchanged."""
+    if isinstance(value, str):
+        parsed = list_cell(value.strip(), where, column)
+        value = parsed if parsed is not None else value
+    if isinstance(value, (list, tuple)):
+        return next((v for v in value if isinstance(v, str) and v.strip()), None)
+    return value
+
+
+def pipe_joined(value: Any) -> bool:
+    """Whether a raw contexts cell holds one text with " | " inside: maybe several passages joined."""
+    if isinstance(value, str):
+        text = value.strip()
+        items: List[Any] = [text]
+        if text.startswith("["):
+            try:
+                items = list_cell(text, Where(""), "") or [text]
+            except DatasetError:
+                return False
+    elif isinstance(value, list):
+        items = value
+    else:
+        return False
+    return any(isinstance(item, str) and " | " in item for item in items)

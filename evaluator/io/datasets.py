@@ -47,21 +47,27 @@ row over the limit.
 from __future__ import annotations
 
 import csv
+import itertools
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import DatasetError
 from ..model import EvalSample
+from .arrow_rows import parquet_records, saved_dataset_records
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell
 from .csv_rows import csv_records
-from .dialects import ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, detect_mapping, is_label
+from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
+                       pipe_warning)
 from .encodings import choose_encoding, text_stream
 from .json_rows import json_records, jsonl_records
 from .plans import Plan, Planner, check_mapping
-from .sources import ACCEPTED, FORMATS, Records, Source, Where, open_source
+from .sources import FORMATS, SAVED_DATASET, Records, Source, Where, open_source
+from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
 
-__all__ = ["ALIASES", "FIELDS", "FORMATS", "HUMAN_PREFIX", "REQUIRED", "DatasetPreview", "detect_mapping",
-           "inspect_dataset", "load_dataset"]
+__all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "FORMATS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
+           "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
+ARROW_FORMATS = ("parquet", SAVED_DATASET)
 
 
 @dataclass
@@ -69,14 +75,15 @@ class DatasetPreview:
     """What the dashboard shows before loading: the raw first rows and how columns would be read."""
 
     name: str
-    format: str  # "csv", "jsonl" or "json"
-    encoding: str
+    format: str  # "csv", "jsonl", "json", "parquet" or "saved" (a Hugging Face save_to_disk folder)
+    encoding: str  # "binary" for the Arrow formats
     columns: List[str]
     rows: List[Dict[str, Any]]  # the first rows as read, before any conversion
     mapping: Dict[str, str]  # field -> column, as detected
     row_count: int
     label_columns: List[str] = field(default_factory=list)  # human_<metric> columns
     missing: List[str] = field(default_factory=list)  # required fields with no column
+    notes: List[str] = field(default_factory=list)  # the tool recognised, how its cells are read, doubts
 
 
 def _metadata(row: Dict[str, Any], plan: Plan, where: Where) -> Dict[str, Any]:
@@ -121,20 +128,49 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
     )
 
 
-def _records(text: IO[str], src: Source, planner: Optional[Planner]) -> Tuple[List[str], Records]:
-    """Column names (CSV; [] for JSON, whose objects each carry theirs) and the row records."""
-    if src.format == "csv":
-        columns, header, records = csv_records(text, src)
-        if planner is not None:
-            planner.fix(columns, header)
-        return columns, records
-    reader = jsonl_records if src.format == "jsonl" else json_records
-    return [], reader(text, src)
+# --- rows from each format ------------------------------------------------------------------------
+
+@dataclass
+class _Rows:
+    """A source's rows, once its encoding is known: columns where the format fixes them, then records."""
+
+    encoding: str  # "binary" for Arrow formats
+    columns: List[str]  # CSV header or Arrow schema; [] for JSON, whose objects each carry their keys
+    header: Optional[Where]  # where the columns are (CSV line / Arrow file); None for JSON
+    records: Records
 
 
-def _too_many(max_rows: int, name: str) -> DatasetError:
-    return DatasetError(f"has more than {max_rows:,} rows; raise the limit (max_rows=..., or the "
-                        "dashboard's row limit setting) or split the file", file=name)
+@contextmanager
+def _rows(src: Source) -> Iterator[_Rows]:
+    """The rows of a source; read errors that slip past the readers become a DatasetError."""
+    try:
+        if src.format in ARROW_FORMATS:
+            columns, records = (parquet_records if src.format == "parquet" else saved_dataset_records)(src)
+            yield _Rows("binary", columns, Where(src.name), records)
+            return
+        encoding = choose_encoding(src)
+        with text_stream(src, encoding) as text:
+            if src.format == "csv":
+                columns, header, records = csv_records(text, src)
+                yield _Rows(encoding, columns, header, records)
+            else:
+                yield _Rows(encoding, [], None, (jsonl_records if src.format == "jsonl" else json_records)(text, src))
+    except (UnicodeError, csv.Error, RecursionError) as exc:  # backstop: the readers convert these first
+        raise DatasetError(f"cannot be read ({type(exc).__name__}: {exc}); save it as UTF-8 CSV or JSON Lines",
+                           file=src.name) from None
+
+
+def _peek(rows: _Rows, mapping: Dict[str, Optional[str]]) -> Reading:
+    """The Reading for these rows, from their columns and first row (kept for iteration)."""
+    first = next(rows.records, None)
+    if first is not None:
+        rows.records = itertools.chain([first], rows.records)
+    columns = rows.columns or ([str(k) for k in first[1]] if first else [])
+    return detect_reading(columns, first[1] if first else None, mapping)
+
+
+def _too_many(max_rows: int, name: str, surface: Surface) -> DatasetError:
+    return DatasetError(f"has more than {max_rows:,} rows; {surface.limit_advice('rows')}", file=name)
 
 
 def _no_rows(name: str) -> DatasetError:
@@ -142,33 +178,37 @@ def _no_rows(name: str) -> DatasetError:
                         "with at least question and answer", file=name)
 
 
+# --- public entry points ------------------------------------------------------------------------
+
 def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
-                 name: Optional[str] = None) -> List[EvalSample]:
-    """Read a .csv, .jsonl or .json dataset (a path, or a file-like object with `.name`).
+                 name: Optional[str] = None, surface: Surface = LIBRARY) -> List[EvalSample]:
+    """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
     `mapping` maps EvalSample fields to column names and overrides detection. `max_rows` and
     `max_bytes` refuse bigger files with a clear DatasetError. `name` replaces the file name in
-    messages (and decides the format for objects without `.name`). See the module docstring for
-    accepted columns, cell forms and encodings.
+    messages (and decides the format for objects without `.name`). `surface` (io.surfaces: LIBRARY,
+    CLI or DASHBOARD) words the advice in errors the way that surface lets a user act on it. See
+    the module docstring for accepted columns, cell forms, encodings and other tools' files.
     """
-    planner = Planner(check_mapping(mapping))
-    src = open_source(source, name, max_bytes)
-    try:
-        with text_stream(src, choose_encoding(src)) as text:
-            return _load(text, src, planner, max_rows)
-    except (UnicodeError, csv.Error, RecursionError) as exc:  # backstop: the readers convert these first
-        raise DatasetError(f"cannot be read ({type(exc).__name__}: {exc}); save it as UTF-8 "
-                           f"{ACCEPTED[1:]}", file=src.name) from None
+    user = check_mapping(mapping)
+    src = open_source(source, name, max_bytes, surface)
+    with _rows(src) as rows:
+        reading = _peek(rows, user)
+        planner = Planner({**reading.mapping, **user}, surface)
+        if rows.header is not None:  # one plan for every row, checked before any row is read
+            planner.fix(rows.columns, rows.header)
+        return _load(rows.records, src, planner, reading, max_rows, surface)
 
 
-def _load(text: IO[str], src: Source, planner: Planner, max_rows: Optional[int]) -> List[EvalSample]:
+def _load(records: Records, src: Source, planner: Planner, reading: Reading, max_rows: Optional[int],
+          surface: Surface) -> List[EvalSample]:
     samples: List[EvalSample] = []
     seen: Dict[str, Where] = {}
-    _, records = _records(text, src, planner)
     for where, row in records:
         if max_rows is not None and len(samples) >= max_rows:
-            raise _too_many(max_rows, src.name)
+            raise _too_many(max_rows, src.name, surface)
+        row = reading.apply(row, where)
         plan = planner.plan(row, where)
         sample = _build(row, plan, where, len(samples) + 1)
         _check_unique(sample, seen, where, plan)
@@ -190,38 +230,35 @@ def _check_unique(sample: EvalSample, seen: Dict[str, Where], where: Where, plan
 
 
 def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[int] = None,
-                    name: Optional[str] = None) -> DatasetPreview:
+                    name: Optional[str] = None, surface: Surface = LIBRARY) -> DatasetPreview:
     """Look at a dataset without converting it: format, columns, first raw rows, detected mapping.
 
     Raises DatasetError only when the file cannot be read at all (type, size, encoding, syntax);
     a missing question or answer column is reported in `missing`, so a UI can ask for a mapping.
+    `notes` says which tool's file was recognised and how its cells will be read.
     """
-    src = open_source(source, name, max_bytes)
-    encoding = choose_encoding(src)
-    try:
-        with text_stream(src, encoding) as text:
-            columns, rows, count = _scan(text, src, preview_rows)
-    except (UnicodeError, csv.Error, RecursionError) as exc:
-        raise DatasetError(f"cannot be read ({type(exc).__name__}: {exc}); save it as UTF-8",
-                           file=src.name) from None
-    mapping = detect_mapping(columns)
+    src = open_source(source, name, max_bytes, surface)
+    with _rows(src) as rows:
+        reading = _peek(rows, {})
+        columns, raw, count = _scan(rows, preview_rows)
+    mapping = {f: c for f, c in {**detect_mapping(columns), **reading.mapping}.items() if c}
     return DatasetPreview(
-        name=src.name, format=src.format, encoding=encoding, columns=columns, rows=rows,
+        name=src.name, format=src.format, encoding=rows.encoding, columns=columns, rows=raw,
         mapping=mapping, row_count=count,
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
+        notes=list(reading.notes) + pipe_warning(raw, mapping.get("contexts"), reading),
     )
 
 
-def _scan(text: IO[str], src: Source, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any]], int]:
-    columns, records = _records(text, src, None)
-    seen = dict.fromkeys(columns)
-    rows: List[Dict[str, Any]] = []
+def _scan(rows: _Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any]], int]:
+    seen = dict.fromkeys(rows.columns)
+    raw: List[Dict[str, Any]] = []
     count = 0
-    for _, row in records:
+    for _, row in rows.records:
         count += 1
-        if len(rows) < preview_rows:
-            rows.append(row)
-        if not columns:  # JSON: the union of keys, in first-seen order
+        if len(raw) < preview_rows:
+            raw.append(row)
+        if not rows.columns:  # JSON: the union of keys, in first-seen order
             seen.update(dict.fromkeys(str(k) for k in row))
-    return list(seen), rows, count
+    return list(seen), raw, count

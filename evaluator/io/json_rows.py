@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import json
-from typing import IO, Any
+import re
+from typing import IO, Any, Optional
 
 from ..errors import DatasetError
 from .cells import json_type
 from .sources import Records, Source, Where
+
+_LINE_ADVICE = "each line of a .jsonl file must be one complete JSON object"
+# A key as JSON writes it, followed by its colon: the last one before a syntax error names the column.
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
 
 def jsonl_records(text: IO[str], src: Source) -> Records:
     """One object per non-blank line, with its line number."""
@@ -14,7 +20,7 @@ def jsonl_records(text: IO[str], src: Source) -> Records:
         if not raw.strip():
             continue
         where = Where(src.name, lineno)
-        obj = _parse_json(raw, where, "each line of a .jsonl file must be one complete JSON object")
+        obj = _parse_line(raw.rstrip("\r\n"), where)
         if not isinstance(obj, dict):
             hint = " If the file is one JSON list, rename it to .json." if isinstance(obj, list) else ""
             raise where.error(f"is a JSON {json_type(obj)}, not an object; write one object per line, "
@@ -44,6 +50,32 @@ def json_records(text: IO[str], src: Source) -> Records:
             raise here.error(f"is a JSON {json_type(obj)}, not an object with question/answer fields")
         items[index] = None  # let each parsed object go once it has become a sample
         yield here, obj
+
+
+def _parse_line(line: str, where: Where) -> Any:
+    """One JSONL line; a syntax error names the column (key) it happened in, not a character count."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        column = _last_key(line[:exc.pos])
+        if exc.pos >= len(line.rstrip()) and line.lstrip().startswith("{"):
+            reason = ("ends before its object is closed: the closing } (or a ] or quote before it) is "
+                      "missing at the end of the line")
+        else:
+            reason = f"is not valid JSON ({exc.msg} at character {exc.colno})"
+        raise where.error(f"{reason}; {_LINE_ADVICE}", column=column) from None
+    except (ValueError, RecursionError):
+        return _parse_json(line, where, _LINE_ADVICE)
+
+
+def _last_key(prefix: str) -> Optional[str]:
+    keys = _KEY.findall(prefix)
+    if not keys:
+        return None
+    try:
+        return str(json.loads(f'"{keys[-1]}"'))
+    except ValueError:
+        return keys[-1]
 
 
 def _parse_json(text: str, where: Where, advice: str) -> Any:

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..errors import DatasetError
 from .dialects import ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, check_duplicates, detect_mapping, is_label, norm
 from .sources import Where
+from .surfaces import LIBRARY, Surface
 
 @dataclass(frozen=True)
 class Plan:
@@ -52,19 +53,20 @@ def _check_one_use(fields: Dict[str, str], where: Where) -> None:
         used[column] = name
 
 
-def _require(fields: Dict[str, str], columns: List[str], where: Where) -> None:
+def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: Surface) -> None:
     for name in REQUIRED:
         if name not in fields:
             raise where.error(
                 f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
-                f"{', '.join(ALIASES[name])}. Rename the column or pass mapping={{'{name}': '<your column>'}}")
+                f"{', '.join(ALIASES[name])}. {surface.map_advice(name)}")
 
 
-def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Where, strict: bool) -> Plan:
+def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Where, strict: bool,
+              surface: Surface = LIBRARY) -> Plan:
     """The plan for rows with these columns; raises when a required field has no column."""
     check_duplicates(columns, where)
     fields = _apply_mapping(columns, mapping, where, strict)
-    _require(fields, columns, where)
+    _require(fields, columns, where, surface)
     used = set(fields.values())
     rest = [c for c in columns if c not in used]
     labels = tuple((norm(c)[len(HUMAN_PREFIX):], c) for c in rest if is_label(c))
@@ -75,15 +77,16 @@ def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Wher
 class Planner:
     """Plans for rows: one fixed plan for a CSV header, one per distinct key set for JSON objects."""
 
-    def __init__(self, mapping: Dict[str, Optional[str]]) -> None:
+    def __init__(self, mapping: Dict[str, Optional[str]], surface: Surface = LIBRARY) -> None:
         self.mapping = mapping
+        self.surface = surface
         self._fixed: Optional[Plan] = None
         self._cache: Dict[Tuple[str, ...], Plan] = {}
         self._columns: Dict[str, str] = {}  # every key seen in JSON objects, by norm
 
     def fix(self, columns: List[str], where: Where) -> None:
         """Use one plan for every row (a CSV header), checked now, before any row is read."""
-        self._fixed = make_plan(columns, self.mapping, where, strict=True)
+        self._fixed = make_plan(columns, self.mapping, where, strict=True, surface=self.surface)
 
     def plan(self, row: Dict[str, Any], where: Where) -> Plan:
         if self._fixed is not None:
@@ -94,7 +97,7 @@ class Planner:
             if len(self._cache) > 64:  # rows with ever-different keys must not grow memory
                 self._cache.clear()
             # Objects may omit optional keys, so a mapped column is only checked at the end (finish).
-            plan = make_plan([str(k) for k in keys], self.mapping, where, strict=False)
+            plan = make_plan([str(k) for k in keys], self.mapping, where, strict=False, surface=self.surface)
             self._columns.update((norm(str(k)), str(k)) for k in keys)
             self._cache[keys] = plan
         return plan

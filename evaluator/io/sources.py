@@ -14,9 +14,14 @@ from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
 
 from ..errors import DatasetError
+from .surfaces import LIBRARY, Surface
 
-FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
-ACCEPTED = ".csv, .jsonl or .json"
+FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+                           ".parquet": "parquet"}
+ACCEPTED = ".csv, .jsonl, .json or .parquet"
+SAVED_DATASET = "saved"  # the format of a Hugging Face `save_to_disk` folder
+# Files that `Dataset.save_to_disk` / `DatasetDict.save_to_disk` write beside their Arrow data.
+_SAVED_MARKERS = ("state.json", "dataset_dict.json")
 
 
 @dataclass(frozen=True)
@@ -46,54 +51,58 @@ class Source:
     format: str
     delimiter: str
     open: Callable[[], IO[bytes]]  # a fresh binary stream at offset 0
+    folder: Optional[Path] = None  # a saved Hugging Face dataset: the folder, read by arrow_rows
 
 
 def _format_of(name: str) -> Tuple[str, str]:
     suffix = Path(name).suffix.lower()
     if suffix not in FORMATS:
-        raise DatasetError(f"unknown file type '{suffix or '(none)'}'; ragmeter reads {ACCEPTED} files "
-                           "(rename the file or export it in one of these formats)", file=name)
+        raise DatasetError(f"unknown file type '{suffix or '(none)'}'; ragmeter reads {ACCEPTED} files and "
+                           "Hugging Face datasets folders made by save_to_disk (rename the file or export it "
+                           "in one of these formats)", file=name)
     return FORMATS[suffix], "\t" if suffix == ".tsv" else ","
 
 
-def _check_size(size: int, max_bytes: Optional[int], name: str) -> None:
+def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:
     if max_bytes is not None and size > max_bytes:
-        raise DatasetError(f"is {size:,} bytes, more than the limit of {max_bytes:,} bytes; raise the "
-                           "limit (max_bytes=..., or the dashboard's upload size setting) or split the file",
-                           file=name)
+        raise DatasetError(f"is {size:,} bytes, more than the limit of {max_bytes:,} bytes; "
+                           f"{surface.limit_advice('bytes')}", file=name)
 
 
-def open_source(source: Any, name: Optional[str], max_bytes: Optional[int]) -> Source:
+def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface = LIBRARY) -> Source:
     """A path or file-like object as a Source, after the extension and size checks."""
     if isinstance(source, (str, os.PathLike)):
-        return _open_path(Path(source), name or str(source), max_bytes)
+        return _open_path(Path(source), name or str(source), max_bytes, surface)
     name = name or getattr(source, "name", None)
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
                            f"name='data.csv' (the extension decides the format: {ACCEPTED})")
     fmt, delimiter = _format_of(str(name))
-    data = _read_upload(source, str(name), max_bytes)
+    data = _read_upload(source, str(name), max_bytes, surface)
     return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data))
 
 
-def _open_path(path: Path, name: str, max_bytes: Optional[int]) -> Source:
+def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:
+    if path.is_dir() and any((path / marker).is_file() for marker in _SAVED_MARKERS):
+        _check_size(sum(p.stat().st_size for p in path.rglob("*.arrow")), max_bytes, name, surface)
+        return Source(name, SAVED_DATASET, "", lambda: io.BytesIO(b""), folder=path)
     fmt, delimiter = _format_of(name)
     try:
         if not path.is_file():
             what = "is a folder, not a file" if path.is_dir() else "does not exist"
             raise DatasetError(f"{what}; check the path", file=name)
-        _check_size(path.stat().st_size, max_bytes, name)
+        _check_size(path.stat().st_size, max_bytes, name, surface)
     except OSError as exc:
         raise DatasetError(f"cannot be read ({exc.strerror or exc}); check the path and permissions",
                            file=name) from None
     return Source(name, fmt, delimiter, lambda: path.open("rb"))
 
 
-def _read_upload(source: Any, name: str, max_bytes: Optional[int]) -> bytes:
+def _read_upload(source: Any, name: str, max_bytes: Optional[int], surface: Surface) -> bytes:
     """The bytes of a file-like object (a Streamlit UploadedFile, BytesIO, an open file)."""
     size = getattr(source, "size", None)
     if isinstance(size, int):
-        _check_size(size, max_bytes, name)  # before reading anything
+        _check_size(size, max_bytes, name, surface)  # before reading anything
     if hasattr(source, "getvalue"):
         data = source.getvalue()
     else:
@@ -102,5 +111,5 @@ def _read_upload(source: Any, name: str, max_bytes: Optional[int]) -> bytes:
         data = data.encode("utf-8")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DatasetError("is not a readable file (its read() gave no bytes)", file=name)
-    _check_size(len(data), max_bytes, name)
+    _check_size(len(data), max_bytes, name, surface)
     return bytes(data)
