@@ -180,7 +180,7 @@ def sample_label(frame: Any, i: int) -> str:
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report and each chart as PNG and SVG (generated only when clicked)."""
     from evaluator import charts as chart_io
-    from evaluator import export
+    from evaluator.io import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
     c1, c2, c3 = st.columns(3)
