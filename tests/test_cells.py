@@ -85,3 +85,15 @@ def test_csv_context_cell_holding_a_number_or_object(tmp_path, cell, words):
 def test_bad_human_labels(tmp_path, value):
     err = load_error(write(tmp_path, "hl.csv", csv_text([["question", "answer", "human_faithfulness"], ["q", "a", value]])))
     assert (err.line, err.column) == (2, "human_faithfulness") and "0/1, 0–1 or 1–5" in str(err)
+
+
+@pytest.mark.parametrize("cell, expected", [
+    ("['a' 'b']", ["a", "b"]),  # numpy's str(array): no commas
+    ("['Warranty: two years.'\n 'Shipping: free.']", ["Warranty: two years.", "Shipping: free."]),
+    ("[\"it's here\" 'plain']", ["it's here", "plain"]),
+    ("['only one']", ["only one"]),
+    ("['a', 'b']", ["a", "b"]),  # a Python list still reads as one
+])
+def test_numpy_array_cells_are_lists(tmp_path, cell, expected):
+    [s] = load_dataset(write(tmp_path, "np.csv", csv_text([["question", "answer", "contexts"], ["q", "a", cell]])))
+    assert s.contexts == expected

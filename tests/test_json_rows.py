@@ -52,3 +52,21 @@ def test_jsonl_errors(tmp_path):
 def test_empty_json_files_have_no_rows(tmp_path, name, text):
     err = load_error(write(tmp_path, name, text))
     assert str(err).startswith(f"{tmp_path / name}: has no rows")
+
+
+@pytest.mark.parametrize("line, column", [
+    ('{"question": "q2", "answer": "a2", "contexts": ["c"]', "contexts"),
+    ('{"question": "q2", "answer": "a2"', "answer"),
+    ('{"question": "q2", "answer": "a2", "contexts": ["c"', "contexts"),
+])
+def test_a_jsonl_line_missing_its_brace_names_the_column(tmp_path, line, column):
+    text = '{"question": "q1", "answer": "a1"}\n' + line + '\n{"question": "q3", "answer": "a3"}\n'
+    err = load_error(write(tmp_path, "cut.jsonl", text))
+    assert (err.line, err.column) == (2, column)
+    assert f"cut.jsonl, line 2, column '{column}': ends before its object is closed" in str(err)
+    assert "column 1" not in str(err)
+
+
+def test_a_jsonl_syntax_error_inside_a_line_names_its_column(tmp_path):
+    err = load_error(write(tmp_path, "mid.jsonl", '{"question": "q", "answer": oops, "contexts": []}\n'))
+    assert err.column == "answer" and "not valid JSON" in str(err) and "character 29" in str(err)

@@ -173,13 +173,13 @@ def label_cell(value: Any, where: Where, column: str) -> Optional[float]:
 
 
 def meta_cell(value: Any, where: Where, column: str) -> str:
-    """Any other column, kept as a string (JSON values serialised)."""
+    """Any other column, kept as a string (JSON values serialised; dates and other Arrow values as text)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value.strip()
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=str)
     except (RecursionError, ValueError):
         raise where.error("nests JSON too deeply to keep; flatten this value", column=column) from None
 

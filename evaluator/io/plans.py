@@ -40,8 +40,20 @@ def _apply_mapping(columns: List[str], mapping: Dict[str, Optional[str]], where:
         fields.pop(name, None)
         if column is not None:
             fields[name] = column
+    _release_detected(fields, mapping)
     _check_one_use(fields, where)
     return fields
+
+
+def _release_detected(fields: Dict[str, str], mapping: Dict[str, Optional[str]]) -> None:
+    """Drop an optional field detected on a column the caller mapped to another field.
+
+    Mapping contexts to Phoenix's `reference` means that column is not also the reference answer.
+    A required field keeps its column, so mapping one onto the answer column is still an error.
+    """
+    chosen = {fields[name] for name in mapping if name in fields}
+    for name in [n for n, c in fields.items() if c in chosen and n not in mapping and n not in REQUIRED]:
+        del fields[name]
 
 
 def _check_one_use(fields: Dict[str, str], where: Where) -> None:
