@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .judges.cache import default_cache_path
 from .costs import estimate_run
-from .io.datasets import load_dataset
+from .io.datasets import CLI, load_dataset
 from .errors import RagmeterError
 from .evaluation import OfflineJudge, RAGEvaluator
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
@@ -183,7 +183,7 @@ def load_samples(args: argparse.Namespace, store: Any) -> tuple:
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    samples = load_dataset(args.data, mapping)
+    samples = load_dataset(args.data, mapping, surface=CLI)
     return Path(args.data).name, samples, None, list(enumerate(samples))
 
 

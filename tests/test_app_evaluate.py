@@ -252,3 +252,50 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
         assert CANARY.encode() not in path.read_bytes(), path
     app.switch_page("pages/report.py").run()
     assert {m.label: m.value for m in app.metric}["Judge calls"] == f"{calls:,}"
+
+
+# --- state that must outlive page switches and runs (issue 11 item 4) -----------------------------
+def sidebar_captions(at):
+    return [c.value for c in at.sidebar.caption]
+
+
+def test_a_held_upload_is_what_the_page_uses_when_the_source_choice_is_gone(history):
+    """What the real app has after a page switch: the upload's bytes kept, the widgets reset."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["upload"] = ("held.csv", GOOD_CSV)
+    at.run()
+    no_exception(at)
+    assert at.radio(key="eval_source").value == "Upload a file"
+    assert any("Using **held.csv**, uploaded earlier" in c.value for c in at.caption)
+    at.button(key="btn_run").click().run()
+    assert at.session_state["run"].dataset_name == "held.csv"
+    assert len(at.session_state["report"].results) == 3  # not the 28 rows of the bundled sample
+
+
+def test_the_sidebar_names_the_current_dataset_and_the_finished_run(app):
+    assert any(c.startswith("Dataset: **sample.jsonl**") for c in sidebar_captions(app))
+    upload(app, "mine.csv", GOOD_CSV)
+    assert any(c.startswith("Dataset: **mine.csv** · 3 samples") for c in sidebar_captions(app))
+    app.button(key="btn_run").click().run()
+    captions = sidebar_captions(app)
+    assert not any(c.startswith("Run in progress") for c in captions), captions
+    assert any(c.startswith("Report: **mine.csv** · finished · 3 samples") for c in captions), captions
+    upload(app, "broken.csv", b'question,answer\n"never closed,a\n')
+    assert not any(c.startswith("Dataset:") for c in sidebar_captions(app))
+
+
+def test_dataset_errors_speak_the_dashboard_s_language(app):
+    upload(app, "noanswer.csv", b"question,reply\nq,a\n")
+    message = app.error[0].value
+    assert "choose the column for answer under Column mapping" in message
+    assert "mapping={" not in message and "--mapping" not in message
+
+
+def test_a_third_party_file_says_how_it_is_read(app):
+    data = (ROOT / "tests" / "fixtures" / "deepeval_dataset.csv").read_bytes()
+    upload(app, "deepeval_dataset.csv", data)
+    no_exception(app)
+    assert any(i.value.startswith("deepeval file: retrieval_context") for i in app.info)
+    assert app.session_state["dataset"].samples[0].contexts == [
+        "Warranty: kettles are covered for two years against manufacturing defects.",
+        "Shipping: orders over $40 ship free."]

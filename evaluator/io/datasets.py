@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -68,6 +69,7 @@ from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
 __all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "FORMATS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
            "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
 ARROW_FORMATS = ("parquet", SAVED_DATASET)
+log = logging.getLogger("ragmeter")
 
 
 @dataclass
@@ -195,6 +197,8 @@ def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None
     src = open_source(source, name, max_bytes, surface)
     with _rows(src) as rows:
         reading = _peek(rows, user)
+        for note in reading.notes:
+            log.info("%s: %s", src.name, note)
         planner = Planner({**reading.mapping, **user}, surface)
         if rows.header is not None:  # one plan for every row, checked before any row is read
             planner.fix(rows.columns, rows.header)
