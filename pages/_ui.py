@@ -192,9 +192,11 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.")
     model = c2.text_input("Model", value="gpt-4o-mini", key=f"{prefix}_model")
     # The field starts empty on purpose: a pre-filled value would travel to the browser.
-    # live: a password field left with Tab never commits (focus moves to its show-password eye, so
-    # the field is not blurred) and Run would go without the key; committing on a typing pause does.
-    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key", live="300ms",
+    # A password field left with Tab never commits (focus moves to its own show-password eye, so the
+    # field is not blurred) and Run would go without the key. live="0ms" + "ignore": every keystroke
+    # stages the value in the browser, which sends it with the next rerun (the Run click) without
+    # rerunning by itself, so even a click right after typing carries the key.
+    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key", live="0ms", on_change="ignore",
                             help="Used for this session's judge calls only; never saved or exported.")
     if not api_key:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
