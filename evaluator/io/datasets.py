@@ -1,28 +1,40 @@
-"""Read evaluation datasets (CSV, JSON Lines, JSON) into `EvalSample` lists.
+"""Read evaluation datasets (CSV, JSON Lines, JSON, Parquet, saved datasets) into `EvalSample` lists.
 
-Formats, chosen by the file name's extension:
+This module is the entry point and the map; each step has its own module beside it: sources
+(path or upload, size limit), encodings, csv_rows / json_rows / arrow_rows (raw rows per format),
+dialects (column names, other tools' files), plans (column -> field), cells (cell values), surfaces
+(advice worded for the library, the CLI or the dashboard).
+
+Formats, chosen by the file name's extension (or a folder's contents):
     .csv (.tsv)       a header line, then one sample per row. A header without commas but with
                       semicolons or tabs is read with that delimiter (European Excel exports).
     .jsonl (.ndjson)  one JSON object per line; blank lines are skipped.
     .json             a list of objects, or an object holding that list under "samples" or "data".
+    .parquet          one sample per row (pyarrow, read in batches).
+    a folder          a Hugging Face `datasets` folder written by save_to_disk (its Arrow files;
+                      a DatasetDict folder with one split, or the folder of one split).
 
 Column names (matched case-insensitively, surrounding spaces ignored; first alias found wins):
     question                  question | user_input (ragas) | input (deepeval) | query
-    answer                    answer | response (ragas) | actual_output (deepeval)
+    answer                    answer | response (ragas) | actual_output (deepeval) | output (Phoenix, TruLens)
     contexts                  contexts | retrieved_contexts (ragas) | retrieval_context (deepeval) | context
-    ground_truth              ground_truth | reference (ragas) | expected_output (deepeval)
+    ground_truth              ground_truth | reference (ragas) | expected_output (deepeval) |
+                              ground_truths (ragas 0.0.x)
     sample_id                 sample_id | id
     expected_answer_keywords  expected_answer_keywords | keywords
     expected_docs             expected_docs
     category                  category
 `mapping={field: column}` overrides detection; a field mapped to None or "" is not read.
 `question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped);
-a missing `contexts` column means no contexts.
+a missing `contexts` column means no contexts. Files from deepeval, Phoenix, ragas 0.0.x and TruLens
+are recognised and their cells read the way those tools write them (see dialects.py);
+`inspect_dataset(...).notes` says what was recognised and how it is read.
 
 Cell values:
   - contexts: a JSON array of strings (the canonical form), a Python-style list ['a', 'b'] (what
     pandas writes), or one plain string = one context. A context may also be an object
     {"title", "text"}, {"page_content"} (LangChain) or {"content"}; it becomes "title: text".
+    A numpy array as pandas writes it (['a' 'b'], from Hugging Face datasets) is a list too.
     A cell that parses as a JSON array is a list; one that starts like a list ("[" then a quote,
     "{" or "]") must parse as one; anything else, like "[1] Refund policy: ...", is plain text,
     except a bare number or a JSON object, which are errors (likely the wrong column).
@@ -40,7 +52,8 @@ another code page (e.g. Arabic Windows-1256) will then look garbled, and the fix
 UTF-8. NUL bytes without a BOM (a binary file, or UTF-16 without BOM) and zip/xlsx files are refused.
 
 Every problem raises `DatasetError` naming the file, the place (CSV: physical line, header = line
-1; JSONL: line; JSON: item N, 1-based), the column, and what to do. Limits (`max_bytes`,
+1; JSONL: line; JSON and Arrow formats: item N, 1-based), the column, and what to do, in the words
+of the caller's surface (`surface=CLI` says `--mapping answer=COLUMN`). Limits (`max_bytes`,
 `max_rows`) are checked before parsing where the size is known, and reading stops at the first
 row over the limit.
 """
