@@ -62,7 +62,7 @@ def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
     def cell(value: Any) -> str:
         if isinstance(value, str):
             return value if len(value) <= 300 else value[:297] + "…"
-        return "" if value is None else json.dumps(value, ensure_ascii=False)[:300]
+        return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)[:300]
 
     return [{str(k): cell(v) for k, v in row.items()} for row in pre.rows]
 

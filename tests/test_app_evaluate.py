@@ -317,3 +317,20 @@ def test_a_third_party_file_says_how_it_is_read(app):
     assert app.session_state["dataset"].samples[0].contexts == [
         "Warranty: kettles are covered for two years against manufacturing defects.",
         "Shipping: orders over $40 ship free."]
+
+
+def test_a_parquet_upload_with_dates_previews_and_loads(app, tmp_path):
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "logged.parquet"
+    pq.write_table(pa.table({"question": ["Where is the office?"], "answer": ["In Cairo."],
+                             "contexts": [["The office is in Cairo."]],
+                             "logged_at": [datetime.datetime(2026, 3, 1, 9, 30)]}), path)
+    upload(app, "logged.parquet", path.read_bytes(), mime="application/octet-stream")
+    no_exception(app)
+    assert any("logged.parquet** · PARQUET · 1 rows" in c.value for c in app.caption)
+    [sample] = app.session_state["dataset"].samples
+    assert sample.contexts == ["The office is in Cairo."] and sample.metadata == {"logged_at": '"2026-03-01 09:30:00"'}
