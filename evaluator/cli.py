@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from .costs import estimate_run
 from .analysis import judging
 from .errors import RagmeterError
-from .io.datasets import load_dataset
+from .io.datasets import CLI, load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
@@ -294,7 +294,7 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID, or --rescore RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    return load_dataset(args.data, mapping, needs_answer=target is None)
+    return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None)
 
 
 def new_run(args: argparse.Namespace, store: Any) -> Run:
