@@ -36,7 +36,7 @@ def pipeline_mode(at, file="demo_questions.jsonl"):
 def test_a_file_without_answers_needs_a_pipeline(app):
     app.selectbox(key="eval_sample_file").set_value("demo_questions.jsonl").run()
     no_exception(app)
-    assert any("no answer column" in e.value and "give a target" in e.value for e in app.error)
+    assert any("no answer column" in e.value and "choose Answers: call my pipeline" in e.value for e in app.error)
     pipeline_mode(app)
     no_exception(app)
     assert not app.error and app.button(key="btn_test_target").disabled  # no URL yet

@@ -96,8 +96,12 @@ def test_tutorial_dataset_and_rag_answer_end_to_end(tmp_path, fmt):
 def test_without_target_a_file_without_answers_says_to_map_a_column_or_give_a_target(tmp_path):
     data = tmp_path / "eval.jsonl"
     write_dataset(data, "jsonl")
-    with pytest.raises(DatasetError, match="no answer column.*or give a target"):
+    with pytest.raises(DatasetError, match="no answer column.*or give a target that answers each question"):
         load_dataset(data)
+    from evaluator.io.datasets import CLI
+
+    with pytest.raises(DatasetError, match="--mapping answer=COLUMN, or give a target .*--target URL"):
+        load_dataset(data, surface=CLI)
 
 
 def faulty(req):
