@@ -166,6 +166,27 @@ class OpenAIJudge:
                 "max_tokens": self.max_tokens,
                 "cache": str(self._cache.path) if self._cache is not None else None}
 
+    # -- what the Batch API (judges/batch.py) reuses ---------------------------------------------------
+    @property
+    def client(self) -> openai.OpenAI:
+        """The `openai` client this judge calls (its files and batches APIs serve `--batch`)."""
+        return self._client
+
+    def request_body(self, prompt: str) -> dict:
+        """The chat-completions body generate() would send for `prompt` now."""
+        return self._request(prompt, self._mode)
+
+    def cached(self, prompt: str) -> Optional[str]:
+        """The cached reply to `prompt`, or None (also None without a cache)."""
+        if self._cache is None:
+            return None
+        return self._cache.get(cache_key(self.base_url, self.model, self.temperature, prompt))
+
+    def remember(self, prompt: str, reply: str) -> None:
+        """Store a reply obtained elsewhere (a batch) in this judge's cache, if it has one."""
+        if self._cache is not None:
+            self._cache.put(cache_key(self.base_url, self.model, self.temperature, prompt), reply)
+
     def close(self) -> None:
         """Close the HTTP client (unless it was passed in) and the cache."""
         if self._owns_http:

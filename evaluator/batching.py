@@ -1,0 +1,104 @@
+"""Scoring through the OpenAI Batch API: collect the prompts, submit, wait, replay the replies.
+
+    client = BatchClient(judge)   # judge: an OpenAIJudge
+    report = evaluate_batch(RAGEvaluator(judge), list(enumerate(samples)), client,
+                            store=store, run_id=run_id, on_status=print_line)
+
+Both passes run the evaluator's own scoring (see judges/batch.py), so a batch run scores
+exactly as a direct run would with the same replies. With a run history, the batch ids are
+saved in the run's settings the moment each batch is created, so a process that is closed
+while the batch runs loses nothing: calling `evaluate_batch` again for the same run id polls
+the saved batches instead of uploading again, then saves each row as usual.
+"""
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from .errors import JudgeConfigError
+from .evaluation import RAGEvaluator
+from .history import RunStore
+from .judges.batch import BatchClient, BatchStatus, CollectingJudge, ReplayJudge, StatusCallback
+from .judges.openai import OpenAIJudge
+from .model import EvalReport, EvalResult, EvalSample
+
+Pending = Sequence[Tuple[int, EvalSample]]
+ResultCallback = Callable[[int, EvalResult], None]
+# Settings keys a batch run keeps in the history.
+BATCH_IDS, BATCH_FILES = "batch_ids", "batch_files"
+
+
+def batch_client(evaluator: RAGEvaluator, **options: Any) -> BatchClient:
+    """The BatchClient for the evaluator's judge; JudgeConfigError when it is not an OpenAI judge."""
+    if not isinstance(evaluator.llm, OpenAIJudge):
+        raise JudgeConfigError("The Batch API needs an OpenAI-compatible judge: pass --model (and --base-url), "
+                               "not --offline.")
+    return BatchClient(evaluator.llm, **options)
+
+
+def evaluate_batch(evaluator: RAGEvaluator, pending: Pending, client: BatchClient, *,
+                   store: Optional[RunStore] = None, run_id: Optional[str] = None,
+                   on_status: Optional[StatusCallback] = None, on_result: Optional[ResultCallback] = None,
+                   stop: Optional[threading.Event] = None) -> Optional[EvalReport]:
+    """Score `pending` ((index, sample) pairs) through batches; None when `stop` ends the wait first.
+
+    With `store` and `run_id`, batches already saved for the run are polled, not submitted again,
+    new batch ids are saved as soon as they exist, and each scored row is recorded.
+    """
+    start = time.perf_counter()
+    collector = CollectingJudge(client.judge)
+    _score_all(evaluator, collector, pending)
+    batch_ids = _submit(client, collector, store, run_id)
+    statuses: List[BatchStatus] = []
+    if batch_ids:
+        waited = client.wait(batch_ids, on_status, stop)
+        if waited is None:
+            return None
+        statuses = waited
+    replay = ReplayJudge(client.judge, client.results(statuses), batch_ids, sent=len(collector.requests))
+    results = _score_all(evaluator, replay, pending, _recorder(store, run_id, on_result))
+    return EvalReport(results=results, total_time=time.perf_counter() - start, usage=replay.usage())
+
+
+def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending,
+               on_result: Optional[ResultCallback] = None) -> List[EvalResult]:
+    """One pass over the samples with `judge` in place of the evaluator's judge, one sample at a time
+    (the judge numbers each sample's calls, which is what makes custom_ids reproducible)."""
+    stand_in = copy.copy(evaluator)
+    stand_in.llm = judge
+    results = []
+    for index, sample in pending:
+        judge.begin(index)
+        results.append(stand_in.evaluate(sample))
+        if on_result is not None:
+            on_result(index, results[-1])
+    return results
+
+
+def _submit(client: BatchClient, collector: CollectingJudge, store: Optional[RunStore],
+            run_id: Optional[str]) -> List[str]:
+    """The run's batch ids: those saved earlier, plus a new batch for each requests file not yet sent."""
+    saved = store.get_run(run_id).settings if store is not None and run_id else {}
+    batch_ids = list(saved.get(BATCH_IDS) or [])
+    if batch_ids and len(batch_ids) >= int(saved.get(BATCH_FILES) or 0):
+        return batch_ids  # every requests file was sent before the process was closed
+    files = client.chunks(collector.requests)
+    for data in files[len(batch_ids):]:
+        batch_ids.append(client.submit(data))
+        if store is not None and run_id:  # saved at once: a closed process must not submit twice
+            store.update_settings(run_id, {BATCH_IDS: batch_ids, BATCH_FILES: len(files)})
+    return batch_ids
+
+
+def _recorder(store: Optional[RunStore], run_id: Optional[str],
+              on_result: Optional[ResultCallback]) -> Optional[ResultCallback]:
+    if store is None or not run_id:
+        return on_result
+
+    def record(index: int, result: EvalResult) -> None:
+        store.record_result(run_id, index, result)
+        if on_result is not None:
+            on_result(index, result)
+    return record
