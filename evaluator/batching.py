@@ -1,31 +1,30 @@
 """Scoring through the OpenAI Batch API: collect the prompts, submit, wait, replay the replies.
 
     client = BatchClient(judge)   # judge: an OpenAIJudge
-    report = evaluate_batch(RAGEvaluator(judge), list(enumerate(samples)), client,
-                            store=store, run_id=run_id, on_status=print_line)
+    report = evaluate_batch(RAGEvaluator(judge), list(enumerate(samples)), client, store=store,
+                            run_id=run_id, on_status=print_line, on_result=save_row)
 
 Both passes run the evaluator's own scoring (see judges/batch.py), so a batch run scores
 exactly as a direct run would with the same replies. With a run history, the batch ids are
 saved in the run's settings the moment each batch is created, so a process that is closed
 while the batch runs loses nothing: calling `evaluate_batch` again for the same run id polls
-the saved batches instead of uploading again, then saves each row as usual.
+the saved batches instead of uploading again.
 """
 from __future__ import annotations
 
 import copy
 import threading
 import time
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from .errors import JudgeConfigError
-from .evaluation import RAGEvaluator
+from .evaluation import ProgressCallback, RAGEvaluator, ResultCallback
 from .history import RunStore
-from .judges.batch import BatchClient, BatchStatus, CollectingJudge, ReplayJudge, StatusCallback
+from .judges.batch import BatchClient, CollectingJudge, ReplayJudge, StatusCallback
 from .judges.openai import OpenAIJudge
 from .model import EvalReport, EvalResult, EvalSample
 
 Pending = Sequence[Tuple[int, EvalSample]]
-ResultCallback = Callable[[int, EvalResult], None]
 # Settings keys a batch run keeps in the history.
 BATCH_IDS, BATCH_FILES = "batch_ids", "batch_files"
 
@@ -40,40 +39,43 @@ def batch_client(evaluator: RAGEvaluator, **options: Any) -> BatchClient:
 
 def evaluate_batch(evaluator: RAGEvaluator, pending: Pending, client: BatchClient, *,
                    store: Optional[RunStore] = None, run_id: Optional[str] = None,
-                   on_status: Optional[StatusCallback] = None, on_result: Optional[ResultCallback] = None,
-                   stop: Optional[threading.Event] = None) -> Optional[EvalReport]:
-    """Score `pending` ((index, sample) pairs) through batches; None when `stop` ends the wait first.
+                   on_status: Optional[StatusCallback] = None, on_progress: Optional[ProgressCallback] = None,
+                   on_result: Optional[ResultCallback] = None,
+                   stop: Optional[threading.Event] = None) -> EvalReport:
+    """Score `pending` ((index, sample) pairs) through batches, like `RAGEvaluator.evaluate_dataset`.
 
-    With `store` and `run_id`, batches already saved for the run are polled, not submitted again,
-    new batch ids are saved as soon as they exist, and each scored row is recorded.
+    The callbacks are evaluate_dataset's (`on_result` gets the position in `pending`), plus
+    `on_status(statuses)` after each poll. With `store` and `run_id`, the run's batches are
+    saved as soon as they exist, and batches saved earlier are polled instead of submitted
+    again; recording the rows is the caller's job (on_result). When `stop` is set while the
+    batches run, the report is empty: the batches go on, and a later call picks them up.
     """
     start = time.perf_counter()
     collector = CollectingJudge(client.judge)
     _score_all(evaluator, collector, pending)
     batch_ids = _submit(client, collector, store, run_id)
-    statuses: List[BatchStatus] = []
-    if batch_ids:
-        waited = client.wait(batch_ids, on_status, stop)
-        if waited is None:
-            return None
-        statuses = waited
+    statuses = client.wait(batch_ids, on_status, stop) if batch_ids else []
+    if statuses is None:
+        return EvalReport(total_time=time.perf_counter() - start, usage={BATCH_IDS: batch_ids})
     replay = ReplayJudge(client.judge, client.results(statuses), batch_ids, sent=len(collector.requests))
-    results = _score_all(evaluator, replay, pending, _recorder(store, run_id, on_result))
+    results = _score_all(evaluator, replay, pending, on_progress, on_result)
     return EvalReport(results=results, total_time=time.perf_counter() - start, usage=replay.usage())
 
 
-def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending,
+def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending, on_progress: Optional[ProgressCallback] = None,
                on_result: Optional[ResultCallback] = None) -> List[EvalResult]:
     """One pass over the samples with `judge` in place of the evaluator's judge, one sample at a time
     (the judge numbers each sample's calls, which is what makes custom_ids reproducible)."""
     stand_in = copy.copy(evaluator)
     stand_in.llm = judge
     results = []
-    for index, sample in pending:
+    for position, (index, sample) in enumerate(pending):
         judge.begin(index)
         results.append(stand_in.evaluate(sample))
         if on_result is not None:
-            on_result(index, results[-1])
+            on_result(position, results[-1])
+        if on_progress is not None:
+            on_progress(position + 1, len(pending), results[-1])
     return results
 
 
@@ -90,15 +92,3 @@ def _submit(client: BatchClient, collector: CollectingJudge, store: Optional[Run
         if store is not None and run_id:  # saved at once: a closed process must not submit twice
             store.update_settings(run_id, {BATCH_IDS: batch_ids, BATCH_FILES: len(files)})
     return batch_ids
-
-
-def _recorder(store: Optional[RunStore], run_id: Optional[str],
-              on_result: Optional[ResultCallback]) -> Optional[ResultCallback]:
-    if store is None or not run_id:
-        return on_result
-
-    def record(index: int, result: EvalResult) -> None:
-        store.record_result(run_id, index, result)
-        if on_result is not None:
-            on_result(index, result)
-    return record

@@ -56,9 +56,11 @@ def test_batch_run_scores_exactly_like_the_direct_path():
             direct = RAGEvaluator(direct_judge).evaluate_dataset(samples())
         direct_bodies = sorted(json.dumps(r.body, sort_keys=True) for r in chat.chat_requests)
     with BatchServer(responder=lambda body: script(prompt_of(body)), polls=4) as srv:
-        report = run_batch(srv)
+        progress = []
+        report = run_batch(srv, on_progress=lambda done, total, _: progress.append((done, total)))
         lines = srv.input_lines()
     assert view(report) == view(direct)
+    assert progress == [(i + 1, N) for i in range(N)]
     assert {s.method for r in report.results for s in r.metric_scores().values()} >= {METHOD_BLEND}
     # The requests file holds exactly the bodies the direct path sent, one line per judge call.
     assert sorted(json.dumps(line["body"], sort_keys=True) for line in lines) == direct_bodies
@@ -103,13 +105,15 @@ def test_resume_picks_up_a_batch_still_running_without_uploading_again(tmp_path)
 
     with BatchServer(responder=lambda body: script(prompt_of(body)), polls=5) as srv:
         first = run_batch(srv, store=store, run_id=run_id, on_status=close_after_first_poll, stop=stop)
-        assert first is None and seen == ["validating"]
+        assert first.results == [] and seen == ["validating"]
         saved = RunStore(history).get_run(run_id)
         assert saved.settings[BATCH_IDS] == ["batch_1"] and saved.n_done == 0
         store.close()
 
         reopened = RunStore(history)  # a new process: nothing but the history and the run id
-        report = run_batch(srv, pending=reopened.pending_samples(run_id), store=reopened, run_id=run_id)
+        pending = reopened.pending_samples(run_id)
+        report = run_batch(srv, pending=pending, store=reopened, run_id=run_id,
+                           on_result=lambda j, r: reopened.record_result(run_id, pending[j][0], r))
         assert len(srv.uploads) == 1 and list(srv.batches) == ["batch_1"]
     with BatchServer(responder=lambda body: script(prompt_of(body))) as fresh:
         unbroken = run_batch(fresh)
@@ -143,8 +147,10 @@ def test_no_api_key_reaches_the_history_or_the_requests_file(tmp_path):
     store = RunStore(history)
     run_id = store.create_run(dataset_name="orders", samples=samples(), settings={"judge": "openai"})
     with BatchServer(responder=lambda body: script(prompt_of(body))) as srv:
-        report = run_batch(srv, store=store, run_id=run_id)
+        report = run_batch(srv, store=store, run_id=run_id,
+                           on_result=lambda j, r: store.record_result(run_id, j, r))
         store.finish_run(run_id, usage=report.usage)
+        assert store.get_run(run_id).n_done == N
         assert all(r.headers.get("authorization") == f"Bearer {CANARY}" for r in srv.requests)
         assert all(CANARY.encode() not in data for data in srv.uploads)
     store.close()
