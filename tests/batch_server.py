@@ -13,7 +13,8 @@ A batch reads `validating` on its first GET, `in_progress` until it completes on
 GET (constructor argument). Then each request line of its
 input file is answered by `responder(body) -> str | Failed` (default: DEFAULT_REPLY); answers
 go to the output file, `Failed` ones to the error file, like OpenAI does. `fail_batch="..."`
-makes every new batch end `failed` with that validation error and no files.
+makes every new batch end `failed` with that validation error and no files; `flaky_polls=k`
+makes the next k batch GETs answer HTTP 500.
 
     with BatchServer(responder=lambda body: '{"score": 1}', polls=3) as srv:
         client = OpenAI(base_url=srv.base_url, api_key="...")
@@ -84,9 +85,10 @@ class BatchServer:
     """The loopback Batch API server; use as a context manager (or `start()` / `stop()`)."""
 
     def __init__(self, *, responder: Optional[Responder] = None, polls: int = 3,
-                 fail_batch: Optional[str] = None) -> None:
+                 fail_batch: Optional[str] = None, flaky_polls: int = 0) -> None:
         self.responder = responder or (lambda body: DEFAULT_REPLY)
         self.polls, self.fail_batch = polls, fail_batch
+        self.flaky_polls = flaky_polls  # the next GETs of a batch that answer HTTP 500
         self.files: Dict[str, Tuple[str, str, bytes]] = {}  # id -> (filename, purpose, data)
         self.batches: Dict[str, _Batch] = {}
         self.requests: List[Seen] = []
@@ -260,7 +262,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._read()
         parts = self.path.rstrip("/").split("/")
         with self.api._lock:
-            if len(parts) >= 4 and parts[-2] == "batches" and parts[-1] in self.api.batches:
+            if len(parts) >= 4 and parts[-2] == "batches" and self.api.flaky_polls > 0:
+                self.api.flaky_polls -= 1
+                self._send(500, {"error": {"message": "poll failed (flaky_polls)", "type": "server_error"}})
+            elif len(parts) >= 4 and parts[-2] == "batches" and parts[-1] in self.api.batches:
                 self._send(200, self.api._poll(self.api.batches[parts[-1]]))
             elif parts[-1] == "content" and parts[-2] in self.api.files:
                 self._send(200, self.api.files[parts[-2]][2], "application/octet-stream")

@@ -8,10 +8,10 @@ import pytest
 
 from batch_server import BatchServer, Failed, prompt_of
 from evaluator.batching import BATCH_IDS, batch_client, evaluate_batch
-from evaluator.errors import JudgeConfigError
+from evaluator.errors import JudgeConfigError, JudgeError
 from evaluator.evaluation import OfflineJudge, RAGEvaluator
 from evaluator.history import RunStore
-from evaluator.judges.batch import (BatchClient, BatchStatus, batch_endpoint, describe_statuses,
+from evaluator.judges.batch import (POLL_FAILURES, BatchClient, BatchStatus, batch_endpoint, describe_statuses,
                                     parse_results)
 from evaluator.judges.cache import JudgeCache
 from evaluator.judges.openai import OpenAIJudge
@@ -156,6 +156,20 @@ def test_no_api_key_reaches_the_history_or_the_requests_file(tmp_path):
     store.close()
     for path in tmp_path.iterdir():  # the database and its WAL/SHM files
         assert CANARY.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("flaky, survives", [(POLL_FAILURES - 1, True), (POLL_FAILURES, False)])
+def test_failed_polls_are_tried_again_until_too_many_in_a_row(flaky, survives):
+    with BatchServer(responder=lambda body: script(prompt_of(body)), flaky_polls=flaky) as srv:
+        ev = RAGEvaluator(judge(srv))
+        client = BatchClient(ev.llm, poll_interval=0.01, max_retries=0)
+        pending = list(enumerate(samples()))
+        if survives:
+            report = evaluate_batch(ev, pending, client)
+            assert report.method_counts("faithfulness") == {METHOD_BLEND: N}
+        else:
+            with pytest.raises(JudgeError, match="HTTP 500.*resume the run"):
+                evaluate_batch(ev, pending, client)
 
 
 def test_many_requests_are_split_into_several_batches_and_merged():

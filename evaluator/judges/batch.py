@@ -24,6 +24,7 @@ split into several batches. The API key only travels in the client's request hea
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 MAX_BYTES = 190 * 1024 * 1024  # under the 200 MB file limit, leaving room for multipart framing
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 COMPLETION_WINDOW = "24h"  # the only window OpenAI and Azure offer
+POLL_FAILURES = 5  # failed polls in a row before a wait gives up (the batches themselves go on)
+
+log = logging.getLogger("ragmeter")
 
 Tokens = Optional[Tuple[int, int]]
 
@@ -184,12 +188,13 @@ class BatchClient:
     """
 
     def __init__(self, judge: OpenAIJudge, *, poll_interval: float = 10.0, max_requests: int = MAX_REQUESTS,
-                 max_bytes: int = MAX_BYTES, sleep: Callable[[float], None] = time.sleep) -> None:
+                 max_bytes: int = MAX_BYTES, max_retries: int = 3,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.judge, self.poll_interval, self._sleep = judge, poll_interval, sleep
         self.max_requests, self.max_bytes = max_requests, max_bytes
         self.endpoint = batch_endpoint(judge.base_url)
         # Large files take longer than one judge call: a longer timeout, and the client's retries.
-        self._api = judge.client.with_options(max_retries=3, timeout=max(judge.timeout, 300.0))
+        self._api = judge.client.with_options(max_retries=max_retries, timeout=max(judge.timeout, 300.0))
         self._url = _display_url(judge.base_url)
 
     # -- requests files ---------------------------------------------------------------------------
@@ -234,17 +239,35 @@ class BatchClient:
 
     def wait(self, batch_ids: List[str], on_status: Optional[StatusCallback] = None,
              stop: Optional[threading.Event] = None) -> Optional[List[BatchStatus]]:
-        """Poll until every batch has ended; None when `stop` was set first (the batches go on)."""
+        """Poll until every batch has ended; None when `stop` was set first (the batches go on).
+
+        A batch runs for hours, so a poll that fails (after the client's retries) is tried again
+        at the next interval; only POLL_FAILURES failures in a row raise JudgeError.
+        """
+        failures = 0
         while True:
-            statuses = [self.status(b) for b in batch_ids]
-            if on_status is not None:
+            statuses = self._poll(batch_ids, failures)
+            failures = 0 if statuses is not None else failures + 1
+            if statuses is not None and on_status is not None:
                 on_status(statuses)
-            if all(s.ended for s in statuses):
+            if statuses is not None and all(s.ended for s in statuses):
                 return statuses
             if stop is not None and stop.wait(self.poll_interval):
                 return None
             if stop is None:
                 self._sleep(self.poll_interval)
+
+    def _poll(self, batch_ids: List[str], failures: int) -> Optional[List[BatchStatus]]:
+        try:
+            return [self.status(b) for b in batch_ids]
+        except JudgeConfigError:
+            raise
+        except JudgeError as exc:
+            if failures + 1 >= POLL_FAILURES:
+                raise JudgeError(f"{exc} ({POLL_FAILURES} polls in a row failed; the batches go on "
+                                 "on the server, resume the run to pick them up)") from None
+            log.warning("%s; polling again in %gs", exc, self.poll_interval)
+            return None
 
     def results(self, statuses: List[BatchStatus]) -> BatchResults:
         """Every ended batch's output and error files, parsed; a failed batch fails all its requests."""
