@@ -169,9 +169,6 @@ class ReplayJudge(_PromptJudge):
         """Totals in OpenAIJudge.usage()'s terms: `requests` sent in the batches, `calls` answered."""
         return dict(self._totals, batch_ids=list(self.batch_ids))
 
-    def settings(self) -> dict:
-        return dict(self.judge.settings(), batch=True, batch_ids=list(self.batch_ids))
-
     def _add(self, **counts: int) -> None:
         for name, value in counts.items():
             self._totals[name] += value
