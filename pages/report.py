@@ -7,7 +7,6 @@ import streamlit as st
 from evaluator.analysis.advice import BAND_COLORS, band, recommendations
 from evaluator.costs import price
 from evaluator.model import METHOD_LABELS, EvalReport
-from evaluator.runs import format_duration
 
 from pages import _ui as ui
 
@@ -25,7 +24,7 @@ def empty_report() -> None:
     if c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
         with ui.guard("Running the sample"):
             dataset = ui.load_sample()
-            ui.watch(ui.start_run(dataset.samples, ui.JudgeConfig(), dataset_name=dataset.name))
+            ui.watch(ui.start_run(dataset.samples, ui.RunConfig(), dataset_name=dataset.name))
             st.rerun()
     with c2:
         ui.button_link("Go to Evaluate", ui.EVALUATE_PAGE, key="btn_go_evaluate")
@@ -34,7 +33,7 @@ def empty_report() -> None:
 def report_caption(report: EvalReport, meta: ui.RunMeta) -> str:
     judge = meta.settings.get("model") if meta.settings.get("judge") == "openai" else "offline heuristics"
     parts = [f"**{meta.dataset_name}**", f"{len(report.results):,} samples", f"judge: {judge}",
-             format_duration(report.total_time), f"status: {meta.status}"]
+             ui.format_duration(report.total_time), f"status: {meta.status}"]
     return " · ".join(parts + ([f"run `{meta.run_id}`"] if meta.run_id else []))
 
 
@@ -180,7 +179,7 @@ def sample_label(frame: Any, i: int) -> str:
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report and each chart as PNG and SVG (generated only when clicked)."""
     from evaluator import charts as chart_io
-    from evaluator import export
+    from evaluator.io import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
     c1, c2, c3 = st.columns(3)

@@ -19,10 +19,10 @@ from html import escape
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..analysis.advice import BAND_COLORS, band, recommendations
-from ..history import sanitize_settings
+from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
-from ..analysis.stats import MetricSummary, summarize
+from .redact import sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
