@@ -9,7 +9,8 @@ import pytest
 from batch_server import BatchServer, Failed, prompt_of
 from evaluator.batching import BATCH_IDS, batch_client, evaluate_batch
 from evaluator.errors import JudgeConfigError, JudgeError
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator.evaluation import RAGEvaluator
+from evaluator.judges.offline import OfflineJudge
 from evaluator.history import RunStore
 from evaluator.judges.batch import (POLL_FAILURES, BatchClient, BatchStatus, batch_endpoint, describe_statuses,
                                     parse_results)
