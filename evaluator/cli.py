@@ -25,7 +25,7 @@ from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .model import METRICS, RULE_METRICS, EvalReport
 from .progress import ProgressLine
-from .runs import OFFLINE, OPENAI, Run, RunConfig
+from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
@@ -259,7 +259,7 @@ class BatchLines:
         status = self.run.batch_status
         if self.quiet or status is None or status == self.last:
             return
-        if self.last is not None and not self.hinted and self.run.run_id:  # the batches exist by now
+        if status != BATCH_PREPARING and not self.hinted and self.run.run_id:  # the batches exist by now
             self.hinted = True
             print(f"closing this is safe: the batches go on at the server, and "
                   f"'ragmeter evaluate --resume {self.run.run_id}' picks them up", file=sys.stderr)

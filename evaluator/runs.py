@@ -37,6 +37,7 @@ log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
 OFFLINE, OPENAI = "offline", "openai"
+BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
 
 def describe(exc: BaseException) -> str:
@@ -285,7 +286,7 @@ class Run:
         def on_status(statuses: Any) -> None:
             self.batch_status = describe_statuses(statuses)
 
-        self.batch_status = "preparing the batch requests"
+        self.batch_status = BATCH_PREPARING
 
         store = self.store if isinstance(self.store, RunStore) else None
         return evaluate_batch(self.evaluator, self.pending, batch_client(self.evaluator, poll_interval=poll_interval),

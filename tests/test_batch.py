@@ -1,7 +1,12 @@
 """The OpenAI Batch API path against a real files + batches server on 127.0.0.1 (tests/batch_server.py)."""
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 
 import httpx2
 import pytest
@@ -57,11 +62,13 @@ def test_batch_run_scores_exactly_like_the_direct_path():
             direct = RAGEvaluator(direct_judge).evaluate_dataset(samples())
         direct_bodies = sorted(json.dumps(r.body, sort_keys=True) for r in chat.chat_requests)
     with BatchServer(responder=lambda body: script(prompt_of(body)), polls=4) as srv:
-        progress = []
-        report = run_batch(srv, on_progress=lambda done, total, _: progress.append((done, total)))
+        progress, states = [], []
+        report = run_batch(srv, on_progress=lambda done, total, _: progress.append((done, total)),
+                           on_status=lambda statuses: states.append(statuses[0].status))
         lines = srv.input_lines()
     assert view(report) == view(direct)
     assert progress == [(i + 1, N) for i in range(N)]
+    assert states == ["validating", "in_progress", "in_progress", "completed"]
     assert {s.method for r in report.results for s in r.metric_scores().values()} >= {METHOD_BLEND}
     # The requests file holds exactly the bodies the direct path sent, one line per judge call.
     assert sorted(json.dumps(line["body"], sort_keys=True) for line in lines) == direct_bodies
@@ -234,3 +241,56 @@ def test_parse_results_reads_replies_failures_and_skips_unreadable_lines():
 def test_describe_statuses_sums_every_batch():
     line = describe_statuses([BatchStatus("b1", "in_progress", 10, 4, 1), BatchStatus("b2", "completed", 5, 5, 0)])
     assert line == "2 batches in_progress/completed: 10/15 requests done, 1 failed"
+
+
+# -- the command line: --batch, a closed CLI, --resume ------------------------------------------------------
+def cli(args, tmp_path, **kw):
+    env = dict(os.environ, OPENAI_API_KEY=CANARY, RAGMETER_HISTORY=str(tmp_path / "history.sqlite3"),
+               RAGMETER_JUDGE_CACHE=str(tmp_path / "cache.sqlite3"))
+    return subprocess.Popen([sys.executable, "-m", "evaluator", "evaluate", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+def test_cli_batch_killed_while_running_resumes_by_run_id_with_the_given_prices(tmp_path):
+    data = tmp_path / "orders.jsonl"
+    data.write_text("".join(json.dumps({"sample_id": s.sample_id, "question": s.question, "answer": s.answer,
+                                        "contexts": s.contexts, "ground_truth": s.ground_truth}) + "\n"
+                            for s in samples()))
+    with BatchServer(responder=lambda body: script(prompt_of(body)), polls=10**6) as srv:
+        judge_args = ["--model", "test-model", "--base-url", srv.base_url, "--batch", "--batch-poll", "0.05"]
+        first = cli([str(data), *judge_args], tmp_path)
+        deadline = time.time() + 120
+        while not (srv.batches and srv.batches["batch_1"].polls >= 12) and time.time() < deadline:
+            time.sleep(0.05)
+        first.send_signal(signal.SIGKILL)  # the CLI is closed while the batch is still in progress
+        first.wait(timeout=30)
+        progress = first.stderr.read()
+        assert "batch in_progress: 0/24 requests done, 0 failed" in progress
+        [run] = RunStore(tmp_path / "history.sqlite3").list_runs()
+        assert f"'ragmeter evaluate --resume {run.run_id}' picks them up" in progress
+        assert run.n_done == 0 and run.settings["batch_ids"] == ["batch_1"]
+
+        srv.polls = 0  # the batch completes at its next poll
+        resumed = cli(["--resume", run.run_id, "--batch", "--batch-poll", "0.05", "--price-in", "1000",
+                       "--price-out", "4000", "-o", str(tmp_path / "report.json")], tmp_path)
+        out, err = resumed.communicate(timeout=240)
+        assert resumed.returncode == 0, err
+        assert len(srv.uploads) == 1 and list(srv.batches) == ["batch_1"]
+        outputs = [json.loads(line) for line in srv.files["file-2"][2].splitlines()]
+    usage = [o["response"]["body"]["usage"] for o in outputs]
+    p, c = sum(u["prompt_tokens"] for u in usage), sum(u["completion_tokens"] for u in usage)
+    assert f"{p} prompt + {c} completion tokens" in out
+    assert f"cost {p * 1000 / 1e6 + c * 4000 / 1e6:.4f}" in out
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [s["sample_id"] for s in report["samples"]] == [f"q{i}" for i in range(N)]
+    assert RunStore(tmp_path / "history.sqlite3").get_run(run.run_id).status == "finished"
+    for path in tmp_path.iterdir():  # history, its WAL, the cache, the report: no key anywhere
+        assert CANARY.encode() not in path.read_bytes(), path
+
+
+def test_cli_batch_needs_a_model(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"question": "q", "answer": "a", "contexts": ["c"]}) + "\n")
+    done = cli([str(data), "--batch"], tmp_path)
+    out, err = done.communicate(timeout=120)
+    assert done.returncode == 2 and "--batch needs --model" in err
