@@ -22,6 +22,7 @@ from evaluator.judges.batch import (POLL_FAILURES, BatchClient, BatchStatus, bat
 from evaluator.judges.cache import JudgeCache
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
+from evaluator.runs import OPENAI, Run, RunConfig
 from openai_server import ChatServer, reply
 
 CANARY = "sk-canary-batch-3e9a1f77d2"
@@ -294,3 +295,26 @@ def test_cli_batch_needs_a_model(tmp_path):
     done = cli([str(data), "--batch"], tmp_path)
     out, err = done.communicate(timeout=120)
     assert done.returncode == 2 and "--batch needs --model" in err
+
+
+# -- the one run path (dashboard and CLI): Stop while the batch runs, then resume -----------------------
+def test_run_stopped_while_its_batch_runs_resumes_from_the_history(tmp_path):
+    history = tmp_path / "history.sqlite3"
+    with BatchServer(responder=lambda body: script(prompt_of(body)), polls=10**6) as srv:
+        config = RunConfig(judge=OPENAI, model="test-model", base_url=srv.base_url, batch=True, batch_poll=0.02)
+        run = Run.new(config, samples(), dataset_name="orders", store=history, api_key=CANARY).start()
+        deadline = time.time() + 60
+        while not (run.batch_status or "").startswith("batch in_progress") and time.time() < deadline:
+            time.sleep(0.02)
+        run.stop()  # the Stop button, or a closed page
+        assert run.join(30) and run.status == "stopped" and run.report.results == []
+        info = RunStore(history).get_run(run.run_id)
+        assert info.status == "stopped" and info.settings["batch"] is True and info.n_done == 0
+
+        srv.polls = 0
+        resumed = Run.resume(RunStore(history), run.run_id, api_key=CANARY).start()
+        assert resumed.join(60) and resumed.status == "finished", resumed.error
+        assert len(srv.uploads) == 1 and list(srv.batches) == ["batch_1"]
+    assert len(resumed.report.results) == N and resumed.done == resumed.total == N
+    assert resumed.report.method_counts("faithfulness") == {METHOD_BLEND: N}
+    assert RunStore(history).get_run(run.run_id).status == "finished"
