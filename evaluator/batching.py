@@ -12,7 +12,6 @@ the saved batches instead of uploading again.
 """
 from __future__ import annotations
 
-import copy
 import threading
 import time
 from typing import Any, List, Optional, Sequence, Tuple
@@ -66,8 +65,7 @@ def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending, on_progres
                on_result: Optional[ResultCallback] = None) -> List[EvalResult]:
     """One pass over the samples with `judge` in place of the evaluator's judge, one sample at a time
     (the judge numbers each sample's calls, which is what makes custom_ids reproducible)."""
-    stand_in = copy.copy(evaluator)
-    stand_in.llm = judge
+    stand_in = evaluator.with_judge(judge)
     results = []
     for position, (index, sample) in enumerate(pending):
         judge.begin(index)

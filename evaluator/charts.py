@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from .analysis.advice import BAND_COLORS, band
+from .analysis.bands import BAND_COLORS, band
 from .analysis.stats import MetricSummary, summarize
 from .model import EvalReport
 
@@ -168,8 +168,8 @@ def category_chart(report: EvalReport) -> "Optional[alt.LayerChart]":
         return None
     alt = _altair()
     base = alt.Chart(alt.Data(values=rows)).encode(
-        x=alt.X("metric:N", sort=report.metric_names(), title=None, axis=alt.Axis(labelAngle=-30)),
-        y=alt.Y("category:N", title="category"),
+        x=alt.X("metric:N", sort=report.metric_names(), title=None, axis=alt.Axis(labelAngle=-30, labelLimit=0)),
+        y=alt.Y("category:N", title="category", axis=alt.Axis(labelLimit=240)),
     )
     cells = base.mark_rect().encode(
         color=alt.Color("mean:Q", scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"), title="mean"),

@@ -5,7 +5,9 @@
                       [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
     ragmeter runs     list the run history
 
-Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback).
+Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
+3 the judge failed (the run stopped early on judge failure, or more than --max-fallback-rate of the
+judged scores fell back to the heuristic). The last line of output says which.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from .costs import estimate_run
+from .analysis import judging
 from .errors import RagmeterError
 from .io.datasets import load_dataset
 from .judges.cache import default_cache_path
@@ -27,9 +30,10 @@ from .model import METRICS, RULE_METRICS, EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 
-EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
 EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
+DEFAULT_MAX_FALLBACK_RATE = judging.MAX_FALLBACK_RATE
 
 
 class UsageError(RagmeterError):
@@ -42,6 +46,7 @@ class RunFailed(RagmeterError):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
+    parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
@@ -50,15 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto")
-    ev.add_argument("--max-workers", type=int, default=4)
+    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
+                    help="language of the prompts and heuristics; auto detects it per sample (default)")
+    ev.add_argument("--max-workers", type=int, default=4,
+                    help="samples scored at once against the judge (default %(default)s)")
     ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
                     help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
                          "(needs pip install 'ragmeter[embeddings]')")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                    help="exit 1 when the mean of METRIC (or 'overall') is below VALUE")
+                    help="exit 1 when the mean of METRIC (or 'overall') is below VALUE (0-1, e.g. faithfulness=0.8)")
+    ev.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
+                    help="exit 3 when more than this share of judged scores fell back to the heuristic "
+                         "after judge failures (0-1, default %(default)s)")
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     ev.add_argument("--cache", default=str(default_cache_path()),
                     help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
@@ -76,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None)
+    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
     return parser
 
 
@@ -100,7 +110,23 @@ def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
             thresholds[name] = float(value)
         except ValueError:
             raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+        if not 0.0 <= thresholds[name] <= 1.0:
+            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
+            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragmeter")
+    except PackageNotFoundError:  # run from a source checkout that was never installed
+        return "unknown (not installed)"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def run_config(args: argparse.Namespace) -> RunConfig:
@@ -165,6 +191,7 @@ def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: 
         return
     from .costs import price
 
+    print(f"judge status: {judging.judge_status(report, settings)}")
     price_in = args.price_in if args.price_in is not None else settings.get("price_in")
     price_out = args.price_out if args.price_out is not None else settings.get("price_out")
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
@@ -269,13 +296,15 @@ class BatchLines:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     thresholds = parse_thresholds(args.fail_under)
+    if not 0.0 <= args.max_fallback_rate <= 1.0:
+        raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.dry_run:
         return dry_run(args)
     store = None if args.no_history else open_store(args.history)
     run = resumed_run(args, store) if args.resume else new_run(args, store)
     run.start()
     if run.run_id and not args.quiet:
-        print(f"run {run.run_id}: {len(run.pending)} samples to score (resume with --resume {run.run_id})",
+        print(f"run {run.run_id}: {plural(len(run.pending), 'sample')} to score (resume with --resume {run.run_id})",
               file=sys.stderr)
     try:
         wait_for(run, args.quiet)
@@ -292,11 +321,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
-    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name)
+    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id)
 
 
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
-           settings: Dict[str, Any], dataset: str) -> int:
+           settings: Dict[str, Any], dataset: str, run_id: Optional[str] = None) -> int:
+    if judging.is_offline(report):
+        print(f"note: {judging.OFFLINE_NOTICE}")
     report.print_report()
     print_usage_summary(report, args, settings)
     print_fallbacks(report)
@@ -308,7 +339,36 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
     missed = missed_thresholds(report, thresholds)
     for line in missed:
         print(f"FAIL {line}", file=sys.stderr)
-    return EXIT_THRESHOLD if missed else EXIT_OK
+    judge_failed = judge_failure_line(report, args, run_id)
+    if judge_failed:
+        print(f"ragmeter: judge failed: {judge_failed}", file=sys.stderr)
+        return EXIT_JUDGE
+    if missed:
+        print(f"ragmeter: FAIL: {plural(len(missed), 'threshold')} missed ({'; '.join(missed)})", file=sys.stderr)
+        return EXIT_THRESHOLD
+    print(f"ragmeter: ok: {plural(len(report.results), 'sample')} scored", file=sys.stderr)
+    return EXIT_OK
+
+
+def judge_failure_line(report: EvalReport, args: argparse.Namespace, run_id: Optional[str]) -> Optional[str]:
+    """Why this run counts as a judge failure (exit 3), or None."""
+    stopped = judging.stopped_reason(report)
+    if stopped:
+        resume = f"; finished rows are saved: fix the judge, then --resume {run_id}" if run_id else ""
+        return cli_hint(stopped, args) + f" (run stopped early after {plural(len(report.results), 'sample')}{resume})"
+    fallback, judged = judging.fallback_counts(report)
+    if judged and fallback / judged > args.max_fallback_rate:
+        cause = judging.main_cause(report) or "see each score's error"
+        return (f"{fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic ({cause}), "
+                f"above --max-fallback-rate {args.max_fallback_rate:g}")
+    return None
+
+
+def cli_hint(message: str, args: argparse.Namespace) -> str:
+    """The library's advice in this command line's own syntax."""
+    from .judges.openai import KEY_HINT
+
+    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -216,7 +216,9 @@ class EvalReport:
     def format_report(self) -> str:
         means, stds = self.mean_scores(), self.std_scores()
         width = 44
-        lines = ["=" * width, f" RAG evaluation report: {len(self.results)} samples, {self.total_time:.2f}s", "=" * width]
+        n = len(self.results)
+        lines = ["=" * width, f" RAG evaluation report: {n} sample{'' if n == 1 else 's'}, {self.total_time:.2f}s",
+                 "=" * width]
         for m in self.metric_names():
             n = len(self.values(m))
             if means[m] is None:

@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .errors import HistoryError, RagmeterError
+from .errors import HistoryError, JudgeFailed, RagmeterError
 from .evaluation import RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge
@@ -123,11 +123,11 @@ class Run:
     """Scores `pending` ((index, sample) pairs) on a daemon thread, saving each row as it finishes.
 
     Build one with `Run.new` or `Run.resume`; the constructor is the low-level form (any evaluator).
-    `batch_poll` (seconds) makes it a Batch API run (evaluator/batching.py); `batch_status` then
-    says how the batches are doing. `store` is a RunStore or the path of one (opened by `start`). A new run (`run_id` None) is
+    `store` is a RunStore or the path of one (opened by `start`). A new run (`run_id` None) is
     created in it first, with the pending samples; a resumed run keeps its id and `prior` counts
     the rows it already has. `close_judge` closes the judge at the end, for a judge built for this
-    run alone.
+    run alone. `batch_poll` (seconds) makes it a Batch API run (evaluator/batching.py), and
+    `batch_status` then says how its batches are doing.
     """
 
     def __init__(self, evaluator: RAGEvaluator, pending: Pending, *, dataset_name: str,
@@ -268,6 +268,9 @@ class Run:
                     on_result=self._keep, stop=self._stop)
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
+        except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
+            self.status, self.error = "stopped", describe(exc)
+            self.report = self._close(exc.report)
         except BaseException as exc:  # a thread has no caller to raise to: the run must end "failed"
             log.exception("run %s failed", self.run_id)
             self.status, self.error, self.exception = "failed", describe(exc), exc
@@ -287,7 +290,6 @@ class Run:
             self.batch_status = describe_statuses(statuses)
 
         self.batch_status = BATCH_PREPARING
-
         store = self.store if isinstance(self.store, RunStore) else None
         return evaluate_batch(self.evaluator, self.pending, batch_client(self.evaluator, poll_interval=poll_interval),
                               store=store, run_id=self.run_id, on_status=on_status, on_progress=self._tally,

@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.analysis.advice import BAND_COLORS, band
+from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
@@ -66,7 +66,7 @@ DEFAULT_MAX_ROWS = 100_000
 DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
-GREY = "#8a8a8a"
+GREY = NA_COLOR
 NA = "–"  # shown for a skipped score or a missing value, in every table
 _ARABIC_LETTER = re.compile(r"[\u0600-\u06FF]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
@@ -325,11 +325,8 @@ def progress_view(run: Run) -> None:
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        color, text = GREY, "N/A · skipped"
-    else:
-        color, text = BAND_COLORS[band(score)], (f"{score:.3f} · " if show_score else "") + band(score)
-    return (f'<span style="background:{color};color:#fff;padding:2px 10px;border-radius:10px;'
-            f'white-space:nowrap">{text}</span>')
+        return badge_html(None, "N/A · skipped")
+    return badge_html(score, (f"{score:.3f} · " if show_score else "") + band(score))
 
 
 def direction(text: str) -> str:
@@ -409,8 +406,9 @@ def button_link(label: str, page: str, key: str, **kwargs: Any) -> None:
 
 def band_legend() -> None:
     """The score bands with their colours."""
-    parts = [f'<span style="color:{color}">■</span> {name}' for name, color in BAND_COLORS.items()]
-    st.caption("Bands: " + " · ".join(parts) + " (0.9+ / 0.7–0.9 / 0.5–0.7 / < 0.5)", unsafe_allow_html=True)
+    ranges = band_ranges()
+    parts = [f'<span style="color:{color}">■</span> {name} ({ranges[name]})' for name, color in BAND_COLORS.items()]
+    st.caption("Bands: " + " · ".join(parts), unsafe_allow_html=True)
 
 
 # --- the shell: pages, navigation, sidebar ----------------------------------------------------------
@@ -546,3 +544,26 @@ def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), m
     if methods:
         keep &= frame[[c for c in frame.columns if c.endswith("_method")]].isin(methods).any(axis=1)
     return frame[keep]
+
+
+def dashboard_hint(message: str) -> str:
+    """A library error's advice in the dashboard's own words."""
+    from evaluator.judges.openai import KEY_HINT
+
+    return message.replace(KEY_HINT, "check the API key (type it under Judge, or set OPENAI_API_KEY)")
+
+
+def trust_notes(report: EvalReport) -> None:
+    """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
+    from evaluator.analysis import judging
+
+    stopped = judging.stopped_reason(report)
+    fallback, judged = judging.fallback_counts(report)
+    if stopped:
+        st.error(f"**The run stopped: the judge failed.** {dashboard_hint(stopped)}", icon=":material/error:")
+    if fallback:
+        st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
+                   f"({judging.main_cause(report) or 'see each score'}): those scores are lexical estimates.",
+                   icon=":material/warning:")
+    if judging.is_offline(report):
+        st.info(judging.OFFLINE_NOTICE, icon=":material/info:")

@@ -274,3 +274,21 @@ def test_batch_api_checkbox_scores_through_files_and_batches(app, history):
     assert info.settings["batch"] is True and info.settings["batch_ids"] == ["batch_1"]
     for path in history.parent.iterdir():
         assert CANARY.encode() not in path.read_bytes(), path
+
+
+def test_a_judge_answering_401_stops_the_run_with_a_red_box_naming_the_cause(app, history):
+    from openai_server import ChatServer, error
+
+    with ChatServer(default=error(401, "Incorrect API key provided")) as srv:
+        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
+        app.text_input(key="eval_base_url").set_value(srv.base_url)
+        app.text_input(key="eval_model").set_value("gpt-4o-mini")
+        app.checkbox(key="eval_cache").uncheck().run()
+        app.button(key="btn_run").click().run()
+        no_exception(app)
+    (box,) = [e.value for e in app.error]
+    assert box.startswith("**The run stopped: the judge failed.** Judge rejected the request: HTTP 401 Unauthorized")
+    assert "check the API key (type it under Judge, or set OPENAI_API_KEY)" in box
+    assert not app.success  # never a green "Done"
+    (info,) = RunStore(history).list_runs()
+    assert info.status == "stopped"

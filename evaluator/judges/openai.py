@@ -6,8 +6,10 @@ over a bare `openai.OpenAI` call:
 - retries it does itself (the client's own are off) so it can count them, honour
   `Retry-After` / `retry-after-ms`, and tell the concurrency limiter about throttling:
   429, 5xx, timeouts, dropped connections and malformed bodies are retried with exponential
-  backoff and jitter; other 4xx fail at once; after the last try it raises `JudgeError`, which
-  the evaluator turns into a visible heuristic fallback;
+  backoff and jitter; 400/401/403/404/422 fail at once (kind "rejected"); a refused connection
+  or an unknown host is retried only briefly (kind "unreachable", about 2 s in all) so a dead
+  judge is known in seconds; after the last try it raises `JudgeError`, which the evaluator
+  turns into a visible heuristic fallback (and its JudgeHealth into an early stop);
 - an `AIMDLimiter` around every HTTP call, so concurrent samples back off together;
 - JSON output where the server supports it: `json_object` first, then none, stepping down
   once per judge when a server rejects it. `json_mode="schema"` sends a (loose) JSON schema
@@ -23,9 +25,11 @@ error messages, logs or the cache.
 from __future__ import annotations
 
 import email.utils
+import http
 import logging
 import os
 import random
+import socket
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -47,6 +51,10 @@ JSON_MODES = ("auto", "schema", "object", "none")
 BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
 BACKOFF_CAP = 30.0
 MAX_RETRY_AFTER = 120.0  # a server asking for longer is capped: the run must finish
+# Nothing listening / no such host: a few quick tries cover a server still starting up, and a
+# dead judge is reported in seconds, not after minutes of backoff.
+UNREACHABLE_BACKOFF = 0.25
+UNREACHABLE_CAP = 1.0
 # Hosted services that always need a key; any other base_url may be a keyless local server.
 _KEYED_HOSTS = ("api.openai.com", ".openai.azure.com")
 # Words in an error body that show the server rejected the response_format we sent.
@@ -82,8 +90,9 @@ class _Failure:
     """Why one HTTP attempt failed and what to do about it."""
 
     message: str
-    kind: str  # "retry", "throttle" (retry and slow down), "fatal" or "downgrade"
+    kind: str  # "retry", "throttle" (retry and slow down), "unreachable" (retry briefly), "fatal" or "downgrade"
     retry_after: Optional[float] = None
+    status: Optional[int] = None
 
 
 class _MalformedReply(Exception):
@@ -217,11 +226,12 @@ class OpenAIJudge:
                 continue  # a format the server cannot do is not a failed try
             if outcome.kind == "fatal" or attempt >= self.max_retries:
                 self._add(failures=1)
-                raise JudgeError(_final_message(outcome, attempt))
+                raise JudgeError(_final_message(outcome, attempt), kind=_ERROR_KINDS.get(outcome.kind, "exhausted"),
+                                 status=outcome.status)
             attempt += 1
             info.retries = attempt
             self._add(retries=1)
-            delay = self._backoff(attempt, outcome.retry_after)
+            delay = self._backoff(attempt, outcome.retry_after, outcome.kind == "unreachable")
             log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
                       self.max_retries, delay)
             self._sleep(delay)
@@ -257,6 +267,9 @@ class OpenAIJudge:
         if isinstance(exc, openai.APITimeoutError):
             return _Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", "throttle")
         if isinstance(exc, openai.APIConnectionError):
+            unreachable = _unreachable_reason(exc)
+            if unreachable:
+                return _Failure(f"Could not reach the judge at {self._shown_url} ({unreachable})", "unreachable")
             return _Failure(f"connection to {url} failed: {exc.__cause__ or exc}", "retry")
         if isinstance(exc, openai.APIStatusError):
             return self._classify_status(exc, url, mode)
@@ -267,6 +280,8 @@ class OpenAIJudge:
     def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> _Failure:
         status, detail = exc.status_code, _error_detail(exc)
         message = f"HTTP {status} from {url}: {detail}"
+        if status in _REJECTED:
+            message = f"Judge rejected the request: HTTP {status} {_phrase(status)} from {self._shown_url}: {detail}"
         if self.json_mode == "auto" and mode != "none" and _rejects_format(status, detail):
             return _Failure(message, "downgrade")
         if status == 429:
@@ -275,8 +290,8 @@ class OpenAIJudge:
         if status == 503:
             return _Failure(message, "throttle", _retry_after(exc.response.headers))
         if status >= 500 or status in (408, 409):
-            return _Failure(message, "retry", _retry_after(exc.response.headers))
-        return _Failure(message + _HINTS.get(status, ""), "fatal")
+            return _Failure(message, "retry", _retry_after(exc.response.headers), status)
+        return _Failure(message + _HINTS.get(status, ""), "fatal", status=status)
 
     def _downgrade(self, mode: str, why: str) -> None:
         with self._lock:
@@ -285,8 +300,9 @@ class OpenAIJudge:
                 log.info("judge %s rejected response_format %r (%s); using %r from now on",
                          self.name, mode, why, self._mode)
 
-    def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
-        delay = retry_after if retry_after is not None else min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
+    def _backoff(self, attempt: int, retry_after: Optional[float], quick: bool = False) -> float:
+        base, cap = (UNREACHABLE_BACKOFF, UNREACHABLE_CAP) if quick else (BACKOFF_BASE, BACKOFF_CAP)
+        delay = retry_after if retry_after is not None else min(cap, base * 2 ** (attempt - 1))
         return delay + self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
 
     def _add(self, **counts: int) -> None:
@@ -298,11 +314,38 @@ class OpenAIJudge:
         return text.replace(self._key, "***") if self._key and self._key != KEY_PLACEHOLDER else text
 
 
+KEY_HINT = "check the API key (OPENAI_API_KEY or api_key=...)"  # surfaces swap in their own syntax
 _HINTS = {
-    401: " — check the API key (pass api_key=... or set OPENAI_API_KEY).",
+    400: " — the server refused the request as sent; check the model and base_url.",
+    401: f" — {KEY_HINT}.",
     403: " — the key is not allowed to use this model or endpoint.",
     404: " — check the model name and base_url (it usually ends in /v1).",
+    422: " — the server could not process the request; check the model name.",
 }
+# Replies that retrying cannot change (auth, unknown model, a request the server will never accept).
+_REJECTED = (400, 401, 403, 404, 422)
+# _Failure.kind of the last attempt -> JudgeError.kind.
+_ERROR_KINDS = {"fatal": "rejected", "unreachable": "unreachable"}
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _unreachable_reason(exc: BaseException) -> Optional[str]:
+    """'connection refused' or 'unknown host' when nothing could even be connected to, else None."""
+    seen: set = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(exc, socket.gaierror):
+            return f"unknown host: {exc.strerror or exc}"
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _resolve_key(api_key: Optional[str], base_url: str) -> str:
@@ -382,6 +425,8 @@ def _rejects_format(status: int, detail: str) -> bool:
 def _final_message(failure: _Failure, attempts_retried: int) -> str:
     if failure.kind == "fatal":
         return failure.message
+    if failure.kind == "unreachable":
+        return f"{failure.message} — is the server running, and is the base URL right?"
     return f"{failure.message.rstrip('.')} after {attempts_retried} retries"
 
 

@@ -14,8 +14,9 @@ from ..model import (
     MetricScore,
 )
 from ..text import words
-from .heuristics import DEFAULT_HEURISTICS, heuristic_score
+from .heuristics import DEFAULT_HEURISTICS
 from .parsing import parse_reply
+from .sanity import empty_answer_score, sane_heuristic
 from .prompts import build_prompt
 
 LLM_WEIGHT = 0.7
@@ -49,7 +50,10 @@ def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
     reason = skip_reason(metric, sample)
     if reason:
         return MetricScore(metric, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
-    h = heuristic_score(metric, sample, lang, heuristics)
+    empty = empty_answer_score(metric, sample)
+    if empty is not None:
+        return empty
+    h = sane_heuristic(metric, sample, lang, heuristics)
     if is_offline(judge):
         return MetricScore(metric, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
                            method=METHOD_OFFLINE, heuristic_score=h.score)
@@ -73,7 +77,7 @@ def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
 
 
 def _fallback(metric: str, h: Any, reasoning: str, error: str, reply: Optional[str], info: dict) -> MetricScore:
-    if info.get("retries"):
+    if info.get("retries") and "retries" not in error:  # OpenAIJudge's own message already counts them
         error += f" (after {info['retries']} retries)"
     return MetricScore(metric, round(h.score, 4), f"{reasoning} {h.reasoning}", method=METHOD_FALLBACK,
                        heuristic_score=h.score, raw_reply=reply, error=error)
