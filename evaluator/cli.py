@@ -280,7 +280,8 @@ class BatchLines:
     """A batch run's progress on stderr: a line whenever its batches' status changes."""
 
     def __init__(self, run: Run, quiet: bool) -> None:
-        self.run, self.quiet, self.last, self.hinted = run, quiet, None, False
+        self.run, self.quiet, self.hinted = run, quiet, False
+        self.last: Optional[str] = None
 
     def show(self) -> None:
         status = self.run.batch_status

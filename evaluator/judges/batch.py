@@ -28,7 +28,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Literal, Optional, Tuple
 from urllib.parse import urlsplit
 
 import openai
@@ -40,7 +40,7 @@ from .openai import OpenAIJudge, _display_url, _short
 MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 MAX_BYTES = 190 * 1024 * 1024  # under the 200 MB file limit, leaving room for multipart framing
 TERMINAL = ("completed", "failed", "expired", "cancelled")
-COMPLETION_WINDOW = "24h"  # the only window OpenAI and Azure offer
+COMPLETION_WINDOW: Literal["24h"] = "24h"  # the only window OpenAI and Azure offer
 POLL_FAILURES = 5  # failed polls in a row before a wait gives up (the batches themselves go on)
 
 log = logging.getLogger("ragmeter")
@@ -340,12 +340,10 @@ def _lines(text: str) -> Iterator[str]:
 
 def _reply_of(item: dict) -> Tuple[Optional[Tuple[str, Tokens]], str]:
     """(reply text and tokens, "") for an answered line, else (None, the reason it failed)."""
-    error = item.get("error")
-    response = item.get("response") if isinstance(item.get("response"), dict) else {}
-    body = response.get("body") if isinstance(response.get("body"), dict) else {}
-    status = response.get("status_code")
+    error, response = item.get("error"), _dict(item.get("response"))
+    body, status = _dict(response.get("body")), response.get("status_code")
     if error or (status is not None and status != 200):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else (error if isinstance(error, dict) else {})
+        inner = _dict(body.get("error")) or _dict(error)
         message = inner.get("message") or inner.get("code") or error or "request failed"
         return None, _short(f"HTTP {status}: {message}" if status else message)
     try:
@@ -354,6 +352,11 @@ def _reply_of(item: dict) -> Tuple[Optional[Tuple[str, Tokens]], str]:
         return None, "the reply is not a chat completion"
     if not isinstance(text, str):
         return None, "the reply has no text"
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    usage = _dict(body.get("usage"))
     p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
     return (text, (p, c) if isinstance(p, int) and isinstance(c, int) else None), ""
+
+
+def _dict(value: Any) -> Dict[str, Any]:
+    """`value` when it is a JSON object, else {} (result lines come from a server: trust no shape)."""
+    return value if isinstance(value, dict) else {}
