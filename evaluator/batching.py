@@ -51,7 +51,7 @@ def evaluate_batch(evaluator: RAGEvaluator, pending: Pending, client: BatchClien
     """
     start = time.perf_counter()
     collector = CollectingJudge(client.judge)
-    _score_all(evaluator, collector, pending)
+    _score_all(evaluator, collector, pending, keep=False)
     batch_ids = _submit(client, collector, store, run_id)
     statuses = client.wait(batch_ids, on_status, stop) if batch_ids else []
     if statuses is None:
@@ -62,18 +62,21 @@ def evaluate_batch(evaluator: RAGEvaluator, pending: Pending, client: BatchClien
 
 
 def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending, on_progress: Optional[ProgressCallback] = None,
-               on_result: Optional[ResultCallback] = None) -> List[EvalResult]:
+               on_result: Optional[ResultCallback] = None, keep: bool = True) -> List[EvalResult]:
     """One pass over the samples with `judge` in place of the evaluator's judge, one sample at a time
-    (the judge numbers each sample's calls, which is what makes custom_ids reproducible)."""
+    (the judge numbers each sample's calls, which is what makes custom_ids reproducible).
+    `keep=False` returns nothing: the collecting pass's scores are thrown away as they come."""
     stand_in = evaluator.with_judge(judge)
     results = []
     for position, (index, sample) in enumerate(pending):
         judge.begin(index)
-        results.append(stand_in.evaluate(sample))
+        result = stand_in.evaluate(sample)
+        if keep:
+            results.append(result)
         if on_result is not None:
-            on_result(position, results[-1])
+            on_result(position, result)
         if on_progress is not None:
-            on_progress(position + 1, len(pending), results[-1])
+            on_progress(position + 1, len(pending), result)
     return results
 
 
