@@ -187,7 +187,7 @@ def fallback_means_svg(summaries: Sequence[MetricSummary]) -> str:
 
 def fallback_histograms_svg(report: EvalReport) -> str:
     """One small hand-drawn histogram (10 bins over 0-1) per metric."""
-    from ..charts import histogram_rows  # pure Python; needs no altair
+    from ..analysis.aggregate import histogram_rows
 
     rows = histogram_rows(report)
     names = list(dict.fromkeys(r["metric"] for r in rows))
@@ -252,7 +252,7 @@ def _agreement(labels_agreement: Any) -> Optional[Dict[str, Any]]:
 
 
 def _categories(report: EvalReport) -> Optional[Dict[str, Any]]:
-    from ..charts import category_rows  # pure Python; needs no altair
+    from ..analysis.aggregate import category_rows
 
     rows = category_rows(report)
     if not rows:
