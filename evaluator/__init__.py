@@ -1,4 +1,4 @@
-"""ragmeter's library: score RAG answers on five metrics with visible reasoning.
+"""ragmeter's library: score RAG answers on five metrics (or those you choose or define) with visible reasoning.
 
     from evaluator import RAGEvaluator, OfflineJudge, load_dataset
     report = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset("sample_data/sample.jsonl"))
@@ -8,7 +8,7 @@ The package reads like a table of contents (each folder's __init__ says what it 
     model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
     errors.py      every error ragmeter raises on purpose, drawn as a tree
     judges/        who gives the scores: the Judge protocol, offline, OpenAI-compatible, cache, rate limit
-    metrics/       what is scored: prompts, reply parsing, heuristics, one score per metric
+    metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
     evaluation.py  RAGEvaluator: score one sample or a dataset, concurrently, in order
     runs.py        the one run path (RunConfig, Run) used by the CLI and the dashboard
     batching.py    scoring through the OpenAI Batch API (a run with RunConfig(batch=True))
@@ -23,6 +23,8 @@ from .errors import DatasetError, HistoryError, JudgeConfigError, JudgeError, Ju
 from .evaluation import RAGEvaluator
 from .judges.base import Judge
 from .judges.offline import OfflineJudge
+from .metrics.registry import Metric
+from .metrics.rubric import RubricMetric, load_rubrics
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
 # Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not needed
@@ -55,14 +57,17 @@ __all__ = [
     "JudgeConfigError",
     "JudgeError",
     "JudgeFailed",
+    "Metric",
     "MetricScore",
     "OfflineJudge",
     "OpenAIJudge",
     "RAGEvaluator",
     "RagmeterError",
+    "RubricMetric",
     "Run",
     "RunConfig",
     "RunStore",
     "load_dataset",
+    "load_rubrics",
     "summarize",
 ]

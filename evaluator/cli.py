@@ -26,7 +26,10 @@ from .io.datasets import load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .model import METRICS, RULE_METRICS, EvalReport
+from .analysis.noise import format_judge_noise, judge_noise
+from .metrics.registry import known_metrics
+from .metrics.rubric import load_rubrics
+from .model import EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 
@@ -62,10 +65,19 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
                     help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
                          "(needs pip install 'ragmeter[embeddings]')")
+    ev.add_argument("--metrics", metavar="NAMES",
+                    help="comma-separated metrics to score, in order, e.g. faithfulness,answer_relevancy,politeness "
+                         "(default: the five built-ins, keyword/expected-doc rules, and every --rubrics metric)")
+    ev.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
+                    help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
+    ev.add_argument("--repeats", type=int, default=1, metavar="K",
+                    help="ask the judge K times per judged metric; the score is the mean and the report "
+                         "shows the judge's noise (default 1)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                    help="exit 1 when the mean of METRIC (or 'overall') is below VALUE (0-1, e.g. faithfulness=0.8)")
+                    help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
+                         "(0-1, e.g. faithfulness=0.8)")
     ev.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
                     help="exit 3 when more than this share of judged scores fell back to the heuristic "
                          "after judge failures (0-1, default %(default)s)")
@@ -100,12 +112,15 @@ def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Di
     return pairs
 
 
-def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
-    known = set(METRICS) | set(RULE_METRICS) | {"overall"}
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
+    metric when none are given), or "overall"."""
+    known = set(chosen or known_metrics()) | {"overall"}
     thresholds = {}
     for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
         if name not in known:
-            raise UsageError(f"--fail-under: unknown metric {name!r}; choose from {', '.join(sorted(known))}")
+            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
+            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
         try:
             thresholds[name] = float(value)
         except ValueError:
@@ -131,20 +146,39 @@ def plural(n: int, word: str) -> str:
 
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The run the command line asks for, as plain data (the key stays in the environment)."""
+    scoring = metric_options(args)
     if not args.model:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
         if args.batch and not args.resume:
             raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
-        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers)
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
     return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     batch=args.batch, batch_poll=args.batch_poll)
+                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
+
+
+def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
+    rubrics: Dict[str, Any] = {}
+    for path in args.rubrics:
+        for rubric in load_rubrics(path):
+            if rubric.name in rubrics:
+                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
+            rubrics[rubric.name] = rubric.to_dict()
+    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
+    if args.metrics is not None and not names:
+        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats}
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
+    if args.metrics is not None or args.rubrics or args.repeats != 1:
+        raise UsageError("--metrics, --rubrics and --repeats cannot change a resumed run: it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
         return replace(config, judge=OFFLINE, batch=False)
@@ -250,7 +284,8 @@ def dry_run(args: argparse.Namespace) -> int:
     else:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
-                       judge=OfflineJudge() if config.offline else None)
+                       judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
+                       repeats=config.repeats)
     print(json.dumps(est.to_dict(), indent=2))
     return EXIT_OK
 
@@ -296,13 +331,13 @@ class BatchLines:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    thresholds = parse_thresholds(args.fail_under)
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.dry_run:
         return dry_run(args)
     store = None if args.no_history else open_store(args.history)
     run = resumed_run(args, store) if args.resume else new_run(args, store)
+    thresholds = parse_thresholds(args.fail_under, run.evaluator.metric_names)
     run.start()
     if run.run_id and not args.quiet:
         print(f"run {run.run_id}: {plural(len(run.pending), 'sample')} to score (resume with --resume {run.run_id})",
@@ -330,6 +365,9 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
     if judging.is_offline(report):
         print(f"note: {judging.OFFLINE_NOTICE}")
     report.print_report()
+    noise = format_judge_noise(judge_noise(report))
+    if noise:
+        print(noise)
     print_usage_summary(report, args, settings)
     print_fallbacks(report)
     if args.labels:

@@ -3,6 +3,8 @@
     RagmeterError                  base of everything below
     ├── DatasetError (ValueError)  a dataset file cannot be read: names the file, the line/row,
     │                              the column, and what to do about it
+    ├── MetricError (ValueError)   a metric cannot be used: an unknown name (the known ones listed),
+    │                              a rubric file or table that is wrong (file, rubric, line named)
     ├── JudgeError                 a judge call failed for good (after retries); the evaluator
     │   │                          catches it and falls back to the heuristic, visibly. `kind`
     │   │                          says why: rejected (a 4xx retrying cannot fix), unreachable
@@ -54,6 +56,10 @@ class DatasetError(RagmeterError, ValueError):
         if self.column:
             where.append(f"column '{self.column}'")
         return (", ".join(where) + ": " if where else "") + self.reason
+
+
+class MetricError(RagmeterError, ValueError):
+    """A chosen metric is unknown, or a rubric definition is wrong; `str()` says which and how to fix it."""
 
 
 class JudgeError(RagmeterError):

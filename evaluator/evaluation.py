@@ -13,8 +13,9 @@ from .errors import JudgeFailed
 from .judges.base import Judge, judge_usage
 from .judges.health import STOPPED_KEY, HealthPolicy, JudgeHealth, WatchedJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .metrics.scoring import is_offline, rule_scores, score_metric
-from .model import METRICS, EvalReport, EvalResult, EvalSample
+from .metrics.registry import MetricChoice, resolve_metrics
+from .metrics.scoring import is_offline, score_sample
+from .model import EvalReport, EvalResult, EvalSample
 from .text import resolve_language
 
 log = logging.getLogger("ragmeter")
@@ -24,7 +25,13 @@ ResultCallback = Callable[[int, EvalResult], None]
 
 
 class RAGEvaluator:
-    """Scores RAG samples on the five metrics with any judge that has `.generate(prompt) -> str`.
+    """Scores RAG samples with any judge that has `.generate(prompt) -> str`.
+
+    `metrics` chooses what is scored: registered names and/or Metric objects (a RubricMetric,
+    say), in display order. The default is the five judged metrics plus the rule-based ones
+    for samples that carry keywords / expected documents. Each judged metric costs `repeats`
+    judge calls per sample (its score is their mean; MetricScore.llm_scores keeps each one);
+    rule-based ones cost none.
 
     `judge_health` decides when `evaluate_dataset` stops early because the judge is failing
     (see judges/health.py); None scores every row whatever the judge does.
@@ -32,6 +39,7 @@ class RAGEvaluator:
 
     def __init__(self, llm: Judge, language: str = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS,
+                 metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1,
                  judge_health: Optional[HealthPolicy] = HealthPolicy()) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
@@ -42,10 +50,18 @@ class RAGEvaluator:
         self.llm = llm
         self.language = language
         self.batch_delay = batch_delay
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+            raise ValueError(f"repeats must be a whole number >= 1, not {repeats!r}")
         self.heuristics = heuristics
+        self.metrics = resolve_metrics(metrics)
+        self.repeats = repeats
         self.judge_health = judge_health
         self.health: Optional[JudgeHealth] = None  # the current evaluate_dataset's, when watched
         self._judge = llm
+
+    @property
+    def metric_names(self) -> List[str]:
+        return [m.name for m in self.metrics]
 
     def with_judge(self, judge: Judge) -> "RAGEvaluator":
         """A copy that scores exactly as this one does (language, heuristics…) but asks `judge`,
@@ -55,17 +71,13 @@ class RAGEvaluator:
         return twin
 
     def evaluate(self, sample: EvalSample) -> EvalResult:
-        """Score one sample: five metrics (two skipped without a reference) plus rule-based extras."""
+        """Score one sample on every chosen metric (skipped ones say why)."""
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
-        scores = {}
-        for m in METRICS:
-            scores[m] = score_metric(m, sample, self._judge, lang, self.heuristics)
-            if self.health is not None:
-                self.health.check()  # a judge known to fail: drop this sample (it stays pending)
-        return EvalResult(sample_id=sample.sample_id, **scores,
-                          elapsed_sec=time.perf_counter() - start,
-                          extra=rule_scores(sample), sample=sample)
+        # After each metric: a judge known to fail drops this sample (it stays pending).
+        check = self.health.check if self.health is not None else None
+        scores = score_sample(self.metrics, sample, self._judge, lang, self.heuristics, self.repeats, check)
+        return EvalResult(sample.sample_id, elapsed_sec=time.perf_counter() - start, sample=sample, scores=scores)
 
     @classmethod
     def quick_eval(cls, llm: Judge, question: str, answer: str, contexts: List[str],

@@ -244,7 +244,7 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
         assert calls > 0 and all(r.headers["authorization"] == f"Bearer {CANARY}" for r in srv.chat_requests)
     report = app.session_state["report"]
     assert report.usage["calls"] == calls
-    assert {ms.method for r in report.results for ms in r.metric_scores().values()} <= {"llm_blend", "skipped", "rule"}
+    assert {ms.method for r in report.results for ms in r.metric_scores().values()} <= {"llm_blend", "skipped", "rule", "empty_answer"}
     (info,) = RunStore(history).list_runs()
     assert info.settings["judge"] == "openai" and info.settings["model"] == "test-model"
     assert CANARY not in repr(info.settings) and CANARY not in repr(app.session_state["run"])

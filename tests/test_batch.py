@@ -17,7 +17,7 @@ from evaluator.errors import JudgeConfigError, JudgeError
 from evaluator.evaluation import RAGEvaluator
 from evaluator.judges.offline import OfflineJudge
 from evaluator.history import RunStore
-from evaluator.judges.batch import (POLL_FAILURES, BatchClient, BatchStatus, batch_endpoint, describe_statuses,
+from evaluator.judges.batch import (POLL_FAILURES, BatchClient, Reply, Request, BatchStatus, batch_endpoint, describe_statuses,
                                     parse_results)
 from evaluator.judges.cache import JudgeCache
 from evaluator.judges.openai import OpenAIJudge
@@ -217,7 +217,7 @@ def test_azure_gets_its_request_url_and_the_same_files_and_batches_calls():
     azure = OpenAIJudge("my-deployment", base_url="https://res.openai.azure.com/openai/v1", api_key=CANARY,
                         http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     client = BatchClient(azure)
-    data = client.chunks({"s0-c0": "Judge this."})[0]
+    data = client.chunks({"s0-c0": Request("Judge this.")})[0]
     assert client.submit(data) == "batch_1"
     assert seen == [("POST", "/openai/v1/files"), ("POST", "/openai/v1/batches")]
     assert json.loads(data)["url"] == "/chat/completions"
@@ -233,7 +233,7 @@ def test_parse_results_reads_replies_failures_and_skips_unreadable_lines():
     text = "\n".join([json.dumps(ok), json.dumps(http_error), "{not json", json.dumps(batch_error),
                       json.dumps(not_chat), ""])
     results = parse_results(text)
-    assert results.replies == {"s0-c0": ('{"score": 1}', (9, 2))}
+    assert results.replies == {"s0-c0": Reply('{"score": 1}', (9, 2))}
     assert results.errors == {"s0-c1": "HTTP 429: slow down", "s0-c2": "expired",
                               "s0-c3": "the reply is not a chat completion"}
     assert results.unreadable_lines == 1

@@ -5,8 +5,8 @@ def test_all_is_sorted_and_complete():
     assert evaluator.__all__ == sorted(evaluator.__all__)
     assert set(evaluator.__all__) == {
         "DatasetError", "EvalReport", "EvalResult", "EvalSample", "HistoryError", "Judge", "JudgeConfigError",
-        "JudgeError", "JudgeFailed", "MetricScore", "OfflineJudge", "OpenAIJudge", "RAGEvaluator", "RagmeterError",
-        "Run", "RunConfig", "RunStore", "load_dataset", "summarize",
+        "JudgeError", "JudgeFailed", "Metric", "MetricScore", "OfflineJudge", "OpenAIJudge", "RAGEvaluator",
+        "RagmeterError", "RubricMetric", "Run", "RunConfig", "RunStore", "load_dataset", "load_rubrics", "summarize",
     }
 
 

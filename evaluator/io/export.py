@@ -26,8 +26,9 @@ from markupsafe import Markup
 from ..analysis import judging
 from ..analysis.advice import DEFAULT_THRESHOLD, recommendations
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
+from ..analysis.noise import judge_noise
 from ..analysis.stats import MetricSummary, summarize
-from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
+from ..model import METHOD_LABELS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
 from .redact import sanitize_settings
 
@@ -50,19 +51,15 @@ def results_csv(report: EvalReport) -> str:
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly.
     """
-    rows = [flat_row(r) for r in report.results]
+    names = report.metric_names()
+    rows = [flat_row(r, names) for r in report.results]
     out = io.StringIO()
-    fieldnames = list(rows[0]) if rows else list(flat_row(_empty_result()))
+    fieldnames = list(rows[0]) if rows else list(flat_row(EvalResult(None), names))
     writer = csv.DictWriter(out, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
         writer.writerow({k: neutralise_cell(v) for k, v in row.items()})
     return out.getvalue()
-
-
-def _empty_result() -> EvalResult:
-    """A result with every metric skipped: gives an empty report's CSV its header."""
-    return EvalResult(None, **{m: MetricScore(m, 0.0, skipped=True) for m in METRICS})
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -73,6 +70,9 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
     data["settings"] = sanitize_settings(settings or {})
     if "usage" in data:
         data["usage"] = sanitize_settings(data["usage"])
+    noise = judge_noise(report)
+    if noise:
+        data["judge_noise"] = [n.to_dict() for n in noise]
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
     return json.dumps(data, ensure_ascii=False, default=str)
 
@@ -304,6 +304,16 @@ def _fallback_warning(report: EvalReport) -> str:
             f"judge failure ({judging.main_cause(report) or 'see each score'}); those scores are lexical estimates.")
 
 
+def settings_rubrics(settings: Optional[Mapping[str, Any]]) -> List[Any]:
+    """The rubric metrics a run's settings keep (so their advice shows); none when they cannot be read."""
+    from ..metrics.rubric import rubrics_from_dict
+
+    try:
+        return list(rubrics_from_dict(dict((settings or {}).get("rubrics") or {})))
+    except (ValueError, TypeError):
+        return []
+
+
 def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dataset_name: str = "",
                 settings: Optional[Dict[str, Any]] = None, labels_agreement: Any = None,
                 use_vl_convert: bool = True, max_samples: Optional[int] = DEFAULT_MAX_SAMPLES) -> str:
@@ -324,7 +334,8 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         fallback_warning=_fallback_warning(report),
         offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
         summaries=summaries, svgs=_charts(report, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
-        advice=recommendations({s.name: s.mean for s in summaries}), methods=methods,
+        advice=recommendations({s.name: s.mean for s in summaries}, metrics=settings_rubrics(settings)),
+        methods=methods, noise=judge_noise(report),
         method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(report),
         agreement=_agreement(labels_agreement),
         key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage))],

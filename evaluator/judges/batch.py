@@ -48,6 +48,23 @@ log = logging.getLogger("ragmeter")
 Tokens = Optional[Tuple[int, int]]
 
 
+@dataclass(frozen=True)
+class Request:
+    """One judge call to send: the prompt, and how many token alternatives it asks for (0: none)."""
+
+    prompt: str
+    top_logprobs: int = 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answered request: the text, its token counts and (when asked for) token logprobs."""
+
+    text: str
+    tokens: Tokens = None
+    logprobs: Optional[list] = None
+
+
 def custom_id(index: int, call: int) -> str:
     """The id of the `call`-th judge call (from 0) made while scoring sample `index`."""
     return f"s{index}-c{call}"
@@ -81,7 +98,7 @@ class BatchStatus:
 class BatchResults:
     """What the batches answered, by custom_id: replies (text, tokens) and failures (why)."""
 
-    replies: Dict[str, Tuple[str, Tokens]] = field(default_factory=dict)
+    replies: Dict[str, Reply] = field(default_factory=dict)
     errors: Dict[str, str] = field(default_factory=dict)
     unreadable_lines: int = 0
     notes: List[str] = field(default_factory=list)  # batches that failed, expired or were cancelled
@@ -113,17 +130,21 @@ class _PromptJudge:
 
 
 class CollectingJudge(_PromptJudge):
-    """Records each prompt the evaluator sends (cached ones excepted); answers none of them."""
+    """Records each prompt the evaluator sends (cached ones excepted); answers none of them.
+
+    It takes generate()'s options as OpenAIJudge does: `repeat` (a repeated judgement has its
+    own cache entry and its own request) and `top_logprobs` (sent with the request).
+    """
 
     def __init__(self, judge: OpenAIJudge) -> None:
         super().__init__(judge)
-        self.requests: Dict[str, str] = {}  # custom_id -> prompt, in the order they were asked
+        self.requests: Dict[str, Request] = {}  # by custom_id, in the order they were asked
         self.cached = 0
 
-    def generate(self, prompt: str) -> str:
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
         cid = self._next_id()
-        if self.judge.cached(prompt) is None:
-            self.requests[cid] = prompt
+        if self.judge.cached(prompt, repeat=repeat, top_logprobs=top_logprobs) is None:
+            self.requests[cid] = Request(prompt, top_logprobs)
         else:
             self.cached += 1
         # This pass only collects; raising is the cheapest way through the scoring path.
@@ -141,20 +162,22 @@ class ReplayJudge(_PromptJudge):
         self._totals["requests"] = sent
         self._info: Dict[str, Any] = {}
 
-    def generate(self, prompt: str) -> str:
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
         cid = self._next_id()
         self._info = {"retries": 0, "cached": False}
-        if cid in self.results.replies:
-            text, tokens = self.results.replies[cid]
-            p, c = tokens or (estimate_tokens(prompt), estimate_tokens(text))
+        if top_logprobs:
+            self._info.update(top_logprobs=top_logprobs, logprobs=None)
+        reply = self.results.replies.get(cid)
+        if reply is not None:
+            p, c = reply.tokens or (estimate_tokens(prompt), estimate_tokens(reply.text))
             self._add(calls=1, prompt_tokens=p, completion_tokens=c)
-            self.judge.remember(prompt, text)
-            return text
-        hit = self.judge.cached(prompt)
+            self.judge.remember(prompt, reply.text, repeat=repeat, top_logprobs=top_logprobs, logprobs=reply.logprobs)
+            return self._answer(reply.text, reply.logprobs, top_logprobs)
+        hit = self.judge.cached(prompt, repeat=repeat, top_logprobs=top_logprobs)
         if hit is not None:
             self._info["cached"] = True
             self._add(cache_hits=1)
-            return hit
+            return self._answer(*hit, top_logprobs)
         self._add(failures=1)
         batches = ", ".join(self.batch_ids) or "the batch"
         if cid in self.results.errors:
@@ -162,7 +185,13 @@ class ReplayJudge(_PromptJudge):
         notes = f" ({'; '.join(self.results.notes)})" if self.results.notes else ""
         raise JudgeError(f"batch {batches} returned no result for request {cid}{notes}")
 
+    def _answer(self, text: str, logprobs: Optional[list], top_logprobs: int) -> str:
+        if top_logprobs:
+            self._info["logprobs"] = logprobs
+        return text
+
     def call_info(self) -> dict:
+        """As OpenAIJudge's: retries (always 0), cached, and the logprobs when they were asked for."""
         return dict(self._info)
 
     def usage(self) -> dict:
@@ -195,18 +224,19 @@ class BatchClient:
         self._url = _display_url(judge.base_url)
 
     # -- requests files ---------------------------------------------------------------------------
-    def request_line(self, cid: str, prompt: str) -> bytes:
+    def request_line(self, cid: str, request: Request) -> bytes:
         """One JSONL line: the chat-completions body generate() would send, under its custom_id."""
-        line = {"custom_id": cid, "method": "POST", "url": self.endpoint, "body": self.judge.request_body(prompt)}
+        body = self.judge.request_body(request.prompt, top_logprobs=request.top_logprobs)
+        line = {"custom_id": cid, "method": "POST", "url": self.endpoint, "body": body}
         return json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n"
 
-    def chunks(self, requests: Dict[str, str]) -> List[bytes]:
+    def chunks(self, requests: Dict[str, Request]) -> List[bytes]:
         """The requests as JSONL files within the per-batch limits (the split is deterministic)."""
         files: List[bytes] = []
         lines: List[bytes] = []
         size = 0
-        for cid, prompt in requests.items():
-            line = self.request_line(cid, prompt)
+        for cid, request in requests.items():
+            line = self.request_line(cid, request)
             if lines and (len(lines) >= self.max_requests or size + len(line) > self.max_bytes):
                 files.append(b"".join(lines))
                 lines, size = [], 0
@@ -338,8 +368,8 @@ def _lines(text: str) -> Iterator[str]:
     return (line for line in text.splitlines() if line.strip())
 
 
-def _reply_of(item: dict) -> Tuple[Optional[Tuple[str, Tokens]], str]:
-    """(reply text and tokens, "") for an answered line, else (None, the reason it failed)."""
+def _reply_of(item: dict) -> Tuple[Optional[Reply], str]:
+    """(the reply, "") for an answered line, else (None, the reason it failed)."""
     error, response = item.get("error"), _dict(item.get("response"))
     body, status = _dict(response.get("body")), response.get("status_code")
     if error or (status is not None and status != 200):
@@ -354,7 +384,21 @@ def _reply_of(item: dict) -> Tuple[Optional[Tuple[str, Tokens]], str]:
         return None, "the reply has no text"
     usage = _dict(body.get("usage"))
     p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    return (text, (p, c) if isinstance(p, int) and isinstance(c, int) else None), ""
+    tokens = (p, c) if isinstance(p, int) and isinstance(c, int) else None
+    return Reply(text, tokens, _token_logprobs(body)), ""
+
+
+def _token_logprobs(body: Dict[str, Any]) -> Optional[list]:
+    """`choices[0].logprobs.content` in OpenAIJudge's call_info form: [[token, [[alt, logprob], ...]], ...]."""
+    try:
+        content = body["choices"][0]["logprobs"]["content"]
+        out = []
+        for tok in content:
+            alts = [[a["token"], float(a["logprob"])] for a in tok.get("top_logprobs") or []]
+            out.append([tok["token"], alts or [[tok["token"], float(tok["logprob"])]]])
+        return out or None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None  # no (usable) logprobs: the stated score is used, as with a server that sends none
 
 
 def _dict(value: Any) -> Dict[str, Any]:

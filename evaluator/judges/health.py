@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Deque, Optional
 
 from ..errors import JudgeError, JudgeFailed
+from .base import accepts
 
 # Where a stopped run's report.usage keeps JudgeFailed's message (the history stores usage).
 STOPPED_KEY = "stopped_on_judge_failure"
@@ -101,16 +102,20 @@ class WatchedJudge:
     def __init__(self, judge: Any, health: JudgeHealth) -> None:
         self._judge, self.health = judge, health
 
-    def generate(self, prompt: str) -> str:
+    def generate(self, prompt: str, **options: Any) -> str:
         if self.health.tripped:  # the run is stopping: no more requests to a judge known to fail
             raise JudgeError("The run is stopping because the judge is failing.", kind="stopped")
         try:
-            reply = self._judge.generate(prompt)
+            reply = self._judge.generate(prompt, **options)
         except Exception as exc:
             self.health.record_failure(exc)
             raise
         self.health.record_success()
         return reply
+
+    def accepts_option(self, option: str) -> bool:
+        """The wrapped judge's generate options (repeat, top_logprobs) pass through (judges.base.accepts)."""
+        return accepts(self._judge, option)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._judge, name)

@@ -17,7 +17,10 @@ over a bare `openai.OpenAI` call:
   tokens each time for no stricter output (llama.cpp's server also answers HTTP 500 to
   `json_schema` while it accepts `json_object`);
 - token counts from each reply's `usage` (estimated from text when a server omits it);
-- an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt).
+- an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt,
+  and the repeat index and logprobs request when there are any);
+- token probabilities on request (`generate(prompt, top_logprobs=5)`, then `call_info()["logprobs"]`)
+  for probability-weighted (G-Eval) scores; servers that send none leave it None.
 
 The API key is used for requests and nothing else: it is not in `repr`, `name`, `settings()`,
 error messages, logs or the cache.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import email.utils
 import http
+import json
 import logging
 import os
 import random
@@ -83,6 +87,8 @@ class _CallInfo:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     json_mode: str = "none"
+    top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
+    logprobs: Optional[list] = None  # [[token, [[alternative, logprob], ...]], ...] when the server sent them
 
 
 @dataclass
@@ -140,26 +146,36 @@ class OpenAIJudge:
                                      timeout=self.timeout, http_client=http_client)
 
     # -- the judge interface ---------------------------------------------------------------------
-    def generate(self, prompt: str) -> str:
-        """The judge's reply to `prompt` (from the cache when present); raises JudgeError."""
-        info = _CallInfo(json_mode=self._mode)
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
+        """The judge's reply to `prompt` (from the cache when present); raises JudgeError.
+
+        `repeat` is the index of a repeated judgement of the same prompt: each has its own cache
+        entry, so a cached re-run of a k-repeat run is still free. `top_logprobs` > 0 asks for the
+        token probabilities too (see call_info()["logprobs"]).
+        """
+        info = _CallInfo(json_mode=self._mode, top_logprobs=top_logprobs)
         self._local.info = info
-        key = cache_key(self.base_url, self.model, self.temperature, prompt) if self._cache is not None else ""
+        key = ""
         if self._cache is not None:
-            hit = self._cache.get(key)
+            key = self._cache_key(prompt, repeat, top_logprobs)
+            hit = _unpack(self._cache.get(key), info)
             if hit is not None:
                 info.cached = True
                 self._add(cache_hits=1)
                 return hit
         text = self._call_with_retries(prompt, info)
         if self._cache is not None:
-            self._cache.put(key, text)
+            self._cache.put(key, _pack(text, info) if text.strip() else text)
         return text
 
     def call_info(self) -> dict:
-        """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode."""
+        """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode
+        (and top_logprobs, logprobs when the call asked for token probabilities)."""
         info = getattr(self._local, "info", None) or _CallInfo(json_mode=self._mode)
-        return asdict(info)
+        data = asdict(info)
+        if not info.top_logprobs:
+            del data["top_logprobs"], data["logprobs"]
+        return data
 
     def usage(self) -> dict:
         """Running totals. `calls` counts HTTP requests answered with a completion, `requests` every
@@ -181,20 +197,28 @@ class OpenAIJudge:
         """The `openai` client this judge calls (its files and batches APIs serve `--batch`)."""
         return self._client
 
-    def request_body(self, prompt: str) -> dict:
+    def request_body(self, prompt: str, *, top_logprobs: int = 0) -> dict:
         """The chat-completions body generate() would send for `prompt` now."""
-        return self._request(prompt, self._mode)
+        return self._request(prompt, self._mode, top_logprobs)
 
-    def cached(self, prompt: str) -> Optional[str]:
-        """The cached reply to `prompt`, or None (also None without a cache)."""
+    def cached(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> Optional[Tuple[str, Optional[list]]]:
+        """(reply, token logprobs or None) that generate() would take from the cache, else None."""
         if self._cache is None:
             return None
-        return self._cache.get(cache_key(self.base_url, self.model, self.temperature, prompt))
+        info = _CallInfo(top_logprobs=top_logprobs)
+        text = _unpack(self._cache.get(self._cache_key(prompt, repeat, top_logprobs)), info)
+        return None if text is None else (text, info.logprobs)
 
-    def remember(self, prompt: str, reply: str) -> None:
-        """Store a reply obtained elsewhere (a batch) in this judge's cache, if it has one."""
-        if self._cache is not None:
-            self._cache.put(cache_key(self.base_url, self.model, self.temperature, prompt), reply)
+    def remember(self, prompt: str, reply: str, *, repeat: int = 0, top_logprobs: int = 0,
+                 logprobs: Optional[list] = None) -> None:
+        """Cache a reply obtained elsewhere (a batch) as generate() would have cached it."""
+        if self._cache is not None and reply.strip():
+            info = _CallInfo(top_logprobs=top_logprobs, logprobs=logprobs)
+            self._cache.put(self._cache_key(prompt, repeat, top_logprobs), _pack(reply, info))
+
+    def _cache_key(self, prompt: str, repeat: int, top_logprobs: int) -> str:
+        return cache_key(self.base_url, self.model, self.temperature, prompt, repeat=repeat,
+                         top_logprobs=top_logprobs)
 
     def close(self) -> None:
         """Close the HTTP client (unless it was passed in) and the cache."""
@@ -240,8 +264,9 @@ class OpenAIJudge:
         permit = self.limiter.acquire()
         self._add(requests=1)
         try:
-            completion = self._client.chat.completions.create(**self._request(prompt, mode))
+            completion = self._client.chat.completions.create(**self._request(prompt, mode, info.top_logprobs))
             text, tokens = _reply_and_tokens(completion, prompt)
+            info.logprobs = _token_logprobs(completion) if info.top_logprobs else None
         except Exception as exc:  # every failure is classified; none escapes unexplained
             failure = self._classify(exc, mode)
             failure.message = self._redact(failure.message)  # servers may echo the key back
@@ -253,9 +278,11 @@ class OpenAIJudge:
         self._add(calls=1, prompt_tokens=tokens[0], completion_tokens=tokens[1])
         return text
 
-    def _request(self, prompt: str, mode: str) -> dict:
+    def _request(self, prompt: str, mode: str, top_logprobs: int = 0) -> dict:
         request: Dict[str, Any] = {"model": self.model, "temperature": self.temperature,
                                    "messages": [{"role": "user", "content": prompt}]}
+        if top_logprobs:
+            request["logprobs"], request["top_logprobs"] = True, top_logprobs
         if _RESPONSE_FORMATS[mode] is not None:
             request["response_format"] = _RESPONSE_FORMATS[mode]
         if self.max_tokens is not None:
@@ -379,6 +406,37 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
     if isinstance(p, int) and isinstance(c, int):
         return text, (p, c)
     return text, (estimate_tokens(prompt), estimate_tokens(text))
+
+
+def _token_logprobs(completion: Any) -> Optional[list]:
+    """The reply's tokens with their top alternatives, as plain lists; None when the server sent none."""
+    try:
+        content = completion.choices[0].logprobs.content
+    except (AttributeError, IndexError, TypeError):
+        return None
+    if not content:
+        return None
+    out = []
+    for tok in content:
+        alts = [[a.token, float(a.logprob)] for a in (getattr(tok, "top_logprobs", None) or [])]
+        out.append([tok.token, alts or [[tok.token, float(tok.logprob)]]])
+    return out
+
+
+def _pack(text: str, info: _CallInfo) -> str:
+    """What the cache keeps for a call that asked for logprobs: the reply and its token probabilities."""
+    return json.dumps({"reply": text, "logprobs": info.logprobs}) if info.top_logprobs else text
+
+
+def _unpack(cached: Optional[str], info: _CallInfo) -> Optional[str]:
+    if cached is None or not info.top_logprobs:
+        return cached
+    try:
+        data = json.loads(cached)
+        info.logprobs = data["logprobs"]
+        return data["reply"]
+    except (ValueError, KeyError, TypeError):
+        return None  # not an entry written by _pack: ask the judge again
 
 
 def _retry_after(headers: Any) -> Optional[float]:

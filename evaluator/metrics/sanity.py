@@ -16,7 +16,7 @@ fine answer. Only answers and reference answers are checked; questions are often
 
 A text that shows either caps the heuristic scores that read it at GARBAGE_CAP, with the reason.
 The judge, when there is one, still scores as it likes: this only bounds the lexical estimate.
-An empty answer scores 0 on relevancy and correctness (there is nothing to be relevant or right).
+(An empty answer scores 0 on relevancy and correctness: see `Metric.zero_if_empty` in builtin.py.)
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ..model import METHOD_RULE, EvalSample, MetricScore
+from ..model import EvalSample
 from .heuristics import HeuristicScore, heuristic_score
 from .units import with_units_spelled
 from ..text import is_stop_word, tokens
@@ -45,17 +45,6 @@ _READS = {
     "context_recall": ("ground_truth",),
     "answer_correctness": ("answer", "ground_truth"),
 }
-EMPTY_ANSWER_METRICS = ("answer_relevancy", "answer_correctness")
-
-
-def empty_answer_score(metric: str, sample: EvalSample) -> Optional[MetricScore]:
-    """0 for relevancy/correctness of an empty answer (no judge call needed); None otherwise."""
-    if metric in EMPTY_ANSWER_METRICS and not (sample.answer or "").strip():
-        return MetricScore(metric, 0.0, "The answer is empty: nothing is relevant or correct.", method=METHOD_RULE,
-                           heuristic_score=0.0)
-    return None
-
-
 def garbage_reason(text: str, contexts: Iterable[str] = (), question: str = "") -> Optional[str]:
     """Why `text` is not prose (no structure, or a shuffled bag of the contexts' words), or None."""
     toks = tokens(text or "")
