@@ -12,7 +12,8 @@ Standard library only; it listens on an ephemeral port in a background thread an
 A batch reads `validating` on its first GET, `in_progress` until it completes on its `polls`-th
 GET (constructor argument). Then each request line of its
 input file is answered by `responder(body) -> str | Failed` (default: DEFAULT_REPLY); answers
-go to the output file, `Failed` ones to the error file, like OpenAI does. `fail_batch="..."`
+go to the output file, `Failed` ones to the error file, like OpenAI does. An answer may also be
+openai_server's `reply(...)`/`scored_reply(...)`, for token logprobs (sent when the request asks). `fail_batch="..."`
 makes every new batch end `failed` with that validation error and no files; `flaky_polls=k`
 makes the next k batch GETs answer HTTP 500.
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from openai_server import DEFAULT_REPLY, completion_body
+from openai_server import DEFAULT_REPLY, Reply, completion_body
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Failed:
     code: str = "server_error"
 
 
-Answer = Union[str, Failed]
+Answer = Union[str, Reply, Failed]
 Responder = Callable[[Dict[str, Any]], Answer]
 
 
@@ -194,7 +195,10 @@ def _result_line(n: int, request: Dict[str, Any], answer: Answer) -> Dict[str, A
         body = {"error": {"message": answer.message, "type": "test_error", "code": answer.code}}
         line["response"] = {"status_code": answer.status, "request_id": f"req_{n}", "body": body}
     else:
-        body = completion_body(answer, request["body"].get("model", ""), "auto", prompt_of(request["body"]))
+        answer = answer if isinstance(answer, Reply) else Reply(answer)
+        asked = request["body"].get("logprobs")
+        body = completion_body(answer.text, request["body"].get("model", ""), answer.usage, prompt_of(request["body"]),
+                               answer.finish_reason, answer.logprobs if asked else None)
         line["response"] = {"status_code": 200, "request_id": f"req_{n}", "body": body}
     return line
 

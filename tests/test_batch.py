@@ -16,6 +16,7 @@ from evaluator.batching import BATCH_IDS, batch_client, evaluate_batch
 from evaluator.errors import JudgeConfigError, JudgeError
 from evaluator.evaluation import RAGEvaluator
 from evaluator.judges.offline import OfflineJudge
+from evaluator.metrics.rubric import RubricMetric
 from evaluator.history import RunStore
 from evaluator.judges.batch import (POLL_FAILURES, BatchClient, Reply, Request, BatchStatus, batch_endpoint, describe_statuses,
                                     parse_results)
@@ -23,7 +24,7 @@ from evaluator.judges.cache import JudgeCache
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
 from evaluator.runs import OPENAI, Run, RunConfig
-from openai_server import ChatServer, reply
+from openai_server import ChatServer, reply, scored_reply
 
 CANARY = "sk-canary-batch-3e9a1f77d2"
 N = 6
@@ -76,6 +77,33 @@ def test_batch_run_scores_exactly_like_the_direct_path():
     assert len({line["custom_id"] for line in lines}) == len(lines) == 3 * 5 + 3 * 3
     assert {line["url"] for line in lines} == {"/v1/chat/completions"}
     assert report.usage["calls"] == report.usage["requests"] == len(lines)
+
+
+def test_rubrics_with_logprobs_and_repeats_score_like_the_direct_path(tmp_path):
+    polite = RubricMetric("politeness", "Polite and professional.", scale="1-5")
+
+    def answer(prompt):
+        return scored_reply('{"score": ', {"4": 0.6, "5": 0.4}) if "Polite and" in prompt else reply(script(prompt))
+
+    def evaluator(judge):
+        return RAGEvaluator(judge, metrics=["faithfulness", "answer_relevancy", polite], repeats=2)
+
+    with ChatServer(responder=lambda r: answer(r.prompt)) as chat:
+        with judge(chat) as direct_judge:
+            direct = evaluator(direct_judge).evaluate_dataset(samples())
+    cache = tmp_path / "cache.sqlite3"
+    with BatchServer(responder=lambda body: answer(prompt_of(body))) as srv:
+        ev = evaluator(judge(srv, cache))
+        report = evaluate_batch(ev, list(enumerate(samples())), batch_client(ev, poll_interval=0.01))
+        lines = srv.input_lines()
+        again = evaluator(judge(srv, cache))
+        cached = evaluate_batch(again, list(enumerate(samples())), batch_client(again, poll_interval=0.01))
+        assert len(srv.uploads) == 1  # every repeat has its own cache entry: the re-run sends nothing
+    assert [r.scores for r in report.results] == [r.scores for r in direct.results]
+    assert [r.scores for r in cached.results] == [r.scores for r in direct.results]
+    assert {r.scores["politeness"].scored_from for r in report.results} == {"logprobs"}
+    assert len(lines) == N * 3 * 2  # three judged metrics, twice each
+    assert sum(bool(line["body"].get("logprobs")) for line in lines) == N * 2
 
 
 @pytest.mark.parametrize("failure", [Failed("upstream overloaded", status=500),
