@@ -12,8 +12,9 @@ unchanged (evaluator/batching.py drives it):
    A request that failed inside a batch, or has no result, raises JudgeError, so its metric
    falls back to the heuristic visibly and is counted, like any failed judge call.
 
-`custom_id` is `s<sample index>-c<n>`: the n-th judge call made while scoring that sample (a
-repeated prompt gets a new n). The calls of a sample come in a fixed order, so a resumed run
+`custom_id` is `s<sample index>-c<n>`: the n-th judge call made while scoring that sample (each
+judged metric, and each of its repeats, in the evaluator's order). A metric scored from token
+probabilities (G-Eval) asks for them in its request line and gets them back from the batch. The calls of a sample come in a fixed order, so a resumed run
 rebuilds the same ids from the stored samples: no prompt text or requests file is kept.
 
 Any server with OpenAI's `/files` and `/batches` works: OpenAI, Azure OpenAI (base URL
