@@ -129,6 +129,8 @@ def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
                 st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
         ui.watch(live)
         controls.empty()
+        # Run was drawn disabled (and the sidebar said "in progress") before the run ended: redraw.
+        st.rerun()
     run_outcome()
 
 
