@@ -116,6 +116,8 @@ def test_rescore_scores_saved_answers_with_another_judge_without_calling_the_tar
     (["evaluate", str(QUESTIONS), "--target", "http://127.0.0.1:9/", "--target-header", "X: ${UNSET_VAR_Q}"],
      "UNSET_VAR_Q"),
     (["evaluate", "--rescore", "abc", str(QUESTIONS)], "give no DATA file"),
+    (["evaluate", str(QUESTIONS), "--target", "evaluator.demo:rag_answer", "--model", "m", "--base-url",
+      "http://127.0.0.1:9/v1", "--api-key-env", "PATH", "--batch", "--no-history"], "--rescore RUN_ID --batch"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(history, capsys, argv, message):
     assert main(argv) == 2
