@@ -114,7 +114,8 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
     """Options of a target: the user's pipeline, called for each question before scoring."""
     group = ev.add_argument_group("target (ask your pipeline each question; the file then needs only questions)")
     group.add_argument("--target", help="http(s)://… endpoint, module.sub:function, path/file.py:function, "
-                                        "or openai:MODEL (a bare chat model, no retrieval)")
+                                        "or openai:MODEL (a bare chat model, no retrieval); its answers and "
+                                        "contexts replace any the file has")
     group.add_argument("--target-body", help='JSON body template; {question} is replaced, JSON-escaped '
                                              '(default {"question": "{question}"})')
     group.add_argument("--target-header", action="append", default=[], metavar="'NAME: VALUE'",
