@@ -1,7 +1,6 @@
 """Whole runs with a target: the tutorial's dataset and rag_answer end to end, faults that keep
 every row, pipelining, agents with expected tools, and files without answers."""
 import json
-import textwrap
 import threading
 import time
 
