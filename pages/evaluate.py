@@ -1,5 +1,6 @@
 """Evaluate: pick the data, check how columns are read, choose a judge, run with live progress."""
 import json
+from dataclasses import replace
 from typing import Any, Dict, List, Optional
 
 import streamlit as st
@@ -9,6 +10,7 @@ from evaluator.analysis import judging
 from evaluator.errors import DatasetError
 from evaluator.runs import RunConfig
 
+from pages import _rubrics as rubric_ui
 from pages import _ui as ui
 
 ui.page_setup("Evaluate")
@@ -100,7 +102,7 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
         st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
         return
     with ui.guard("Estimating the run"):
-        est = ui.estimate(dataset.token, dataset.samples, config.language, config.price_in, config.price_out)
+        est = ui.estimate(dataset.token, dataset.samples, json.dumps(config.to_dict(), sort_keys=True))
         c1, c2, c3, c4 = st.columns(4)
         c1.metric("Judge calls (est.)", f"{est['calls']:,}")
         c2.metric("Prompt tokens (est.)", f"{est['prompt_tokens']:,}")
@@ -110,11 +112,13 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
 
 
 def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
-    st.subheader("3 · Run")
+    st.subheader("4 · Run")
     live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
-    clicked = st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None,
-                        icon=":material/play_arrow:")
+    if not config.metrics:
+        st.warning("Choose at least one metric to score.", icon=":material/warning:")
+    clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
+                        disabled=busy or dataset is None or not config.metrics)
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
             ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"))
@@ -169,10 +173,13 @@ def run_outcome() -> None:
 
 st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
-           "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
+           "answer correctness, or the metrics you choose and define. The bundled sample and the offline "
+           "judge work with no key: just press Run.")
 dataset = dataset_step()
 st.subheader("2 · Judge")
 config = ui.judge_widgets("eval")
-if dataset is not None:
+st.subheader("3 · Metrics")
+config = replace(config, **rubric_ui.metric_widgets(config.offline))
+if dataset is not None and config.metrics:
     estimate_view(dataset, config)
 run_step(dataset, config)
