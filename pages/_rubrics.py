@@ -112,12 +112,18 @@ def metric_widgets(offline: bool) -> Dict[str, Any]:
         if rubrics():
             c2.download_button("Export rubrics (TOML)", rubrics_to_toml(_rubric_objects()), "rubrics.toml",
                                mime="application/toml", key="btn_rubrics_export", icon=":material/download:")
-    repeats = st.number_input("Judge repeats", 1, 10, 1, key="eval_repeats", disabled=offline,
+    c1, c2 = st.columns(2)
+    repeats = c1.number_input("Judge repeats", 1, 10, 1, key="eval_repeats", disabled=offline,
                               help="Ask the judge K times per judged metric; the score is the mean and the report "
-                                   "shows the judge's own noise (repeats differ only when the judge samples).")
+                                   "shows the judge's own noise.")
+    temperature = c2.number_input("Judge temperature", 0.0, 2.0, 0.0, 0.1, key="eval_temperature", disabled=offline,
+                                  help="Above 0 the judge samples, so repeats can differ; 0 is the usual setting.")
     if offline and any(n in rubrics() for n in chosen):
         st.caption("Offline: rubric metrics need a judge, so they will be skipped (\"needs a judge\").")
-    return {"metrics": tuple(chosen), "rubrics": dict(rubrics()), "repeats": 1 if offline else int(repeats)}
+    if offline:
+        return {"metrics": tuple(chosen), "rubrics": dict(rubrics())}
+    return {"metrics": tuple(chosen), "rubrics": dict(rubrics()), "repeats": int(repeats),
+            "temperature": float(temperature)}
 
 
 def _rubric_objects() -> List[Any]:
