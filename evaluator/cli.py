@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from .costs import estimate_run
 from .analysis import judging
 from .errors import RagmeterError
-from .io.datasets import load_dataset
+from .io.datasets import CLI, load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
@@ -255,7 +255,7 @@ def new_run(args: argparse.Namespace, store: Any) -> Run:
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    samples = load_dataset(args.data, mapping)
+    samples = load_dataset(args.data, mapping, surface=CLI)
     return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store)
 
 
@@ -274,7 +274,8 @@ def dry_run(args: argparse.Namespace) -> int:
         config = resumed_config(args, store.get_run(args.resume).settings)
         samples = [s for _, s in store.pending_samples(args.resume)]
     elif args.data:
-        samples = load_dataset(args.data, parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None)
+        samples = load_dataset(args.data, parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None,
+                               surface=CLI)
     else:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,

@@ -30,7 +30,7 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
-from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
+from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
 from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
@@ -40,6 +40,9 @@ from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
 log = logging.getLogger("ragmeter.dashboard")
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+# A file, not ":material/...:": Streamlit fetches a material-icon favicon from a font CDN, and the
+# dashboard must make no request beyond the server it runs on (it has to work air-gapped).
+FAVICON = Path(__file__).resolve().parent.parent / "assets" / "favicon.png"
 DEFAULT_SAMPLE = "sample.jsonl"
 
 # --- session-state keys: everything the app remembers ------------------------------------------
@@ -138,14 +141,15 @@ def digest(data: bytes) -> str:
 @st.cache_data(max_entries=8, show_spinner=False)
 def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
     """Columns, first rows and detected mapping of an upload (cached by content)."""
-    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name)
+    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name, surface=DASHBOARD)
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
           max_rows: Optional[int], max_bytes: Optional[int]) -> List[EvalSample]:
     """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
-    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name)
+    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
+                        surface=DASHBOARD)
 
 
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
@@ -190,7 +194,11 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.")
     model = c2.text_input("Model", value="gpt-4o-mini", key=f"{prefix}_model")
     # The field starts empty on purpose: a pre-filled value would travel to the browser.
-    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key",
+    # A password field left with Tab never commits (focus moves to its own show-password eye, so the
+    # field is not blurred) and Run would go without the key. live="0ms" + "ignore": every keystroke
+    # stages the value in the browser, which sends it with the next rerun (the Run click) without
+    # rerunning by itself, so even a click right after typing carries the key.
+    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key", live="0ms", on_change="ignore",
                             help="Used for this session's judge calls only; never saved or exported.")
     if not api_key:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
@@ -299,6 +307,14 @@ def watch(run: Run) -> None:
             break
         time.sleep(UI_INTERVAL)
     box.empty()  # the page says how it ended (Evaluate: run_outcome)
+    collect(run)
+    refresh_sidebar()
+
+
+def collect(run: Run) -> None:
+    """Make an ended run's report the current one, once: whoever sees it end first collects it."""
+    if st.session_state.get(LIVE) is not run:
+        return
     st.session_state.pop(LIVE, None)
     show_report(run.report or EvalReport(), RunMeta(run.dataset_name, run.settings, run.status, run.run_id,
                                                     total=run.total, error=run.error, warning=run.warning))
@@ -425,7 +441,7 @@ def pages() -> List[Any]:
 
 
 def set_page_config() -> None:
-    st.set_page_config(page_title="ragmeter", page_icon=":material/straighten:", layout="wide")
+    st.set_page_config(page_title="ragmeter", page_icon=str(FAVICON), layout="wide")
 
 
 def run_app() -> None:
@@ -435,6 +451,7 @@ def run_app() -> None:
     _SHELL.active = True
     try:
         page.run()
+        refresh_sidebar()  # the page may have changed the dataset or ended a run since the sidebar was drawn
     except Exception as exc:  # the last net: a message, never a traceback (st.rerun/st.stop pass through)
         log.exception("page %s failed", page.title)
         st.error(f"This page hit a problem: {friendly(exc)}", icon=":material/warning:")
@@ -463,23 +480,55 @@ def page_setup(title: str) -> None:
 
 
 def sidebar() -> None:
-    """Shared sidebar: title, history database path, current dataset and run status."""
+    """Shared sidebar: title, history database path, then the current dataset and run status."""
     with st.sidebar:
         st.markdown("## :material/straighten: ragmeter")
         st.caption("Scores RAG answers on five metrics, with the reasoning behind every number.")
         st.text_input("History database", value=str(default_history_path()), key=HISTORY_PATH,
                       help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter).")
-        dataset = st.session_state.get(DATASET)
-        if dataset is not None:
-            st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
+        _SHELL.status = st.empty()
+    refresh_sidebar()
+
+
+def refresh_sidebar() -> None:
+    """Draw the sidebar's dataset and run lines again, from the session state as it is now.
+
+    The sidebar is drawn before the page, so a page that loads a dataset or ends a run calls
+    this (run_app does after every page). While a run goes on, a fragment polls it once a second,
+    so the sidebar (and the page) move on when the run ends, on any page, without a click.
+    """
+    slot = getattr(_SHELL, "status", None)
+    if slot is None:
+        return
+    with slot.container():
         live: Optional[Run] = st.session_state.get(LIVE)
-        report: Optional[EvalReport] = st.session_state.get(REPORT)
         if live is not None and live.running:
-            st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")
-        elif report is not None:
-            meta: RunMeta = st.session_state[RUN]
-            st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
-                       f"overall {report.overall_mean():.3f}")
+            _live_status()
+        else:
+            _status_lines()
+
+
+@st.fragment(run_every=1.0)
+def _live_status() -> None:
+    live: Optional[Run] = st.session_state.get(LIVE)
+    if live is not None and not live.running:
+        collect(live)
+        st.rerun()  # the whole page: it shows the finished run, the sidebar its report
+    _status_lines()
+
+
+def _status_lines() -> None:
+    dataset = st.session_state.get(DATASET)
+    if dataset is not None:
+        st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
+    live: Optional[Run] = st.session_state.get(LIVE)
+    report: Optional[EvalReport] = st.session_state.get(REPORT)
+    if live is not None and live.running:
+        st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")
+    elif report is not None:
+        meta: RunMeta = st.session_state[RUN]
+        st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
+                   f"overall {report.overall_mean():.3f}")
 
 
 # --- Report page data, cached per report token ------------------------------------------------------

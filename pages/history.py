@@ -62,7 +62,8 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
                        "is still scoring it, resuming here would score its remaining samples twice.")
         key = ""
         if info.settings.get("judge") == "openai":
-            key = st.text_input("API key for this run", type="password", key="hist_resume_key",
+            key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
+                                on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):

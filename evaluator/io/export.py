@@ -29,7 +29,7 @@ from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
-from ..model import METHOD_LABELS, EvalReport, EvalResult, MetricScore
+from ..model import METHOD_LABELS, EvalReport, EvalResult
 from .records import flat_row, result_from_record, result_to_record
 from .redact import sanitize_settings
 

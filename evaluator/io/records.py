@@ -2,9 +2,13 @@
 
 A record holds the sample's text and every metric's details (score, method, LLM and heuristic
 parts, reasoning, raw reply), so a result read back from a record is the result that was written.
+
+The compact record (`result_to_compact_record`) is the history's form: no sample text, since the
+history keeps each sample once, and no metric field that holds its default value.
 """
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore
@@ -79,6 +83,60 @@ def result_from_record(record: Dict[str, Any]) -> EvalResult:
     metrics = {name: MetricScore.from_dict(data) for name, data in (record.get("metrics") or {}).items()}
     return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
                       sample=sample_from_record(record), scores=metrics)
+
+
+def _metric_defaults() -> Dict[str, Any]:
+    """MetricScore's optional fields and their defaults (a compact record leaves these out)."""
+    defaults = {}
+    for f in fields(MetricScore):
+        if f.default is not MISSING:
+            defaults[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            defaults[f.name] = f.default_factory()
+    return defaults
+
+
+_METRIC_DEFAULTS = _metric_defaults()
+# MetricScore's fields in declaration order, less its name (a compact record's key).
+_METRIC_FIELDS = [f.name for f in fields(MetricScore) if f.name != "name"]
+
+
+def _compact_metric(ms: MetricScore) -> Dict[str, Any]:
+    data = {}
+    for name in _METRIC_FIELDS:
+        value = getattr(ms, name)
+        if name not in _METRIC_DEFAULTS or value != _METRIC_DEFAULTS[name]:
+            data[name] = list(value) if isinstance(value, list) else value
+    return data
+
+
+def result_to_compact_record(result: EvalResult, *, with_sample: bool = False) -> Dict[str, Any]:
+    """One result as a small JSON-ready dict: sample id, timing and every metric's non-default fields.
+
+    The sample is left out: `result_from_compact_record` gets it from the caller (the history keeps
+    each sample once). `with_sample=True` embeds it (None when the result has none) for a result
+    whose sample is not the one stored with its run.
+    """
+    record: Dict[str, Any] = {
+        "sample_id": result.sample_id,
+        "elapsed_sec": result.elapsed_sec,
+        "metrics": {name: _compact_metric(ms) for name, ms in result.metric_scores().items()},
+    }
+    if with_sample:
+        record["sample"] = None if result.sample is None else sample_to_record(result.sample)
+    return record
+
+
+def result_from_compact_record(record: Dict[str, Any], sample: Optional[EvalSample]) -> EvalResult:
+    """The EvalResult that `result_to_compact_record` wrote, with `sample` unless the record embeds one."""
+    if "sample" in record:
+        sample = None if record["sample"] is None else sample_from_record(record["sample"])
+    metrics = {
+        name: MetricScore(name=name, **{k: v for k, v in data.items() if k in _METRIC_FIELDS})
+        for name, data in (record.get("metrics") or {}).items()
+    }
+    return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
+                      sample=sample, scores=metrics)
 
 
 def column_names(names: Sequence[str] = ()) -> List[str]:

@@ -42,6 +42,7 @@ _LIST_MARKS = re.compile(r"[,;،؛\n•|]|\s[-*]\s|\d[.)]\s")
 _READS = {
     "faithfulness": ("answer",),
     "answer_relevancy": ("answer",),
+    "context_precision": ("ground_truth",),  # relevance to a salad reference means nothing
     "context_recall": ("ground_truth",),
     "answer_correctness": ("answer", "ground_truth"),
 }
