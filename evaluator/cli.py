@@ -2,7 +2,7 @@
 
     ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
-                      [--dry-run] [--resume RUN_ID] [--labels]
+                      [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
     ragmeter runs     list the run history
 
 Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
@@ -31,7 +31,7 @@ from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
 from .model import EvalReport
 from .progress import ProgressLine
-from .runs import OFFLINE, OPENAI, Run, RunConfig
+from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
@@ -92,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
     ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
     ev.add_argument("--price-out", type=float, help="price per million completion tokens")
+    ev.add_argument("--batch", action="store_true",
+                    help="send the judge calls through the OpenAI Batch API (/files + /batches): half price on "
+                         "OpenAI and Azure, replies within 24 h; give batch prices to --price-in/--price-out")
+    ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
+                    help="seconds between looks at a running batch (default %(default)s)")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     runs = sub.add_parser("runs", help="list saved runs")
@@ -147,12 +152,14 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     if not args.model:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
+        if args.batch and not args.resume:
+            raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
         scoring.pop("temperature")  # no judge, nothing to sample
         return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
     return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     **scoring)
+                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
 
 
 def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
@@ -180,7 +187,9 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
                          "it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
-        return replace(config, judge=OFFLINE)
+        return replace(config, judge=OFFLINE, batch=False)
+    if args.batch:  # a stored batch run stays one; --batch also turns a direct run's rest into a batch
+        config = replace(config, batch=True, batch_poll=args.batch_poll)
     if args.model:
         given = run_config(args)
         return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
@@ -216,16 +225,19 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
 
 
 def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
+    """Calls, tokens and cost; prices from the command line, else those the run was started with."""
     usage = report.usage
     if not usage:
         return
     from .costs import price
 
     print(f"judge status: {judging.judge_status(report, settings)}")
+    price_in = args.price_in if args.price_in is not None else settings.get("price_in")
+    price_out = args.price_out if args.price_out is not None else settings.get("price_out")
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
             f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
             f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
-    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), args.price_in, args.price_out)
+    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
     print(line + (f", cost {cost:.4f}" if cost is not None else ""))
 
 
@@ -288,8 +300,10 @@ def dry_run(args: argparse.Namespace) -> int:
 def wait_for(run: Run, quiet: bool) -> None:
     """Draw the progress on stderr until the run ends; Ctrl-C stops it and keeps every finished row."""
     line = ProgressLine(sys.stderr, quiet)
+    batch = BatchLines(run, quiet)
     try:
         while not run.join(0.2):
+            batch.show()
             line.show(run.done, run.total)
     except KeyboardInterrupt:
         print("\nragmeter: stopping: finishing the samples in flight (Ctrl-C again to quit now)…", file=sys.stderr)
@@ -302,6 +316,25 @@ def wait_for(run: Run, quiet: bool) -> None:
         raise
     finally:
         line.show(run.done, run.total, final=True)
+
+
+class BatchLines:
+    """A batch run's progress on stderr: a line whenever its batches' status changes."""
+
+    def __init__(self, run: Run, quiet: bool) -> None:
+        self.run, self.quiet, self.hinted = run, quiet, False
+        self.last: Optional[str] = None
+
+    def show(self) -> None:
+        status = self.run.batch_status
+        if self.quiet or status is None or status == self.last:
+            return
+        if status != BATCH_PREPARING and not self.hinted and self.run.run_id:  # the batches exist by now
+            self.hinted = True
+            print(f"closing this is safe: the batches go on at the server, and "
+                  f"'ragmeter evaluate --resume {self.run.run_id}' picks them up", file=sys.stderr)
+        self.last = status
+        print(status, file=sys.stderr)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -321,6 +354,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         saved = (f"saved; resume with: ragmeter evaluate --resume {run.run_id}" if run.run_id
                  else "not saved (--no-history)")
+        if run.batch_status and run.run_id:
+            saved += " (submitted batches go on at the server and are picked up, not sent again)"
         print(f"ragmeter: stopped: {run.done}/{run.total} samples scored, {saved}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if run.exception is not None and not isinstance(run.exception, RagmeterError):

@@ -264,6 +264,15 @@ class RunStore:
         if not changed:
             raise self._unknown(run_id)
 
+    def update_settings(self, run_id: str, changes: Dict[str, Any]) -> Dict[str, Any]:
+        """Merge `changes` (sanitised) into the run's stored settings; returns the new settings.
+
+        How a run keeps what it learns while running, e.g. the ids of the batches it submitted.
+        """
+        settings = dict(self.get_run(run_id).settings, **sanitize_settings(changes))
+        self._write("UPDATE runs SET settings = ? WHERE run_id = ?", (_dumps(settings), run_id))
+        return settings
+
     def rename_run(self, run_id: str, name: str) -> None:
         """Give the run a name (an empty name clears it)."""
         if not self._write("UPDATE runs SET name = ? WHERE run_id = ?", ((name or "").strip() or None, run_id)):

@@ -39,6 +39,7 @@ log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
 OFFLINE, OPENAI = "offline", "openai"
+BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
 
 def describe(exc: BaseException) -> str:
@@ -74,6 +75,8 @@ class RunConfig:
     metrics: Tuple[str, ...] = ()
     rubrics: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     repeats: int = 1
+    batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
+    batch_poll: float = 10.0  # seconds between looks at a running batch
 
     def __post_init__(self) -> None:
         # Stored settings come back from JSON: lists for tuples, and possibly no rubrics at all.
@@ -148,13 +151,14 @@ class Run:
     `store` is a RunStore or the path of one (opened by `start`). A new run (`run_id` None) is
     created in it first, with the pending samples; a resumed run keeps its id and `prior` counts
     the rows it already has. `close_judge` closes the judge at the end, for a judge built for this
-    run alone.
+    run alone. `batch_poll` (seconds) makes it a Batch API run (evaluator/batching.py), and
+    `batch_status` then says how its batches are doing.
     """
 
     def __init__(self, evaluator: RAGEvaluator, pending: Pending, *, dataset_name: str,
                  settings: Optional[Dict[str, Any]] = None, store: Union[RunStore, str, os.PathLike, None] = None,
                  run_id: Optional[str] = None, prior: int = 0, max_workers: int = 1,
-                 close_judge: bool = False) -> None:
+                 close_judge: bool = False, batch_poll: Optional[float] = None) -> None:
         self.evaluator, self.pending = evaluator, list(pending)
         self.dataset_name, self.settings = dataset_name, dict(settings or {})
         self.store, self.run_id, self.prior = store, run_id, prior
@@ -165,7 +169,9 @@ class Run:
         self.error: Optional[str] = None
         self.exception: Optional[BaseException] = None  # what ended a failed run, for callers that re-raise
         self.warning: Optional[str] = None
+        self.batch_status: Optional[str] = None  # a batch run's last progress line, while it waits
         self._workers, self._close_judge = max_workers, close_judge
+        self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
         self._results: Dict[int, EvalResult] = {}
         self._sums: Dict[str, List[float]] = {}  # metric -> [sum, count] of this session's scores
         self._lock = threading.Lock()
@@ -186,7 +192,8 @@ class Run:
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
-                   settings=config.settings(judge), store=store, max_workers=config.workers, close_judge=built)
+                   settings=config.settings(judge), store=store, max_workers=config.workers, close_judge=built,
+                   batch_poll=config.batch_poll if config.batch else None)
 
     @classmethod
     def resume(cls, store: RunStore, run_id: str, *, api_key: str = "", judge: Optional[Judge] = None,
@@ -202,7 +209,8 @@ class Run:
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), store.pending_samples(run_id), dataset_name=info.dataset_name,
                    settings=info.settings, store=store, run_id=run_id, prior=info.n_done,
-                   max_workers=config.workers, close_judge=built)
+                   max_workers=config.workers, close_judge=built,
+                   batch_poll=config.batch_poll if config.batch else None)
 
     # -- control ----------------------------------------------------------------------------------
     def start(self) -> "Run":
@@ -281,9 +289,12 @@ class Run:
 
     def _run(self) -> None:
         try:
-            report = self.evaluator.evaluate_dataset(
-                [s for _, s in self.pending], max_workers=self._workers, on_progress=self._tally,
-                on_result=self._keep, stop=self._stop)
+            if self._batch_poll is not None:
+                report = self._score_batch(self._batch_poll)
+            else:
+                report = self.evaluator.evaluate_dataset(
+                    [s for _, s in self.pending], max_workers=self._workers, on_progress=self._tally,
+                    on_result=self._keep, stop=self._stop)
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
         except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
@@ -298,6 +309,20 @@ class Run:
             self._ended = time.perf_counter()
             self._release()
             self._ended_event.set()
+
+    def _score_batch(self, poll_interval: float) -> EvalReport:
+        """The Batch API path; a run stopped while its batches run ends with no rows and resumes later."""
+        from .batching import batch_client, evaluate_batch  # only batch runs need it
+        from .judges.batch import describe_statuses
+
+        def on_status(statuses: Any) -> None:
+            self.batch_status = describe_statuses(statuses)
+
+        self.batch_status = BATCH_PREPARING
+        store = self.store if isinstance(self.store, RunStore) else None
+        return evaluate_batch(self.evaluator, self.pending, batch_client(self.evaluator, poll_interval=poll_interval),
+                              store=store, run_id=self.run_id, on_status=on_status, on_progress=self._tally,
+                              on_result=self._keep, stop=self._stop)
 
     def _tally(self, done: int, total: int, result: EvalResult) -> None:
         with self._lock:

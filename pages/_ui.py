@@ -209,9 +209,14 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
 
 
 def run_option_widgets(prefix: str) -> Dict[str, Any]:
-    """Workers, judge cache and token prices of a run with an API judge (RunConfig fields)."""
+    """Workers, judge cache, token prices and Batch API of a run with an API judge (RunConfig fields)."""
     c1, c2, c3, c4 = st.columns(4)
+    batch = st.checkbox("Batch API", key=f"{prefix}_batch",
+                        help="Send every judge call in one OpenAI Batch API job (/files + /batches): half price "
+                             "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
+                             "or leave: resuming the run from History picks the batch up.")
     return {
+        "batch": batch,
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                                            help="Samples scored at once; backs off by itself on rate limits.")),
         "cache": str(default_cache_path()) if c2.checkbox(
@@ -328,6 +333,9 @@ def progress_view(run: Run) -> None:
     c1.metric("Scored", f"{run.done:,}/{run.total:,}")
     c2.metric("Elapsed", format_duration(run.elapsed()))
     c3.metric("ETA", format_duration(run.eta()) if run.running else "done")
+    if run.batch_status and run.running and not run.done:
+        st.info(f"Batch API: {run.batch_status}. Stopping or closing the page is safe: resume this run from "
+                "the History page to pick the batch up.", icon=":material/schedule:")
     means = run.means()
     if means:
         st.caption("Running means: " + " · ".join(f"{n} {v:.3f}" for n, v in means.items()))
