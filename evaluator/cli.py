@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
     ev.add_argument("--repeats", type=int, default=1, metavar="K",
                     help="ask the judge K times per judged metric; the score is the mean and the report "
-                         "shows the judge's noise (default 1)")
+                         "shows the judge's noise (default 1; use with --temperature above 0)")
+    ev.add_argument("--temperature", type=float, default=0.0,
+                    help="the judge's sampling temperature (default 0)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -190,6 +192,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
             raise UsageError("--base-url needs --model (the judge model name)")
         if args.batch and not args.resume:
             raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
+        scoring.pop("temperature")  # no judge, nothing to sample
         return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
     return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
@@ -210,13 +213,16 @@ def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
     names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
     if args.metrics is not None and not names:
         raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
-    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats}
+    if not 0.0 <= args.temperature <= 2.0:
+        raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
-    if args.metrics is not None or args.rubrics or args.repeats != 1:
-        raise UsageError("--metrics, --rubrics and --repeats cannot change a resumed run: it scores as it started")
+    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature:
+        raise UsageError("--metrics, --rubrics, --repeats and --temperature cannot change a resumed run: "
+                         "it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
         return replace(config, judge=OFFLINE, batch=False)

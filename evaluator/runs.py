@@ -65,7 +65,8 @@ class RunConfig:
     `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
     scale, steps}), so a stored run re-runs with the same rubrics; `repeats` is how many times
-    each judged metric is asked per sample.
+    each judged metric is asked per sample (repeats differ only when the judge samples: `temperature`
+    above 0, or a server that is not deterministic).
     """
 
     judge: str = OFFLINE
@@ -78,6 +79,7 @@ class RunConfig:
     cache: str = ""
     price_in: Optional[float] = None
     price_out: Optional[float] = None
+    temperature: float = 0.0
     metrics: Tuple[str, ...] = ()
     rubrics: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     repeats: int = 1
@@ -115,7 +117,7 @@ class RunConfig:
 
         key = api_key or os.environ.get(self.api_key_env or "OPENAI_API_KEY") or None
         return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=key, cache=self.cache or None,
-                           max_concurrency=self.workers)
+                           max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
         return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,

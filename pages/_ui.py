@@ -54,6 +54,7 @@ SPOT = "spot_result"  # EvalResult of the last spot check
 COMPARISON = "comparison"  # RunComparison last computed on the History page
 DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its deletion
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
+RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
@@ -230,12 +231,14 @@ def run_option_widgets(prefix: str) -> Dict[str, Any]:
 
 
 @st.cache_data(max_entries=8, show_spinner="Estimating judge calls…")
-def estimate(token: str, _samples: List[EvalSample], language: str, price_in: Optional[float],
-             price_out: Optional[float]) -> Dict[str, Any]:
-    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token."""
+def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[str, Any]:
+    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token and
+    run config (`config_json`: RunConfig.to_dict() as sorted JSON)."""
     from evaluator.costs import estimate_run
 
-    return estimate_run(_samples, language, price_in=price_in, price_out=price_out).to_dict()
+    config = RunConfig.from_dict(json.loads(config_json))
+    return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
+                        metrics=config.chosen_metrics(), repeats=config.repeats).to_dict()
 
 
 def format_duration(seconds: Optional[float]) -> str:
@@ -418,6 +421,11 @@ def metric_view(ms: Any) -> None:
                     unsafe_allow_html=True)
         parts = [f"{name} part: {value:.3f}" for name, value in
                  (("LLM", ms.llm_score), ("heuristic", ms.heuristic_score)) if value is not None]
+        if ms.llm_scores:
+            parts.append(f"{len(ms.llm_scores)} judge repeats: {', '.join(f'{v:.3f}' for v in ms.llm_scores)}"
+                         + (f" (std {ms.llm_std:.3f})" if ms.llm_std is not None else ""))
+        if ms.scored_from == "logprobs":
+            parts.append("probability-weighted (G-Eval)")
         if parts:
             st.caption(" · ".join(parts))
         text_block("Reasoning", ms.reasoning)
@@ -601,16 +609,18 @@ def results_frame(token: str, _report: EvalReport) -> Any:
     from evaluator.io.records import flat_row
 
     # Whole contexts and tool calls are for the CSV and the drill-down, not a table cell.
-    frame = pd.DataFrame([flat_row(r) for r in _report.results]).drop(columns=["contexts", "tool_calls"])
+    names = _report.metric_names()
+    frame = pd.DataFrame([flat_row(r, names) for r in _report.results]).drop(
+        columns=["contexts", "tool_calls"], errors="ignore")
     frame.insert(0, "#", range(len(frame)))
     empty = [c for c in frame.columns if c not in ("#", "sample_id") and frame[c].isna().all()]
     return frame.drop(columns=empty)
 
 
 def score_columns(frame: Any) -> List[str]:
-    from evaluator.metrics.registry import DEFAULT_METRICS  # the built-in metrics, agent ones included
-
-    return [c for c in (*DEFAULT_METRICS, "overall") if c in frame.columns]
+    """The metric score columns of a results_frame (each has a `<metric>_method` twin), then overall."""
+    metrics = [c[: -len("_method")] for c in frame.columns if c.endswith("_method")]
+    return [c for c in (*metrics, "overall") if c in frame.columns]
 
 
 def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), metric: Optional[str] = None,

@@ -1,5 +1,6 @@
 """Evaluate: pick the data, check how columns are read, choose a judge, run with live progress."""
 import json
+from dataclasses import replace
 from typing import Any, Dict, List, Optional
 
 import streamlit as st
@@ -10,6 +11,7 @@ from evaluator.errors import DatasetError
 from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
 
+from pages import _rubrics as rubric_ui
 from pages import _target
 from pages import _ui as ui
 
@@ -122,7 +124,7 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
         st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
         return
     with ui.guard("Estimating the run"):
-        est = ui.estimate(dataset.token, dataset.samples, config.language, config.price_in, config.price_out)
+        est = ui.estimate(dataset.token, dataset.samples, json.dumps(config.to_dict(), sort_keys=True))
         c1, c2, c3, c4 = st.columns(4)
         c1.metric("Judge calls (est.)", f"{est['calls']:,}")
         c2.metric("Prompt tokens (est.)", f"{est['prompt_tokens']:,}")
@@ -131,13 +133,15 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
         st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
 
 
-def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig, step: int = 3, *,
+def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig, step: int = 4, *,
              target: Optional[TargetConfig] = None, needs_target: bool = False) -> None:
     st.subheader(f"{step} · Run")
     live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
+    if not config.metrics:
+        st.warning("Choose at least one metric to score.", icon=":material/warning:")
     clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
-                        disabled=busy or dataset is None or (needs_target and target is None))
+                        disabled=busy or dataset is None or not config.metrics or (needs_target and target is None))
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
             ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"), target=target)
@@ -199,7 +203,8 @@ def run_outcome() -> None:
 
 st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
-           "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
+           "answer correctness, or the metrics you choose and define. The bundled sample and the offline "
+           "judge work with no key: just press Run.")
 answers = _target.answers_source()
 dataset = dataset_step(needs_answer=answers == _target.FROM_FILE)
 if dataset is None:  # nothing to score: the sidebar must not go on naming the last dataset
@@ -207,14 +212,17 @@ if dataset is None:  # nothing to score: the sidebar must not go on naming the l
 else:
     st.session_state[ui.DATASET] = dataset
 ui.refresh_sidebar()  # drawn before this page chose its dataset
-target = None
-if answers == _target.FROM_PIPELINE:
-    st.subheader("2 · Your pipeline")
+piped = answers == _target.FROM_PIPELINE
+step, target = 2, None
+if piped:
+    st.subheader(f"{step} · Your pipeline")
     target = _target.target_form()
     _target.try_target_button(target, dataset.samples if dataset is not None else None)
-piped = answers == _target.FROM_PIPELINE
-st.subheader(("3" if piped else "2") + " · Judge")
+    step += 1
+st.subheader(f"{step} · Judge")
 config = ui.judge_widgets("eval")
-if dataset is not None:
+st.subheader(f"{step + 1} · Metrics")
+config = replace(config, **rubric_ui.metric_widgets(config.offline))
+if dataset is not None and config.metrics:
     estimate_view(dataset, config)
-run_step(dataset, config, 4 if piped else 3, target=target, needs_target=piped)
+run_step(dataset, config, step + 2, target=target, needs_target=piped)

@@ -92,10 +92,10 @@ def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lan
 
 
 def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgement]) -> MetricScore:
-    values = [j.score for j in good]
+    values = [j.score for j in good if j.score is not None]
     llm = statistics.fmean(values)
     first = good[0]
-    reasoning = first.parsed.reasoning or f"Judge scored {first.score:.3f} ({first.how})."
+    reasoning = first.parsed.reasoning or f"Judge scored {values[0]:.3f} ({first.how})."
     if len(judgements) > 1:
         reasoning += f" (mean of {len(good)} judgements: {', '.join(f'{v:.3f}' for v in values)})"
     failed = [j for j in judgements if j.score is None]
@@ -104,13 +104,14 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
     n = retries(judgements)
     if n:
         reasoning += f" (judge call succeeded after {n} retr{'y' if n == 1 else 'ies'})"
-    how = ",".join(dict.fromkeys(j.how for j in good))
-    common = dict(llm_score=round(llm, 4), raw_reply=first.reply, verdicts=first.parsed.verdicts,
-                  llm_scores=[round(v, 4) for v in values] if len(judgements) > 1 else [],
-                  llm_std=round(statistics.stdev(values), 4) if len(values) > 1 else None, scored_from=how)
-    if h is None:  # nothing to blend with: the judge's score is the score
-        return MetricScore(name, round(llm, 4), reasoning, method=METHOD_LLM, **common)
-    return MetricScore(name, blend(llm, h.score), reasoning, method=METHOD_BLEND, heuristic_score=h.score, **common)
+    # Without a heuristic to blend with (a rubric), the judge's score is the score.
+    score, method = (round(llm, 4), METHOD_LLM) if h is None else (blend(llm, h.score), METHOD_BLEND)
+    return MetricScore(name, score, reasoning, method=method, llm_score=round(llm, 4),
+                       heuristic_score=None if h is None else h.score, raw_reply=first.reply,
+                       verdicts=first.parsed.verdicts,
+                       llm_scores=[round(v, 4) for v in values] if len(judgements) > 1 else [],
+                       llm_std=round(statistics.stdev(values), 4) if len(values) > 1 else None,
+                       scored_from=",".join(dict.fromkeys(j.how for j in good)))
 
 
 def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
@@ -134,7 +135,7 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
             scores[m.name] = score_metric(m, sample, judge, lang, heuristics, repeats)
             if after_each is not None:
                 after_each()
-        else:
+        elif m.rule is not None and m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
     return scores
 
