@@ -82,7 +82,14 @@ _AR_SUFFIXES = ("هما", "كما", "ات", "ون", "ين", "ها", "هم", "ه�
 
 def normalize_arabic(text: str) -> str:
     """Unify alef forms, taa marbuta, alef maqsura and Arabic-Indic digits; drop diacritics and tatweel."""
-    return _AR_DIACRITICS.sub("", text).translate(_AR_LETTERS)
+    return text.translate(_AR_TABLE)
+
+
+# `_AR_DIACRITICS.sub("", text).translate(_AR_LETTERS)` in one pass: a list indexed by code point
+# (None deletes). Every character either rule touches lies below U+0700, and translate leaves a
+# character past the list's end as it is; a list lookup never raises, where a dict lookup raises
+# (and swallows) a KeyError for each character the dict lacks.
+_AR_TABLE = [None if _AR_DIACRITICS.match(chr(i)) else _AR_LETTERS.get(i, chr(i)) for i in range(0x700)]
 
 
 def strip_arabic_clitics(word: str) -> str:
@@ -239,7 +246,8 @@ def _normalize(text: str) -> str:
     text = (text or "").lower()
     if text.isascii():  # Arabic normalisation only touches non-ASCII letters; "," is the only separator
         return _THOUSANDS.sub("", text) if "," in text else text
-    return _THOUSANDS.sub("", normalize_arabic(text))
+    text = normalize_arabic(text)
+    return _THOUSANDS.sub("", text) if "," in text or "٬" in text else text
 
 
 # The lookbehind sits after the separator so that the engine scans for "," quickly (same matches).
