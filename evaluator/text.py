@@ -11,6 +11,12 @@ from functools import lru_cache
 from itertools import islice
 from typing import FrozenSet, Iterable, List, NamedTuple, Sequence, Tuple
 
+# Per-text caches (analyse, normalize, entities) let the five metrics of one sample share one
+# tokenisation. They hold a few samples' texts, not thousands: a bigger cache mostly keeps texts
+# that never come back, and the garbage collector walks every cached set on each pass over older
+# objects (8,192 analyses cost a fifth of the offline CPU time in bench/offline_speed.py).
+TEXT_CACHE_SIZE = 64
+
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 # Words are runs of letters/digits (any script); keeps Arabic words whole.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -52,7 +58,7 @@ def normalized_words(text: str) -> Tuple[str, ...]:
     return _normalized_words(text)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _normalized_words(text: str) -> Tuple[str, ...]:
     return tuple(words(normalize(text)))
 
@@ -233,7 +239,7 @@ def is_stop_word(token: str) -> bool:
 
 # --- Tokens, sentences, numbers, entities ---------------------------------------------------
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def normalize(text: str) -> str:
     """Lower-case, Arabic normalisation, and thousands separators removed from numbers ("1,200" → "1200").
 
@@ -401,7 +407,7 @@ _EMPTY: FrozenSet[str] = frozenset()
 _FLAG_WORDS = _NEGATION_WORDS | PERSONAL_PRONOUNS
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def analyse(text: str) -> Analysis:
     """Content words, per-sentence content words and numbers of a text, cached per text.
 
@@ -444,14 +450,14 @@ def _as_written(sentence: str, toks: List[str]) -> List[str]:
     return written if len(written) == len(toks) else toks
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def named_entities(text: str) -> Tuple[Tuple[str, FrozenSet[str]], ...]:
     """The text's name spans (see `entities`): each as written, with its set of content words."""
     found = ((span, frozenset(content_words(span))) for span in _entities_in(analyse(text).raw))
     return tuple((span, words_) for span, words_ in found if words_)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def entity_sets(text: str) -> Tuple[FrozenSet[str], ...]:
     """The text's name spans (see `entities`), each as a set of content words."""
     return tuple(words_ for _, words_ in named_entities(text))
