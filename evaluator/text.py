@@ -24,7 +24,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 def detect_language(*texts: str) -> str:
     """'ar' when any character falls in the Arabic block U+0600–U+06FF, else 'en'."""
-    return "ar" if any(_ARABIC.search(t or "") for t in texts) else "en"
+    # ASCII text (a flag read in constant time) cannot hold an Arabic character: no regex scan.
+    return "ar" if any(t and not t.isascii() and _ARABIC.search(t) for t in texts) else "en"
 
 
 def resolve_language(language: str, *texts: str) -> str:
@@ -145,7 +146,7 @@ def _stem_english(word: str) -> str:
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Light stem of one lower-cased, normalised token (Arabic or English by its script)."""
-    return _stem_arabic(word) if _ARABIC.search(word) else _stem_english(word)
+    return _stem_arabic(word) if not word.isascii() and _ARABIC.search(word) else _stem_english(word)
 
 
 # --- Stop words -----------------------------------------------------------------------------
@@ -325,16 +326,24 @@ def sentences(text: str) -> List[str]:
         parts.append(text[start:end])
         start = end
     parts.append(text[start:])
-    return [p.strip() for p in parts if _WORD.search(p)]
+    # A part is kept when it holds a word character; most parts start with one, which
+    # `str.isalnum` (the same test as `_WORD`'s [^\W_]) confirms without a regex search.
+    return [p for p in map(str.strip, parts) if p and (p[0].isalnum() or _WORD.search(p))]
 
 
 # r"\d+(?:\.\d+)?", written so that the regex engine scans quickly for a first digit (same matches).
 _NUMBER = re.compile(r"\d\d*(?:\.\d+)?")
+_ASCII_NUMBER = re.compile(r"[0-9][0-9]*(?:\.[0-9]+)?")  # the same in ASCII text, where \d is [0-9]
+
+
+def _numbers_in(normal: str) -> List[str]:
+    """`_NUMBER.findall(normal)`, with the faster pattern when the text is ASCII."""
+    return (_ASCII_NUMBER if normal.isascii() else _NUMBER).findall(normal)
 
 
 def numbers(text: str) -> List[str]:
     """Numbers written with digits (Western or Arabic-Indic), thousands separators removed."""
-    return _NUMBER.findall(normalize(text))
+    return _numbers_in(normalize(text))
 
 
 # A run of capitalised words (allowing "of", "de", "the" inside), e.g. "Bank of England".
@@ -437,7 +446,7 @@ def analyse(text: str) -> Analysis:
     words_ = tuple(filter(None, all_stems))
     return Analysis(
         text, words_, frozenset(words_), sentences=tuple(sent_sets),
-        numbers=frozenset(_NUMBER.findall("\n".join(normal))),  # no number spans a line break
+        numbers=frozenset(_numbers_in("\n".join(normal))),  # no number spans a line break
         negated=tuple(negated), asks=tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw),
         normalized=tuple(normal), persons=tuple(persons), raw=tuple(raw), stems=tuple(all_stems),
         written=tuple(written))
