@@ -35,7 +35,7 @@ from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Seque
 from .. import text
 from ..model import EvalSample
 from ..text import (Analysis, analyse, at_most_words, named_entities, normalize, normalized_words, polarity,
-                   sentences, stance, words)
+                   stance, words)
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,8 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
     # Sentences about the speaker or the listener ("I love hiking"), not about the passages:
     # they use a first/second-person pronoun that no context uses.
-    personal = sum(1 for p in answer.persons if _persons(p) - _persons(ctx.persons))
+    # (A sentence with no pronoun has no person to miss: the set difference is read only for the others.)
+    personal = sum(1 for p in answer.persons if p and _persons(p) - _persons(ctx.persons))
     score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names) + personal)
     absent = [w for w in answer.words if w not in vocab]
     unsupported = [w for w in absent if w not in implicit] if implicit else absent
@@ -362,7 +363,7 @@ hundred hundreds thousand thousands million millions billion half dozen""".split
 def is_yes_no_question(question: str) -> bool:
     """True when a sentence of the question opens with an auxiliary verb ("Is it...", "Did they..."),
     also after a leading phrase set off by a comma ("In the U.S., is it legal to...")."""
-    for sent in sentences(question) or [question]:
+    for sent in analyse(question).raw or [question]:  # the question's sentences, already split
         for clause in (sent, sent.split(",", 1)[1] if "," in sent else ""):
             first = words(normalize(clause))[:1]
             if first and first[0] in _YES_NO_OPENERS:
