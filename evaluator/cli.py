@@ -5,34 +5,51 @@
                       [--dry-run] [--resume RUN_ID] [--labels]
     ragmeter runs     list the run history
 
-Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback).
+Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
+3 the judge failed (the run stopped early on judge failure, or more than --max-fallback-rate of the
+judged scores fell back to the heuristic). The last line of output says which.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from .judges.cache import default_cache_path
 from .costs import estimate_run
-from .io.datasets import load_dataset
+from .analysis import judging
 from .errors import RagmeterError
-from .evaluation import OfflineJudge, RAGEvaluator
+from .io.datasets import CLI, load_dataset
+from .judges.cache import default_cache_path
+from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .model import METRICS, RULE_METRICS, EvalReport
+from .analysis.noise import format_judge_noise, judge_noise
+from .metrics.registry import known_metrics
+from .metrics.rubric import load_rubrics
+from .model import EvalReport
+from .progress import ProgressLine
+from .runs import OFFLINE, OPENAI, Run, RunConfig
 
-EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
+EXIT_BUG = 70  # EX_SOFTWARE: an internal error
+EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
+DEFAULT_MAX_FALLBACK_RATE = judging.MAX_FALLBACK_RATE
 
 
-class UsageError(Exception):
+class UsageError(RagmeterError):
     """Bad arguments: printed as one line, exit code 2."""
+
+
+class RunFailed(RagmeterError):
+    """The run stopped on one of ragmeter's own errors; its finished rows are in the history."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
+    parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
@@ -41,15 +58,29 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto")
-    ev.add_argument("--max-workers", type=int, default=4)
+    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
+                    help="language of the prompts and heuristics; auto detects it per sample (default)")
+    ev.add_argument("--max-workers", type=int, default=4,
+                    help="samples scored at once against the judge (default %(default)s)")
     ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
                     help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
                          "(needs pip install 'ragmeter[embeddings]')")
+    ev.add_argument("--metrics", metavar="NAMES",
+                    help="comma-separated metrics to score, in order, e.g. faithfulness,answer_relevancy,politeness "
+                         "(default: the five built-ins, keyword/expected-doc rules, and every --rubrics metric)")
+    ev.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
+                    help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
+    ev.add_argument("--repeats", type=int, default=1, metavar="K",
+                    help="ask the judge K times per judged metric; the score is the mean and the report "
+                         "shows the judge's noise (default 1)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                    help="exit 1 when the mean of METRIC (or 'overall') is below VALUE")
+                    help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
+                         "(0-1, e.g. faithfulness=0.8)")
+    ev.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
+                    help="exit 3 when more than this share of judged scores fell back to the heuristic "
+                         "after judge failures (0-1, default %(default)s)")
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     ev.add_argument("--cache", default=str(default_cache_path()),
                     help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
@@ -62,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None)
+    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
     return parser
 
 
@@ -76,38 +107,79 @@ def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Di
     return pairs
 
 
-def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
-    known = set(METRICS) | set(RULE_METRICS) | {"overall"}
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
+    metric when none are given), or "overall"."""
+    known = set(chosen or known_metrics()) | {"overall"}
     thresholds = {}
     for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
         if name not in known:
-            raise UsageError(f"--fail-under: unknown metric {name!r}; choose from {', '.join(sorted(known))}")
+            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
+            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
         try:
             thresholds[name] = float(value)
         except ValueError:
             raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+        if not 0.0 <= thresholds[name] <= 1.0:
+            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
+            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
 
 
-def make_judge(args: argparse.Namespace) -> Any:
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragmeter")
+    except PackageNotFoundError:  # run from a source checkout that was never installed
+        return "unknown (not installed)"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The run the command line asks for, as plain data (the key stays in the environment)."""
+    scoring = metric_options(args)
     if not args.model:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
-        return OfflineJudge()
-    from .judges.openai import OpenAIJudge  # the openai client is only needed with a real judge
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
+    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
+                     language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
+                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
+                     **scoring)
 
-    cache = None if args.no_cache else args.cache
-    return OpenAIJudge(args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env),
-                       cache=cache, max_concurrency=max(1, args.max_workers))
+
+def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
+    rubrics: Dict[str, Any] = {}
+    for path in args.rubrics:
+        for rubric in load_rubrics(path):
+            if rubric.name in rubrics:
+                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
+            rubrics[rubric.name] = rubric.to_dict()
+    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
+    if args.metrics is not None and not names:
+        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats}
 
 
-def judge_settings(args: argparse.Namespace, judge: Any) -> Dict[str, Any]:
-    """What the history keeps about a run: never the key (OpenAIJudge.settings() omits it)."""
-    settings = {"judge": "offline" if not args.model else "openai", "language": args.language,
-                "max_workers": args.max_workers, "heuristics": args.heuristics}
-    if hasattr(judge, "settings"):
-        settings.update(judge.settings())
-    return settings
+def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
+    """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
+    if args.metrics is not None or args.rubrics or args.repeats != 1:
+        raise UsageError("--metrics, --rubrics and --repeats cannot change a resumed run: it scores as it started")
+    config = RunConfig.from_settings(stored)
+    if args.offline:
+        return replace(config, judge=OFFLINE)
+    if args.model:
+        given = run_config(args)
+        return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
+                       api_key_env=given.api_key_env, cache=given.cache, max_workers=given.max_workers)
+    return config
 
 
 def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
@@ -137,12 +209,13 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
     Path(path).write_text(text, encoding="utf-8")
 
 
-def print_usage_summary(report: EvalReport, args: argparse.Namespace) -> None:
+def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
     usage = report.usage
     if not usage:
         return
     from .costs import price
 
+    print(f"judge status: {judging.judge_status(report, settings)}")
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
             f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
             f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
@@ -172,52 +245,96 @@ def open_store(path: Optional[str]) -> Any:
     return RunStore(path)
 
 
-def load_samples(args: argparse.Namespace, store: Any) -> tuple:
-    """(dataset name, samples, run_id, pending [(index, sample)]) for a fresh or a resumed run."""
-    if args.resume:
-        if store is None:
-            raise UsageError("--resume needs the run history; drop --no-history")
-        info = store.get_run(args.resume)
-        pending = store.pending_samples(args.resume)
-        return info.dataset_name, None, args.resume, pending
+def new_run(args: argparse.Namespace, store: Any) -> Run:
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    samples = load_dataset(args.data, mapping)
-    return Path(args.data).name, samples, None, list(enumerate(samples))
+    samples = load_dataset(args.data, mapping, surface=CLI)
+    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store)
+
+
+def resumed_run(args: argparse.Namespace, store: Any) -> Run:
+    if store is None:
+        raise UsageError("--resume needs the run history; drop --no-history")
+    config = resumed_config(args, store.get_run(args.resume).settings)
+    return Run.resume(store, args.resume, config=config)
+
+
+def dry_run(args: argparse.Namespace) -> int:
+    """Calls, tokens and cost the run would spend; builds no judge, so it needs no API key."""
+    config = run_config(args)
+    if args.resume:
+        store = open_store(args.history)
+        config = resumed_config(args, store.get_run(args.resume).settings)
+        samples = [s for _, s in store.pending_samples(args.resume)]
+    elif args.data:
+        samples = load_dataset(args.data, parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None,
+                               surface=CLI)
+    else:
+        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+    est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
+                       judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
+                       repeats=config.repeats)
+    print(json.dumps(est.to_dict(), indent=2))
+    return EXIT_OK
+
+
+def wait_for(run: Run, quiet: bool) -> None:
+    """Draw the progress on stderr until the run ends; Ctrl-C stops it and keeps every finished row."""
+    line = ProgressLine(sys.stderr, quiet)
+    try:
+        while not run.join(0.2):
+            line.show(run.done, run.total)
+    except KeyboardInterrupt:
+        print("\nragmeter: stopping: finishing the samples in flight (Ctrl-C again to quit now)…", file=sys.stderr)
+        run.stop()
+        try:
+            run.join()
+        except KeyboardInterrupt:
+            run.mark_stopped()
+            raise
+        raise
+    finally:
+        line.show(run.done, run.total, final=True)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    thresholds = parse_thresholds(args.fail_under)
-    store = None if (args.no_history or args.dry_run) else open_store(args.history)
-    dataset, samples, run_id, pending = load_samples(args, store)
-    judge = make_judge(args)
+    if not 0.0 <= args.max_fallback_rate <= 1.0:
+        raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.dry_run:
-        est = estimate_run([s for _, s in pending], args.language, price_in=args.price_in,
-                           price_out=args.price_out, judge=judge)
-        print(json.dumps(est.to_dict(), indent=2))
-        return EXIT_OK
-    settings = judge_settings(args, judge)
-    if store is not None and run_id is None:
-        run_id = store.create_run(dataset_name=dataset, samples=samples, settings=settings)
-    if run_id and not args.quiet:
-        print(f"run {run_id}: {len(pending)} samples to score (resume with --resume {run_id})", file=sys.stderr)
-    evaluator = RAGEvaluator(judge, language=args.language, heuristics=args.heuristics)
-    on_result = (lambda j, r: store.record_result(run_id, pending[j][0], r)) if store is not None else None
-    report = evaluator.evaluate_dataset([s for _, s in pending], show_progress=not args.quiet,
-                                        max_workers=args.max_workers, on_result=on_result)
-    if store is not None:
-        store.finish_run(run_id, status="finished", total_time=report.total_time, usage=report.usage)
-        usage, total_time = report.usage, report.total_time
-        report = store.load_report(run_id)  # the whole run, resumed rows included, in input order
-        report.usage, report.total_time = usage or report.usage, report.total_time or total_time
-    return finish(report, args, thresholds, settings, dataset)
+        return dry_run(args)
+    store = None if args.no_history else open_store(args.history)
+    run = resumed_run(args, store) if args.resume else new_run(args, store)
+    thresholds = parse_thresholds(args.fail_under, run.evaluator.metric_names)
+    run.start()
+    if run.run_id and not args.quiet:
+        print(f"run {run.run_id}: {plural(len(run.pending), 'sample')} to score (resume with --resume {run.run_id})",
+              file=sys.stderr)
+    try:
+        wait_for(run, args.quiet)
+    except KeyboardInterrupt:
+        saved = (f"saved; resume with: ragmeter evaluate --resume {run.run_id}" if run.run_id
+                 else "not saved (--no-history)")
+        print(f"ragmeter: stopped: {run.done}/{run.total} samples scored, {saved}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if run.exception is not None and not isinstance(run.exception, RagmeterError):
+        raise run.exception  # a bug, not bad input: main() shows the traceback
+    if run.warning:
+        print(f"warning: {run.warning}", file=sys.stderr)
+    if run.status == "failed":
+        raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
+    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id)
 
 
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
-           settings: Dict[str, Any], dataset: str) -> int:
+           settings: Dict[str, Any], dataset: str, run_id: Optional[str] = None) -> int:
+    if judging.is_offline(report):
+        print(f"note: {judging.OFFLINE_NOTICE}")
     report.print_report()
-    print_usage_summary(report, args)
+    noise = format_judge_noise(judge_noise(report))
+    if noise:
+        print(noise)
+    print_usage_summary(report, args, settings)
     print_fallbacks(report)
     if args.labels:
         print_labels(report)
@@ -227,7 +344,36 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
     missed = missed_thresholds(report, thresholds)
     for line in missed:
         print(f"FAIL {line}", file=sys.stderr)
-    return EXIT_THRESHOLD if missed else EXIT_OK
+    judge_failed = judge_failure_line(report, args, run_id)
+    if judge_failed:
+        print(f"ragmeter: judge failed: {judge_failed}", file=sys.stderr)
+        return EXIT_JUDGE
+    if missed:
+        print(f"ragmeter: FAIL: {plural(len(missed), 'threshold')} missed ({'; '.join(missed)})", file=sys.stderr)
+        return EXIT_THRESHOLD
+    print(f"ragmeter: ok: {plural(len(report.results), 'sample')} scored", file=sys.stderr)
+    return EXIT_OK
+
+
+def judge_failure_line(report: EvalReport, args: argparse.Namespace, run_id: Optional[str]) -> Optional[str]:
+    """Why this run counts as a judge failure (exit 3), or None."""
+    stopped = judging.stopped_reason(report)
+    if stopped:
+        resume = f"; finished rows are saved: fix the judge, then --resume {run_id}" if run_id else ""
+        return cli_hint(stopped, args) + f" (run stopped early after {plural(len(report.results), 'sample')}{resume})"
+    fallback, judged = judging.fallback_counts(report)
+    if judged and fallback / judged > args.max_fallback_rate:
+        cause = judging.main_cause(report) or "see each score's error"
+        return (f"{fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic ({cause}), "
+                f"above --max-fallback-rate {args.max_fallback_rate:g}")
+    return None
+
+
+def cli_hint(message: str, args: argparse.Namespace) -> str:
+    """The library's advice in this command line's own syntax."""
+    from .judges.openai import KEY_HINT
+
+    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -245,9 +391,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
-    except (UsageError, RagmeterError, ValueError, OSError) as exc:
+    except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("\nragmeter: interrupted; finished samples are saved in the history (use --resume).", file=sys.stderr)
-        return 130
+        print("\nragmeter: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # a bug in ragmeter: show everything, and say so plainly
+        traceback.print_exc()
+        print("ragmeter: internal error (a bug in ragmeter, not in your data). Please report it with the "
+              "traceback above.", file=sys.stderr)
+        return EXIT_BUG

@@ -4,6 +4,10 @@ One short transaction per write, in WAL mode, so a killed process loses at most 
 were in flight; `pending_samples` tells a resumed run what is left. Each thread gets its own
 connection, so one RunStore can serve the dashboard's threads while a CLI process writes too.
 
+Each sample is stored once, in `samples`; a result row keeps only its scores and metric details
+(the compact record) and is joined back to its sample when read. Rows written before that
+(m003) hold the whole record, sample included, and still load as they are.
+
 The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table.
 Settings are sanitised before they are stored: no key, secret, token, password or authorization
 ever reaches the file.
@@ -12,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import threading
 import uuid
@@ -23,17 +26,20 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from .errors import HistoryError
+from .io.records import (
+    result_from_compact_record,
+    result_from_record,
+    result_to_compact_record,
+    sample_from_record,
+    sample_to_record,
+)
+from .io.redact import sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
-from .io.records import result_from_record, result_to_record, sample_from_record, sample_to_record
-from .analysis.stats import paired_bootstrap_ci
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
 
 RUN_STATUSES = ("running", "stopped", "finished", "failed")
-# A settings key containing any of these (case-insensitive) is dropped, at any depth.
-SECRET_MARKERS = ("key", "secret", "token", "password", "authorization")
-TOP_MOVERS = 10
 
 MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = []
 migration = MIGRATIONS.append
@@ -79,38 +85,17 @@ def m002_finished_at(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN finished_at TEXT")
 
 
+@migration
+def m003_compact_results(db: sqlite3.Connection) -> None:
+    # A 31,734-row run took ~199 MB when every result repeated its sample's contexts. Rows written
+    # from now on are compact (1); older rows, and rows an older ragmeter still writes, stay full (0).
+    db.execute("ALTER TABLE results ADD COLUMN compact INTEGER NOT NULL DEFAULT 0")
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when set, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
     return Path(env).expanduser() if env else DEFAULT_HISTORY_PATH
-
-
-def _is_secret(key: Any, value: Any) -> bool:
-    lowered = str(key).lower()
-    hits = [marker for marker in SECRET_MARKERS if marker in lowered]
-    # Token counts and limits (max_tokens, prompt_tokens) are numbers; a token secret is a string.
-    if hits == ["token"] and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return False
-    return bool(hits)
-
-
-_URL_USERINFO = re.compile(r"^(\w+://)[^/@\s]*@")
-
-
-def sanitize_settings(value: Any) -> Any:
-    """A copy of `value` without secrets, safe to store and export.
-
-    Keys containing key/secret/token/password/authorization (any case) are dropped at any depth,
-    except numeric "token" counts and limits such as max_tokens; credentials embedded in URLs
-    (scheme://user:pass@host) are removed.
-    """
-    if isinstance(value, dict):
-        return {str(k): sanitize_settings(v) for k, v in value.items() if not _is_secret(k, v)}
-    if isinstance(value, (list, tuple)):
-        return [sanitize_settings(v) for v in value]
-    if isinstance(value, str):
-        return _URL_USERINFO.sub(r"\1", value)
-    return value
 
 
 def _dumps(value: Any) -> str:
@@ -144,49 +129,6 @@ class RunInfo:
         return self.name or f"{self.dataset_name} · {self.created_at.replace('T', ' ')[:16]}"
 
 
-@dataclass
-class MetricDelta:
-    """How one metric changed from run A to run B, over the samples scored in both."""
-
-    metric: str
-    mean_a: Optional[float]
-    mean_b: Optional[float]
-    delta: Optional[float]
-    ci_low: Optional[float]
-    ci_high: Optional[float]
-    n_pairs: int
-
-    @property
-    def significant(self) -> bool:
-        """True when the 95% interval of the delta excludes 0."""
-        return self.ci_low is not None and self.ci_high is not None and (self.ci_low > 0 or self.ci_high < 0)
-
-
-@dataclass
-class Mover:
-    """One sample's score of one metric in both runs."""
-
-    sample_id: str
-    metric: str
-    a: float
-    b: float
-    delta: float
-    question: str = ""
-
-
-@dataclass
-class RunComparison:
-    """Run B against run A: per-metric deltas and the samples that moved most."""
-
-    run_a: RunInfo
-    run_b: RunInfo
-    metrics: List[MetricDelta]
-    movers: List[Mover]
-    n_paired: int
-    only_a: int
-    only_b: int
-
-
 _RUN_COLUMNS = """r.run_id, r.name, r.dataset_name, r.created_at, r.status, r.n_samples, r.total_time,
     r.settings, r.finished_at, COUNT(res.idx), AVG(res.overall)"""
 
@@ -213,6 +155,10 @@ class RunStore:
             if not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, mode=0o700)
             with self._connect() as db:
+                # A sample row with a few contexts is 2-4 KB: in SQLite's default 4 KB pages most rows
+                # take a page of their own. 8 KB pages cut the file by a fifth. Only a new, empty file
+                # takes the setting (it must precede WAL mode); older files keep their page size.
+                db.execute("PRAGMA page_size=8192")
                 db.execute("PRAGMA journal_mode=WAL")
                 self._migrate(db)
         except (OSError, sqlite3.Error) as exc:
@@ -288,16 +234,22 @@ class RunStore:
 
     def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
         """Persist one finished sample now. Writing the same (run, index) again replaces it."""
-        record = _dumps(result_to_record(result, index))
+        sample_text = None if result.sample is None else _dumps(sample_to_record(result.sample, index))
         try:
-            self._write(
-                "INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record) VALUES (?, ?, ?, ?, ?)",
-                (run_id, index, result.sample_id, result.overall(), record),
-            )
-        except HistoryError as exc:
-            if isinstance(exc.__cause__, sqlite3.IntegrityError):  # the run does not exist
-                raise self._unknown(run_id) from exc
-            raise
+            with self._connect() as db:
+                stored = db.execute("SELECT record FROM samples WHERE run_id = ? AND idx = ?",
+                                    (run_id, index)).fetchone()
+                # The run's own sample is joined back when read; any other sample (or none) is embedded.
+                own = stored is not None and stored[0] == sample_text
+                record = _dumps(result_to_compact_record(result, with_sample=not own))
+                db.execute(
+                    "INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record, compact) "
+                    "VALUES (?, ?, ?, ?, ?, 1)", (run_id, index, result.sample_id, result.overall(), record),
+                )
+        except sqlite3.IntegrityError as exc:  # the run does not exist
+            raise self._unknown(run_id) from exc
+        except sqlite3.Error as exc:
+            raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
 
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
                    usage: Optional[Dict[str, Any]] = None) -> None:
@@ -371,8 +323,12 @@ class RunStore:
     def indexed_results(self, run_id: str) -> List[Tuple[int, EvalResult]]:
         """(index, result) of every stored result, in index order."""
         self.get_run(run_id)
-        rows = self._query("SELECT idx, record FROM results WHERE run_id = ? ORDER BY idx", (run_id,))
-        return [(idx, result_from_record(json.loads(text))) for idx, text in rows]
+        rows = self._query(
+            "SELECT r.idx, r.compact, r.record, s.record FROM results r "
+            "LEFT JOIN samples s ON s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? ORDER BY r.idx",
+            (run_id,),
+        )
+        return [(idx, _result_from_row(compact, text, sample_text)) for idx, compact, text, sample_text in rows]
 
     def load_report(self, run_id: str) -> EvalReport:
         """The run's report: stored results in index order, total time and judge usage."""
@@ -382,67 +338,15 @@ class RunStore:
         results = [result for _, result in self.indexed_results(run_id)]
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
 
-    # -- comparing ------------------------------------------------------------------------
-    def compare_runs(self, run_a: str, run_b: str) -> RunComparison:
-        """Run B against run A, pairing samples by sample_id (by index for samples without one)."""
-        info_a, info_b = self.get_run(run_a), self.get_run(run_b)
-        keyed_a = _keyed(self.indexed_results(run_a))
-        keyed_b = _keyed(self.indexed_results(run_b))
-        pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]
-        names = EvalReport([r for _, r, _ in pairs] + [r for _, _, r in pairs]).metric_names()
-        return RunComparison(
-            run_a=info_a, run_b=info_b,
-            metrics=[_metric_delta(name, pairs) for name in names],
-            movers=_movers(pairs, names),
-            n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
-        )
+
+def _result_from_row(compact: int, text: str, sample_text: Optional[str]) -> EvalResult:
+    """A stored result: a compact row joined to its run's sample, or an older full record as it is."""
+    if not compact:
+        return result_from_record(json.loads(text))
+    sample = sample_from_record(json.loads(sample_text)) if sample_text else None
+    return result_from_compact_record(json.loads(text), sample)
 
 
 def _sample_from_json(text: str) -> EvalSample:
     sample = sample_from_record(json.loads(text))
     return sample if sample is not None else EvalSample("", "", [])
-
-
-def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
-    """Results by pairing key: the sample_id (numbered on repeats), or '#<index>' without one."""
-    keyed: Dict[str, EvalResult] = {}
-    for index, result in indexed:
-        key = str(result.sample_id) if result.sample_id not in (None, "") else f"#{index}"
-        base, n = key, 1
-        while key in keyed:
-            n += 1
-            key = f"{base} ({n})"
-        keyed[key] = result
-    return keyed
-
-
-def _pair_scores(name: str, pairs) -> List[Tuple[str, float, float, EvalResult]]:
-    out = []
-    for key, ra, rb in pairs:
-        ma, mb = ra.metric_scores().get(name), rb.metric_scores().get(name)
-        if ma is not None and mb is not None and not ma.skipped and not mb.skipped:
-            out.append((key, ma.score, mb.score, rb))
-    return out
-
-
-def _metric_delta(name: str, pairs) -> MetricDelta:
-    scored = _pair_scores(name, pairs)
-    if not scored:
-        return MetricDelta(name, None, None, None, None, None, 0)
-    n = len(scored)
-    mean_a = sum(a for _, a, _, _ in scored) / n
-    mean_b = sum(b for _, _, b, _ in scored) / n
-    ci = paired_bootstrap_ci([b - a for _, a, b, _ in scored])
-    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4),
-                       round(ci[0], 4), round(ci[1], 4), n)
-
-
-def _movers(pairs, names: List[str]) -> List[Mover]:
-    moved = []
-    for name in names:
-        for key, a, b, rb in _pair_scores(name, pairs):
-            if b != a:
-                question = rb.sample.question if rb.sample else ""
-                moved.append(Mover(key, name, a, b, round(b - a, 4), question))
-    moved.sort(key=lambda m: (-abs(m.delta), m.sample_id, names.index(m.metric)))
-    return moved[:TOP_MOVERS]

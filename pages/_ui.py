@@ -5,7 +5,7 @@ anything: scoring, the background run (evaluator.runs), statistics, charts and e
 from the `evaluator` library.
 
 State lives under the session keys below and nowhere else, so switching pages keeps the run. A
-run is a runner.BackgroundRun on its own thread; a page only watches its counters (~10 redraws a
+run is an evaluator.runs.Run on its own thread; a page only watches its counters (~10 redraws a
 second however fast the offline judge scores), so Stop keeps every finished row and leaving the
 page does not kill the run.
 """
@@ -28,24 +28,26 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator import RAGEvaluator
-from evaluator.analysis.advice import BAND_COLORS, band
-from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
+from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
+from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
 from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
-from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
+from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
 
 log = logging.getLogger("ragmeter.dashboard")
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+# A file, not ":material/...:": Streamlit fetches a material-icon favicon from a font CDN, and the
+# dashboard must make no request beyond the server it runs on (it has to work air-gapped).
+FAVICON = Path(__file__).resolve().parent.parent / "assets" / "favicon.png"
 DEFAULT_SAMPLE = "sample.jsonl"
 
 # --- session-state keys: everything the app remembers ------------------------------------------
 REPORT = "report"  # EvalReport shown on the Report page
 RUN = "run"  # RunMeta: which run that report is (id, dataset, settings, status)
-LIVE = "live_run"  # BackgroundRun while a run is being scored, until a page collects it
+LIVE = "live_run"  # evaluator.runs.Run while a run is being scored, until a page collects it
 DATASET = "dataset"  # LoadedDataset chosen on the Evaluate page
 SPOT = "spot_result"  # EvalResult of the last spot check
 COMPARISON = "comparison"  # RunComparison last computed on the History page
@@ -67,7 +69,7 @@ DEFAULT_MAX_ROWS = 100_000
 DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
-GREY = "#8a8a8a"
+GREY = NA_COLOR
 NA = "–"  # shown for a skipped score or a missing value, in every table
 _ARABIC_LETTER = re.compile(r"[\u0600-\u06FF]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
@@ -137,14 +139,15 @@ def digest(data: bytes) -> str:
 @st.cache_data(max_entries=8, show_spinner=False)
 def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
     """Columns, first rows and detected mapping of an upload (cached by content)."""
-    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name)
+    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name, surface=DASHBOARD)
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
           max_rows: Optional[int], max_bytes: Optional[int]) -> List[EvalSample]:
     """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
-    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name)
+    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
+                        surface=DASHBOARD)
 
 
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
@@ -173,36 +176,45 @@ def env_api_key() -> str:
         return ""
 
 
-def judge_widgets(prefix: str, *, run_options: bool = True) -> JudgeConfig:
-    """Judge, language and (for runs) workers/cache/prices; widget keys start with `prefix`."""
+def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
+    """Judge, language and (for runs) workers/cache/prices; widget keys start with `prefix`.
+
+    The API key is not part of the config (it is never stored): read it with `api_key(prefix)`.
+    """
     c1, c2 = st.columns([3, 2])
     kind = c1.radio("Judge", [OFFLINE, OPENAI], key=f"{prefix}_judge", horizontal=True)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.get, key=f"{prefix}_language")
     if kind == OFFLINE:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
-        return JudgeConfig(language=language)
+        return RunConfig(language=language)
     c1, c2, c3 = st.columns(3)
     base_url = c1.text_input("Base URL", key=f"{prefix}_base_url", placeholder="https://api.openai.com/v1",
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.")
     model = c2.text_input("Model", value="gpt-4o-mini", key=f"{prefix}_model")
     # The field starts empty on purpose: a pre-filled value would travel to the browser.
-    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key",
+    # A password field left with Tab never commits (focus moves to its own show-password eye, so the
+    # field is not blurred) and Run would go without the key. live="0ms" + "ignore": every keystroke
+    # stages the value in the browser, which sends it with the next rerun (the Run click) without
+    # rerunning by itself, so even a click right after typing carries the key.
+    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key", live="0ms", on_change="ignore",
                             help="Used for this session's judge calls only; never saved or exported.")
     if not api_key:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
                                         if env_api_key() else "fine for local servers; hosted APIs need one."))
-    config = JudgeConfig(False, language, model.strip(), base_url.strip(), api_key, max_workers=1)
+    config = RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(), language=language,
+                       max_workers=1)
     return replace(config, **run_option_widgets(prefix)) if run_options else config
 
 
 def run_option_widgets(prefix: str) -> Dict[str, Any]:
-    """Workers, judge cache and token prices of a run with an API judge (JudgeConfig fields)."""
+    """Workers, judge cache and token prices of a run with an API judge (RunConfig fields)."""
     c1, c2, c3, c4 = st.columns(4)
     return {
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                                            help="Samples scored at once; backs off by itself on rate limits.")),
-        "cache": c2.checkbox("Judge cache", value=True, key=f"{prefix}_cache",
-                             help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}"),
+        "cache": str(default_cache_path()) if c2.checkbox(
+            "Judge cache", value=True, key=f"{prefix}_cache",
+            help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}") else "",
         "price_in": c3.number_input("Price / 1M input tokens", 0.0, None, None, key=f"{prefix}_price_in"),
         "price_out": c4.number_input("Price / 1M output tokens", 0.0, None, None, key=f"{prefix}_price_out"),
     }
@@ -215,6 +227,19 @@ def estimate(token: str, _samples: List[EvalSample], language: str, price_in: Op
     from evaluator.costs import estimate_run
 
     return estimate_run(_samples, language, price_in=price_in, price_out=price_out).to_dict()
+
+
+def format_duration(seconds: Optional[float]) -> str:
+    """A duration as people read it: '40 ms', '3.2 s', '4 min 05 s', '2 h 07 min'; '–' for None."""
+    if seconds is None:
+        return "–"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 90:
+        return f"{seconds:.1f} s"
+    if seconds < 5400:
+        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
 
 
 # --- runs and reports in session state ----------------------------------------------------------
@@ -249,21 +274,25 @@ def show_report(report: EvalReport, meta: RunMeta) -> None:
     st.session_state[RUN] = meta
 
 
-def start_run(samples: List[EvalSample], config: JudgeConfig, *, dataset_name: str,
-              judge: Any = None) -> BackgroundRun:
+def api_key(prefix: str) -> str:
+    """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
+    with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
+    return str(st.session_state.get(f"{prefix}_api_key") or "") or env_api_key()
+
+
+def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
+              judge: Any = None) -> Run:
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
 
-    `judge` overrides the one `config` describes (tests pass a slow one).
+    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one).
     """
-    judge = judge if judge is not None else config.build(env_api_key())
-    run = BackgroundRun(RAGEvaluator(judge, language=config.language), list(enumerate(samples)),
-                        dataset_name=dataset_name, settings=config.settings(judge), store=history_path(),
-                        max_workers=config.workers, close_judge=True)
+    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
+                  judge=judge)
     st.session_state[LIVE] = run.start()
     return run
 
 
-def watch(run: BackgroundRun) -> None:
+def watch(run: Run) -> None:
     """Redraw the progress until the run ends (~10 times a second), then collect its report."""
     box = st.empty()
     while True:
@@ -274,12 +303,20 @@ def watch(run: BackgroundRun) -> None:
             break
         time.sleep(UI_INTERVAL)
     box.empty()  # the page says how it ended (Evaluate: run_outcome)
+    collect(run)
+    refresh_sidebar()
+
+
+def collect(run: Run) -> None:
+    """Make an ended run's report the current one, once: whoever sees it end first collects it."""
+    if st.session_state.get(LIVE) is not run:
+        return
     st.session_state.pop(LIVE, None)
     show_report(run.report or EvalReport(), RunMeta(run.dataset_name, run.settings, run.status, run.run_id,
                                                     total=run.total, error=run.error, warning=run.warning))
 
 
-def progress_view(run: BackgroundRun) -> None:
+def progress_view(run: Run) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means."""
     frac = min(run.done / run.total, 1.0) if run.total else 1.0
     st.progress(frac, text=f"{run.done:,}/{run.total:,} samples scored ({frac:.0%})")
@@ -296,11 +333,8 @@ def progress_view(run: BackgroundRun) -> None:
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        color, text = GREY, "N/A · skipped"
-    else:
-        color, text = BAND_COLORS[band(score)], (f"{score:.3f} · " if show_score else "") + band(score)
-    return (f'<span style="background:{color};color:#fff;padding:2px 10px;border-radius:10px;'
-            f'white-space:nowrap">{text}</span>')
+        return badge_html(None, "N/A · skipped")
+    return badge_html(score, (f"{score:.3f} · " if show_score else "") + band(score))
 
 
 def direction(text: str) -> str:
@@ -380,8 +414,9 @@ def button_link(label: str, page: str, key: str, **kwargs: Any) -> None:
 
 def band_legend() -> None:
     """The score bands with their colours."""
-    parts = [f'<span style="color:{color}">■</span> {name}' for name, color in BAND_COLORS.items()]
-    st.caption("Bands: " + " · ".join(parts) + " (0.9+ / 0.7–0.9 / 0.5–0.7 / < 0.5)", unsafe_allow_html=True)
+    ranges = band_ranges()
+    parts = [f'<span style="color:{color}">■</span> {name} ({ranges[name]})' for name, color in BAND_COLORS.items()]
+    st.caption("Bands: " + " · ".join(parts), unsafe_allow_html=True)
 
 
 # --- the shell: pages, navigation, sidebar ----------------------------------------------------------
@@ -397,7 +432,7 @@ def pages() -> List[Any]:
 
 
 def set_page_config() -> None:
-    st.set_page_config(page_title="ragmeter", page_icon=":material/straighten:", layout="wide")
+    st.set_page_config(page_title="ragmeter", page_icon=str(FAVICON), layout="wide")
 
 
 def run_app() -> None:
@@ -407,6 +442,7 @@ def run_app() -> None:
     _SHELL.active = True
     try:
         page.run()
+        refresh_sidebar()  # the page may have changed the dataset or ended a run since the sidebar was drawn
     except Exception as exc:  # the last net: a message, never a traceback (st.rerun/st.stop pass through)
         log.exception("page %s failed", page.title)
         st.error(f"This page hit a problem: {friendly(exc)}", icon=":material/warning:")
@@ -435,23 +471,55 @@ def page_setup(title: str) -> None:
 
 
 def sidebar() -> None:
-    """Shared sidebar: title, history database path, current dataset and run status."""
+    """Shared sidebar: title, history database path, then the current dataset and run status."""
     with st.sidebar:
         st.markdown("## :material/straighten: ragmeter")
         st.caption("Scores RAG answers on five metrics, with the reasoning behind every number.")
         st.text_input("History database", value=str(default_history_path()), key=HISTORY_PATH,
                       help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter).")
-        dataset = st.session_state.get(DATASET)
-        if dataset is not None:
-            st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
-        live: Optional[BackgroundRun] = st.session_state.get(LIVE)
-        report: Optional[EvalReport] = st.session_state.get(REPORT)
+        _SHELL.status = st.empty()
+    refresh_sidebar()
+
+
+def refresh_sidebar() -> None:
+    """Draw the sidebar's dataset and run lines again, from the session state as it is now.
+
+    The sidebar is drawn before the page, so a page that loads a dataset or ends a run calls
+    this (run_app does after every page). While a run goes on, a fragment polls it once a second,
+    so the sidebar (and the page) move on when the run ends, on any page, without a click.
+    """
+    slot = getattr(_SHELL, "status", None)
+    if slot is None:
+        return
+    with slot.container():
+        live: Optional[Run] = st.session_state.get(LIVE)
         if live is not None and live.running:
-            st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")
-        elif report is not None:
-            meta: RunMeta = st.session_state[RUN]
-            st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
-                       f"overall {report.overall_mean():.3f}")
+            _live_status()
+        else:
+            _status_lines()
+
+
+@st.fragment(run_every=1.0)
+def _live_status() -> None:
+    live: Optional[Run] = st.session_state.get(LIVE)
+    if live is not None and not live.running:
+        collect(live)
+        st.rerun()  # the whole page: it shows the finished run, the sidebar its report
+    _status_lines()
+
+
+def _status_lines() -> None:
+    dataset = st.session_state.get(DATASET)
+    if dataset is not None:
+        st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
+    live: Optional[Run] = st.session_state.get(LIVE)
+    report: Optional[EvalReport] = st.session_state.get(REPORT)
+    if live is not None and live.running:
+        st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")
+    elif report is not None:
+        meta: RunMeta = st.session_state[RUN]
+        st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
+                   f"overall {report.overall_mean():.3f}")
 
 
 # --- Report page data, cached per report token ------------------------------------------------------
@@ -517,3 +585,26 @@ def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), m
     if methods:
         keep &= frame[[c for c in frame.columns if c.endswith("_method")]].isin(methods).any(axis=1)
     return frame[keep]
+
+
+def dashboard_hint(message: str) -> str:
+    """A library error's advice in the dashboard's own words."""
+    from evaluator.judges.openai import KEY_HINT
+
+    return message.replace(KEY_HINT, "check the API key (type it under Judge, or set OPENAI_API_KEY)")
+
+
+def trust_notes(report: EvalReport) -> None:
+    """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
+    from evaluator.analysis import judging
+
+    stopped = judging.stopped_reason(report)
+    fallback, judged = judging.fallback_counts(report)
+    if stopped:
+        st.error(f"**The run stopped: the judge failed.** {dashboard_hint(stopped)}", icon=":material/error:")
+    if fallback:
+        st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
+                   f"({judging.main_cause(report) or 'see each score'}): those scores are lexical estimates.",
+                   icon=":material/warning:")
+    if judging.is_offline(report):
+        st.info(judging.OFFLINE_NOTICE, icon=":material/info:")

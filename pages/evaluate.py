@@ -5,8 +5,9 @@ from typing import Any, Dict, List, Optional
 import streamlit as st
 
 from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
+from evaluator.analysis import judging
 from evaluator.errors import DatasetError
-from evaluator.runs import JudgeConfig, format_duration
+from evaluator.runs import RunConfig
 
 from pages import _ui as ui
 
@@ -28,19 +29,32 @@ def remember_upload() -> None:
         st.session_state[ui.UPLOAD] = (upload.name, upload.getvalue())
 
 
+SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
+
+
 def read_source() -> Optional[tuple]:
-    """(file name, bytes) of the bundled sample or the upload; None while nothing is uploaded."""
-    source = st.radio("Data source", ["Bundled sample", "Upload a file"], key="eval_source", horizontal=True)
-    if source == "Bundled sample":
-        name = st.selectbox("Sample file", bundled_files(), key="eval_sample_file")
+    """(file name, bytes) of the bundled sample or the upload; None while nothing is uploaded.
+
+    The choice and the upload's bytes outlive page switches (the uploader widget itself comes back
+    empty), so coming back to this page scores the same file, never the sample in its place.
+    """
+    if "eval_source" not in st.session_state and ui.UPLOAD in st.session_state:
+        st.session_state["eval_source"] = UPLOAD
+    source = st.radio("Data source", [SAMPLE, UPLOAD], key="eval_source", horizontal=True, persist_state="session")
+    if source == SAMPLE:
+        name = st.selectbox("Sample file", bundled_files(), key="eval_sample_file", persist_state="session")
         return (name, (ui.SAMPLE_DIR / name).read_bytes()) if name else None
-    st.file_uploader("CSV, JSONL or JSON file", type=["csv", "tsv", "jsonl", "ndjson", "json"],
+    st.file_uploader("CSV, JSONL, JSON or Parquet file", type=["csv", "tsv", "jsonl", "ndjson", "json", "parquet"],
                      key="upload_file", on_change=remember_upload,
                      help="Columns: question, answer, contexts, optional ground_truth, sample_id, category, "
-                          "human_<metric> labels. Mapping below if yours are named differently.")
-    if ui.UPLOAD not in st.session_state:
+                          "human_<metric> labels. Mapping below if yours are named differently. Files from "
+                          "ragas, deepeval, Phoenix and TruLens are recognised.")
+    held = st.session_state.get(ui.UPLOAD)
+    if held is None:
         st.info("Upload a file to continue, or switch back to the bundled sample.")
-    return st.session_state.get(ui.UPLOAD)
+    elif st.session_state.get("upload_file") is None:
+        st.caption(f"Using **{held[0]}**, uploaded earlier in this session. Upload another file to replace it.")
+    return held
 
 
 def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
@@ -48,7 +62,7 @@ def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
     def cell(value: Any) -> str:
         if isinstance(value, str):
             return value if len(value) <= 300 else value[:297] + "…"
-        return "" if value is None else json.dumps(value, ensure_ascii=False)[:300]
+        return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)[:300]
 
     return [{str(k): cell(v) for k, v in row.items()} for row in pre.rows]
 
@@ -62,7 +76,8 @@ def mapping_widgets(pre: DatasetPreview, token: str) -> Dict[str, Optional[str]]
     for i, name in enumerate(FIELDS):
         detected = pre.mapping.get(name)
         choice = cols[i % 4].selectbox(name + (" *" if name in REQUIRED else ""), options, key=f"map_{name}_{token}",
-                                       index=options.index(detected) if detected in options else 0)
+                                       index=options.index(detected) if detected in options else 0,
+                                       persist_state="session")
         mapping[name] = None if choice == none else choice
     return mapping
 
@@ -71,8 +86,10 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
     st.subheader("1 · Data")
     with st.expander("Upload limits"):
         c1, c2 = st.columns(2)
-        max_rows = int(c1.number_input("Max rows", 1, 10_000_000, ui.DEFAULT_MAX_ROWS, key="eval_max_rows"))
-        max_mb = c2.number_input("Max file size (MB)", 1, ui.DEFAULT_MAX_MB, ui.DEFAULT_MAX_MB, key="eval_max_mb")
+        max_rows = int(c1.number_input("Max rows", 1, 10_000_000, ui.DEFAULT_MAX_ROWS, key="eval_max_rows",
+                                       persist_state="session"))
+        max_mb = c2.number_input("Max file size (MB)", 1, ui.DEFAULT_MAX_MB, ui.DEFAULT_MAX_MB, key="eval_max_mb",
+                                 persist_state="session")
     picked = read_source()
     if picked is None:
         return None
@@ -81,6 +98,8 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
         pre = ui.preview(data, name, int(max_mb * 1_000_000))
         st.caption(f"**{name}** · {pre.format.upper()} · {pre.row_count:,} rows · {len(pre.columns)} columns"
                    + (f" · human labels: {', '.join(pre.label_columns)}" if pre.label_columns else ""))
+        for note in pre.notes:
+            st.info(note, icon=":material/info:")
         ui.records_table(preview_rows(pre))
         with st.expander("Column mapping", expanded=bool(pre.missing)):
             mapping = mapping_widgets(pre, ui.digest(data))
@@ -88,11 +107,10 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
     except DatasetError as exc:
         st.error(f"Cannot use this file. {exc}", icon=":material/block:")
         return None
-    st.session_state[ui.DATASET] = dataset
     return dataset
 
 
-def estimate_view(dataset: ui.LoadedDataset, config: JudgeConfig) -> None:
+def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
     """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
     n = len(dataset.samples)
     if config.offline:
@@ -108,7 +126,7 @@ def estimate_view(dataset: ui.LoadedDataset, config: JudgeConfig) -> None:
         st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
 
 
-def run_step(dataset: Optional[ui.LoadedDataset], config: JudgeConfig) -> None:
+def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
     st.subheader("3 · Run")
     live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
@@ -116,7 +134,7 @@ def run_step(dataset: Optional[ui.LoadedDataset], config: JudgeConfig) -> None:
                         icon=":material/play_arrow:")
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
-            ui.start_run(dataset.samples, config, dataset_name=dataset.name)
+            ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"))
             st.rerun()  # redraw with Run disabled while the run goes on
     if live is not None:
         controls = st.empty()
@@ -128,6 +146,8 @@ def run_step(dataset: Optional[ui.LoadedDataset], config: JudgeConfig) -> None:
                 st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
         ui.watch(live)
         controls.empty()
+        # Run was drawn disabled (and the sidebar said "in progress") before the run ended: redraw.
+        st.rerun()
     run_outcome()
 
 
@@ -139,14 +159,26 @@ def run_outcome() -> None:
     n, total = len(report.results), meta.total or len(report.results)
     st.progress(n / total if total else 1.0, text=f"{n:,}/{total:,} samples scored")
     saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
-    if meta.error:
+    stopped = judging.stopped_reason(report)
+    fallback, judged = judging.fallback_counts(report)
+    if stopped:
+        st.error(f"**The run stopped: the judge failed.** {ui.dashboard_hint(stopped)}\n\n{n:,} finished rows were "
+                 f"kept.{saved} Fix the judge settings, then resume it from the History page.",
+                 icon=":material/error:")
+    elif meta.error:
         st.error(f"The run failed: {meta.error.rstrip('.')}. {n:,} finished rows were kept.{saved}",
                  icon=":material/warning:")
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
+    elif fallback > judging.MAX_FALLBACK_RATE * judged:
+        st.warning(f"Done, but the judge failed often: {fallback:,} of {judged:,} judged scores fell back to the "
+                   f"heuristic ({judging.main_cause(report) or 'see each score'}).{saved}", icon=":material/warning:")
     else:
-        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {format_duration(report.total_time)}, "
+        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
+    if fallback and not stopped and fallback <= judging.MAX_FALLBACK_RATE * judged:
+        st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
+                   f"({judging.main_cause(report) or 'see each score'}).")
     if meta.warning:
         st.warning(meta.warning)
     if n:
@@ -158,6 +190,11 @@ st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
            "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
 dataset = dataset_step()
+if dataset is None:  # nothing to score: the sidebar must not go on naming the last dataset
+    st.session_state.pop(ui.DATASET, None)
+else:
+    st.session_state[ui.DATASET] = dataset
+ui.refresh_sidebar()  # drawn before this page chose its dataset
 st.subheader("2 · Judge")
 config = ui.judge_widgets("eval")
 if dataset is not None:

@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,7 @@ def test_html_output_is_self_contained(data, tmp_path):
 
 
 def test_fail_under_missed_exits_one_and_names_metric(data, capsys):
-    code = main(["evaluate", str(data), "-q", "--fail-under", "faithfulness=1.01", "--fail-under", "overall=0"])
+    code = main(["evaluate", str(data), "-q", "--fail-under", "faithfulness=1", "--fail-under", "overall=0"])
     assert code == 1
     err = capsys.readouterr().err
     assert "faithfulness" in err and "overall" not in err
@@ -135,9 +136,11 @@ def test_judge_failures_are_announced(data, capsys):
     with ChatServer(default=error(500, "boom")) as srv:
         code = main(["evaluate", str(data), "-q", "--no-cache", "--model", "judge", "--base-url", srv.base_url,
                      "--max-workers", "1"])
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "fell back to the heuristic" in out and "faithfulness: 3/3" in out
+    assert code == 3  # every judged score fell back: far above --max-fallback-rate 0.1
+    captured = capsys.readouterr()
+    assert "fell back to the heuristic" in captured.out and "faithfulness: 3/3" in captured.out
+    assert captured.err.splitlines()[-1] == ("ragmeter: judge failed: 13/13 judged scores (100%) fell back to the "
+                                             "heuristic (HTTP 500), above --max-fallback-rate 0.1")
 
 
 def test_labels_prints_agreement_with_human_columns(tmp_path, capsys):
@@ -155,3 +158,77 @@ def test_labels_prints_agreement_with_human_columns(tmp_path, capsys):
 def test_labels_without_label_columns_says_so(data, capsys):
     assert main(["evaluate", str(data), "-q", "--no-history", "--labels"]) == 0
     assert "No human_<metric> label columns" in capsys.readouterr().out
+
+
+def test_ctrl_c_marks_the_run_stopped_and_resumable(data, tmp_path):
+    """Interrupting the CLI keeps every finished row and leaves a run that --resume completes."""
+    import os
+    import signal
+    import time
+
+    from openai_server import ChatServer
+
+    from evaluator.history import RunStore
+
+    history = tmp_path / "history.sqlite3"
+    env = {**os.environ, "RAGMETER_HISTORY": str(history), "OPENAI_API_KEY": "sk-test"}
+    with ChatServer(latency=0.3) as srv:
+        cmd = [sys.executable, "-m", "evaluator", "evaluate", str(data), "--model", "judge", "--no-cache",
+               "--base-url", srv.base_url, "--max-workers", "1"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 60
+        while len(srv.chat_requests) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None, "the run did not start"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "stopping" in err and "resume with: ragmeter evaluate --resume" in err.splitlines()[-1]
+    (info,) = RunStore(history).list_runs()
+    assert info.status == "stopped" and info.n_done < info.n_samples
+    assert main(["evaluate", "--resume", info.run_id, "--offline", "-q"]) == 0
+    assert RunStore(history).get_run(info.run_id).status == "finished"
+
+
+def test_resume_keeps_the_runs_heuristic_set(data, tmp_path, capsys):
+    from evaluator.history import RunStore
+
+    assert main(["evaluate", str(data), "-q", "--heuristics", "jaccard", "-o", str(tmp_path / "a.json")]) == 0
+    (info,) = RunStore(tmp_path / "history.sqlite3").list_runs()
+    assert info.settings["heuristics"] == "jaccard"
+    store = RunStore(tmp_path / "history.sqlite3")
+    with store._connect() as db:  # forget the last row, as if the run had been interrupted before it
+        db.execute("DELETE FROM results WHERE run_id = ? AND idx = 2", (info.run_id,))
+    store.finish_run(info.run_id, status="stopped")
+    assert main(["evaluate", "--resume", info.run_id, "-q", "-o", str(tmp_path / "b.json")]) == 0
+    first, resumed = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+    assert [s["overall"] for s in resumed["samples"]] == [s["overall"] for s in first["samples"]]
+
+
+def test_a_bug_shows_its_traceback_and_asks_for_a_report(data, capsys, monkeypatch):
+    """Only ragmeter's own errors are 'bad input' (exit 2); a genuine bug must not look like one."""
+    from evaluator import evaluation
+
+    def broken(self, sample):
+        raise ValueError("an internal bug")
+    monkeypatch.setattr(evaluation.RAGEvaluator, "evaluate", broken)
+    assert main(["evaluate", str(data), "-q", "--no-history"]) == 70
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "an internal bug" in err and "Please report it" in err
+
+
+def test_dataset_errors_give_cli_advice(tmp_path, capsys):
+    bad = tmp_path / "noanswer.csv"
+    bad.write_text("question,reply\nq,a\n")
+    assert main(["evaluate", str(bad), "--offline", "-q", "--no-history"]) == 2
+    err = capsys.readouterr().err
+    assert "no answer column" in err and "pass --mapping answer=COLUMN" in err and "mapping={" not in err
+    assert main(["evaluate", str(bad), "--offline", "-q", "--no-history", "--mapping", "answer=reply"]) == 0
+
+
+def test_third_party_formats_from_the_cli(tmp_path, capsys):
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    for name in ("ragas_v0.parquet", "ragas_v0_saved", "deepeval_dataset.jsonl"):
+        out = tmp_path / f"{name}.json"
+        assert main(["evaluate", str(fixtures / name), "--offline", "-q", "--no-history", "-o", str(out)]) == 0
+        assert json.loads(out.read_text())["num_samples"] == 2, name
