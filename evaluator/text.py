@@ -363,6 +363,10 @@ def entities(text: str) -> List[str]:
 def _entities_in(sents: Iterable[str]) -> List[str]:
     found = []
     for sent in sents:
+        # Every match starts with a capital A-Z, which lower-casing would change: a non-ASCII
+        # sentence (Arabic) that lower-casing leaves as it is has none, and skips the regex scan.
+        if not sent.isascii() and sent.lower() == sent:
+            continue
         for m in _ENTITY.finditer(sent):
             span = m.group()
             if m.start() == 0 and span.split()[0].lower() in STOP_WORDS:
