@@ -180,6 +180,12 @@ STOP_WORDS: FrozenSet[str] = STOP_WORDS_EN | STOP_WORDS_AR
 # to those letters instead of trying each position (same matches, found faster).
 _NEGATION = re.compile(r"(?=[ncwلغب])(?:\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|nowhere|without)\b"
                        r"|n['’]t\b|(?<!\w)(?:لا|لم|لن|ليس|ليست|ليسوا|غير|بدون)(?!\w))")
+# Where a negation is found (`_NEGATION.search(...)` is only ever read as true or false): the same
+# alternatives, each opening with its first letter so that the engine scans for those letters
+# ("n(?<!\wn)" is "\bn", the character before the "n" is not a word character).
+_NEGATION_FOUND = re.compile(r"n(?<!\wn)(?:o|ot|ever|othing|one|obody|either|or|owhere)\b|c(?<!\wc)annot\b"
+                             r"|w(?<!\ww)ithout\b|n['’]t\b|ل(?<!\wل)(?:ا|م|ن|يس|يست|يسوا)(?!\w)"
+                             r"|غ(?<!\wغ)ير(?!\w)|ب(?<!\wب)دون(?!\w)")
 # A `_NEGATION` match is one of these words as a whole token, or contains "n't": a sentence with
 # neither cannot match, so `analyse` skips the regex for it.
 _NEGATION_WORDS = frozenset("no not never nothing none nobody neither nor cannot nowhere without "
@@ -190,14 +196,14 @@ def _negates(normal: str, toks: Sequence[str]) -> bool:
     """`_NEGATION.search(normal)`, with the regex run only when a token or "n't" could match it."""
     if _NEGATION_WORDS.isdisjoint(toks) and "n't" not in normal and "n’t" not in normal:
         return False
-    return bool(_NEGATION.search(normal))
+    return bool(_NEGATION_FOUND.search(normal))
 
 
 def is_negated(text: str) -> bool:
     """True when the text contains a negation ("not", "don't", "never", "لا", "ليس")."""
     if (text or "").isascii():  # see _ASCII_SHORTCUT
         return any(analyse(text).negated)
-    return bool(_NEGATION.search(normalize(text)))
+    return bool(_NEGATION_FOUND.search(normalize(text)))
 
 
 # _ASCII_SHORTCUT: in ASCII text, lower-casing and removing thousands separators act the same on
@@ -442,7 +448,7 @@ def analyse(text: str) -> Analysis:
         all_stems += stems
         written += toks if ascii_ else _as_written(sent, toks)
         if _FLAG_WORDS.isdisjoint(toks):  # the common case: neither a negation word nor "I"/"you"
-            negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION.search(x)))
+            negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION_FOUND.search(x)))
             persons.append(_EMPTY)
         else:
             negated.append(_negates(x, toks))
