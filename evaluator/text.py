@@ -12,10 +12,12 @@ from itertools import islice
 from typing import FrozenSet, Iterable, List, NamedTuple, Sequence, Tuple
 
 # Per-text caches (analyse, normalize, entities) let the five metrics of one sample share one
-# tokenisation. They hold a few samples' texts, not thousands: a bigger cache mostly keeps texts
-# that never come back, and the garbage collector walks every cached set on each pass over older
-# objects (8,192 analyses cost a fifth of the offline CPU time in bench/offline_speed.py).
-TEXT_CACHE_SIZE = 64
+# tokenisation, and texts that recur within a few dozen samples (a shared context, a question asked
+# twice) reuse it. Not thousands: a bigger cache mostly keeps texts that never come back, and the
+# garbage collector walks every cached set on each pass over older objects (8,192 analyses cost a
+# fifth of the offline CPU time in bench/offline_speed.py; 64 entries cost more than 256 there,
+# because the bench's references recur every 28 samples).
+TEXT_CACHE_SIZE = 256
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 # Words are runs of letters/digits (any script); keeps Arabic words whole.

@@ -140,7 +140,7 @@ class _Contexts:
     weights: "_Weights"
 
 
-@lru_cache(maxsize=16)  # one entry a sample: small, like the text caches (see text.TEXT_CACHE_SIZE)
+@lru_cache(maxsize=64)  # one entry a sample: small, like the text caches (see text.TEXT_CACHE_SIZE)
 def _contexts(texts: Tuple[str, ...]) -> _Contexts:
     """The contexts' analyses, their unions and word weights (cached: four metrics read them)."""
     ctxs = tuple(map(analyse, texts))
