@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import json
 import logging
 import os
 import re
@@ -32,7 +33,7 @@ from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, ba
 from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
-from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
+from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
 from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
 
@@ -53,6 +54,7 @@ SPOT = "spot_result"  # EvalResult of the last spot check
 COMPARISON = "comparison"  # RunComparison last computed on the History page
 DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its deletion
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
+RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
@@ -144,19 +146,22 @@ def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
 
 @st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
-          max_rows: Optional[int], max_bytes: Optional[int]) -> List[EvalSample]:
+          max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
     """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
     return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
-                        surface=DASHBOARD)
+                        surface=DASHBOARD, needs_answer=needs_answer)
 
 
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                max_rows: Optional[int] = DEFAULT_MAX_ROWS,
-               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000) -> LoadedDataset:
-    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column."""
+               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True) -> LoadedDataset:
+    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column.
+
+    `needs_answer=False` reads files without answers (a target will answer each question).
+    """
     items = tuple(sorted((mapping or {}).items()))
-    samples = parse(data, name, items, max_rows, max_bytes)
-    return LoadedDataset(name, samples, digest(data + repr(items).encode()))
+    samples = parse(data, name, items, max_rows, max_bytes, needs_answer)
+    return LoadedDataset(name, samples, digest(data + repr((items, needs_answer)).encode()))
 
 
 def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:
@@ -207,9 +212,14 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
 
 
 def run_option_widgets(prefix: str) -> Dict[str, Any]:
-    """Workers, judge cache and token prices of a run with an API judge (RunConfig fields)."""
+    """Workers, judge cache, token prices and Batch API of a run with an API judge (RunConfig fields)."""
     c1, c2, c3, c4 = st.columns(4)
+    batch = st.checkbox("Batch API", key=f"{prefix}_batch",
+                        help="Send every judge call in one OpenAI Batch API job (/files + /batches): half price "
+                             "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
+                             "or leave: resuming the run from History picks the batch up.")
     return {
+        "batch": batch,
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                                            help="Samples scored at once; backs off by itself on rate limits.")),
         "cache": str(default_cache_path()) if c2.checkbox(
@@ -221,12 +231,14 @@ def run_option_widgets(prefix: str) -> Dict[str, Any]:
 
 
 @st.cache_data(max_entries=8, show_spinner="Estimating judge calls…")
-def estimate(token: str, _samples: List[EvalSample], language: str, price_in: Optional[float],
-             price_out: Optional[float]) -> Dict[str, Any]:
-    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token."""
+def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[str, Any]:
+    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token and
+    run config (`config_json`: RunConfig.to_dict() as sorted JSON)."""
     from evaluator.costs import estimate_run
 
-    return estimate_run(_samples, language, price_in=price_in, price_out=price_out).to_dict()
+    config = RunConfig.from_dict(json.loads(config_json))
+    return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
+                        metrics=config.chosen_metrics(), repeats=config.repeats).to_dict()
 
 
 def format_duration(seconds: Optional[float]) -> str:
@@ -281,13 +293,14 @@ def api_key(prefix: str) -> str:
 
 
 def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
-              judge: Any = None) -> Run:
+              judge: Any = None, target: Any = None) -> Run:
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
 
-    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one).
+    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
+    `target` (a TargetConfig) answers each question first.
     """
     run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
-                  judge=judge)
+                  judge=judge, target=target)
     st.session_state[LIVE] = run.start()
     return run
 
@@ -319,11 +332,20 @@ def collect(run: Run) -> None:
 def progress_view(run: Run) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means."""
     frac = min(run.done / run.total, 1.0) if run.total else 1.0
+    if run.target is not None:  # two stages: the pipeline answers, the judge scores each answer as it comes
+        asked = min(run.answered / run.total, 1.0) if run.total else 1.0
+        st.progress(asked, text=f"{run.answered:,}/{run.total:,} questions answered by your pipeline ({asked:.0%})")
     st.progress(frac, text=f"{run.done:,}/{run.total:,} samples scored ({frac:.0%})")
-    c1, c2, c3 = st.columns(3)
+    cells = st.columns(4 if run.target is not None else 3)
+    if run.target is not None:
+        cells[0].metric("Answered", f"{run.answered:,}/{run.total:,}")
+    c1, c2, c3 = cells[-3:]
     c1.metric("Scored", f"{run.done:,}/{run.total:,}")
     c2.metric("Elapsed", format_duration(run.elapsed()))
     c3.metric("ETA", format_duration(run.eta()) if run.running else "done")
+    if run.batch_status and run.running and not run.done:
+        st.info(f"Batch API: {run.batch_status}. Stopping or closing the page is safe: resume this run from "
+                "the History page to pick the batch up.", icon=":material/schedule:")
     means = run.means()
     if means:
         st.caption("Running means: " + " · ".join(f"{n} {v:.3f}" for n, v in means.items()))
@@ -361,12 +383,34 @@ def sample_view(sample: Optional[EvalSample]) -> None:
         st.info("This result carries no sample text.")
         return
     text_block("Question", sample.question)
+    if sample.target_error:
+        st.error(f"The target call failed: {sample.target_error}", icon=":material/error:")
+    elif sample.target_latency_ms is not None:
+        st.caption(f"Answered by the target in {sample.target_latency_ms:,.0f} ms")
     text_block("Answer", sample.answer)
     text_block("Ground truth", sample.ground_truth or "(none)")
     for i, ctx in enumerate(sample.contexts, 1):
         text_block(f"Context {i}", ctx)
     if not sample.contexts:
-        st.caption("No contexts were retrieved for this sample.")
+        st.caption(sample.no_contexts_reason or "No contexts were retrieved for this sample.")
+    trajectory_view(sample)
+
+
+def trajectory_view(sample: EvalSample) -> None:
+    """The agent's steps: each tool, its arguments and its output, in order."""
+    if not sample.tool_calls and not sample.expected_tools:
+        return
+    st.markdown("**Trajectory**")
+    if sample.expected_tools:
+        st.caption("Expected tools: " + ", ".join(sample.expected_tools))
+    for i, call in enumerate(sample.tool_calls, 1):
+        with st.expander(f"Step {i}: {call.get('name')}", expanded=len(sample.tool_calls) <= 3):
+            st.code(json.dumps(call.get("arguments"), ensure_ascii=False, indent=1, default=str), language="json")
+            output = call.get("output")
+            st.code(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, indent=1,
+                                                                     default=str), language=None, wrap_lines=True)
+    if not sample.tool_calls:
+        st.caption("No tool was called.")
 
 
 def metric_view(ms: Any) -> None:
@@ -377,6 +421,11 @@ def metric_view(ms: Any) -> None:
                     unsafe_allow_html=True)
         parts = [f"{name} part: {value:.3f}" for name, value in
                  (("LLM", ms.llm_score), ("heuristic", ms.heuristic_score)) if value is not None]
+        if ms.llm_scores:
+            parts.append(f"{len(ms.llm_scores)} judge repeats: {', '.join(f'{v:.3f}' for v in ms.llm_scores)}"
+                         + (f" (std {ms.llm_std:.3f})" if ms.llm_std is not None else ""))
+        if ms.scored_from == "logprobs":
+            parts.append("probability-weighted (G-Eval)")
         if parts:
             st.caption(" · ".join(parts))
         text_block("Reasoning", ms.reasoning)
@@ -559,14 +608,19 @@ def results_frame(token: str, _report: EvalReport) -> Any:
 
     from evaluator.io.records import flat_row
 
-    frame = pd.DataFrame([flat_row(r) for r in _report.results])
+    # Whole contexts and tool calls are for the CSV and the drill-down, not a table cell.
+    names = _report.metric_names()
+    frame = pd.DataFrame([flat_row(r, names) for r in _report.results]).drop(
+        columns=["contexts", "tool_calls"], errors="ignore")
     frame.insert(0, "#", range(len(frame)))
     empty = [c for c in frame.columns if c not in ("#", "sample_id") and frame[c].isna().all()]
     return frame.drop(columns=empty)
 
 
 def score_columns(frame: Any) -> List[str]:
-    return [c for c in (*METRICS, *RULE_METRICS, "overall") if c in frame.columns]
+    """The metric score columns of a results_frame (each has a `<metric>_method` twin), then overall."""
+    metrics = [c[: -len("_method")] for c in frame.columns if c.endswith("_method")]
+    return [c for c in (*metrics, "overall") if c in frame.columns]
 
 
 def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), metric: Optional[str] = None,

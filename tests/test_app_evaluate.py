@@ -254,6 +254,28 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
     assert {m.label: m.value for m in app.metric}["Judge calls"] == f"{calls:,}"
 
 
+def test_batch_api_checkbox_scores_through_files_and_batches(app, history):
+    from batch_server import BatchServer
+
+    with BatchServer(polls=1) as srv:  # done at the first look: no 10 s poll wait
+        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
+        app.text_input(key="eval_base_url").set_value(srv.base_url)
+        app.text_input(key="eval_model").set_value("test-model")
+        app.text_input(key="eval_api_key").set_value(CANARY)
+        app.checkbox(key="eval_cache").uncheck()
+        app.checkbox(key="eval_batch").check().run()
+        app.button(key="btn_run").click().run()
+        no_exception(app)
+        assert len(srv.uploads) == 1 and list(srv.batches) == ["batch_1"]
+        sent = len(srv.input_lines())
+    report = app.session_state["report"]
+    assert len(report.results) == len(load_dataset(SAMPLE)) and report.usage["calls"] == sent
+    (info,) = RunStore(history).list_runs()
+    assert info.settings["batch"] is True and info.settings["batch_ids"] == ["batch_1"]
+    for path in history.parent.iterdir():
+        assert CANARY.encode() not in path.read_bytes(), path
+
+
 def test_a_judge_answering_401_stops_the_run_with_a_red_box_naming_the_cause(app, history):
     from openai_server import ChatServer, error
 

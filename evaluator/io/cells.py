@@ -232,3 +232,29 @@ def pipe_joined(value: Any) -> bool:
     else:
         return False
     return any(isinstance(item, str) and " | " in item for item in items)
+
+
+def tool_calls_cell(value: Any, where: Where, column: str) -> List[Dict[str, Any]]:
+    """Tool calls (a JSON array, or a cell holding one) as [{"name", "arguments", "output"}]: deepeval's
+    ToolCall objects, OpenAI tool_calls entries, or bare tool names."""
+    from ..errors import TargetError
+    from ..targets.shapes import tool_calls_of  # the one reader of tool calls, shared with targets
+
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return []
+        value = list_cell(value, where, column) if value.startswith("[") else [value]
+    try:
+        return tool_calls_of(value)
+    except TargetError as exc:
+        raise where.error(f"{exc}; write tool calls as a JSON array of objects with a 'name'", column=column) from None
+
+
+def tool_names_cell(value: Any, where: Where, column: str) -> Optional[List[str]]:
+    """Expected tools: names ("a; b", a JSON array), or deepeval ToolCall objects whose names are taken."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        value = list_cell(value.strip(), where, column) or value
+    if isinstance(value, list):
+        value = [v.get("name") if isinstance(v, dict) else v for v in value]
+    return terms_cell(value, where, column)

@@ -24,8 +24,11 @@ Column names (matched case-insensitively, surrounding spaces ignored; first alia
     expected_answer_keywords  expected_answer_keywords | keywords
     expected_docs             expected_docs
     category                  category
+    tool_calls                tool_calls | tools_called (deepeval)
+    expected_tools            expected_tools (deepeval)
 `mapping={field: column}` overrides detection; a field mapped to None or "" is not read.
-`question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped);
+`question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped),
+except with `needs_answer=False` (a target answers each question): then only `question` is;
 a missing `contexts` column means no contexts. Files from deepeval, Phoenix, ragas 0.0.x and TruLens
 are recognised and their cells read the way those tools write them (see dialects.py);
 `inspect_dataset(...).notes` says what was recognised and how it is read.
@@ -38,7 +41,10 @@ Cell values:
     A cell that parses as a JSON array is a list; one that starts like a list ("[" then a quote,
     "{" or "]") must parse as one; anything else, like "[1] Refund policy: ...", is plain text,
     except a bare number or a JSON object, which are errors (likely the wrong column).
-  - expected_answer_keywords, expected_docs: as above, or "a; b; c", or "a|b".
+  - expected_answer_keywords, expected_docs, expected_tools: as above, or "a; b; c", or "a|b";
+    expected_tools may also list deepeval ToolCall objects ({"name": ...}).
+  - tool_calls: a JSON array of {"name", "arguments"/"input_parameters", "output"} objects
+    (deepeval's ToolCall, OpenAI's tool_calls) or of tool names.
   - ground_truth, category: blank means none. sample_id: blank gives "row-<n>" (n = 1-based data
     row); ids must be unique.
   - human_<metric> columns (e.g. human_faithfulness): human labels, 0/1, 0–1 or 1–5, stored as
@@ -69,7 +75,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from ..errors import DatasetError
 from ..model import EvalSample
 from .arrow_rows import parquet_records, saved_dataset_records
-from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell
+from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .csv_rows import csv_records
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
                        pipe_warning)
@@ -140,6 +146,9 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
         expected_docs=terms("expected_docs"),
         category=text("category") or None,
         metadata=_metadata(row, plan, where),
+        tool_calls=tool_calls_cell(row.get(cols["tool_calls"]), where, cols["tool_calls"]) if "tool_calls" in cols else [],
+        expected_tools=tool_names_cell(row.get(cols["expected_tools"]), where, cols["expected_tools"])
+        if "expected_tools" in cols else None,
     )
 
 
@@ -197,7 +206,8 @@ def _no_rows(name: str) -> DatasetError:
 
 def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
-                 name: Optional[str] = None, surface: Surface = LIBRARY) -> List[EvalSample]:
+                 name: Optional[str] = None, surface: Surface = LIBRARY,
+                 needs_answer: bool = True) -> List[EvalSample]:
     """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
     `mapping` maps EvalSample fields to column names and overrides detection. `max_rows` and
@@ -205,6 +215,7 @@ def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None
     messages (and decides the format for objects without `.name`). `surface` (io.surfaces: LIBRARY,
     CLI or DASHBOARD) words the advice in errors the way that surface lets a user act on it. See
     the module docstring for accepted columns, cell forms, encodings and other tools' files.
+    `needs_answer=False` reads files without answers (a target will answer each question).
     """
     user = check_mapping(mapping)
     src = open_source(source, name, max_bytes, surface)
@@ -212,7 +223,7 @@ def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None
         reading = _peek(rows, user)
         for note in reading.notes:
             log.info("%s: %s", src.name, note)
-        planner = Planner({**reading.mapping, **user}, surface)
+        planner = Planner({**reading.mapping, **user}, surface, REQUIRED if needs_answer else ("question",))
         if rows.header is not None:  # one plan for every row, checked before any row is read
             planner.fix(rows.columns, rows.header)
         return _load(rows.records, src, planner, reading, max_rows, surface)

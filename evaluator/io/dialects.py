@@ -29,6 +29,8 @@ FIELDS: Tuple[str, ...] = (
     "expected_answer_keywords",
     "expected_docs",
     "category",
+    "tool_calls",
+    "expected_tools",
 )
 REQUIRED: Tuple[str, ...] = ("question", "answer")
 ALIASES: Dict[str, Tuple[str, ...]] = {
@@ -40,6 +42,8 @@ ALIASES: Dict[str, Tuple[str, ...]] = {
     "expected_answer_keywords": ("expected_answer_keywords", "keywords"),
     "expected_docs": ("expected_docs",),
     "category": ("category",),
+    "tool_calls": ("tool_calls", "tools_called"),  # tools_called: deepeval's name
+    "expected_tools": ("expected_tools",),
 }
 HUMAN_PREFIX = "human_"
 

@@ -65,8 +65,9 @@ def _check_one_use(fields: Dict[str, str], where: Where) -> None:
         used[column] = name
 
 
-def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: Surface) -> None:
-    for name in REQUIRED:
+def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: Surface,
+             required: Tuple[str, ...]) -> None:
+    for name in required:
         if name not in fields:
             raise where.error(
                 f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
@@ -74,11 +75,11 @@ def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: 
 
 
 def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Where, strict: bool,
-              surface: Surface = LIBRARY) -> Plan:
-    """The plan for rows with these columns; raises when a required field has no column."""
+              surface: Surface = LIBRARY, required: Tuple[str, ...] = REQUIRED) -> Plan:
+    """The plan for rows with these columns; raises when a `required` field has no column."""
     check_duplicates(columns, where)
     fields = _apply_mapping(columns, mapping, where, strict)
-    _require(fields, columns, where, surface)
+    _require(fields, columns, where, surface, required)
     used = set(fields.values())
     rest = [c for c in columns if c not in used]
     labels = tuple((norm(c)[len(HUMAN_PREFIX):], c) for c in rest if is_label(c))
@@ -89,16 +90,19 @@ def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Wher
 class Planner:
     """Plans for rows: one fixed plan for a CSV header, one per distinct key set for JSON objects."""
 
-    def __init__(self, mapping: Dict[str, Optional[str]], surface: Surface = LIBRARY) -> None:
+    def __init__(self, mapping: Dict[str, Optional[str]], surface: Surface = LIBRARY,
+                 required: Tuple[str, ...] = REQUIRED) -> None:
         self.mapping = mapping
         self.surface = surface
+        self.required = required  # ("question",) when a target answers each question
         self._fixed: Optional[Plan] = None
         self._cache: Dict[Tuple[str, ...], Plan] = {}
         self._columns: Dict[str, str] = {}  # every key seen in JSON objects, by norm
 
     def fix(self, columns: List[str], where: Where) -> None:
         """Use one plan for every row (a CSV header), checked now, before any row is read."""
-        self._fixed = make_plan(columns, self.mapping, where, strict=True, surface=self.surface)
+        self._fixed = make_plan(columns, self.mapping, where, strict=True, surface=self.surface,
+                                required=self.required)
 
     def plan(self, row: Dict[str, Any], where: Where) -> Plan:
         if self._fixed is not None:
@@ -109,7 +113,8 @@ class Planner:
             if len(self._cache) > 64:  # rows with ever-different keys must not grow memory
                 self._cache.clear()
             # Objects may omit optional keys, so a mapped column is only checked at the end (finish).
-            plan = make_plan([str(k) for k in keys], self.mapping, where, strict=False, surface=self.surface)
+            plan = make_plan([str(k) for k in keys], self.mapping, where, strict=False, surface=self.surface,
+                             required=self.required)
             self._columns.update((norm(str(k)), str(k)) for k in keys)
             self._cache[keys] = plan
         return plan

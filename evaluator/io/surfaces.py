@@ -18,10 +18,13 @@ class Surface:
     map_column: str  # "{field}" is replaced by the sample field, e.g. answer
     raise_rows: str  # "" where the surface has no row limit to raise
     raise_bytes: str
+    ask_target: str = ""  # how this surface gets the answers from the user's pipeline instead
 
     def map_advice(self, field: str) -> str:
-        """What to do when `field` has no column: rename it, or map it the way this surface does."""
-        return f"Rename the column or {self.map_column.format(field=field)}"
+        """What to do when `field` has no column: rename it, or map it the way this surface does
+        (an answer may also come from the user's pipeline, called for each question)."""
+        advice = f"Rename the column or {self.map_column.format(field=field)}"
+        return advice + (f", {self.ask_target}" if field == "answer" and self.ask_target else "")
 
     def limit_advice(self, which: str) -> str:
         """How to get past a limit (`which`: "rows" or "bytes"): raise it where possible, or split the file."""
@@ -30,7 +33,10 @@ class Surface:
 
 
 LIBRARY = Surface("library", "pass mapping={{'{field}': '<your column>'}}",
-                  "raise max_rows=...", "raise max_bytes=...")
-CLI = Surface("cli", "pass --mapping {field}=COLUMN", "", "")
+                  "raise max_rows=...", "raise max_bytes=...",
+                  "or give a target that answers each question (evaluator.targets; load with needs_answer=False)")
+CLI = Surface("cli", "pass --mapping {field}=COLUMN", "", "",
+              "or give a target that answers each question: --target URL or module:function")
 DASHBOARD = Surface("dashboard", "choose the column for {field} under Column mapping",
-                    "raise Max rows under Upload limits", "raise Max file size under Upload limits")
+                    "raise Max rows under Upload limits", "raise Max file size under Upload limits",
+                    "or choose Answers: call my pipeline")
