@@ -23,12 +23,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 from ..model import EvalSample
 from .heuristics import HeuristicScore, heuristic_score
-from .units import with_units_spelled
-from ..text import is_stop_word, tokens
+from .units import spell_units, with_units_spelled
+from ..text import analyse, is_stop_word, tokens
 
 GARBAGE_CAP = 0.3  # inside "Problem": garbage must never read as Good or Excellent
 MIN_WORDS = 8  # shorter texts (bare answers, names) carry too little order to judge
@@ -53,7 +53,7 @@ def garbage_reason(text: str, contexts: Iterable[str] = (), question: str = "") 
 
 @lru_cache(maxsize=1024)  # three metrics of a sample check the same answer against the same contexts
 def _garbage_reason(text: str, contexts: Tuple[str, ...], question: str) -> Optional[str]:
-    toks = tokens(text)
+    toks = _tokens(text)
     if len(toks) < MIN_WORDS or len(_LIST_MARKS.findall(text)) >= len(toks) / 4:
         return None
     if _no_structure(text, toks):
@@ -63,13 +63,20 @@ def _garbage_reason(text: str, contexts: Tuple[str, ...], question: str) -> Opti
     return None
 
 
-def _no_structure(text: str, toks: List[str]) -> bool:
+def _tokens(text: str) -> Sequence[str]:
+    """`tokens(text)`; for ASCII text the heuristics read as it is, from its cached analysis."""
+    if text.isascii() and spell_units(text) is text:
+        return analyse(text).written  # the same words (see text.normalized_words)
+    return tokens(text)
+
+
+def _no_structure(text: str, toks: Sequence[str]) -> bool:
     function = sum(1 for t in toks if is_stop_word(t))
     names = sum(1 for w in text.split() if w[:1].isupper())
     return function <= MAX_FUNCTION_SHARE * len(toks) and names < MAX_NAME_SHARE * len(toks)
 
 
-def _shuffled_bag(toks: List[str], sources: Tuple[str, ...]) -> bool:
+def _shuffled_bag(toks: Sequence[str], sources: Tuple[str, ...]) -> bool:
     vocab, pairs = _words_and_pairs(sources)
     if not vocab or sum(t in vocab for t in toks) < MIN_CONTEXT_COVERAGE * len(toks):
         return False
@@ -82,7 +89,7 @@ def _words_and_pairs(sources: Tuple[str, ...]) -> Tuple[FrozenSet[str], FrozenSe
     vocab: Set[str] = set()
     pairs: Set[Tuple[str, str]] = set()
     for source in sources:
-        src = tokens(source or "")
+        src = _tokens(source or "")
         vocab.update(src)
         pairs.update(zip(src, src[1:]))
     return frozenset(vocab), frozenset(pairs)

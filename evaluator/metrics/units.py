@@ -54,13 +54,48 @@ def spell_units(text: str) -> str:
 def _spelled(text: str) -> str:
     if not _TRIGGER.search(text):
         return text
-    for pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text)
+    if not text.isascii():
+        for pattern, replacement in _RULES:
+            text = pattern.sub(replacement, text)
+        return text
+    lower = text.lower()
+    for (pattern, replacement), needles in zip(_RULES, _NEEDLES):
+        if any(map(lower.__contains__, needles)):
+            spelled = pattern.sub(replacement, text)
+            if spelled != text:
+                text, lower = spelled, spelled.lower()
     return text
+
+
+# Per rule, strings one of which a match must contain (lower-cased). In ASCII text, IGNORECASE
+# matching is lower-case comparison, so a rule without any of them in the text cannot change it and
+# is not run (most texts that pass _TRIGGER need one or two of the rules). The symbol rules need a
+# non-ASCII character or a currency sign; ASCII text without one skips them the same way.
+_NEEDLES: List[Tuple[str, ...]] = [
+    ("deg",), ("deg",), ("centigrade",), ("°",), ("%", "per"), ("km", "kph"), ("mph",), ("km",), ("cm",),
+    ("mm",), ("kg",), ("ml",), ("$",), ("€",), ("£",), ("usd", "us dollars"), ("eur",), ("met",), ("lit",),
+]
+assert len(_NEEDLES) == len(_RULES)
 
 
 def with_units_spelled(sample: EvalSample) -> EvalSample:
     """The sample as the heuristics should read it (the same object when nothing changes)."""
+    # The metrics of one sample ask in turn: the last answer is reused while the sample and the texts
+    # it holds are the same objects (a sample edited in place between calls is spelled again).
+    global _LAST
+    key = (sample, sample.question, sample.answer, sample.ground_truth, *sample.contexts)
+    last_key, last = _LAST
+    if len(key) == len(last_key) and all(a is b for a, b in zip(key, last_key)):
+        return last
+    spelled = _with_units_spelled(sample)
+    _LAST = (key, spelled)  # one tuple: a thread reading it sees a key with its own answer
+    return spelled
+
+
+_LAST: Tuple[tuple, EvalSample] = ((), EvalSample("", "", []))
+
+
+def _with_units_spelled(sample: EvalSample) -> EvalSample:
     question, answer = spell_units(sample.question), spell_units(sample.answer)
     contexts = [spell_units(c) for c in sample.contexts]
     reference = spell_units(sample.ground_truth) if sample.ground_truth else sample.ground_truth
