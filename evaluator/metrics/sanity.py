@@ -28,7 +28,7 @@ from typing import FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 from ..model import EvalSample
 from .heuristics import HeuristicScore, heuristic_score
 from .units import spell_units, with_units_spelled
-from ..text import analyse, is_stop_word, tokens
+from ..text import STOP_WORDS, analyse, tokens
 
 GARBAGE_CAP = 0.3  # inside "Problem": garbage must never read as Good or Excellent
 MIN_WORDS = 8  # shorter texts (bare answers, names) carry too little order to judge
@@ -65,34 +65,39 @@ def _garbage_reason(text: str, contexts: Tuple[str, ...], question: str) -> Opti
 
 def _tokens(text: str) -> Sequence[str]:
     """`tokens(text)`; for ASCII text the heuristics read as it is, from its cached analysis."""
+    text = text or ""
     if text.isascii() and spell_units(text) is text:
         return analyse(text).written  # the same words (see text.normalized_words)
     return tokens(text)
 
 
 def _no_structure(text: str, toks: Sequence[str]) -> bool:
-    function = sum(1 for t in toks if is_stop_word(t))
+    function = sum(map(STOP_WORDS.__contains__, toks))
     names = sum(1 for w in text.split() if w[:1].isupper())
     return function <= MAX_FUNCTION_SHARE * len(toks) and names < MAX_NAME_SHARE * len(toks)
 
 
 def _shuffled_bag(toks: Sequence[str], sources: Tuple[str, ...]) -> bool:
-    vocab, pairs = _words_and_pairs(sources)
-    if not vocab or sum(t in vocab for t in toks) < MIN_CONTEXT_COVERAGE * len(toks):
-        return False
+    vocab = _words(sources)
+    if not vocab or sum(map(vocab.__contains__, toks)) < MIN_CONTEXT_COVERAGE * len(toks):
+        return False  # the common case: the neighbour pairs are never needed
+    pairs = _pairs(sources)
     own = list(zip(toks, toks[1:]))
     return sum(p in pairs for p in own) <= MAX_BIGRAM_SHARE * len(own)
 
 
 @lru_cache(maxsize=256)  # one sample's metrics read the same contexts several times
-def _words_and_pairs(sources: Tuple[str, ...]) -> Tuple[FrozenSet[str], FrozenSet[Tuple[str, str]]]:
-    vocab: Set[str] = set()
+def _words(sources: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset().union(*map(_tokens, sources))
+
+
+@lru_cache(maxsize=256)
+def _pairs(sources: Tuple[str, ...]) -> FrozenSet[Tuple[str, str]]:
     pairs: Set[Tuple[str, str]] = set()
     for source in sources:
-        src = _tokens(source or "")
-        vocab.update(src)
+        src = _tokens(source)
         pairs.update(zip(src, src[1:]))
-    return frozenset(vocab), frozenset(pairs)
+    return frozenset(pairs)
 
 
 SEED_SET = "jaccard"  # the seed's heuristics are kept exactly, to reproduce its numbers

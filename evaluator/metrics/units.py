@@ -41,6 +41,11 @@ _RULES: List[Tuple["re.Pattern[str]", str]] = [(re.compile(p, re.IGNORECASE), r)
 _TRIGGER = re.compile(r"[°℃℉%$€£]|\d\s*(?:k|c|m|deg|per|usd|eur)|met(?:er|re)|lit(?:er|re)|centigrade",
                       re.IGNORECASE)
 
+# _TRIGGER's matches in lower-cased ASCII text, each branch opened by one character of a set so that
+# the engine scans for that set quickly (in ASCII text, IGNORECASE matching is lower-case matching).
+_ASCII_TRIGGER = re.compile(r"[%$0-9mlc](?:(?<=[0-9])\s*(?:[kcm]|deg|per|usd|eur)|(?<=m)et(?:er|re)"
+                            r"|(?<=l)it(?:er|re)|(?<=c)entigrade|(?<=[%$]))")
+
 
 def spell_units(text: str) -> str:
     """`text` with units after numbers and currency symbols spelled out; the same object when none."""
@@ -52,13 +57,15 @@ def spell_units(text: str) -> str:
 
 @lru_cache(maxsize=8192)  # a sample's five metrics read the same texts: spell each once
 def _spelled(text: str) -> str:
-    if not _TRIGGER.search(text):
-        return text
     if not text.isascii():
+        if not _TRIGGER.search(text):
+            return text
         for pattern, replacement in _RULES:
             text = pattern.sub(replacement, text)
         return text
     lower = text.lower()
+    if not _ASCII_TRIGGER.search(lower):
+        return text
     for (pattern, replacement), needles in zip(_RULES, _NEEDLES):
         if any(map(lower.__contains__, needles)):
             spelled = pattern.sub(replacement, text)
