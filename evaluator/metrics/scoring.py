@@ -71,7 +71,16 @@ def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lan
     repeat gave a score, the heuristic stands in (visibly), or, without one, the metric is unscored.
     """
     m = _metric(metric)
-    reason = target_reason(m, sample) or m.skip_reason(sample)
+    reason = target_reason(m, sample)
+    if reason:
+        return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
+    return _score_judged(m, sample, judge, lang, heuristics, repeats)
+
+
+def _score_judged(m: Metric, sample: EvalSample, judge: Any, lang: str, heuristics: str,
+                  repeats: int) -> MetricScore:
+    """`score_metric` once the target's failure is ruled out (score_sample has checked it)."""
+    reason = m.skip_reason(sample)
     if reason:
         return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
     empty = m.zero_reason(sample)
@@ -132,7 +141,7 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
         if reason:
             scores[m.name] = MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
         elif m.judged:
-            scores[m.name] = score_metric(m, sample, judge, lang, heuristics, repeats)
+            scores[m.name] = _score_judged(m, sample, judge, lang, heuristics, repeats)
             if after_each is not None:
                 after_each()
         elif m.rule is not None and m.skip_reason(sample) is None:
