@@ -253,8 +253,9 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     sentence_score, flips = _sentence_support(answer, ctx.sentences, implicit, weights)
     base = SENTENCE_WEIGHT * sentence_score + (1.0 - SENTENCE_WEIGHT) * overall
     bad_numbers = sorted(answer.numbers - ctx.numbers)
-    known = vocab | question.vocab
-    bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
+    names = named_entities(s.answer)
+    known = vocab | question.vocab if names else vocab  # the union only when there is a name to check
+    bad_names = [(span, e) for span, e in names if not e <= known]
     # Sentences about the speaker or the listener ("I love hiking"), not about the passages:
     # they use a first/second-person pronoun that no context uses.
     # (A sentence with no pronoun has no person to miss: the set difference is read only for the others.)
