@@ -440,8 +440,9 @@ def analyse(text: str) -> Analysis:
     # Plain ASCII (most text): normalising is lower-casing, and words split at non-alphanumerics.
     plain = ascii_ and not _ASCII_THOUSANDS.search(text or "")
     stem_of = _CONTENT_WORDS.__getitem__
-    normal, sent_sets, negated, persons, all_stems, written = [], [], [], [], [], []
+    normal, sent_sets, negated, persons, all_stems, written, asks = [], [], [], [], [], [], []
     for sent in raw:
+        asks.append(sent.rstrip("\"')] ").endswith(("?", "؟")))
         x = sent.lower() if plain else _normalize(sent)
         toks = x.translate(_ASCII_SEPARATORS).split() if plain else _words_of(x)
         stems = list(map(stem_of, toks))  # "" for a stop word
@@ -450,7 +451,8 @@ def analyse(text: str) -> Analysis:
         all_stems += stems
         written += toks if ascii_ else _as_written(sent, toks)
         if _FLAG_WORDS.isdisjoint(toks):  # the common case: neither a negation word nor "I"/"you"
-            negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION_FOUND.search(x)))
+            # (ASCII text has no "’": its second scan is skipped)
+            negated.append(("n't" in x or (not ascii_ and "n’t" in x)) and bool(_NEGATION_FOUND.search(x)))
             persons.append(_EMPTY)
         else:
             negated.append(_negates(x, toks))
@@ -459,7 +461,7 @@ def analyse(text: str) -> Analysis:
     return Analysis(
         text, words_, frozenset(words_), sentences=tuple(sent_sets),
         numbers=frozenset(_numbers_in("\n".join(normal))),  # no number spans a line break
-        negated=tuple(negated), asks=tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw),
+        negated=tuple(negated), asks=tuple(asks),
         normalized=tuple(normal), persons=tuple(persons), raw=tuple(raw), stems=tuple(all_stems),
         written=tuple(written))
 
