@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 # The five judged metrics, in display order.
 METRICS = (
@@ -215,19 +215,22 @@ class EvalReport:
 
     def format_report(self) -> str:
         means, stds = self.mean_scores(), self.std_scores()
-        width = 44
-        lines = ["=" * width, f" RAG evaluation report: {len(self.results)} samples, {self.total_time:.2f}s", "=" * width]
-        for m in self.metric_names():
-            n = len(self.values(m))
-            if means[m] is None:
-                cell = "N/A"
-            else:
-                cell = f"{means[m]:.3f}" + (f" ± {stds[m]:.3f}" if stds[m] is not None else "")
-            lines.append(f" {m:<20} {cell:<15} n={n}")
-        lines.append("-" * width)
-        lines.append(f" {'overall':<20} {self.overall_mean():.3f}")
-        lines.append("=" * width)
-        return "\n".join(lines)
+        rows = [(m, means[m], stds[m], len(self.values(m))) for m in self.metric_names()]
+        return format_table(len(self.results), self.total_time, rows, self.overall_mean())
 
     def print_report(self) -> None:
         print(self.format_report())
+
+
+def format_table(n_samples: int, total_time: float,
+                 rows: List[Tuple[str, Optional[float], Optional[float], int]], overall: float) -> str:
+    """The printed report: one line per (metric, mean, std, n scored), then the overall mean."""
+    width = 44
+    lines = ["=" * width, f" RAG evaluation report: {n_samples} samples, {total_time:.2f}s", "=" * width]
+    for m, mean, std, n in rows:
+        cell = "N/A" if mean is None else f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else "")
+        lines.append(f" {m:<20} {cell:<15} n={n}")
+    lines.append("-" * width)
+    lines.append(f" {'overall':<20} {overall:.3f}")
+    lines.append("=" * width)
+    return "\n".join(lines)

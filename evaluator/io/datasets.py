@@ -786,3 +786,28 @@ def _scan(text: IO[str], src: _Source, preview_rows: int) -> Tuple[List[str], Li
         if not columns:  # JSON: the union of keys, in first-seen order
             seen.update(dict.fromkeys(str(k) for k in row))
     return list(seen), rows, count
+
+
+def samples_from_rows(rows: Iterable[Tuple[Optional[int], Dict[str, Any]]],
+                      mapping: Optional[Dict[str, Optional[str]]] = None, *,
+                      name: str = "data frame") -> List[EvalSample]:
+    """Samples from rows another reader already split into cells (a data frame, a Parquet batch).
+
+    `rows` are (number, row) pairs: `number` is the row's 1-based position in the whole dataset,
+    used in messages and for the default "row-<n>" id, or None when the reader does not know it
+    (a partition of a distributed dataset); a row without an id then gets sample_id None. Columns
+    and cells follow the same rules as `load_dataset`, so the same rows give the same samples.
+    """
+    planner = _Planner(_check_mapping(mapping))
+    samples = []
+    for number, row in rows:
+        where = _Where(name, item=number)
+        plan = planner.plan(row, where)
+        sample = _build(row, plan, where, number or 0)
+        id_column = plan.fields.get("sample_id")
+        if number is None and not _text(row.get(id_column) if id_column else None, where, str(id_column)):
+            sample.sample_id = None
+        samples.append(sample)
+    if samples:
+        planner.finish(name)
+    return samples
