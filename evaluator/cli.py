@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
                          "(needs pip install 'ragmeter[embeddings]')")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
-    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
+    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC (or 'overall') is below VALUE")
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
@@ -127,6 +127,10 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
     from .io import export
 
     suffix = Path(path).suffix.lower()
+    if suffix == ".parquet":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(export.results_parquet(report))
+        return
     if suffix == ".csv":
         text = export.results_csv(report)
     elif suffix in (".html", ".htm"):

@@ -178,12 +178,12 @@ def sample_label(frame: Any, i: int) -> str:
 
 
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
-    """CSV, JSON, HTML report and each chart as PNG and SVG (generated only when clicked)."""
+    """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
     from evaluator import charts as chart_io
     from evaluator.io import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Download CSV", lambda: export.results_csv(report), f"{stem}.csv", "text/csv", key="dl_csv",
                        icon=":material/table:")
     c2.download_button("Download JSON", lambda: export.results_json(report, settings=meta.settings),
@@ -192,6 +192,8 @@ def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> N
         report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
         settings=meta.settings, labels_agreement=ui.agreement(meta.token, report) or None), f"{stem}.html",
         "text/html", key="dl_html", type="primary", icon=":material/download:")
+    c4.download_button("Download Parquet", lambda: export.results_parquet(report), f"{stem}.parquet",
+                       "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:")
     for i, (name, chart) in enumerate(charts.items()):
         slug = name.split()[0].lower()
         c1, c2, _ = st.columns(3)

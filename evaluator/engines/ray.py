@@ -25,6 +25,7 @@ restarts and task retries); output order is kept, so a retried batch lands once,
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,15 +65,28 @@ def need_ray() -> Any:
 
 
 def connect(address: Optional[str], workers: int) -> bool:
-    """Join the cluster at `address` ("auto", "ray://host:10001"), or start a local one; True if started here."""
+    """Join the cluster at `address` ("auto", "ray://host:10001"), or start a local one; True if started here.
+
+    Joining ships ragmeter's own code with the job (`py_modules`), so the nodes need only Ray,
+    pandas and pyarrow; a local cluster gets one CPU per scoring worker.
+    """
     ray = need_ray()
-    if ray.is_initialized():
-        return False
-    if address:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    if not ray.is_initialized():
+        options: Dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                   "logging_level": logging.WARNING}
+        if address:
+            package = Path(__file__).resolve().parents[1]
+            ray.init(address=address, runtime_env={"py_modules": [str(package)]}, **options)
+        else:
+            ray.init(num_cpus=max(1, workers), **options)
+        started = True
     else:
-        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
-    return True
+        started = False
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # the library prints nothing; the CLI shows its own progress
+    context.print_on_execution_start = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    return started
 
 
 def per_worker(config: Any, workers: int) -> Any:
@@ -106,7 +120,11 @@ def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> 
     """The input dataset: Parquet read by the cluster, other formats by load_dataset on the driver."""
     ray = need_ray()
     if Path(data).suffix.lower() == ".parquet" or Path(data).is_dir():
-        return ray.data.read_parquet(data), mapping
+        # Blocks of `batch` rows (streamed, no shuffle) so one big file still feeds every worker.
+        # Reading takes no CPU slot: the scoring workers hold one each, and a read that waited for
+        # a free CPU would wait for ever on a cluster with exactly one CPU per worker.
+        ds = ray.data.read_parquet(data)
+        return ds.repartition(target_num_rows_per_block=batch), mapping
     from ..io.datasets import load_dataset
 
     frame = samples_frame(load_dataset(data, mapping))
@@ -119,7 +137,7 @@ def scored(ds: Any, config: Any, mapping: Optional[Dict[str, Optional[str]]], wo
     ray = need_ray()
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     return ds.map_batches(FrameScorer, batch_format="pandas", batch_size=batch,
-                          compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
+                          compute=ray.data.ActorPoolStrategy(min_size=1, max_size=workers), num_cpus=1,
                           fn_constructor_args=(per_worker(config, workers),),
                           fn_constructor_kwargs={"mapping": mapping}, udf_modifying_row_count=False)
 
@@ -144,16 +162,17 @@ def batch_size(config: Any, workers: int) -> int:
 
 def run_ray(data: str, config: Any, *, workers: int = 2, address: Optional[str] = None,
             mapping: Optional[Dict[str, Optional[str]]] = None, output: Optional[str] = None,
-            on_frame: Optional[FrameCallback] = None) -> RayRun:
+            on_frame: Optional[FrameCallback] = None, batch: Optional[int] = None) -> RayRun:
     """Score `data` on Ray with `workers` scoring workers; stream rows to `output` (.parquet) and `on_frame`.
 
     `on_frame(frame)` gets each results frame in input order (the CLI saves it to the history).
+    `batch` is the rows per task (default: 500 offline, 8 per concurrent judge call otherwise).
     A local cluster started here is shut down at the end; one we joined is left running.
     """
     started = connect(address, workers)
     start = time.perf_counter()
     try:
-        batch = batch_size(config, workers)
+        batch = batch or batch_size(config, workers)
         ds, worker_mapping = read(data, mapping, batch)
         run = RayRun(RunTally(), workers, output=output)
         sink = ParquetSink(output) if output else None

@@ -1,4 +1,4 @@
-"""Sharing a report: per-sample CSV, full JSON, and one self-contained HTML file.
+"""Sharing a report: per-sample CSV, full JSON, Parquet, and one self-contained HTML file.
 
 Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
@@ -56,6 +56,14 @@ def results_csv(report: EvalReport) -> str:
 def _empty_result() -> EvalResult:
     """A result with every metric skipped: gives an empty report's CSV its header."""
     return EvalResult(None, **{m: MetricScore(m, 0.0, skipped=True) for m in METRICS})
+
+
+# -- Parquet ------------------------------------------------------------------------------------
+def results_parquet(report: EvalReport) -> bytes:
+    """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
+    from .frames import parquet_bytes
+
+    return parquet_bytes(enumerate(report.results))
 
 
 # -- JSON --------------------------------------------------------------------------------------

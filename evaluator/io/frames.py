@@ -200,6 +200,16 @@ def results_parquet(results: Iterable[Tuple[int, EvalResult]], path: str | Path)
     return sink.rows
 
 
+def parquet_bytes(results: Iterable[Tuple[int, EvalResult]]) -> bytes:
+    """(index, result) pairs as the bytes of a Parquet file (for downloads)."""
+    import io
+
+    pq = _need("pyarrow.parquet")
+    buffer = io.BytesIO()
+    pq.write_table(frame_table(results_frame(results)), buffer, compression="zstd")
+    return buffer.getvalue()
+
+
 def read_results_parquet(path: str | Path) -> List[Tuple[int, EvalResult]]:
     """The (index, result) pairs of a results Parquet file, in index order."""
     pq = _need("pyarrow.parquet")
