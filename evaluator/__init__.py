@@ -7,7 +7,8 @@
 from typing import Any
 
 from .errors import DatasetError
-from .evaluation import OfflineJudge, RAGEvaluator
+from .evaluation import RAGEvaluator
+from .judges.offline import OfflineJudge
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
 # Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not

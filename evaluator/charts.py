@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from .analysis.advice import BAND_COLORS, band
-from .model import EvalReport
+from .analysis.bands import BAND_COLORS, band
 from .analysis.stats import MetricSummary, summarize
+from .model import EvalReport
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     import altair as alt

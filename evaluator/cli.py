@@ -11,24 +11,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from .judges.cache import default_cache_path
 from .costs import estimate_run
-from .io.datasets import load_dataset
 from .errors import RagmeterError
-from .evaluation import OfflineJudge, RAGEvaluator
+from .io.datasets import load_dataset
+from .judges.cache import default_cache_path
+from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .model import METRICS, RULE_METRICS, EvalReport
+from .progress import ProgressLine
+from .runs import OFFLINE, OPENAI, Run, RunConfig
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_BUG = 70  # EX_SOFTWARE: an internal error
+EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
 
 
-class UsageError(Exception):
+class UsageError(RagmeterError):
     """Bad arguments: printed as one line, exit code 2."""
+
+
+class RunFailed(RagmeterError):
+    """The run stopped on one of ragmeter's own errors; its finished rows are in the history."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,25 +98,27 @@ def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
     return thresholds
 
 
-def make_judge(args: argparse.Namespace) -> Any:
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The run the command line asks for, as plain data (the key stays in the environment)."""
     if not args.model:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
-        return OfflineJudge()
-    from .judges.openai import OpenAIJudge  # the openai client is only needed with a real judge
-
-    cache = None if args.no_cache else args.cache
-    return OpenAIJudge(args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env),
-                       cache=cache, max_concurrency=max(1, args.max_workers))
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers)
+    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
+                     language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
+                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out)
 
 
-def judge_settings(args: argparse.Namespace, judge: Any) -> Dict[str, Any]:
-    """What the history keeps about a run: never the key (OpenAIJudge.settings() omits it)."""
-    settings = {"judge": "offline" if not args.model else "openai", "language": args.language,
-                "max_workers": args.max_workers, "heuristics": args.heuristics}
-    if hasattr(judge, "settings"):
-        settings.update(judge.settings())
-    return settings
+def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
+    """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
+    config = RunConfig.from_settings(stored)
+    if args.offline:
+        return replace(config, judge=OFFLINE)
+    if args.model:
+        given = run_config(args)
+        return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
+                       api_key_env=given.api_key_env, cache=given.cache, max_workers=given.max_workers)
+    return config
 
 
 def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
@@ -176,46 +187,81 @@ def open_store(path: Optional[str]) -> Any:
     return RunStore(path)
 
 
-def load_samples(args: argparse.Namespace, store: Any) -> tuple:
-    """(dataset name, samples, run_id, pending [(index, sample)]) for a fresh or a resumed run."""
-    if args.resume:
-        if store is None:
-            raise UsageError("--resume needs the run history; drop --no-history")
-        info = store.get_run(args.resume)
-        pending = store.pending_samples(args.resume)
-        return info.dataset_name, None, args.resume, pending
+def new_run(args: argparse.Namespace, store: Any) -> Run:
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
     samples = load_dataset(args.data, mapping)
-    return Path(args.data).name, samples, None, list(enumerate(samples))
+    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store)
+
+
+def resumed_run(args: argparse.Namespace, store: Any) -> Run:
+    if store is None:
+        raise UsageError("--resume needs the run history; drop --no-history")
+    config = resumed_config(args, store.get_run(args.resume).settings)
+    return Run.resume(store, args.resume, config=config)
+
+
+def dry_run(args: argparse.Namespace) -> int:
+    """Calls, tokens and cost the run would spend; builds no judge, so it needs no API key."""
+    config = run_config(args)
+    if args.resume:
+        store = open_store(args.history)
+        config = resumed_config(args, store.get_run(args.resume).settings)
+        samples = [s for _, s in store.pending_samples(args.resume)]
+    elif args.data:
+        samples = load_dataset(args.data, parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None)
+    else:
+        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+    est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
+                       judge=OfflineJudge() if config.offline else None)
+    print(json.dumps(est.to_dict(), indent=2))
+    return EXIT_OK
+
+
+def wait_for(run: Run, quiet: bool) -> None:
+    """Draw the progress on stderr until the run ends; Ctrl-C stops it and keeps every finished row."""
+    line = ProgressLine(sys.stderr, quiet)
+    try:
+        while not run.join(0.2):
+            line.show(run.done, run.total)
+    except KeyboardInterrupt:
+        print("\nragmeter: stopping: finishing the samples in flight (Ctrl-C again to quit now)…", file=sys.stderr)
+        run.stop()
+        try:
+            run.join()
+        except KeyboardInterrupt:
+            run.mark_stopped()
+            raise
+        raise
+    finally:
+        line.show(run.done, run.total, final=True)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
     thresholds = parse_thresholds(args.fail_under)
-    store = None if (args.no_history or args.dry_run) else open_store(args.history)
-    dataset, samples, run_id, pending = load_samples(args, store)
-    judge = make_judge(args)
     if args.dry_run:
-        est = estimate_run([s for _, s in pending], args.language, price_in=args.price_in,
-                           price_out=args.price_out, judge=judge)
-        print(json.dumps(est.to_dict(), indent=2))
-        return EXIT_OK
-    settings = judge_settings(args, judge)
-    if store is not None and run_id is None:
-        run_id = store.create_run(dataset_name=dataset, samples=samples, settings=settings)
-    if run_id and not args.quiet:
-        print(f"run {run_id}: {len(pending)} samples to score (resume with --resume {run_id})", file=sys.stderr)
-    evaluator = RAGEvaluator(judge, language=args.language, heuristics=args.heuristics)
-    on_result = (lambda j, r: store.record_result(run_id, pending[j][0], r)) if store is not None else None
-    report = evaluator.evaluate_dataset([s for _, s in pending], show_progress=not args.quiet,
-                                        max_workers=args.max_workers, on_result=on_result)
-    if store is not None:
-        store.finish_run(run_id, status="finished", total_time=report.total_time, usage=report.usage)
-        usage, total_time = report.usage, report.total_time
-        report = store.load_report(run_id)  # the whole run, resumed rows included, in input order
-        report.usage, report.total_time = usage or report.usage, report.total_time or total_time
-    return finish(report, args, thresholds, settings, dataset)
+        return dry_run(args)
+    store = None if args.no_history else open_store(args.history)
+    run = resumed_run(args, store) if args.resume else new_run(args, store)
+    run.start()
+    if run.run_id and not args.quiet:
+        print(f"run {run.run_id}: {len(run.pending)} samples to score (resume with --resume {run.run_id})",
+              file=sys.stderr)
+    try:
+        wait_for(run, args.quiet)
+    except KeyboardInterrupt:
+        saved = (f"saved; resume with: ragmeter evaluate --resume {run.run_id}" if run.run_id
+                 else "not saved (--no-history)")
+        print(f"ragmeter: stopped: {run.done}/{run.total} samples scored, {saved}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if run.exception is not None and not isinstance(run.exception, RagmeterError):
+        raise run.exception  # a bug, not bad input: main() shows the traceback
+    if run.warning:
+        print(f"warning: {run.warning}", file=sys.stderr)
+    if run.status == "failed":
+        raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
+    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name)
 
 
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
@@ -249,9 +295,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
-    except (UsageError, RagmeterError, ValueError, OSError) as exc:
+    except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("\nragmeter: interrupted; finished samples are saved in the history (use --resume).", file=sys.stderr)
-        return 130
+        print("\nragmeter: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # a bug in ragmeter: show everything, and say so plainly
+        traceback.print_exc()
+        print("ragmeter: internal error (a bug in ragmeter, not in your data). Please report it with the "
+              "traceback above.", file=sys.stderr)
+        return EXIT_BUG

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
-from .metrics.scoring import is_offline, skip_reason
-from .model import METRICS, EvalSample
+from .judges.base import is_offline
 from .metrics.prompts import build_prompt
+from .metrics.scoring import skip_reason
+from .model import METRICS, EvalSample
 from .text import estimate_tokens, resolve_language
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.

@@ -8,6 +8,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
+from .judges.base import Judge, judge_usage
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.scoring import rule_scores, score_metric
 from .model import METRICS, EvalReport, EvalResult, EvalSample
@@ -19,23 +20,10 @@ ProgressCallback = Callable[[int, int, EvalResult], None]
 ResultCallback = Callable[[int, EvalResult], None]
 
 
-class OfflineJudge:
-    """A judge that needs nothing: every metric is scored by its lexical heuristic.
-
-    It is never called; `generate` exists so it satisfies the judge interface anyway.
-    """
-
-    offline = True
-    name = "offline"
-
-    def generate(self, prompt: str) -> str:
-        return ""
-
-
 class RAGEvaluator:
     """Scores RAG samples on the five metrics with any judge that has `.generate(prompt) -> str`."""
 
-    def __init__(self, llm: Any, language: str = "auto", batch_delay: float = 0.0,
+    def __init__(self, llm: Judge, language: str = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
@@ -58,7 +46,7 @@ class RAGEvaluator:
                           extra=rule_scores(sample), sample=sample)
 
     @classmethod
-    def quick_eval(cls, llm: Any, question: str, answer: str, contexts: List[str],
+    def quick_eval(cls, llm: Judge, question: str, answer: str, contexts: List[str],
                    ground_truth: Optional[str] = None) -> EvalResult:
         return cls(llm).evaluate(EvalSample(question, answer, list(contexts), ground_truth))
 
@@ -78,7 +66,7 @@ class RAGEvaluator:
             log.warning("evaluate_dataset called with no samples; returning an empty report.")
             return EvalReport()
         start = time.perf_counter()
-        usage_before = _judge_usage(self.llm)
+        usage_before = judge_usage(self.llm)
         progress = _Progress(len(samples), show_progress, on_progress, on_result)
         if max_workers <= 1:
             results = self._run_sequential(samples, progress, stop)
@@ -86,7 +74,7 @@ class RAGEvaluator:
             results = self._run_concurrent(samples, max_workers, progress, stop)
         progress.close()
         return EvalReport(results=results, total_time=time.perf_counter() - start,
-                          usage=_usage_delta(usage_before, _judge_usage(self.llm)))
+                          usage=_usage_delta(usage_before, judge_usage(self.llm)))
 
     def _run_sequential(self, samples: List[EvalSample], progress: "_Progress",
                         stop: Optional[threading.Event]) -> List[EvalResult]:
@@ -125,15 +113,6 @@ class RAGEvaluator:
         return [done[i] for i in sorted(done)]
 
 
-def _judge_usage(llm: Any) -> Dict[str, Any]:
-    usage = getattr(llm, "usage", None)
-    if callable(usage):
-        usage = usage()
-    if hasattr(usage, "to_dict"):
-        usage = usage.to_dict()
-    return dict(usage) if isinstance(usage, dict) else {}
-
-
 def _usage_delta(before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]:
     """This run's share of a judge's running totals (a judge may serve several runs)."""
     return {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v for k, v in after.items()}
@@ -158,9 +137,9 @@ class _Progress:
             elapsed = time.perf_counter() - self.start
             eta = elapsed / self.done * (self.total - self.done)
             bar = "#" * int(30 * self.done / self.total)
-            sys.stderr.write(f"\r[{bar:<30}] {self.done}/{self.total}  {elapsed:.1f}s elapsed, ETA {eta:.1f}s")
-            sys.stderr.flush()
+            sys.stdout.write(f"\r[{bar:<30}] {self.done}/{self.total}  {elapsed:.1f}s elapsed, ETA {eta:.1f}s")
+            sys.stdout.flush()
 
     def close(self) -> None:
         if self.show:
-            sys.stderr.write("\n")
+            sys.stdout.write("\n")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import threading
 import uuid
@@ -23,17 +22,19 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from .errors import HistoryError
+from .io.records import (
+    result_from_record,
+    result_to_record,
+    sample_from_record,
+    sample_to_record,
+)
+from .io.redact import sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
-from .io.records import result_from_record, result_to_record, sample_from_record, sample_to_record
-from .analysis.stats import paired_bootstrap_ci
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
 
 RUN_STATUSES = ("running", "stopped", "finished", "failed")
-# A settings key containing any of these (case-insensitive) is dropped, at any depth.
-SECRET_MARKERS = ("key", "secret", "token", "password", "authorization")
-TOP_MOVERS = 10
 
 MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = []
 migration = MIGRATIONS.append
@@ -85,34 +86,6 @@ def default_history_path() -> Path:
     return Path(env).expanduser() if env else DEFAULT_HISTORY_PATH
 
 
-def _is_secret(key: Any, value: Any) -> bool:
-    lowered = str(key).lower()
-    hits = [marker for marker in SECRET_MARKERS if marker in lowered]
-    # Token counts and limits (max_tokens, prompt_tokens) are numbers; a token secret is a string.
-    if hits == ["token"] and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return False
-    return bool(hits)
-
-
-_URL_USERINFO = re.compile(r"^(\w+://)[^/@\s]*@")
-
-
-def sanitize_settings(value: Any) -> Any:
-    """A copy of `value` without secrets, safe to store and export.
-
-    Keys containing key/secret/token/password/authorization (any case) are dropped at any depth,
-    except numeric "token" counts and limits such as max_tokens; credentials embedded in URLs
-    (scheme://user:pass@host) are removed.
-    """
-    if isinstance(value, dict):
-        return {str(k): sanitize_settings(v) for k, v in value.items() if not _is_secret(k, v)}
-    if isinstance(value, (list, tuple)):
-        return [sanitize_settings(v) for v in value]
-    if isinstance(value, str):
-        return _URL_USERINFO.sub(r"\1", value)
-    return value
-
-
 def _dumps(value: Any) -> str:
     # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
     return json.dumps(value, ensure_ascii=False, default=str)
@@ -142,49 +115,6 @@ class RunInfo:
     def label(self) -> str:
         """A human label: the name when set, else dataset and date."""
         return self.name or f"{self.dataset_name} · {self.created_at.replace('T', ' ')[:16]}"
-
-
-@dataclass
-class MetricDelta:
-    """How one metric changed from run A to run B, over the samples scored in both."""
-
-    metric: str
-    mean_a: Optional[float]
-    mean_b: Optional[float]
-    delta: Optional[float]
-    ci_low: Optional[float]
-    ci_high: Optional[float]
-    n_pairs: int
-
-    @property
-    def significant(self) -> bool:
-        """True when the 95% interval of the delta excludes 0."""
-        return self.ci_low is not None and self.ci_high is not None and (self.ci_low > 0 or self.ci_high < 0)
-
-
-@dataclass
-class Mover:
-    """One sample's score of one metric in both runs."""
-
-    sample_id: str
-    metric: str
-    a: float
-    b: float
-    delta: float
-    question: str = ""
-
-
-@dataclass
-class RunComparison:
-    """Run B against run A: per-metric deltas and the samples that moved most."""
-
-    run_a: RunInfo
-    run_b: RunInfo
-    metrics: List[MetricDelta]
-    movers: List[Mover]
-    n_paired: int
-    only_a: int
-    only_b: int
 
 
 _RUN_COLUMNS = """r.run_id, r.name, r.dataset_name, r.created_at, r.status, r.n_samples, r.total_time,
@@ -382,67 +312,7 @@ class RunStore:
         results = [result for _, result in self.indexed_results(run_id)]
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
 
-    # -- comparing ------------------------------------------------------------------------
-    def compare_runs(self, run_a: str, run_b: str) -> RunComparison:
-        """Run B against run A, pairing samples by sample_id (by index for samples without one)."""
-        info_a, info_b = self.get_run(run_a), self.get_run(run_b)
-        keyed_a = _keyed(self.indexed_results(run_a))
-        keyed_b = _keyed(self.indexed_results(run_b))
-        pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]
-        names = EvalReport([r for _, r, _ in pairs] + [r for _, _, r in pairs]).metric_names()
-        return RunComparison(
-            run_a=info_a, run_b=info_b,
-            metrics=[_metric_delta(name, pairs) for name in names],
-            movers=_movers(pairs, names),
-            n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
-        )
-
 
 def _sample_from_json(text: str) -> EvalSample:
     sample = sample_from_record(json.loads(text))
     return sample if sample is not None else EvalSample("", "", [])
-
-
-def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
-    """Results by pairing key: the sample_id (numbered on repeats), or '#<index>' without one."""
-    keyed: Dict[str, EvalResult] = {}
-    for index, result in indexed:
-        key = str(result.sample_id) if result.sample_id not in (None, "") else f"#{index}"
-        base, n = key, 1
-        while key in keyed:
-            n += 1
-            key = f"{base} ({n})"
-        keyed[key] = result
-    return keyed
-
-
-def _pair_scores(name: str, pairs) -> List[Tuple[str, float, float, EvalResult]]:
-    out = []
-    for key, ra, rb in pairs:
-        ma, mb = ra.metric_scores().get(name), rb.metric_scores().get(name)
-        if ma is not None and mb is not None and not ma.skipped and not mb.skipped:
-            out.append((key, ma.score, mb.score, rb))
-    return out
-
-
-def _metric_delta(name: str, pairs) -> MetricDelta:
-    scored = _pair_scores(name, pairs)
-    if not scored:
-        return MetricDelta(name, None, None, None, None, None, 0)
-    n = len(scored)
-    mean_a = sum(a for _, a, _, _ in scored) / n
-    mean_b = sum(b for _, _, b, _ in scored) / n
-    ci = paired_bootstrap_ci([b - a for _, a, b, _ in scored])
-    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4),
-                       round(ci[0], 4), round(ci[1], 4), n)
-
-
-def _movers(pairs, names: List[str]) -> List[Mover]:
-    moved = []
-    for name in names:
-        for key, a, b, rb in _pair_scores(name, pairs):
-            if b != a:
-                question = rb.sample.question if rb.sample else ""
-                moved.append(Mover(key, name, a, b, round(b - a, 4), question))
-    moved.sort(key=lambda m: (-abs(m.delta), m.sample_id, names.index(m.metric)))
-    return moved[:TOP_MOVERS]

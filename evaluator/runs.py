@@ -1,20 +1,19 @@
-"""Runs scored on a background thread: live counters, Stop that keeps every row, resume.
+"""One run path for the CLI, the dashboard, resume and re-score: `RunConfig` and `Run`.
 
-The dashboard starts a `BackgroundRun` and only reads its counters to draw the progress, so the
-user can stop the run, or leave the page, without losing a finished row:
+`RunConfig` is what a user picked, as plain data (judge kind, model, endpoint, the *name* of the
+environment variable holding the key, language, heuristic set, workers, cache file, prices). It
+builds the judge and the evaluator, and is what the history keeps, so a resumed run scores the
+way it started. It never holds a key: the key is passed when the judge is built.
 
-    run = BackgroundRun(RAGEvaluator(judge), list(enumerate(samples)), dataset_name="faq.csv",
-                        store=RunStore()).start()
+`Run` scores on a daemon thread and saves each finished row to the history as it completes:
+
+    run = Run.new(RunConfig(), samples, dataset_name="faq.csv", store=RunStore()).start()
     run.done, run.total, run.eta(), run.means()   # from any thread, while it runs
     run.stop()                                    # finish the samples in flight, start no more
     run.join(); run.status, run.report            # "finished" | "stopped" | "failed"
+    Run.resume(store, run_id).start()             # only the rows the history has no result for
 
-Each finished row is written to the run history (`RunStore.record_result`) as it completes, so
-`BackgroundRun.resume` later scores only what is left. A history that cannot be written never
-stops the run: it goes on unsaved and says why in `warning`.
-
-`JudgeConfig` is what a user picks for a judge (offline or OpenAI-compatible), turned into the
-judge itself and into the settings the history keeps (never the API key).
+A history that cannot be written never stops the run: it goes on unsaved and says why in `warning`.
 """
 from __future__ import annotations
 
@@ -22,31 +21,22 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .judges.cache import default_cache_path
 from .errors import HistoryError, RagmeterError
-from .evaluation import OfflineJudge, RAGEvaluator
+from .evaluation import RAGEvaluator
 from .history import RunStore
+from .judges.base import Judge, close_judge
+from .judges.cache import default_cache_path
+from .judges.offline import OfflineJudge
+from .metrics.heuristics import DEFAULT_HEURISTICS
 from .model import EvalReport, EvalResult, EvalSample
 
-log = logging.getLogger("ragmeter.runner")
+log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
-
-
-def format_duration(seconds: Optional[float]) -> str:
-    """A duration as people read it: '40 ms', '3.2 s', '4 min 05 s', '2 h 07 min'; '–' for None."""
-    if seconds is None:
-        return "–"
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 90:
-        return f"{seconds:.1f} s"
-    if seconds < 5400:
-        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
-    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+OFFLINE, OPENAI = "offline", "openai"
 
 
 def describe(exc: BaseException) -> str:
@@ -55,59 +45,85 @@ def describe(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
-    """The judge a user picked. The key lives only here, in memory: never in `settings()`."""
+class RunConfig:
+    """How a run scores, as plain data that can be stored, shown and sent to other processes.
 
-    offline: bool = True
-    language: str = "auto"
+    `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
+    from the argument given or else from the environment variable named by `api_key_env`.
+    """
+
+    judge: str = OFFLINE
     model: str = ""
     base_url: str = ""
-    api_key: str = field(default="", repr=False)
-    cache: bool = True
+    api_key_env: str = "OPENAI_API_KEY"
+    language: str = "auto"
+    heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
+    cache: str = ""
     price_in: Optional[float] = None
     price_out: Optional[float] = None
+
+    @property
+    def offline(self) -> bool:
+        return self.judge != OPENAI
 
     @property
     def workers(self) -> int:
         """Samples scored at once. The offline judge is pure Python: threads only add GIL overhead."""
         return 1 if self.offline else max(1, int(self.max_workers))
 
-    def build(self, fallback_key: str = "") -> Any:
-        """The judge; JudgeConfigError when it cannot start. `fallback_key` is used when no key was typed."""
+    def build_judge(self, api_key: str = "") -> Judge:
+        """The judge; JudgeConfigError when it cannot start (no key for a hosted API, bad cache file)."""
         if self.offline:
             return OfflineJudge()
-        from .judges.openai import OpenAIJudge  # the openai client is only needed with a real judge
+        from .judges.openai import (
+            OpenAIJudge,  # the openai client is only needed with a real judge
+        )
 
-        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=self.api_key or fallback_key or None,
-                           cache=default_cache_path() if self.cache else None, max_concurrency=self.workers)
+        key = api_key or os.environ.get(self.api_key_env or "OPENAI_API_KEY") or None
+        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=key, cache=self.cache or None,
+                           max_concurrency=self.workers)
 
-    def settings(self, judge: Any) -> Dict[str, Any]:
-        """What the history keeps about a run (a judge's own settings() never include the key)."""
-        settings: Dict[str, Any] = {"judge": "offline" if self.offline else "openai", "language": self.language,
-                                    "max_workers": self.workers, "price_in": self.price_in,
-                                    "price_out": self.price_out}
-        settings.update(judge.settings() if hasattr(judge, "settings") else {})
+    def evaluator(self, judge: Judge) -> RAGEvaluator:
+        return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "RunConfig":
+        """The config in `data` (unknown keys ignored, so a stored run's settings are accepted)."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def settings(self, judge: Optional[Judge] = None) -> Dict[str, Any]:
+        """What the history keeps about a run: this config, and the judge's own settings (never a key)."""
+        settings = self.to_dict()
+        settings["max_workers"] = self.workers
+        judge_settings = getattr(judge, "settings", None)
+        if callable(judge_settings):
+            settings.update({k: v for k, v in judge_settings().items() if k not in settings})
         return settings
 
     @classmethod
-    def from_settings(cls, settings: Dict[str, Any], api_key: str = "") -> "JudgeConfig":
-        """The config a stored run used; the key must be given again (it was never stored)."""
-        language = settings.get("language", "auto")
-        if settings.get("judge") != "openai":
-            return cls(True, language)
-        return cls(False, language, settings.get("model", ""), settings.get("base_url", ""), api_key,
-                   bool(settings.get("cache")), int(settings.get("max_workers") or 4),
-                   settings.get("price_in"), settings.get("price_out"))
+    def from_settings(cls, settings: Dict[str, Any]) -> "RunConfig":
+        """The config a stored run used (older runs stored the cache as a flag: the default file)."""
+        data = dict(settings)
+        if data.get("cache") is True:
+            data["cache"] = str(default_cache_path())
+        data["cache"] = data.get("cache") or ""
+        data["max_workers"] = int(data.get("max_workers") or 4)
+        return cls.from_dict(data)
 
 
-class BackgroundRun:
+class Run:
     """Scores `pending` ((index, sample) pairs) on a daemon thread, saving each row as it finishes.
 
+    Build one with `Run.new` or `Run.resume`; the constructor is the low-level form (any evaluator).
     `store` is a RunStore or the path of one (opened by `start`). A new run (`run_id` None) is
     created in it first, with the pending samples; a resumed run keeps its id and `prior` counts
-    the rows it already has. `close_judge` closes the judge at the end,
-    for callers that built a judge for this run alone.
+    the rows it already has. `close_judge` closes the judge at the end, for a judge built for this
+    run alone.
     """
 
     def __init__(self, evaluator: RAGEvaluator, pending: Pending, *, dataset_name: str,
@@ -122,29 +138,48 @@ class BackgroundRun:
         self.status = "ready"  # then running, and finally finished, stopped or failed
         self.report: Optional[EvalReport] = None  # set when the run has ended
         self.error: Optional[str] = None
+        self.exception: Optional[BaseException] = None  # what ended a failed run, for callers that re-raise
         self.warning: Optional[str] = None
         self._workers, self._close_judge = max_workers, close_judge
         self._results: Dict[int, EvalResult] = {}
         self._sums: Dict[str, List[float]] = {}  # metric -> [sum, count] of this session's scores
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._ended_event = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._started: Optional[float] = None
         self._ended: Optional[float] = None
 
     @classmethod
-    def resume(cls, store: RunStore, run_id: str, evaluator: RAGEvaluator, *, max_workers: int = 1,
-               close_judge: bool = False) -> "BackgroundRun":
-        """A run that scores only the samples `run_id` has no stored result for (HistoryError if unknown)."""
+    def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
+            store: Union[RunStore, str, os.PathLike, None] = None, api_key: str = "",
+            judge: Optional[Judge] = None) -> "Run":
+        """A run of `samples` as `config` says; `judge` overrides the one config would build."""
+        built = judge is None
+        judge = config.build_judge(api_key) if judge is None else judge
+        return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
+                   settings=config.settings(judge), store=store, max_workers=config.workers, close_judge=built)
+
+    @classmethod
+    def resume(cls, store: RunStore, run_id: str, *, api_key: str = "", judge: Optional[Judge] = None,
+               config: Optional[RunConfig] = None) -> "Run":
+        """The rest of run `run_id`, scored with its stored settings (or `config`); HistoryError if unknown.
+
+        The key is never stored, so a run with an API judge needs `api_key` (or its environment variable).
+        """
         info = store.get_run(run_id)
-        return cls(evaluator, store.pending_samples(run_id), dataset_name=info.dataset_name, settings=info.settings,
-                   store=store, run_id=run_id, prior=info.n_done, max_workers=max_workers, close_judge=close_judge)
+        config = config or RunConfig.from_settings(info.settings)
+        built = judge is None
+        judge = config.build_judge(api_key) if judge is None else judge
+        return cls(config.evaluator(judge), store.pending_samples(run_id), dataset_name=info.dataset_name,
+                   settings=info.settings, store=store, run_id=run_id, prior=info.n_done,
+                   max_workers=config.workers, close_judge=built)
 
     # -- control ----------------------------------------------------------------------------------
-    def start(self) -> "BackgroundRun":
+    def start(self) -> "Run":
         """Create the run in the history (unless resumed) and start scoring; returns self."""
         if self._thread is not None:
-            raise RuntimeError("This run has already been started; create a new BackgroundRun.")
+            raise RuntimeError("This run has already been started; create a new Run.")
         self._open_history()
         self.status, self._started = "running", time.perf_counter()
         self._thread = threading.Thread(target=self._run, name="ragmeter-run", daemon=True)
@@ -156,14 +191,27 @@ class BackgroundRun:
         self._stop.set()
 
     def join(self, timeout: Optional[float] = None) -> bool:
-        """Wait for the run to end (at most `timeout` seconds); True when it has ended."""
+        """Wait for the run to end (at most `timeout` seconds); True when it has ended.
+
+        Waits on an Event, not Thread.join: a Ctrl-C landing inside Thread.join can leave the thread
+        looking dead while it still runs (CPython), and the CLI waits here while the user may press it.
+        """
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._ended_event.wait(timeout)
         return not self.running
+
+    def mark_stopped(self) -> None:
+        """Record the run as stopped now, from the calling thread (the user is quitting before it ends)."""
+        self.status = "stopped"
+        if isinstance(self.store, RunStore) and self.run_id:
+            try:
+                self.store.finish_run(self.run_id, status="stopped", total_time=self.elapsed())
+            except Exception:
+                log.warning("could not mark run %s stopped", self.run_id, exc_info=True)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._thread is not None and not self._ended_event.is_set()
 
     @property
     def stopping(self) -> bool:
@@ -211,12 +259,13 @@ class BackgroundRun:
             self.report = self._close(report)
         except BaseException as exc:  # a thread has no caller to raise to: the run must end "failed"
             log.exception("run %s failed", self.run_id)
-            self.status, self.error = "failed", describe(exc)
+            self.status, self.error, self.exception = "failed", describe(exc), exc
             self._mark(None, None)
             self.report = self._partial_report()
         finally:
             self._ended = time.perf_counter()
             self._release()
+            self._ended_event.set()
 
     def _tally(self, done: int, total: int, result: EvalResult) -> None:
         with self._lock:
@@ -270,9 +319,8 @@ class BackgroundRun:
     def _release(self) -> None:
         if isinstance(self.store, RunStore):
             self.store.close()  # this thread's connection
-        close = getattr(self.evaluator.llm, "close", None)
-        if self._close_judge and callable(close):
-            close()
+        if self._close_judge:
+            close_judge(self.evaluator.llm)
 
 
 def _add_usage(before: Dict[str, Any], now: Dict[str, Any]) -> Dict[str, Any]:

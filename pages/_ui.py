@@ -5,7 +5,7 @@ anything: scoring, the background run (evaluator.runs), statistics, charts and e
 from the `evaluator` library.
 
 State lives under the session keys below and nowhere else, so switching pages keeps the run. A
-run is a runner.BackgroundRun on its own thread; a page only watches its counters (~10 redraws a
+run is an evaluator.runs.Run on its own thread; a page only watches its counters (~10 redraws a
 second however fast the offline judge scores), so Stop keeps every finished row and leaving the
 page does not kill the run.
 """
@@ -28,14 +28,13 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator import RAGEvaluator
-from evaluator.analysis.advice import BAND_COLORS, band
+from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
 from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
-from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
+from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
 
 log = logging.getLogger("ragmeter.dashboard")
 
@@ -45,7 +44,7 @@ DEFAULT_SAMPLE = "sample.jsonl"
 # --- session-state keys: everything the app remembers ------------------------------------------
 REPORT = "report"  # EvalReport shown on the Report page
 RUN = "run"  # RunMeta: which run that report is (id, dataset, settings, status)
-LIVE = "live_run"  # BackgroundRun while a run is being scored, until a page collects it
+LIVE = "live_run"  # evaluator.runs.Run while a run is being scored, until a page collects it
 DATASET = "dataset"  # LoadedDataset chosen on the Evaluate page
 SPOT = "spot_result"  # EvalResult of the last spot check
 COMPARISON = "comparison"  # RunComparison last computed on the History page
@@ -67,7 +66,7 @@ DEFAULT_MAX_ROWS = 100_000
 DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
-GREY = "#8a8a8a"
+GREY = NA_COLOR
 NA = "–"  # shown for a skipped score or a missing value, in every table
 _ARABIC_LETTER = re.compile(r"[\u0600-\u06FF]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
@@ -173,14 +172,17 @@ def env_api_key() -> str:
         return ""
 
 
-def judge_widgets(prefix: str, *, run_options: bool = True) -> JudgeConfig:
-    """Judge, language and (for runs) workers/cache/prices; widget keys start with `prefix`."""
+def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
+    """Judge, language and (for runs) workers/cache/prices; widget keys start with `prefix`.
+
+    The API key is not part of the config (it is never stored): read it with `api_key(prefix)`.
+    """
     c1, c2 = st.columns([3, 2])
     kind = c1.radio("Judge", [OFFLINE, OPENAI], key=f"{prefix}_judge", horizontal=True)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.get, key=f"{prefix}_language")
     if kind == OFFLINE:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
-        return JudgeConfig(language=language)
+        return RunConfig(language=language)
     c1, c2, c3 = st.columns(3)
     base_url = c1.text_input("Base URL", key=f"{prefix}_base_url", placeholder="https://api.openai.com/v1",
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.")
@@ -191,18 +193,20 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> JudgeConfig:
     if not api_key:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
                                         if env_api_key() else "fine for local servers; hosted APIs need one."))
-    config = JudgeConfig(False, language, model.strip(), base_url.strip(), api_key, max_workers=1)
+    config = RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(), language=language,
+                       max_workers=1)
     return replace(config, **run_option_widgets(prefix)) if run_options else config
 
 
 def run_option_widgets(prefix: str) -> Dict[str, Any]:
-    """Workers, judge cache and token prices of a run with an API judge (JudgeConfig fields)."""
+    """Workers, judge cache and token prices of a run with an API judge (RunConfig fields)."""
     c1, c2, c3, c4 = st.columns(4)
     return {
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                                            help="Samples scored at once; backs off by itself on rate limits.")),
-        "cache": c2.checkbox("Judge cache", value=True, key=f"{prefix}_cache",
-                             help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}"),
+        "cache": str(default_cache_path()) if c2.checkbox(
+            "Judge cache", value=True, key=f"{prefix}_cache",
+            help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}") else "",
         "price_in": c3.number_input("Price / 1M input tokens", 0.0, None, None, key=f"{prefix}_price_in"),
         "price_out": c4.number_input("Price / 1M output tokens", 0.0, None, None, key=f"{prefix}_price_out"),
     }
@@ -215,6 +219,19 @@ def estimate(token: str, _samples: List[EvalSample], language: str, price_in: Op
     from evaluator.costs import estimate_run
 
     return estimate_run(_samples, language, price_in=price_in, price_out=price_out).to_dict()
+
+
+def format_duration(seconds: Optional[float]) -> str:
+    """A duration as people read it: '40 ms', '3.2 s', '4 min 05 s', '2 h 07 min'; '–' for None."""
+    if seconds is None:
+        return "–"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 90:
+        return f"{seconds:.1f} s"
+    if seconds < 5400:
+        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
 
 
 # --- runs and reports in session state ----------------------------------------------------------
@@ -249,21 +266,25 @@ def show_report(report: EvalReport, meta: RunMeta) -> None:
     st.session_state[RUN] = meta
 
 
-def start_run(samples: List[EvalSample], config: JudgeConfig, *, dataset_name: str,
-              judge: Any = None) -> BackgroundRun:
+def api_key(prefix: str) -> str:
+    """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
+    with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
+    return str(st.session_state.get(f"{prefix}_api_key") or "") or env_api_key()
+
+
+def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
+              judge: Any = None) -> Run:
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
 
-    `judge` overrides the one `config` describes (tests pass a slow one).
+    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one).
     """
-    judge = judge if judge is not None else config.build(env_api_key())
-    run = BackgroundRun(RAGEvaluator(judge, language=config.language), list(enumerate(samples)),
-                        dataset_name=dataset_name, settings=config.settings(judge), store=history_path(),
-                        max_workers=config.workers, close_judge=True)
+    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
+                  judge=judge)
     st.session_state[LIVE] = run.start()
     return run
 
 
-def watch(run: BackgroundRun) -> None:
+def watch(run: Run) -> None:
     """Redraw the progress until the run ends (~10 times a second), then collect its report."""
     box = st.empty()
     while True:
@@ -279,7 +300,7 @@ def watch(run: BackgroundRun) -> None:
                                                     total=run.total, error=run.error, warning=run.warning))
 
 
-def progress_view(run: BackgroundRun) -> None:
+def progress_view(run: Run) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means."""
     frac = min(run.done / run.total, 1.0) if run.total else 1.0
     st.progress(frac, text=f"{run.done:,}/{run.total:,} samples scored ({frac:.0%})")
@@ -296,11 +317,8 @@ def progress_view(run: BackgroundRun) -> None:
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        color, text = GREY, "N/A · skipped"
-    else:
-        color, text = BAND_COLORS[band(score)], (f"{score:.3f} · " if show_score else "") + band(score)
-    return (f'<span style="background:{color};color:#fff;padding:2px 10px;border-radius:10px;'
-            f'white-space:nowrap">{text}</span>')
+        return badge_html(None, "N/A · skipped")
+    return badge_html(score, (f"{score:.3f} · " if show_score else "") + band(score))
 
 
 def direction(text: str) -> str:
@@ -380,8 +398,9 @@ def button_link(label: str, page: str, key: str, **kwargs: Any) -> None:
 
 def band_legend() -> None:
     """The score bands with their colours."""
-    parts = [f'<span style="color:{color}">■</span> {name}' for name, color in BAND_COLORS.items()]
-    st.caption("Bands: " + " · ".join(parts) + " (0.9+ / 0.7–0.9 / 0.5–0.7 / < 0.5)", unsafe_allow_html=True)
+    ranges = band_ranges()
+    parts = [f'<span style="color:{color}">■</span> {name} ({ranges[name]})' for name, color in BAND_COLORS.items()]
+    st.caption("Bands: " + " · ".join(parts), unsafe_allow_html=True)
 
 
 # --- the shell: pages, navigation, sidebar ----------------------------------------------------------
@@ -444,7 +463,7 @@ def sidebar() -> None:
         dataset = st.session_state.get(DATASET)
         if dataset is not None:
             st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
-        live: Optional[BackgroundRun] = st.session_state.get(LIVE)
+        live: Optional[Run] = st.session_state.get(LIVE)
         report: Optional[EvalReport] = st.session_state.get(REPORT)
         if live is not None and live.running:
             st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")

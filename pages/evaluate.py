@@ -6,7 +6,7 @@ import streamlit as st
 
 from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
 from evaluator.errors import DatasetError
-from evaluator.runs import JudgeConfig, format_duration
+from evaluator.runs import RunConfig
 
 from pages import _ui as ui
 
@@ -92,7 +92,7 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
     return dataset
 
 
-def estimate_view(dataset: ui.LoadedDataset, config: JudgeConfig) -> None:
+def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
     """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
     n = len(dataset.samples)
     if config.offline:
@@ -108,7 +108,7 @@ def estimate_view(dataset: ui.LoadedDataset, config: JudgeConfig) -> None:
         st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
 
 
-def run_step(dataset: Optional[ui.LoadedDataset], config: JudgeConfig) -> None:
+def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
     st.subheader("3 · Run")
     live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
@@ -116,7 +116,7 @@ def run_step(dataset: Optional[ui.LoadedDataset], config: JudgeConfig) -> None:
                         icon=":material/play_arrow:")
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
-            ui.start_run(dataset.samples, config, dataset_name=dataset.name)
+            ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"))
             st.rerun()  # redraw with Run disabled while the run goes on
     if live is not None:
         controls = st.empty()
@@ -145,7 +145,7 @@ def run_outcome() -> None:
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
     else:
-        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {format_duration(report.total_time)}, "
+        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
     if meta.warning:
         st.warning(meta.warning)

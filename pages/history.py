@@ -3,10 +3,10 @@ from typing import Any, Dict, List, Sequence
 
 import streamlit as st
 
-from evaluator import RAGEvaluator
 from evaluator.errors import RagmeterError
+from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunInfo, RunStore
-from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
+from evaluator.runs import Run
 
 from pages import _ui as ui
 
@@ -21,7 +21,7 @@ def runs_table(runs: Sequence[RunInfo]) -> List[Dict[str, Any]]:
     return [{"name": r.name or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
              "status": r.status, "scored": f"{r.n_done}/{r.n_samples}", "overall": r.overall_mean,
              "judge": r.settings.get("model") or r.settings.get("judge", ""),
-             "time": format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in runs]
+             "time": ui.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in runs]
 
 
 def open_in_report(store: RunStore, info: RunInfo) -> None:
@@ -67,10 +67,7 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
-                config = JudgeConfig.from_settings(info.settings, key)
-                evaluator = RAGEvaluator(config.build(ui.env_api_key()), language=config.language)
-                run = BackgroundRun.resume(store, info.run_id, evaluator, max_workers=config.workers,
-                                           close_judge=True)
+                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key())
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
 
@@ -145,7 +142,7 @@ run_a = c1.selectbox("Baseline (A)", ids, index=1, format_func=lambda i: run_lab
 run_b = c2.selectbox("Compared (B)", ids, index=0, format_func=lambda i: run_label(by_id[i]), key="hist_cmp_b")
 if st.button("Compare runs", key="btn_hist_compare", type="primary"):
     with ui.guard("Comparing"):
-        st.session_state[ui.COMPARISON] = store.compare_runs(run_a, run_b)
+        st.session_state[ui.COMPARISON] = compare_runs(store, run_a, run_b)
 comparison = st.session_state.get(ui.COMPARISON)
 if comparison is not None:
     comparison_view(comparison)

@@ -4,10 +4,10 @@ from typing import Any, Dict, Sequence
 
 import streamlit as st
 
-from evaluator.analysis.advice import BAND_COLORS, band, recommendations
+from evaluator.analysis.advice import recommendations
+from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
 from evaluator.costs import price
 from evaluator.model import METHOD_LABELS, EvalReport
-from evaluator.runs import format_duration
 
 from pages import _ui as ui
 
@@ -25,7 +25,7 @@ def empty_report() -> None:
     if c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
         with ui.guard("Running the sample"):
             dataset = ui.load_sample()
-            ui.watch(ui.start_run(dataset.samples, ui.JudgeConfig(), dataset_name=dataset.name))
+            ui.watch(ui.start_run(dataset.samples, ui.RunConfig(), dataset_name=dataset.name))
             st.rerun()
     with c2:
         ui.button_link("Go to Evaluate", ui.EVALUATE_PAGE, key="btn_go_evaluate")
@@ -34,7 +34,7 @@ def empty_report() -> None:
 def report_caption(report: EvalReport, meta: ui.RunMeta) -> str:
     judge = meta.settings.get("model") if meta.settings.get("judge") == "openai" else "offline heuristics"
     parts = [f"**{meta.dataset_name}**", f"{len(report.results):,} samples", f"judge: {judge}",
-             format_duration(report.total_time), f"status: {meta.status}"]
+             ui.format_duration(report.total_time), f"status: {meta.status}"]
     return " · ".join(parts + ([f"run `{meta.run_id}`"] if meta.run_id else []))
 
 
@@ -82,7 +82,7 @@ def advice_view(sums: Sequence[Any]) -> None:
             st.markdown(f"**{item.metric}** {ui.badge(item.score)} — {item.diagnosis}", unsafe_allow_html=True)
             st.markdown("\n".join(f"- {action}" for action in item.actions))
     if not advice:
-        st.success("Every metric is at least Good (0.7+). Nothing urgent to fix.")
+        st.success(f"Every metric is at least Good ({band_ranges()['Good'].split('–')[0]}+). Nothing urgent to fix.")
 
 
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:

@@ -3,9 +3,10 @@ from typing import List
 
 import streamlit as st
 
-from evaluator import EvalSample, RAGEvaluator
+from evaluator import EvalSample
+from evaluator.judges.base import close_judge
 from evaluator.model import EvalResult
-from evaluator.runs import JudgeConfig
+from evaluator.runs import RunConfig
 
 from pages import _ui as ui
 
@@ -50,15 +51,13 @@ def split_contexts(text: str) -> List[str]:
     return [b for b in blocks if b]
 
 
-def score_one(sample: EvalSample, config: JudgeConfig) -> EvalResult:
+def score_one(sample: EvalSample, config: RunConfig) -> EvalResult:
     """Score one sample with the chosen judge (closed afterwards)."""
-    judge = config.build(ui.env_api_key())
+    judge = config.build_judge(ui.api_key("spot"))
     try:
-        return RAGEvaluator(judge, language=config.language).evaluate(sample)
+        return config.evaluator(judge).evaluate(sample)
     finally:
-        close = getattr(judge, "close", None)
-        if callable(close):
-            close()
+        close_judge(judge)
 
 
 st.title(":material/search: Spot check")

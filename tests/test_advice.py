@@ -1,7 +1,8 @@
 """advice: the score bands and the concrete advice for each low metric."""
 import pytest
 
-from evaluator.analysis.advice import BAND_COLORS, band, recommendations
+from evaluator.analysis.advice import recommendations
+from evaluator.analysis.bands import BAND_COLORS, badge_html, band, band_ranges
 from evaluator.model import METRICS, RULE_METRICS
 
 
@@ -48,3 +49,16 @@ def test_threshold_is_configurable_and_every_metric_has_advice():
     advice = recommendations(means, threshold=0.9)
     assert {a.metric for a in advice} == set(METRICS + RULE_METRICS)
     assert all(a.actions and a.band == "Good" for a in advice)
+
+
+def test_band_ranges_are_written_from_the_thresholds():
+    assert band_ranges() == {"Excellent": "0.9+", "Good": "0.7–0.9", "Needs improvement": "0.5–0.7",
+                             "Problem": "< 0.5"}
+
+
+def test_one_badge_for_dashboard_and_report():
+    inline, css = badge_html(0.95), badge_html(0.95, css_class=True)
+    assert BAND_COLORS["Excellent"] in inline and ">0.950<" in inline
+    assert 'class="badge b0"' in css and ">0.950<" in css
+    assert ">n/a<" in badge_html(None) and 'class="badge na"' in badge_html(None, css_class=True)
+    assert "&lt;script&gt;" in badge_html(0.1, "<script>")  # text is escaped

@@ -16,7 +16,7 @@ from evaluator.analysis.agreement import (
     scale_labels,
     spearman,
 )
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.model import EvalSample
 
 

@@ -172,7 +172,7 @@ class SlowJudge:
 if ui.LIVE not in st.session_state and ui.REPORT not in st.session_state:
     samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
                for i in range(40)]
-    live = ui.start_run(samples, ui.JudgeConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
+    live = ui.start_run(samples, ui.RunConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
     while live.done < 3:
         time.sleep(0.01)
     live.stop()
@@ -213,7 +213,7 @@ class DyingJudge:
 if ui.REPORT not in st.session_state:
     samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
                for i in range(6)]
-    ui.watch(ui.start_run(samples, ui.JudgeConfig(), dataset_name="dying.jsonl", judge=DyingJudge()))
+    ui.watch(ui.start_run(samples, ui.RunConfig(), dataset_name="dying.jsonl", judge=DyingJudge()))
 '''
 
 

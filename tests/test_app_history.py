@@ -5,6 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
+from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +115,7 @@ def test_compare_two_runs_shows_deltas_and_movers(store):
     at.selectbox(key="hist_cmp_b").set_value(run_b)
     at.button(key="btn_hist_compare").click().run()
     assert not at.exception
-    expected = {d.metric: d for d in store.compare_runs(run_a, run_b).metrics}
+    expected = {d.metric: d for d in compare_runs(store, run_a, run_b).metrics}
     deltas = [d.value for d in at.dataframe if "delta (B−A)" in d.value.columns][0]
     for _, row in deltas.iterrows():
         d = expected[row["metric"]]

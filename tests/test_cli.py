@@ -155,3 +155,60 @@ def test_labels_prints_agreement_with_human_columns(tmp_path, capsys):
 def test_labels_without_label_columns_says_so(data, capsys):
     assert main(["evaluate", str(data), "-q", "--no-history", "--labels"]) == 0
     assert "No human_<metric> label columns" in capsys.readouterr().out
+
+
+def test_ctrl_c_marks_the_run_stopped_and_resumable(data, tmp_path):
+    """Interrupting the CLI keeps every finished row and leaves a run that --resume completes."""
+    import os
+    import signal
+    import time
+
+    from openai_server import ChatServer
+
+    from evaluator.history import RunStore
+
+    history = tmp_path / "history.sqlite3"
+    env = {**os.environ, "RAGMETER_HISTORY": str(history), "OPENAI_API_KEY": "sk-test"}
+    with ChatServer(latency=0.3) as srv:
+        cmd = [sys.executable, "-m", "evaluator", "evaluate", str(data), "--model", "judge", "--no-cache",
+               "--base-url", srv.base_url, "--max-workers", "1"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 60
+        while len(srv.chat_requests) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None, "the run did not start"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "stopping" in err and "resume with: ragmeter evaluate --resume" in err.splitlines()[-1]
+    (info,) = RunStore(history).list_runs()
+    assert info.status == "stopped" and info.n_done < info.n_samples
+    assert main(["evaluate", "--resume", info.run_id, "--offline", "-q"]) == 0
+    assert RunStore(history).get_run(info.run_id).status == "finished"
+
+
+def test_resume_keeps_the_runs_heuristic_set(data, tmp_path, capsys):
+    from evaluator.history import RunStore
+
+    assert main(["evaluate", str(data), "-q", "--heuristics", "jaccard", "-o", str(tmp_path / "a.json")]) == 0
+    (info,) = RunStore(tmp_path / "history.sqlite3").list_runs()
+    assert info.settings["heuristics"] == "jaccard"
+    store = RunStore(tmp_path / "history.sqlite3")
+    with store._connect() as db:  # forget the last row, as if the run had been interrupted before it
+        db.execute("DELETE FROM results WHERE run_id = ? AND idx = 2", (info.run_id,))
+    store.finish_run(info.run_id, status="stopped")
+    assert main(["evaluate", "--resume", info.run_id, "-q", "-o", str(tmp_path / "b.json")]) == 0
+    first, resumed = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+    assert [s["overall"] for s in resumed["samples"]] == [s["overall"] for s in first["samples"]]
+
+
+def test_a_bug_shows_its_traceback_and_asks_for_a_report(data, capsys, monkeypatch):
+    """Only ragmeter's own errors are 'bad input' (exit 2); a genuine bug must not look like one."""
+    from evaluator import evaluation
+
+    def broken(self, sample):
+        raise ValueError("an internal bug")
+    monkeypatch.setattr(evaluation.RAGEvaluator, "evaluate", broken)
+    assert main(["evaluate", str(data), "-q", "--no-history"]) == 70
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "an internal bug" in err and "Please report it" in err

@@ -12,7 +12,7 @@ import pytest
 
 from evaluator.metrics import embeddings
 from evaluator.errors import JudgeConfigError
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.metrics.heuristics import context_relevances, heuristic_score
 from evaluator.model import EvalSample
 from evaluator.text import analyse

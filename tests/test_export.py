@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.io.export import html_report, report_from_json, results_csv, results_json
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport, EvalResult, EvalSample, MetricScore
 

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.metrics.heuristics import (
     DEFAULT_HEURISTICS,
     HEURISTIC_SETS,

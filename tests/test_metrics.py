@@ -3,7 +3,7 @@ import pytest
 from evaluator.metrics.heuristics import heuristic_score
 from evaluator.metrics.scoring import UNAVAILABLE, blend, expected_doc_recall, keyword_coverage, score_metric
 from evaluator.model import EvalSample
-from evaluator.evaluation import OfflineJudge
+from evaluator import OfflineJudge
 from tests.fakes import ScriptedJudge
 
 SAMPLE = EvalSample("What is the refund window?", "Refunds are accepted within 30 days of purchase.",

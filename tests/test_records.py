@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.model import (
     METHOD_BLEND, METHOD_FALLBACK, METHOD_RULE, METHOD_SKIPPED, METRICS, RULE_METRICS,
     EvalResult, EvalSample, MetricScore,

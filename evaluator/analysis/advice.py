@@ -1,33 +1,12 @@
-"""Score bands and what to do about a low metric: the reading guide printed beside every report."""
+"""What to do about a low metric: the reading guide printed beside every report."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
-EXCELLENT = "Excellent"
-GOOD = "Good"
-NEEDS_IMPROVEMENT = "Needs improvement"
-PROBLEM = "Problem"
-
-# (lower bound, band), highest first: a score gets the first band whose bound it reaches.
-BANDS: Tuple[Tuple[float, str], ...] = ((0.9, EXCELLENT), (0.7, GOOD), (0.5, NEEDS_IMPROVEMENT), (0.0, PROBLEM))
-
-BAND_COLORS: Dict[str, str] = {
-    EXCELLENT: "#1b7f3b",
-    GOOD: "#6aa84f",
-    NEEDS_IMPROVEMENT: "#e69138",
-    PROBLEM: "#cc0000",
-}
+from .bands import band
 
 DEFAULT_THRESHOLD = 0.7
-
-
-def band(score: float) -> str:
-    """The band of a score: Excellent (>= 0.9), Good (0.7-0.9), Needs improvement (0.5-0.7), Problem (< 0.5)."""
-    for lower, name in BANDS:
-        if score >= lower:
-            return name
-    return PROBLEM
 
 
 @dataclass(frozen=True)

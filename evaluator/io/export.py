@@ -18,11 +18,12 @@ from datetime import datetime, timezone
 from html import escape
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ..analysis.advice import BAND_COLORS, band, recommendations
-from ..history import sanitize_settings
+from ..analysis.advice import recommendations
+from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, badge_html, band, band_ranges
+from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
 from .records import flat_row, result_from_record, result_to_record
-from ..analysis.stats import MetricSummary, summarize
+from .redact import sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
@@ -97,15 +98,9 @@ def _num(value: Optional[float], digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-# Band -> CSS class of its badge colour (classes, not inline styles, keep a 10k-sample report small).
-BAND_CLASSES = {name: f"b{i}" for i, name in enumerate(BAND_COLORS)}
-
-
 def _badge(score: Optional[float], text: Optional[str] = None, hint: str = "") -> str:
-    tip = f' title="{_e(hint)}"' if hint else ""
-    if score is None:
-        return f'<span class="badge na"{tip}>n/a</span>'
-    return f'<span class="badge {BAND_CLASSES[band(score)]}"{tip}>{_e(text or f"{score:.3f}")}</span>'
+    # CSS classes, not inline styles, keep a 10k-sample report small.
+    return badge_html(score, text, hint=hint, css_class=True)
 
 
 STYLE = """
@@ -247,9 +242,7 @@ def fallback_histograms_svg(report: EvalReport) -> str:
 
 
 def _bands_and_advice(summaries: Sequence[MetricSummary]) -> str:
-    legend = " ".join(_badge(s, f"{name} {rng}") for s, name, rng in (
-        (0.95, "Excellent", "≥ 0.9"), (0.8, "Good", "0.7–0.9"), (0.6, "Needs improvement", "0.5–0.7"),
-        (0.2, "Problem", "< 0.5")))
+    legend = " ".join(_badge(lower, f"{name} {band_ranges()[name]}") for lower, name in BANDS)
     advice = recommendations({s.name: s.mean for s in summaries})
     if not advice:
         body = "<p>Every metric is at 0.7 or above; nothing needs attention.</p>"

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from ..model import METRICS, METHOD_SKIPPED, RULE_METRICS, EvalResult, EvalSample, MetricScore
+from ..model import (
+    METHOD_SKIPPED,
+    METRICS,
+    RULE_METRICS,
+    EvalResult,
+    EvalSample,
+    MetricScore,
+)
 
 # Sample fields copied into a record, in record order.
 SAMPLE_FIELDS = (

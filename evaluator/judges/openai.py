@@ -34,10 +34,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from .cache import JudgeCache, cache_key
 from ..errors import JudgeConfigError, JudgeError
-from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
 from ..text import estimate_tokens
+from .cache import JudgeCache, cache_key
+from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
 
 log = logging.getLogger("ragmeter")
 

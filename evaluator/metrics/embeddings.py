@@ -28,10 +28,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from ..errors import JudgeConfigError
-from .heuristics import RAGMETER, HeuristicScore, is_bare_span, is_evasive, precision_from
-from .heuristics import context_relevances as lexical_relevances
 from ..model import EvalSample
 from ..text import analyse, sentences
+from .heuristics import (
+    RAGMETER,
+    HeuristicScore,
+    is_bare_span,
+    is_evasive,
+    precision_from,
+)
+from .heuristics import context_relevances as lexical_relevances
 
 if TYPE_CHECKING:  # numpy is a dependency of the extra only
     import numpy as np

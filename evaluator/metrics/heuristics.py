@@ -30,12 +30,31 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
-from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Sequence, Tuple
+from typing import (
+    AbstractSet,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Sequence,
+    Tuple,
+)
 
 from .. import text
 from ..model import EvalSample
-from ..text import (Analysis, analyse, at_most_words, named_entities, normalize, normalized_words, polarity,
-                   sentences, stance, words)
+from ..text import (
+    Analysis,
+    analyse,
+    at_most_words,
+    named_entities,
+    normalize,
+    normalized_words,
+    polarity,
+    sentences,
+    stance,
+    words,
+)
 
 
 @dataclass(frozen=True)

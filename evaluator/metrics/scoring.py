@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
-from .heuristics import DEFAULT_HEURISTICS, heuristic_score
+from ..judges.base import call_info, is_offline
 from ..model import (
     METHOD_BLEND,
     METHOD_FALLBACK,
@@ -13,9 +13,10 @@ from ..model import (
     EvalSample,
     MetricScore,
 )
+from ..text import words
+from .heuristics import DEFAULT_HEURISTICS, heuristic_score
 from .parsing import parse_reply
 from .prompts import build_prompt
-from ..text import words
 
 LLM_WEIGHT = 0.7
 HEURISTIC_WEIGHT = 0.3
@@ -24,11 +25,6 @@ UNPARSEABLE = "Judge reply had no usable score — heuristic used."
 
 # Metrics that compare against a reference answer and are skipped without one.
 NEEDS_REFERENCE = ("context_recall", "answer_correctness")
-
-
-def is_offline(judge: Any) -> bool:
-    """A judge that declares `offline = True` is never called; heuristics score everything."""
-    return bool(getattr(judge, "offline", False))
 
 
 def blend(llm: float, heuristic: float) -> float:
@@ -47,11 +43,6 @@ def skip_reason(metric: str, sample: EvalSample) -> Optional[str]:
     return None
 
 
-def _call_info(judge: Any) -> dict:
-    info = getattr(judge, "call_info", None)
-    return (info() or {}) if callable(info) else {}
-
-
 def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
                  heuristics: str = DEFAULT_HEURISTICS) -> MetricScore:
     """Score `metric` for `sample` with at most one judge call."""
@@ -66,8 +57,8 @@ def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
     try:
         reply = judge.generate(prompt)
     except Exception as exc:  # any judge failure degrades to the heuristic, never aborts the run
-        return _fallback(metric, h, UNAVAILABLE, f"{type(exc).__name__}: {exc}", None, _call_info(judge))
-    info = _call_info(judge)
+        return _fallback(metric, h, UNAVAILABLE, f"{type(exc).__name__}: {exc}", None, call_info(judge))
+    info = call_info(judge)
     if not (reply or "").strip():
         return _fallback(metric, h, UNAVAILABLE, "The judge returned an empty reply.", reply, info)
     parsed = parse_reply(reply, metric)

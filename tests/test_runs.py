@@ -1,4 +1,4 @@
-"""runner: background runs against a real RunStore, with the offline judge and scripted judges."""
+"""runs: RunConfig and Run (the one run path), background runs against a real RunStore, with the offline judge and scripted judges."""
 import time
 
 import pytest
@@ -7,7 +7,7 @@ from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.errors import JudgeError
 from evaluator.history import RunStore
 from evaluator.model import METHOD_FALLBACK, METRICS
-from evaluator.runs import BackgroundRun, JudgeConfig, format_duration
+from evaluator.runs import Run, RunConfig
 from tests.fakes import ScriptedJudge
 
 WAIT = 30  # seconds: the CPU is shared with other jobs
@@ -34,7 +34,7 @@ def store(tmp_path):
 
 
 def run_to_end(judge, data, store, **kwargs):
-    run = BackgroundRun(RAGEvaluator(judge), list(enumerate(data)), dataset_name="zones.jsonl", store=store,
+    run = Run(RAGEvaluator(judge), list(enumerate(data)), dataset_name="zones.jsonl", store=store,
                         **kwargs).start()
     assert run.join(WAIT), "the run did not end in time"
     return run
@@ -63,7 +63,7 @@ def test_finished_offline_run_is_saved_row_by_row(store):
 
 
 def test_stop_keeps_finished_rows_and_marks_the_run_stopped(store):
-    run = BackgroundRun(RAGEvaluator(slow_judge()), list(enumerate(samples(40))), dataset_name="slow.jsonl",
+    run = Run(RAGEvaluator(slow_judge()), list(enumerate(samples(40))), dataset_name="slow.jsonl",
                         store=store).start()
     wait_for(lambda: run.done >= 3)
     assert run.running and run.eta() > 0
@@ -144,7 +144,7 @@ def test_resume_scores_only_pending_rows_and_reports_the_whole_run(store):
     store.finish_run(run_id, status="stopped", total_time=0.5, usage={"calls": 7, "model": "scripted"})
 
     judge = CountingJudge()
-    run = BackgroundRun.resume(store, run_id, RAGEvaluator(judge)).start()
+    run = Run.resume(store, run_id, judge=judge).start()
     assert run.join(WAIT)
     assert judge.calls == 4 * len(METRICS)
     assert (run.prior, run.done, run.total, run.status) == (2, 6, 6, "finished")
@@ -159,7 +159,7 @@ def test_resume_scores_only_pending_rows_and_reports_the_whole_run(store):
 def test_resumed_rows_are_the_pending_ones():
     data = samples(4)
     judge = ScriptedJudge()
-    run = BackgroundRun(RAGEvaluator(judge), [(1, data[1]), (3, data[3])], dataset_name="d", prior=2).start()
+    run = Run(RAGEvaluator(judge), [(1, data[1]), (3, data[3])], dataset_name="d", prior=2).start()
     assert run.join(WAIT)
     asked = " ".join(judge.prompts)
     assert "zone 1?" in asked and "zone 3?" in asked and "zone 0?" not in asked and "zone 2?" not in asked
@@ -195,31 +195,46 @@ def test_close_judge_closes_it_at_the_end(store):
     assert (kept.closed, closed.closed) == (False, True)
 
 
-@pytest.mark.parametrize("seconds, text", [
-    (None, "–"), (0.0, "0 ms"), (0.04, "40 ms"), (0.9994, "999 ms"), (1.0, "1.0 s"), (12.34, "12.3 s"),
-    (245, "4 min 05 s"), (7620, "2 h 07 min"),
-])
-def test_format_duration(seconds, text):
-    assert format_duration(seconds) == text
-
-
-def test_judge_config_settings_never_hold_the_key_and_round_trip():
-    config = JudgeConfig(offline=False, model="judge-model", base_url="http://127.0.0.1:9/v1",
-                         api_key="sk-never-stored-41", cache=False, max_workers=3, price_in=2.5)
-    judge = config.build()
+def test_run_config_settings_never_hold_the_key_and_round_trip(monkeypatch):
+    monkeypatch.setenv("JUDGE_KEY_41", "sk-never-stored-41")
+    config = RunConfig(judge="openai", model="judge-model", base_url="http://127.0.0.1:9/v1",
+                       api_key_env="JUDGE_KEY_41", max_workers=3, price_in=2.5, heuristics="jaccard")
+    judge = config.build_judge()
     try:
         settings = config.settings(judge)
+        assert judge._client.api_key == "sk-never-stored-41"  # read from the named variable at build time
     finally:
         judge.close()
     assert "sk-never-stored-41" not in repr(settings) and "sk-never-stored-41" not in repr(config)
     assert (settings["judge"], settings["model"], settings["max_workers"]) == ("openai", "judge-model", 3)
-    again = JudgeConfig.from_settings(settings, api_key="sk-typed-again")
-    assert (again.offline, again.model, again.workers, again.price_in, again.api_key) == (
-        False, "judge-model", 3, 2.5, "sk-typed-again")
-    assert again.base_url == "http://127.0.0.1:9/v1"
+    again = RunConfig.from_settings(settings)
+    assert again == config
 
 
 def test_offline_config_builds_the_offline_judge_on_one_worker():
-    config = JudgeConfig(max_workers=8, language="ar")
-    assert isinstance(config.build(), OfflineJudge) and config.workers == 1
-    assert JudgeConfig.from_settings(config.settings(config.build())) == JudgeConfig(language="ar")
+    config = RunConfig(max_workers=8, language="ar", heuristics="jaccard")
+    assert isinstance(config.build_judge(), OfflineJudge) and config.workers == 1
+    assert RunConfig.from_settings(config.settings(config.build_judge())) == RunConfig(
+        max_workers=1, language="ar", heuristics="jaccard")
+
+
+def test_older_runs_settings_still_resume():
+    """Runs saved before RunConfig stored the cache as a flag and had no heuristic set."""
+    old = {"judge": "openai", "language": "en", "max_workers": 2, "model": "m", "base_url": "http://x/v1",
+           "cache": True, "temperature": 0.0}
+    config = RunConfig.from_settings(old)
+    assert (config.judge, config.model, config.max_workers, config.heuristics) == ("openai", "m", 2, "ragmeter")
+    assert config.cache.endswith(".sqlite3")
+
+
+def test_resume_restores_the_heuristic_set(store):
+    """A --heuristics jaccard run resumed later must not silently switch sets."""
+    data = samples(4)
+    config = RunConfig(heuristics="jaccard")
+    first = Run.new(config, data[:2], dataset_name="zones.jsonl", store=store)
+    run_id = store.create_run(dataset_name="zones.jsonl", samples=data, settings=config.settings())
+    run = Run.resume(store, run_id).start()
+    assert run.join(WAIT) and run.status == "finished"
+    jaccard = RAGEvaluator(OfflineJudge(), heuristics="jaccard").evaluate_dataset(data)
+    assert [r.scores() for r in run.report.results] == [r.scores() for r in jaccard.results]
+    assert first.evaluator.heuristics == "jaccard"

@@ -1,0 +1,47 @@
+"""What a judge is: anything with `generate(prompt) -> str`, and the optional parts ragmeter reads.
+
+A judge may also offer (all optional, read through the helpers below, never probed elsewhere):
+- `offline = True`: never called; every metric is scored by its heuristic;
+- `usage() -> dict`: running totals (calls, cache_hits, tokens, retries, failures);
+- `call_info() -> dict`: facts about this thread's last call (e.g. `retries`);
+- `settings() -> dict`: how it is configured, safe to store (never a key);
+- `close()`: release connections.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """An LLM judge: one prompt in, the model's reply text out."""
+
+    def generate(self, prompt: str) -> str: ...
+
+
+def is_offline(judge: Any) -> bool:
+    """A judge that declares `offline = True` is never called; heuristics score everything."""
+    return bool(getattr(judge, "offline", False))
+
+
+def call_info(judge: Any) -> Dict[str, Any]:
+    """This thread's facts about the judge's last call ({} for judges that keep none)."""
+    info = getattr(judge, "call_info", None)
+    return dict(info() or {}) if callable(info) else {}
+
+
+def judge_usage(judge: Any) -> Dict[str, Any]:
+    """The judge's running usage totals as a dict ({} for judges that count nothing)."""
+    usage = getattr(judge, "usage", None)
+    if callable(usage):
+        usage = usage()
+    if hasattr(usage, "to_dict"):
+        usage = usage.to_dict()
+    return dict(usage) if isinstance(usage, dict) else {}
+
+
+def close_judge(judge: Any) -> None:
+    """Close a judge that holds connections; a no-op for the others."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
