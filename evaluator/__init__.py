@@ -12,8 +12,8 @@ from .judges.offline import OfflineJudge
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
 # Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not
-# needed offline); load_dataset pulls in the CSV/JSON readers.
-_LAZY = {"OpenAIJudge": "judges.openai", "load_dataset": "io.datasets"}
+# needed offline); load_dataset pulls in the CSV/JSON readers; score_frame pandas.
+_LAZY = {"OpenAIJudge": "judges.openai", "load_dataset": "io.datasets", "score_frame": "engines.partition"}
 
 
 def __getattr__(name: str) -> Any:
@@ -34,4 +34,5 @@ __all__ = [
     "OpenAIJudge",
     "RAGEvaluator",
     "load_dataset",
+    "score_frame",
 ]

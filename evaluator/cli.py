@@ -1,8 +1,9 @@
 """The `ragmeter` command line.
 
     ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
-                      [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
+                      [--max-workers N] [--output report.json|.csv|.html|.parquet] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels]
+                      [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
     ragmeter runs     list the run history
 
 Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback).
@@ -70,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--price-out", type=float, help="price per million completion tokens")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    ev.add_argument("--engine", choices=["local", "ray"], default="local",
+                    help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
+    ev.add_argument("--ray-address", help="Ray cluster to join: auto, or ray://host:10001 (default: start a local one)")
+    ev.add_argument("--ray-workers", type=int, default=2,
+                    help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None)
     return parser
@@ -121,9 +127,9 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
     return config
 
 
-def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
-    means: Dict[str, Optional[float]] = dict(report.mean_scores())
-    means["overall"] = report.overall_mean()
+def missed_thresholds(means: Dict[str, Optional[float]], overall: float, thresholds: Dict[str, float]) -> List[str]:
+    """The thresholds a run's means miss, one line each; `means` maps metric -> mean (None: none scored)."""
+    means = dict(means, overall=overall)
     missed = []
     for name, limit in thresholds.items():
         value = means.get(name)
@@ -152,8 +158,7 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
     Path(path).write_text(text, encoding="utf-8")
 
 
-def print_usage_summary(report: EvalReport, args: argparse.Namespace) -> None:
-    usage = report.usage
+def print_usage_summary(usage: Dict[str, Any], args: argparse.Namespace) -> None:
     if not usage:
         return
     from .costs import price
@@ -165,11 +170,10 @@ def print_usage_summary(report: EvalReport, args: argparse.Namespace) -> None:
     print(line + (f", cost {cost:.4f}" if cost is not None else ""))
 
 
-def print_fallbacks(report: EvalReport) -> None:
-    for metric in report.metric_names():
-        counts = report.method_counts(metric)
+def print_fallbacks(methods: Dict[str, Dict[str, int]], total: int) -> None:
+    """A warning per metric some samples of which fell back to the heuristic; `methods`: metric -> method -> count."""
+    for metric, counts in methods.items():
         if counts.get("heuristic_fallback"):
-            total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
 
@@ -242,6 +246,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     thresholds = parse_thresholds(args.fail_under)
     if args.dry_run:
         return dry_run(args)
+    if args.engine == "ray":
+        return ray_evaluate(args, thresholds)
     store = None if args.no_history else open_store(args.history)
     run = resumed_run(args, store) if args.resume else new_run(args, store)
     run.start()
@@ -267,17 +273,100 @@ def run_evaluate(args: argparse.Namespace) -> int:
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
            settings: Dict[str, Any], dataset: str) -> int:
     report.print_report()
-    print_usage_summary(report, args)
-    print_fallbacks(report)
+    print_usage_summary(report.usage, args)
+    print_fallbacks({m: report.method_counts(m) for m in report.metric_names()}, len(report.results))
     if args.labels:
         print_labels(report)
     if args.output:
         write_output(report, args.output, settings, dataset)
         print(f"wrote {args.output}")
-    missed = missed_thresholds(report, thresholds)
+    return fail_under(report.mean_scores(), report.overall_mean(), thresholds)
+
+
+def fail_under(means: Dict[str, Optional[float]], overall: float, thresholds: Dict[str, float]) -> int:
+    missed = missed_thresholds(means, overall, thresholds)
     for line in missed:
         print(f"FAIL {line}", file=sys.stderr)
     return EXIT_THRESHOLD if missed else EXIT_OK
+
+
+# -- --engine ray ----------------------------------------------------------------------------------
+def check_ray_args(args: argparse.Namespace) -> None:
+    if args.resume:
+        raise UsageError("--resume works with the local engine; run the Ray job again instead "
+                         "(the judge cache makes the rows already scored free)")
+    if args.labels:
+        raise UsageError("--labels needs the local engine (it compares every row in memory)")
+    if not args.data:
+        raise UsageError("evaluate needs a DATA file")
+    if args.output and Path(args.output).suffix.lower() != ".parquet":
+        raise UsageError("with --engine ray, --output writes one row per sample as Parquet: name it .parquet")
+    if args.ray_workers < 1:
+        raise UsageError("--ray-workers must be at least 1")
+
+
+class RayHistory:
+    """Saves a Ray run to the history as its rows stream in, so it opens in the dashboard like any other."""
+
+    def __init__(self, store: Any, dataset: str, settings: Dict[str, Any]) -> None:
+        self.store, self.dataset, self.settings = store, dataset, settings
+        self.run_id: Optional[str] = None
+
+    def start(self, total: int) -> None:
+        self.run_id = self.store.create_run(dataset_name=self.dataset, samples=[], settings=self.settings,
+                                            n_samples=total)
+
+    def save(self, frame: Any) -> None:
+        from .engines.ray import history_rows
+
+        self.store.record_results(self.run_id, history_rows(frame))
+
+    def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None) -> None:
+        if self.run_id:
+            self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage)
+
+
+def ray_evaluate(args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
+    """--engine ray: score on a Ray cluster; rows stream to --output (.parquet) and to the history."""
+    from .engines.ray import need_ray, run_ray
+
+    check_ray_args(args)
+    need_ray()
+    config = run_config(args)
+    settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
+    history = None if args.no_history else RayHistory(open_store(args.history), Path(args.data).name, settings)
+    line, done = ProgressLine(sys.stderr, args.quiet), [0, 0]
+
+    def started(total: int) -> None:
+        done[1] = total
+        if history is not None:
+            history.start(total)
+
+    def arrived(frame: Any) -> None:
+        done[0] += len(frame)
+        if history is not None:
+            history.save(frame)
+        line.show(done[0], done[1])
+
+    try:
+        run = run_ray(args.data, config, workers=args.ray_workers, address=args.ray_address,
+                      mapping=parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None,
+                      output=args.output, on_start=started, on_frame=arrived)
+    except BaseException as exc:
+        if history is not None:
+            history.finish("stopped" if isinstance(exc, KeyboardInterrupt) else "failed")
+        raise
+    finally:
+        line.show(done[0], done[1], final=True)
+    usage = run.tally.judge_usage() if not config.offline else {}
+    if history is not None:
+        history.finish("finished", run.elapsed, usage or None)
+    print(run.tally.format_report(run.elapsed))
+    print_usage_summary(usage, args)
+    print_fallbacks({m: run.tally.methods[m] for m in run.tally.metric_names()}, run.tally.n)
+    if args.output:
+        print(f"wrote {args.output}")
+    return fail_under(run.tally.means(), run.tally.overall_mean(), thresholds)
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -6,7 +6,9 @@
     ├── JudgeError                 a judge call failed for good (after retries); the evaluator
     │   │                          catches it and falls back to the heuristic, visibly
     │   └── JudgeConfigError       the judge cannot even start (no API key, bad base URL)
-    └── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    └── MissingExtra (ImportError) an optional feature's packages are not installed: names the
+                                   `pip install 'ragmeter[extra]'` that adds them
 
 Messages are written for the person at the keyboard: say what is wrong and what to do.
 """
@@ -61,3 +63,7 @@ class JudgeConfigError(JudgeError):
 
 class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
+
+
+class MissingExtra(RagmeterError, ImportError):
+    """An optional feature (Ray engine, Parquet) needs packages that are not installed."""

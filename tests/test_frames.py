@@ -1,6 +1,5 @@
 """Results frames and Parquet: lossless round trips, score_frame = the single-process scores, the streaming tally."""
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -11,31 +10,15 @@ from evaluator.analysis.stats import summarize
 from evaluator.cli import main
 from evaluator.engines.partition import ROW_COLUMN, score_frame
 from evaluator.engines.summary import RunTally
-from evaluator.evaluation import OfflineJudge, RAGEvaluator
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.io.datasets import load_dataset, samples_from_rows
 from evaluator.io.frames import read_results_parquet, result_columns, results_frame, results_parquet
 from evaluator.io.records import result_to_record
+from evaluator.runs import RunConfig
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalResult, EvalSample, MetricScore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
-
-
-@dataclass(frozen=True)
-class OfflineConfig:
-    """The plain-data run config score_frame needs (offline judge)."""
-
-    language: str = "auto"
-    heuristics: str = "ragmeter"
-    max_workers: int = 1
-    offline: bool = True
-
-    @property
-    def workers(self) -> int:
-        return self.max_workers
-
-    def build_judge(self) -> OfflineJudge:
-        return OfflineJudge()
 
 
 def record(result: EvalResult, index: int) -> dict:
@@ -115,7 +98,7 @@ def test_score_frame_gives_the_single_process_scores_in_order():
     samples = load_dataset(SAMPLE)
     rows = pd.read_json(SAMPLE, lines=True, dtype=False)
     rows[ROW_COLUMN] = range(1, len(rows) + 1)
-    out = score_frame(rows, OfflineConfig())
+    out = score_frame(rows, RunConfig())
     expected = RAGEvaluator(OfflineJudge()).evaluate_dataset(samples).results
     assert len(out) == len(expected) and list(out["index"]) == list(range(len(expected)))
     got = results_frame([])  # the same columns, whatever score_frame returns
@@ -130,7 +113,7 @@ def test_score_frame_reads_ragas_columns_with_array_cells():
 
     frame = pd.DataFrame({"user_input": ["Where is the office?"], "response": ["In Cairo."],
                           "retrieved_contexts": [np.array(["Our office is in Cairo."])], "reference": ["Cairo."]})
-    out = score_frame(frame, OfflineConfig())
+    out = score_frame(frame, RunConfig())
     sample = EvalSample("Where is the office?", "In Cairo.", ["Our office is in Cairo."], "Cairo.")
     expected = RAGEvaluator(OfflineJudge()).evaluate(sample)
     assert out.loc[0, "index"] == -1 and out.loc[0, "sample_id"] is None

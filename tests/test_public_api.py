@@ -5,7 +5,7 @@ def test_all_is_sorted_and_complete():
     assert evaluator.__all__ == sorted(evaluator.__all__)
     assert set(evaluator.__all__) == {
         "DatasetError", "EvalReport", "EvalResult", "EvalSample", "MetricScore",
-        "OfflineJudge", "OpenAIJudge", "RAGEvaluator", "load_dataset",
+        "OfflineJudge", "OpenAIJudge", "RAGEvaluator", "load_dataset", "score_frame",
     }
 
 

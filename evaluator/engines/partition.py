@@ -17,11 +17,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..evaluation import RAGEvaluator
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_row, result_columns
 from ..metrics.scoring import is_offline
 from ..model import EvalResult, EvalSample
+from ..runs import RunConfig
 
 ROW_COLUMN = "_row"
 UNKNOWN_INDEX = -1
@@ -76,16 +76,16 @@ class CountingJudge:
 
 
 class FrameScorer:
-    """Scores frames with one judge built from `config`; Ray keeps one per worker between batches.
+    """Scores frames with one judge built from a `RunConfig`; Ray keeps one per worker between batches.
 
-    `config` needs `build_judge()`, `language`, `heuristics` and `workers` (samples scored at once).
+    The judge reads its key from this process's environment (the variable `config.api_key_env`).
     """
 
-    def __init__(self, config: Any, mapping: Optional[Dict[str, Optional[str]]] = None) -> None:
+    def __init__(self, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]] = None) -> None:
         self.config, self.mapping = config, mapping
         self.judge = CountingJudge(config.build_judge())
-        self.evaluator = RAGEvaluator(self.judge, language=config.language, heuristics=config.heuristics)
-        self.workers = 1 if self.judge.offline else max(1, int(config.workers))
+        self.evaluator = config.evaluator(self.judge)
+        self.workers = config.workers
 
     def __call__(self, df: Any) -> Any:
         import pandas as pd
@@ -130,10 +130,12 @@ def _numbered_rows(df: Any) -> List[Tuple[Optional[int], Dict[str, Any]]]:
     return out
 
 
-def score_frame(df: Any, config: Any, *, mapping: Optional[Dict[str, Optional[str]]] = None) -> Any:
+def score_frame(df: Any, config: RunConfig, *, mapping: Optional[Dict[str, Optional[str]]] = None) -> Any:
     """Score every row of a pandas DataFrame; one results row per input row, in input order.
 
-    Builds the judge from `config` (see FrameScorer), scores, closes the judge. Engines that call
+    `config` is a `RunConfig` (plain data: judge kind, model, base URL, the key's variable name,
+    language, heuristic set, concurrency, cache file). Builds the judge from it (see FrameScorer),
+    scores, closes the judge. Engines that call
     it many times per worker keep a `FrameScorer` instead, so the judge and its cache stay open.
     """
     with FrameScorer(config, mapping) as scorer:

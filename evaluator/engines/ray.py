@@ -27,13 +27,15 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from dataclasses import dataclass, field
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..errors import DatasetError
+from ..errors import DatasetError, MissingExtra
 from ..io.frames import ParquetSink, results_from_frame
 from ..model import EvalSample
+from ..runs import RunConfig
 from .partition import ROW_COLUMN, UNKNOWN_INDEX, FrameScorer
 from .summary import RunTally
 
@@ -49,18 +51,19 @@ class RayRun:
 
     tally: RunTally
     workers: int
+    total: int = 0
     rows: int = 0
     elapsed: float = 0.0
     output: Optional[str] = None
-    settings: Dict[str, Any] = field(default_factory=dict)
 
 
 def need_ray() -> Any:
+    """The ray module, or MissingExtra saying how to install it."""
     try:
         import ray
         import ray.data  # noqa: F401  (the Data library is an extra of the ray package)
     except ImportError:
-        raise ImportError("The Ray engine needs Ray Data: pip install 'ragmeter[ray]'") from None
+        raise MissingExtra("The Ray engine needs Ray Data: pip install 'ragmeter[ray]'") from None
     return ray
 
 
@@ -68,7 +71,7 @@ def connect(address: Optional[str], workers: int) -> bool:
     """Join the cluster at `address` ("auto", "ray://host:10001"), or start a local one; True if started here.
 
     Joining ships ragmeter's own code with the job (`py_modules`), so the nodes need only Ray,
-    pandas and pyarrow; a local cluster gets one CPU per scoring worker.
+    pandas and pyarrow; a local cluster gets one CPU per scoring worker and one for reading.
     """
     ray = need_ray()
     if not ray.is_initialized():
@@ -78,7 +81,7 @@ def connect(address: Optional[str], workers: int) -> bool:
             package = Path(__file__).resolve().parents[1]
             ray.init(address=address, runtime_env={"py_modules": [str(package)]}, **options)
         else:
-            ray.init(num_cpus=max(1, workers), **options)
+            ray.init(num_cpus=max(1, workers) + 1, **options)  # one CPU more for the read tasks
         started = True
     else:
         started = False
@@ -89,7 +92,7 @@ def connect(address: Optional[str], workers: int) -> bool:
     return started
 
 
-def per_worker(config: Any, workers: int) -> Any:
+def per_worker(config: RunConfig, workers: int) -> RunConfig:
     """The config each worker gets: the run's judge concurrency divided among the workers."""
     total = max(1, int(config.workers))
     return dataclasses.replace(config, max_workers=max(1, total // max(1, workers)))
@@ -116,13 +119,11 @@ def samples_frame(samples: List[EvalSample]) -> Any:
     return pd.DataFrame(rows)
 
 
-def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> Any:
-    """The input dataset: Parquet read by the cluster, other formats by load_dataset on the driver."""
+def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> Tuple[Any, Optional[Dict]]:
+    """(dataset, the mapping its rows need): Parquet read by the cluster, other formats on the driver."""
     ray = need_ray()
     if Path(data).suffix.lower() == ".parquet" or Path(data).is_dir():
         # Blocks of `batch` rows (streamed, no shuffle) so one big file still feeds every worker.
-        # Reading takes no CPU slot: the scoring workers hold one each, and a read that waited for
-        # a free CPU would wait for ever on a cluster with exactly one CPU per worker.
         ds = ray.data.read_parquet(data)
         return ds.repartition(target_num_rows_per_block=batch), mapping
     from ..io.datasets import load_dataset
@@ -132,8 +133,12 @@ def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> 
     return ray.data.from_pandas(chunks), None  # the frame already has the canonical column names
 
 
-def scored(ds: Any, config: Any, mapping: Optional[Dict[str, Optional[str]]], workers: int, batch: int) -> Any:
-    """The lazy scored dataset: an actor pool of `workers` FrameScorers, one CPU each."""
+def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]], workers: int, batch: int) -> Any:
+    """The lazy scored dataset: a pool of up to `workers` FrameScorers, one CPU each.
+
+    The pool grows from one worker, not starts at `workers`: a fixed pool holding every CPU of a
+    small cluster leaves none for the Parquet read tasks that feed it, and the run never starts.
+    """
     ray = need_ray()
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     return ds.map_batches(FrameScorer, batch_format="pandas", batch_size=batch,
@@ -154,18 +159,20 @@ def number_rows(frame: Any, start: int) -> Any:
     return frame
 
 
-def batch_size(config: Any, workers: int) -> int:
-    if getattr(config, "offline", False):
+def batch_size(config: RunConfig, workers: int) -> int:
+    if config.offline:
         return OFFLINE_BATCH
     return max(1, per_worker(config, workers).max_workers) * JUDGE_BATCH_PER_SLOT
 
 
-def run_ray(data: str, config: Any, *, workers: int = 2, address: Optional[str] = None,
+def run_ray(data: str, config: RunConfig, *, workers: int = 2, address: Optional[str] = None,
             mapping: Optional[Dict[str, Optional[str]]] = None, output: Optional[str] = None,
-            on_frame: Optional[FrameCallback] = None, batch: Optional[int] = None) -> RayRun:
+            on_start: Optional[Callable[[int], None]] = None, on_frame: Optional[FrameCallback] = None,
+            batch: Optional[int] = None) -> RayRun:
     """Score `data` on Ray with `workers` scoring workers; stream rows to `output` (.parquet) and `on_frame`.
 
-    `on_frame(frame)` gets each results frame in input order (the CLI saves it to the history).
+    `on_start(total)` runs once the row count is known, before scoring; `on_frame(frame)` gets each
+    results frame in input order (the CLI saves them to the history and draws the progress).
     `batch` is the rows per task (default: 500 offline, 8 per concurrent judge call otherwise).
     A local cluster started here is shut down at the end; one we joined is left running.
     """
@@ -174,9 +181,10 @@ def run_ray(data: str, config: Any, *, workers: int = 2, address: Optional[str] 
     try:
         batch = batch or batch_size(config, workers)
         ds, worker_mapping = read(data, mapping, batch)
-        run = RayRun(RunTally(), workers, output=output)
-        sink = ParquetSink(output) if output else None
-        try:
+        run = RayRun(RunTally(), workers, total=ds.count(), output=output)
+        if on_start is not None:
+            on_start(run.total)
+        with ParquetSink(output) if output else nullcontext() as sink:
             for frame in scored(ds, config, worker_mapping, workers, batch).iter_batches(
                     batch_format="pandas", batch_size=None):
                 frame = number_rows(frame, run.rows)
@@ -186,9 +194,6 @@ def run_ray(data: str, config: Any, *, workers: int = 2, address: Optional[str] 
                     sink.write(frame)
                 if on_frame is not None:
                     on_frame(frame)
-        finally:
-            if sink is not None:
-                sink.close()
         run.elapsed = time.perf_counter() - start
         return run
     finally:

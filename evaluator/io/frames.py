@@ -22,7 +22,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ..errors import RagmeterError
+from ..errors import MissingExtra
 from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore
 from .records import sample_from_record
 
@@ -44,17 +44,13 @@ def result_columns() -> List[str]:
     return columns + list(USAGE_COLUMNS)
 
 
-class ParquetUnavailable(RagmeterError):
-    """pyarrow/pandas are not installed."""
-
-
 def _need(module: str) -> Any:
     from importlib import import_module
 
     try:
         return import_module(module)
     except ImportError:
-        raise ParquetUnavailable(f"Parquet and data frames need pandas and pyarrow: "
+        raise MissingExtra(f"Parquet and data frames need pandas and pyarrow: "
                                  f"pip install 'ragmeter[parquet]' (no module {module!r})") from None
 
 
