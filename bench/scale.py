@@ -19,6 +19,7 @@ reach 2x. Runs take minutes at the default sizes; --rows 100000 gives a quicker 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -64,10 +65,14 @@ def write_rows(path: Path, n: int) -> None:
 
 
 class WorkerMemory:
-    """Samples the peak RSS (VmHWM) of every Ray scoring worker process while a run goes on."""
+    """Samples the peak RSS (VmHWM) and CPU seconds of every Ray scoring worker while a run goes on.
+
+    The CPU seconds show whether every worker of the pool did its share.
+    """
 
     def __init__(self, every: float = 0.5) -> None:
-        self.every, self.peaks_kib = every, {}
+        self.every, self.peaks_kib, self.cpu_s = every, {}, {}
+        self._tick = os.sysconf("SC_CLK_TCK")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -86,6 +91,8 @@ class WorkerMemory:
                     if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(b"ray::MapWorker"):
                         hwm = next(l for l in (proc / "status").read_text().splitlines() if l.startswith("VmHWM"))
                         self.peaks_kib[proc.name] = max(self.peaks_kib.get(proc.name, 0), int(hwm.split()[1]))
+                        fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                        self.cpu_s[proc.name] = (int(fields[11]) + int(fields[12])) / self._tick
                 except (OSError, StopIteration):
                     continue
 
@@ -94,11 +101,12 @@ def offline(data: Path, rows: int, workers: int, out: Path) -> float:
     with WorkerMemory() as memory:
         run = run_ray(str(data), RunConfig(), workers=workers, output=str(out))
     rate = run.rows / run.elapsed
-    peaks = sorted(round(kib / 1024) for kib in memory.peaks_kib.values())
+    peaks = [round(kib / 1024) for kib in memory.peaks_kib.values()]
+    cpu = [round(memory.cpu_s[pid]) for pid in memory.peaks_kib]
     driver = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     assert run.rows == rows, f"{run.rows} rows scored of {rows}"
     print(f"offline, {workers} worker(s): {run.rows:,} rows in {run.elapsed:.1f} s = {rate:,.0f} rows/s; "
-          f"peak RSS per worker {peaks} MiB; driver peak RSS {driver:,.0f} MiB")
+          f"per worker process: peak RSS {peaks} MiB, CPU {cpu} s; driver peak RSS {driver:,.0f} MiB")
     return rate
 
 
