@@ -6,16 +6,28 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.analysis.stats import summarize
 from evaluator.cli import main
 from evaluator.engines.partition import ROW_COLUMN, score_frame
 from evaluator.engines.summary import RunTally
-from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.io.datasets import load_dataset, samples_from_rows
-from evaluator.io.frames import read_results_parquet, result_columns, results_frame, results_parquet
+from evaluator.io.frames import (
+    read_results_parquet,
+    result_columns,
+    results_frame,
+    results_parquet,
+)
 from evaluator.io.records import result_to_record
+from evaluator.model import (
+    METHOD_BLEND,
+    METHOD_FALLBACK,
+    METRICS,
+    EvalResult,
+    EvalSample,
+    MetricScore,
+)
 from evaluator.runs import RunConfig
-from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalResult, EvalSample, MetricScore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"

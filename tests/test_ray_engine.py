@@ -12,19 +12,25 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-ray = pytest.importorskip("ray", reason="pip install 'ragmeter[ray]'")
+try:
+    import ray
+    import ray.data  # noqa: F401
+except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip("Ray is not installed: pip install -e '.[test]'", allow_module_level=True)
 
+from openai_server import ChatServer, reply  # noqa: E402
+
+from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
 from evaluator.cli import main  # noqa: E402
 from evaluator.engines.ray import run_ray  # noqa: E402
 from evaluator.history import RunStore  # noqa: E402
-from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
 from evaluator.io.datasets import load_dataset  # noqa: E402
 from evaluator.io.frames import read_results_parquet  # noqa: E402
 from evaluator.io.records import result_to_record  # noqa: E402
 from evaluator.judges.openai import OpenAIJudge  # noqa: E402
 from evaluator.runs import RunConfig  # noqa: E402
-
-from openai_server import ChatServer, reply  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"

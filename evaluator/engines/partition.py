@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..io.datasets import samples_from_rows
-from ..io.frames import USAGE_COLUMNS, plain, result_row, result_columns
+from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..metrics.scoring import is_offline
 from ..model import EvalResult, EvalSample
 from ..runs import RunConfig

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import MissingExtra
 from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore
@@ -87,12 +87,10 @@ def result_row(index: int, result: EvalResult, usage: Optional[Dict[str, int]] =
     return row
 
 
-def results_frame(results: Iterable[Tuple[int, EvalResult]],
-                  usages: Optional[Sequence[Dict[str, int]]] = None) -> Any:
+def results_frame(results: Iterable[Tuple[int, EvalResult]]) -> Any:
     """A pandas DataFrame with one row per (index, result), columns as in the module docstring."""
     pd = _need("pandas")
-    rows = [result_row(i, r, usages[k] if usages else None) for k, (i, r) in enumerate(results)]
-    return pd.DataFrame(rows, columns=result_columns())
+    return pd.DataFrame([result_row(i, r) for i, r in results], columns=result_columns())
 
 
 # -- rows -> results ------------------------------------------------------------------------------
