@@ -64,6 +64,25 @@ def write_rows(path: Path, n: int) -> None:
     writer.close()
 
 
+def scoring_workers() -> List[Path]:
+    """/proc entries of the Ray scoring-worker processes alive now."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(b"ray::MapWorker"):
+                found.append(proc)
+        except OSError:
+            continue
+    return found
+
+
+def wait_for_no_workers(timeout: float = 60.0) -> None:
+    """Let the previous cluster's workers exit, so they are not measured as this run's."""
+    deadline = time.monotonic() + timeout
+    while scoring_workers() and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 class WorkerMemory:
     """Samples the peak RSS (VmHWM) and CPU seconds of every Ray scoring worker while a run goes on.
 
@@ -86,18 +105,18 @@ class WorkerMemory:
 
     def _watch(self) -> None:
         while not self._stop.wait(self.every):
-            for proc in Path("/proc").iterdir():
+            for proc in scoring_workers():
                 try:
-                    if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(b"ray::MapWorker"):
-                        hwm = next(l for l in (proc / "status").read_text().splitlines() if l.startswith("VmHWM"))
-                        self.peaks_kib[proc.name] = max(self.peaks_kib.get(proc.name, 0), int(hwm.split()[1]))
-                        fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-                        self.cpu_s[proc.name] = (int(fields[11]) + int(fields[12])) / self._tick
+                    hwm = next(l for l in (proc / "status").read_text().splitlines() if l.startswith("VmHWM"))
+                    self.peaks_kib[proc.name] = max(self.peaks_kib.get(proc.name, 0), int(hwm.split()[1]))
+                    fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                    self.cpu_s[proc.name] = (int(fields[11]) + int(fields[12])) / self._tick
                 except (OSError, StopIteration):
                     continue
 
 
 def offline(data: Path, rows: int, workers: int, out: Path) -> float:
+    wait_for_no_workers()
     with WorkerMemory() as memory:
         run = run_ray(str(data), RunConfig(), workers=workers, output=str(out))
     rate = run.rows / run.elapsed
