@@ -1,19 +1,42 @@
-"""ragmeter's library: score RAG answers on five metrics with visible reasoning.
+"""ragmeter's library: score RAG answers on five metrics (or those you choose or define) with visible reasoning.
 
     from evaluator import RAGEvaluator, OfflineJudge, load_dataset
     report = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset("sample_data/sample.jsonl"))
     report.print_report()
+
+The package reads like a table of contents (each folder's __init__ says what it holds):
+    model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
+    errors.py      every error ragmeter raises on purpose, drawn as a tree
+    judges/        who gives the scores: the Judge protocol, offline, OpenAI-compatible, cache, rate limit
+    metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
+    evaluation.py  RAGEvaluator: score one sample or a dataset, concurrently, in order
+    runs.py        the one run path (RunConfig, Run) used by the CLI and the dashboard
+    history.py     every run saved in SQLite, resumable
+    io/            files in and out: datasets, records, exports, redaction
+    analysis/      reading the scores: statistics, bands, advice, agreement, run comparison
+    cli.py         the `ragmeter` command
 """
 from typing import Any
 
-from .errors import DatasetError
+from .errors import DatasetError, HistoryError, JudgeConfigError, JudgeError, JudgeFailed, RagmeterError
 from .evaluation import RAGEvaluator
+from .judges.base import Judge
 from .judges.offline import OfflineJudge
+from .metrics.registry import Metric
+from .metrics.rubric import RubricMetric, load_rubrics
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
-# Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not
-# needed offline); load_dataset pulls in the CSV/JSON readers; score_frame pandas.
-_LAZY = {"OpenAIJudge": "judges.openai", "load_dataset": "io.datasets", "score_frame": "engines.partition"}
+# Imported on first use: OpenAIJudge pulls in the `openai` client (slow to import and not needed
+# offline); the others pull in SQLite, file readers and exporters a scoring-only user never needs.
+_LAZY = {
+    "OpenAIJudge": "judges.openai",
+    "load_dataset": "io.datasets",
+    "Run": "runs",
+    "RunConfig": "runs",
+    "RunStore": "history",
+    "score_frame": "engines.partition",
+    "summarize": "analysis.stats",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -29,10 +52,23 @@ __all__ = [
     "EvalReport",
     "EvalResult",
     "EvalSample",
+    "HistoryError",
+    "Judge",
+    "JudgeConfigError",
+    "JudgeError",
+    "JudgeFailed",
+    "Metric",
     "MetricScore",
     "OfflineJudge",
     "OpenAIJudge",
     "RAGEvaluator",
+    "RagmeterError",
+    "RubricMetric",
+    "Run",
+    "RunConfig",
+    "RunStore",
     "load_dataset",
+    "load_rubrics",
     "score_frame",
+    "summarize",
 ]

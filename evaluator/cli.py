@@ -1,12 +1,14 @@
 """The `ragmeter` command line.
 
     ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
-                      [--max-workers N] [--output report.json|.csv|.html|.parquet] [--fail-under METRIC=VALUE ...]
+                      [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels]
                       [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
     ragmeter runs     list the run history
 
-Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback).
+Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
+3 the judge failed (the run stopped early on judge failure, or more than --max-fallback-rate of the
+judged scores fell back to the heuristic). The last line of output says which.
 """
 from __future__ import annotations
 
@@ -19,18 +21,23 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from .costs import estimate_run
+from .analysis import judging
 from .errors import RagmeterError
 from .io.datasets import load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .model import METRICS, RULE_METRICS, EvalReport
+from .analysis.noise import format_judge_noise, judge_noise
+from .metrics.registry import known_metrics
+from .metrics.rubric import load_rubrics
+from .model import EvalReport
 from .progress import ProgressLine
 from .runs import OFFLINE, OPENAI, Run, RunConfig
 
-EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
 EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
+DEFAULT_MAX_FALLBACK_RATE = judging.MAX_FALLBACK_RATE
 
 
 class UsageError(RagmeterError):
@@ -43,6 +50,7 @@ class RunFailed(RagmeterError):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
+    parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
@@ -51,15 +59,29 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto")
-    ev.add_argument("--max-workers", type=int, default=4)
+    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
+                    help="language of the prompts and heuristics; auto detects it per sample (default)")
+    ev.add_argument("--max-workers", type=int, default=4,
+                    help="samples scored at once against the judge (default %(default)s)")
     ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
                     help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
                          "(needs pip install 'ragmeter[embeddings]')")
+    ev.add_argument("--metrics", metavar="NAMES",
+                    help="comma-separated metrics to score, in order, e.g. faithfulness,answer_relevancy,politeness "
+                         "(default: the five built-ins, keyword/expected-doc rules, and every --rubrics metric)")
+    ev.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
+                    help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
+    ev.add_argument("--repeats", type=int, default=1, metavar="K",
+                    help="ask the judge K times per judged metric; the score is the mean and the report "
+                         "shows the judge's noise (default 1)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                    help="exit 1 when the mean of METRIC (or 'overall') is below VALUE")
+                    help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
+                         "(0-1, e.g. faithfulness=0.8)")
+    ev.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
+                    help="exit 3 when more than this share of judged scores fell back to the heuristic "
+                         "after judge failures (0-1, default %(default)s)")
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     ev.add_argument("--cache", default=str(default_cache_path()),
                     help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
@@ -77,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--ray-workers", type=int, default=2,
                     help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None)
+    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
     return parser
 
 
@@ -91,32 +113,71 @@ def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Di
     return pairs
 
 
-def parse_thresholds(items: Sequence[str]) -> Dict[str, float]:
-    known = set(METRICS) | set(RULE_METRICS) | {"overall"}
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
+    metric when none are given), or "overall"."""
+    known = set(chosen or known_metrics()) | {"overall"}
     thresholds = {}
     for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
         if name not in known:
-            raise UsageError(f"--fail-under: unknown metric {name!r}; choose from {', '.join(sorted(known))}")
+            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
+            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
         try:
             thresholds[name] = float(value)
         except ValueError:
             raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+        if not 0.0 <= thresholds[name] <= 1.0:
+            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
+            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragmeter")
+    except PackageNotFoundError:  # run from a source checkout that was never installed
+        return "unknown (not installed)"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The run the command line asks for, as plain data (the key stays in the environment)."""
+    scoring = metric_options(args)
     if not args.model:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
-        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers)
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
     return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
-                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out)
+                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
+                     **scoring)
+
+
+def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
+    rubrics: Dict[str, Any] = {}
+    for path in args.rubrics:
+        for rubric in load_rubrics(path):
+            if rubric.name in rubrics:
+                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
+            rubrics[rubric.name] = rubric.to_dict()
+    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
+    if args.metrics is not None and not names:
+        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats}
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
+    if args.metrics is not None or args.rubrics or args.repeats != 1:
+        raise UsageError("--metrics, --rubrics and --repeats cannot change a resumed run: it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
         return replace(config, judge=OFFLINE)
@@ -127,9 +188,12 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
     return config
 
 
-def missed_thresholds(means: Dict[str, Optional[float]], overall: float, thresholds: Dict[str, float]) -> List[str]:
-    """The thresholds a run's means miss, one line each; `means` maps metric -> mean (None: none scored)."""
-    means = dict(means, overall=overall)
+def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
+    return missed_means(dict(report.mean_scores(), overall=report.overall_mean()), thresholds)
+
+
+def missed_means(means: Dict[str, Optional[float]], thresholds: Dict[str, float]) -> List[str]:
+    """The thresholds `means` (metric or "overall" -> mean, None when nothing was scored) miss."""
     missed = []
     for name, limit in thresholds.items():
         value = means.get(name)
@@ -158,22 +222,30 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
     Path(path).write_text(text, encoding="utf-8")
 
 
-def print_usage_summary(usage: Dict[str, Any], args: argparse.Namespace) -> None:
+def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
+    usage = report.usage
     if not usage:
         return
+    print(f"judge status: {judging.judge_status(report, settings)}")
+    print(usage_line(usage, args))
+
+
+def usage_line(usage: Dict[str, Any], args: argparse.Namespace) -> str:
+    """Judge calls, cache hits, tokens, retries, failures and the cost when prices were given."""
     from .costs import price
 
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
             f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
             f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), args.price_in, args.price_out)
-    print(line + (f", cost {cost:.4f}" if cost is not None else ""))
+    return line + (f", cost {cost:.4f}" if cost is not None else "")
 
 
-def print_fallbacks(methods: Dict[str, Dict[str, int]], total: int) -> None:
-    """A warning per metric some samples of which fell back to the heuristic; `methods`: metric -> method -> count."""
-    for metric, counts in methods.items():
+def print_fallbacks(report: EvalReport) -> None:
+    for metric in report.metric_names():
+        counts = report.method_counts(metric)
         if counts.get("heuristic_fallback"):
+            total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
 
@@ -218,7 +290,8 @@ def dry_run(args: argparse.Namespace) -> int:
     else:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
-                       judge=OfflineJudge() if config.offline else None)
+                       judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
+                       repeats=config.repeats)
     print(json.dumps(est.to_dict(), indent=2))
     return EXIT_OK
 
@@ -243,16 +316,20 @@ def wait_for(run: Run, quiet: bool) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    thresholds = parse_thresholds(args.fail_under)
+    if not 0.0 <= args.max_fallback_rate <= 1.0:
+        raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
-        return ray_evaluate(args, thresholds)
+        from .cli_ray import ray_evaluate
+
+        return ray_evaluate(args)
     store = None if args.no_history else open_store(args.history)
     run = resumed_run(args, store) if args.resume else new_run(args, store)
+    thresholds = parse_thresholds(args.fail_under, run.evaluator.metric_names)
     run.start()
     if run.run_id and not args.quiet:
-        print(f"run {run.run_id}: {len(run.pending)} samples to score (resume with --resume {run.run_id})",
+        print(f"run {run.run_id}: {plural(len(run.pending), 'sample')} to score (resume with --resume {run.run_id})",
               file=sys.stderr)
     try:
         wait_for(run, args.quiet)
@@ -267,106 +344,57 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
-    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name)
+    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id)
 
 
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
-           settings: Dict[str, Any], dataset: str) -> int:
+           settings: Dict[str, Any], dataset: str, run_id: Optional[str] = None) -> int:
+    if judging.is_offline(report):
+        print(f"note: {judging.OFFLINE_NOTICE}")
     report.print_report()
-    print_usage_summary(report.usage, args)
-    print_fallbacks({m: report.method_counts(m) for m in report.metric_names()}, len(report.results))
+    noise = format_judge_noise(judge_noise(report))
+    if noise:
+        print(noise)
+    print_usage_summary(report, args, settings)
+    print_fallbacks(report)
     if args.labels:
         print_labels(report)
     if args.output:
         write_output(report, args.output, settings, dataset)
         print(f"wrote {args.output}")
-    return fail_under(report.mean_scores(), report.overall_mean(), thresholds)
-
-
-def fail_under(means: Dict[str, Optional[float]], overall: float, thresholds: Dict[str, float]) -> int:
-    missed = missed_thresholds(means, overall, thresholds)
+    missed = missed_thresholds(report, thresholds)
     for line in missed:
         print(f"FAIL {line}", file=sys.stderr)
-    return EXIT_THRESHOLD if missed else EXIT_OK
+    judge_failed = judge_failure_line(report, args, run_id)
+    if judge_failed:
+        print(f"ragmeter: judge failed: {judge_failed}", file=sys.stderr)
+        return EXIT_JUDGE
+    if missed:
+        print(f"ragmeter: FAIL: {plural(len(missed), 'threshold')} missed ({'; '.join(missed)})", file=sys.stderr)
+        return EXIT_THRESHOLD
+    print(f"ragmeter: ok: {plural(len(report.results), 'sample')} scored", file=sys.stderr)
+    return EXIT_OK
 
 
-# -- --engine ray ----------------------------------------------------------------------------------
-def check_ray_args(args: argparse.Namespace) -> None:
-    if args.resume:
-        raise UsageError("--resume works with the local engine; run the Ray job again instead "
-                         "(the judge cache makes the rows already scored free)")
-    if args.labels:
-        raise UsageError("--labels needs the local engine (it compares every row in memory)")
-    if not args.data:
-        raise UsageError("evaluate needs a DATA file")
-    if args.output and Path(args.output).suffix.lower() != ".parquet":
-        raise UsageError("with --engine ray, --output writes one row per sample as Parquet: name it .parquet")
-    if args.ray_workers < 1:
-        raise UsageError("--ray-workers must be at least 1")
+def judge_failure_line(report: EvalReport, args: argparse.Namespace, run_id: Optional[str]) -> Optional[str]:
+    """Why this run counts as a judge failure (exit 3), or None."""
+    stopped = judging.stopped_reason(report)
+    if stopped:
+        resume = f"; finished rows are saved: fix the judge, then --resume {run_id}" if run_id else ""
+        return cli_hint(stopped, args) + f" (run stopped early after {plural(len(report.results), 'sample')}{resume})"
+    fallback, judged = judging.fallback_counts(report)
+    if judged and fallback / judged > args.max_fallback_rate:
+        cause = judging.main_cause(report) or "see each score's error"
+        return (f"{fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic ({cause}), "
+                f"above --max-fallback-rate {args.max_fallback_rate:g}")
+    return None
 
 
-class RayHistory:
-    """Saves a Ray run to the history as its rows stream in, so it opens in the dashboard like any other."""
+def cli_hint(message: str, args: argparse.Namespace) -> str:
+    """The library's advice in this command line's own syntax."""
+    from .judges.openai import KEY_HINT
 
-    def __init__(self, store: Any, dataset: str, settings: Dict[str, Any]) -> None:
-        self.store, self.dataset, self.settings = store, dataset, settings
-        self.run_id: Optional[str] = None
-
-    def start(self, total: int) -> None:
-        self.run_id = self.store.create_run(dataset_name=self.dataset, samples=[], settings=self.settings,
-                                            n_samples=total)
-
-    def save(self, frame: Any) -> None:
-        from .engines.ray import history_rows
-
-        self.store.record_results(self.run_id, history_rows(frame))
-
-    def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None) -> None:
-        if self.run_id:
-            self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage)
-
-
-def ray_evaluate(args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
-    """--engine ray: score on a Ray cluster; rows stream to --output (.parquet) and to the history."""
-    from .engines.ray import need_ray, run_ray
-
-    check_ray_args(args)
-    need_ray()
-    config = run_config(args)
-    settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
-    history = None if args.no_history else RayHistory(open_store(args.history), Path(args.data).name, settings)
-    line, done = ProgressLine(sys.stderr, args.quiet), [0, 0]
-
-    def started(total: int) -> None:
-        done[1] = total
-        if history is not None:
-            history.start(total)
-
-    def arrived(frame: Any) -> None:
-        done[0] += len(frame)
-        if history is not None:
-            history.save(frame)
-        line.show(done[0], done[1])
-
-    try:
-        run = run_ray(args.data, config, workers=args.ray_workers, address=args.ray_address,
-                      mapping=parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None,
-                      output=args.output, on_start=started, on_frame=arrived)
-    except BaseException as exc:
-        if history is not None:
-            history.finish("stopped" if isinstance(exc, KeyboardInterrupt) else "failed")
-        raise
-    finally:
-        line.show(done[0], done[1], final=True)
-    usage = run.tally.judge_usage() if not config.offline else {}
-    if history is not None:
-        history.finish("finished", run.elapsed, usage or None)
-    print(run.tally.format_report(run.elapsed))
-    print_usage_summary(usage, args)
-    print_fallbacks({m: run.tally.methods[m] for m in run.tally.metric_names()}, run.tally.n)
-    if args.output:
-        print(f"wrote {args.output}")
-    return fail_under(run.tally.means(), run.tally.overall_mean(), thresholds)
+    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -12,9 +12,8 @@ from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
 from .judges.base import is_offline
-from .metrics.prompts import build_prompt
-from .metrics.scoring import skip_reason
-from .model import METRICS, EvalSample
+from .metrics.registry import MetricChoice, resolve_metrics
+from .model import EvalSample
 from .text import estimate_tokens, resolve_language
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.
@@ -41,19 +40,23 @@ def price(prompt_tokens: int, completion_tokens: int,
 
 def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
                  price_in: Optional[float] = None, price_out: Optional[float] = None,
-                 judge: object = None) -> RunEstimate:
-    """Judge calls and tokens a run would spend (zero for the offline judge)."""
+                 judge: object = None, metrics: Optional[Iterable[MetricChoice]] = None,
+                 repeats: int = 1) -> RunEstimate:
+    """Judge calls and tokens a run of the chosen `metrics`, each asked `repeats` times, would spend
+    (zero for the offline judge)."""
+    judged = [m for m in resolve_metrics(metrics) if m.judged]
     n = calls = prompt_tokens = 0
     for sample in samples:
         n += 1
         if judge is not None and is_offline(judge):
             continue
         lang = resolve_language(language, sample.question, sample.answer, *sample.contexts)
-        for metric in METRICS:
-            if skip_reason(metric, sample):
+        for metric in judged:
+            if metric.skip_reason(sample):
                 continue
-            calls += 1
-            prompt_tokens += estimate_tokens(build_prompt(
-                metric, lang, sample.question, sample.answer, sample.contexts, sample.ground_truth))
+            if metric.zero_reason(sample):
+                continue  # scored 0 without a call (an empty answer)
+            calls += repeats
+            prompt_tokens += repeats * estimate_tokens(metric.prompt(sample, lang))
     completion = calls * COMPLETION_TOKENS_PER_CALL
     return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out))

@@ -3,9 +3,16 @@
     RagmeterError                  base of everything below
     ├── DatasetError (ValueError)  a dataset file cannot be read: names the file, the line/row,
     │                              the column, and what to do about it
+    ├── MetricError (ValueError)   a metric cannot be used: an unknown name (the known ones listed),
+    │                              a rubric file or table that is wrong (file, rubric, line named)
     ├── JudgeError                 a judge call failed for good (after retries); the evaluator
-    │   │                          catches it and falls back to the heuristic, visibly
+    │   │                          catches it and falls back to the heuristic, visibly. `kind`
+    │   │                          says why: rejected (a 4xx retrying cannot fix), unreachable
+    │   │                          (connection refused, unknown host), exhausted (retries ran out)
     │   └── JudgeConfigError       the judge cannot even start (no API key, bad base URL)
+    ├── JudgeFailed                the judge as a whole is failing (its first calls rejected or
+    │                              unreachable, or most recent calls failing): the run stops early
+    │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
     └── MissingExtra (ImportError) an optional feature's packages are not installed: names the
                                    `pip install 'ragmeter[extra]'` that adds them
@@ -14,7 +21,7 @@ Messages are written for the person at the keyboard: say what is wrong and what 
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 
 class RagmeterError(Exception):
@@ -53,12 +60,40 @@ class DatasetError(RagmeterError, ValueError):
         return (", ".join(where) + ": " if where else "") + self.reason
 
 
+class MetricError(RagmeterError, ValueError):
+    """A chosen metric is unknown, or a rubric definition is wrong; `str()` says which and how to fix it."""
+
+
 class JudgeError(RagmeterError):
-    """A judge call failed after all retries; the metric falls back to its heuristic."""
+    """A judge call failed after all retries; the metric falls back to its heuristic.
+
+    `kind` is "rejected" (HTTP 400/401/403/404/422: retrying cannot help), "unreachable"
+    (connection refused, unknown host), "exhausted" (retries ran out) or "failed" (anything
+    else); `status` is the HTTP status when there was one.
+    """
+
+    def __init__(self, message: str, *, kind: str = "failed", status: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.kind, self.status = kind, status
 
 
 class JudgeConfigError(JudgeError):
     """The judge is misconfigured (missing key, unusable endpoint)."""
+
+
+class JudgeFailed(RagmeterError):
+    """The run stopped because the judge is failing; `str()` names the cause and the fix.
+
+    `kind` is the failing calls' kind ("rejected", "unreachable") or "breaker" when most recent
+    calls failed; `status` the HTTP status if any; `calls`/`failures` what the run saw. The
+    evaluator sets `report` to the rows finished before the stop (they are in the history too).
+    """
+
+    def __init__(self, message: str, *, kind: str, status: Optional[int] = None,
+                 calls: int = 0, failures: int = 0) -> None:
+        super().__init__(message)
+        self.kind, self.status, self.calls, self.failures = kind, status, calls, failures
+        self.report: Any = None
 
 
 class HistoryError(RagmeterError):

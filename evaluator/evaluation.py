@@ -8,10 +8,13 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
+from .errors import JudgeFailed
 from .judges.base import Judge, judge_usage
+from .judges.health import STOPPED_KEY, HealthPolicy, JudgeHealth, WatchedJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .metrics.scoring import rule_scores, score_metric
-from .model import METRICS, EvalReport, EvalResult, EvalSample
+from .metrics.registry import MetricChoice, resolve_metrics
+from .metrics.scoring import is_offline, score_sample
+from .model import EvalReport, EvalResult, EvalSample
 from .text import resolve_language
 
 log = logging.getLogger("ragmeter")
@@ -21,10 +24,22 @@ ResultCallback = Callable[[int, EvalResult], None]
 
 
 class RAGEvaluator:
-    """Scores RAG samples on the five metrics with any judge that has `.generate(prompt) -> str`."""
+    """Scores RAG samples with any judge that has `.generate(prompt) -> str`.
+
+    `metrics` chooses what is scored: registered names and/or Metric objects (a RubricMetric,
+    say), in display order. The default is the five judged metrics plus the rule-based ones
+    for samples that carry keywords / expected documents. Each judged metric costs `repeats`
+    judge calls per sample (its score is their mean; MetricScore.llm_scores keeps each one);
+    rule-based ones cost none.
+
+    `judge_health` decides when `evaluate_dataset` stops early because the judge is failing
+    (see judges/health.py); None scores every row whatever the judge does.
+    """
 
     def __init__(self, llm: Judge, language: str = "auto", batch_delay: float = 0.0,
-                 *, heuristics: str = DEFAULT_HEURISTICS) -> None:
+                 *, heuristics: str = DEFAULT_HEURISTICS,
+                 metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1,
+                 judge_health: Optional[HealthPolicy] = HealthPolicy()) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
         if language not in ("ar", "en", "auto"):
@@ -34,16 +49,27 @@ class RAGEvaluator:
         self.llm = llm
         self.language = language
         self.batch_delay = batch_delay
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+            raise ValueError(f"repeats must be a whole number >= 1, not {repeats!r}")
         self.heuristics = heuristics
+        self.metrics = resolve_metrics(metrics)
+        self.repeats = repeats
+        self.judge_health = judge_health
+        self.health: Optional[JudgeHealth] = None  # the current evaluate_dataset's, when watched
+        self._judge = llm
+
+    @property
+    def metric_names(self) -> List[str]:
+        return [m.name for m in self.metrics]
 
     def evaluate(self, sample: EvalSample) -> EvalResult:
-        """Score one sample: five metrics (two skipped without a reference) plus rule-based extras."""
+        """Score one sample on every chosen metric (skipped ones say why)."""
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
-        scores = {m: score_metric(m, sample, self.llm, lang, self.heuristics) for m in METRICS}
-        return EvalResult(sample_id=sample.sample_id, **scores,
-                          elapsed_sec=time.perf_counter() - start,
-                          extra=rule_scores(sample), sample=sample)
+        # After each metric: a judge known to fail drops this sample (it stays pending).
+        check = self.health.check if self.health is not None else None
+        scores = score_sample(self.metrics, sample, self._judge, lang, self.heuristics, self.repeats, check)
+        return EvalResult(sample.sample_id, elapsed_sec=time.perf_counter() - start, sample=sample, scores=scores)
 
     @classmethod
     def quick_eval(cls, llm: Judge, question: str, answer: str, contexts: List[str],
@@ -60,6 +86,10 @@ class RAGEvaluator:
         too, with the sample's input position (how the run history persists each row as it
         finishes). Setting `stop` finishes the samples in flight, starts no more, and returns a
         report of every finished sample. Callbacks run on the calling thread.
+
+        When the judge fails (see `judge_health`) the run stops early and raises `JudgeFailed`,
+        whose `report` holds every finished sample; the samples in flight are dropped, not
+        scored on heuristics.
         """
         samples = list(samples)
         if not samples:
@@ -67,24 +97,45 @@ class RAGEvaluator:
             return EvalReport()
         start = time.perf_counter()
         usage_before = judge_usage(self.llm)
+        self._watch()
         progress = _Progress(len(samples), show_progress, on_progress, on_result)
         if max_workers <= 1:
             results = self._run_sequential(samples, progress, stop)
         else:
             results = self._run_concurrent(samples, max_workers, progress, stop)
         progress.close()
-        return EvalReport(results=results, total_time=time.perf_counter() - start,
-                          usage=_usage_delta(usage_before, judge_usage(self.llm)))
+        report = EvalReport(results=results, total_time=time.perf_counter() - start,
+                            usage=_usage_delta(usage_before, judge_usage(self.llm)))
+        if self.health is not None and self.health.tripped:
+            failure = self.health.failure()
+            report.usage[STOPPED_KEY] = str(failure)  # kept with the run, so every surface can say why
+            failure.report = report
+            raise failure
+        return report
+
+    def _watch(self) -> None:
+        """A fresh JudgeHealth for this run (none for an offline judge, which is never called)."""
+        if self.judge_health is None or is_offline(self.llm):
+            self.health, self._judge = None, self.llm
+            return
+        self.health = JudgeHealth(self.judge_health)
+        self._judge = WatchedJudge(self.llm, self.health)
+
+    def _stopping(self, stop: Optional[threading.Event]) -> bool:
+        return (stop is not None and stop.is_set()) or (self.health is not None and self.health.tripped)
 
     def _run_sequential(self, samples: List[EvalSample], progress: "_Progress",
                         stop: Optional[threading.Event]) -> List[EvalResult]:
         results = []
         for i, sample in enumerate(samples):
-            if stop is not None and stop.is_set():
+            if self._stopping(stop):
                 break
             if i and self.batch_delay > 0:
                 time.sleep(self.batch_delay)
-            results.append(self.evaluate(sample))
+            try:
+                results.append(self.evaluate(sample))
+            except JudgeFailed:
+                break
             progress.update(i, results[-1])
         return results
 
@@ -96,7 +147,7 @@ class RAGEvaluator:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragmeter") as pool:
             while True:
                 # Keep at most `workers` samples in flight so Stop wastes little work.
-                while len(pending) < workers and not (stop is not None and stop.is_set()):
+                while len(pending) < workers and not self._stopping(stop):
                     item = next(queue, None)
                     if item is None:
                         break
@@ -108,7 +159,10 @@ class RAGEvaluator:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     index = pending.pop(fut)
-                    done[index] = fut.result()
+                    try:
+                        done[index] = fut.result()
+                    except JudgeFailed:
+                        continue  # the judge is failing: this sample stays unscored
                     progress.update(index, done[index])
         return [done[i] for i in sorted(done)]
 

@@ -4,6 +4,10 @@ One short transaction per write, in WAL mode, so a killed process loses at most 
 were in flight; `pending_samples` tells a resumed run what is left. Each thread gets its own
 connection, so one RunStore can serve the dashboard's threads while a CLI process writes too.
 
+Each sample is stored once, in `samples`; a result row keeps only its scores and metric details
+(the compact record) and is joined back to its sample when read. Rows written before that
+(m003) hold the whole record, sample included, and still load as they are.
+
 The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table.
 Settings are sanitised before they are stored: no key, secret, token, password or authorization
 ever reaches the file.
@@ -23,8 +27,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 
 from .errors import HistoryError
 from .io.records import (
+    result_from_compact_record,
     result_from_record,
-    result_to_record,
+    result_to_compact_record,
     sample_from_record,
     sample_to_record,
 )
@@ -78,6 +83,13 @@ def m001_initial(db: sqlite3.Connection) -> None:
 @migration
 def m002_finished_at(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN finished_at TEXT")
+
+
+@migration
+def m003_compact_results(db: sqlite3.Connection) -> None:
+    # A 31,734-row run took ~199 MB when every result repeated its sample's contexts. Rows written
+    # from now on are compact (1); older rows, and rows an older ragmeter still writes, stay full (0).
+    db.execute("ALTER TABLE results ADD COLUMN compact INTEGER NOT NULL DEFAULT 0")
 
 
 def default_history_path() -> Path:
@@ -143,6 +155,10 @@ class RunStore:
             if not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, mode=0o700)
             with self._connect() as db:
+                # A sample row with a few contexts is 2-4 KB: in SQLite's default 4 KB pages most rows
+                # take a page of their own. 8 KB pages cut the file by a fifth. Only a new, empty file
+                # takes the setting (it must precede WAL mode); older files keep their page size.
+                db.execute("PRAGMA page_size=8192")
                 db.execute("PRAGMA journal_mode=WAL")
                 self._migrate(db)
         except (OSError, sqlite3.Error) as exc:
@@ -223,16 +239,22 @@ class RunStore:
 
     def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
         """Persist one finished sample now. Writing the same (run, index) again replaces it."""
-        record = _dumps(result_to_record(result, index))
+        sample_text = None if result.sample is None else _dumps(sample_to_record(result.sample, index))
         try:
-            self._write(
-                "INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record) VALUES (?, ?, ?, ?, ?)",
-                (run_id, index, result.sample_id, result.overall(), record),
-            )
-        except HistoryError as exc:
-            if isinstance(exc.__cause__, sqlite3.IntegrityError):  # the run does not exist
-                raise self._unknown(run_id) from exc
-            raise
+            with self._connect() as db:
+                stored = db.execute("SELECT record FROM samples WHERE run_id = ? AND idx = ?",
+                                    (run_id, index)).fetchone()
+                # The run's own sample is joined back when read; any other sample (or none) is embedded.
+                own = stored is not None and stored[0] == sample_text
+                record = _dumps(result_to_compact_record(result, with_sample=not own))
+                db.execute(
+                    "INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record, compact) "
+                    "VALUES (?, ?, ?, ?, ?, 1)", (run_id, index, result.sample_id, result.overall(), record),
+                )
+        except sqlite3.IntegrityError as exc:  # the run does not exist
+            raise self._unknown(run_id) from exc
+        except sqlite3.Error as exc:
+            raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
 
     def record_results(self, run_id: str, pairs: Sequence[Tuple[int, EvalResult]]) -> None:
         """Persist many finished samples, and the samples themselves, in one transaction.
@@ -240,13 +262,15 @@ class RunStore:
         For runs created with `n_samples` only (the Ray engine): one write per batch of rows keeps
         a million-row run from spending its time in SQLite commits.
         """
-        results = [(run_id, i, r.sample_id, r.overall(), _dumps(result_to_record(r, i))) for i, r in pairs]
+        # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
         samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs if r.sample is not None]
+        results = [(run_id, i, r.sample_id, r.overall(),
+                    _dumps(result_to_compact_record(r, with_sample=r.sample is None))) for i, r in pairs]
         try:
             with self._connect() as db:
                 db.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?, ?)", samples)
-                db.executemany("INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record) "
-                               "VALUES (?, ?, ?, ?, ?)", results)
+                db.executemany("INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record, compact) "
+                               "VALUES (?, ?, ?, ?, ?, 1)", results)
         except sqlite3.IntegrityError as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except sqlite3.Error as exc:
@@ -324,8 +348,12 @@ class RunStore:
     def indexed_results(self, run_id: str) -> List[Tuple[int, EvalResult]]:
         """(index, result) of every stored result, in index order."""
         self.get_run(run_id)
-        rows = self._query("SELECT idx, record FROM results WHERE run_id = ? ORDER BY idx", (run_id,))
-        return [(idx, result_from_record(json.loads(text))) for idx, text in rows]
+        rows = self._query(
+            "SELECT r.idx, r.compact, r.record, s.record FROM results r "
+            "LEFT JOIN samples s ON s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? ORDER BY r.idx",
+            (run_id,),
+        )
+        return [(idx, _result_from_row(compact, text, sample_text)) for idx, compact, text, sample_text in rows]
 
     def load_report(self, run_id: str) -> EvalReport:
         """The run's report: stored results in index order, total time and judge usage."""
@@ -334,6 +362,14 @@ class RunStore:
         usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
         results = [result for _, result in self.indexed_results(run_id)]
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
+
+
+def _result_from_row(compact: int, text: str, sample_text: Optional[str]) -> EvalResult:
+    """A stored result: a compact row joined to its run's sample, or an older full record as it is."""
+    if not compact:
+        return result_from_record(json.loads(text))
+    sample = sample_from_record(json.loads(sample_text)) if sample_text else None
+    return result_from_compact_record(json.loads(text), sample)
 
 
 def _sample_from_json(text: str) -> EvalSample:

@@ -5,10 +5,13 @@ Everything here is plain data with no I/O, so every other module can import it.
 from __future__ import annotations
 
 import statistics
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from types import MappingProxyType
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-# The five judged metrics, in display order.
+# The five judged metrics, in display order: the default choice (evaluator.metrics.registry
+# defines each metric; these names stay for code that lists the seed's metrics).
 METRICS = (
     "faithfulness",
     "answer_relevancy",
@@ -25,6 +28,9 @@ METHOD_FALLBACK = "heuristic_fallback"  # judge failed; heuristic alone, and the
 METHOD_OFFLINE = "offline"  # no judge by choice; heuristic alone
 METHOD_SKIPPED = "skipped"  # not computable for this sample (e.g. no reference)
 METHOD_RULE = "rule"  # deterministic rule (keyword coverage, expected-doc recall)
+METHOD_EMPTY = "empty_answer"  # the answer is empty: 0 on relevancy/correctness, no judge call
+METHOD_LLM = "llm"  # the judge alone: the metric has no heuristic to blend with (rubrics)
+METHOD_UNSCORED = "unscored"  # judge failed and the metric has no heuristic: no score, the error kept
 
 METHOD_LABELS = {
     METHOD_BLEND: "LLM + heuristic blend",
@@ -32,6 +38,9 @@ METHOD_LABELS = {
     METHOD_OFFLINE: "offline heuristic",
     METHOD_SKIPPED: "skipped",
     METHOD_RULE: "rule-based",
+    METHOD_EMPTY: "empty answer (0)",
+    METHOD_LLM: "LLM judge",
+    METHOD_UNSCORED: "unscored (judge failed)",
 }
 
 
@@ -64,6 +73,9 @@ class MetricScore:
     raw_reply: Optional[str] = None
     verdicts: List[Dict[str, Any]] = field(default_factory=list)
     error: Optional[str] = None
+    llm_scores: List[float] = field(default_factory=list)  # one judge score per repeat
+    llm_std: Optional[float] = None  # spread of llm_scores (the judge's own noise), None under 2 repeats
+    scored_from: Optional[str] = None  # how the judge's reply became llm_score (see parsing.ParsedReply.how)
 
     def __repr__(self) -> str:
         if self.skipped:
@@ -82,6 +94,9 @@ class MetricScore:
             "raw_reply": self.raw_reply,
             "verdicts": list(self.verdicts),
             "error": self.error,
+            "llm_scores": list(self.llm_scores),
+            "llm_std": self.llm_std,
+            "scored_from": self.scored_from,
         }
 
     @classmethod
@@ -98,44 +113,105 @@ class MetricScore:
             raw_reply=data.get("raw_reply"),
             verdicts=list(data.get("verdicts") or []),
             error=data.get("error"),
+            llm_scores=list(data.get("llm_scores") or []),
+            llm_std=data.get("llm_std"),
+            scored_from=data.get("scored_from"),
         )
 
 
-@dataclass
+class Scores(Dict[str, MetricScore]):
+    """Metric name -> MetricScore, in the order the metrics were chosen.
+
+    Calling it, `result.scores()`, is the seed's API and returns the rounded floats; use
+    `result.score_values()` instead.
+    """
+
+    def __call__(self) -> Dict[str, Optional[float]]:
+        warnings.warn("EvalResult.scores() is deprecated: EvalResult.scores is now a dict of MetricScore; "
+                      "use EvalResult.score_values() for the rounded floats", DeprecationWarning, stacklevel=2)
+        return _rounded(self)
+
+
+def _rounded(scores: Dict[str, MetricScore]) -> Dict[str, Optional[float]]:
+    return {name: None if ms.skipped else round(ms.score, 4) for name, ms in scores.items()}
+
+
+class _Seed:
+    """`result.faithfulness` and the seed's four other attributes, read from and written to `scores`.
+
+    A metric that was not chosen for the run reads as skipped, so seed code keeps working.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, result: Optional["EvalResult"], owner: type) -> Any:
+        if result is None:
+            return self
+        found = result.scores.get(self.name)
+        if found is None:
+            return MetricScore(self.name, 0.0, "Not chosen for this run.", skipped=True, method=METHOD_SKIPPED)
+        return found
+
+    def __set__(self, result: "EvalResult", value: MetricScore) -> None:
+        result.scores[self.name] = value
+
+
+@dataclass(init=False)
 class EvalResult:
-    """The five metric scores of one sample (plus rule-based ones when the sample allows)."""
+    """The scores of one sample: `scores` maps every chosen metric's name to its MetricScore.
+
+    The seed's `EvalResult(sample_id, faithfulness, answer_relevancy, context_precision,
+    context_recall, answer_correctness, elapsed_sec, extra, sample)` still works, and so do
+    `result.faithfulness` and the other four; new code passes `scores={...}`.
+    """
 
     sample_id: Optional[str]
-    faithfulness: MetricScore
-    answer_relevancy: MetricScore
-    context_precision: MetricScore
-    context_recall: MetricScore
-    answer_correctness: MetricScore
-    elapsed_sec: float = 0.0
-    extra: Dict[str, MetricScore] = field(default_factory=dict)
-    sample: Optional[EvalSample] = None
+    scores: Scores
+    elapsed_sec: float
+    sample: Optional[EvalSample]
+
+    faithfulness = _Seed()
+    answer_relevancy = _Seed()
+    context_precision = _Seed()
+    context_recall = _Seed()
+    answer_correctness = _Seed()
+
+    def __init__(self, sample_id: Optional[str], faithfulness: Optional[MetricScore] = None,
+                 answer_relevancy: Optional[MetricScore] = None, context_precision: Optional[MetricScore] = None,
+                 context_recall: Optional[MetricScore] = None, answer_correctness: Optional[MetricScore] = None,
+                 elapsed_sec: float = 0.0, extra: Optional[Dict[str, MetricScore]] = None,
+                 sample: Optional[EvalSample] = None, *, scores: Optional[Dict[str, MetricScore]] = None) -> None:
+        seed = dict(zip(METRICS, (faithfulness, answer_relevancy, context_precision, context_recall,
+                                  answer_correctness)))
+        self.sample_id = sample_id
+        self.scores = Scores((name, ms) for name, ms in seed.items() if ms is not None)
+        self.scores.update(extra or {})
+        self.scores.update(scores or {})
+        self.elapsed_sec = elapsed_sec
+        self.sample = sample
+
+    @property
+    def extra(self) -> Mapping[str, MetricScore]:
+        """The scores beyond the seed's five (rule-based, rubric, plugin metrics), read-only."""
+        return MappingProxyType({n: ms for n, ms in self.scores.items() if n not in METRICS})
 
     def metric_scores(self) -> Dict[str, MetricScore]:
-        """Every MetricScore of this result, the five first, then rule-based ones."""
-        scores = {name: getattr(self, name) for name in METRICS}
-        scores.update(self.extra)
-        return scores
+        """Every MetricScore of this result, in the order the metrics were chosen (a copy)."""
+        return dict(self.scores)
 
-    def scores(self) -> Dict[str, Optional[float]]:
-        """Metric name -> score rounded to 4 decimals, or None when skipped."""
-        return {
-            name: None if ms.skipped else round(ms.score, 4)
-            for name, ms in self.metric_scores().items()
-        }
+    def score_values(self) -> Dict[str, Optional[float]]:
+        """Metric name -> score rounded to 4 decimals, or None when skipped or unscored."""
+        return _rounded(self.scores)
 
     def overall(self) -> float:
-        """Mean of the five judged metrics that were not skipped; 0.0 when all were."""
-        values = [getattr(self, n).score for n in METRICS if not getattr(self, n).skipped]
+        """Mean of the judged metrics that have a score (rule-based ones left out); 0.0 when none has."""
+        values = [ms.score for ms in self.scores.values() if not ms.skipped and ms.method != METHOD_RULE]
         return round(sum(values) / len(values), 4) if values else 0.0
 
     def summary(self) -> str:
         lines = [f"Sample {self.sample_id or '-'}  (overall {self.overall():.3f}, {self.elapsed_sec:.2f}s)"]
-        for name, ms in self.metric_scores().items():
+        for name, ms in self.scores.items():
             shown = "N/A [skipped]" if ms.skipped else f"{ms.score:.3f}"
             how = METHOD_LABELS.get(ms.method, ms.method)
             lines.append(f"  {name:<20} {shown:<14} {how}")
@@ -144,11 +220,24 @@ class EvalResult:
         return "\n".join(lines)
 
     def to_dict(self) -> Dict[str, Any]:
-        data: Dict[str, Any] = dict(self.scores())
+        data: Dict[str, Any] = dict(self.score_values())
         data["overall"] = self.overall()
         data["elapsed_sec"] = round(self.elapsed_sec, 4)
         data["sample_id"] = self.sample_id
         return data
+
+
+def merged_order(sequences: Iterable[Iterable[str]]) -> List[str]:
+    """The names of several ordered lists in one order that keeps each list's order where it can:
+    a name first seen later goes right after its predecessor in its own list."""
+    order: List[str] = []
+    for names in sequences:
+        previous = None
+        for name in names:
+            if name not in order:
+                order.insert(order.index(previous) + 1 if previous is not None else len(order), name)
+            previous = name
+    return order
 
 
 def _mean(values: List[float]) -> Optional[float]:
@@ -168,16 +257,18 @@ class EvalReport:
     usage: Dict[str, Any] = field(default_factory=dict)
 
     def metric_names(self) -> List[str]:
-        """The five metrics, then any rule-based metric that at least one sample has."""
-        names = list(METRICS)
-        names += [m for m in RULE_METRICS if any(m in r.extra for r in self.results)]
-        return names
+        """Every metric any result has, in the order they were chosen (the five when there are no results).
+
+        A rule-based metric appears only when at least one sample could be scored on it."""
+        if not self.results:
+            return list(METRICS)
+        return merged_order(r.scores for r in self.results)
 
     def values(self, metric: str) -> List[float]:
         """The non-skipped scores of one metric across results, in result order."""
         out = []
         for r in self.results:
-            ms = r.metric_scores().get(metric)
+            ms = r.scores.get(metric)
             if ms is not None and not ms.skipped:
                 out.append(ms.score)
         return out
@@ -195,7 +286,7 @@ class EvalReport:
         """How many samples were scored each way for one metric (blend, fallback, offline, skipped)."""
         counts: Dict[str, int] = {}
         for r in self.results:
-            ms = r.metric_scores().get(metric)
+            ms = r.scores.get(metric)
             if ms is not None:
                 counts[ms.method] = counts.get(ms.method, 0) + 1
         return counts
@@ -226,7 +317,8 @@ def format_table(n_samples: int, total_time: float,
                  rows: List[Tuple[str, Optional[float], Optional[float], int]], overall: float) -> str:
     """The printed report: one line per (metric, mean, std, n scored), then the overall mean."""
     width = 44
-    lines = ["=" * width, f" RAG evaluation report: {n_samples} samples, {total_time:.2f}s", "=" * width]
+    title = f" RAG evaluation report: {n_samples} sample{'' if n_samples == 1 else 's'}, {total_time:.2f}s"
+    lines = ["=" * width, title, "=" * width]
     for m, mean, std, n in rows:
         cell = "N/A" if mean is None else f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else "")
         lines.append(f" {m:<20} {cell:<15} n={n}")

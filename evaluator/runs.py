@@ -21,16 +21,18 @@ import logging
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .errors import HistoryError, RagmeterError
+from .errors import HistoryError, JudgeFailed, RagmeterError
 from .evaluation import RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS
+from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
+from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample
 
 log = logging.getLogger("ragmeter.runs")
@@ -50,6 +52,11 @@ class RunConfig:
 
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
     from the argument given or else from the environment variable named by `api_key_env`.
+
+    `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
+    `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
+    scale, steps}), so a stored run re-runs with the same rubrics; `repeats` is how many times
+    each judged metric is asked per sample.
     """
 
     judge: str = OFFLINE
@@ -62,6 +69,21 @@ class RunConfig:
     cache: str = ""
     price_in: Optional[float] = None
     price_out: Optional[float] = None
+    metrics: Tuple[str, ...] = ()
+    rubrics: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    repeats: int = 1
+
+    def __post_init__(self) -> None:
+        # Stored settings come back from JSON: lists for tuples, and possibly no rubrics at all.
+        object.__setattr__(self, "metrics", tuple(self.metrics or ()))
+        object.__setattr__(self, "rubrics", {str(k): dict(v) for k, v in dict(self.rubrics or {}).items()})
+        object.__setattr__(self, "repeats", int(self.repeats or 1))
+
+    def chosen_metrics(self) -> List[Metric]:
+        """The Metric objects this run scores; ValueError naming the problem (unknown name, bad rubric)."""
+        rubrics = {r.name: r for r in rubrics_from_dict(self.rubrics, "rubrics")}
+        names = self.metrics or (*DEFAULT_METRICS, *rubrics)
+        return resolve_metrics([rubrics.get(name, name) for name in names])
 
     @property
     def offline(self) -> bool:
@@ -85,7 +107,8 @@ class RunConfig:
                            max_concurrency=self.workers)
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
-        return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics)
+        return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,
+                            metrics=self.chosen_metrics(), repeats=self.repeats)
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -154,7 +177,10 @@ class Run:
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
             store: Union[RunStore, str, os.PathLike, None] = None, api_key: str = "",
             judge: Optional[Judge] = None) -> "Run":
-        """A run of `samples` as `config` says; `judge` overrides the one config would build."""
+        """A run of `samples` as `config` says; `judge` overrides the one config would build.
+
+        MetricError (unknown metric, bad rubric) is raised before any judge is built."""
+        config.chosen_metrics()
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
@@ -169,6 +195,7 @@ class Run:
         """
         info = store.get_run(run_id)
         config = config or RunConfig.from_settings(info.settings)
+        config.chosen_metrics()
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), store.pending_samples(run_id), dataset_name=info.dataset_name,
@@ -257,6 +284,9 @@ class Run:
                 on_result=self._keep, stop=self._stop)
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
+        except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
+            self.status, self.error = "stopped", describe(exc)
+            self.report = self._close(exc.report)
         except BaseException as exc:  # a thread has no caller to raise to: the run must end "failed"
             log.exception("run %s failed", self.run_id)
             self.status, self.error, self.exception = "failed", describe(exc), exc

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import islice
+from itertools import chain, islice
 from typing import FrozenSet, Iterable, List, NamedTuple, Sequence, Tuple
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
@@ -402,31 +402,47 @@ def analyse(text: str) -> Analysis:
     """
     raw = sentences(text)
     ascii_ = (text or "").isascii()
-    # Plain ASCII (most text): normalising is lower-casing, and words split at non-alphanumerics.
-    plain = ascii_ and not _ASCII_THOUSANDS.search(text or "")
+    if ascii_ and not _ASCII_THOUSANDS.search(text or ""):
+        # Plain ASCII (most text): normalising is lower-casing, and words split at non-alphanumerics.
+        normal = list(map(str.lower, raw))
+        toks = [x.translate(_ASCII_SEPARATORS).split() for x in normal]
+    else:
+        normal = list(map(_normalize, raw))
+        toks = list(map(_words_of, normal))
     stem_of = _CONTENT_WORDS.__getitem__
-    normal, sent_sets, negated, persons, all_stems, written = [], [], [], [], [], []
-    for sent in raw:
-        x = sent.lower() if plain else _normalize(sent)
-        toks = x.translate(_ASCII_SEPARATORS).split() if plain else _words_of(x)
-        stems = list(map(stem_of, toks))  # "" for a stop word
-        normal.append(x)
-        sent_sets.append(frozenset(filter(None, stems)))
-        all_stems += stems
-        written += toks if ascii_ else _as_written(sent, toks)
-        if _FLAG_WORDS.isdisjoint(toks):  # the common case: neither a negation word nor "I"/"you"
+    stems = [list(map(stem_of, t)) for t in toks]  # "" for a stop word
+    all_stems = tuple(chain.from_iterable(stems))
+    written = tuple(chain.from_iterable(toks if ascii_ else map(_as_written, raw, toks)))
+    words_ = tuple(filter(None, all_stems))
+    joined = "\n".join(normal)  # no number and no "n't" spans a line break
+    negated, persons = _negations_and_persons(normal, toks, joined)
+    return Analysis(
+        text, words_, frozenset(words_), tuple([frozenset(filter(None, s)) for s in stems]),
+        frozenset(_NUMBER.findall(joined)), negated, _asks(text or "", raw), tuple(normal), persons,
+        tuple(raw), all_stems, written)
+
+
+def _negations_and_persons(normal: List[str], toks: List[List[str]],
+                           joined: str) -> Tuple[Tuple[bool, ...], Tuple[FrozenSet[str], ...]]:
+    """Per sentence: does it negate (see `_negates`), and its first/second-person pronouns."""
+    if _FLAG_WORDS.isdisjoint(chain.from_iterable(toks)) and "n't" not in joined and "n’t" not in joined:
+        return (False,) * len(normal), (_EMPTY,) * len(normal)  # the common case: none anywhere
+    negated, persons = [], []
+    for x, t in zip(normal, toks):
+        if _FLAG_WORDS.isdisjoint(t):
             negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION.search(x)))
             persons.append(_EMPTY)
         else:
-            negated.append(_negates(x, toks))
-            persons.append(PERSONAL_PRONOUNS.intersection(toks))
-    words_ = tuple(filter(None, all_stems))
-    return Analysis(
-        text, words_, frozenset(words_), sentences=tuple(sent_sets),
-        numbers=frozenset(_NUMBER.findall("\n".join(normal))),  # no number spans a line break
-        negated=tuple(negated), asks=tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw),
-        normalized=tuple(normal), persons=tuple(persons), raw=tuple(raw), stems=tuple(all_stems),
-        written=tuple(written))
+            negated.append(_negates(x, t))
+            persons.append(PERSONAL_PRONOUNS.intersection(t))
+    return tuple(negated), tuple(persons)
+
+
+def _asks(text: str, raw: List[str]) -> Tuple[bool, ...]:
+    """Per sentence: does it end with a question mark (before closing quotes and brackets)?"""
+    if "?" not in text and "؟" not in text:
+        return (False,) * len(raw)
+    return tuple([x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw])
 
 
 def _as_written(sentence: str, toks: List[str]) -> List[str]:

@@ -536,3 +536,26 @@ def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), m
     if methods:
         keep &= frame[[c for c in frame.columns if c.endswith("_method")]].isin(methods).any(axis=1)
     return frame[keep]
+
+
+def dashboard_hint(message: str) -> str:
+    """A library error's advice in the dashboard's own words."""
+    from evaluator.judges.openai import KEY_HINT
+
+    return message.replace(KEY_HINT, "check the API key (type it under Judge, or set OPENAI_API_KEY)")
+
+
+def trust_notes(report: EvalReport) -> None:
+    """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
+    from evaluator.analysis import judging
+
+    stopped = judging.stopped_reason(report)
+    fallback, judged = judging.fallback_counts(report)
+    if stopped:
+        st.error(f"**The run stopped: the judge failed.** {dashboard_hint(stopped)}", icon=":material/error:")
+    if fallback:
+        st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
+                   f"({judging.main_cause(report) or 'see each score'}): those scores are lexical estimates.",
+                   icon=":material/warning:")
+    if judging.is_offline(report):
+        st.info(judging.OFFLINE_NOTICE, icon=":material/info:")

@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Optional
 import streamlit as st
 
 from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
+from evaluator.analysis import judging
 from evaluator.errors import DatasetError
 from evaluator.runs import RunConfig
 
@@ -128,6 +129,8 @@ def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
                 st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
         ui.watch(live)
         controls.empty()
+        # Run was drawn disabled (and the sidebar said "in progress") before the run ended: redraw.
+        st.rerun()
     run_outcome()
 
 
@@ -139,14 +142,26 @@ def run_outcome() -> None:
     n, total = len(report.results), meta.total or len(report.results)
     st.progress(n / total if total else 1.0, text=f"{n:,}/{total:,} samples scored")
     saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
-    if meta.error:
+    stopped = judging.stopped_reason(report)
+    fallback, judged = judging.fallback_counts(report)
+    if stopped:
+        st.error(f"**The run stopped: the judge failed.** {ui.dashboard_hint(stopped)}\n\n{n:,} finished rows were "
+                 f"kept.{saved} Fix the judge settings, then resume it from the History page.",
+                 icon=":material/error:")
+    elif meta.error:
         st.error(f"The run failed: {meta.error.rstrip('.')}. {n:,} finished rows were kept.{saved}",
                  icon=":material/warning:")
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
+    elif fallback > judging.MAX_FALLBACK_RATE * judged:
+        st.warning(f"Done, but the judge failed often: {fallback:,} of {judged:,} judged scores fell back to the "
+                   f"heuristic ({judging.main_cause(report) or 'see each score'}).{saved}", icon=":material/warning:")
     else:
         st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
+    if fallback and not stopped and fallback <= judging.MAX_FALLBACK_RATE * judged:
+        st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
+                   f"({judging.main_cause(report) or 'see each score'}).")
     if meta.warning:
         st.warning(meta.warning)
     if n:

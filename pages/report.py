@@ -4,6 +4,7 @@ from typing import Any, Dict, Sequence
 
 import streamlit as st
 
+from evaluator.analysis import judging
 from evaluator.analysis.advice import recommendations
 from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
 from evaluator.costs import price
@@ -32,8 +33,9 @@ def empty_report() -> None:
 
 
 def report_caption(report: EvalReport, meta: ui.RunMeta) -> str:
-    judge = meta.settings.get("model") if meta.settings.get("judge") == "openai" else "offline heuristics"
-    parts = [f"**{meta.dataset_name}**", f"{len(report.results):,} samples", f"judge: {judge}",
+    n = len(report.results)
+    parts = [f"**{meta.dataset_name}**", f"{n:,} sample{'' if n == 1 else 's'}",
+             f"judge: {judging.judge_status(report, meta.settings)}",
              ui.format_duration(report.total_time), f"status: {meta.status}"]
     return " · ".join(parts + ([f"run `{meta.run_id}`"] if meta.run_id else []))
 
@@ -71,7 +73,9 @@ def summary_table(sums: Sequence[Any]) -> None:
              "band": band(s.mean) if s.mean is not None else "N/A",
              "how": ", ".join(f"{METHOD_LABELS.get(m, m)}: {n}" for m, n in s.methods.items())} for s in sums]
     three = st.column_config.NumberColumn(format="%.3f")
-    ui.records_table(rows, column_config={c: three for c in ("mean", "std", "95% CI low", "95% CI high")})
+    config = {c: three for c in ("mean", "std", "95% CI low", "95% CI high")}
+    config["how"] = st.column_config.TextColumn("how", width="large")
+    ui.records_table(rows, column_config=config)
 
 
 def advice_view(sums: Sequence[Any]) -> None:
@@ -82,7 +86,7 @@ def advice_view(sums: Sequence[Any]) -> None:
             st.markdown(f"**{item.metric}** {ui.badge(item.score)} — {item.diagnosis}", unsafe_allow_html=True)
             st.markdown("\n".join(f"- {action}" for action in item.actions))
     if not advice:
-        st.success(f"Every metric is at least Good ({band_ranges()['Good'].split('–')[0]}+). Nothing urgent to fix.")
+        st.success(f"Every metric is at least Good ({band_ranges()['Good']}). Nothing urgent to fix.")
 
 
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
@@ -94,12 +98,16 @@ def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     usage = report.usage or {}
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
                  meta.settings.get("price_in"), meta.settings.get("price_out"))
-    cells = [("Judge calls", "calls"), ("Cache hits", "cache_hits"), ("Prompt tokens", "prompt_tokens"),
-             ("Completion tokens", "completion_tokens"), ("Retries", "retries")]
+    ok, asked = judging.judge_calls(usage)
+    cells = [("Judge calls", "calls"), ("Failed calls", "failures"), ("Cache hits", "cache_hits"),
+             ("Prompt tokens", "prompt_tokens"), ("Completion tokens", "completion_tokens"), ("Retries", "retries")]
     columns = st.columns(len(cells) + 1)
     for col, (label, key) in zip(columns, cells):
         col.metric(label, f"{usage.get(key, 0):,}")
-    columns[-1].metric("Cost", "no prices given" if cost is None else f"{cost:.4f}")
+    columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
+                       help="Give prices per million tokens in the judge settings to see the cost." if cost is None
+                       else None)
+    st.caption(f"{ok:,} of {asked:,} judge calls succeeded" + ("; no prices given, so no cost." if cost is None else "."))
 
 
 def agreement_view(report: EvalReport, meta: ui.RunMeta) -> None:
@@ -215,6 +223,7 @@ if report is None or not report.results:
     st.stop()
 
 st.caption(report_caption(report, meta))
+ui.trust_notes(report)
 sums = ui.summaries(meta.token, report)
 metric_cards(report, meta, sums)
 ui.band_legend()

@@ -19,8 +19,12 @@ Which behaviour answers a chat request, first match wins:
 3. `default` (a reply of `DEFAULT_REPLY` unless you pass another).
 
 Behaviours (plain dataclasses, built by the helper functions below):
-- `reply(text, usage="auto" | (prompt, completion) | None, delay=0)`: HTTP 200 completion;
-  usage "auto" counts whitespace-separated words, None omits the `usage` field.
+- `reply(text, usage="auto" | (prompt, completion) | None, delay=0, logprobs=None)`: HTTP 200
+  completion; usage "auto" counts whitespace-separated words, None omits the `usage` field;
+  `logprobs` = [(token, [(alternative, logprob), ...]), ...] adds `choices[0].logprobs.content`
+  (sent only when the request asked for logprobs, as real servers do).
+- `scored_reply(before, {"4": 0.6, "3": 0.4}, after)`: a reply whose score token has those
+  top alternatives (the most likely one is the token written).
 - `error(status, message, retry_after=None, retry_after_ms=None, delay=0)`: an OpenAI-style
   error body with that status and optional `Retry-After` / `retry-after-ms` headers.
 - `stall(seconds)`: holds the request that long (past the client's timeout), then hangs up.
@@ -49,6 +53,7 @@ class Reply:
     usage: Union[str, Tuple[int, int], None] = "auto"
     delay: float = 0.0
     finish_reason: str = "stop"
+    logprobs: Optional[Tuple[Tuple[str, Tuple[Tuple[str, float], ...]], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -81,8 +86,20 @@ Behaviour = Union[Reply, Error, Stall, Drop, Malformed]
 
 
 def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, int], None] = "auto",
-          delay: float = 0.0, finish_reason: str = "stop") -> Reply:
-    return Reply(text, usage, delay, finish_reason)
+          delay: float = 0.0, finish_reason: str = "stop", logprobs: Optional[list] = None) -> Reply:
+    frozen = None if logprobs is None else tuple((t, tuple((a, float(lp)) for a, lp in alts)) for t, alts in logprobs)
+    return Reply(text, usage, delay, finish_reason, frozen)
+
+
+def scored_reply(before: str, probabilities: Dict[str, float], after: str = "}", **options: Any) -> Reply:
+    """A reply `before + <score token> + after` whose score token's top alternatives have these
+    probabilities; the written token is the most likely one."""
+    import math
+
+    token = max(probabilities, key=probabilities.get)
+    alternatives = [(t, math.log(p)) for t, p in sorted(probabilities.items(), key=lambda kv: -kv[1])]
+    return reply(before + token + after, logprobs=[(before, [(before, 0.0)]), (token, alternatives),
+                                                  (after, [(after, 0.0)])], **options)
 
 
 def error(status: int, message: str = "error injected by the test server", *,
@@ -227,13 +244,18 @@ class ChatServer:
 
 
 def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], None],
-                    prompt: str, finish_reason: str = "stop") -> Dict[str, Any]:
+                    prompt: str, finish_reason: str = "stop", logprobs: Optional[tuple] = None) -> Dict[str, Any]:
     """An OpenAI chat.completion object."""
     body: Dict[str, Any] = {
         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                      "finish_reason": finish_reason}],
     }
+    if logprobs is not None:
+        body["choices"][0]["logprobs"] = {"content": [
+            {"token": token, "logprob": dict(alts).get(token, alts[0][1]), "bytes": None,
+             "top_logprobs": [{"token": a, "logprob": lp, "bytes": None} for a, lp in alts]}
+            for token, alts in logprobs]}
     if usage == "auto":
         usage = (len(prompt.split()), len(text.split()))
     if usage is not None:
@@ -307,7 +329,9 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(b, Reply):
             self.chat._wait(b.delay)
             model = request.body.get("model", "") if isinstance(request.body, dict) else ""
-            body = completion_body(b.text, model, b.usage, request.prompt, b.finish_reason)
+            wants = isinstance(request.body, dict) and request.body.get("logprobs")
+            body = completion_body(b.text, model, b.usage, request.prompt, b.finish_reason,
+                                   b.logprobs if wants else None)
             self._send(200, json.dumps(body).encode())
         elif isinstance(b, Error):
             self._error(b)

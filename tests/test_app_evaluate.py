@@ -244,7 +244,7 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
         assert calls > 0 and all(r.headers["authorization"] == f"Bearer {CANARY}" for r in srv.chat_requests)
     report = app.session_state["report"]
     assert report.usage["calls"] == calls
-    assert {ms.method for r in report.results for ms in r.metric_scores().values()} <= {"llm_blend", "skipped", "rule"}
+    assert {ms.method for r in report.results for ms in r.metric_scores().values()} <= {"llm_blend", "skipped", "rule", "empty_answer"}
     (info,) = RunStore(history).list_runs()
     assert info.settings["judge"] == "openai" and info.settings["model"] == "test-model"
     assert CANARY not in repr(info.settings) and CANARY not in repr(app.session_state["run"])
@@ -252,3 +252,21 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
         assert CANARY.encode() not in path.read_bytes(), path
     app.switch_page("pages/report.py").run()
     assert {m.label: m.value for m in app.metric}["Judge calls"] == f"{calls:,}"
+
+
+def test_a_judge_answering_401_stops_the_run_with_a_red_box_naming_the_cause(app, history):
+    from openai_server import ChatServer, error
+
+    with ChatServer(default=error(401, "Incorrect API key provided")) as srv:
+        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
+        app.text_input(key="eval_base_url").set_value(srv.base_url)
+        app.text_input(key="eval_model").set_value("gpt-4o-mini")
+        app.checkbox(key="eval_cache").uncheck().run()
+        app.button(key="btn_run").click().run()
+        no_exception(app)
+    (box,) = [e.value for e in app.error]
+    assert box.startswith("**The run stopped: the judge failed.** Judge rejected the request: HTTP 401 Unauthorized")
+    assert "check the API key (type it under Judge, or set OPENAI_API_KEY)" in box
+    assert not app.success  # never a green "Done"
+    (info,) = RunStore(history).list_runs()
+    assert info.status == "stopped"

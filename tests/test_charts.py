@@ -1,11 +1,12 @@
-"""charts: vega-lite specs built from aggregates, rendered offline to PNG and SVG."""
+"""charts and analysis.aggregate: vega-lite specs built from aggregate rows, rendered offline to PNG and SVG."""
 import random
 import subprocess
 import sys
 
 from evaluator.analysis.agreement import agreement_table
+from evaluator.analysis.aggregate import category_rows, histogram_rows
 from evaluator.charts import (
-    calibration_chart, category_chart, category_rows, chart_png, chart_svg, distribution_chart, histogram_rows,
+    calibration_chart, category_chart, chart_png, chart_svg, distribution_chart,
     means_chart,
 )
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport, EvalResult, EvalSample, MetricScore

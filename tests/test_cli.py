@@ -51,7 +51,7 @@ def test_html_output_is_self_contained(data, tmp_path):
 
 
 def test_fail_under_missed_exits_one_and_names_metric(data, capsys):
-    code = main(["evaluate", str(data), "-q", "--fail-under", "faithfulness=1.01", "--fail-under", "overall=0"])
+    code = main(["evaluate", str(data), "-q", "--fail-under", "faithfulness=1", "--fail-under", "overall=0"])
     assert code == 1
     err = capsys.readouterr().err
     assert "faithfulness" in err and "overall" not in err
@@ -135,9 +135,11 @@ def test_judge_failures_are_announced(data, capsys):
     with ChatServer(default=error(500, "boom")) as srv:
         code = main(["evaluate", str(data), "-q", "--no-cache", "--model", "judge", "--base-url", srv.base_url,
                      "--max-workers", "1"])
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "fell back to the heuristic" in out and "faithfulness: 3/3" in out
+    assert code == 3  # every judged score fell back: far above --max-fallback-rate 0.1
+    captured = capsys.readouterr()
+    assert "fell back to the heuristic" in captured.out and "faithfulness: 3/3" in captured.out
+    assert captured.err.splitlines()[-1] == ("ragmeter: judge failed: 13/13 judged scores (100%) fell back to the "
+                                             "heuristic (HTTP 500), above --max-fallback-rate 0.1")
 
 
 def test_labels_prints_agreement_with_human_columns(tmp_path, capsys):

@@ -79,7 +79,7 @@ def test_concurrent_equals_sequential():
     samples = [sample(i, gt=i % 2 == 0) for i in range(12)]
     seq = RAGEvaluator(OfflineJudge()).evaluate_dataset(samples)
     par = RAGEvaluator(OfflineJudge()).evaluate_dataset(samples, max_workers=3)
-    assert [r.scores() for r in seq.results] == [r.scores() for r in par.results]
+    assert [r.score_values() for r in seq.results] == [r.score_values() for r in par.results]
 
 
 def test_batch_delay_sleeps_between_samples():
@@ -114,7 +114,7 @@ def test_rule_metrics_reported_when_sample_has_keywords():
     s = EvalSample("q?", "Refunds within 30 days", ["Refund policy: 30 days"],
                    expected_answer_keywords=["30 days", "receipt"], expected_docs=["Refund policy"])
     res = RAGEvaluator(OfflineJudge()).evaluate(s)
-    assert res.scores()["keyword_coverage"] == 0.5 and res.scores()["expected_doc_recall"] == 1.0
+    assert res.score_values()["keyword_coverage"] == 0.5 and res.score_values()["expected_doc_recall"] == 1.0
 
 
 class CountingJudge(ScriptedJudge):

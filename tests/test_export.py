@@ -141,9 +141,50 @@ def test_html_contents_summary_advice_methods_and_details():
     assert "Mean score per metric" in html and "Score distribution per metric" in html
 
 
-def test_html_can_limit_the_sample_section():
-    html = html_report(offline_report(), max_samples=2)
-    assert html.count('<details class="sample">') == 2 and "first 2 of 6" in html
+def test_html_embeds_only_the_worst_samples_when_capped():
+    report = offline_report()
+    worst = sorted(report.results, key=lambda r: r.overall())[:2]
+    html = html_report(report, max_samples=2)
+    assert html.count('<details class="sample">') == 2 and "worst 2 of 6" in html
+    assert "every row is in the CSV" in html
+    shown = re.findall(r'<details class="sample"><summary><strong>([^<]*)</strong>', html)
+    assert shown == [r.sample_id for r in worst]
+    assert "95% CI" in html and "scored 6/6" in html  # the summary still covers every sample
+
+
+def test_html_caps_the_samples_by_default_and_stays_small():
+    from evaluator.io.export import DEFAULT_MAX_SAMPLES
+
+    report = offline_report()
+    report.results = [report.results[i % 6] for i in range(DEFAULT_MAX_SAMPLES * 3)]
+    html = html_report(report, use_vl_convert=False)
+    assert html.count('<details class="sample">') == DEFAULT_MAX_SAMPLES
+    assert f"worst {DEFAULT_MAX_SAMPLES:,} of {DEFAULT_MAX_SAMPLES * 3:,}" in html
+
+
+def test_offline_html_says_scores_are_lexical_estimates_at_the_top():
+    html = html_report(offline_report(), settings={"judge": "offline"}, use_vl_convert=False)
+    notice = html.index("lexical estimates")
+    assert notice < html.index("<h2>Summary</h2>") and "paraphrase" in html and "word salad" in html
+
+
+def test_html_header_names_a_failed_judge_and_the_fallbacks():
+    report = offline_report()
+    for r in report.results:
+        r.faithfulness = MetricScore("faithfulness", 0.4, "judge down", method=METHOD_FALLBACK, heuristic_score=0.4,
+                                     error="JudgeError: Judge rejected the request: HTTP 401 Unauthorized")
+    report.usage = {"calls": 0, "failures": 6, "stopped_on_judge_failure": "Judge rejected the request: HTTP 401"}
+    html = html_report(report, settings={"judge": "openai", "model": "gpt-4o-mini"}, use_vl_convert=False)
+    assert "gpt-4o-mini · 0/6 calls succeeded · HTTP 401" in html
+    assert "The run stopped: the judge failed." in html and "6 of 6 judged scores" in html
+    assert "lexical estimates (words shared" not in html  # not an offline run
+
+
+def test_per_sample_badges_carry_their_metric_names():
+    html = html_report(offline_report(), use_vl_convert=False)
+    summary = re.search(r'<details class="sample"><summary>(.*?)</summary>', html, re.S).group(1)
+    for name in ("faithfulness", "answer relevancy", "context precision"):
+        assert f'<span class="muted">{name}</span>' in summary
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

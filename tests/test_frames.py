@@ -23,6 +23,7 @@ from evaluator.model import (
     METHOD_BLEND,
     METHOD_FALLBACK,
     METRICS,
+    RULE_METRICS,
     EvalResult,
     EvalSample,
     MetricScore,
@@ -31,6 +32,7 @@ from evaluator.runs import RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
+NAMES = METRICS + RULE_METRICS
 
 
 def record(result: EvalResult, index: int) -> dict:
@@ -56,15 +58,19 @@ def test_parquet_round_trip_is_lossless(tmp_path):
     offline = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(SAMPLE)).results
     pairs = [(0, judged_result())] + [(i + 1, r) for i, r in enumerate(offline)]
     path = tmp_path / "r.parquet"
-    assert results_parquet(pairs, path) == len(pairs)
+    assert results_parquet(pairs, path, NAMES) == len(pairs)
     back = read_results_parquet(path)
     assert [result_to_record(r, i) for i, r in back] == [result_to_record(r, i) for i, r in pairs]
-    assert pq.read_schema(path).names == result_columns()
+    assert pq.read_schema(path).names == result_columns(NAMES)
+    row = pq.read_table(path).slice(0, 1).to_pylist()[0]  # the analytics columns
+    assert (row["faithfulness"], row["faithfulness_llm_score"], row["faithfulness_heuristic_score"]) == (0.25, 0.2, 0.3751)
+    assert row["answer_relevancy_error"] == "JudgeError: HTTP 500" and row["context_recall"] is None
+    assert row["expected_doc_recall_method"] is None  # this sample has no such metric
 
 
 def test_empty_and_all_null_columns_keep_their_types(tmp_path):
     path = tmp_path / "empty.parquet"
-    assert results_parquet([], path) == 0
+    assert results_parquet([], path, NAMES) == 0
     schema = pq.read_schema(path)
     assert str(schema.field("faithfulness").type) == "double"
     assert str(schema.field("contexts").type) == "list<element: string>"
@@ -113,7 +119,7 @@ def test_score_frame_gives_the_single_process_scores_in_order():
     out = score_frame(rows, RunConfig())
     expected = RAGEvaluator(OfflineJudge()).evaluate_dataset(samples).results
     assert len(out) == len(expected) and list(out["index"]) == list(range(len(expected)))
-    got = results_frame([])  # the same columns, whatever score_frame returns
+    got = results_frame([], NAMES)  # the same columns, whatever score_frame returns
     assert list(out.columns) == list(got.columns)
     from evaluator.io.frames import results_from_frame
     assert [record(r, i) for i, r in results_from_frame(out)] == [record(r, i) for i, r in enumerate(expected)]
@@ -134,7 +140,7 @@ def test_score_frame_reads_ragas_columns_with_array_cells():
 
 def test_tally_gives_the_reports_summary():
     report = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(SAMPLE))
-    frame = results_frame(enumerate(report.results))
+    frame = results_frame(enumerate(report.results), report.metric_names())
     tally = RunTally()
     tally.add(frame.iloc[:10])
     tally.add(frame.iloc[10:])

@@ -1,9 +1,7 @@
 """The offline heuristics on hand-written cases, one behaviour each, and the seed's Jaccard set."""
-import time
 
 import pytest
 
-from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.metrics.heuristics import (
     DEFAULT_HEURISTICS,
     HEURISTIC_SETS,
@@ -365,15 +363,6 @@ def test_arabic_context_precision_ranks_relevant_first_higher():
 
 
 # --- speed --------------------------------------------------------------------------------
-
-def test_offline_judge_is_fast():
-    samples = [EvalSample(f"What is the capital of country {i}?", f"The capital is city {i}.",
-                          [FRANCE + f" Sample {i}.", SKI, BAKERY], f"City {i}") for i in range(400)]
-    start = time.perf_counter()
-    RAGEvaluator(OfflineJudge()).evaluate_dataset(samples)
-    rate = len(samples) / (time.perf_counter() - start)
-    assert rate > 500, f"{rate:.0f} samples/s"  # ~10x headroom for slow, shared CI machines
-
 
 def test_a_pronoun_of_the_same_person_as_the_contexts_is_not_penalised():
     ctx = ["Billing help: if you cancel, you keep access until the end of the month."]

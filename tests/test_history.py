@@ -1,4 +1,5 @@
 """history: the SQLite run store, on real database files."""
+import json
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
@@ -108,6 +109,7 @@ def test_wal_mode_and_migrations_recorded_once(store):
     RunStore(store.path)  # reopening applies nothing twice
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("PRAGMA page_size").fetchone() == (8192,)  # a new file: few half-empty pages
         names = [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY name")]
     assert names == sorted(step.__name__ for step in MIGRATIONS)
 
@@ -149,3 +151,51 @@ def test_concurrent_writers_lose_nothing(store):
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda i: store.record_result(run_id, i, scored(data[i], 0.5)), range(200)))
     assert store.completed_indices(run_id) == set(range(200)) and store.pending_samples(run_id) == []
+
+
+def test_result_rows_do_not_repeat_the_sample_text(store):
+    data = [EvalSample("Question?", "Answer.", [f"Context number {i} " + "x" * 300 for i in range(4)], "Ref",
+                       sample_id="c0")]
+    run_id = store.create_run(dataset_name="d", samples=data, settings={})
+    result = RAGEvaluator(OfflineJudge()).evaluate(data[0])
+    store.record_result(run_id, 0, result)
+    with sqlite3.connect(store.path) as db:
+        [(record,)] = db.execute("SELECT record FROM results WHERE run_id = ?", (run_id,)).fetchall()
+        [(sample_record,)] = db.execute("SELECT record FROM samples WHERE run_id = ?", (run_id,)).fetchall()
+    assert "Context number" not in record and "x" * 300 not in record
+    assert sample_record.count("x" * 300) == 4  # the one copy
+    assert store.load_report(run_id).results == [result]
+
+
+@pytest.mark.parametrize("other", [None, EvalSample("Another question?", "Another answer.", ["Other."], sample_id="z")])
+def test_result_whose_sample_is_not_the_runs_own_round_trips(store, other):
+    data = samples(2)
+    run_id = store.create_run(dataset_name="d", samples=data, settings={})
+    result = scored(data[1], 0.7)
+    result.sample = other
+    store.record_result(run_id, 1, result)
+    assert store.indexed_results(run_id) == [(1, result)]
+
+
+def test_rows_written_before_the_compact_migration_still_load(tmp_path):
+    from evaluator.io.records import result_to_record, sample_to_record
+
+    path = tmp_path / "old.sqlite3"
+    data = samples(3)
+    results = RAGEvaluator(OfflineJudge()).evaluate_dataset(data).results
+    with sqlite3.connect(path) as db:  # a database as the m001/m002 code wrote it: full records
+        db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        for step in MIGRATIONS[:2]:
+            step(db)
+            db.execute("INSERT INTO _migrations VALUES (?, 'then')", (step.__name__,))
+        db.execute("INSERT INTO runs (run_id, dataset_name, created_at, status, n_samples, settings) "
+                   "VALUES ('old', 'd', '2026-01-01T00:00:00', 'stopped', 3, '{}')")
+        for i, s in enumerate(data):
+            db.execute("INSERT INTO samples VALUES ('old', ?, ?)", (i, json.dumps(sample_to_record(s, i))))
+        for i in (0, 1):
+            db.execute("INSERT INTO results VALUES ('old', ?, ?, ?, ?)",
+                       (i, results[i].sample_id, results[i].overall(), json.dumps(result_to_record(results[i], i))))
+    store = RunStore(path)
+    store.record_result("old", 2, results[2])  # a resumed old run: new rows are compact beside the old ones
+    assert store.load_report("old").results == results
+    assert store.get_run("old").n_done == 3 and store.pending_samples("old") == []

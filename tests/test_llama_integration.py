@@ -20,7 +20,8 @@ import pytest
 from evaluator.errors import JudgeError
 
 from evaluator.evaluation import RAGEvaluator
-from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
+from evaluator.metrics.rubric import RubricMetric
+from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_UNSCORED, EvalSample
 from evaluator.judges.openai import OpenAIJudge
 
 pytestmark = pytest.mark.llama
@@ -137,3 +138,24 @@ def test_a_full_evaluation_round_trip(llama_url, capsys):
     with capsys.disabled():
         print(f"\nllama round trip: 5 judge calls in {elapsed:.1f}s, {len(blended)}/5 parsed, "
               f"usage {judge.usage()}")
+
+
+def test_a_rubric_is_scored_from_the_servers_token_probabilities(llama_url, capsys):
+    """G-Eval against llama.cpp: the server returns top_logprobs and a one-token score is weighted by them.
+    (Pass-fail: on this prompt SmolLM2-135M writes `"score": 0`, its 1-5 replies hold no score at all.)"""
+    judge = OpenAIJudge("smollm2", llama_url, timeout=120, max_tokens=120)
+    polite = RubricMetric("politeness", "The answer is polite and professional.", scale="pass-fail")
+    sample = EvalSample("Where is my refund?", "Your refund was sent on Monday; thank you for waiting.", ["ctx"])
+    ms = RAGEvaluator(judge, metrics=[polite]).evaluate(sample).scores["politeness"]
+    info = judge.call_info()
+    assert info["top_logprobs"] == 5 and info["logprobs"], "llama.cpp sent no token probabilities"
+    assert all(len(alts) >= 1 for _, alts in info["logprobs"])
+    assert ms.method in (METHOD_LLM, METHOD_UNSCORED), ms
+    if ms.method == METHOD_LLM:
+        assert 0.0 <= ms.score <= 1.0
+        stated = polite.parse(ms.raw_reply)
+        if stated.how == "json" and float(stated.stated).is_integer():
+            # A one-token score after "score": must be weighted by its probabilities.
+            assert ms.scored_from == "logprobs", (ms.raw_reply, info["logprobs"][-4:])
+    with capsys.disabled():
+        print(f"\nllama G-Eval: reply {ms.raw_reply!r} -> {ms.score:.3f} ({ms.scored_from or ms.method})")

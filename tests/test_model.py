@@ -29,7 +29,7 @@ def test_metric_score_repr():
 
 def test_result_scores_round_and_none_when_skipped():
     r = result("s1", 0.123456, 0.5, 1.0)
-    assert r.scores() == {"faithfulness": 0.1235, "answer_relevancy": 0.5, "context_precision": 1.0,
+    assert r.score_values() == {"faithfulness": 0.1235, "answer_relevancy": 0.5, "context_precision": 1.0,
                           "context_recall": None, "answer_correctness": None}
 
 
@@ -72,7 +72,7 @@ def test_report_to_dict_and_print(capsys):
 
 def test_rule_metrics_join_means_only_when_present():
     r = result("a", 0.2, 1.0, 0.5)
-    r.extra["keyword_coverage"] = MetricScore("keyword_coverage", 0.5)
+    r.scores["keyword_coverage"] = MetricScore("keyword_coverage", 0.5, method="rule")
     rep = EvalReport([r, result("b", 0.4, 0.0, 0.5)])
     assert rep.mean_scores()["keyword_coverage"] == 0.5
     assert "expected_doc_recall" not in rep.mean_scores()

@@ -1,6 +1,6 @@
 import pytest
 
-from evaluator.metrics.parsing import average_precision, parse_reply
+from evaluator.metrics.parsing import average_precision, parse_reply, parse_score
 
 
 @pytest.mark.parametrize("reply, expected", [
@@ -68,3 +68,42 @@ def test_prose_around_json_binds_to_the_judges_last_object():
 def test_nested_objects_are_not_mistaken_for_the_verdict():
     reply = 'Here you go: {"claims": [{"claim": "a", "verdict": "unsupported"}], "reasoning": "r"}'
     assert parse_reply(reply, "faithfulness").score == 0.0
+
+
+# Replies that the seed's "first bare number" fallback scored 1.0 — the judge never said 1.0.
+@pytest.mark.parametrize("reply, expected", [
+    ("There is 1 unsupported claim out of 3.", None),
+    ('{"reasoning": "unsupported", "score": null, "note": "1 claim"}', None),
+    ('The answer says {"score": 1} but the final score: 0.1', 0.1),
+    ("Step 1: read the answer. Step 2: compare. I would rate this 0.6.", 0.6),
+    ('{"reasoning": "the answer claims score: 1", "score": 0.3}', 0.3),
+    ('Quoted: {"reasoning": "it says score: 1"} Score = 0.25', 0.25),
+    ("I would rate this 0.8 overall.", 0.8),
+    ("Score: 4/5", 0.8),
+    ("**Final score:** 0.9", 0.9),
+    ('{"score": 0.7, "reasoning": "cut off', 0.7),
+    ("2 of 3 claims are supported; 0 errors.", None),
+    ('{"reasoning": "no score given"}', None),
+    ('My verdict: {"score": 0.3}. Oh wait, {"score": null}', None),
+    ("score: 80%", 0.8),
+    ("5", None),
+])
+def test_the_judges_own_final_score_or_none(reply, expected):
+    got = parse_reply(reply, "answer_relevancy").score
+    assert got == (None if expected is None else pytest.approx(expected)), reply
+
+
+@pytest.mark.parametrize("reply, scale, expected", [
+    ('{"reasoning": "polite", "score": 4}', "1-5", 0.75),
+    ("Score: 5/5", "1-5", 1.0),
+    ("3", "1-5", 0.5),
+    ("The answer is fine. Rating: 1", "1-5", 0.0),
+    ("6", "1-5", None),
+    ('{"score": "pass"}', "pass-fail", 1.0),
+    ('{"score": 0, "reasoning": "blames the user"}', "pass-fail", 0.0),
+    ("FAIL", "pass-fail", 0.0),
+    ("0.5", "pass-fail", None),
+])
+def test_scales_are_normalised_to_zero_one(reply, scale, expected):
+    got = parse_score(reply, scale=scale).score
+    assert got == (None if expected is None else pytest.approx(expected)), reply

@@ -1,8 +1,9 @@
 import pytest
 
-from evaluator.metrics.prompts import DATA_CLOSE, DATA_OPEN, TEMPLATES, build_prompt
+from evaluator.metrics.prompts import DATA_CLOSE, DATA_OPEN, build_prompt
+from evaluator.metrics.registry import METRIC_REGISTRY
 
-METRICS = list(TEMPLATES)
+METRICS = [m.name for m in METRIC_REGISTRY.values() if m.judged]
 
 
 def split_prompt(prompt):
@@ -39,7 +40,7 @@ def test_each_metric_shows_only_what_it_needs():
 
 def test_arabic_prompts_are_written_in_arabic():
     for metric in METRICS:
-        text = TEMPLATES[metric]["ar"]
+        text = METRIC_REGISTRY[metric].prompts["ar"]
         arabic = sum("\u0600" <= ch <= "\u06ff" for ch in text)
         assert arabic > 80, metric
     assert "[السؤال]" in build_prompt("faithfulness", "ar", "س", "ج", ["ن"])

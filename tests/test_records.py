@@ -8,7 +8,10 @@ from evaluator.model import (
     METHOD_BLEND, METHOD_FALLBACK, METHOD_RULE, METHOD_SKIPPED, METRICS, RULE_METRICS,
     EvalResult, EvalSample, MetricScore,
 )
-from evaluator.io.records import flat_row, result_from_record, result_to_record, sample_from_record, sample_to_record
+from evaluator.io.records import (
+    flat_row, result_from_compact_record, result_from_record, result_to_compact_record, result_to_record,
+    sample_from_record, sample_to_record,
+)
 
 
 def full_result() -> EvalResult:
@@ -88,3 +91,20 @@ def test_flat_row_has_fixed_columns_and_none_for_skipped():
     assert row["overall"] == full_result().overall() and row["elapsed_sec"] == 1.25
     for name in METRICS + RULE_METRICS:
         assert name in row and f"{name}_method" in row
+
+
+def test_compact_record_round_trips_without_the_sample_text():
+    result = full_result()
+    record = json.loads(json.dumps(result_to_compact_record(result)))
+    assert "Paris: capital" not in json.dumps(record)
+    assert record["metrics"]["faithfulness"]["score"] == 0.123456789
+    assert "error" not in record["metrics"]["faithfulness"]  # defaults are left out
+    assert result_from_compact_record(record, result.sample) == result
+
+
+@pytest.mark.parametrize("embedded", [None, EvalSample("Q?", "A.", ["C."], sample_id="other")])
+def test_compact_record_can_embed_its_own_sample(embedded):
+    result = full_result()
+    result.sample = embedded
+    record = json.loads(json.dumps(result_to_compact_record(result, with_sample=True)))
+    assert result_from_compact_record(record, full_result().sample) == result

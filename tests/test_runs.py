@@ -56,7 +56,7 @@ def test_finished_offline_run_is_saved_row_by_row(store):
     assert (info.status, info.n_done, info.n_samples, info.settings) == ("finished", 6, 6, {"judge": "offline"})
     assert info.total_time == pytest.approx(run.report.total_time)
     saved = store.load_report(run.run_id)
-    assert [r.scores() for r in saved.results] == [r.scores() for r in run.report.results]
+    assert [r.score_values() for r in saved.results] == [r.score_values() for r in run.report.results]
     library = RAGEvaluator(OfflineJudge()).evaluate_dataset(data)
     for name, mean in run.means().items():
         assert mean == pytest.approx(library.mean_scores()[name]), name
@@ -236,5 +236,5 @@ def test_resume_restores_the_heuristic_set(store):
     run = Run.resume(store, run_id).start()
     assert run.join(WAIT) and run.status == "finished"
     jaccard = RAGEvaluator(OfflineJudge(), heuristics="jaccard").evaluate_dataset(data)
-    assert [r.scores() for r in run.report.results] == [r.scores() for r in jaccard.results]
+    assert [r.score_values() for r in run.report.results] == [r.score_values() for r in jaccard.results]
     assert first.evaluator.heuristics == "jaccard"

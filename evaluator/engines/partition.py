@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
-from ..metrics.scoring import is_offline
+from ..judges.base import is_offline
 from ..model import EvalResult, EvalSample
 from ..runs import RunConfig
 
@@ -85,6 +85,7 @@ class FrameScorer:
         self.config, self.mapping = config, mapping
         self.judge = CountingJudge(config.build_judge())
         self.evaluator = config.evaluator(self.judge)
+        self.metrics = list(self.evaluator.metric_names)  # every frame gets these columns, in this order
         self.workers = config.workers
 
     def __call__(self, df: Any) -> Any:
@@ -93,9 +94,9 @@ class FrameScorer:
         numbered = _numbered_rows(df)
         samples = samples_from_rows(numbered, self.mapping, name="data frame")
         scored = self._score(samples)
-        rows = [result_row(UNKNOWN_INDEX if n is None else n - 1, result, usage)
+        rows = [result_row(UNKNOWN_INDEX if n is None else n - 1, result, self.metrics, usage)
                 for (n, _), (result, usage) in zip(numbered, scored)]
-        return pd.DataFrame({c: [row[c] for row in rows] for c in result_columns()})
+        return pd.DataFrame({c: [row[c] for row in rows] for c in result_columns(self.metrics)})
 
     def _score(self, samples: List[EvalSample]) -> List[Tuple[EvalResult, Dict[str, int]]]:
         if self.workers <= 1:

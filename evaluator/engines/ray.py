@@ -184,7 +184,8 @@ def run_ray(data: str, config: RunConfig, *, workers: int = 2, address: Optional
         run = RayRun(RunTally(), workers, total=ds.count(), output=output)
         if on_start is not None:
             on_start(run.total)
-        with ParquetSink(output) if output else nullcontext() as sink:
+        metrics = [m.name for m in config.chosen_metrics()]
+        with ParquetSink(output, metrics) if output else nullcontext() as sink:
             for frame in scored(ds, config, worker_mapping, workers, batch).iter_batches(
                     batch_format="pandas", batch_size=None):
                 frame = number_rows(frame, run.rows)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from ..analysis.stats import MetricSummary, mean_std, metric_summary
-from ..io.frames import ALL_METRICS, USAGE_COLUMNS
-from ..model import METRICS, RULE_METRICS, format_table
+from ..io.frames import USAGE_COLUMNS, metric_columns
+from ..model import format_table
 
 
 @dataclass
@@ -20,25 +20,26 @@ class RunTally:
     """Per-metric scores and method counts, row count and judge usage of every frame added."""
 
     n: int = 0
-    scores: Dict[str, array] = field(default_factory=lambda: {m: array("d") for m in ALL_METRICS})
-    methods: Dict[str, Dict[str, int]] = field(default_factory=lambda: {m: {} for m in ALL_METRICS})
+    scores: Dict[str, array] = field(default_factory=dict)
+    methods: Dict[str, Dict[str, int]] = field(default_factory=dict)
     overall: array = field(default_factory=lambda: array("d"))
     usage: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_COLUMNS, 0))
 
     def add(self, frame: Any) -> None:
         """Count one results frame (see io.frames for its columns)."""
         self.n += len(frame)
-        for name in ALL_METRICS:
-            self.scores[name].extend(float(v) for v in frame[name].dropna())
+        for name in metric_columns(frame):
+            self.scores.setdefault(name, array("d")).extend(float(v) for v in frame[name].dropna())
+            methods = self.methods.setdefault(name, {})
             for method, count in frame[f"{name}_method"].value_counts().items():
-                self.methods[name][method] = self.methods[name].get(method, 0) + int(count)
+                methods[method] = methods.get(method, 0) + int(count)
         self.overall.extend(float(v) for v in frame["overall"])
         for column in USAGE_COLUMNS:
             self.usage[column] += int(frame[column].sum())
 
     def metric_names(self) -> List[str]:
-        """The five metrics, then each rule metric that at least one row has (as EvalReport does)."""
-        return list(METRICS) + [m for m in RULE_METRICS if self.methods[m]]
+        """The metrics at least one row has, in the run's order (as EvalReport.metric_names)."""
+        return [m for m, counts in self.methods.items() if counts]
 
     def summaries(self, **ci_options: Any) -> List[MetricSummary]:
         """Mean, std, CI and counts per metric, as `analysis.stats.summarize` gives for a report."""

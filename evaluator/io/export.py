@@ -4,9 +4,10 @@ Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
   leading apostrophe.
 - Settings pass through `sanitize_settings`, so no key, token or password is exported.
-- The HTML report escapes every piece of dataset and judge text, loads nothing from anywhere
-  (inline CSS, inline SVG charts, no URLs), and carries a Content-Security-Policy that forbids
-  scripts, so even an escaping bug could not run one.
+- The HTML report is a jinja2 template (templates/report.html.j2) with autoescape on: every piece
+  of dataset and judge text is escaped, it loads nothing from anywhere (inline CSS, inline SVG
+  charts, no URLs), and it carries a Content-Security-Policy that forbids scripts, so even an
+  escaping bug could not run one.
 """
 from __future__ import annotations
 
@@ -15,13 +16,19 @@ import io
 import json
 import re
 from datetime import datetime, timezone
+from functools import lru_cache
 from html import escape
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..analysis.advice import recommendations
-from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, badge_html, band, band_ranges
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from markupsafe import Markup
+
+from ..analysis import judging
+from ..analysis.advice import DEFAULT_THRESHOLD, recommendations
+from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
+from ..analysis.noise import judge_noise
 from ..analysis.stats import MetricSummary, summarize
-from ..model import METHOD_LABELS, METRICS, EvalReport, EvalResult, MetricScore
+from ..model import METHOD_LABELS, EvalReport, EvalResult
 from .records import flat_row, result_from_record, result_to_record
 from .redact import sanitize_settings
 
@@ -44,9 +51,10 @@ def results_csv(report: EvalReport) -> str:
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly.
     """
-    rows = [flat_row(r) for r in report.results]
+    names = report.metric_names()
+    rows = [flat_row(r, names) for r in report.results]
     out = io.StringIO()
-    fieldnames = list(rows[0]) if rows else list(flat_row(_empty_result()))
+    fieldnames = list(rows[0]) if rows else list(flat_row(EvalResult(None), names))
     writer = csv.DictWriter(out, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
@@ -54,17 +62,12 @@ def results_csv(report: EvalReport) -> str:
     return out.getvalue()
 
 
-def _empty_result() -> EvalResult:
-    """A result with every metric skipped: gives an empty report's CSV its header."""
-    return EvalResult(None, **{m: MetricScore(m, 0.0, skipped=True) for m in METRICS})
-
-
 # -- Parquet ------------------------------------------------------------------------------------
 def results_parquet(report: EvalReport) -> bytes:
     """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
     from .frames import parquet_bytes
 
-    return parquet_bytes(enumerate(report.results))
+    return parquet_bytes(enumerate(report.results), report.metric_names())
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -75,6 +78,9 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
     data["settings"] = sanitize_settings(settings or {})
     if "usage" in data:
         data["usage"] = sanitize_settings(data["usage"])
+    noise = judge_noise(report)
+    if noise:
+        data["judge_noise"] = [n.to_dict() for n in noise]
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
     return json.dumps(data, ensure_ascii=False, default=str)
 
@@ -90,17 +96,18 @@ def report_from_json(text: str) -> EvalReport:
 
 
 # -- HTML --------------------------------------------------------------------------------------
+DEFAULT_MAX_SAMPLES = 1000  # per-sample sections embedded; 31k rows made a 129 MB page that took 32 s to open
+
+# (a score inside the band, its label) for the legend, written from the thresholds in analysis.bands.
+LEGEND = tuple((lower, f"{name} {band_ranges()[name]}") for lower, name in BANDS)
+
+
 def _e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
 def _num(value: Optional[float], digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _badge(score: Optional[float], text: Optional[str] = None, hint: str = "") -> str:
-    # CSS classes, not inline styles, keep a 10k-sample report small.
-    return badge_html(score, text, hint=hint, css_class=True)
 
 
 STYLE = """
@@ -119,43 +126,12 @@ details.sample{border:1px solid #d0d7de;border-radius:6px;margin:4px 0;padding:4
 details.sample>summary{cursor:pointer}details.sample[open]>summary{margin-bottom:8px}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;border-radius:4px;padding:6px 8px;margin:2px 0 8px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px 8px;margin:4px 0}
-.metric{border-top:1px dashed #d0d7de;padding:6px 0}.muted{color:#59636e}.err{color:#cc0000}
+.metric{border-top:1px dashed #d0d7de;padding:6px 0}.muted{color:#59636e}.err{color:#cc0000}.small{font-size:14px}
+.scroll{overflow-x:auto}table.grid th{white-space:normal;overflow-wrap:anywhere;min-width:4.5em}
+.scores{display:inline-flex;flex-wrap:wrap;gap:2px 10px;margin-left:6px}.score{white-space:nowrap;font-size:12px}
+.alert{border-radius:6px;padding:8px 12px;margin:10px 0}.alert.error{background:#ffebe9;border:1px solid #cc0000}
+.alert.warn{background:#fff8c5;border:1px solid #d4a72c}.alert.note{background:#ddf4ff;border:1px solid #54aeff}
 """ + "".join(f".{cls}{{background:{BAND_COLORS[name]}}}" for name, cls in BAND_CLASSES.items())
-
-
-def _head(title: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
-        '<meta name="referrer" content="no-referrer">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>"
-    )
-
-
-def _header(report: EvalReport, title: str, dataset_name: str) -> str:
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    parts = [f"{len(report.results)} samples", f"overall mean {report.overall_mean():.3f}",
-             f"run time {report.total_time:.1f}s", f"generated {generated}"]
-    if dataset_name:
-        parts.insert(0, f"dataset {dataset_name}")
-    return f"<h1>{_e(title)}</h1><p class=\"meta\">{_e(' · '.join(parts))}</p>"
-
-
-def _card(s: MetricSummary) -> str:
-    std = f" ± {s.std:.3f}" if s.std is not None else ""
-    ci = f"95% CI {_num(s.ci_low)} – {_num(s.ci_high)}" if s.ci_low is not None else "no CI"
-    label = _badge(s.mean, band(s.mean)) if s.mean is not None else _badge(None)
-    return (
-        f'<div class="card"><div class="name">{_e(s.name)}</div>'
-        f'<div class="mean">{_num(s.mean)}<span class="muted" style="font-size:14px">{_e(std)}</span></div>'
-        f"{label}<small>{_e(ci)}</small>"
-        f"<small>scored {s.n_scored}/{s.n_total} · fallbacks {s.n_fallback}</small></div>"
-    )
-
-
-def _cards(summaries: Sequence[MetricSummary]) -> str:
-    return '<h2>Summary</h2><div class="cards">' + "".join(_card(s) for s in summaries) + "</div>"
 
 
 _XMLNS = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
@@ -181,12 +157,12 @@ def _vl_svgs(report: EvalReport, summaries: Sequence[MetricSummary]) -> Optional
         return None
 
 
-def _charts(report: EvalReport, summaries: Sequence[MetricSummary], use_vl_convert: bool) -> str:
+def _charts(report: EvalReport, summaries: Sequence[MetricSummary], use_vl_convert: bool) -> List[Markup]:
+    """The charts' SVG markup (its text escaped where it was built)."""
     svgs = _vl_svgs(report, summaries) if use_vl_convert else None
     if svgs is None:
         svgs = [fallback_means_svg(summaries), fallback_histograms_svg(report)]
-    figures = "".join(f"<figure>{svg}</figure>" for svg in svgs)
-    return "<h2>Charts</h2>" + figures
+    return [Markup(svg) for svg in svgs]
 
 
 # Hand-drawn SVG used when vl-convert is not installed: the same information, plainer.
@@ -219,7 +195,7 @@ def fallback_means_svg(summaries: Sequence[MetricSummary]) -> str:
 
 def fallback_histograms_svg(report: EvalReport) -> str:
     """One small hand-drawn histogram (10 bins over 0-1) per metric."""
-    from ..charts import histogram_rows  # pure Python; needs no altair
+    from ..analysis.aggregate import histogram_rows
 
     rows = histogram_rows(report)
     names = list(dict.fromkeys(r["metric"] for r in rows))
@@ -241,51 +217,11 @@ def fallback_histograms_svg(report: EvalReport) -> str:
     return "".join(parts) + "</svg>"
 
 
-def _bands_and_advice(summaries: Sequence[MetricSummary]) -> str:
-    legend = " ".join(_badge(lower, f"{name} {band_ranges()[name]}") for lower, name in BANDS)
-    advice = recommendations({s.name: s.mean for s in summaries})
-    if not advice:
-        body = "<p>Every metric is at 0.7 or above; nothing needs attention.</p>"
-    else:
-        body = "".join(
-            f'<div class="advice"><strong>{_e(a.metric)}</strong> {_badge(a.score)} {_e(a.band)} — {_e(a.diagnosis)}'
-            "<ul>" + "".join(f"<li>{_e(action)}</li>" for action in a.actions) + "</ul></div>"
-            for a in advice
-        )
-    return f"<h2>Score bands and recommendations</h2><p>{legend}</p>{body}"
-
-
-def _methods_table(summaries: Sequence[MetricSummary]) -> str:
-    methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
-    head = "".join(f"<th>{_e(METHOD_LABELS.get(m, m or 'unknown'))}</th>" for m in methods)
-    rows = "".join(
-        f"<tr><td>{_e(s.name)}</td><td>{s.n_scored}/{s.n_total}</td>"
-        + "".join(f"<td>{s.methods.get(m, 0)}</td>" for m in methods) + "</tr>"
-        for s in summaries
-    )
-    return ("<h2>How scores were made</h2><p class=\"muted\">Per metric: samples scored out of the total, and "
-            "how each score was made.</p>"
-            f"<table><tr><th>metric</th><th>scored/total</th>{head}</tr>{rows}</table>")
-
-
-def _as_dict(item: Any) -> Dict[str, Any]:
-    if hasattr(item, "to_dict"):
-        return dict(item.to_dict())
-    return dict(item) if isinstance(item, Mapping) else {"value": item}
-
-
-def _agreement(labels_agreement: Any) -> str:
-    """Agreement with human labels: a metric -> statistics mapping (e.g. agreement.agreement_table)."""
-    if not labels_agreement:
-        return ""
-    rows = [(str(metric), _as_dict(stats)) for metric, stats in dict(labels_agreement).items()]
-    columns = list(dict.fromkeys(k for _, d in rows for k in d if k != "metric"))
-    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
-    body = "".join(
-        f"<tr><td>{_e(metric)}</td>" + "".join(f"<td>{_e(_cell(d.get(c)))}</td>" for c in columns) + "</tr>"
-        for metric, d in rows
-    )
-    return f"<h2>Agreement with human labels</h2><table><tr><th>metric</th>{head}</tr>{body}</table>"
+def _finalize(value: Any) -> Markup:
+    """Every {{ }} of the template: html.escape'd text (quotes included), or Markup left as built."""
+    if isinstance(value, Markup):
+        return value
+    return Markup(_e(value))
 
 
 def _cell(value: Any) -> str:
@@ -298,89 +234,117 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _key_values(heading: str, data: Mapping[str, Any]) -> str:
-    if not data:
-        return ""
-    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_cell(v))}</td></tr>" for k, v in data.items())
-    return f"<h2>{_e(heading)}</h2><table>{rows}</table>"
+@lru_cache(maxsize=1)
+def _template() -> Template:
+    env = Environment(loader=PackageLoader("evaluator.io", "templates"), autoescape=True, finalize=_finalize,
+                      trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined)
+    env.filters.update(
+        band_class=lambda score: "na" if score is None else BAND_CLASSES[band(score)],
+        band_name=band, cell=_cell, label=lambda name: str(name).replace("_", " "),
+        method_label=lambda m: METHOD_LABELS.get(m, m or "unknown"))
+    return env.get_template("report.html.j2")
 
 
-def _text_block(label: str, text: Optional[str]) -> str:
-    if text is None or text == "":
-        return f'<div><strong>{_e(label)}</strong> <span class="muted">none</span></div>'
-    return f'<div><strong>{_e(label)}</strong><div class="text" dir="auto">{_e(text)}</div></div>'
+def _as_dict(item: Any) -> Dict[str, Any]:
+    if hasattr(item, "to_dict"):
+        return dict(item.to_dict())
+    return dict(item) if isinstance(item, Mapping) else {"value": item}
 
 
-def _metric_detail(ms: MetricScore) -> str:
-    score = '<span class="badge na">skipped</span>' if ms.skipped else _badge(ms.score)
-    how = METHOD_LABELS.get(ms.method, ms.method or "unknown")
-    parts = [f'<div class="metric"><strong>{_e(ms.name)}</strong> {score} <span class="muted">{_e(how)}',
-             f" · LLM {_num(ms.llm_score)} · heuristic {_num(ms.heuristic_score)}</span>"]
-    if ms.reasoning:
-        parts.append(f'<div class="text" dir="auto">{_e(ms.reasoning)}</div>')
-    if ms.error:
-        parts.append(f'<div class="err">{_e(ms.error)}</div>')
-    if ms.raw_reply:
-        parts.append(f"<details><summary>judge's raw reply</summary><pre dir=\"auto\">{_e(ms.raw_reply)}</pre></details>")
-    return "".join(parts) + "</div>"
+def _agreement(labels_agreement: Any) -> Optional[Dict[str, Any]]:
+    """Agreement with human labels: a metric -> statistics mapping (e.g. agreement.agreement_table)."""
+    if not labels_agreement:
+        return None
+    rows = [(str(metric), _as_dict(stats)) for metric, stats in dict(labels_agreement).items()]
+    return {"columns": list(dict.fromkeys(k for _, d in rows for k in d if k != "metric")), "rows": rows}
 
 
-def _sample_detail(index: int, result: EvalResult) -> str:
-    sample = result.sample
-    scores = " ".join(_badge(None if ms.skipped else ms.score, hint=name) for name, ms in result.metric_scores().items())
-    label = result.sample_id if result.sample_id not in (None, "") else f"#{index + 1}"
-    category = f' <span class="muted">[{_e(sample.category)}]</span>' if sample is not None and sample.category else ""
-    body = []
-    if sample is not None:
-        body.append(_text_block("Question", sample.question) + _text_block("Answer", sample.answer)
-                    + _text_block("Reference (ground truth)", sample.ground_truth))
-        contexts = "".join(f'<li><div class="text" dir="auto">{_e(c)}</div></li>' for c in sample.contexts)
-        body.append(f"<div><strong>Contexts ({len(sample.contexts)})</strong><ol>{contexts}</ol></div>")
-    body.extend(_metric_detail(ms) for ms in result.metric_scores().values())
-    return (f'<details class="sample"><summary><strong>{_e(label)}</strong>{category} overall '
-            f'{_badge(result.overall())} <span class="muted">{scores}</span></summary>{"".join(body)}</details>')
-
-
-def _samples(report: EvalReport, max_samples: Optional[int]) -> str:
-    names = " · ".join(report.metric_names())
-    shown = report.results if max_samples is None else report.results[:max_samples]
-    note = "" if len(shown) == len(report.results) else f" (first {len(shown)} of {len(report.results)})"
-    items = "".join(_sample_detail(i, r) for i, r in enumerate(shown))
-    return (f"<h2>Samples{_e(note)}</h2><p class=\"muted\">Click a sample for its texts and every metric's "
-            f"score, method, LLM and heuristic parts, reasoning and raw judge reply. Badges: {_e(names)}.</p>{items}")
-
-
-def _category_table(report: EvalReport) -> str:
-    from ..charts import category_rows  # pure Python; needs no altair
+def _categories(report: EvalReport) -> Optional[Dict[str, Any]]:
+    from ..analysis.aggregate import category_rows
 
     rows = category_rows(report)
     if not rows:
-        return ""
-    names = [n for n in report.metric_names() if any(r["metric"] == n for r in rows)]
+        return None
     cells: Dict[str, Dict[str, float]] = {}
     for r in rows:
         cells.setdefault(r["category"], {})[r["metric"]] = r["mean"]
-    head = "".join(f"<th>{_e(n)}</th>" for n in names)
-    body = "".join(f"<tr><td dir=\"auto\">{_e(c)}</td>" + "".join(f"<td>{_badge(m.get(n))}</td>" for n in names) + "</tr>"
-                   for c, m in cells.items())
-    return f"<h2>By category</h2><table><tr><th>category</th>{head}</tr>{body}</table>"
+    names = [n for n in report.metric_names() if any(r["metric"] == n for r in rows)]
+    return {"names": names, "rows": list(cells.items())}
+
+
+def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[Dict[str, Any]], str, str]:
+    """(rows to embed, heading note, note on the rows left out): the worst samples first when capped."""
+    order = list(range(len(report.results)))
+    total = len(order)
+    if max_samples is not None and total > max_samples:
+        order = sorted(order, key=lambda i: report.results[i].overall())[:max(0, max_samples)]
+    rows = []
+    for i in order:
+        result = report.results[i]
+        label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
+        sample = result.sample
+        rows.append({"label": label, "category": sample.category if sample is not None else None,
+                     "overall": result.overall(), "scores": list(result.metric_scores().items()), "sample": sample})
+    if len(rows) == total:
+        return rows, "", ""
+    note = f" (worst {len(rows):,} of {total:,})"
+    hidden = (f"Only the {len(rows):,} lowest-scoring samples (by overall score) are embedded, worst first, to keep "
+              f"this file small; the other {total - len(rows):,} are in the summary above, and every row is in "
+              "the CSV or JSON export.")
+    return rows, note, hidden
+
+
+def _meta_line(report: EvalReport, dataset_name: str) -> str:
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    n = len(report.results)
+    parts = [f"{n} sample{'' if n == 1 else 's'}", f"overall mean {report.overall_mean():.3f}",
+             f"run time {report.total_time:.1f}s", f"generated {generated}"]
+    if dataset_name:
+        parts.insert(0, f"dataset {dataset_name}")
+    return " · ".join(parts)
+
+
+def _fallback_warning(report: EvalReport) -> str:
+    fallback, judged = judging.fallback_counts(report)
+    if not fallback:
+        return ""
+    return (f"{fallback} of {judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic after a "
+            f"judge failure ({judging.main_cause(report) or 'see each score'}); those scores are lexical estimates.")
+
+
+def settings_rubrics(settings: Optional[Mapping[str, Any]]) -> List[Any]:
+    """The rubric metrics a run's settings keep (so their advice shows); none when they cannot be read."""
+    from ..metrics.rubric import rubrics_from_dict
+
+    try:
+        return list(rubrics_from_dict(dict((settings or {}).get("rubrics") or {})))
+    except (ValueError, TypeError):
+        return []
 
 
 def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dataset_name: str = "",
                 settings: Optional[Dict[str, Any]] = None, labels_agreement: Any = None,
-                use_vl_convert: bool = True, max_samples: Optional[int] = None) -> str:
-    """One self-contained HTML file: summary cards, charts (inline SVG), bands and advice, scoring
-    methods, agreement with human labels when given, settings and every sample's details.
+                use_vl_convert: bool = True, max_samples: Optional[int] = DEFAULT_MAX_SAMPLES) -> str:
+    """One self-contained HTML file: the judge's status (or the offline notice), summary cards,
+    charts (inline SVG), bands and advice, scoring methods, agreement with human labels when
+    given, settings, and the samples' details.
 
     Charts come from vl-convert when it is installed (else hand-drawn SVG; `use_vl_convert=False`
-    forces that). `max_samples` limits the per-sample section for very large runs.
+    forces that). At most `max_samples` samples (None: all) are embedded, the lowest-scoring
+    first; the summary always covers every sample.
     """
     summaries = summarize(report)
-    sections = [
-        _head(title), _header(report, title, dataset_name), _cards(summaries),
-        _charts(report, summaries, use_vl_convert), _bands_and_advice(summaries), _methods_table(summaries),
-        _category_table(report), _agreement(labels_agreement),
-        _key_values("Settings", sanitize_settings(settings or {})), _key_values("Judge usage", sanitize_settings(report.usage)),
-        _samples(report, max_samples), "</body></html>\n",
-    ]
-    return "".join(sections)
+    methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
+    samples, note, hidden = _sample_rows(report, max_samples)
+    return _template().render(
+        title=title, csp=CSP, style=Markup(STYLE), meta_line=_meta_line(report, dataset_name),
+        judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
+        fallback_warning=_fallback_warning(report),
+        offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
+        summaries=summaries, svgs=_charts(report, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
+        advice=recommendations({s.name: s.mean for s in summaries}, metrics=settings_rubrics(settings)),
+        methods=methods, noise=judge_noise(report),
+        method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(report),
+        agreement=_agreement(labels_agreement),
+        key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage))],
+        samples=samples, samples_note=note, samples_hidden=hidden) + "\n"

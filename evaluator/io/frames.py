@@ -7,11 +7,12 @@ the results that `results_frame` was made from, sample text included.
 Columns, in order:
     index, sample_id, category, question, answer, contexts (list), ground_truth,
     expected_answer_keywords (list), expected_docs (list), metadata (JSON text), overall, elapsed_sec,
-    then per metric M (the five judged ones, then the rule-based ones):
-    M (score; null when skipped or absent), M_method (null when the metric is absent for the sample),
-    M_llm_score, M_heuristic_score, M_reasoning, M_error, M_raw_reply, M_verdicts (JSON text),
-    then the judge usage of the row: judge_calls, cache_hits, prompt_tokens, completion_tokens,
-    judge_retries, judge_failures (summing a column gives the run's total).
+    then for each metric M of the run, in the run's order: M (score; null when skipped or absent),
+    M_method (null when the sample has no such metric), M_llm_score, M_heuristic_score,
+    M_reasoning, M_error,
+    then `metrics` (JSON text: every MetricScore in full, raw replies and verdicts included; what
+    reading back uses) and the row's judge usage: judge_calls, cache_hits, prompt_tokens,
+    completion_tokens, judge_retries, judge_failures (summing a column gives the run's total).
 
 pandas and pyarrow are imported on first use: the core library needs neither.
 """
@@ -20,28 +21,27 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import MissingExtra
-from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore
-from .records import sample_from_record
+from ..model import EvalResult, EvalSample
+from .records import result_from_record, result_to_record
 
-ALL_METRICS = METRICS + RULE_METRICS
 SAMPLE_COLUMNS = ("index", "sample_id", "category", "question", "answer", "contexts", "ground_truth",
                   "expected_answer_keywords", "expected_docs", "metadata")
-METRIC_PARTS = ("method", "llm_score", "heuristic_score", "reasoning", "error", "raw_reply", "verdicts")
+METRIC_PARTS = ("method", "llm_score", "heuristic_score", "reasoning", "error")
 USAGE_COLUMNS = ("judge_calls", "cache_hits", "prompt_tokens", "completion_tokens", "judge_retries",
                  "judge_failures")
 _LIST_COLUMNS = ("contexts", "expected_answer_keywords", "expected_docs")
 _FLOAT_PARTS = ("llm_score", "heuristic_score")
 
 
-def result_columns() -> List[str]:
-    """Every column of a results frame, in order."""
+def result_columns(metrics: Sequence[str]) -> List[str]:
+    """Every column of a results frame for a run scoring `metrics`, in order."""
     columns = list(SAMPLE_COLUMNS) + ["overall", "elapsed_sec"]
-    for name in ALL_METRICS:
+    for name in metrics:
         columns += [name] + [f"{name}_{part}" for part in METRIC_PARTS]
-    return columns + list(USAGE_COLUMNS)
+    return columns + ["metrics"] + list(USAGE_COLUMNS)
 
 
 def _need(module: str) -> Any:
@@ -51,27 +51,14 @@ def _need(module: str) -> Any:
         return import_module(module)
     except ImportError:
         raise MissingExtra(f"Parquet and data frames need pandas and pyarrow: "
-                                 f"pip install 'ragmeter[parquet]' (no module {module!r})") from None
+                           f"pip install 'ragmeter[parquet]' (no module {module!r})") from None
 
 
 # -- results -> rows ------------------------------------------------------------------------------
-def _metric_cells(name: str, ms: Optional[MetricScore]) -> Dict[str, Any]:
-    if ms is None:
-        return {name: None, **{f"{name}_{part}": None for part in METRIC_PARTS}}
-    return {
-        name: None if ms.skipped else float(ms.score),
-        f"{name}_method": ms.method,
-        f"{name}_llm_score": ms.llm_score,
-        f"{name}_heuristic_score": ms.heuristic_score,
-        f"{name}_reasoning": ms.reasoning,
-        f"{name}_error": ms.error,
-        f"{name}_raw_reply": ms.raw_reply,
-        f"{name}_verdicts": json.dumps(ms.verdicts, ensure_ascii=False) if ms.verdicts else None,
-    }
-
-
-def result_row(index: int, result: EvalResult, usage: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
+def result_row(index: int, result: EvalResult, metrics: Sequence[str],
+               usage: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
     """One result as a results-frame row (see the module docstring)."""
+    record = result_to_record(result, index)
     s = result.sample or EvalSample("", "", [])
     row: Dict[str, Any] = {
         "index": index, "sample_id": result.sample_id, "category": s.category, "question": s.question,
@@ -80,17 +67,19 @@ def result_row(index: int, result: EvalResult, usage: Optional[Dict[str, int]] =
         "metadata": json.dumps(s.metadata or {}, ensure_ascii=False),
         "overall": result.overall(), "elapsed_sec": float(result.elapsed_sec),
     }
-    scores = result.metric_scores()
-    for name in ALL_METRICS:
-        row.update(_metric_cells(name, scores.get(name)))
+    for name in metrics:
+        detail = record["metrics"].get(name) or {}
+        row[name] = detail.get("score")
+        row.update({f"{name}_{part}": detail.get(part) for part in METRIC_PARTS})
+    row["metrics"] = json.dumps(record["metrics"], ensure_ascii=False)
     row.update({column: int((usage or {}).get(column, 0)) for column in USAGE_COLUMNS})
     return row
 
 
-def results_frame(results: Iterable[Tuple[int, EvalResult]]) -> Any:
+def results_frame(results: Iterable[Tuple[int, EvalResult]], metrics: Sequence[str]) -> Any:
     """A pandas DataFrame with one row per (index, result), columns as in the module docstring."""
     pd = _need("pandas")
-    return pd.DataFrame([result_row(i, r) for i, r in results], columns=result_columns())
+    return pd.DataFrame([result_row(i, r, metrics) for i, r in results], columns=result_columns(metrics))
 
 
 # -- rows -> results ------------------------------------------------------------------------------
@@ -107,29 +96,11 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _metric_from_row(name: str, row: Dict[str, Any]) -> Optional[MetricScore]:
-    method = row.get(f"{name}_method")
-    if method is None:
-        return None
-    score = row.get(name)
-    verdicts = row.get(f"{name}_verdicts")
-    return MetricScore(name, 0.0 if score is None else float(score), row.get(f"{name}_reasoning") or "",
-                       skipped=score is None, method=method, llm_score=row.get(f"{name}_llm_score"),
-                       heuristic_score=row.get(f"{name}_heuristic_score"), raw_reply=row.get(f"{name}_raw_reply"),
-                       verdicts=json.loads(verdicts) if verdicts else [], error=row.get(f"{name}_error"))
-
-
 def result_from_row(row: Dict[str, Any]) -> Tuple[int, EvalResult]:
     """(index, result) from one results-frame row (cells may still be numpy values)."""
-    row = {k: plain(v) for k, v in row.items()}
-    record = dict(row, metadata=json.loads(row.get("metadata") or "{}"))
-    scores = {name: _metric_from_row(name, row) for name in ALL_METRICS}
-    core = {name: scores[name] or MetricScore(name, 0.0, "Not present in the results table.", skipped=True,
-                                              method="skipped") for name in METRICS}
-    extra = {name: scores[name] for name in RULE_METRICS if scores[name] is not None}
-    result = EvalResult(row.get("sample_id"), **core, elapsed_sec=float(row.get("elapsed_sec") or 0.0),
-                        extra=extra, sample=sample_from_record(record))
-    return int(row["index"]), result
+    row = {k: plain(row[k]) for k in SAMPLE_COLUMNS + ("elapsed_sec", "metrics")}
+    record = dict(row, metadata=json.loads(row.get("metadata") or "{}"), metrics=json.loads(row["metrics"]))
+    return int(row["index"]), result_from_record(record)
 
 
 def results_from_frame(frame: Any) -> Iterator[Tuple[int, EvalResult]]:
@@ -138,43 +109,44 @@ def results_from_frame(frame: Any) -> Iterator[Tuple[int, EvalResult]]:
         yield result_from_row(row)
 
 
-def row_usage(row: Dict[str, Any]) -> Dict[str, int]:
-    """The judge usage columns of one row."""
-    return {column: int(plain(row.get(column)) or 0) for column in USAGE_COLUMNS}
+def metric_columns(frame: Any) -> List[str]:
+    """The metrics a results frame has columns for, in order."""
+    return [c[:-len("_method")] for c in frame.columns if c.endswith("_method") and c[:-len("_method")] in frame]
 
 
 # -- Parquet -------------------------------------------------------------------------------------
-def parquet_schema() -> Any:
+def parquet_schema(metrics: Sequence[str]) -> Any:
     """The pyarrow schema of a results table (explicit, so an all-null column still has a type)."""
     pa = _need("pyarrow")
     text, number, texts = pa.string(), pa.float64(), pa.list_(pa.string())
     types = {"index": pa.int64(), "overall": number, "elapsed_sec": number}
     types.update({c: texts for c in _LIST_COLUMNS})
     types.update({c: pa.int64() for c in USAGE_COLUMNS})
-    for name in ALL_METRICS:
+    for name in metrics:
         types[name] = number
         types.update({f"{name}_{p}": number for p in _FLOAT_PARTS})
-    return pa.schema([(c, types.get(c, text)) for c in result_columns()])
+    return pa.schema([(c, types.get(c, text)) for c in result_columns(metrics)])
 
 
-def frame_table(frame: Any) -> Any:
+def frame_table(frame: Any, metrics: Sequence[str]) -> Any:
     """A results DataFrame as a pyarrow Table with the results schema."""
     pa = _need("pyarrow")
-    return pa.Table.from_pandas(frame[result_columns()], schema=parquet_schema(), preserve_index=False)
+    return pa.Table.from_pandas(frame[result_columns(metrics)], schema=parquet_schema(metrics),
+                                preserve_index=False)
 
 
 class ParquetSink:
     """Appends results frames to one Parquet file as they arrive (one row group per frame)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, metrics: Sequence[str]) -> None:
         pq = _need("pyarrow.parquet")
-        self.path = Path(path)
+        self.path, self.metrics = Path(path), list(metrics)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.rows = 0
-        self._writer = pq.ParquetWriter(str(self.path), parquet_schema(), compression="zstd")
+        self._writer = pq.ParquetWriter(str(self.path), parquet_schema(metrics), compression="zstd")
 
     def write(self, frame: Any) -> None:
-        self._writer.write_table(frame_table(frame))
+        self._writer.write_table(frame_table(frame, self.metrics))
         self.rows += len(frame)
 
     def close(self) -> None:
@@ -187,20 +159,20 @@ class ParquetSink:
         self.close()
 
 
-def results_parquet(results: Iterable[Tuple[int, EvalResult]], path: str | Path) -> int:
+def results_parquet(results: Iterable[Tuple[int, EvalResult]], path: str | Path, metrics: Sequence[str]) -> int:
     """Write (index, result) pairs to a Parquet file; returns the number of rows written."""
-    with ParquetSink(path) as sink:
-        sink.write(results_frame(results))
+    with ParquetSink(path, metrics) as sink:
+        sink.write(results_frame(results, metrics))
     return sink.rows
 
 
-def parquet_bytes(results: Iterable[Tuple[int, EvalResult]]) -> bytes:
+def parquet_bytes(results: Iterable[Tuple[int, EvalResult]], metrics: Sequence[str]) -> bytes:
     """(index, result) pairs as the bytes of a Parquet file (for downloads)."""
     import io
 
     pq = _need("pyarrow.parquet")
     buffer = io.BytesIO()
-    pq.write_table(frame_table(results_frame(results)), buffer, compression="zstd")
+    pq.write_table(frame_table(results_frame(results, metrics), metrics), buffer, compression="zstd")
     return buffer.getvalue()
 
 

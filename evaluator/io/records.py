@@ -2,19 +2,16 @@
 
 A record holds the sample's text and every metric's details (score, method, LLM and heuristic
 parts, reasoning, raw reply), so a result read back from a record is the result that was written.
+
+The compact record (`result_to_compact_record`) is the history's form: no sample text, since the
+history keeps each sample once, and no metric field that holds its default value.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from dataclasses import MISSING, fields
+from typing import Any, Dict, List, Optional, Sequence
 
-from ..model import (
-    METHOD_SKIPPED,
-    METRICS,
-    RULE_METRICS,
-    EvalResult,
-    EvalSample,
-    MetricScore,
-)
+from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore
 
 # Sample fields copied into a record, in record order.
 SAMPLE_FIELDS = (
@@ -81,31 +78,84 @@ def _optional_list(value: Any) -> Optional[List[str]]:
     return None if value is None else list(value)
 
 
-def _missing(name: str) -> MetricScore:
-    return MetricScore(name, 0.0, "Not present in the stored record.", skipped=True, method=METHOD_SKIPPED)
-
-
 def result_from_record(record: Dict[str, Any]) -> EvalResult:
     """The EvalResult (sample included) that `result_to_record` turned into `record`."""
     metrics = {name: MetricScore.from_dict(data) for name, data in (record.get("metrics") or {}).items()}
-    core = {name: metrics.pop(name, None) or _missing(name) for name in METRICS}
-    return EvalResult(
-        sample_id=record.get("sample_id"),
-        **core,
-        elapsed_sec=float(record.get("elapsed_sec") or 0.0),
-        extra=metrics,
-        sample=sample_from_record(record),
-    )
+    return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
+                      sample=sample_from_record(record), scores=metrics)
 
 
-def flat_row(result: EvalResult) -> Dict[str, Any]:
+def _metric_defaults() -> Dict[str, Any]:
+    """MetricScore's optional fields and their defaults (a compact record leaves these out)."""
+    defaults = {}
+    for f in fields(MetricScore):
+        if f.default is not MISSING:
+            defaults[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            defaults[f.name] = f.default_factory()
+    return defaults
+
+
+_METRIC_DEFAULTS = _metric_defaults()
+# MetricScore's fields in declaration order, less its name (a compact record's key).
+_METRIC_FIELDS = [f.name for f in fields(MetricScore) if f.name != "name"]
+
+
+def _compact_metric(ms: MetricScore) -> Dict[str, Any]:
+    data = {}
+    for name in _METRIC_FIELDS:
+        value = getattr(ms, name)
+        if name not in _METRIC_DEFAULTS or value != _METRIC_DEFAULTS[name]:
+            data[name] = list(value) if isinstance(value, list) else value
+    return data
+
+
+def result_to_compact_record(result: EvalResult, *, with_sample: bool = False) -> Dict[str, Any]:
+    """One result as a small JSON-ready dict: sample id, timing and every metric's non-default fields.
+
+    The sample is left out: `result_from_compact_record` gets it from the caller (the history keeps
+    each sample once). `with_sample=True` embeds it (None when the result has none) for a result
+    whose sample is not the one stored with its run.
+    """
+    record: Dict[str, Any] = {
+        "sample_id": result.sample_id,
+        "elapsed_sec": result.elapsed_sec,
+        "metrics": {name: _compact_metric(ms) for name, ms in result.metric_scores().items()},
+    }
+    if with_sample:
+        record["sample"] = None if result.sample is None else sample_to_record(result.sample)
+    return record
+
+
+def result_from_compact_record(record: Dict[str, Any], sample: Optional[EvalSample]) -> EvalResult:
+    """The EvalResult that `result_to_compact_record` wrote, with `sample` unless the record embeds one."""
+    if "sample" in record:
+        sample = None if record["sample"] is None else sample_from_record(record["sample"])
+    metrics = {
+        name: MetricScore(name=name, **{k: v for k, v in data.items() if k in _METRIC_FIELDS})
+        for name, data in (record.get("metrics") or {}).items()
+    }
+    return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
+                      sample=sample, scores=metrics)
+
+
+def column_names(names: Sequence[str] = ()) -> List[str]:
+    """The metric columns of a table: the seed's five and the rule-based ones always (so tables of
+    any run share them), then every other metric in `names` (rubrics, plugins) in their order."""
+    fixed = list(METRICS + RULE_METRICS)
+    return fixed + [n for n in names if n not in fixed]
+
+
+def flat_row(result: EvalResult, names: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """One flat row for tables and CSV: identity, text, one score column per metric, methods, timing.
 
-    Every judged and rule metric has a column (None when skipped or absent), so rows of one report
-    always share the same keys.
+    The metric columns are `column_names(names)`, `names` defaulting to this result's metrics;
+    pass the report's `metric_names()` so rows of one report always share the same keys. A
+    metric the result lacks (or that was skipped) is None.
     """
     sample = result.sample
-    scores = result.scores()
+    columns = column_names(list(result.scores) if names is None else names)
+    scores = result.score_values()
     row: Dict[str, Any] = {
         "sample_id": result.sample_id,
         "category": sample.category if sample else None,
@@ -114,11 +164,10 @@ def flat_row(result: EvalResult) -> Dict[str, Any]:
         "ground_truth": sample.ground_truth if sample else None,
         "n_contexts": len(sample.contexts) if sample else None,
     }
-    for name in METRICS + RULE_METRICS:
+    for name in columns:
         row[name] = scores.get(name)
     row["overall"] = result.overall()
-    all_scores = result.metric_scores()
-    for name in METRICS + RULE_METRICS:
-        row[f"{name}_method"] = all_scores[name].method if name in all_scores else None
+    for name in columns:
+        row[f"{name}_method"] = result.scores[name].method if name in result.scores else None
     row["elapsed_sec"] = round(result.elapsed_sec, 4)
     return row

@@ -5,10 +5,15 @@ A judge may also offer (all optional, read through the helpers below, never prob
 - `usage() -> dict`: running totals (calls, cache_hits, tokens, retries, failures);
 - `call_info() -> dict`: facts about this thread's last call (e.g. `retries`);
 - `settings() -> dict`: how it is configured, safe to store (never a key);
-- `close()`: release connections.
+- `close()`: release connections;
+- keyword options of `generate`: `repeat=i` (the index of a repeated judgement of the same
+  prompt, so a caching judge keeps one entry per repeat) and `top_logprobs=n` (ask for token
+  probabilities, reported as `call_info()["logprobs"]`). They are passed only to a judge whose
+  `generate` names them (see `accepts`).
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Dict, Protocol, runtime_checkable
 
 
@@ -28,6 +33,19 @@ def call_info(judge: Any) -> Dict[str, Any]:
     """This thread's facts about the judge's last call ({} for judges that keep none)."""
     info = getattr(judge, "call_info", None)
     return dict(info() or {}) if callable(info) else {}
+
+
+def accepts(judge: Any, option: str) -> bool:
+    """Does this judge's `generate` take keyword `option` (by name or **kwargs)? A wrapper that passes
+    options through to another judge answers for it with `accepts_option(option)`."""
+    delegate = getattr(judge, "accepts_option", None)
+    if callable(delegate):
+        return bool(delegate(option))
+    try:
+        params = inspect.signature(judge.generate).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return option in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def judge_usage(judge: Any) -> Dict[str, Any]:

@@ -1,7 +1,7 @@
 """An on-disk cache of judge replies, so re-running an unchanged dataset costs no judge calls.
 
-One SQLite file, one table. The key is the SHA-256 of (base_url, model, temperature, prompt):
-change any of them and the reply is fetched again. Only the key's digest and the reply text
+One SQLite file, one table. The key is the SHA-256 of (base_url, model, temperature, prompt, and
+the repeat index / logprobs request when non-zero): change any of them and the reply is fetched again. Only the key's digest and the reply text
 are stored — never the API key, the base URL or the prompt itself.
 
 The file is opened in WAL mode through one connection guarded by a lock: a lookup takes
@@ -43,9 +43,17 @@ def default_cache_path() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".ragmeter" / "judge-cache.sqlite3").expanduser()
 
 
-def cache_key(base_url: str, model: str, temperature: float, prompt: str) -> str:
-    """The cache key of one judge call: hex SHA-256 of its identifying parts."""
-    parts = json.dumps([base_url.rstrip("/"), model, float(temperature), prompt], ensure_ascii=False)
+def cache_key(base_url: str, model: str, temperature: float, prompt: str, *, repeat: int = 0,
+              top_logprobs: int = 0) -> str:
+    """The cache key of one judge call: hex SHA-256 of its identifying parts.
+
+    `repeat` (the index of a repeated judgement) and `top_logprobs` join the parts only when
+    non-zero, so a first judgement keeps the key it always had and old caches still hit.
+    """
+    key = [base_url.rstrip("/"), model, float(temperature), prompt]
+    if repeat or top_logprobs:
+        key += [int(repeat), int(top_logprobs)]
+    parts = json.dumps(key, ensure_ascii=False)
     return hashlib.sha256(parts.encode("utf-8")).hexdigest()
 
 

@@ -6,8 +6,10 @@ over a bare `openai.OpenAI` call:
 - retries it does itself (the client's own are off) so it can count them, honour
   `Retry-After` / `retry-after-ms`, and tell the concurrency limiter about throttling:
   429, 5xx, timeouts, dropped connections and malformed bodies are retried with exponential
-  backoff and jitter; other 4xx fail at once; after the last try it raises `JudgeError`, which
-  the evaluator turns into a visible heuristic fallback;
+  backoff and jitter; 400/401/403/404/422 fail at once (kind "rejected"); a refused connection
+  or an unknown host is retried only briefly (kind "unreachable", about 2 s in all) so a dead
+  judge is known in seconds; after the last try it raises `JudgeError`, which the evaluator
+  turns into a visible heuristic fallback (and its JudgeHealth into an early stop);
 - an `AIMDLimiter` around every HTTP call, so concurrent samples back off together;
 - JSON output where the server supports it: `json_object` first, then none, stepping down
   once per judge when a server rejects it. `json_mode="schema"` sends a (loose) JSON schema
@@ -15,7 +17,10 @@ over a bare `openai.OpenAI` call:
   tokens each time for no stricter output (llama.cpp's server also answers HTTP 500 to
   `json_schema` while it accepts `json_object`);
 - token counts from each reply's `usage` (estimated from text when a server omits it);
-- an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt).
+- an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt,
+  and the repeat index and logprobs request when there are any);
+- token probabilities on request (`generate(prompt, top_logprobs=5)`, then `call_info()["logprobs"]`)
+  for probability-weighted (G-Eval) scores; servers that send none leave it None.
 
 The API key is used for requests and nothing else: it is not in `repr`, `name`, `settings()`,
 error messages, logs or the cache.
@@ -23,9 +28,12 @@ error messages, logs or the cache.
 from __future__ import annotations
 
 import email.utils
+import http
+import json
 import logging
 import os
 import random
+import socket
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -47,6 +55,10 @@ JSON_MODES = ("auto", "schema", "object", "none")
 BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
 BACKOFF_CAP = 30.0
 MAX_RETRY_AFTER = 120.0  # a server asking for longer is capped: the run must finish
+# Nothing listening / no such host: a few quick tries cover a server still starting up, and a
+# dead judge is reported in seconds, not after minutes of backoff.
+UNREACHABLE_BACKOFF = 0.25
+UNREACHABLE_CAP = 1.0
 # Hosted services that always need a key; any other base_url may be a keyless local server.
 _KEYED_HOSTS = ("api.openai.com", ".openai.azure.com")
 # Words in an error body that show the server rejected the response_format we sent.
@@ -75,6 +87,8 @@ class _CallInfo:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     json_mode: str = "none"
+    top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
+    logprobs: Optional[list] = None  # [[token, [[alternative, logprob], ...]], ...] when the server sent them
 
 
 @dataclass
@@ -82,8 +96,9 @@ class _Failure:
     """Why one HTTP attempt failed and what to do about it."""
 
     message: str
-    kind: str  # "retry", "throttle" (retry and slow down), "fatal" or "downgrade"
+    kind: str  # "retry", "throttle" (retry and slow down), "unreachable" (retry briefly), "fatal" or "downgrade"
     retry_after: Optional[float] = None
+    status: Optional[int] = None
 
 
 class _MalformedReply(Exception):
@@ -131,26 +146,37 @@ class OpenAIJudge:
                                      timeout=self.timeout, http_client=http_client)
 
     # -- the judge interface ---------------------------------------------------------------------
-    def generate(self, prompt: str) -> str:
-        """The judge's reply to `prompt` (from the cache when present); raises JudgeError."""
-        info = _CallInfo(json_mode=self._mode)
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
+        """The judge's reply to `prompt` (from the cache when present); raises JudgeError.
+
+        `repeat` is the index of a repeated judgement of the same prompt: each has its own cache
+        entry, so a cached re-run of a k-repeat run is still free. `top_logprobs` > 0 asks for the
+        token probabilities too (see call_info()["logprobs"]).
+        """
+        info = _CallInfo(json_mode=self._mode, top_logprobs=top_logprobs)
         self._local.info = info
-        key = cache_key(self.base_url, self.model, self.temperature, prompt) if self._cache is not None else ""
+        key = ""
         if self._cache is not None:
-            hit = self._cache.get(key)
+            key = cache_key(self.base_url, self.model, self.temperature, prompt, repeat=repeat,
+                            top_logprobs=top_logprobs)
+            hit = _unpack(self._cache.get(key), info)
             if hit is not None:
                 info.cached = True
                 self._add(cache_hits=1)
                 return hit
         text = self._call_with_retries(prompt, info)
         if self._cache is not None:
-            self._cache.put(key, text)
+            self._cache.put(key, _pack(text, info) if text.strip() else text)
         return text
 
     def call_info(self) -> dict:
-        """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode."""
+        """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode
+        (and top_logprobs, logprobs when the call asked for token probabilities)."""
         info = getattr(self._local, "info", None) or _CallInfo(json_mode=self._mode)
-        return asdict(info)
+        data = asdict(info)
+        if not info.top_logprobs:
+            del data["top_logprobs"], data["logprobs"]
+        return data
 
     def usage(self) -> dict:
         """Running totals. `calls` counts HTTP requests answered with a completion, `requests` every
@@ -196,11 +222,12 @@ class OpenAIJudge:
                 continue  # a format the server cannot do is not a failed try
             if outcome.kind == "fatal" or attempt >= self.max_retries:
                 self._add(failures=1)
-                raise JudgeError(_final_message(outcome, attempt))
+                raise JudgeError(_final_message(outcome, attempt), kind=_ERROR_KINDS.get(outcome.kind, "exhausted"),
+                                 status=outcome.status)
             attempt += 1
             info.retries = attempt
             self._add(retries=1)
-            delay = self._backoff(attempt, outcome.retry_after)
+            delay = self._backoff(attempt, outcome.retry_after, outcome.kind == "unreachable")
             log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
                       self.max_retries, delay)
             self._sleep(delay)
@@ -209,8 +236,9 @@ class OpenAIJudge:
         permit = self.limiter.acquire()
         self._add(requests=1)
         try:
-            completion = self._client.chat.completions.create(**self._request(prompt, mode))
+            completion = self._client.chat.completions.create(**self._request(prompt, mode, info.top_logprobs))
             text, tokens = _reply_and_tokens(completion, prompt)
+            info.logprobs = _token_logprobs(completion) if info.top_logprobs else None
         except Exception as exc:  # every failure is classified; none escapes unexplained
             failure = self._classify(exc, mode)
             failure.message = self._redact(failure.message)  # servers may echo the key back
@@ -222,9 +250,11 @@ class OpenAIJudge:
         self._add(calls=1, prompt_tokens=tokens[0], completion_tokens=tokens[1])
         return text
 
-    def _request(self, prompt: str, mode: str) -> dict:
+    def _request(self, prompt: str, mode: str, top_logprobs: int = 0) -> dict:
         request: Dict[str, Any] = {"model": self.model, "temperature": self.temperature,
                                    "messages": [{"role": "user", "content": prompt}]}
+        if top_logprobs:
+            request["logprobs"], request["top_logprobs"] = True, top_logprobs
         if _RESPONSE_FORMATS[mode] is not None:
             request["response_format"] = _RESPONSE_FORMATS[mode]
         if self.max_tokens is not None:
@@ -236,6 +266,9 @@ class OpenAIJudge:
         if isinstance(exc, openai.APITimeoutError):
             return _Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", "throttle")
         if isinstance(exc, openai.APIConnectionError):
+            unreachable = _unreachable_reason(exc)
+            if unreachable:
+                return _Failure(f"Could not reach the judge at {self._shown_url} ({unreachable})", "unreachable")
             return _Failure(f"connection to {url} failed: {exc.__cause__ or exc}", "retry")
         if isinstance(exc, openai.APIStatusError):
             return self._classify_status(exc, url, mode)
@@ -246,6 +279,8 @@ class OpenAIJudge:
     def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> _Failure:
         status, detail = exc.status_code, _error_detail(exc)
         message = f"HTTP {status} from {url}: {detail}"
+        if status in _REJECTED:
+            message = f"Judge rejected the request: HTTP {status} {_phrase(status)} from {self._shown_url}: {detail}"
         if self.json_mode == "auto" and mode != "none" and _rejects_format(status, detail):
             return _Failure(message, "downgrade")
         if status == 429:
@@ -254,8 +289,8 @@ class OpenAIJudge:
         if status == 503:
             return _Failure(message, "throttle", _retry_after(exc.response.headers))
         if status >= 500 or status in (408, 409):
-            return _Failure(message, "retry", _retry_after(exc.response.headers))
-        return _Failure(message + _HINTS.get(status, ""), "fatal")
+            return _Failure(message, "retry", _retry_after(exc.response.headers), status)
+        return _Failure(message + _HINTS.get(status, ""), "fatal", status=status)
 
     def _downgrade(self, mode: str, why: str) -> None:
         with self._lock:
@@ -264,8 +299,9 @@ class OpenAIJudge:
                 log.info("judge %s rejected response_format %r (%s); using %r from now on",
                          self.name, mode, why, self._mode)
 
-    def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
-        delay = retry_after if retry_after is not None else min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
+    def _backoff(self, attempt: int, retry_after: Optional[float], quick: bool = False) -> float:
+        base, cap = (UNREACHABLE_BACKOFF, UNREACHABLE_CAP) if quick else (BACKOFF_BASE, BACKOFF_CAP)
+        delay = retry_after if retry_after is not None else min(cap, base * 2 ** (attempt - 1))
         return delay + self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
 
     def _add(self, **counts: int) -> None:
@@ -277,11 +313,38 @@ class OpenAIJudge:
         return text.replace(self._key, "***") if self._key and self._key != KEY_PLACEHOLDER else text
 
 
+KEY_HINT = "check the API key (OPENAI_API_KEY or api_key=...)"  # surfaces swap in their own syntax
 _HINTS = {
-    401: " — check the API key (pass api_key=... or set OPENAI_API_KEY).",
+    400: " — the server refused the request as sent; check the model and base_url.",
+    401: f" — {KEY_HINT}.",
     403: " — the key is not allowed to use this model or endpoint.",
     404: " — check the model name and base_url (it usually ends in /v1).",
+    422: " — the server could not process the request; check the model name.",
 }
+# Replies that retrying cannot change (auth, unknown model, a request the server will never accept).
+_REJECTED = (400, 401, 403, 404, 422)
+# _Failure.kind of the last attempt -> JudgeError.kind.
+_ERROR_KINDS = {"fatal": "rejected", "unreachable": "unreachable"}
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _unreachable_reason(exc: BaseException) -> Optional[str]:
+    """'connection refused' or 'unknown host' when nothing could even be connected to, else None."""
+    seen: set = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(exc, socket.gaierror):
+            return f"unknown host: {exc.strerror or exc}"
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _resolve_key(api_key: Optional[str], base_url: str) -> str:
@@ -315,6 +378,37 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
     if isinstance(p, int) and isinstance(c, int):
         return text, (p, c)
     return text, (estimate_tokens(prompt), estimate_tokens(text))
+
+
+def _token_logprobs(completion: Any) -> Optional[list]:
+    """The reply's tokens with their top alternatives, as plain lists; None when the server sent none."""
+    try:
+        content = completion.choices[0].logprobs.content
+    except (AttributeError, IndexError, TypeError):
+        return None
+    if not content:
+        return None
+    out = []
+    for tok in content:
+        alts = [[a.token, float(a.logprob)] for a in (getattr(tok, "top_logprobs", None) or [])]
+        out.append([tok.token, alts or [[tok.token, float(tok.logprob)]]])
+    return out
+
+
+def _pack(text: str, info: _CallInfo) -> str:
+    """What the cache keeps for a call that asked for logprobs: the reply and its token probabilities."""
+    return json.dumps({"reply": text, "logprobs": info.logprobs}) if info.top_logprobs else text
+
+
+def _unpack(cached: Optional[str], info: _CallInfo) -> Optional[str]:
+    if cached is None or not info.top_logprobs:
+        return cached
+    try:
+        data = json.loads(cached)
+        info.logprobs = data["logprobs"]
+        return data["reply"]
+    except (ValueError, KeyError, TypeError):
+        return None  # not an entry written by _pack: ask the judge again
 
 
 def _retry_after(headers: Any) -> Optional[float]:
@@ -361,6 +455,8 @@ def _rejects_format(status: int, detail: str) -> bool:
 def _final_message(failure: _Failure, attempts_retried: int) -> str:
     if failure.kind == "fatal":
         return failure.message
+    if failure.kind == "unreachable":
+        return f"{failure.message} — is the server running, and is the base URL right?"
     return f"{failure.message.rstrip('.')} after {attempts_retried} retries"
 
 

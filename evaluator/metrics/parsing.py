@@ -1,26 +1,48 @@
-"""Turning a judge's reply into a score, tolerantly.
+"""Turning a judge's reply into a score — the judge's own final score, or none at all.
 
-Order of attempts:
-1. strip ``` fences and `json.loads` the whole reply;
-2. else the *last* JSON object in the reply — the judge's verdict comes after any text it
-   quotes, and a quoted answer may carry its own `{"score": 1}` (prompt injection), so binding
-   to the last object keeps the judge's own verdict;
-3. from a JSON object: the score computed from its verdict lists when they are present and
-   well-formed (claims, per-context verdicts, statements, TP/FP/FN), else its "score" field;
-4. else the first float-like token of the reply (0.xxx, 1.0, 0, 1);
-5. else nothing: the caller falls back to the heuristic and says so.
-Every score is clamped to [0, 1].
+A parser that guesses invents scores: the seed took the first bare number, so
+"There is 1 unsupported claim out of 3." scored 1.0. The rules now, in order:
+
+1. strip ``` fences; when the whole reply is a JSON object, that object decides: the score
+   computed from its verdict lists when a metric reads them, else its "score" field — a
+   missing or null score is no score;
+2. otherwise the *last* score stated in the reply wins: a JSON object carrying verdicts or a
+   "score" key, or a written statement (`score: X`, `Score = X`, `rating is X`, `X/5`,
+   `score: X out of N`). Last, because the judge's verdict comes after any text it quotes,
+   and a quoted answer may carry its own `{"score": 1}` (prompt injection). Text inside a
+   JSON object is not read as a statement, so `{"reasoning": "score: 1", ...}` cannot vote;
+3. otherwise a number written as a decimal in 0-1 (`0.8`, `1.0`), the last one;
+4. otherwise a bare number that is the whole reply (`1`, or `4` on a 1-5 scale);
+5. otherwise nothing: the caller falls back visibly (heuristic, or unscored).
+
+Scores are normalised from the metric's scale to 0-1 ("1-5": (s-1)/4; "pass-fail": 1/0) and
+clamped to [0, 1].
 """
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+SCALES = ("0-1", "1-5", "pass-fail")
+Verdicts = Callable[[dict], Optional[Tuple[float, List[Dict[str, Any]]]]]
 
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
-_FLOAT = re.compile(r"(?<![\d.])(?:0\.\d+|1\.0+|0|1)(?![\d.])")
+_NUMBER = r"-?\d+(?:\.\d+)?"
+# "score: 0.7", "Final score = 4/5", "**Rating:** 3 out of 5", '"score": 0.7' in broken JSON.
+_STATED = re.compile(
+    r"\b(?:score|rating|grade|verdict)\b[\"'*\s]*(?:[:=]|\bis\b|\bof\b)[\s*\"']*"
+    rf"(?P<value>{_NUMBER}|pass|fail)(?P<pct>\s*%)?(?:\s*(?:/|out\s+of)\s*(?P<of>\d+))?",
+    re.IGNORECASE)
+# "4/5", "8 / 10" standing alone (not part of a date or a path).
+_FRACTION = re.compile(r"(?<![\w./])(?P<value>\d+(?:\.\d+)?)\s*/\s*(?P<of>\d+)(?![\w/]|\.\d)")
+_DECIMAL = re.compile(r"(?<![\w.\-])(?:0\.\d+|1\.0+)(?![\w]|\.\d)")
+_WHOLE = re.compile(rf"^\s*(?P<value>{_NUMBER}|pass|fail)\s*\.?\s*$", re.IGNORECASE)
+_MASK = "\x00"  # replaces JSON objects' text, so statement patterns cannot read or cross it
 _POSITIVE = {"supported", "useful", "yes", "true", "relevant", "attributed", "1"}
+_PASS = {"pass", "passed", "yes", "true", "1"}
+_FAIL = {"fail", "failed", "no", "false", "0"}
 
 
 @dataclass
@@ -28,17 +50,31 @@ class ParsedReply:
     score: Optional[float]
     reasoning: str = ""
     verdicts: List[Dict[str, Any]] = field(default_factory=list)
-    how: str = "unparsed"  # "verdicts", "json", "number" or "unparsed"
+    how: str = "unparsed"  # "verdicts", "json", "statement", "number" or "unparsed"
+    stated: Optional[float] = None  # the score as written, on the metric's scale
+
+
+@dataclass
+class _Candidate:
+    pos: int
+    parsed: ParsedReply
 
 
 def clamp(value: float) -> float:
     return max(0.0, min(1.0, float(value)))
 
 
-def _last_json_object(text: str) -> Optional[dict]:
-    """The last top-level JSON object in free text (objects nested in it are not candidates)."""
+def normalise(value: float, scale: str = "0-1") -> float:
+    """A score written on `scale` as a 0-1 score: 1-5 -> (s-1)/4; pass-fail and 0-1 clamped."""
+    if scale == "1-5":
+        return clamp((float(value) - 1.0) / 4.0)
+    return clamp(value)
+
+
+def _json_objects(text: str) -> List[Tuple[int, int, dict]]:
+    """(start, end, object) of each top-level JSON object in free text (nested ones are not candidates)."""
     decoder = json.JSONDecoder()
-    found, pos = None, 0
+    found, pos = [], 0
     while (start := text.find("{", pos)) != -1:
         try:
             obj, end = decoder.raw_decode(text, start)
@@ -46,17 +82,19 @@ def _last_json_object(text: str) -> Optional[dict]:
             pos = start + 1
             continue
         if isinstance(obj, dict):
-            found = obj
+            found.append((start, end, obj))
         pos = end
     return found
 
 
 def load_json_object(reply: str) -> Optional[dict]:
+    """The reply as a JSON object: the whole reply (fences stripped), else its last object."""
     text = _FENCE.sub("", reply.strip())
     try:
         obj = json.loads(text)
     except ValueError:
-        return _last_json_object(text)
+        objects = _json_objects(text)
+        return objects[-1][2] if objects else None
     return obj if isinstance(obj, dict) else None
 
 
@@ -87,54 +125,135 @@ def _fraction(items: List[dict], key: str) -> float:
     return sum(_positive(i.get(key)) for i in items) / len(items)
 
 
-def _correctness_f1(obj: dict) -> Optional[float]:
+# --- verdict readers: each built-in metric's score computed in code from the judge's evidence ----
+
+def supported_claims(obj: dict) -> Optional[Tuple[float, List[dict]]]:
+    """Faithfulness: the share of claims judged "supported"."""
+    claims = _listed(obj, "claims")
+    return (_fraction(claims, "verdict"), claims) if claims else None
+
+
+def useful_contexts(obj: dict) -> Optional[Tuple[float, List[dict]]]:
+    """Context precision: average precision over the per-context "useful" verdicts, in rank order."""
+    ctxs = _listed(obj, "contexts")
+    return (average_precision([_positive(c.get("verdict")) for c in ctxs]), ctxs) if ctxs else None
+
+
+def attributed_statements(obj: dict) -> Optional[Tuple[float, List[dict]]]:
+    """Context recall: the share of reference statements attributed to the contexts."""
+    stmts = _listed(obj, "statements")
+    return (_fraction(stmts, "attributed"), stmts) if stmts else None
+
+
+def correctness_f1(obj: dict) -> Optional[Tuple[float, List[dict]]]:
+    """Answer correctness: TP / (TP + 0.5 (FP + FN)) over the judge's TP/FP/FN lists."""
     lists = [obj.get(k, obj.get(k.lower())) for k in ("TP", "FP", "FN")]
     if not all(isinstance(x, list) for x in lists):
         return None
     tp, fp, fn = (len(x) for x in lists)
     if tp + fp + fn == 0:
         return None
-    return tp / (tp + 0.5 * (fp + fn))
+    verdicts = [{"claim": str(c), "verdict": k} for k, items in zip(("TP", "FP", "FN"), lists) for c in items]
+    return tp / (tp + 0.5 * (fp + fn)), verdicts
 
 
-def score_from_verdicts(metric: str, obj: dict) -> Optional[tuple]:
-    """(score, verdict list) computed in code from the judge's evidence, or None if it gave none."""
-    if metric == "faithfulness" and (claims := _listed(obj, "claims")):
-        return _fraction(claims, "verdict"), claims
-    if metric == "context_precision" and (ctxs := _listed(obj, "contexts")):
-        return average_precision([_positive(c.get("verdict")) for c in ctxs]), ctxs
-    if metric == "context_recall" and (stmts := _listed(obj, "statements")):
-        return _fraction(stmts, "attributed"), stmts
-    if metric == "answer_correctness":
-        f1 = _correctness_f1(obj)
-        if f1 is not None:
-            verdicts = [{"claim": str(c), "verdict": k} for k in ("TP", "FP", "FN")
-                        for c in obj.get(k, obj.get(k.lower()))]
-            return f1, verdicts
-    return None
+# --- reading one stated value -------------------------------------------------------------------
 
-
-def _as_float(value: Any) -> Optional[float]:
-    if isinstance(value, bool):
-        return None
+def _value(raw: Any, scale: str) -> Optional[float]:
+    """A stated value (JSON field or text) as a number on `scale`; None when it is not one."""
+    if isinstance(raw, bool):
+        return (1.0 if raw else 0.0) if scale == "pass-fail" else None
+    if isinstance(raw, str):
+        word = raw.strip().lower()
+        if scale == "pass-fail" and word in _PASS | _FAIL:
+            return 1.0 if word in _PASS else 0.0
+        raw = word
     try:
-        return clamp(float(value))
+        value = float(raw)
     except (TypeError, ValueError):
         return None
+    return value if value == value else None  # NaN is not a score
 
 
-def parse_reply(reply: str, metric: str) -> ParsedReply:
-    """Parse a judge reply for `metric`; `score` is None when nothing usable was found."""
-    obj = load_json_object(reply)
-    if obj is not None:
-        reasoning = str(obj.get("reasoning") or obj.get("reason") or "")
-        computed = score_from_verdicts(metric, obj)
-        if computed is not None:
-            return ParsedReply(clamp(computed[0]), reasoning, list(computed[1]), "verdicts")
-        value = _as_float(obj.get("score"))
-        if value is not None:
-            return ParsedReply(value, reasoning, [], "json")
-    match = _FLOAT.search(_FENCE.sub("", reply))
-    if match:
-        return ParsedReply(clamp(float(match.group())), "", [], "number")
-    return ParsedReply(None)
+def _scored(stated: Optional[float], scale: str, how: str, reasoning: str = "",
+            verdicts: Optional[list] = None) -> ParsedReply:
+    if stated is None:
+        return ParsedReply(None, reasoning, [], "unparsed")
+    return ParsedReply(normalise(stated, scale), reasoning, list(verdicts or []), how, stated)
+
+
+def _from_object(obj: dict, verdicts: Optional[Verdicts], scale: str) -> Optional[ParsedReply]:
+    """The verdict an object carries, or None when it carries none (no verdicts, no "score" key)."""
+    reasoning = str(obj.get("reasoning") or obj.get("reason") or "")
+    computed = verdicts(obj) if verdicts is not None else None
+    if computed is not None:
+        return ParsedReply(clamp(computed[0]), reasoning, list(computed[1]), "verdicts", computed[0])
+    if "score" not in obj:
+        return None
+    return _scored(_value(obj["score"], scale), scale, "json", reasoning)
+
+
+def _from_statement(match: "re.Match[str]", scale: str) -> ParsedReply:
+    value = _value(match.group("value"), scale)
+    of = match.groupdict().get("of")
+    if value is not None and match.groupdict().get("pct"):
+        return _scored(value / 100, "0-1", "statement")
+    if value is not None and of and float(of) > 0:
+        if scale == "1-5" and int(of) == 5:
+            return _scored(value, scale, "statement")  # "4/5" on a 1-5 scale is a 4
+        return _scored(value / float(of), "0-1", "statement")
+    return _scored(value, scale, "statement")
+
+
+def _candidates(text: str, verdicts: Optional[Verdicts], scale: str) -> Tuple[List[_Candidate], str]:
+    """Every score stated in free text, with its position, and the text with JSON objects masked."""
+    found, masked = [], text
+    for start, end, obj in _json_objects(text):
+        parsed = _from_object(obj, verdicts, scale)
+        if parsed is not None:
+            found.append(_Candidate(start, parsed))
+        masked = masked[:start] + _MASK * (end - start) + masked[end:]
+    for pattern in (_STATED, _FRACTION):
+        found.extend(_Candidate(m.start(), _from_statement(m, scale)) for m in pattern.finditer(masked))
+    return found, masked
+
+
+def parse_score(reply: str, verdicts: Optional[Verdicts] = None, scale: str = "0-1") -> ParsedReply:
+    """The judge's own final score in `reply` (see the module docstring); `score` None when there is none.
+
+    `verdicts` computes a score from a JSON object's evidence lists (built-in metrics);
+    `scale` is how the prompt asked for the score ("0-1", "1-5" or "pass-fail").
+    """
+    text = _FENCE.sub("", (reply or "").strip())
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        return _from_object(whole, verdicts, scale) or ParsedReply(None)
+    found, masked = _candidates(text, verdicts, scale)
+    if found:
+        return max(found, key=lambda c: c.pos).parsed
+    decimals = _DECIMAL.findall(masked) if scale == "0-1" else []
+    if decimals:
+        return _scored(float(decimals[-1]), scale, "number")
+    return _whole_number(text, scale)
+
+
+def _whole_number(text: str, scale: str) -> ParsedReply:
+    """A reply that is nothing but a number on the scale ("1", "0", "4" on 1-5, "PASS")."""
+    match = _WHOLE.match(text)
+    value = _value(match.group("value"), scale) if match else None
+    low, high = (1.0, 5.0) if scale == "1-5" else (0.0, 1.0)
+    if value is None or not low <= value <= high or (scale == "pass-fail" and value not in (0.0, 1.0)):
+        return ParsedReply(None)
+    return _scored(value, scale, "number")
+
+
+def parse_reply(reply: str, metric: Any) -> ParsedReply:
+    """Parse a judge reply for `metric` (a registered name or a Metric); `score` None when unusable."""
+    if isinstance(metric, str):
+        from .registry import get_metric  # the registry imports this module; look up lazily
+
+        metric = get_metric(metric)
+    return metric.parse(reply)

@@ -1,115 +1,127 @@
 """Scoring one metric of one sample: heuristic, one judge call, parse, blend — or a visible fallback."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+import statistics
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
-from ..judges.base import call_info, is_offline
+from ..judges.base import is_offline
+from .heuristics import DEFAULT_HEURISTICS
 from ..model import (
     METHOD_BLEND,
+    METHOD_EMPTY,
     METHOD_FALLBACK,
+    METHOD_LLM,
     METHOD_OFFLINE,
-    METHOD_RULE,
     METHOD_SKIPPED,
+    METHOD_UNSCORED,
     EvalSample,
     MetricScore,
 )
-from ..text import words
-from .heuristics import DEFAULT_HEURISTICS, heuristic_score
-from .parsing import parse_reply
-from .prompts import build_prompt
+from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, ask_repeatedly, retries  # noqa: F401 (UNAVAILABLE, UNPARSEABLE: public)
+from .metric import Metric
+from .registry import get_metric
+from .rules import expected_doc_recall, keyword_coverage  # noqa: F401  (their home before the registry)
 
 LLM_WEIGHT = 0.7
 HEURISTIC_WEIGHT = 0.3
-UNAVAILABLE = "LLM unavailable — heuristic used."
-UNPARSEABLE = "Judge reply had no usable score — heuristic used."
-
-# Metrics that compare against a reference answer and are skipped without one.
-NEEDS_REFERENCE = ("context_recall", "answer_correctness")
+NEEDS_JUDGE = "Needs a judge: this metric has no offline heuristic."
+NO_SCORE = "No score: the judge failed and this metric has no heuristic to fall back on."
 
 
 def blend(llm: float, heuristic: float) -> float:
     return round(LLM_WEIGHT * llm + HEURISTIC_WEIGHT * heuristic, 4)
 
 
-def skip_reason(metric: str, sample: EvalSample) -> Optional[str]:
+def _metric(metric: Union[str, Metric]) -> Metric:
+    return metric if isinstance(metric, Metric) else get_metric(metric)
+
+
+def skip_reason(metric: Union[str, Metric], sample: EvalSample) -> Optional[str]:
     """Why `metric` cannot be computed for `sample`, or None when it can."""
-    if metric in NEEDS_REFERENCE and not (sample.ground_truth or "").strip():
-        return "No reference answer (ground_truth) for this sample."
-    if metric == "faithfulness":
-        if not (sample.answer or "").strip():
-            return "The answer is empty."
-        if not sample.contexts:
-            return "No contexts were retrieved."
-    return None
+    return _metric(metric).skip_reason(sample)
 
 
-def score_metric(metric: str, sample: EvalSample, judge: Any, lang: str,
-                 heuristics: str = DEFAULT_HEURISTICS) -> MetricScore:
-    """Score `metric` for `sample` with at most one judge call."""
-    reason = skip_reason(metric, sample)
+def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lang: str,
+                 heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1) -> MetricScore:
+    """Score one judged metric (a name or a Metric) for `sample`: one judge call per repeat.
+
+    The judge's score is the mean over the repeats that gave one (`llm_scores` keeps each,
+    `llm_std` their spread), blended 70/30 with the heuristic when the metric has one. When no
+    repeat gave a score, the heuristic stands in (visibly), or, without one, the metric is unscored.
+    """
+    m = _metric(metric)
+    reason = m.skip_reason(sample)
     if reason:
-        return MetricScore(metric, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
-    h = heuristic_score(metric, sample, lang, heuristics)
+        return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
+    empty = m.zero_reason(sample)
+    if empty:  # nothing to judge: 0 without a judge call
+        return MetricScore(m.name, 0.0, empty, method=METHOD_EMPTY, heuristic_score=0.0)
+    h = m.heuristic(sample, lang, heuristics) if m.heuristic is not None else None
     if is_offline(judge):
-        return MetricScore(metric, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
+        if h is None:
+            return MetricScore(m.name, 0.0, NEEDS_JUDGE, skipped=True, method=METHOD_SKIPPED)
+        return MetricScore(m.name, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
                            method=METHOD_OFFLINE, heuristic_score=h.score)
-    prompt = build_prompt(metric, lang, sample.question, sample.answer, sample.contexts, sample.ground_truth)
-    try:
-        reply = judge.generate(prompt)
-    except Exception as exc:  # any judge failure degrades to the heuristic, never aborts the run
-        return _fallback(metric, h, UNAVAILABLE, f"{type(exc).__name__}: {exc}", None, call_info(judge))
-    info = call_info(judge)
-    if not (reply or "").strip():
-        return _fallback(metric, h, UNAVAILABLE, "The judge returned an empty reply.", reply, info)
-    parsed = parse_reply(reply, metric)
-    if parsed.score is None:
-        return _fallback(metric, h, UNPARSEABLE, "No JSON score or number in the judge reply.", reply, info)
-    reasoning = parsed.reasoning or f"Judge scored {parsed.score:.3f} ({parsed.how})."
-    if info.get("retries"):
-        reasoning += f" (judge call succeeded after {info['retries']} retr{'y' if info['retries'] == 1 else 'ies'})"
-    return MetricScore(metric, blend(parsed.score, h.score), reasoning, method=METHOD_BLEND,
-                       llm_score=round(parsed.score, 4), heuristic_score=h.score,
-                       raw_reply=reply, verdicts=parsed.verdicts)
+    judgements = ask_repeatedly(m, judge, m.prompt(sample, lang), repeats)
+    good = [j for j in judgements if j.score is not None]
+    if not good:
+        last = judgements[-1]
+        return _fallback(m.name, h, last.failure, last.error, last.reply, {"retries": retries(judgements)})
+    return _combined(m.name, h, good, judgements)
+
+
+def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgement]) -> MetricScore:
+    values = [j.score for j in good]
+    llm = statistics.fmean(values)
+    first = good[0]
+    reasoning = first.parsed.reasoning or f"Judge scored {first.score:.3f} ({first.how})."
+    if len(judgements) > 1:
+        reasoning += f" (mean of {len(good)} judgements: {', '.join(f'{v:.3f}' for v in values)})"
+    failed = [j for j in judgements if j.score is None]
+    if failed:
+        reasoning += f" ({len(failed)} of {len(judgements)} judge calls gave no score: {failed[0].error})"
+    n = retries(judgements)
+    if n:
+        reasoning += f" (judge call succeeded after {n} retr{'y' if n == 1 else 'ies'})"
+    how = ",".join(dict.fromkeys(j.how for j in good))
+    common = dict(llm_score=round(llm, 4), raw_reply=first.reply, verdicts=first.parsed.verdicts,
+                  llm_scores=[round(v, 4) for v in values] if len(judgements) > 1 else [],
+                  llm_std=round(statistics.stdev(values), 4) if len(values) > 1 else None, scored_from=how)
+    if h is None:  # nothing to blend with: the judge's score is the score
+        return MetricScore(name, round(llm, 4), reasoning, method=METHOD_LLM, **common)
+    return MetricScore(name, blend(llm, h.score), reasoning, method=METHOD_BLEND, heuristic_score=h.score, **common)
+
+
+def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
+                 heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1,
+                 after_each: Optional[Callable[[], None]] = None) -> Dict[str, MetricScore]:
+    """Every chosen metric's score for one sample, in the order chosen.
+
+    A rule-based metric whose inputs the sample lacks is left out (no keywords, no keyword
+    coverage), as before the registry; a judged one is kept as skipped, with its reason.
+    `after_each` runs after each judged metric (the evaluator's judge-health check, which may raise).
+    """
+    scores: Dict[str, MetricScore] = {}
+    for m in metrics:
+        if m.judged:
+            scores[m.name] = score_metric(m, sample, judge, lang, heuristics, repeats)
+            if after_each is not None:
+                after_each()
+        elif m.skip_reason(sample) is None:
+            scores[m.name] = m.rule(sample)
+    return scores
 
 
 def _fallback(metric: str, h: Any, reasoning: str, error: str, reply: Optional[str], info: dict) -> MetricScore:
-    if info.get("retries"):
+    if info.get("retries") and "retries" not in error:  # OpenAIJudge's own message already counts them
         error += f" (after {info['retries']} retries)"
+    if h is None:  # no heuristic: no number at all, and never in a mean
+        return MetricScore(metric, 0.0, f"{NO_SCORE} {error}", skipped=True, method=METHOD_UNSCORED,
+                           raw_reply=reply, error=error)
     return MetricScore(metric, round(h.score, 4), f"{reasoning} {h.reasoning}", method=METHOD_FALLBACK,
                        heuristic_score=h.score, raw_reply=reply, error=error)
 
 
-def keyword_coverage(answer: str, keywords: List[str]) -> MetricScore:
-    """Fraction of expected keywords found in the answer (case-insensitive, whole words)."""
-    text = " " + " ".join(words(answer)) + " "
-    found = [k for k in keywords if " " + " ".join(words(k)) + " " in text]
-    missing = [k for k in keywords if k not in found]
-    score = len(found) / len(keywords) if keywords else 0.0
-    reasoning = f"{len(found)}/{len(keywords)} expected keywords in the answer"
-    reasoning += f"; missing: {', '.join(missing)}." if missing else "."
-    return MetricScore("keyword_coverage", round(score, 4), reasoning, method=METHOD_RULE)
-
-
-def expected_doc_recall(contexts: List[str], expected_docs: List[str]) -> MetricScore:
-    """Fraction of expected document titles among the retrieved contexts' titles.
-
-    A context's title is how it begins ("Title: text", "Title\ntext" or the title alone), compared
-    word by word, case-insensitively, so punctuation and spacing do not matter.
-    """
-    heads = [" ".join(words(c)) + " " for c in contexts]
-    found = [d for d in expected_docs if any(h.startswith(" ".join(words(d)) + " ") for h in heads)]
-    missing = [d for d in expected_docs if d not in found]
-    score = len(found) / len(expected_docs) if expected_docs else 0.0
-    reasoning = f"{len(found)}/{len(expected_docs)} expected documents retrieved"
-    reasoning += f"; missing: {', '.join(missing)}." if missing else "."
-    return MetricScore("expected_doc_recall", round(score, 4), reasoning, method=METHOD_RULE)
-
-
 def rule_scores(sample: EvalSample) -> dict:
-    """The rule-based metrics this sample supports (none when it has no keywords/expected docs)."""
-    extra = {}
-    if sample.expected_answer_keywords:
-        extra["keyword_coverage"] = keyword_coverage(sample.answer, sample.expected_answer_keywords)
-    if sample.expected_docs:
-        extra["expected_doc_recall"] = expected_doc_recall(sample.contexts, sample.expected_docs)
-    return extra
+    """The built-in rule-based metrics this sample supports (none without keywords/expected docs)."""
+    return score_sample([get_metric("keyword_coverage"), get_metric("expected_doc_recall")], sample, None, "en")

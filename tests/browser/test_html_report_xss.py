@@ -47,10 +47,7 @@ def _poison_scores(result, payload: str):
     for name, ms in result.metric_scores().items():
         poisoned = replace(ms, reasoning=f"{ms.reasoning} {payload}", raw_reply=f'{{"reasoning": "{payload}"}}',
                            error=f"judge said {payload}")
-        if name in result.extra:
-            result.extra[name] = poisoned
-        else:
-            setattr(result, name, poisoned)
+        result.scores[name] = poisoned
     return result
 
 

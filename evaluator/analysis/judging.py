@@ -1,0 +1,82 @@
+"""How far a report's scores can be trusted: the offline notice, the judge's success, the fallbacks.
+
+Every surface (CLI, HTML report, dashboard) shows these the same way, so a run whose judge
+failed never reads like a pass and an offline run never reads like a judgement.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from ..judges.health import STOPPED_KEY
+from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_OFFLINE, METRICS, EvalReport
+
+OFFLINE_NOTICE = (
+    "Offline run: these scores are lexical estimates (words shared by the answer, the contexts and the "
+    "reference), not judgements. They cannot see paraphrase (a right answer in other words scores low), "
+    "word salad beyond the obvious, or an answer that is wrong but uses the context's words. "
+    "Score with a judge model for numbers you can act on.")
+MAX_FALLBACK_RATE = 0.1  # above this share of fallbacks a run counts as a judge failure (CLI exit 3)
+_CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timeout|malformed|empty reply", re.IGNORECASE)
+
+
+def is_offline(report: EvalReport) -> bool:
+    """True when every computed score of the five metrics is an offline heuristic."""
+    methods = {getattr(r, m).method for r in report.results for m in METRICS if not getattr(r, m).skipped}
+    return methods == {METHOD_OFFLINE}
+
+
+def fallback_counts(report: EvalReport) -> Tuple[int, int]:
+    """(scores that fell back to the heuristic, scores the judge was asked for) over the five metrics."""
+    judged = fallback = 0
+    for r in report.results:
+        for m in METRICS:
+            method = getattr(r, m).method
+            judged += method in (METHOD_BLEND, METHOD_FALLBACK)
+            fallback += method == METHOD_FALLBACK
+    return fallback, judged
+
+
+def fallback_rate(report: EvalReport) -> float:
+    fallback, judged = fallback_counts(report)
+    return fallback / judged if judged else 0.0
+
+
+def stopped_reason(report: EvalReport) -> Optional[str]:
+    """Why the run stopped early on judge failure (JudgeFailed's message), or None."""
+    reason = (report.usage or {}).get(STOPPED_KEY)
+    return str(reason) if reason else None
+
+
+def main_cause(report: EvalReport) -> Optional[str]:
+    """The judge's failure in a few words ("HTTP 401", "connection refused"), or None."""
+    found = _CAUSE.search(stopped_reason(report) or "")
+    if found:
+        return found.group(0)
+    causes: Counter = Counter()
+    for r in report.results:
+        for m in METRICS:
+            match = _CAUSE.search(getattr(r, m).error or "")
+            if match:
+                causes[match.group(0)] += 1
+    return causes.most_common(1)[0][0] if causes else None
+
+
+def judge_calls(usage: Mapping[str, Any]) -> Tuple[int, int]:
+    """(judge calls that gave a reply, judge calls asked for): replies and cache hits against failures."""
+    ok = int(usage.get("calls") or 0) + int(usage.get("cache_hits") or 0)
+    return ok, ok + int(usage.get("failures") or 0)
+
+
+def judge_status(report: EvalReport, settings: Optional[Dict[str, Any]] = None) -> str:
+    """One line for a report header: 'gpt-4o-mini · 0/140 calls succeeded · HTTP 401', or the offline one."""
+    settings = settings or {}
+    if settings.get("judge") == "offline" or (not settings.get("model") and is_offline(report)):
+        return "offline heuristics (lexical estimates, no judge)"
+    ok, asked = judge_calls(report.usage or {})
+    parts = [str(settings.get("model") or "judge"), f"{ok}/{asked} calls succeeded"]
+    cause = main_cause(report) if ok < asked or stopped_reason(report) else None
+    if cause:
+        parts.append(cause)
+    return " · ".join(parts)

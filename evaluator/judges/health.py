@@ -1,0 +1,121 @@
+"""JudgeHealth: stop a run whose judge is failing, instead of grinding every row into fallbacks.
+
+A single failed judge call degrades one score to its heuristic, visibly; that is right for a
+flaky server. A judge that is *broken* (wrong key, unknown model, nothing listening) or goes bad
+midway would otherwise turn the whole run into heuristic scores that read like a pass. Two rules
+stop it, each with one message naming the cause:
+
+- early stop: the first `early_failures` calls of a run were rejected (HTTP 400/401/403/404/422)
+  or could not reach the server, and none succeeded;
+- circuit breaker: more than `max_failure_rate` of the last `window` calls failed.
+
+`WatchedJudge` wraps any judge, records each call's outcome here, and once the run is stopping
+fails further calls at once (no request), so every worker winds down within one call.
+"""
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Deque, Optional
+
+from ..errors import JudgeError, JudgeFailed
+from .base import accepts
+
+# Where a stopped run's report.usage keeps JudgeFailed's message (the history stores usage).
+STOPPED_KEY = "stopped_on_judge_failure"
+# JudgeError kinds that mean "this judge will not work at all", not "this call was unlucky".
+FATAL_KINDS = ("rejected", "unreachable")
+
+
+@dataclass(frozen=True)
+class HealthPolicy:
+    """When a run stops on judge failure. Bounds are about judge calls, not samples."""
+
+    early_failures: int = 3  # rejected/unreachable calls, before any success, that stop the run
+    window: int = 20  # recent calls the circuit breaker looks at
+    max_failure_rate: float = 0.5  # the breaker trips when more than this share of the window failed
+
+
+class JudgeHealth:
+    """Counts one run's judge calls and decides when the run must stop. Thread-safe."""
+
+    def __init__(self, policy: HealthPolicy = HealthPolicy()) -> None:
+        self.policy = policy
+        self.calls = self.failures = self.successes = 0
+        self._recent: Deque[bool] = deque(maxlen=policy.window)  # True = failed
+        self._last: Optional[BaseException] = None
+        self._trip: Optional[str] = None  # "rejected" | "unreachable" | "breaker"
+        self._lock = threading.Lock()
+
+    @property
+    def tripped(self) -> bool:
+        return self._trip is not None
+
+    def record_success(self) -> None:
+        with self._lock:
+            self.calls += 1
+            self.successes += 1
+            self._recent.append(False)
+
+    def record_failure(self, exc: BaseException) -> None:
+        with self._lock:
+            self.calls += 1
+            self.failures += 1
+            self._recent.append(True)
+            self._last = exc
+            if self._trip is None:
+                self._trip = self._decide(getattr(exc, "kind", "failed"))
+
+    def _decide(self, kind: str) -> Optional[str]:
+        p = self.policy
+        if not self.successes and kind in FATAL_KINDS and self.failures >= p.early_failures:
+            return kind
+        window_full = len(self._recent) >= p.window
+        if window_full and sum(self._recent) > p.max_failure_rate * len(self._recent):
+            return "breaker"
+        return None
+
+    def check(self) -> None:
+        """Raise JudgeFailed once the run must stop; nothing otherwise."""
+        if self._trip is not None:
+            raise self.failure()
+
+    def failure(self) -> JudgeFailed:
+        """The JudgeFailed that describes why this run stopped."""
+        with self._lock:
+            cause = str(self._last) if self._last is not None else "unknown judge failure"
+            status = getattr(self._last, "status", None)
+            if self._trip == "breaker":
+                n, failed = len(self._recent), sum(self._recent)
+                message = (f"The judge failed {failed} of its last {n} calls, so the run stopped instead of "
+                           f"scoring the rest on heuristics. Last error: {cause}")
+            else:
+                message = cause
+            return JudgeFailed(message, kind=self._trip or "failed", status=status,
+                               calls=self.calls, failures=self.failures)
+
+
+class WatchedJudge:
+    """A judge whose calls are reported to a JudgeHealth; every other attribute is the judge's own."""
+
+    def __init__(self, judge: Any, health: JudgeHealth) -> None:
+        self._judge, self.health = judge, health
+
+    def generate(self, prompt: str, **options: Any) -> str:
+        if self.health.tripped:  # the run is stopping: no more requests to a judge known to fail
+            raise JudgeError("The run is stopping because the judge is failing.", kind="stopped")
+        try:
+            reply = self._judge.generate(prompt, **options)
+        except Exception as exc:
+            self.health.record_failure(exc)
+            raise
+        self.health.record_success()
+        return reply
+
+    def accepts_option(self, option: str) -> bool:
+        """The wrapped judge's generate options (repeat, top_logprobs) pass through (judges.base.accepts)."""
+        return accepts(self._judge, option)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._judge, name)

@@ -1,0 +1,116 @@
+"""One metric, defined in one place: what it needs, what the judge sees, how a reply becomes a score.
+
+A `Metric` is plain frozen data plus three small methods. The evaluator never looks a metric up
+by its name anywhere else: skip reasons, prompts, parsing, the offline heuristic, the advice
+when it is low and whether it counts towards `overall` all come from here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, List, Mapping, Optional, Tuple
+
+from ..model import EvalSample, MetricScore
+from .parsing import SCALES, ParsedReply, Verdicts, parse_score
+from .prompts import render_prompt
+
+JUDGED = "judged"  # asks the judge (blended with its heuristic when it has one)
+RULE = "rule"  # computed by a deterministic rule from the sample alone
+
+# Why a metric cannot be computed when a field it needs is empty, per field.
+MISSING = {
+    "question": "The question is empty.",
+    "answer": "The answer is empty.",
+    "contexts": "No contexts were retrieved.",
+    "ground_truth": "No reference answer (ground_truth) for this sample.",
+    "expected_answer_keywords": "No expected keywords for this sample.",
+    "expected_docs": "No expected documents for this sample.",
+}
+
+# (sample, language, heuristic set name) -> an object with .score and .reasoning (HeuristicScore).
+Heuristic = Callable[[EvalSample, str, str], Any]
+Rule = Callable[[EvalSample], MetricScore]
+
+
+def _empty(value: Any) -> bool:
+    if isinstance(value, str):
+        return not value.strip()
+    return not value
+
+
+@dataclass(frozen=True)
+class Metric:
+    """Everything ragmeter knows about one metric.
+
+    name: the key in results, reports, exports and `--fail-under`.
+    kind: JUDGED (one judge call per repeat) or RULE (`rule(sample)`, no judge).
+    needs: sample fields it cannot do without; an empty one skips the metric with MISSING's reason
+        (a RULE metric is then left out of the result instead, as keyword coverage always was).
+    zero_if_empty: sample fields whose emptiness scores 0 without a judge call (an empty answer
+        is neither relevant nor correct).
+    prompts: language -> prompt template with {guard}, {json_only} and {data} slots.
+    shows: the sample fields the judge sees, in order (question, answer, contexts, ground_truth).
+    verdicts: computes the score from a JSON reply's evidence lists; None reads the stated score.
+    scale: how the prompt asks for the score: "0-1", "1-5" or "pass-fail" (normalised to 0-1).
+    heuristic: the offline scorer, also blended 30% with the judge; None means "needs a judge".
+    logprobs: weight a single-token score by the judge's token probabilities (G-Eval) when it can.
+    advice: (diagnosis, actions) shown when the metric's mean is low.
+    """
+
+    name: str
+    kind: str = JUDGED
+    needs: Tuple[str, ...] = ()
+    zero_if_empty: Tuple[str, ...] = ()
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    shows: Tuple[str, ...] = ()
+    verdicts: Optional[Verdicts] = None
+    scale: str = "0-1"
+    heuristic: Optional[Heuristic] = None
+    rule: Optional[Rule] = None
+    logprobs: bool = False
+    advice: Optional[Tuple[str, Tuple[str, ...]]] = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.replace("_", "").isalnum():
+            raise ValueError(f"metric name {self.name!r}: use letters, digits and underscores")
+        if self.kind not in (JUDGED, RULE):
+            raise ValueError(f"metric {self.name}: kind must be {JUDGED!r} or {RULE!r}, not {self.kind!r}")
+        if self.kind == RULE and self.rule is None:
+            raise ValueError(f"rule metric {self.name} needs rule=<function(sample) -> MetricScore>")
+        if self.kind == JUDGED and "en" not in self.prompts:
+            raise ValueError(f"judged metric {self.name} needs an English prompt (prompts={{'en': ...}})")
+        if self.scale not in SCALES:
+            raise ValueError(f"metric {self.name}: scale must be one of {', '.join(SCALES)}, not {self.scale!r}")
+        unknown = [f for f in self.needs + self.zero_if_empty if f not in MISSING]
+        if unknown:
+            raise ValueError(f"metric {self.name}: unknown sample field(s) {unknown}; use {', '.join(MISSING)}")
+
+    @property
+    def judged(self) -> bool:
+        return self.kind == JUDGED
+
+    def skip_reason(self, sample: EvalSample) -> Optional[str]:
+        """Why this metric cannot be computed for `sample`, or None when it can."""
+        for name in self.needs:
+            if _empty(getattr(sample, name, None)):
+                return MISSING[name]
+        return None
+
+    def zero_reason(self, sample: EvalSample) -> Optional[str]:
+        """Why this metric scores 0 for `sample` without asking anyone (see zero_if_empty), or None."""
+        for name in self.zero_if_empty:
+            if _empty(getattr(sample, name, None)):
+                return f"The {name.replace('_', ' ')} is empty: nothing is relevant or correct."
+        return None
+
+    def prompt(self, sample: EvalSample, lang: str) -> str:
+        """The judge prompt for `sample` in `lang` (the sample's text fenced as data)."""
+        return render_prompt(self.prompts, self.shows, lang, sample.question, sample.answer,
+                             sample.contexts, sample.ground_truth)
+
+    def parse(self, reply: str) -> ParsedReply:
+        """The judge's score in `reply`, normalised to 0-1 (score None when there is none)."""
+        return parse_score(reply, self.verdicts, self.scale)
+
+    def actions(self) -> List[str]:
+        return list(self.advice[1]) if self.advice else []

@@ -1,0 +1,109 @@
+"""Cheap sanity checks that keep obvious garbage out of the top bands of the lexical heuristics.
+
+The heuristics count shared words, so a "word salad" made of the context's own words reads as
+faithful, relevant and correct. Two signs of garbage that no real answer shows, both about word
+*order*, which word counting cannot see:
+
+- no sentence structure: eight or more words, almost no function words (the, of, is, ...) and
+  few capitalised names (a sentence of names, "Zazie Beetz appeared in 20th Century Fox films",
+  has few function words too);
+- a bag of the context's words: eight or more words, nearly all found in the contexts, yet
+  hardly any two neighbours stand next to each other anywhere in the contexts or question.
+
+Neither applies to a list (commas, semicolons, bullets, one item a line): a list of names is a
+fine answer. Only answers and reference answers are checked; questions are often telegraphic
+("please explain British education terms (0 levels, 6th form, uni, etc)").
+
+A text that shows either caps the heuristic scores that read it at GARBAGE_CAP, with the reason.
+The judge, when there is one, still scores as it likes: this only bounds the lexical estimate.
+(An empty answer scores 0 on relevancy and correctness: see `Metric.zero_if_empty` in builtin.py.)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from ..model import EvalSample
+from .heuristics import HeuristicScore, heuristic_score
+from .units import with_units_spelled
+from ..text import is_stop_word, tokens
+
+GARBAGE_CAP = 0.3  # inside "Problem": garbage must never read as Good or Excellent
+MIN_WORDS = 8  # shorter texts (bare answers, names) carry too little order to judge
+MAX_FUNCTION_SHARE = 0.1  # real English or Arabic prose runs at 30-50% function words
+MAX_NAME_SHARE = 0.3  # capitalised words: above this the text is a sentence about names
+MIN_CONTEXT_COVERAGE = 0.9
+MAX_BIGRAM_SHARE = 0.2  # copied or paraphrased prose shares far more neighbour pairs
+_LIST_MARKS = re.compile(r"[,;،؛\n•|]|\s[-*]\s|\d[.)]\s")
+
+# Which sample field each metric's heuristic reads as prose (beyond the contexts themselves).
+_READS = {
+    "faithfulness": ("answer",),
+    "answer_relevancy": ("answer",),
+    "context_precision": ("ground_truth",),  # relevance to a salad reference means nothing
+    "context_recall": ("ground_truth",),
+    "answer_correctness": ("answer", "ground_truth"),
+}
+def garbage_reason(text: str, contexts: Iterable[str] = (), question: str = "") -> Optional[str]:
+    """Why `text` is not prose (no structure, or a shuffled bag of the contexts' words), or None."""
+    toks = tokens(text or "")
+    if len(toks) < MIN_WORDS or len(_LIST_MARKS.findall(text)) >= len(toks) / 4:
+        return None
+    if _no_structure(text, toks):
+        return "it has no sentence structure (almost no function words)"
+    if _shuffled_bag(toks, (*contexts, question)):
+        return "its words are the contexts' words in an order found nowhere in them"
+    return None
+
+
+def _no_structure(text: str, toks: List[str]) -> bool:
+    function = sum(1 for t in toks if is_stop_word(t))
+    names = sum(1 for w in text.split() if w[:1].isupper())
+    return function <= MAX_FUNCTION_SHARE * len(toks) and names < MAX_NAME_SHARE * len(toks)
+
+
+def _shuffled_bag(toks: List[str], sources: Tuple[str, ...]) -> bool:
+    vocab, pairs = _words_and_pairs(sources)
+    if not vocab or sum(t in vocab for t in toks) < MIN_CONTEXT_COVERAGE * len(toks):
+        return False
+    own = list(zip(toks, toks[1:]))
+    return sum(p in pairs for p in own) <= MAX_BIGRAM_SHARE * len(own)
+
+
+@lru_cache(maxsize=256)  # one sample's metrics read the same contexts several times
+def _words_and_pairs(sources: Tuple[str, ...]) -> Tuple[FrozenSet[str], FrozenSet[Tuple[str, str]]]:
+    vocab: Set[str] = set()
+    pairs: Set[Tuple[str, str]] = set()
+    for source in sources:
+        src = tokens(source or "")
+        vocab.update(src)
+        pairs.update(zip(src, src[1:]))
+    return frozenset(vocab), frozenset(pairs)
+
+
+SEED_SET = "jaccard"  # the seed's heuristics are kept exactly, to reproduce its numbers
+
+
+def sane_heuristic(metric: str, sample: EvalSample, lang: str, kind: str) -> HeuristicScore:
+    """The heuristic score of `metric`, units spelled one way and garbage capped (the seed's set as is)."""
+    if kind == SEED_SET:
+        return heuristic_score(metric, sample, lang, kind)
+    return checked(metric, sample, heuristic_score(metric, with_units_spelled(sample), lang, kind))
+
+
+def checked(metric: str, sample: EvalSample, score: HeuristicScore) -> HeuristicScore:
+    """`score` (a heuristic's result), capped at GARBAGE_CAP when a text it reads is garbage."""
+    if score.score <= GARBAGE_CAP:
+        return score
+    for field in _READS.get(metric, ()):
+        text = getattr(sample, field) or ""
+        reason = garbage_reason(text, sample.contexts, sample.question)
+        if reason:
+            why = f"Capped at {GARBAGE_CAP}: the {_FIELD_NAMES[field]} looks like word salad ({reason}). "
+            return replace(score, score=GARBAGE_CAP, reasoning=why + score.reasoning)
+    return score
+
+
+_FIELD_NAMES = {"answer": "answer", "ground_truth": "reference answer"}

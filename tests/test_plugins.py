@@ -1,0 +1,71 @@
+"""Metric plugins: a distribution installed on sys.path registers metrics under `ragmeter.metrics`."""
+import sys
+
+import pytest
+
+from evaluator import EvalSample, OfflineJudge, RAGEvaluator
+from evaluator.metrics import registry
+from evaluator.metrics.registry import METRIC_REGISTRY, get_metric, known_metrics, load_plugins, plugin_errors
+from tests.fakes import ScriptedJudge
+
+PLUGIN_MODULE = '''
+from evaluator.metrics.registry import Metric
+from evaluator.metrics.rubric import RubricMetric
+
+def metrics():
+    return [RubricMetric("shouting", "The answer does not shout (no ALL CAPS)."),
+            Metric("answer_length", kind="rule", needs=("answer",), rule=_length)]
+
+def _length(sample):
+    from evaluator.model import MetricScore
+    return MetricScore("answer_length", min(1.0, len(sample.answer) / 100), "length / 100", method="rule")
+'''
+
+
+def install(site, dist, entry_points, module=None, code=PLUGIN_MODULE):
+    """A minimal installed distribution: a module and its .dist-info with entry_points.txt."""
+    if module:
+        (site / f"{module}.py").write_text(code, encoding="utf-8")
+    info = site / f"{dist}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[ragmeter.metrics]\n" + entry_points, encoding="utf-8")
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = dict(METRIC_REGISTRY)
+    yield tmp_path
+    METRIC_REGISTRY.clear()
+    METRIC_REGISTRY.update(before)
+    for name in ("ragmeter_shouting", "ragmeter_broken"):
+        sys.modules.pop(name, None)
+    monkeypatch.undo()
+    load_plugins(reload=True)  # back to the plugins really installed
+
+
+def test_an_installed_plugin_metric_can_be_chosen_by_name(site):
+    install(site, "ragmeter_shouting", "shouting = ragmeter_shouting:metrics\n", module="ragmeter_shouting")
+    assert load_plugins(reload=True) == []
+    assert {"shouting", "answer_length"} <= set(known_metrics())
+    sample = EvalSample("q?", "A calm answer.", ["ctx"], sample_id="s1")
+    judge = ScriptedJudge('{"score": 0.9, "reasoning": "calm"}')
+    result = RAGEvaluator(judge, metrics=["faithfulness", "shouting", "answer_length"]).evaluate(sample)
+    assert result.scores["shouting"].score == 0.9 and judge.calls == 2
+    assert result.scores["answer_length"].score == pytest.approx(0.14)
+    offline = RAGEvaluator(OfflineJudge(), metrics=["shouting"]).evaluate(sample)
+    assert offline.scores["shouting"].skipped
+
+
+def test_a_broken_plugin_is_reported_not_fatal(site):
+    install(site, "ragmeter_broken", "broken = ragmeter_broken:METRICS\n", module="ragmeter_broken",
+            code="raise ImportError('needs numpy 9')\n")
+    install(site, "ragmeter_thief", "thief = evaluator.metrics.builtin:FAITHFULNESS\n")
+    problems = load_plugins(reload=True)
+    assert any("'broken'" in p and "needs numpy 9" in p for p in problems)
+    assert any("'thief'" in p and "built-in" in p for p in problems)
+    assert get_metric("faithfulness") is registry.BUILTINS[0]
+    with pytest.raises(ValueError) as err:
+        get_metric("broken_metric")
+    assert "needs numpy 9" in str(err.value) and plugin_errors() == problems
