@@ -112,7 +112,7 @@ def test_parquet_input_without_ids_is_numbered_in_input_order(cluster, tmp_path)
     expected = single_process(OfflineJudge(), load_dataset(SAMPLE))
     assert [i for i, _ in got] == list(range(len(expected)))
     assert [r.sample_id for _, r in got] == [f"row-{i + 1}" for i in range(len(expected))]
-    assert [r.scores() for _, r in got] == [r.scores() for _, r in expected]
+    assert [r.score_values() for _, r in got] == [r.score_values() for _, r in expected]
     assert run.tally.means() == RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(SAMPLE)).mean_scores()
 
 

@@ -248,8 +248,8 @@ def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upl
     assert download.value.suggested_filename == "ragmeter-browser_check.parquet"
     downloaded = read_results_parquet(download.value.path())
     library = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(upload_csv))
-    assert [(i, r.sample_id, r.scores()) for i, r in downloaded] == [
-        (i, r.sample_id, r.scores()) for i, r in enumerate(library.results)]
+    assert [(i, r.sample_id, r.score_values()) for i, r in downloaded] == [
+        (i, r.sample_id, r.score_values()) for i, r in enumerate(library.results)]
 
     # Leave the report and come back: the same run, the same numbers, the chart drawn again.
     go_to(page, "History")
