@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 from .cli import (
+    EXIT_JUDGE,
     EXIT_OK,
     EXIT_THRESHOLD,
     UsageError,
@@ -22,6 +23,7 @@ from .cli import (
     run_config,
     usage_line,
 )
+from .model import METHOD_BLEND, METHOD_FALLBACK, METRICS
 from .progress import ProgressLine
 
 
@@ -103,6 +105,7 @@ def ray_evaluate(args: argparse.Namespace) -> int:
 
 
 def report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
+    """The local engine's closing lines from the streamed tally; the exit code (judge failure 3, threshold 1)."""
     tally = run.tally
     print(tally.format_report(run.elapsed))
     if usage:
@@ -114,6 +117,12 @@ def report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds
                   "after a judge failure (see each score's reasoning)")
     if args.output:
         print(f"wrote {args.output}")
+    judged = sum(tally.methods.get(m, {}).get(k, 0) for m in METRICS for k in (METHOD_BLEND, METHOD_FALLBACK))
+    fallback = sum(tally.methods.get(m, {}).get(METHOD_FALLBACK, 0) for m in METRICS)
+    if judged and fallback / judged > args.max_fallback_rate:
+        print(f"ragmeter: judge failed: {fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to "
+              f"the heuristic, above --max-fallback-rate {args.max_fallback_rate:g}", file=sys.stderr)
+        return EXIT_JUDGE
     missed = missed_means(dict(tally.means(), overall=tally.overall_mean()), thresholds)
     if missed:
         print(f"ragmeter: FAIL: {len(missed)} threshold(s) missed ({'; '.join(missed)})", file=sys.stderr)

@@ -20,7 +20,7 @@ except ImportError:  # fail in CI, where these tests must run; skip on a develop
         raise
     pytest.skip("Ray is not installed: pip install -e '.[test]'", allow_module_level=True)
 
-from openai_server import ChatServer, reply  # noqa: E402
+from openai_server import ChatServer, error, reply  # noqa: E402
 
 from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
 from evaluator.cli import main  # noqa: E402
@@ -217,3 +217,13 @@ def test_cli_ray_run_prints_the_usual_report_and_opens_from_the_history(cluster,
 def test_cli_ray_refuses_what_it_cannot_do(tmp_path, capsys, extra, message):
     assert main(["evaluate", str(SAMPLE), "--engine", "ray", "--no-history", *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_ray_exits_3_when_the_judge_fails_and_says_why(cluster, tmp_path, capsys):
+    with ChatServer(default=error(401, "invalid key")) as srv:
+        code = main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--no-history", "--no-cache",
+                     "--model", "test-model", "--base-url", srv.base_url])
+    out, err = capsys.readouterr()
+    assert code == 3
+    assert "fell back to the heuristic after a judge failure" in out
+    assert "ragmeter: judge failed:" in err and "above --max-fallback-rate" in err
