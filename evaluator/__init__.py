@@ -11,6 +11,7 @@ The package reads like a table of contents (each folder's __init__ says what it 
     metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
     evaluation.py  RAGEvaluator: score one sample or a dataset, concurrently, in order
     runs.py        the one run path (RunConfig, Run) used by the CLI and the dashboard
+    batching.py    scoring through the OpenAI Batch API (a run with RunConfig(batch=True))
     history.py     every run saved in SQLite, resumable
     io/            files in and out: datasets, records, exports, redaction
     analysis/      reading the scores: statistics, bands, advice, agreement, run comparison

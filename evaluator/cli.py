@@ -2,8 +2,12 @@
 
     ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
-                      [--dry-run] [--resume RUN_ID] [--labels]
+                      [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
                       [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
+                      [--target URL|module:function|file.py:function|openai:MODEL [--target-body JSON]
+                       [--target-header 'Name: value' ...] [--target-field answer=PATH ...]
+                       [--target-workers N] [--target-timeout S]]
+    ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
 
 Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
@@ -23,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from .costs import estimate_run
 from .analysis import judging
 from .errors import RagmeterError
-from .io.datasets import load_dataset
+from .io.datasets import CLI, load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
@@ -32,7 +36,8 @@ from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
 from .model import EvalReport
 from .progress import ProgressLine
-from .runs import OFFLINE, OPENAI, Run, RunConfig
+from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
+from .targets import TargetConfig
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
@@ -73,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
     ev.add_argument("--repeats", type=int, default=1, metavar="K",
                     help="ask the judge K times per judged metric; the score is the mean and the report "
-                         "shows the judge's noise (default 1)")
+                         "shows the judge's noise (default 1; use with --temperature above 0)")
+    ev.add_argument("--temperature", type=float, default=0.0,
+                    help="the judge's sampling temperature (default 0)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -91,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
     ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
     ev.add_argument("--price-out", type=float, help="price per million completion tokens")
+    ev.add_argument("--batch", action="store_true",
+                    help="send the judge calls through the OpenAI Batch API (/files + /batches): half price on "
+                         "OpenAI and Azure, replies within 24 h; give batch prices to --price-in/--price-out")
+    ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
+                    help="seconds between looks at a running batch (default %(default)s)")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     ev.add_argument("--engine", choices=["local", "ray"], default="local",
@@ -98,9 +110,42 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--ray-address", help="Ray cluster to join: auto, or ray://host:10001 (default: start a local one)")
     ev.add_argument("--ray-workers", type=int, default=2,
                     help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
+    ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
+                    "another judge); the target is not called")
+    add_target_arguments(ev)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
     return parser
+
+
+def add_target_arguments(ev: argparse.ArgumentParser) -> None:
+    """Options of a target: the user's pipeline, called for each question before scoring."""
+    group = ev.add_argument_group("target (ask your pipeline each question; the file then needs only questions)")
+    group.add_argument("--target", help="http(s)://… endpoint, module.sub:function, path/file.py:function, "
+                                        "or openai:MODEL (a bare chat model, no retrieval); its answers and "
+                                        "contexts replace any the file has")
+    group.add_argument("--target-body", help='JSON body template; {question} is replaced, JSON-escaped '
+                                             '(default {"question": "{question}"})')
+    group.add_argument("--target-header", action="append", default=[], metavar="'NAME: VALUE'",
+                       help="HTTP header; ${VAR} is read from the environment at call time, never saved")
+    group.add_argument("--target-field", action="append", default=[], metavar="NAME=PATH",
+                       help="where the reply holds answer/contexts/tool_calls, e.g. contexts=data.hits[].passage")
+    group.add_argument("--target-base-url", default="", help="endpoint of an openai:MODEL target")
+    group.add_argument("--target-workers", type=int, default=4, help="questions sent to the target at once")
+    group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
+
+
+def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
+    """The target the command line names, or None; TargetConfigError (exit 2) when it is unusable."""
+    if not args.target:
+        if args.target_body or args.target_field or args.target_base_url:
+            raise UsageError("--target-body, --target-field and --target-base-url need --target")
+        return None
+    config = TargetConfig.from_options(args.target, body=args.target_body, headers=args.target_header,
+                                       fields=args.target_field, base_url=args.target_base_url,
+                                       timeout=args.target_timeout, workers=max(1, args.target_workers))
+    config.build()  # a bad spec, path or header fails here, before any file is read
+    return config
 
 
 def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
@@ -151,11 +196,14 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     if not args.model:
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
+        if args.batch and not args.resume:
+            raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
+        scoring.pop("temperature")  # no judge, nothing to sample
         return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
     return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     **scoring)
+                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
 
 
 def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
@@ -171,16 +219,21 @@ def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
     names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
     if args.metrics is not None and not names:
         raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
-    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats}
+    if not 0.0 <= args.temperature <= 2.0:
+        raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
-    if args.metrics is not None or args.rubrics or args.repeats != 1:
-        raise UsageError("--metrics, --rubrics and --repeats cannot change a resumed run: it scores as it started")
+    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature:
+        raise UsageError("--metrics, --rubrics, --repeats and --temperature cannot change a resumed run: "
+                         "it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
-        return replace(config, judge=OFFLINE)
+        return replace(config, judge=OFFLINE, batch=False)
+    if args.batch:  # a stored batch run stays one; --batch also turns a direct run's rest into a batch
+        config = replace(config, batch=True, batch_poll=args.batch_poll)
     if args.model:
         given = run_config(args)
         return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
@@ -223,21 +276,24 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
 
 
 def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
+    """Calls, tokens and cost; prices from the command line, else those the run was started with."""
     usage = report.usage
     if not usage:
         return
     print(f"judge status: {judging.judge_status(report, settings)}")
-    print(usage_line(usage, args))
+    price_in = args.price_in if args.price_in is not None else settings.get("price_in")
+    price_out = args.price_out if args.price_out is not None else settings.get("price_out")
+    print(usage_line(usage, price_in, price_out))
 
 
-def usage_line(usage: Dict[str, Any], args: argparse.Namespace) -> str:
-    """Judge calls, cache hits, tokens, retries, failures and the cost when prices were given."""
+def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Optional[float]) -> str:
+    """Judge calls, cache hits, tokens, retries, failures and the cost when prices are known."""
     from .costs import price
 
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
             f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
             f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
-    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), args.price_in, args.price_out)
+    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
     return line + (f", cost {cost:.4f}" if cost is not None else "")
 
 
@@ -248,6 +304,14 @@ def print_fallbacks(report: EvalReport) -> None:
             total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
+
+
+def print_target_failures(report: EvalReport) -> None:
+    stats = report.target_stats()
+    if stats and stats["failures"]:
+        first = next(r.sample.target_error for r in report.results if r.sample and r.sample.target_error)
+        print(f"warning: {stats['failures']}/{stats['calls']} target calls failed; those rows are kept with "
+              f"target_error and their metrics skipped (first: {first})")
 
 
 def print_labels(report: EvalReport) -> None:
@@ -263,19 +327,34 @@ def open_store(path: Optional[str]) -> Any:
     return RunStore(path)
 
 
-def new_run(args: argparse.Namespace, store: Any) -> Run:
+def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> list:
     if not args.data:
-        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID, or --rescore RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    samples = load_dataset(args.data, mapping)
-    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store)
+    return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None)
+
+
+def new_run(args: argparse.Namespace, store: Any) -> Run:
+    target = target_config(args)
+    samples = read_samples(args, target)
+    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target)
 
 
 def resumed_run(args: argparse.Namespace, store: Any) -> Run:
     if store is None:
         raise UsageError("--resume needs the run history; drop --no-history")
     config = resumed_config(args, store.get_run(args.resume).settings)
-    return Run.resume(store, args.resume, config=config)
+    return Run.resume(store, args.resume, config=config, target=target_config(args),
+                      target_headers=args.target_header)
+
+
+def rescored_run(args: argparse.Namespace, store: Any) -> Run:
+    """A new run over the answers saved in run --rescore, with the judge named on the command line."""
+    if store is None:
+        raise UsageError("--rescore needs the run history; drop --no-history")
+    if args.resume or args.data or args.target:
+        raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
+    return Run.rescore(store, args.rescore, run_config(args))
 
 
 def dry_run(args: argparse.Namespace) -> int:
@@ -285,10 +364,10 @@ def dry_run(args: argparse.Namespace) -> int:
         store = open_store(args.history)
         config = resumed_config(args, store.get_run(args.resume).settings)
         samples = [s for _, s in store.pending_samples(args.resume)]
-    elif args.data:
-        samples = load_dataset(args.data, parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None)
+    elif args.rescore:
+        samples = open_store(args.history).answered_samples(args.rescore)
     else:
-        raise UsageError("evaluate needs a DATA file (or --resume RUN_ID)")
+        samples = read_samples(args, target_config(args))
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
                        judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
                        repeats=config.repeats)
@@ -296,12 +375,18 @@ def dry_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def answered(run: Run) -> Optional[int]:
+    return run.answered if run.target is not None else None
+
+
 def wait_for(run: Run, quiet: bool) -> None:
     """Draw the progress on stderr until the run ends; Ctrl-C stops it and keeps every finished row."""
     line = ProgressLine(sys.stderr, quiet)
+    batch = BatchLines(run, quiet)
     try:
         while not run.join(0.2):
-            line.show(run.done, run.total)
+            batch.show()
+            line.show(run.done, run.total, answered=answered(run))
     except KeyboardInterrupt:
         print("\nragmeter: stopping: finishing the samples in flight (Ctrl-C again to quit now)…", file=sys.stderr)
         run.stop()
@@ -312,7 +397,26 @@ def wait_for(run: Run, quiet: bool) -> None:
             raise
         raise
     finally:
-        line.show(run.done, run.total, final=True)
+        line.show(run.done, run.total, final=True, answered=answered(run))
+
+
+class BatchLines:
+    """A batch run's progress on stderr: a line whenever its batches' status changes."""
+
+    def __init__(self, run: Run, quiet: bool) -> None:
+        self.run, self.quiet, self.hinted = run, quiet, False
+        self.last: Optional[str] = None
+
+    def show(self) -> None:
+        status = self.run.batch_status
+        if self.quiet or status is None or status == self.last:
+            return
+        if status != BATCH_PREPARING and not self.hinted and self.run.run_id:  # the batches exist by now
+            self.hinted = True
+            print(f"closing this is safe: the batches go on at the server, and "
+                  f"'ragmeter evaluate --resume {self.run.run_id}' picks them up", file=sys.stderr)
+        self.last = status
+        print(status, file=sys.stderr)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -325,7 +429,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
         return ray_evaluate(args)
     store = None if args.no_history else open_store(args.history)
-    run = resumed_run(args, store) if args.resume else new_run(args, store)
+    if args.rescore:
+        run = rescored_run(args, store)
+    else:
+        run = resumed_run(args, store) if args.resume else new_run(args, store)
     thresholds = parse_thresholds(args.fail_under, run.evaluator.metric_names)
     run.start()
     if run.run_id and not args.quiet:
@@ -336,6 +443,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         saved = (f"saved; resume with: ragmeter evaluate --resume {run.run_id}" if run.run_id
                  else "not saved (--no-history)")
+        if run.batch_status and run.run_id:
+            saved += " (submitted batches go on at the server and are picked up, not sent again)"
         print(f"ragmeter: stopped: {run.done}/{run.total} samples scored, {saved}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if run.exception is not None and not isinstance(run.exception, RagmeterError):
@@ -357,6 +466,7 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
         print(noise)
     print_usage_summary(report, args, settings)
     print_fallbacks(report)
+    print_target_failures(report)
     if args.labels:
         print_labels(report)
     if args.output:

@@ -34,8 +34,10 @@ def check_ray_args(args: argparse.Namespace) -> None:
                          "(the judge cache makes the rows already scored free)")
     if args.labels:
         raise UsageError("--labels needs the local engine (it compares every row in memory)")
-    if args.repeats != 1:
-        raise UsageError("--repeats needs the local engine")
+    for flag, given in (("--repeats", args.repeats != 1), ("--batch", args.batch), ("--rescore", args.rescore),
+                        ("--target", getattr(args, "target", None))):
+        if given:
+            raise UsageError(f"{flag} needs the local engine (drop --engine ray)")
     if not args.data:
         raise UsageError("evaluate needs a DATA file")
     if args.output and Path(args.output).suffix.lower() != ".parquet":
@@ -109,7 +111,7 @@ def report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds
     tally = run.tally
     print(tally.format_report(run.elapsed))
     if usage:
-        print(usage_line(usage, args))
+        print(usage_line(usage, args.price_in, args.price_out))
     for metric in tally.metric_names():
         fallbacks = tally.methods[metric].get("heuristic_fallback", 0)
         if fallbacks:

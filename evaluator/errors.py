@@ -14,8 +14,11 @@
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
-    └── MissingExtra (ImportError) an optional feature's packages are not installed: names the
-                                   `pip install 'ragmeter[extra]'` that adds them
+    ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
+    │                              `pip install 'ragmeter[extra]'` that adds them
+    └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
+        │                          a reply without an answer); the row is kept with this reason
+        └── TargetConfigError      the target cannot even start (bad spec, import failure, unset ${VAR})
 
 Messages are written for the person at the keyboard: say what is wrong and what to do.
 """
@@ -102,3 +105,17 @@ class HistoryError(RagmeterError):
 
 class MissingExtra(RagmeterError, ImportError):
     """An optional feature (Ray engine, Parquet) needs packages that are not installed."""
+
+
+class TargetError(RagmeterError):
+    """One call to a target failed. `retryable` calls (429, 5xx, timeouts) are tried again;
+    `retry_after` is the server's Retry-After in seconds, when it sent one."""
+
+    def __init__(self, message: str, *, retryable: bool = False, retry_after: Optional[float] = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class TargetConfigError(TargetError):
+    """The target is misconfigured (unknown module or function, bad URL or body template)."""

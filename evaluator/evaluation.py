@@ -1,6 +1,7 @@
 """RAGEvaluator: scores samples with a judge, one at a time or concurrently, keeping order."""
 from __future__ import annotations
 
+import copy
 import logging
 import sys
 import threading
@@ -61,6 +62,13 @@ class RAGEvaluator:
     @property
     def metric_names(self) -> List[str]:
         return [m.name for m in self.metrics]
+
+    def with_judge(self, judge: Judge) -> "RAGEvaluator":
+        """A copy that scores exactly as this one does (language, heuristics…) but asks `judge`,
+        unwatched: how a Batch API run collects its prompts and replays the batch's replies."""
+        twin = copy.copy(self)
+        twin.llm, twin._judge, twin.health = judge, judge, None
+        return twin
 
     def evaluate(self, sample: EvalSample) -> EvalResult:
         """Score one sample on every chosen metric (skipped ones say why)."""

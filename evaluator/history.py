@@ -276,6 +276,23 @@ class RunStore:
         except sqlite3.Error as exc:
             raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
 
+    def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
+        """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
+        if not self._write("UPDATE samples SET record = ? WHERE run_id = ? AND idx = ?",
+                           (_dumps(sample_to_record(sample, index)), run_id, index)):
+            raise self._unknown(run_id)
+
+    def answered_samples(self, run_id: str) -> List[EvalSample]:
+        """The run's rows with the answers they were scored on (a target's included), to score them again.
+
+        Rows that never got an answer (a run stopped before the target answered them) are left out.
+        """
+        results = dict(self.indexed_results(run_id))
+        rows = self._query("SELECT idx, record FROM samples WHERE run_id = ? ORDER BY idx", (run_id,))
+        samples = [(idx, results[idx].sample if idx in results else _sample_from_json(text)) for idx, text in rows]
+        asked = bool(self.get_run(run_id).settings.get("target"))
+        return [s for idx, s in samples if s is not None and (idx in results or not asked or _answered(s))]
+
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
                    usage: Optional[Dict[str, Any]] = None) -> None:
         """Mark the run running/stopped/finished/failed and store its total time and judge usage."""
@@ -288,6 +305,15 @@ class RunStore:
         )
         if not changed:
             raise self._unknown(run_id)
+
+    def update_settings(self, run_id: str, changes: Dict[str, Any]) -> Dict[str, Any]:
+        """Merge `changes` (sanitised) into the run's stored settings; returns the new settings.
+
+        How a run keeps what it learns while running, e.g. the ids of the batches it submitted.
+        """
+        settings = dict(self.get_run(run_id).settings, **sanitize_settings(changes))
+        self._write("UPDATE runs SET settings = ? WHERE run_id = ?", (_dumps(settings), run_id))
+        return settings
 
     def rename_run(self, run_id: str, name: str) -> None:
         """Give the run a name (an empty name clears it)."""
@@ -362,6 +388,10 @@ class RunStore:
         usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
         results = [result for _, result in self.indexed_results(run_id)]
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
+
+
+def _answered(sample: EvalSample) -> bool:
+    return sample.target_latency_ms is not None or sample.target_error is not None
 
 
 def _result_from_row(compact: int, text: str, sample_text: Optional[str]) -> EvalResult:

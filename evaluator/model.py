@@ -8,7 +8,7 @@ import statistics
 import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 # The five judged metrics, in display order: the default choice (evaluator.metrics.registry
 # defines each metric; these names stay for code that lists the seed's metrics).
@@ -57,6 +57,15 @@ class EvalSample:
     expected_docs: Optional[List[str]] = None
     category: Optional[str] = None
     metadata: Dict[str, Any] = field(default_factory=dict)
+    # Agent steps: [{"name", "arguments", "output"}], from a target or a file's tools_called column.
+    tool_calls: List[Dict[str, Any]] = field(default_factory=list)
+    expected_tools: Optional[List[str]] = None
+    # Filled when a target answered this sample (see evaluator.targets): how long the call took,
+    # why it failed (the answer is then empty and the metrics are skipped naming this), and why
+    # the sample has no contexts by design (a bare model target retrieves nothing).
+    target_latency_ms: Optional[float] = None
+    target_error: Optional[str] = None
+    no_contexts_reason: Optional[str] = None
 
 
 @dataclass
@@ -248,6 +257,18 @@ def _stdev(values: List[float]) -> Optional[float]:
     return round(statistics.stdev(values), 4) if len(values) >= 2 else None
 
 
+def _percentile(sorted_values: List[float], pct: float) -> Optional[float]:
+    """Nearest-rank percentile of an ascending list (None when empty): p95 of 20 calls is the 19th."""
+    if not sorted_values:
+        return None
+    rank = max(1, -(-len(sorted_values) * pct // 100))  # ceil without floats drifting
+    return round(sorted_values[int(rank) - 1], 1)
+
+
+def _ms(value: Optional[float]) -> str:
+    return "–" if value is None else f"{value:.0f} ms"
+
+
 @dataclass
 class EvalReport:
     """All results of a run, with aggregate statistics."""
@@ -291,6 +312,16 @@ class EvalReport:
                 counts[ms.method] = counts.get(ms.method, 0) + 1
         return counts
 
+    def target_stats(self) -> Optional[Dict[str, Any]]:
+        """Target calls: how many, how many failed, p50/p95 latency in ms; None when no target answered."""
+        samples = [r.sample for r in self.results if r.sample is not None]
+        called = [s for s in samples if s.target_latency_ms is not None or s.target_error]
+        if not called:
+            return None
+        latencies = sorted(s.target_latency_ms for s in called if s.target_latency_ms is not None)
+        return {"calls": len(called), "failures": sum(1 for s in called if s.target_error),
+                "p50_ms": _percentile(latencies, 50), "p95_ms": _percentile(latencies, 95)}
+
     def to_dict(self) -> Dict[str, Any]:
         data = {
             "num_samples": len(self.results),
@@ -302,20 +333,26 @@ class EvalReport:
         }
         if self.usage:
             data["usage"] = dict(self.usage)
+        target = self.target_stats()
+        if target:
+            data["target"] = target
         return data
 
     def format_report(self) -> str:
         means, stds = self.mean_scores(), self.std_scores()
         rows = [(m, means[m], stds[m], len(self.values(m))) for m in self.metric_names()]
-        return format_table(len(self.results), self.total_time, rows, self.overall_mean())
+        target = self.target_stats()
+        notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
+                 f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
+        return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes)
 
     def print_report(self) -> None:
         print(self.format_report())
 
 
-def format_table(n_samples: int, total_time: float,
-                 rows: List[Tuple[str, Optional[float], Optional[float], int]], overall: float) -> str:
-    """The printed report: one line per (metric, mean, std, n scored), then the overall mean."""
+def format_table(n_samples: int, total_time: float, rows: List[Tuple[str, Optional[float], Optional[float], int]],
+                 overall: float, notes: Sequence[str] = ()) -> str:
+    """The printed report: one line per (metric, mean, std, n scored), the overall mean, then `notes`."""
     width = 44
     title = f" RAG evaluation report: {n_samples} sample{'' if n_samples == 1 else 's'}, {total_time:.2f}s"
     lines = ["=" * width, title, "=" * width]
@@ -324,5 +361,6 @@ def format_table(n_samples: int, total_time: float,
         lines.append(f" {m:<20} {cell:<15} n={n}")
     lines.append("-" * width)
     lines.append(f" {'overall':<20} {overall:.3f}")
+    lines.extend(notes)
     lines.append("=" * width)
     return "\n".join(lines)

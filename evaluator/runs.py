@@ -12,6 +12,12 @@ way it started. It never holds a key: the key is passed when the judge is built.
     run.stop()                                    # finish the samples in flight, start no more
     run.join(); run.status, run.report            # "finished" | "stopped" | "failed"
     Run.resume(store, run_id).start()             # only the rows the history has no result for
+    Run.new(config, questions, dataset_name="q.jsonl", target=TargetConfig("http://127.0.0.1:8765/ask"))
+    Run.rescore(store, run_id, RunConfig(judge="openai", model="gpt-4o-mini"))  # stored answers, new judge
+
+With a target, each question is sent to the user's pipeline and each answer is judged as soon as
+it arrives (`evaluator.targets.pipeline`); every answer is saved to the history as it arrives, so
+a resumed run never asks the target again for a row it already answered. `answered` counts them.
 
 A history that cannot be written never stops the run: it goes on unsaved and says why in `warning`.
 """
@@ -34,11 +40,14 @@ from .metrics.heuristics import DEFAULT_HEURISTICS
 from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
 from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample
+from .targets import TargetConfig
+from .targets.pipeline import evaluate_with_target, is_answered
 
 log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
 OFFLINE, OPENAI = "offline", "openai"
+BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
 
 def describe(exc: BaseException) -> str:
@@ -56,7 +65,8 @@ class RunConfig:
     `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
     scale, steps}), so a stored run re-runs with the same rubrics; `repeats` is how many times
-    each judged metric is asked per sample.
+    each judged metric is asked per sample (repeats differ only when the judge samples: `temperature`
+    above 0, or a server that is not deterministic).
     """
 
     judge: str = OFFLINE
@@ -69,9 +79,12 @@ class RunConfig:
     cache: str = ""
     price_in: Optional[float] = None
     price_out: Optional[float] = None
+    temperature: float = 0.0
     metrics: Tuple[str, ...] = ()
     rubrics: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     repeats: int = 1
+    batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
+    batch_poll: float = 10.0  # seconds between looks at a running batch
 
     def __post_init__(self) -> None:
         # Stored settings come back from JSON: lists for tuples, and possibly no rubrics at all.
@@ -104,7 +117,7 @@ class RunConfig:
 
         key = api_key or os.environ.get(self.api_key_env or "OPENAI_API_KEY") or None
         return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=key, cache=self.cache or None,
-                           max_concurrency=self.workers)
+                           max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
         return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,
@@ -146,24 +159,35 @@ class Run:
     `store` is a RunStore or the path of one (opened by `start`). A new run (`run_id` None) is
     created in it first, with the pending samples; a resumed run keeps its id and `prior` counts
     the rows it already has. `close_judge` closes the judge at the end, for a judge built for this
-    run alone.
+    run alone. `batch_poll` (seconds) makes it a Batch API run (evaluator/batching.py), and
+    `batch_status` then says how its batches are doing.
     """
 
     def __init__(self, evaluator: RAGEvaluator, pending: Pending, *, dataset_name: str,
                  settings: Optional[Dict[str, Any]] = None, store: Union[RunStore, str, os.PathLike, None] = None,
                  run_id: Optional[str] = None, prior: int = 0, max_workers: int = 1,
-                 close_judge: bool = False) -> None:
+                 close_judge: bool = False, batch_poll: Optional[float] = None,
+                 target: Optional[TargetConfig] = None) -> None:
+        if target is not None and batch_poll is not None:
+            raise RagmeterError("a run cannot both call a target and send its judge calls as a batch: run the "
+                                "target first, then score its saved answers with --rescore RUN_ID --batch")
         self.evaluator, self.pending = evaluator, list(pending)
+        self.target = target  # the user's pipeline, called for each sample it has not answered yet
+        self._target = target.build() if target is not None else None  # TargetConfigError now, not mid-run
         self.dataset_name, self.settings = dataset_name, dict(settings or {})
         self.store, self.run_id, self.prior = store, run_id, prior
         self.total = prior + len(self.pending)
         self.done = prior  # rows finished in the whole run, earlier sessions' included
+        # rows the target has answered, earlier sessions' included (their answers are in the history)
+        self.answered = prior + sum(1 for _, s in self.pending if is_answered(s))
         self.status = "ready"  # then running, and finally finished, stopped or failed
         self.report: Optional[EvalReport] = None  # set when the run has ended
         self.error: Optional[str] = None
         self.exception: Optional[BaseException] = None  # what ended a failed run, for callers that re-raise
         self.warning: Optional[str] = None
+        self.batch_status: Optional[str] = None  # a batch run's last progress line, while it waits
         self._workers, self._close_judge = max_workers, close_judge
+        self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
         self._results: Dict[int, EvalResult] = {}
         self._sums: Dict[str, List[float]] = {}  # metric -> [sum, count] of this session's scores
         self._lock = threading.Lock()
@@ -176,31 +200,57 @@ class Run:
     @classmethod
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
             store: Union[RunStore, str, os.PathLike, None] = None, api_key: str = "",
-            judge: Optional[Judge] = None) -> "Run":
+            judge: Optional[Judge] = None, target: Optional[TargetConfig] = None) -> "Run":
         """A run of `samples` as `config` says; `judge` overrides the one config would build.
 
+        With `target`, each sample's answer comes from calling it (the file needs only questions).
         MetricError (unknown metric, bad rubric) is raised before any judge is built."""
         config.chosen_metrics()
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
-                   settings=config.settings(judge), store=store, max_workers=config.workers, close_judge=built)
+                   settings=_with_target(config.settings(judge), target), store=store,
+                   max_workers=config.workers, close_judge=built, target=target,
+                   batch_poll=config.batch_poll if config.batch else None)
+
+    @classmethod
+    def rescore(cls, store: RunStore, run_id: str, config: RunConfig, *, api_key: str = "",
+                judge: Optional[Judge] = None) -> "Run":
+        """A new run scoring the answers saved in run `run_id` with `config`'s judge; no target is called."""
+        info = store.get_run(run_id)
+        samples = store.answered_samples(run_id)
+        config.chosen_metrics()
+        built = judge is None
+        judge = config.build_judge(api_key) if judge is None else judge
+        settings = config.settings(judge)
+        settings["rescored_from"] = run_id
+        if info.settings.get("target"):
+            settings["target"] = info.settings["target"]  # where the answers came from
+        return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=info.dataset_name,
+                   settings=settings, store=store, max_workers=config.workers, close_judge=built,
+                   batch_poll=config.batch_poll if config.batch else None)
 
     @classmethod
     def resume(cls, store: RunStore, run_id: str, *, api_key: str = "", judge: Optional[Judge] = None,
-               config: Optional[RunConfig] = None) -> "Run":
+               config: Optional[RunConfig] = None, target: Optional[TargetConfig] = None,
+               target_headers: Sequence[str] = ()) -> "Run":
         """The rest of run `run_id`, scored with its stored settings (or `config`); HistoryError if unknown.
 
         The key is never stored, so a run with an API judge needs `api_key` (or its environment variable).
+        A run with a target calls it again only for rows it never answered; header values were never
+        stored, so such a run needs `target_headers` again (TargetConfigError says which).
         """
         info = store.get_run(run_id)
         config = config or RunConfig.from_settings(info.settings)
         config.chosen_metrics()
+        pending = store.pending_samples(run_id)
+        target = target or _stored_target(info.settings, pending, target_headers)
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
-        return cls(config.evaluator(judge), store.pending_samples(run_id), dataset_name=info.dataset_name,
+        return cls(config.evaluator(judge), pending, dataset_name=info.dataset_name,
                    settings=info.settings, store=store, run_id=run_id, prior=info.n_done,
-                   max_workers=config.workers, close_judge=built)
+                   max_workers=config.workers, close_judge=built, target=target,
+                   batch_poll=config.batch_poll if config.batch else None)
 
     # -- control ----------------------------------------------------------------------------------
     def start(self) -> "Run":
@@ -279,9 +329,10 @@ class Run:
 
     def _run(self) -> None:
         try:
-            report = self.evaluator.evaluate_dataset(
-                [s for _, s in self.pending], max_workers=self._workers, on_progress=self._tally,
-                on_result=self._keep, stop=self._stop)
+            if self._batch_poll is not None:
+                report = self._score_batch(self._batch_poll)
+            else:
+                report = self._score([s for _, s in self.pending])
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
         except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
@@ -296,6 +347,39 @@ class Run:
             self._ended = time.perf_counter()
             self._release()
             self._ended_event.set()
+
+    def _score(self, samples: List[EvalSample]) -> EvalReport:
+        if self._target is None:
+            return self.evaluator.evaluate_dataset(samples, max_workers=self._workers, on_progress=self._tally,
+                                                   on_result=self._keep, stop=self._stop)
+        return evaluate_with_target(self.evaluator, samples, self._target, policy=self.target.policy,
+                                    target_workers=self.target.workers, judge_workers=self._workers,
+                                    on_answer=self._answer, on_progress=self._tally, on_result=self._keep,
+                                    stop=self._stop)
+
+    def _answer(self, j: int, sample: EvalSample) -> None:
+        """on_answer: count it, and save it now so a resume never asks the target for this row again."""
+        self.answered += 1
+        if isinstance(self.store, RunStore) and self.run_id:
+            try:
+                self.store.record_answer(self.run_id, self.pending[j][0], sample)
+            except Exception as exc:  # a history failure must not lose the run itself
+                self.warning = self.warning or f"Some answers could not be saved to the history: {describe(exc)}"
+                log.warning("history write failed", exc_info=True)
+
+    def _score_batch(self, poll_interval: float) -> EvalReport:
+        """The Batch API path; a run stopped while its batches run ends with no rows and resumes later."""
+        from .batching import batch_client, evaluate_batch  # only batch runs need it
+        from .judges.batch import describe_statuses
+
+        def on_status(statuses: Any) -> None:
+            self.batch_status = describe_statuses(statuses)
+
+        self.batch_status = BATCH_PREPARING
+        store = self.store if isinstance(self.store, RunStore) else None
+        return evaluate_batch(self.evaluator, self.pending, batch_client(self.evaluator, poll_interval=poll_interval),
+                              store=store, run_id=self.run_id, on_status=on_status, on_progress=self._tally,
+                              on_result=self._keep, stop=self._stop)
 
     def _tally(self, done: int, total: int, result: EvalResult) -> None:
         with self._lock:
@@ -351,6 +435,21 @@ class Run:
             self.store.close()  # this thread's connection
         if self._close_judge:
             close_judge(self.evaluator.llm)
+
+
+def _with_target(settings: Dict[str, Any], target: Optional[TargetConfig]) -> Dict[str, Any]:
+    """Run settings plus what the history keeps about the target (kind, URL or function, paths; no header value)."""
+    if target is not None:
+        settings = dict(settings, target=target.settings())
+    return settings
+
+
+def _stored_target(settings: Dict[str, Any], pending: Pending, headers: Sequence[str]) -> Optional[TargetConfig]:
+    """The stored run's target, when some pending row still needs an answer from it."""
+    stored = settings.get("target")
+    if not stored or all(is_answered(s) for _, s in pending):
+        return None
+    return TargetConfig.from_settings(stored, headers)
 
 
 def _add_usage(before: Dict[str, Any], now: Dict[str, Any]) -> Dict[str, Any]:

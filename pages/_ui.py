@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import json
 import logging
 import os
 import re
@@ -29,16 +30,19 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
-from evaluator.io.datasets import DatasetPreview, inspect_dataset, load_dataset
+from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_path
-from evaluator.model import METHOD_LABELS, METRICS, RULE_METRICS, EvalReport, EvalResult, EvalSample
+from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
 from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
 
 log = logging.getLogger("ragmeter.dashboard")
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+# A file, not ":material/...:": Streamlit fetches a material-icon favicon from a font CDN, and the
+# dashboard must make no request beyond the server it runs on (it has to work air-gapped).
+FAVICON = Path(__file__).resolve().parent.parent / "assets" / "favicon.png"
 DEFAULT_SAMPLE = "sample.jsonl"
 
 # --- session-state keys: everything the app remembers ------------------------------------------
@@ -50,6 +54,7 @@ SPOT = "spot_result"  # EvalResult of the last spot check
 COMPARISON = "comparison"  # RunComparison last computed on the History page
 DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its deletion
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
+RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
@@ -136,23 +141,27 @@ def digest(data: bytes) -> str:
 @st.cache_data(max_entries=8, show_spinner=False)
 def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
     """Columns, first rows and detected mapping of an upload (cached by content)."""
-    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name)
+    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name, surface=DASHBOARD)
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
-          max_rows: Optional[int], max_bytes: Optional[int]) -> List[EvalSample]:
+          max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
     """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
-    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name)
+    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
+                        surface=DASHBOARD, needs_answer=needs_answer)
 
 
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                max_rows: Optional[int] = DEFAULT_MAX_ROWS,
-               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000) -> LoadedDataset:
-    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column."""
+               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True) -> LoadedDataset:
+    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column.
+
+    `needs_answer=False` reads files without answers (a target will answer each question).
+    """
     items = tuple(sorted((mapping or {}).items()))
-    samples = parse(data, name, items, max_rows, max_bytes)
-    return LoadedDataset(name, samples, digest(data + repr(items).encode()))
+    samples = parse(data, name, items, max_rows, max_bytes, needs_answer)
+    return LoadedDataset(name, samples, digest(data + repr((items, needs_answer)).encode()))
 
 
 def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:
@@ -188,7 +197,11 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.")
     model = c2.text_input("Model", value="gpt-4o-mini", key=f"{prefix}_model")
     # The field starts empty on purpose: a pre-filled value would travel to the browser.
-    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key",
+    # A password field left with Tab never commits (focus moves to its own show-password eye, so the
+    # field is not blurred) and Run would go without the key. live="0ms" + "ignore": every keystroke
+    # stages the value in the browser, which sends it with the next rerun (the Run click) without
+    # rerunning by itself, so even a click right after typing carries the key.
+    api_key = c3.text_input("API key", type="password", key=f"{prefix}_api_key", live="0ms", on_change="ignore",
                             help="Used for this session's judge calls only; never saved or exported.")
     if not api_key:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
@@ -199,9 +212,14 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
 
 
 def run_option_widgets(prefix: str) -> Dict[str, Any]:
-    """Workers, judge cache and token prices of a run with an API judge (RunConfig fields)."""
+    """Workers, judge cache, token prices and Batch API of a run with an API judge (RunConfig fields)."""
     c1, c2, c3, c4 = st.columns(4)
+    batch = st.checkbox("Batch API", key=f"{prefix}_batch",
+                        help="Send every judge call in one OpenAI Batch API job (/files + /batches): half price "
+                             "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
+                             "or leave: resuming the run from History picks the batch up.")
     return {
+        "batch": batch,
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=f"{prefix}_workers",
                                            help="Samples scored at once; backs off by itself on rate limits.")),
         "cache": str(default_cache_path()) if c2.checkbox(
@@ -213,12 +231,14 @@ def run_option_widgets(prefix: str) -> Dict[str, Any]:
 
 
 @st.cache_data(max_entries=8, show_spinner="Estimating judge calls…")
-def estimate(token: str, _samples: List[EvalSample], language: str, price_in: Optional[float],
-             price_out: Optional[float]) -> Dict[str, Any]:
-    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token."""
+def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[str, Any]:
+    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token and
+    run config (`config_json`: RunConfig.to_dict() as sorted JSON)."""
     from evaluator.costs import estimate_run
 
-    return estimate_run(_samples, language, price_in=price_in, price_out=price_out).to_dict()
+    config = RunConfig.from_dict(json.loads(config_json))
+    return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
+                        metrics=config.chosen_metrics(), repeats=config.repeats).to_dict()
 
 
 def format_duration(seconds: Optional[float]) -> str:
@@ -273,13 +293,14 @@ def api_key(prefix: str) -> str:
 
 
 def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
-              judge: Any = None) -> Run:
+              judge: Any = None, target: Any = None) -> Run:
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
 
-    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one).
+    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
+    `target` (a TargetConfig) answers each question first.
     """
     run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
-                  judge=judge)
+                  judge=judge, target=target)
     st.session_state[LIVE] = run.start()
     return run
 
@@ -295,6 +316,14 @@ def watch(run: Run) -> None:
             break
         time.sleep(UI_INTERVAL)
     box.empty()  # the page says how it ended (Evaluate: run_outcome)
+    collect(run)
+    refresh_sidebar()
+
+
+def collect(run: Run) -> None:
+    """Make an ended run's report the current one, once: whoever sees it end first collects it."""
+    if st.session_state.get(LIVE) is not run:
+        return
     st.session_state.pop(LIVE, None)
     show_report(run.report or EvalReport(), RunMeta(run.dataset_name, run.settings, run.status, run.run_id,
                                                     total=run.total, error=run.error, warning=run.warning))
@@ -303,11 +332,20 @@ def watch(run: Run) -> None:
 def progress_view(run: Run) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means."""
     frac = min(run.done / run.total, 1.0) if run.total else 1.0
+    if run.target is not None:  # two stages: the pipeline answers, the judge scores each answer as it comes
+        asked = min(run.answered / run.total, 1.0) if run.total else 1.0
+        st.progress(asked, text=f"{run.answered:,}/{run.total:,} questions answered by your pipeline ({asked:.0%})")
     st.progress(frac, text=f"{run.done:,}/{run.total:,} samples scored ({frac:.0%})")
-    c1, c2, c3 = st.columns(3)
+    cells = st.columns(4 if run.target is not None else 3)
+    if run.target is not None:
+        cells[0].metric("Answered", f"{run.answered:,}/{run.total:,}")
+    c1, c2, c3 = cells[-3:]
     c1.metric("Scored", f"{run.done:,}/{run.total:,}")
     c2.metric("Elapsed", format_duration(run.elapsed()))
     c3.metric("ETA", format_duration(run.eta()) if run.running else "done")
+    if run.batch_status and run.running and not run.done:
+        st.info(f"Batch API: {run.batch_status}. Stopping or closing the page is safe: resume this run from "
+                "the History page to pick the batch up.", icon=":material/schedule:")
     means = run.means()
     if means:
         st.caption("Running means: " + " · ".join(f"{n} {v:.3f}" for n, v in means.items()))
@@ -345,12 +383,34 @@ def sample_view(sample: Optional[EvalSample]) -> None:
         st.info("This result carries no sample text.")
         return
     text_block("Question", sample.question)
+    if sample.target_error:
+        st.error(f"The target call failed: {sample.target_error}", icon=":material/error:")
+    elif sample.target_latency_ms is not None:
+        st.caption(f"Answered by the target in {sample.target_latency_ms:,.0f} ms")
     text_block("Answer", sample.answer)
     text_block("Ground truth", sample.ground_truth or "(none)")
     for i, ctx in enumerate(sample.contexts, 1):
         text_block(f"Context {i}", ctx)
     if not sample.contexts:
-        st.caption("No contexts were retrieved for this sample.")
+        st.caption(sample.no_contexts_reason or "No contexts were retrieved for this sample.")
+    trajectory_view(sample)
+
+
+def trajectory_view(sample: EvalSample) -> None:
+    """The agent's steps: each tool, its arguments and its output, in order."""
+    if not sample.tool_calls and not sample.expected_tools:
+        return
+    st.markdown("**Trajectory**")
+    if sample.expected_tools:
+        st.caption("Expected tools: " + ", ".join(sample.expected_tools))
+    for i, call in enumerate(sample.tool_calls, 1):
+        with st.expander(f"Step {i}: {call.get('name')}", expanded=len(sample.tool_calls) <= 3):
+            st.code(json.dumps(call.get("arguments"), ensure_ascii=False, indent=1, default=str), language="json")
+            output = call.get("output")
+            st.code(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, indent=1,
+                                                                     default=str), language=None, wrap_lines=True)
+    if not sample.tool_calls:
+        st.caption("No tool was called.")
 
 
 def metric_view(ms: Any) -> None:
@@ -361,6 +421,11 @@ def metric_view(ms: Any) -> None:
                     unsafe_allow_html=True)
         parts = [f"{name} part: {value:.3f}" for name, value in
                  (("LLM", ms.llm_score), ("heuristic", ms.heuristic_score)) if value is not None]
+        if ms.llm_scores:
+            parts.append(f"{len(ms.llm_scores)} judge repeats: {', '.join(f'{v:.3f}' for v in ms.llm_scores)}"
+                         + (f" (std {ms.llm_std:.3f})" if ms.llm_std is not None else ""))
+        if ms.scored_from == "logprobs":
+            parts.append("probability-weighted (G-Eval)")
         if parts:
             st.caption(" · ".join(parts))
         text_block("Reasoning", ms.reasoning)
@@ -416,7 +481,7 @@ def pages() -> List[Any]:
 
 
 def set_page_config() -> None:
-    st.set_page_config(page_title="ragmeter", page_icon=":material/straighten:", layout="wide")
+    st.set_page_config(page_title="ragmeter", page_icon=str(FAVICON), layout="wide")
 
 
 def run_app() -> None:
@@ -426,6 +491,7 @@ def run_app() -> None:
     _SHELL.active = True
     try:
         page.run()
+        refresh_sidebar()  # the page may have changed the dataset or ended a run since the sidebar was drawn
     except Exception as exc:  # the last net: a message, never a traceback (st.rerun/st.stop pass through)
         log.exception("page %s failed", page.title)
         st.error(f"This page hit a problem: {friendly(exc)}", icon=":material/warning:")
@@ -454,23 +520,55 @@ def page_setup(title: str) -> None:
 
 
 def sidebar() -> None:
-    """Shared sidebar: title, history database path, current dataset and run status."""
+    """Shared sidebar: title, history database path, then the current dataset and run status."""
     with st.sidebar:
         st.markdown("## :material/straighten: ragmeter")
         st.caption("Scores RAG answers on five metrics, with the reasoning behind every number.")
         st.text_input("History database", value=str(default_history_path()), key=HISTORY_PATH,
                       help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter).")
-        dataset = st.session_state.get(DATASET)
-        if dataset is not None:
-            st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
+        _SHELL.status = st.empty()
+    refresh_sidebar()
+
+
+def refresh_sidebar() -> None:
+    """Draw the sidebar's dataset and run lines again, from the session state as it is now.
+
+    The sidebar is drawn before the page, so a page that loads a dataset or ends a run calls
+    this (run_app does after every page). While a run goes on, a fragment polls it once a second,
+    so the sidebar (and the page) move on when the run ends, on any page, without a click.
+    """
+    slot = getattr(_SHELL, "status", None)
+    if slot is None:
+        return
+    with slot.container():
         live: Optional[Run] = st.session_state.get(LIVE)
-        report: Optional[EvalReport] = st.session_state.get(REPORT)
         if live is not None and live.running:
-            st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")
-        elif report is not None:
-            meta: RunMeta = st.session_state[RUN]
-            st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
-                       f"overall {report.overall_mean():.3f}")
+            _live_status()
+        else:
+            _status_lines()
+
+
+@st.fragment(run_every=1.0)
+def _live_status() -> None:
+    live: Optional[Run] = st.session_state.get(LIVE)
+    if live is not None and not live.running:
+        collect(live)
+        st.rerun()  # the whole page: it shows the finished run, the sidebar its report
+    _status_lines()
+
+
+def _status_lines() -> None:
+    dataset = st.session_state.get(DATASET)
+    if dataset is not None:
+        st.caption(f"Dataset: **{dataset.name}** · {len(dataset.samples):,} samples")
+    live: Optional[Run] = st.session_state.get(LIVE)
+    report: Optional[EvalReport] = st.session_state.get(REPORT)
+    if live is not None and live.running:
+        st.caption(f"Run in progress: **{live.dataset_name}** · {live.total:,} samples")
+    elif report is not None:
+        meta: RunMeta = st.session_state[RUN]
+        st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
+                   f"overall {report.overall_mean():.3f}")
 
 
 # --- Report page data, cached per report token ------------------------------------------------------
@@ -510,14 +608,19 @@ def results_frame(token: str, _report: EvalReport) -> Any:
 
     from evaluator.io.records import flat_row
 
-    frame = pd.DataFrame([flat_row(r) for r in _report.results])
+    # Whole contexts and tool calls are for the CSV and the drill-down, not a table cell.
+    names = _report.metric_names()
+    frame = pd.DataFrame([flat_row(r, names) for r in _report.results]).drop(
+        columns=["contexts", "tool_calls"], errors="ignore")
     frame.insert(0, "#", range(len(frame)))
     empty = [c for c in frame.columns if c not in ("#", "sample_id") and frame[c].isna().all()]
     return frame.drop(columns=empty)
 
 
 def score_columns(frame: Any) -> List[str]:
-    return [c for c in (*METRICS, *RULE_METRICS, "overall") if c in frame.columns]
+    """The metric score columns of a results_frame (each has a `<metric>_method` twin), then overall."""
+    metrics = [c[: -len("_method")] for c in frame.columns if c.endswith("_method")]
+    return [c for c in (*metrics, "overall") if c in frame.columns]
 
 
 def select_rows(frame: Any, *, text: str = "", categories: Sequence[str] = (), metric: Optional[str] = None,

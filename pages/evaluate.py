@@ -1,5 +1,6 @@
 """Evaluate: pick the data, check how columns are read, choose a judge, run with live progress."""
 import json
+from dataclasses import replace
 from typing import Any, Dict, List, Optional
 
 import streamlit as st
@@ -7,8 +8,11 @@ import streamlit as st
 from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
 from evaluator.analysis import judging
 from evaluator.errors import DatasetError
+from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
 
+from pages import _rubrics as rubric_ui
+from pages import _target
 from pages import _ui as ui
 
 ui.page_setup("Evaluate")
@@ -29,19 +33,32 @@ def remember_upload() -> None:
         st.session_state[ui.UPLOAD] = (upload.name, upload.getvalue())
 
 
+SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
+
+
 def read_source() -> Optional[tuple]:
-    """(file name, bytes) of the bundled sample or the upload; None while nothing is uploaded."""
-    source = st.radio("Data source", ["Bundled sample", "Upload a file"], key="eval_source", horizontal=True)
-    if source == "Bundled sample":
-        name = st.selectbox("Sample file", bundled_files(), key="eval_sample_file")
+    """(file name, bytes) of the bundled sample or the upload; None while nothing is uploaded.
+
+    The choice and the upload's bytes outlive page switches (the uploader widget itself comes back
+    empty), so coming back to this page scores the same file, never the sample in its place.
+    """
+    if "eval_source" not in st.session_state and ui.UPLOAD in st.session_state:
+        st.session_state["eval_source"] = UPLOAD
+    source = st.radio("Data source", [SAMPLE, UPLOAD], key="eval_source", horizontal=True, persist_state="session")
+    if source == SAMPLE:
+        name = st.selectbox("Sample file", bundled_files(), key="eval_sample_file", persist_state="session")
         return (name, (ui.SAMPLE_DIR / name).read_bytes()) if name else None
-    st.file_uploader("CSV, JSONL or JSON file", type=["csv", "tsv", "jsonl", "ndjson", "json"],
+    st.file_uploader("CSV, JSONL, JSON or Parquet file", type=["csv", "tsv", "jsonl", "ndjson", "json", "parquet"],
                      key="upload_file", on_change=remember_upload,
                      help="Columns: question, answer, contexts, optional ground_truth, sample_id, category, "
-                          "human_<metric> labels. Mapping below if yours are named differently.")
-    if ui.UPLOAD not in st.session_state:
+                          "human_<metric> labels. Mapping below if yours are named differently. Files from "
+                          "ragas, deepeval, Phoenix and TruLens are recognised.")
+    held = st.session_state.get(ui.UPLOAD)
+    if held is None:
         st.info("Upload a file to continue, or switch back to the bundled sample.")
-    return st.session_state.get(ui.UPLOAD)
+    elif st.session_state.get("upload_file") is None:
+        st.caption(f"Using **{held[0]}**, uploaded earlier in this session. Upload another file to replace it.")
+    return held
 
 
 def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
@@ -49,31 +66,35 @@ def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
     def cell(value: Any) -> str:
         if isinstance(value, str):
             return value if len(value) <= 300 else value[:297] + "…"
-        return "" if value is None else json.dumps(value, ensure_ascii=False)[:300]
+        return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)[:300]
 
     return [{str(k): cell(v) for k, v in row.items()} for row in pre.rows]
 
 
-def mapping_widgets(pre: DatasetPreview, token: str) -> Dict[str, Optional[str]]:
+def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) -> Dict[str, Optional[str]]:
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
+    required = REQUIRED if needs_answer else ("question",)
     none = "(not used)"
     options = [none] + list(pre.columns)
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
     for i, name in enumerate(FIELDS):
         detected = pre.mapping.get(name)
-        choice = cols[i % 4].selectbox(name + (" *" if name in REQUIRED else ""), options, key=f"map_{name}_{token}",
-                                       index=options.index(detected) if detected in options else 0)
+        choice = cols[i % 4].selectbox(name + (" *" if name in required else ""), options, key=f"map_{name}_{token}",
+                                       index=options.index(detected) if detected in options else 0,
+                                       persist_state="session")
         mapping[name] = None if choice == none else choice
     return mapping
 
 
-def dataset_step() -> Optional[ui.LoadedDataset]:
+def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
     st.subheader("1 · Data")
     with st.expander("Upload limits"):
         c1, c2 = st.columns(2)
-        max_rows = int(c1.number_input("Max rows", 1, 10_000_000, ui.DEFAULT_MAX_ROWS, key="eval_max_rows"))
-        max_mb = c2.number_input("Max file size (MB)", 1, ui.DEFAULT_MAX_MB, ui.DEFAULT_MAX_MB, key="eval_max_mb")
+        max_rows = int(c1.number_input("Max rows", 1, 10_000_000, ui.DEFAULT_MAX_ROWS, key="eval_max_rows",
+                                       persist_state="session"))
+        max_mb = c2.number_input("Max file size (MB)", 1, ui.DEFAULT_MAX_MB, ui.DEFAULT_MAX_MB, key="eval_max_mb",
+                                 persist_state="session")
     picked = read_source()
     if picked is None:
         return None
@@ -82,14 +103,17 @@ def dataset_step() -> Optional[ui.LoadedDataset]:
         pre = ui.preview(data, name, int(max_mb * 1_000_000))
         st.caption(f"**{name}** · {pre.format.upper()} · {pre.row_count:,} rows · {len(pre.columns)} columns"
                    + (f" · human labels: {', '.join(pre.label_columns)}" if pre.label_columns else ""))
+        for note in pre.notes:
+            st.info(note, icon=":material/info:")
         ui.records_table(preview_rows(pre))
-        with st.expander("Column mapping", expanded=bool(pre.missing)):
-            mapping = mapping_widgets(pre, ui.digest(data))
-        dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000))
+        missing = [f for f in pre.missing if needs_answer or f != "answer"]
+        with st.expander("Column mapping", expanded=bool(missing)):
+            mapping = mapping_widgets(pre, ui.digest(data), needs_answer)
+        dataset = ui.load_bytes(data, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000),
+                                needs_answer=needs_answer)
     except DatasetError as exc:
         st.error(f"Cannot use this file. {exc}", icon=":material/block:")
         return None
-    st.session_state[ui.DATASET] = dataset
     return dataset
 
 
@@ -100,7 +124,7 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
         st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
         return
     with ui.guard("Estimating the run"):
-        est = ui.estimate(dataset.token, dataset.samples, config.language, config.price_in, config.price_out)
+        est = ui.estimate(dataset.token, dataset.samples, json.dumps(config.to_dict(), sort_keys=True))
         c1, c2, c3, c4 = st.columns(4)
         c1.metric("Judge calls (est.)", f"{est['calls']:,}")
         c2.metric("Prompt tokens (est.)", f"{est['prompt_tokens']:,}")
@@ -109,15 +133,18 @@ def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
         st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
 
 
-def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig) -> None:
-    st.subheader("3 · Run")
+def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig, step: int = 4, *,
+             target: Optional[TargetConfig] = None, needs_target: bool = False) -> None:
+    st.subheader(f"{step} · Run")
     live = st.session_state.get(ui.LIVE)
     busy = live is not None and live.running
-    clicked = st.button("Run evaluation", type="primary", key="btn_run", disabled=busy or dataset is None,
-                        icon=":material/play_arrow:")
+    if not config.metrics:
+        st.warning("Choose at least one metric to score.", icon=":material/warning:")
+    clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
+                        disabled=busy or dataset is None or not config.metrics or (needs_target and target is None))
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
         with ui.guard("Starting the run"):
-            ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"))
+            ui.start_run(dataset.samples, config, dataset_name=dataset.name, key=ui.api_key("eval"), target=target)
             st.rerun()  # redraw with Run disabled while the run goes on
     if live is not None:
         controls = st.empty()
@@ -162,6 +189,11 @@ def run_outcome() -> None:
     if fallback and not stopped and fallback <= judging.MAX_FALLBACK_RATE * judged:
         st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                    f"({judging.main_cause(report) or 'see each score'}).")
+    target = report.target_stats()
+    if target and target["failures"]:
+        st.warning(f"{target['failures']} of {target['calls']} calls to your pipeline failed: those rows are kept "
+                   "with the reason (target_error) and their metrics skipped. See the report.",
+                   icon=":material/error:")
     if meta.warning:
         st.warning(meta.warning)
     if n:
@@ -171,10 +203,26 @@ def run_outcome() -> None:
 
 st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "
-           "answer correctness. The bundled sample and the offline judge work with no key: just press Run.")
-dataset = dataset_step()
-st.subheader("2 · Judge")
+           "answer correctness, or the metrics you choose and define. The bundled sample and the offline "
+           "judge work with no key: just press Run.")
+answers = _target.answers_source()
+dataset = dataset_step(needs_answer=answers == _target.FROM_FILE)
+if dataset is None:  # nothing to score: the sidebar must not go on naming the last dataset
+    st.session_state.pop(ui.DATASET, None)
+else:
+    st.session_state[ui.DATASET] = dataset
+ui.refresh_sidebar()  # drawn before this page chose its dataset
+piped = answers == _target.FROM_PIPELINE
+step, target = 2, None
+if piped:
+    st.subheader(f"{step} · Your pipeline")
+    target = _target.target_form()
+    _target.try_target_button(target, dataset.samples if dataset is not None else None)
+    step += 1
+st.subheader(f"{step} · Judge")
 config = ui.judge_widgets("eval")
-if dataset is not None:
+st.subheader(f"{step + 1} · Metrics")
+config = replace(config, **rubric_ui.metric_widgets(config.offline))
+if dataset is not None and config.metrics:
     estimate_view(dataset, config)
-run_step(dataset, config)
+run_step(dataset, config, step + 2, target=target, needs_target=piped)

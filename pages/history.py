@@ -60,14 +60,33 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
         if info.status == "running":
             st.caption("Marked running but not scored in this window: it probably crashed. If another window "
                        "is still scoring it, resuming here would score its remaining samples twice.")
-        key = ""
+        key, headers = "", []
+        names = (info.settings.get("target") or {}).get("header_names") or []
+        if names:
+            headers = st.text_area(f"Target headers ({', '.join(names)})", key="hist_resume_headers", height=68,
+                                   help="Header values are never stored: give them again, one 'Name: value' a "
+                                        "line (${VAR} reads the environment).").splitlines()
         if info.settings.get("judge") == "openai":
-            key = st.text_input("API key for this run", type="password", key="hist_resume_key",
+            key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
+                                on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
-                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key())
+                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key(),
+                                 target_headers=[h.strip() for h in headers if h.strip()])
+                st.session_state[ui.LIVE] = run.start()
+                st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
+
+
+def rescore_controls(store: RunStore, info: RunInfo) -> None:
+    """Score this run's saved answers again with another judge: a new run, and the pipeline is not called."""
+    with st.expander("Re-score with another judge"):
+        st.caption("Scores the answers saved in this run again, as a new run; your pipeline is not called.")
+        config = ui.judge_widgets("hist_rescore")
+        if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
+            with ui.guard("Re-scoring the run"):
+                run = Run.rescore(store, info.run_id, config, api_key=ui.api_key("hist_rescore"))
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
 
@@ -131,6 +150,8 @@ if st.session_state.get(ui.DELETE_PENDING) == run_id:
     confirm_delete(store, info)
 if resumable(info):
     resume_controls(store, info)
+if info.n_done:
+    rescore_controls(store, info)
 
 st.subheader("Compare two runs")
 if len(runs) < 2:

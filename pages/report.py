@@ -7,7 +7,9 @@ import streamlit as st
 from evaluator.analysis import judging
 from evaluator.analysis.advice import recommendations
 from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
+from evaluator.analysis.noise import judge_noise
 from evaluator.costs import price
+from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
 
 from pages import _ui as ui
@@ -50,7 +52,7 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
             with col.container(border=True, height="stretch"):
                 st.metric(name, "N/A" if mean is None else f"{mean:.3f}",
-                          help="Mean of the five judged metrics per sample" if s is None else
+                          help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(ui.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
                 st.caption(card_caption(s) if s is not None else f"{len(report.results):,} samples")
@@ -78,15 +80,28 @@ def summary_table(sums: Sequence[Any]) -> None:
     ui.records_table(rows, column_config=config)
 
 
-def advice_view(sums: Sequence[Any]) -> None:
+def advice_view(sums: Sequence[Any], meta: ui.RunMeta) -> None:
     st.subheader("What to improve")
-    advice = recommendations({s.name: s.mean for s in sums})
+    advice = recommendations({s.name: s.mean for s in sums}, metrics=rubrics_in_settings(meta.settings))
     for item in advice:
         with st.container(border=True):
             st.markdown(f"**{item.metric}** {ui.badge(item.score)} — {item.diagnosis}", unsafe_allow_html=True)
             st.markdown("\n".join(f"- {action}" for action in item.actions))
     if not advice:
         st.success(f"Every metric is at least Good ({band_ranges()['Good']}). Nothing urgent to fix.")
+
+
+def noise_view(report: EvalReport) -> None:
+    """The judge's disagreement with itself, when each metric was asked more than once per sample."""
+    noise = judge_noise(report)
+    if not noise:
+        return
+    st.subheader("Judge noise")
+    st.caption("Each judged metric was asked more than once per sample. Within-sample std: the mean spread of "
+               "one sample's judge scores. Band flips: samples whose band differs between repeats.")
+    ui.records_table([{"metric": n.metric, "repeats": n.repeats, "samples": n.samples,
+                       "within-sample std": n.mean_std, "band flips": f"{n.band_flip_share:.0%}"} for n in noise],
+                     column_config={"within-sample std": st.column_config.NumberColumn(format="%.3f")})
 
 
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
@@ -108,6 +123,23 @@ def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
     st.caption(f"{ok:,} of {asked:,} judge calls succeeded" + ("; no prices given, so no cost." if cost is None else "."))
+
+
+def target_view(report: EvalReport) -> None:
+    """Latency and failures of the calls to the user's pipeline, when a target answered."""
+    stats = report.target_stats()
+    if not stats:
+        return
+    st.subheader("Target")
+    fmt = lambda ms: "–" if ms is None else f"{ms:,.0f} ms"  # noqa: E731
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Target calls", f"{stats['calls']:,}")
+    c2.metric("Failed calls", f"{stats['failures']:,}")
+    c3.metric("Latency p50", fmt(stats["p50_ms"]))
+    c4.metric("Latency p95", fmt(stats["p95_ms"]))
+    if stats["failures"]:
+        st.error(f"{stats['failures']} of {stats['calls']} target calls failed: their rows are kept with the "
+                 "reason (column target_error) and their metrics are skipped.", icon=":material/error:")
 
 
 def agreement_view(report: EvalReport, meta: ui.RunMeta) -> None:
@@ -231,8 +263,10 @@ charts = ui.report_charts(meta.token, report)
 for tab, chart in zip(st.tabs(list(charts)), charts.values()):
     tab.altair_chart(chart, width="stretch")
 summary_table(sums)
-advice_view(sums)
+advice_view(sums, meta)
+noise_view(report)
 usage_view(report, meta)
+target_view(report)
 agreement_view(report, meta)
 
 st.subheader("Samples")

@@ -254,6 +254,28 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
     assert {m.label: m.value for m in app.metric}["Judge calls"] == f"{calls:,}"
 
 
+def test_batch_api_checkbox_scores_through_files_and_batches(app, history):
+    from batch_server import BatchServer
+
+    with BatchServer(polls=1) as srv:  # done at the first look: no 10 s poll wait
+        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
+        app.text_input(key="eval_base_url").set_value(srv.base_url)
+        app.text_input(key="eval_model").set_value("test-model")
+        app.text_input(key="eval_api_key").set_value(CANARY)
+        app.checkbox(key="eval_cache").uncheck()
+        app.checkbox(key="eval_batch").check().run()
+        app.button(key="btn_run").click().run()
+        no_exception(app)
+        assert len(srv.uploads) == 1 and list(srv.batches) == ["batch_1"]
+        sent = len(srv.input_lines())
+    report = app.session_state["report"]
+    assert len(report.results) == len(load_dataset(SAMPLE)) and report.usage["calls"] == sent
+    (info,) = RunStore(history).list_runs()
+    assert info.settings["batch"] is True and info.settings["batch_ids"] == ["batch_1"]
+    for path in history.parent.iterdir():
+        assert CANARY.encode() not in path.read_bytes(), path
+
+
 def test_a_judge_answering_401_stops_the_run_with_a_red_box_naming_the_cause(app, history):
     from openai_server import ChatServer, error
 
@@ -270,3 +292,67 @@ def test_a_judge_answering_401_stops_the_run_with_a_red_box_naming_the_cause(app
     assert not app.success  # never a green "Done"
     (info,) = RunStore(history).list_runs()
     assert info.status == "stopped"
+
+
+# --- state that must outlive page switches and runs (issue 11 item 4) -----------------------------
+def sidebar_captions(at):
+    return [c.value for c in at.sidebar.caption]
+
+
+def test_a_held_upload_is_what_the_page_uses_when_the_source_choice_is_gone(history):
+    """What the real app has after a page switch: the upload's bytes kept, the widgets reset."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["upload"] = ("held.csv", GOOD_CSV)
+    at.run()
+    no_exception(at)
+    assert at.radio(key="eval_source").value == "Upload a file"
+    assert any("Using **held.csv**, uploaded earlier" in c.value for c in at.caption)
+    at.button(key="btn_run").click().run()
+    assert at.session_state["run"].dataset_name == "held.csv"
+    assert len(at.session_state["report"].results) == 3  # not the 28 rows of the bundled sample
+
+
+def test_the_sidebar_names_the_current_dataset_and_the_finished_run(app):
+    assert any(c.startswith("Dataset: **sample.jsonl**") for c in sidebar_captions(app))
+    upload(app, "mine.csv", GOOD_CSV)
+    assert any(c.startswith("Dataset: **mine.csv** · 3 samples") for c in sidebar_captions(app))
+    app.button(key="btn_run").click().run()
+    captions = sidebar_captions(app)
+    assert not any(c.startswith("Run in progress") for c in captions), captions
+    assert any(c.startswith("Report: **mine.csv** · finished · 3 samples") for c in captions), captions
+    upload(app, "broken.csv", b'question,answer\n"never closed,a\n')
+    assert not any(c.startswith("Dataset:") for c in sidebar_captions(app))
+
+
+def test_dataset_errors_speak_the_dashboard_s_language(app):
+    upload(app, "noanswer.csv", b"question,reply\nq,a\n")
+    message = app.error[0].value
+    assert "choose the column for answer under Column mapping" in message
+    assert "mapping={" not in message and "--mapping" not in message
+
+
+def test_a_third_party_file_says_how_it_is_read(app):
+    data = (ROOT / "tests" / "fixtures" / "deepeval_dataset.csv").read_bytes()
+    upload(app, "deepeval_dataset.csv", data)
+    no_exception(app)
+    assert any(i.value.startswith("deepeval file: retrieval_context") for i in app.info)
+    assert app.session_state["dataset"].samples[0].contexts == [
+        "Warranty: kettles are covered for two years against manufacturing defects.",
+        "Shipping: orders over $40 ship free."]
+
+
+def test_a_parquet_upload_with_dates_previews_and_loads(app, tmp_path):
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "logged.parquet"
+    pq.write_table(pa.table({"question": ["Where is the office?"], "answer": ["In Cairo."],
+                             "contexts": [["The office is in Cairo."]],
+                             "logged_at": [datetime.datetime(2026, 3, 1, 9, 30)]}), path)
+    upload(app, "logged.parquet", path.read_bytes(), mime="application/octet-stream")
+    no_exception(app)
+    assert any("logged.parquet** · PARQUET · 1 rows" in c.value for c in app.caption)
+    [sample] = app.session_state["dataset"].samples
+    assert sample.contexts == ["The office is in Cairo."] and sample.metadata == {"logged_at": '"2026-03-01 09:30:00"'}

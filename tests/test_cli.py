@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -214,3 +215,20 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(data, capsys, monkeypat
     assert main(["evaluate", str(data), "-q", "--no-history"]) == 70
     err = capsys.readouterr().err
     assert "Traceback" in err and "an internal bug" in err and "Please report it" in err
+
+
+def test_dataset_errors_give_cli_advice(tmp_path, capsys):
+    bad = tmp_path / "noanswer.csv"
+    bad.write_text("question,reply\nq,a\n")
+    assert main(["evaluate", str(bad), "--offline", "-q", "--no-history"]) == 2
+    err = capsys.readouterr().err
+    assert "no answer column" in err and "pass --mapping answer=COLUMN" in err and "mapping={" not in err
+    assert main(["evaluate", str(bad), "--offline", "-q", "--no-history", "--mapping", "answer=reply"]) == 0
+
+
+def test_third_party_formats_from_the_cli(tmp_path, capsys):
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    for name in ("ragas_v0.parquet", "ragas_v0_saved", "deepeval_dataset.jsonl"):
+        out = tmp_path / f"{name}.json"
+        assert main(["evaluate", str(fixtures / name), "--offline", "-q", "--no-history", "-o", str(out)]) == 0
+        assert json.loads(out.read_text())["num_samples"] == 2, name

@@ -106,3 +106,10 @@ def test_the_history_keeps_the_rubrics_and_a_resume_scores_them(data, tmp_path):
     assert info.settings["metrics"] == ["politeness"] and "criteria" in info.settings["rubrics"]["politeness"]
     report = store.load_report(info.run_id)
     assert report.metric_names() == ["politeness"] and report.mean_scores()["politeness"] == 0.25
+
+
+def test_temperature_reaches_the_judge_and_the_stored_settings(data, tmp_path):
+    with ChatServer(responder=judged) as srv:
+        assert run(data, "--metrics", "answer_relevancy", "--repeats", "2", "--temperature", "0.7", server=srv) == 0
+        assert {r.body["temperature"] for r in srv.chat_requests} == {0.7}
+    assert RunStore(str(tmp_path / "history.sqlite3")).list_runs()[0].settings["temperature"] == 0.7

@@ -119,7 +119,7 @@ def test_score_frame_gives_the_single_process_scores_in_order():
     out = score_frame(rows, RunConfig())
     expected = RAGEvaluator(OfflineJudge()).evaluate_dataset(samples).results
     assert len(out) == len(expected) and list(out["index"]) == list(range(len(expected)))
-    got = results_frame([], NAMES)  # the same columns, whatever score_frame returns
+    got = results_frame([], [m.name for m in RunConfig().chosen_metrics()])  # the run's metrics' columns
     assert list(out.columns) == list(got.columns)
     from evaluator.io.frames import results_from_frame
     assert [record(r, i) for i, r in results_from_frame(out)] == [record(r, i) for i, r in enumerate(expected)]

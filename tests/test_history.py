@@ -85,11 +85,18 @@ def test_finish_run_status_values(store):
 @pytest.mark.parametrize("call", [
     lambda s: s.get_run("nope"), lambda s: s.load_report("nope"), lambda s: s.rename_run("nope", "x"),
     lambda s: s.delete_run("nope"), lambda s: s.finish_run("nope"), lambda s: s.pending_samples("nope"),
-    lambda s: s.record_result("nope", 0, scored(samples(1)[0], 0.5)),
+    lambda s: s.record_result("nope", 0, scored(samples(1)[0], 0.5)), lambda s: s.update_settings("nope", {}),
 ])
 def test_unknown_run_id_is_an_actionable_error(store, call):
     with pytest.raises(HistoryError, match="No run with id 'nope'.*History page"):
         call(store)
+
+
+def test_update_settings_merges_and_keeps_no_secret(store):
+    run_id = store.create_run(dataset_name="d", samples=samples(2), settings={"model": "m", "language": "en"})
+    merged = store.update_settings(run_id, {"batch_ids": ["batch_1"], "api_key": CANARY, "language": "ar"})
+    assert merged == {"model": "m", "language": "ar", "batch_ids": ["batch_1"]}
+    assert RunStore(store.path).get_run(run_id).settings == merged
 
 
 def test_unwritable_path_names_the_path_and_the_env_var(tmp_path):

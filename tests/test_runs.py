@@ -238,3 +238,25 @@ def test_resume_restores_the_heuristic_set(store):
     jaccard = RAGEvaluator(OfflineJudge(), heuristics="jaccard").evaluate_dataset(data)
     assert [r.score_values() for r in run.report.results] == [r.score_values() for r in jaccard.results]
     assert first.evaluator.heuristics == "jaccard"
+
+
+def test_resume_scores_the_runs_chosen_metrics_rubrics_and_repeats(store):
+    """History's resume rebuilds the run from its settings: the same metrics, rubric and repeats."""
+    data = samples(4)
+    config = RunConfig(judge="openai", model="scripted", metrics=("answer_relevancy", "tone"), repeats=2,
+                       rubrics={"tone": {"criteria": "The answer is calm.", "fields": ["answer"], "scale": "1-5"}})
+    run_id = store.create_run(dataset_name="zones.jsonl", samples=data, settings=config.settings())
+    judge = ScriptedJudge(lambda p: '{"score": 4}' if "CRITERION: The answer is calm." in p else '{"score": 0.5}')
+    run = Run.resume(store, run_id, judge=judge).start()
+    assert run.join(WAIT) and run.status == "finished"
+    assert judge.calls == 4 * 2 * 2  # samples x chosen judged metrics x repeats
+    assert run.report.metric_names() == ["answer_relevancy", "tone"]
+    assert run.report.mean_scores()["tone"] == 0.75
+    assert run.report.results[0].scores["tone"].llm_scores == [0.75, 0.75]
+
+
+def test_a_bad_rubric_in_the_config_fails_before_any_judge_is_built(store):
+    config = RunConfig(judge="openai", model="m", base_url="http://127.0.0.1:9/v1", metrics=("tone",),
+                       rubrics={"tone": {"criteria": "", "fields": ["answer"]}})
+    with pytest.raises(ValueError, match="criteria is empty"):
+        Run.new(config, samples(1), dataset_name="x.jsonl", store=store)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from ..judges.health import STOPPED_KEY
-from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_OFFLINE, METRICS, EvalReport
+from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED, EvalReport
 
 OFFLINE_NOTICE = (
     "Offline run: these scores are lexical estimates (words shared by the answer, the contexts and the "
@@ -21,20 +21,27 @@ MAX_FALLBACK_RATE = 0.1  # above this share of fallbacks a run counts as a judge
 _CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timeout|malformed|empty reply", re.IGNORECASE)
 
 
+# How a score comes out when the judge was asked: it answered, or it failed (heuristic or no score).
+_ASKED = (METHOD_BLEND, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
+_FAILED = (METHOD_FALLBACK, METHOD_UNSCORED)
+
+
+def _methods(report: EvalReport) -> Iterator[str]:
+    return (ms.method for r in report.results for ms in r.scores.values())
+
+
 def is_offline(report: EvalReport) -> bool:
-    """True when every computed score of the five metrics is an offline heuristic."""
-    methods = {getattr(r, m).method for r in report.results for m in METRICS if not getattr(r, m).skipped}
-    return methods == {METHOD_OFFLINE}
+    """True when heuristics scored the run and no judge was asked (rule-based scores aside)."""
+    methods = set(_methods(report))
+    return METHOD_OFFLINE in methods and not methods & set(_ASKED)
 
 
 def fallback_counts(report: EvalReport) -> Tuple[int, int]:
-    """(scores that fell back to the heuristic, scores the judge was asked for) over the five metrics."""
+    """(scores the judge failed to give: heuristic fallbacks and unscored rubrics, scores it was asked for)."""
     judged = fallback = 0
-    for r in report.results:
-        for m in METRICS:
-            method = getattr(r, m).method
-            judged += method in (METHOD_BLEND, METHOD_FALLBACK)
-            fallback += method == METHOD_FALLBACK
+    for method in _methods(report):
+        judged += method in _ASKED
+        fallback += method in _FAILED
     return fallback, judged
 
 
@@ -56,8 +63,8 @@ def main_cause(report: EvalReport) -> Optional[str]:
         return found.group(0)
     causes: Counter = Counter()
     for r in report.results:
-        for m in METRICS:
-            match = _CAUSE.search(getattr(r, m).error or "")
+        for ms in r.scores.values():
+            match = _CAUSE.search(ms.error or "")
             if match:
                 causes[match.group(0)] += 1
     return causes.most_common(1)[0][0] if causes else None

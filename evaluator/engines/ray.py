@@ -107,7 +107,8 @@ def samples_frame(samples: List[EvalSample]) -> Any:
         row = {"question": s.question, "answer": s.answer, "contexts": list(s.contexts),
                "ground_truth": s.ground_truth, "sample_id": s.sample_id,
                "expected_answer_keywords": s.expected_answer_keywords, "expected_docs": s.expected_docs,
-               "category": s.category, ROW_COLUMN: number}
+               "category": s.category, "tool_calls": s.tool_calls or None, "expected_tools": s.expected_tools,
+               ROW_COLUMN: number}
         meta = dict(s.metadata or {})
         for metric, label in (meta.pop("human_labels", None) or {}).items():
             meta[f"human_{metric}"] = label

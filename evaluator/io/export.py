@@ -27,6 +27,7 @@ from ..analysis import judging
 from ..analysis.advice import DEFAULT_THRESHOLD, recommendations
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..analysis.noise import judge_noise
+from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
 from .records import flat_row, result_from_record, result_to_record
@@ -312,16 +313,6 @@ def _fallback_warning(report: EvalReport) -> str:
             f"judge failure ({judging.main_cause(report) or 'see each score'}); those scores are lexical estimates.")
 
 
-def settings_rubrics(settings: Optional[Mapping[str, Any]]) -> List[Any]:
-    """The rubric metrics a run's settings keep (so their advice shows); none when they cannot be read."""
-    from ..metrics.rubric import rubrics_from_dict
-
-    try:
-        return list(rubrics_from_dict(dict((settings or {}).get("rubrics") or {})))
-    except (ValueError, TypeError):
-        return []
-
-
 def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dataset_name: str = "",
                 settings: Optional[Dict[str, Any]] = None, labels_agreement: Any = None,
                 use_vl_convert: bool = True, max_samples: Optional[int] = DEFAULT_MAX_SAMPLES) -> str:
@@ -342,9 +333,10 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         fallback_warning=_fallback_warning(report),
         offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
         summaries=summaries, svgs=_charts(report, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
-        advice=recommendations({s.name: s.mean for s in summaries}, metrics=settings_rubrics(settings)),
+        advice=recommendations({s.name: s.mean for s in summaries}, metrics=rubrics_in_settings(settings)),
         methods=methods, noise=judge_noise(report),
         method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(report),
         agreement=_agreement(labels_agreement),
-        key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage))],
+        key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage)),
+                    ("Target calls", report.target_stats() or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"

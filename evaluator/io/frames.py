@@ -6,7 +6,8 @@ the results that `results_frame` was made from, sample text included.
 
 Columns, in order:
     index, sample_id, category, question, answer, contexts (list), ground_truth,
-    expected_answer_keywords (list), expected_docs (list), metadata (JSON text), overall, elapsed_sec,
+    expected_answer_keywords (list), expected_docs (list), metadata (JSON text), sample_more (JSON
+    text: the sample's other fields, such as tool calls and a target's latency), overall, elapsed_sec,
     then for each metric M of the run, in the run's order: M (score; null when skipped or absent),
     M_method (null when the sample has no such metric), M_llm_score, M_heuristic_score,
     M_reasoning, M_error,
@@ -28,11 +29,13 @@ from ..model import EvalResult, EvalSample
 from .records import result_from_record, result_to_record
 
 SAMPLE_COLUMNS = ("index", "sample_id", "category", "question", "answer", "contexts", "ground_truth",
-                  "expected_answer_keywords", "expected_docs", "metadata")
+                  "expected_answer_keywords", "expected_docs", "metadata", "sample_more")
 METRIC_PARTS = ("method", "llm_score", "heuristic_score", "reasoning", "error")
 USAGE_COLUMNS = ("judge_calls", "cache_hits", "prompt_tokens", "completion_tokens", "judge_retries",
                  "judge_failures")
 _LIST_COLUMNS = ("contexts", "expected_answer_keywords", "expected_docs")
+# Record keys that have columns of their own (or are rebuilt): the rest go to `sample_more`.
+_ROW_KEYS = set(SAMPLE_COLUMNS) | {"elapsed_sec", "overall", "metrics"}
 _FLOAT_PARTS = ("llm_score", "heuristic_score")
 
 
@@ -65,6 +68,7 @@ def result_row(index: int, result: EvalResult, metrics: Sequence[str],
         "answer": s.answer, "contexts": list(s.contexts), "ground_truth": s.ground_truth,
         "expected_answer_keywords": s.expected_answer_keywords, "expected_docs": s.expected_docs,
         "metadata": json.dumps(s.metadata or {}, ensure_ascii=False),
+        "sample_more": json.dumps({k: v for k, v in record.items() if k not in _ROW_KEYS}, ensure_ascii=False),
         "overall": result.overall(), "elapsed_sec": float(result.elapsed_sec),
     }
     for name in metrics:
@@ -99,7 +103,8 @@ def plain(value: Any) -> Any:
 def result_from_row(row: Dict[str, Any]) -> Tuple[int, EvalResult]:
     """(index, result) from one results-frame row (cells may still be numpy values)."""
     row = {k: plain(row[k]) for k in SAMPLE_COLUMNS + ("elapsed_sec", "metrics")}
-    record = dict(row, metadata=json.loads(row.get("metadata") or "{}"), metrics=json.loads(row["metrics"]))
+    record = dict(row, metadata=json.loads(row.get("metadata") or "{}"), metrics=json.loads(row["metrics"]),
+                  **json.loads(row.get("sample_more") or "{}"))
     return int(row["index"]), result_from_record(record)
 
 

@@ -8,6 +8,7 @@ history keeps each sample once, and no metric field that holds its default value
 """
 from __future__ import annotations
 
+import json
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -23,6 +24,11 @@ SAMPLE_FIELDS = (
     "expected_answer_keywords",
     "expected_docs",
     "metadata",
+    "tool_calls",
+    "expected_tools",
+    "target_latency_ms",
+    "target_error",
+    "no_contexts_reason",
 )
 
 
@@ -39,6 +45,8 @@ def sample_to_record(sample: Optional[EvalSample], index: Optional[int] = None) 
     for name in SAMPLE_FIELDS:
         value = getattr(sample, name) if sample is not None else None
         record[name] = list(value) if isinstance(value, (list, tuple)) else value
+    if record["tool_calls"] is None:
+        record["tool_calls"] = []  # the output contract: a list, empty when none
     if sample is not None:
         record["metadata"] = dict(sample.metadata or {})
     return record
@@ -71,6 +79,11 @@ def sample_from_record(record: Dict[str, Any]) -> Optional[EvalSample]:
         expected_docs=_optional_list(record.get("expected_docs")),
         category=record.get("category"),
         metadata=dict(record.get("metadata") or {}),
+        tool_calls=[dict(c) for c in record.get("tool_calls") or []],
+        expected_tools=_optional_list(record.get("expected_tools")),
+        target_latency_ms=record.get("target_latency_ms"),
+        target_error=record.get("target_error"),
+        no_contexts_reason=record.get("no_contexts_reason"),
     )
 
 
@@ -163,6 +176,11 @@ def flat_row(result: EvalResult, names: Optional[Sequence[str]] = None) -> Dict[
         "answer": sample.answer if sample else None,
         "ground_truth": sample.ground_truth if sample else None,
         "n_contexts": len(sample.contexts) if sample else None,
+        # Lists as JSON text, so a CSV cell holds them losslessly.
+        "contexts": json.dumps(sample.contexts if sample else [], ensure_ascii=False),
+        "tool_calls": json.dumps(sample.tool_calls if sample else [], ensure_ascii=False, default=str),
+        "target_latency_ms": sample.target_latency_ms if sample else None,
+        "target_error": sample.target_error if sample else None,
     }
     for name in columns:
         row[name] = scores.get(name)

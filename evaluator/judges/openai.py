@@ -157,8 +157,7 @@ class OpenAIJudge:
         self._local.info = info
         key = ""
         if self._cache is not None:
-            key = cache_key(self.base_url, self.model, self.temperature, prompt, repeat=repeat,
-                            top_logprobs=top_logprobs)
+            key = self._cache_key(prompt, repeat, top_logprobs)
             hit = _unpack(self._cache.get(key), info)
             if hit is not None:
                 info.cached = True
@@ -191,6 +190,35 @@ class OpenAIJudge:
                 "max_concurrency": self.max_concurrency, "json_mode": self.json_mode,
                 "max_tokens": self.max_tokens,
                 "cache": str(self._cache.path) if self._cache is not None else None}
+
+    # -- what the Batch API (judges/batch.py) reuses ---------------------------------------------------
+    @property
+    def client(self) -> openai.OpenAI:
+        """The `openai` client this judge calls (its files and batches APIs serve `--batch`)."""
+        return self._client
+
+    def request_body(self, prompt: str, *, top_logprobs: int = 0) -> dict:
+        """The chat-completions body generate() would send for `prompt` now."""
+        return self._request(prompt, self._mode, top_logprobs)
+
+    def cached(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> Optional[Tuple[str, Optional[list]]]:
+        """(reply, token logprobs or None) that generate() would take from the cache, else None."""
+        if self._cache is None:
+            return None
+        info = _CallInfo(top_logprobs=top_logprobs)
+        text = _unpack(self._cache.get(self._cache_key(prompt, repeat, top_logprobs)), info)
+        return None if text is None else (text, info.logprobs)
+
+    def remember(self, prompt: str, reply: str, *, repeat: int = 0, top_logprobs: int = 0,
+                 logprobs: Optional[list] = None) -> None:
+        """Cache a reply obtained elsewhere (a batch) as generate() would have cached it."""
+        if self._cache is not None and reply.strip():
+            info = _CallInfo(top_logprobs=top_logprobs, logprobs=logprobs)
+            self._cache.put(self._cache_key(prompt, repeat, top_logprobs), _pack(reply, info))
+
+    def _cache_key(self, prompt: str, repeat: int, top_logprobs: int) -> str:
+        return cache_key(self.base_url, self.model, self.temperature, prompt, repeat=repeat,
+                         top_logprobs=top_logprobs)
 
     def close(self) -> None:
         """Close the HTTP client (unless it was passed in) and the cache."""

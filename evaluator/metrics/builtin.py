@@ -13,6 +13,7 @@ from .sanity import sane_heuristic
 from .metric import RULE, Heuristic, Metric
 from .parsing import attributed_statements, correctness_f1, supported_claims, useful_contexts
 from .rules import sample_expected_doc_recall, sample_keyword_coverage
+from .tools import AGENT_METRICS
 
 
 def from_heuristic_set(name: str) -> Heuristic:
@@ -116,6 +117,7 @@ EXPECTED_DOC_RECALL = Metric(
     description="Share of the expected documents among the retrieved contexts.",
 )
 
-# Registry order is display order: the five judged metrics, then the rule-based ones.
+# Registry order is display order: the five judged metrics, the rule-based ones, then the agent ones
+# (tools.py; they appear only on rows with tool calls or expected tools).
 BUILTINS = (FAITHFULNESS, ANSWER_RELEVANCY, CONTEXT_PRECISION, CONTEXT_RECALL, ANSWER_CORRECTNESS,
-            KEYWORD_COVERAGE, EXPECTED_DOC_RECALL)
+            KEYWORD_COVERAGE, EXPECTED_DOC_RECALL, *AGENT_METRICS)

@@ -24,6 +24,8 @@ MISSING = {
     "ground_truth": "No reference answer (ground_truth) for this sample.",
     "expected_answer_keywords": "No expected keywords for this sample.",
     "expected_docs": "No expected documents for this sample.",
+    "tool_calls": "No tool was called.",
+    "expected_tools": "No expected tools for this sample.",
 }
 
 # (sample, language, heuristic set name) -> an object with .score and .reasoning (HeuristicScore).
@@ -54,6 +56,8 @@ class Metric:
     heuristic: the offline scorer, also blended 30% with the judge; None means "needs a judge".
     logprobs: weight a single-token score by the judge's token probabilities (G-Eval) when it can.
     advice: (diagnosis, actions) shown when the metric's mean is low.
+    optional: left out of a result (not kept as skipped) when the sample lacks what it needs, as a
+        rule metric is: agent metrics on a plain RAG row, so default runs show no empty column.
     """
 
     name: str
@@ -69,6 +73,7 @@ class Metric:
     logprobs: bool = False
     advice: Optional[Tuple[str, Tuple[str, ...]]] = None
     description: str = ""
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").isalnum():

@@ -147,8 +147,9 @@ def attributed_statements(obj: dict) -> Optional[Tuple[float, List[dict]]]:
 
 def correctness_f1(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     """Answer correctness: TP / (TP + 0.5 (FP + FN)) over the judge's TP/FP/FN lists."""
-    lists = [obj.get(k, obj.get(k.lower())) for k in ("TP", "FP", "FN")]
-    if not all(isinstance(x, list) for x in lists):
+    found = [obj.get(k, obj.get(k.lower())) for k in ("TP", "FP", "FN")]
+    lists = [x for x in found if isinstance(x, list)]
+    if len(lists) != 3:
         return None
     tp, fp, fn = (len(x) for x in lists)
     if tp + fp + fn == 0:

@@ -20,6 +20,7 @@ unknown-metric error) and never stops ragmeter.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -35,7 +36,15 @@ log = logging.getLogger("ragmeter")
 METRIC_REGISTRY: Dict[str, Metric] = {m.name: m for m in BUILTINS}
 PLUGIN_GROUP = "ragmeter.metrics"
 _BUILTIN_NAMES = frozenset(METRIC_REGISTRY)
-_plugins = {"loaded": False, "errors": []}  # loaded once per process (load_plugins(reload=True) again)
+
+
+@dataclass
+class _Plugins:
+    loaded: bool = False  # plugins load once per process (load_plugins(reload=True) loads them again)
+    errors: List[str] = field(default_factory=list)
+
+
+_plugins = _Plugins()
 
 # What a run scores when no metrics are chosen: the five judged metrics, plus the rule-based
 # ones for samples that carry keywords / expected documents (they cost no judge call).
@@ -71,9 +80,9 @@ def _metrics_of(provided: Any) -> List[Metric]:
 def load_plugins(*, reload: bool = False) -> List[str]:
     """Register every metric offered under the `ragmeter.metrics` entry-point group; returns the
     problems met (a plugin that fails to import, or that reuses a built-in metric's name)."""
-    if _plugins["loaded"] and not reload:
-        return list(_plugins["errors"])
-    _plugins["loaded"], _plugins["errors"] = True, []
+    if _plugins.loaded and not reload:
+        return list(_plugins.errors)
+    _plugins.loaded, _plugins.errors = True, []
     for ep in entry_points(group=PLUGIN_GROUP):
         try:
             for metric in _metrics_of(ep.load()):
@@ -82,9 +91,9 @@ def load_plugins(*, reload: bool = False) -> List[str]:
                 register(metric, replace=True)  # a re-installed plugin replaces its older self
         except Exception as exc:  # a broken plugin must not break ragmeter
             problem = f"metric plugin {ep.name!r} ({ep.value}) was not loaded: {type(exc).__name__}: {exc}"
-            _plugins["errors"].append(problem)
+            _plugins.errors.append(problem)
             log.warning(problem)
-    return list(_plugins["errors"])
+    return list(_plugins.errors)
 
 
 def plugin_errors() -> List[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import MetricError
 from .builtin import BUILTINS
@@ -181,3 +181,11 @@ def rubrics_to_toml(rubrics: Iterable[RubricMetric]) -> str:
         lines += [f"{key} = {_toml_value(value)}" for key, value in rubric.to_dict().items()]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
+
+
+def rubrics_in_settings(settings: Optional[Mapping[str, Any]]) -> List[RubricMetric]:
+    """The rubric metrics a run's stored settings keep (RunConfig.rubrics); none when they cannot be read."""
+    try:
+        return rubrics_from_dict(dict((settings or {}).get("rubrics") or {}), "run settings")
+    except (MetricError, TypeError, ValueError):
+        return []

@@ -18,7 +18,7 @@ from ..model import (
     MetricScore,
 )
 from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, ask_repeatedly, retries  # noqa: F401 (UNAVAILABLE, UNPARSEABLE: public)
-from .metric import Metric
+from .metric import MISSING, Metric
 from .registry import get_metric
 from .rules import expected_doc_recall, keyword_coverage  # noqa: F401  (their home before the registry)
 
@@ -26,6 +26,8 @@ LLM_WEIGHT = 0.7
 HEURISTIC_WEIGHT = 0.3
 NEEDS_JUDGE = "Needs a judge: this metric has no offline heuristic."
 NO_SCORE = "No score: the judge failed and this metric has no heuristic to fall back on."
+# Skip reasons that a failed target call explains (it returned no answer, contexts or tool calls).
+_TARGET_OUTPUTS = frozenset(MISSING[f] for f in ("answer", "contexts", "tool_calls"))
 
 
 def blend(llm: float, heuristic: float) -> float:
@@ -38,7 +40,26 @@ def _metric(metric: Union[str, Metric]) -> Metric:
 
 def skip_reason(metric: Union[str, Metric], sample: EvalSample) -> Optional[str]:
     """Why `metric` cannot be computed for `sample`, or None when it can."""
-    return _metric(metric).skip_reason(sample)
+    m = _metric(metric)
+    return target_reason(m, sample) or m.skip_reason(sample)
+
+
+def target_reason(m: Metric, sample: EvalSample) -> Optional[str]:
+    """Why a target's sample cannot be scored on `m`: the call failed, or a bare model retrieves nothing."""
+    if sample.target_error:
+        return f"The target call failed, so there is no answer to score: {sample.target_error}"
+    if "contexts" in m.shows and not sample.contexts and sample.no_contexts_reason:
+        return sample.no_contexts_reason
+    return None
+
+
+def _applies(m: Metric, sample: EvalSample) -> bool:
+    """Whether `m` belongs in this row's result: a plain judged metric always does; a rule or optional
+    one when the sample has its inputs, or lacks only what a target would have returned."""
+    if m.judged and not m.optional:
+        return True
+    reason = m.skip_reason(sample)
+    return reason is None or (bool(sample.target_error) and reason in _TARGET_OUTPUTS)
 
 
 def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lang: str,
@@ -50,7 +71,7 @@ def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lan
     repeat gave a score, the heuristic stands in (visibly), or, without one, the metric is unscored.
     """
     m = _metric(metric)
-    reason = m.skip_reason(sample)
+    reason = target_reason(m, sample) or m.skip_reason(sample)
     if reason:
         return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
     empty = m.zero_reason(sample)
@@ -71,10 +92,10 @@ def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lan
 
 
 def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgement]) -> MetricScore:
-    values = [j.score for j in good]
+    values = [j.score for j in good if j.score is not None]
     llm = statistics.fmean(values)
     first = good[0]
-    reasoning = first.parsed.reasoning or f"Judge scored {first.score:.3f} ({first.how})."
+    reasoning = first.parsed.reasoning or f"Judge scored {values[0]:.3f} ({first.how})."
     if len(judgements) > 1:
         reasoning += f" (mean of {len(good)} judgements: {', '.join(f'{v:.3f}' for v in values)})"
     failed = [j for j in judgements if j.score is None]
@@ -83,13 +104,14 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
     n = retries(judgements)
     if n:
         reasoning += f" (judge call succeeded after {n} retr{'y' if n == 1 else 'ies'})"
-    how = ",".join(dict.fromkeys(j.how for j in good))
-    common = dict(llm_score=round(llm, 4), raw_reply=first.reply, verdicts=first.parsed.verdicts,
-                  llm_scores=[round(v, 4) for v in values] if len(judgements) > 1 else [],
-                  llm_std=round(statistics.stdev(values), 4) if len(values) > 1 else None, scored_from=how)
-    if h is None:  # nothing to blend with: the judge's score is the score
-        return MetricScore(name, round(llm, 4), reasoning, method=METHOD_LLM, **common)
-    return MetricScore(name, blend(llm, h.score), reasoning, method=METHOD_BLEND, heuristic_score=h.score, **common)
+    # Without a heuristic to blend with (a rubric), the judge's score is the score.
+    score, method = (round(llm, 4), METHOD_LLM) if h is None else (blend(llm, h.score), METHOD_BLEND)
+    return MetricScore(name, score, reasoning, method=method, llm_score=round(llm, 4),
+                       heuristic_score=None if h is None else h.score, raw_reply=first.reply,
+                       verdicts=first.parsed.verdicts,
+                       llm_scores=[round(v, 4) for v in values] if len(judgements) > 1 else [],
+                       llm_std=round(statistics.stdev(values), 4) if len(values) > 1 else None,
+                       scored_from=",".join(dict.fromkeys(j.how for j in good)))
 
 
 def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
@@ -97,17 +119,23 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
                  after_each: Optional[Callable[[], None]] = None) -> Dict[str, MetricScore]:
     """Every chosen metric's score for one sample, in the order chosen.
 
-    A rule-based metric whose inputs the sample lacks is left out (no keywords, no keyword
-    coverage), as before the registry; a judged one is kept as skipped, with its reason.
+    A rule-based (or `optional`) metric whose inputs the sample lacks is left out (no keywords, no
+    keyword coverage), as before the registry; a judged one is kept as skipped, with its reason. A
+    sample whose target call failed keeps each metric it would have had, skipped with that failure.
     `after_each` runs after each judged metric (the evaluator's judge-health check, which may raise).
     """
     scores: Dict[str, MetricScore] = {}
     for m in metrics:
-        if m.judged:
+        if not _applies(m, sample):
+            continue  # a rule (or agent) metric without its inputs is left out, not shown as skipped
+        reason = target_reason(m, sample)
+        if reason:
+            scores[m.name] = MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
+        elif m.judged:
             scores[m.name] = score_metric(m, sample, judge, lang, heuristics, repeats)
             if after_each is not None:
                 after_each()
-        elif m.skip_reason(sample) is None:
+        elif m.rule is not None and m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
     return scores
 

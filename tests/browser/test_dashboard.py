@@ -119,7 +119,8 @@ def go_to(page: Page, title: str) -> None:
 
 def upload(page: Page, path: Path) -> None:
     page.locator('[data-testid="stRadioOption"]').filter(has_text="Upload a file").click()
-    uploader = page.locator('[data-testid="stFileUploader"]')
+    # The dataset's uploader, not the rubric TOML importer further down the page.
+    uploader = page.locator('[data-testid="stFileUploader"]').filter(has_not_text="Import rubrics")
     uploader.locator('input[type="file"]').set_input_files(str(path))
     expect(page.get_by_text(re.compile(rf"{re.escape(path.name)} · CSV · [\d,]+ rows"))).to_be_visible()
     wait_idle(page)

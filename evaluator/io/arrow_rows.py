@@ -1,0 +1,97 @@
+"""Arrow rows: Parquet files and Hugging Face `datasets` folders written by `save_to_disk`.
+
+Both are read with pyarrow, batch by batch, so a large file is never held whole; the `datasets`
+package is not needed (a saved dataset is Arrow IPC stream files listed in its state.json). Rows
+are numbered from 1 (`Where.item`), as Arrow files have no lines. pyarrow ships with the dashboard
+extra; without it these formats raise a DatasetError saying what to install.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Iterator, List, Tuple
+
+from ..errors import DatasetError
+from .sources import Records, Source, Where
+
+_BATCH = 1024
+
+
+def parquet_records(src: Source) -> Tuple[List[str], Records]:
+    """The columns of a Parquet file and its rows."""
+    parquet = _pyarrow(src.name, "pyarrow.parquet")
+    try:
+        handle = parquet.ParquetFile(src.open())
+        columns = list(handle.schema_arrow.names)
+    except Exception as exc:  # pyarrow raises ArrowInvalid/OSError subclasses for a damaged file
+        raise DatasetError(f"is not a readable Parquet file ({exc}); export it again", file=src.name) from None
+    return columns, _numbered(src.name, handle.iter_batches(batch_size=_BATCH))
+
+
+def saved_dataset_records(src: Source) -> Tuple[List[str], Records]:
+    """The columns and rows of a `save_to_disk` folder (its Arrow files in their order)."""
+    assert src.folder is not None
+    files = _arrow_files(src.folder, src.name)
+    columns = list(_open_stream(files[0], src.name).schema.names)
+    return columns, _numbered(src.name, _batches(files, src.name))
+
+
+def _arrow_files(folder: Path, name: str) -> List[Path]:
+    splits_file = folder / "dataset_dict.json"
+    if splits_file.is_file():
+        splits = _read_json(splits_file, name).get("splits") or []
+        if len(splits) != 1:
+            raise DatasetError(f"is a DatasetDict with splits {', '.join(map(str, splits)) or '(none)'}; "
+                               f"pass one split's folder, e.g. {folder / str(splits[0] if splits else 'test')}",
+                               file=name)
+        return _arrow_files(folder / str(splits[0]), name)
+    state = _read_json(folder / "state.json", name)
+    files = [folder / str(entry.get("filename", "")) for entry in state.get("_data_files") or []]
+    missing = [f.name for f in files if not f.is_file()]
+    if not files or missing:
+        what = "no data files" if not files else "missing files: " + ", ".join(missing)
+        raise DatasetError(f"state.json lists {what}; save the dataset again with save_to_disk", file=name)
+    return files
+
+
+def _read_json(path: Path, name: str) -> Any:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"has an unreadable {path.name} ({exc}); save the dataset again with save_to_disk",
+                           file=name) from None
+    if not isinstance(data, dict):
+        raise DatasetError(f"has a {path.name} that is not a JSON object; save the dataset again", file=name)
+    return data
+
+
+def _open_stream(path: Path, name: str) -> Any:
+    ipc = _pyarrow(name, "pyarrow.ipc")
+    try:
+        return ipc.open_stream(path.open("rb"))
+    except Exception as exc:  # ArrowInvalid for a file that is not an Arrow stream
+        raise DatasetError(f"holds {path.name}, which is not an Arrow stream file ({exc}); save the dataset "
+                           "again with save_to_disk", file=name) from None
+
+
+def _batches(files: List[Path], name: str) -> Iterator[Any]:
+    for path in files:
+        yield from _open_stream(path, name)
+
+
+def _numbered(name: str, batches: Iterable[Any]) -> Records:
+    number = 0
+    for batch in batches:
+        for row in batch.to_pylist():
+            number += 1
+            yield Where(name, item=number), row
+
+
+def _pyarrow(name: str, module: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise DatasetError("needs pyarrow to be read (Parquet and saved Hugging Face datasets): "
+                           "pip install pyarrow, or pip install 'ragmeter[dashboard]'", file=name) from None

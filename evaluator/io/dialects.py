@@ -1,0 +1,194 @@
+"""Column names: the fields a sample has and the names each tool gives them.
+
+Matched case-insensitively, surrounding spaces ignored; the first alias found wins.
+
+Files written by other tools also need their cells read the way that tool wrote them; `detect_reading`
+recognises the tool from its column names (and, for Phoenix, the first row) and returns a `Reading`:
+    deepeval   input, actual_output, expected_output, retrieval_context (save_as csv/jsonl, goldens.csv):
+               retrieval_context and context join their list with "|"; split back into a list.
+    Phoenix    input, output, reference: output is the answer; reference holds the retrieved documents
+               when its cells are lists of passages (then contexts), else it is read as the reference.
+    ragas 0.0  question, answer, contexts, ground_truths (a list): the first answer is the reference.
+    TruLens    record_id, input, output, record_json/app_id: input and output are JSON-encoded strings.
+What was recognised and how it is read is said in `Reading.notes`, for the dashboard's preview.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from .cells import first_item, json_unquoted, list_cell, pipe_joined, pipe_split
+from .sources import Where
+
+FIELDS: Tuple[str, ...] = (
+    "question",
+    "answer",
+    "contexts",
+    "ground_truth",
+    "sample_id",
+    "expected_answer_keywords",
+    "expected_docs",
+    "category",
+    "tool_calls",
+    "expected_tools",
+)
+REQUIRED: Tuple[str, ...] = ("question", "answer")
+ALIASES: Dict[str, Tuple[str, ...]] = {
+    "question": ("question", "user_input", "input", "query"),
+    "answer": ("answer", "response", "actual_output", "output"),
+    "contexts": ("contexts", "retrieved_contexts", "retrieval_context", "context"),
+    "ground_truth": ("ground_truth", "reference", "expected_output", "ground_truths"),
+    "sample_id": ("sample_id", "id"),
+    "expected_answer_keywords": ("expected_answer_keywords", "keywords"),
+    "expected_docs": ("expected_docs",),
+    "category": ("category",),
+    "tool_calls": ("tool_calls", "tools_called"),  # tools_called: deepeval's name
+    "expected_tools": ("expected_tools",),
+}
+HUMAN_PREFIX = "human_"
+
+
+def norm(column: str) -> str:
+    """How column names are compared: trimmed and case-folded ("µ" and "Μ" are the same letter)."""
+    return column.strip().casefold()
+
+
+def is_label(column: str) -> bool:
+    """Whether a column holds human labels: human_<metric>."""
+    key = norm(column)
+    return key.startswith(HUMAN_PREFIX) and len(key) > len(HUMAN_PREFIX)
+
+
+def detect_mapping(columns: Iterable[str]) -> Dict[str, str]:
+    """EvalSample field -> column name, from the known aliases (case-insensitive, spaces trimmed)."""
+    by_key: Dict[str, str] = {}
+    for col in columns:
+        by_key.setdefault(norm(str(col)), col)
+    mapping = {}
+    for name, aliases in ALIASES.items():
+        found = next((by_key[a] for a in aliases if a in by_key), None)
+        if found is not None:
+            mapping[name] = found
+    return mapping
+
+
+def check_duplicates(columns: Iterable[str], where: Where) -> None:
+    """Refuse two columns whose names compare equal (see `norm`)."""
+    seen: Dict[str, str] = {}
+    for col in columns:
+        key = norm(col)
+        if key in seen:
+            raise where.error(f"the column '{col}' appears twice (also as '{seen[key]}'); "
+                              "rename or delete one of them", column=col)
+        seen[key] = col
+
+
+# --- files written by other tools ---------------------------------------------------------------
+
+CellRule = Callable[[Any, Where, str], Any]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one tool's file is read beyond its column names: cell rules, mapping changes, notes."""
+
+    tool: Optional[str] = None  # "deepeval", "Phoenix", "ragas 0.0.x", "TruLens"; None: nothing special
+    rules: Tuple[Tuple[str, CellRule], ...] = ()  # (column, rule) applied to the raw cell first
+    mapping: Dict[str, Optional[str]] = field(default_factory=dict)  # field -> column, over detection
+    notes: Tuple[str, ...] = ()  # what was recognised and how it is read, in words
+
+    def apply(self, row: Dict[str, Any], where: Where) -> Dict[str, Any]:
+        """The row with each rule's column rewritten (a new dict; rows without the column unchanged)."""
+        if not self.rules:
+            return row
+        row = dict(row)
+        for column, rule in self.rules:
+            if column in row:
+                row[column] = rule(row[column], where, column)
+        return row
+
+
+def detect_reading(columns: Iterable[str], first: Optional[Mapping[str, Any]],
+                   mapping: Mapping[str, Optional[str]]) -> Reading:
+    """The Reading for a file with these columns and first row; `mapping` (the caller's) wins over it."""
+    by_key = {norm(str(c)): str(c) for c in columns}
+    for detect in (_deepeval, _trulens, _ragas_v0, _phoenix):
+        reading = detect(by_key, first or {}, mapping)
+        if reading is not None:
+            return reading
+    return Reading()
+
+
+def _deepeval(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
+              ) -> Optional[Reading]:
+    if "input" not in by_key or not {"actual_output", "expected_output", "retrieval_context"} & set(by_key):
+        return None
+    joined = [by_key[k] for k in ("retrieval_context", "context") if k in by_key]
+    note = (f"deepeval file: {' and '.join(joined)} cells are split on '|', the separator deepeval joins "
+            "them with" if joined else "deepeval file")
+    return Reading("deepeval", tuple((c, pipe_split) for c in joined), notes=(note + ".",))
+
+
+def _trulens(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
+             ) -> Optional[Reading]:
+    if "record_id" not in by_key or not {"record_json", "app_id"} & set(by_key):
+        return None
+    quoted = [by_key[k] for k in ("input", "output") if k in by_key]
+    return Reading("TruLens", tuple((c, json_unquoted) for c in quoted),
+                   notes=("TruLens records: input and output are JSON-encoded text, read without their quotes. "
+                          "TruLens keeps retrieved contexts inside record_json, so map contexts if you have "
+                          "them in a column.",))
+
+
+def _ragas_v0(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
+              ) -> Optional[Reading]:
+    column = by_key.get("ground_truths")
+    if column is None or mapping.get("ground_truth") not in (None, column) or "ground_truth" in by_key \
+            or "reference" in by_key:
+        return None
+    return Reading("ragas 0.0.x", ((column, first_item),), notes=(
+        f"ragas 0.0.x file: {column} holds a list of answers per row; the first one is the reference "
+        "(as ragas 0.0.x's answer_correctness read it), further ones are not used.",))
+
+
+def _phoenix(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
+             ) -> Optional[Reading]:
+    if not {"input", "output", "reference"} <= set(by_key) or {"answer", "response", "actual_output"} & set(by_key):
+        return None
+    reference = by_key["reference"]
+    if "contexts" in mapping or "ground_truth" in mapping or _contexts_column(by_key):
+        return None
+    if _holds_list(first.get(reference)):
+        return Reading("Phoenix", mapping={"contexts": reference, "ground_truth": None}, notes=(
+            f"Phoenix file: output is the answer; {reference} holds lists of passages, so it is read as "
+            "the retrieved contexts (not as a reference answer).",))
+    return Reading("Phoenix", notes=(
+        f"Phoenix file: output is the answer; {reference} holds one text per row and is read as the "
+        "reference answer. If it holds the retrieved documents (as in Phoenix's get_qa_with_reference), "
+        f"map contexts to {reference} instead.",))
+
+
+def _contexts_column(by_key: Dict[str, str]) -> bool:
+    return any(alias in by_key for alias in ALIASES["contexts"])
+
+
+def _holds_list(value: Any) -> bool:
+    if isinstance(value, list):
+        return True
+    if not isinstance(value, str) or not value.strip().startswith("["):
+        return False
+    try:
+        return list_cell(value.strip(), Where(""), "") is not None
+    except ValueError:  # DatasetError: looks like a list but is not one
+        return False
+
+
+def pipe_warning(rows: List[Mapping[str, Any]], column: Optional[str], reading: Reading) -> List[str]:
+    """A note when a contexts cell of the preview holds " | " and nothing splits it (not deepeval)."""
+    if column is None or reading.tool == "deepeval":
+        return []
+    hits = [i for i, row in enumerate(rows, 1) if pipe_joined(row.get(column))]
+    if not hits:
+        return []
+    return [f"Row {hits[0]}'s {column} holds one text with ' | ' inside. If that joins several passages, "
+            "write them as a JSON list ([\"first\", \"second\"]) so each is scored as its own context."]

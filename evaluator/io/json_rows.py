@@ -1,0 +1,91 @@
+"""JSON Lines and JSON rows: one object per line, or a list of objects (bare or under "samples"/"data")."""
+from __future__ import annotations
+
+import json
+import re
+from typing import IO, Any, Optional
+
+from ..errors import DatasetError
+from .cells import json_type
+from .sources import Records, Source, Where
+
+_LINE_ADVICE = "each line of a .jsonl file must be one complete JSON object"
+# A key as JSON writes it, followed by its colon: the last one before a syntax error names the column.
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def jsonl_records(text: IO[str], src: Source) -> Records:
+    """One object per non-blank line, with its line number."""
+    for lineno, raw in enumerate(text, 1):
+        if not raw.strip():
+            continue
+        where = Where(src.name, lineno)
+        obj = _parse_line(raw.rstrip("\r\n"), where)
+        if not isinstance(obj, dict):
+            hint = " If the file is one JSON list, rename it to .json." if isinstance(obj, list) else ""
+            raise where.error(f"is a JSON {json_type(obj)}, not an object; write one object per line, "
+                              f'like {{"question": "...", "answer": "...", "contexts": ["..."]}}.{hint}')
+        yield where, obj
+
+
+def json_records(text: IO[str], src: Source) -> Records:
+    """The objects of a JSON list (bare, or under "samples"/"data"), each with its 1-based item."""
+    where = Where(src.name)
+    raw = text.read()
+    if not raw.strip():
+        return  # an empty file has no rows, which the caller reports
+    data = _parse_json(raw, where, "fix the syntax (a JSON validator shows the spot); if the "
+                                   "file holds one object per line, rename it to .jsonl")
+    del raw  # the text is not needed once parsed: 100,000 rows should not be held twice
+    items = data
+    if isinstance(data, dict):
+        items = data.get("samples", data.get("data"))
+    if not isinstance(items, list):
+        raise where.error('must hold a list of objects, or an object with a "samples" (or "data") list; '
+                          f"found a JSON {json_type(data)}")
+    del data
+    for index, obj in enumerate(items):
+        here = Where(src.name, item=index + 1)
+        if not isinstance(obj, dict):
+            raise here.error(f"is a JSON {json_type(obj)}, not an object with question/answer fields")
+        items[index] = None  # let each parsed object go once it has become a sample
+        yield here, obj
+
+
+def _parse_line(line: str, where: Where) -> Any:
+    """One JSONL line; a syntax error names the column (key) it happened in, not a character count."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        column = _last_key(line[:exc.pos])
+        if exc.pos >= len(line.rstrip()) and line.lstrip().startswith("{"):
+            reason = ("ends before its object is closed: the closing } (or a ] or quote before it) is "
+                      "missing at the end of the line")
+        else:
+            reason = f"is not valid JSON ({exc.msg} at character {exc.colno})"
+        raise where.error(f"{reason}; {_LINE_ADVICE}", column=column) from None
+    except (ValueError, RecursionError):
+        return _parse_json(line, where, _LINE_ADVICE)
+
+
+def _last_key(prefix: str) -> Optional[str]:
+    keys = _KEY.findall(prefix)
+    if not keys:
+        return None
+    try:
+        return str(json.loads(f'"{keys[-1]}"'))
+    except ValueError:
+        return keys[-1]
+
+
+def _parse_json(text: str, where: Where, advice: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        line = exc.lineno if where.line is None else where.line
+        raise DatasetError(f"is not valid JSON ({exc.msg} at column {exc.colno}); {advice}",
+                           file=where.file, line=line) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise where.error(f"is not valid JSON ({exc}); {advice}") from None
+    except RecursionError:
+        raise where.error("nests JSON too deeply to read; flatten the data") from None

@@ -1,0 +1,115 @@
+"""Where dataset rows come from: a path or an upload, its format, and places for error messages.
+
+`open_source` checks the extension and the size limit before anything is parsed, and gives a
+`Source` whose `open()` returns a fresh binary stream each time (encoding detection reads the
+file more than once). `Where` is the place of a row (file, physical line or 1-based item) that
+every `DatasetError` names.
+"""
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
+
+from ..errors import DatasetError
+from .surfaces import LIBRARY, Surface
+
+FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+                           ".parquet": "parquet"}
+ACCEPTED = ".csv, .jsonl, .json or .parquet"
+SAVED_DATASET = "saved"  # the format of a Hugging Face `save_to_disk` folder
+# Files that `Dataset.save_to_disk` / `DatasetDict.save_to_disk` write beside their Arrow data.
+_SAVED_MARKERS = ("state.json", "dataset_dict.json")
+
+
+@dataclass(frozen=True)
+class Where:
+    """The place of a row, for error messages: a physical line (CSV, JSONL) or a 1-based item (JSON)."""
+
+    file: str
+    line: Optional[int] = None
+    item: Optional[int] = None
+
+    def error(self, message: str, column: Optional[str] = None) -> DatasetError:
+        return DatasetError(message, file=self.file, line=self.line, item=self.item, column=column)
+
+    def label(self) -> str:
+        return f"line {self.line}" if self.line is not None else f"item {self.item}"
+
+
+# (where, raw row) pairs, as each reader yields them
+Records = Iterator[Tuple[Where, Dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Source:
+    """An opened dataset: its name for messages, its format, and how to read its bytes again."""
+
+    name: str
+    format: str
+    delimiter: str
+    open: Callable[[], IO[bytes]]  # a fresh binary stream at offset 0
+    folder: Optional[Path] = None  # a saved Hugging Face dataset: the folder, read by arrow_rows
+
+
+def _format_of(name: str) -> Tuple[str, str]:
+    suffix = Path(name).suffix.lower()
+    if suffix not in FORMATS:
+        raise DatasetError(f"unknown file type '{suffix or '(none)'}'; ragmeter reads {ACCEPTED} files and "
+                           "Hugging Face datasets folders made by save_to_disk (rename the file or export it "
+                           "in one of these formats)", file=name)
+    return FORMATS[suffix], "\t" if suffix == ".tsv" else ","
+
+
+def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:
+    if max_bytes is not None and size > max_bytes:
+        raise DatasetError(f"is {size:,} bytes, more than the limit of {max_bytes:,} bytes; "
+                           f"{surface.limit_advice('bytes')}", file=name)
+
+
+def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface = LIBRARY) -> Source:
+    """A path or file-like object as a Source, after the extension and size checks."""
+    if isinstance(source, (str, os.PathLike)):
+        return _open_path(Path(source), name or str(source), max_bytes, surface)
+    name = name or getattr(source, "name", None)
+    if not name:
+        raise DatasetError("cannot tell the file type of an object without a name; pass "
+                           f"name='data.csv' (the extension decides the format: {ACCEPTED})")
+    fmt, delimiter = _format_of(str(name))
+    data = _read_upload(source, str(name), max_bytes, surface)
+    return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data))
+
+
+def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:
+    if path.is_dir() and any((path / marker).is_file() for marker in _SAVED_MARKERS):
+        _check_size(sum(p.stat().st_size for p in path.rglob("*.arrow")), max_bytes, name, surface)
+        return Source(name, SAVED_DATASET, "", lambda: io.BytesIO(b""), folder=path)
+    fmt, delimiter = _format_of(name)
+    try:
+        if not path.is_file():
+            what = "is a folder, not a file" if path.is_dir() else "does not exist"
+            raise DatasetError(f"{what}; check the path", file=name)
+        _check_size(path.stat().st_size, max_bytes, name, surface)
+    except OSError as exc:
+        raise DatasetError(f"cannot be read ({exc.strerror or exc}); check the path and permissions",
+                           file=name) from None
+    return Source(name, fmt, delimiter, lambda: path.open("rb"))
+
+
+def _read_upload(source: Any, name: str, max_bytes: Optional[int], surface: Surface) -> bytes:
+    """The bytes of a file-like object (a Streamlit UploadedFile, BytesIO, an open file)."""
+    size = getattr(source, "size", None)
+    if isinstance(size, int):
+        _check_size(size, max_bytes, name, surface)  # before reading anything
+    if hasattr(source, "getvalue"):
+        data = source.getvalue()
+    else:
+        data = source.read(-1 if max_bytes is None else max_bytes + 1)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DatasetError("is not a readable file (its read() gave no bytes)", file=name)
+    _check_size(len(data), max_bytes, name, surface)
+    return bytes(data)

@@ -1,0 +1,169 @@
+"""Agent metrics: did the agent call the tools it should have, and did it get the task done?
+
+    tool_call_recall     rule: share of the expected tools that were called at least once
+    tool_call_precision  rule: share of the calls that went to an expected tool
+    task_completion      judged: did the final answer accomplish what the question asked, given
+                         the steps taken; a heuristic stands in offline and when the judge fails
+
+All three are registry entries (builtin.py lists them) and appear only on agent rows: the rules
+need `expected_tools`, task completion a row with tool calls or expected tools. Tool names are
+compared trimmed and case-insensitively; the reasoning names the missing and the unexpected tools.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
+from ..text import content_words
+from .heuristics import HeuristicScore, is_evasive
+from .metric import RULE, Metric
+from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
+
+# The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
+# result no step produced can be marked as not accomplished.
+TASK_COMPLETION_EN = """Decide whether the agent's FINAL ANSWER accomplishes what the QUESTION asked, given the STEPS
+it took (each tool, its arguments and its output). 1.0: the task is fully done and the answer
+reports it; 0.5: partly done; 0.0: not done, refused, or the answer claims results no step produced.
+{guard}
+{json_only}
+{{"score": <0.0-1.0>, "reasoning": "<one sentence naming what was or was not done>"}}
+
+{data}"""
+TASK_COMPLETION_AR = """قرّر هل تُنجز الإجابة النهائية للوكيل ما طلبه السؤال، في ضوء الخطوات التي نفّذها (كل أداة
+ومُدخلاتها ومُخرجاتها). 1.0: أُنجزت المهمة كاملةً وذكرتها الإجابة؛ 0.5: أُنجز جزء منها؛ 0.0: لم تُنجز، أو رفض
+الوكيل، أو ادّعت الإجابة نتائج لم تُنتجها أي خطوة.
+{guard}
+{json_only}
+{{"score": <من 0.0 إلى 1.0>, "reasoning": "<جملة واحدة تذكر ما أُنجز وما لم يُنجز>"}}
+
+{data}"""
+_HEADINGS = {"en": ("QUESTION", "STEPS", "FINAL ANSWER"), "ar": ("السؤال", "الخطوات", "الإجابة النهائية")}
+NOT_AGENT = "Not an agent sample: no tool calls and no expected tools."
+_OUTPUT_CHARS = 600  # per step shown to the judge: enough to see a result, cheap in tokens
+_ERROR_WORDS = ("error", "exception", "traceback", "failed", "not found")
+
+
+def _norm(name: Any) -> str:
+    return str(name).strip().casefold()
+
+
+def called_names(sample: EvalSample) -> List[str]:
+    return [str(call.get("name", "")) for call in sample.tool_calls]
+
+
+def tool_call_recall(calls: List[str], expected: List[str]) -> MetricScore:
+    """Share of expected tools called at least once; reasoning names the missing ones."""
+    made = {_norm(c) for c in calls}
+    missing = [e for e in expected if _norm(e) not in made]
+    found = len(expected) - len(missing)
+    reasoning = f"{found}/{len(expected)} expected tools were called"
+    reasoning += f"; missing: {', '.join(missing)}." if missing else "."
+    return MetricScore("tool_call_recall", round(found / len(expected), 4), reasoning, method=METHOD_RULE)
+
+
+def tool_call_precision(calls: List[str], expected: List[str]) -> MetricScore:
+    """Share of calls that went to an expected tool; skipped when no tool was called."""
+    if not calls:
+        return MetricScore("tool_call_precision", 0.0, "No tool was called.", skipped=True, method=METHOD_SKIPPED)
+    wanted = {_norm(e) for e in expected}
+    unexpected = [c for c in calls if _norm(c) not in wanted]
+    good = len(calls) - len(unexpected)
+    reasoning = f"{good}/{len(calls)} tool calls were to expected tools"
+    reasoning += f"; unexpected: {', '.join(dict.fromkeys(unexpected))}." if unexpected else "."
+    return MetricScore("tool_call_precision", round(good / len(calls), 4), reasoning, method=METHOD_RULE)
+
+
+def steps_text(calls: List[Dict[str, Any]]) -> str:
+    """The trajectory as numbered lines: tool, arguments, (truncated) output."""
+    lines = []
+    for i, call in enumerate(calls, 1):
+        args = json.dumps(call.get("arguments"), ensure_ascii=False, default=str)
+        output = call.get("output")
+        shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+        lines.append(f"({i}) {call.get('name')}({args}) -> {shown[:_OUTPUT_CHARS]}")
+    return "\n".join(lines) or "(no tool was called)"
+
+
+def task_completion_heuristic(sample: EvalSample, lang: str = "en", kind: str = "") -> HeuristicScore:
+    """Offline estimate: an answer that is not evasive, on the question's words, after steps that did not fail.
+
+    score = 0 for an evasive answer, else 0.5 * (share of the question's content words found in
+    the answer or the tool outputs) + 0.5 * (share of tool calls whose output is not an error;
+    1 when no tool was called).
+    """
+    answer = (sample.answer or "").strip()
+    if not answer or is_evasive(answer):
+        return HeuristicScore(0.0, "The final answer is empty or declines the task.")
+    asked = set(content_words(sample.question))
+    seen = set(content_words(answer + " " + steps_text(sample.tool_calls)))
+    coverage = len(asked & seen) / len(asked) if asked else 1.0
+    failed = [c["name"] for c in sample.tool_calls if _looks_failed(c.get("output"))]
+    ok_share = 1 - len(failed) / len(sample.tool_calls) if sample.tool_calls else 1.0
+    reasoning = f"{coverage:.0%} of the question's words are addressed; {len(failed)} failed step(s)"
+    reasoning += f" ({', '.join(failed)})." if failed else "."
+    return HeuristicScore(round(0.5 * coverage + 0.5 * ok_share, 4), reasoning)
+
+
+def _looks_failed(output: Any) -> bool:
+    if isinstance(output, dict) and ("error" in output or "exception" in output):
+        return True
+    text = output if isinstance(output, str) else ""
+    return any(word in text[:200].casefold() for word in _ERROR_WORDS)
+
+
+@dataclass(frozen=True)
+class TaskCompletionMetric(Metric):
+    """A judged metric whose judge sees the agent's steps, and that applies to agent rows only."""
+
+    def skip_reason(self, sample: EvalSample) -> Optional[str]:
+        if not sample.tool_calls and not sample.expected_tools:
+            return NOT_AGENT
+        return super().skip_reason(sample)
+
+    def prompt(self, sample: EvalSample, lang: str) -> str:
+        lang = lang if lang in self.prompts else "en"
+        clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
+        question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
+        data = "\n".join([DATA_OPEN, question, clean(sample.question), steps, clean(steps_text(sample.tool_calls)),
+                          answer, clean(sample.answer), DATA_CLOSE])
+        guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
+        return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
+
+
+def _advice(diagnosis: str, *actions: str) -> tuple:
+    return diagnosis, actions
+
+
+TOOL_CALL_RECALL = Metric(
+    "tool_call_recall", kind=RULE, needs=("expected_tools",),
+    rule=lambda s: tool_call_recall(called_names(s), s.expected_tools or []),
+    advice=_advice("The agent skips tools it needs for these questions.",
+                   "Describe each tool's purpose more clearly in its schema and the system prompt.",
+                   "Check the agent's stopping rule: it may answer before calling the tools it needs."),
+    description="Share of the expected tools that the agent called.",
+    optional=True,
+)
+
+TOOL_CALL_PRECISION = Metric(
+    "tool_call_precision", kind=RULE, needs=("expected_tools",),
+    rule=lambda s: tool_call_precision(called_names(s), s.expected_tools or []),
+    advice=_advice("The agent calls tools these questions do not need.",
+                   "Narrow the tool descriptions so they say when not to use each tool.",
+                   "Limit the tools offered for each kind of question."),
+    description="Share of the agent's tool calls that went to an expected tool.",
+    optional=True,
+)
+
+TASK_COMPLETION = TaskCompletionMetric(
+    "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN, "ar": TASK_COMPLETION_AR},
+    shows=("question", "answer"), heuristic=task_completion_heuristic,
+    advice=_advice("The agent's final answers do not accomplish what was asked.",
+                   "Read the trajectories of the lowest rows: a failing tool, or an answer that ignores its output.",
+                   "Tell the agent to report the result of its steps, and to say so when a step failed."),
+    description="Whether the final answer accomplishes the task, given the steps taken (judged).",
+    optional=True,
+)
+
+AGENT_METRICS = (TOOL_CALL_RECALL, TOOL_CALL_PRECISION, TASK_COMPLETION)

@@ -1,0 +1,72 @@
+"""The target interface, and the retrying call every kind of target goes through.
+
+A target is anything with `call(question) -> TargetResponse` that raises `TargetError` on a
+failed call, plus `describe()`: what the run history keeps about it (never a header value).
+`ask` wraps one call with retries and timing and never raises: a failure comes back as a
+`TargetResponse` whose `error` names it, so the row is kept.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
+
+from ..errors import TargetError
+from .shapes import TargetResponse
+
+
+@runtime_checkable
+class Target(Protocol):
+    """The user's pipeline or agent, as ragmeter calls it."""
+
+    def call(self, question: str) -> TargetResponse:
+        """Answer one question; raise TargetError (retryable or not) when the call fails."""
+        ...
+
+    def describe(self) -> Dict[str, Any]:
+        """Kind, location and options of the target, as run settings (no secrets)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a failed call is tried again (429, 5xx, timeouts only)."""
+
+    retries: int = 3
+    base_delay: float = 0.5  # doubled each attempt, with jitter
+    max_delay: float = 30.0  # a Retry-After longer than this is cut to it
+
+    def delay(self, attempt: int, retry_after: Optional[float]) -> float:
+        if retry_after is not None:
+            return min(max(0.0, retry_after), self.max_delay)
+        return min(self.base_delay * 2 ** attempt * (0.5 + random.random() / 2), self.max_delay)
+
+
+NO_RETRY = RetryPolicy(retries=0)
+
+
+def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
+        stop: Optional[threading.Event] = None, sleep: Callable[[float], Any] = time.sleep) -> TargetResponse:
+    """Call `target` with retries; the response carries the latency (all attempts) or the error."""
+    start = time.perf_counter()
+    attempt = 0
+    while True:
+        try:
+            response = target.call(question)
+            return _timed(response, start)
+        except TargetError as exc:
+            if not exc.retryable or attempt >= policy.retries or (stop is not None and stop.is_set()):
+                tries = f" (after {attempt + 1} attempts)" if attempt else ""
+                return _timed(TargetResponse(error=f"{exc}{tries}"), start)
+            sleep(policy.delay(attempt, exc.retry_after))
+            attempt += 1
+        except Exception as exc:  # the user's own code raised: a failed row, never a crashed run
+            return _timed(TargetResponse(error=f"the target raised {type(exc).__name__}: {exc}"), start)
+
+
+def _timed(response: TargetResponse, start: float) -> TargetResponse:
+    latency = round((time.perf_counter() - start) * 1000, 1)
+    return TargetResponse(response.answer, list(response.contexts), list(response.tool_calls), latency,
+                          response.error)

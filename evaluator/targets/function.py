@@ -1,0 +1,98 @@
+"""A Python function as a target: `package.module:function` or `path/to/file.py:function`.
+
+The function takes the question and returns a string, `(answer, contexts)` or a dict with
+`answer`, `contexts` and optional `tool_calls` (see shapes.py for the forms each may take).
+`async def` functions run on one event loop per worker thread, so clients bound to a loop keep
+working from call to call; their timeout is enforced. A plain function runs on the worker
+thread itself and cannot be interrupted: its timeout is not enforced.
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional
+
+from ..errors import TargetConfigError, TargetError
+from .shapes import TargetResponse, response_from_value
+
+
+def load_function(spec: str) -> Callable[..., Any]:
+    """The function named by `module.sub:function` or `path/file.py:function` (TargetConfigError if not)."""
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name.isidentifier():
+        raise TargetConfigError(f"a Python target is written 'package.module:function' or "
+                                f"'path/to/file.py:function', not {spec!r}")
+    module = _module_from_file(where) if where.endswith(".py") else _module_by_name(where)
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise TargetConfigError(f"{where} has no function {name!r}; check the name after the ':'")
+    return function
+
+
+def _module_by_name(name: str) -> Any:
+    if os.getcwd() not in sys.path:  # as `python -m` does: the user's own modules are importable
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise TargetConfigError(f"cannot import {name!r} ({exc}); run ragmeter from the folder that "
+                                "holds it, or set PYTHONPATH") from None
+
+
+def _module_from_file(path: str) -> Any:
+    file = Path(path).expanduser().resolve()
+    if not file.is_file():
+        raise TargetConfigError(f"{path} does not exist; check the path before the ':'")
+    if str(file.parent) not in sys.path:  # the file may import its neighbours, as when run as a script
+        sys.path.insert(0, str(file.parent))
+    spec = importlib.util.spec_from_file_location(f"ragmeter_target_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:
+        raise TargetConfigError(f"{path} failed to load: {type(exc).__name__}: {exc}") from None
+    return module
+
+
+class FunctionTarget:
+    """Calls a Python function (sync or async) with each question."""
+
+    def __init__(self, function: Callable[..., Any], *, spec: Optional[str] = None, timeout: float = 60.0) -> None:
+        self.function, self.spec, self.timeout = function, spec, timeout
+        self._is_async = inspect.iscoroutinefunction(function)
+        self._local = threading.local()
+
+    @classmethod
+    def from_spec(cls, spec: str, *, timeout: float = 60.0) -> "FunctionTarget":
+        return cls(load_function(spec), spec=spec, timeout=timeout)
+
+    def call(self, question: str) -> TargetResponse:
+        value = self._run_async(question) if self._is_async else self.function(question)
+        if inspect.isawaitable(value):  # a plain function that returned a coroutine
+            value = self._loop().run_until_complete(self._bounded(value))
+        return response_from_value(value)
+
+    def _run_async(self, question: str) -> Any:
+        return self._loop().run_until_complete(self._bounded(self.function(question)))
+
+    async def _bounded(self, awaitable: Any) -> Any:
+        try:
+            return await asyncio.wait_for(awaitable, self.timeout)
+        except asyncio.TimeoutError:
+            raise TargetError(f"the target timed out after {self.timeout:g} s") from None
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        loop = getattr(self._local, "loop", None)
+        if loop is None or loop.is_closed():
+            loop = self._local.loop = asyncio.new_event_loop()
+        return loop
+
+    def describe(self) -> Dict[str, Any]:
+        name = self.spec or f"{getattr(self.function, '__module__', '?')}:{getattr(self.function, '__qualname__', '?')}"
+        return {"kind": "python", "function": name, "timeout_s": self.timeout}

@@ -1,0 +1,130 @@
+"""The Evaluate page's metric choice: which metrics, rubric metrics in plain words, judge repeats.
+
+Rubrics live in session state (`_ui.RUBRICS`: name -> TOML table) so they survive page switches,
+and go into the run's settings (RunConfig.rubrics) so a stored run re-runs with them. They import
+from and export to the same TOML file the CLI's --rubrics reads.
+"""
+from typing import Any, Dict, List
+
+import streamlit as st
+
+from evaluator.errors import MetricError
+from evaluator.metrics.registry import DEFAULT_METRICS, known_metrics
+from evaluator.metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS, parse_rubrics, rubric_from_table, rubrics_to_toml
+from evaluator.metrics.parsing import SCALES
+
+from pages import _ui as ui
+
+CHOSEN = "eval_metrics"  # the multiselect's key (kept across pages with the other eval_ widgets)
+PROBLEM = "rubric_problem"  # the last rubric form / import error, shown once
+
+
+def rubrics() -> Dict[str, Dict[str, Any]]:
+    return st.session_state.setdefault(ui.RUBRICS, {})
+
+
+def _choose(names: List[str]) -> None:
+    """Add `names` to the chosen metrics (a new rubric is meant to be scored)."""
+    chosen = list(st.session_state.get(CHOSEN) or [*DEFAULT_METRICS, *rubrics()])
+    st.session_state[CHOSEN] = chosen + [n for n in names if n not in chosen]
+
+
+def add_rubric() -> None:
+    """The form's submit callback: check the rubric, keep it, choose it."""
+    name = str(st.session_state.get("rubric_name") or "").strip()
+    steps = [s.strip() for s in str(st.session_state.get("rubric_steps") or "").splitlines() if s.strip()]
+    table = {"criteria": str(st.session_state.get("rubric_criteria") or "").strip(),
+             "fields": list(st.session_state.get("rubric_fields") or []),
+             "scale": st.session_state.get("rubric_scale") or "0-1", "steps": steps}
+    try:
+        if name in known_metrics():
+            raise MetricError(f"rubric {name!r}: a metric has that name already; choose another name")
+        rubric = rubric_from_table(name or "(no name)", table, "rubric form")
+    except MetricError as exc:
+        st.session_state[PROBLEM] = str(exc)
+        return
+    rubrics()[rubric.name] = rubric.to_dict()
+    _choose([rubric.name])
+
+
+def remove_rubric(name: str) -> None:
+    rubrics().pop(name, None)
+    st.session_state[CHOSEN] = [n for n in st.session_state.get(CHOSEN) or [] if n != name]
+
+
+def import_rubrics() -> None:
+    """The TOML uploader's callback: add (or replace) every rubric in the file."""
+    upload = st.session_state.get("rubric_upload")
+    if upload is None:
+        return
+    try:
+        found = parse_rubrics(upload.getvalue().decode("utf-8"), upload.name)
+        clash = [r.name for r in found if r.name in known_metrics()]
+        if clash:
+            raise MetricError(f"{upload.name}: {', '.join(clash)} is already a metric's name; rename the rubric")
+    except (MetricError, UnicodeDecodeError) as exc:
+        st.session_state[PROBLEM] = str(exc)
+        return
+    rubrics().update({r.name: r.to_dict() for r in found})
+    _choose([r.name for r in found])
+
+
+def rubric_form() -> None:
+    with st.form("rubric_form", clear_on_submit=True, border=True):
+        st.markdown("**New rubric metric** — a criterion in plain words, judged by the LLM")
+        c1, c2 = st.columns([2, 1])
+        c1.text_input("Name", key="rubric_name", placeholder="politeness",
+                      help="Letters, digits and underscores; the metric's name in reports and exports.")
+        c2.selectbox("Scale", SCALES, key="rubric_scale",
+                     help="0-1, 1-5 (normalised as (s-1)/4) or pass-fail (1/0). 1-5 and pass-fail use the "
+                          "judge's token probabilities when the server gives them (G-Eval).")
+        st.text_area("Criteria", key="rubric_criteria", height=80,
+                     placeholder="The answer is polite and professional: no sarcasm, no blame.")
+        st.multiselect("The judge sees", RUBRIC_FIELDS, default=list(DEFAULT_FIELDS), key="rubric_fields")
+        st.text_area("Evaluation steps (optional, one per line)", key="rubric_steps", height=68)
+        st.form_submit_button("Add rubric", on_click=add_rubric, icon=":material/add:", key="btn_rubric_add")
+
+
+def rubric_list() -> None:
+    for name, table in list(rubrics().items()):
+        c1, c2 = st.columns([6, 1], vertical_alignment="center")
+        c1.markdown(f"**{name}** · {table['scale']} · sees {', '.join(table['fields'])} — {table['criteria']}")
+        c2.button("Remove", key=f"btn_rubric_remove_{name}", on_click=remove_rubric, args=(name,))
+
+
+def metric_widgets(offline: bool) -> Dict[str, Any]:
+    """The metrics, rubrics and repeats of the run (RunConfig fields)."""
+    options = [*known_metrics(), *(n for n in rubrics() if n not in known_metrics())]
+    ui.drop_stale(CHOSEN, options)
+    if CHOSEN not in st.session_state:  # set here, not as default=, so callbacks may change it
+        st.session_state[CHOSEN] = [*DEFAULT_METRICS, *rubrics()]
+    chosen = st.multiselect("Metrics", options, key=CHOSEN,
+                            help="Each judged metric costs one judge call per sample (per repeat); rule-based "
+                                 "ones (keyword coverage, expected-doc recall) cost none.")
+    with st.expander(f"Rubric metrics ({len(rubrics())})", expanded=bool(st.session_state.get(PROBLEM))):
+        problem = st.session_state.pop(PROBLEM, None)
+        if problem:
+            st.error(f"Rubric not added: {problem}", icon=":material/warning:")
+        rubric_list()
+        rubric_form()
+        c1, c2 = st.columns(2)
+        c1.file_uploader("Import rubrics (TOML)", type=["toml"], key="rubric_upload", on_change=import_rubrics)
+        if rubrics():
+            c2.download_button("Export rubrics (TOML)", rubrics_to_toml(_rubric_objects()), "rubrics.toml",
+                               mime="application/toml", key="btn_rubrics_export", icon=":material/download:")
+    c1, c2 = st.columns(2)
+    repeats = c1.number_input("Judge repeats", 1, 10, 1, key="eval_repeats", disabled=offline,
+                              help="Ask the judge K times per judged metric; the score is the mean and the report "
+                                   "shows the judge's own noise.")
+    temperature = c2.number_input("Judge temperature", 0.0, 2.0, 0.0, 0.1, key="eval_temperature", disabled=offline,
+                                  help="Above 0 the judge samples, so repeats can differ; 0 is the usual setting.")
+    if offline and any(n in rubrics() for n in chosen):
+        st.caption("Offline: rubric metrics need a judge, so they will be skipped (\"needs a judge\").")
+    if offline:
+        return {"metrics": tuple(chosen), "rubrics": dict(rubrics())}
+    return {"metrics": tuple(chosen), "rubrics": dict(rubrics()), "repeats": int(repeats),
+            "temperature": float(temperature)}
+
+
+def _rubric_objects() -> List[Any]:
+    return [rubric_from_table(name, table) for name, table in rubrics().items()]
