@@ -244,7 +244,7 @@ def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upl
     assert f"{len(ROWS)} samples" in report_html
 
     # The Parquet download: one row per sample, every score the library gives, in input order.
-    with page.expect_download() as download:
+    with page.expect_download() as download:  # right after the HTML download: downloads cause no rerun
         page.get_by_role("button", name="Download Parquet").click()
     assert download.value.suggested_filename == "ragmeter-browser_check.parquet"
     downloaded = read_results_parquet(download.value.path())
