@@ -352,6 +352,7 @@ class Run:
         if self._target is None:
             return self.evaluator.evaluate_dataset(samples, max_workers=self._workers, on_progress=self._tally,
                                                    on_result=self._keep, stop=self._stop)
+        assert self.target is not None  # set together with self._target
         return evaluate_with_target(self.evaluator, samples, self._target, policy=self.target.policy,
                                     target_workers=self.target.workers, judge_workers=self._workers,
                                     on_answer=self._answer, on_progress=self._tally, on_result=self._keep,

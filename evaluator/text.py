@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import chain, islice
+from itertools import islice
 from typing import FrozenSet, Iterable, List, NamedTuple, Sequence, Tuple
+
+# Per-text caches (analyse, normalize, entities) let the five metrics of one sample share one
+# tokenisation, and texts that recur within a few dozen samples (a shared context, a question asked
+# twice) reuse it. Not thousands: a bigger cache mostly keeps texts that never come back, and the
+# garbage collector walks every cached set on each pass over older objects (8,192 analyses cost a
+# fifth of the offline CPU time in bench/offline_speed.py; 64 entries cost more than 256 there,
+# because the bench's references recur every 28 samples).
+TEXT_CACHE_SIZE = 256
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 # Words are runs of letters/digits (any script); keeps Arabic words whole.
@@ -18,7 +26,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 def detect_language(*texts: str) -> str:
     """'ar' when any character falls in the Arabic block U+0600–U+06FF, else 'en'."""
-    return "ar" if any(_ARABIC.search(t or "") for t in texts) else "en"
+    # ASCII text (a flag read in constant time) cannot hold an Arabic character: no regex scan.
+    return "ar" if any(t and not t.isascii() and _ARABIC.search(t) for t in texts) else "en"
 
 
 def resolve_language(language: str, *texts: str) -> str:
@@ -52,7 +61,7 @@ def normalized_words(text: str) -> Tuple[str, ...]:
     return _normalized_words(text)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _normalized_words(text: str) -> Tuple[str, ...]:
     return tuple(words(normalize(text)))
 
@@ -82,7 +91,14 @@ _AR_SUFFIXES = ("هما", "كما", "ات", "ون", "ين", "ها", "هم", "ه�
 
 def normalize_arabic(text: str) -> str:
     """Unify alef forms, taa marbuta, alef maqsura and Arabic-Indic digits; drop diacritics and tatweel."""
-    return _AR_DIACRITICS.sub("", text).translate(_AR_LETTERS)
+    return text.translate(_AR_TABLE)
+
+
+# `_AR_DIACRITICS.sub("", text).translate(_AR_LETTERS)` in one pass: a list indexed by code point
+# (None deletes). Every character either rule touches lies below U+0700, and translate leaves a
+# character past the list's end as it is; a list lookup never raises, where a dict lookup raises
+# (and swallows) a KeyError for each character the dict lacks.
+_AR_TABLE = [None if _AR_DIACRITICS.match(chr(i)) else _AR_LETTERS.get(i, chr(i)) for i in range(0x700)]
 
 
 def strip_arabic_clitics(word: str) -> str:
@@ -132,7 +148,7 @@ def _stem_english(word: str) -> str:
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Light stem of one lower-cased, normalised token (Arabic or English by its script)."""
-    return _stem_arabic(word) if _ARABIC.search(word) else _stem_english(word)
+    return _stem_arabic(word) if not word.isascii() and _ARABIC.search(word) else _stem_english(word)
 
 
 # --- Stop words -----------------------------------------------------------------------------
@@ -166,6 +182,12 @@ STOP_WORDS: FrozenSet[str] = STOP_WORDS_EN | STOP_WORDS_AR
 # to those letters instead of trying each position (same matches, found faster).
 _NEGATION = re.compile(r"(?=[ncwلغب])(?:\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot|nowhere|without)\b"
                        r"|n['’]t\b|(?<!\w)(?:لا|لم|لن|ليس|ليست|ليسوا|غير|بدون)(?!\w))")
+# Where a negation is found (`_NEGATION.search(...)` is only ever read as true or false): the same
+# alternatives, each opening with its first letter so that the engine scans for those letters
+# ("n(?<!\wn)" is "\bn", the character before the "n" is not a word character).
+_NEGATION_FOUND = re.compile(r"n(?<!\wn)(?:o|ot|ever|othing|one|obody|either|or|owhere)\b|c(?<!\wc)annot\b"
+                             r"|w(?<!\ww)ithout\b|n['’]t\b|ل(?<!\wل)(?:ا|م|ن|يس|يست|يسوا)(?!\w)"
+                             r"|غ(?<!\wغ)ير(?!\w)|ب(?<!\wب)دون(?!\w)")
 # A `_NEGATION` match is one of these words as a whole token, or contains "n't": a sentence with
 # neither cannot match, so `analyse` skips the regex for it.
 _NEGATION_WORDS = frozenset("no not never nothing none nobody neither nor cannot nowhere without "
@@ -176,14 +198,14 @@ def _negates(normal: str, toks: Sequence[str]) -> bool:
     """`_NEGATION.search(normal)`, with the regex run only when a token or "n't" could match it."""
     if _NEGATION_WORDS.isdisjoint(toks) and "n't" not in normal and "n’t" not in normal:
         return False
-    return bool(_NEGATION.search(normal))
+    return bool(_NEGATION_FOUND.search(normal))
 
 
 def is_negated(text: str) -> bool:
     """True when the text contains a negation ("not", "don't", "never", "لا", "ليس")."""
     if (text or "").isascii():  # see _ASCII_SHORTCUT
         return any(analyse(text).negated)
-    return bool(_NEGATION.search(normalize(text)))
+    return bool(_NEGATION_FOUND.search(normalize(text)))
 
 
 # _ASCII_SHORTCUT: in ASCII text, lower-casing and removing thousands separators act the same on
@@ -226,7 +248,7 @@ def is_stop_word(token: str) -> bool:
 
 # --- Tokens, sentences, numbers, entities ---------------------------------------------------
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def normalize(text: str) -> str:
     """Lower-case, Arabic normalisation, and thousands separators removed from numbers ("1,200" → "1200").
 
@@ -239,7 +261,8 @@ def _normalize(text: str) -> str:
     text = (text or "").lower()
     if text.isascii():  # Arabic normalisation only touches non-ASCII letters; "," is the only separator
         return _THOUSANDS.sub("", text) if "," in text else text
-    return _THOUSANDS.sub("", normalize_arabic(text))
+    text = normalize_arabic(text)
+    return _THOUSANDS.sub("", text) if "," in text or "٬" in text else text
 
 
 # The lookbehind sits after the separator so that the engine scans for "," quickly (same matches).
@@ -311,16 +334,24 @@ def sentences(text: str) -> List[str]:
         parts.append(text[start:end])
         start = end
     parts.append(text[start:])
-    return [p.strip() for p in parts if _WORD.search(p)]
+    # A part is kept when it holds a word character; most parts start with one, which
+    # `str.isalnum` (the same test as `_WORD`'s [^\W_]) confirms without a regex search.
+    return [p for p in map(str.strip, parts) if p and (p[0].isalnum() or _WORD.search(p))]
 
 
 # r"\d+(?:\.\d+)?", written so that the regex engine scans quickly for a first digit (same matches).
 _NUMBER = re.compile(r"\d\d*(?:\.\d+)?")
+_ASCII_NUMBER = re.compile(r"[0-9][0-9]*(?:\.[0-9]+)?")  # the same in ASCII text, where \d is [0-9]
+
+
+def _numbers_in(normal: str) -> List[str]:
+    """`_NUMBER.findall(normal)`, with the faster pattern when the text is ASCII."""
+    return (_ASCII_NUMBER if normal.isascii() else _NUMBER).findall(normal)
 
 
 def numbers(text: str) -> List[str]:
     """Numbers written with digits (Western or Arabic-Indic), thousands separators removed."""
-    return _NUMBER.findall(normalize(text))
+    return _numbers_in(normalize(text))
 
 
 # A run of capitalised words (allowing "of", "de", "the" inside), e.g. "Bank of England".
@@ -340,6 +371,10 @@ def entities(text: str) -> List[str]:
 def _entities_in(sents: Iterable[str]) -> List[str]:
     found = []
     for sent in sents:
+        # Every match starts with a capital A-Z, which lower-casing would change: a non-ASCII
+        # sentence (Arabic) that lower-casing leaves as it is has none, and skips the regex scan.
+        if not sent.isascii() and sent.lower() == sent:
+            continue
         for m in _ENTITY.finditer(sent):
             span = m.group()
             if m.start() == 0 and span.split()[0].lower() in STOP_WORDS:
@@ -393,7 +428,7 @@ _EMPTY: FrozenSet[str] = frozenset()
 _FLAG_WORDS = _NEGATION_WORDS | PERSONAL_PRONOUNS
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def analyse(text: str) -> Analysis:
     """Content words, per-sentence content words and numbers of a text, cached per text.
 
@@ -402,47 +437,31 @@ def analyse(text: str) -> Analysis:
     """
     raw = sentences(text)
     ascii_ = (text or "").isascii()
-    if ascii_ and not _ASCII_THOUSANDS.search(text or ""):
-        # Plain ASCII (most text): normalising is lower-casing, and words split at non-alphanumerics.
-        normal = list(map(str.lower, raw))
-        toks = [x.translate(_ASCII_SEPARATORS).split() for x in normal]
-    else:
-        normal = list(map(_normalize, raw))
-        toks = list(map(_words_of, normal))
+    # Plain ASCII (most text): normalising is lower-casing, and words split at non-alphanumerics.
+    plain = ascii_ and not _ASCII_THOUSANDS.search(text or "")
     stem_of = _CONTENT_WORDS.__getitem__
-    stems = [list(map(stem_of, t)) for t in toks]  # "" for a stop word
-    all_stems = tuple(chain.from_iterable(stems))
-    written = tuple(chain.from_iterable(toks if ascii_ else map(_as_written, raw, toks)))
-    words_ = tuple(filter(None, all_stems))
-    joined = "\n".join(normal)  # no number and no "n't" spans a line break
-    negated, persons = _negations_and_persons(normal, toks, joined)
-    return Analysis(
-        text, words_, frozenset(words_), tuple([frozenset(filter(None, s)) for s in stems]),
-        frozenset(_NUMBER.findall(joined)), negated, _asks(text or "", raw), tuple(normal), persons,
-        tuple(raw), all_stems, written)
-
-
-def _negations_and_persons(normal: List[str], toks: List[List[str]],
-                           joined: str) -> Tuple[Tuple[bool, ...], Tuple[FrozenSet[str], ...]]:
-    """Per sentence: does it negate (see `_negates`), and its first/second-person pronouns."""
-    if _FLAG_WORDS.isdisjoint(chain.from_iterable(toks)) and "n't" not in joined and "n’t" not in joined:
-        return (False,) * len(normal), (_EMPTY,) * len(normal)  # the common case: none anywhere
-    negated, persons = [], []
-    for x, t in zip(normal, toks):
-        if _FLAG_WORDS.isdisjoint(t):
-            negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION.search(x)))
+    normal, sent_sets, negated, persons, all_stems, written = [], [], [], [], [], []
+    for sent in raw:
+        x = sent.lower() if plain else _normalize(sent)
+        toks = x.translate(_ASCII_SEPARATORS).split() if plain else _words_of(x)
+        stems = list(map(stem_of, toks))  # "" for a stop word
+        normal.append(x)
+        sent_sets.append(frozenset(filter(None, stems)))
+        all_stems += stems
+        written += toks if ascii_ else _as_written(sent, toks)
+        if _FLAG_WORDS.isdisjoint(toks):  # the common case: neither a negation word nor "I"/"you"
+            negated.append(("n't" in x or "n’t" in x) and bool(_NEGATION_FOUND.search(x)))
             persons.append(_EMPTY)
         else:
-            negated.append(_negates(x, t))
-            persons.append(PERSONAL_PRONOUNS.intersection(t))
-    return tuple(negated), tuple(persons)
-
-
-def _asks(text: str, raw: List[str]) -> Tuple[bool, ...]:
-    """Per sentence: does it end with a question mark (before closing quotes and brackets)?"""
-    if "?" not in text and "؟" not in text:
-        return (False,) * len(raw)
-    return tuple([x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw])
+            negated.append(_negates(x, toks))
+            persons.append(PERSONAL_PRONOUNS.intersection(toks))
+    words_ = tuple(filter(None, all_stems))
+    return Analysis(
+        text, words_, frozenset(words_), sentences=tuple(sent_sets),
+        numbers=frozenset(_numbers_in("\n".join(normal))),  # no number spans a line break
+        negated=tuple(negated), asks=tuple(x.rstrip("\"')] ").endswith(("?", "؟")) for x in raw),
+        normalized=tuple(normal), persons=tuple(persons), raw=tuple(raw), stems=tuple(all_stems),
+        written=tuple(written))
 
 
 def _as_written(sentence: str, toks: List[str]) -> List[str]:
@@ -452,14 +471,14 @@ def _as_written(sentence: str, toks: List[str]) -> List[str]:
     return written if len(written) == len(toks) else toks
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def named_entities(text: str) -> Tuple[Tuple[str, FrozenSet[str]], ...]:
     """The text's name spans (see `entities`): each as written, with its set of content words."""
     found = ((span, frozenset(content_words(span))) for span in _entities_in(analyse(text).raw))
     return tuple((span, words_) for span, words_ in found if words_)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def entity_sets(text: str) -> Tuple[FrozenSet[str], ...]:
     """The text's name spans (see `entities`), each as a set of content words."""
     return tuple(words_ for _, words_ in named_entities(text))

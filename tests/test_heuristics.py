@@ -371,3 +371,29 @@ def test_a_pronoun_of_the_same_person_as_the_contexts_is_not_penalised():
     fair = heuristic_score("faithfulness", own_words, "en")
     assert "speaker or listener" not in fair.reasoning
     assert "speaker or listener" in heuristic_score("faithfulness", about_me, "en").reasoning
+
+
+# The question-shape patterns are written letter-first for speed; these are their plain forms.
+_PLAIN_ASKS_NUMBER = (r"\b(?:how (?:many|much|old|long|far|tall|big|often)|what (?:year|percentage|proportion|number)"
+                      r"|when)\b|كم|متى")
+_PLAIN_ASKS_NAME = (r"\b(?:who|whom|where|which)\b|\bwhat(?:'s| is| are)? (?:a |an |the )?"
+                    r"(?:country|city|countries|cities|place|state|language|name|company)\b|من هو|من هي|اين|أين")
+
+
+@pytest.mark.parametrize("question", [
+    "How many moons does Mars have?", "Somehow, how much is it?", "showhow many", "In what year did it open?",
+    "When was it built?", "whence and whenever", "Who wrote it?", "whoever wins", "What's the name of the river?",
+    "What is a city with two names?", "Which one?", "swhich_one", "كم عمره؟", "متى بدأت؟", "من هو الكاتب؟", "أين تقع؟",
+    "Why is the sky blue?", "  ...why not", "لماذا حدث ذلك؟", "whyever", "", "_why",
+])
+def test_question_shape_patterns_match_where_their_plain_forms_match(question):
+    import re
+
+    from evaluator.metrics.heuristics import _ASKS_NAME, _ASKS_NUMBER, _ASKS_REASON, _asks_reason
+    from evaluator.text import normalize
+
+    q = normalize(question)
+    for fast, plain in ((_ASKS_NUMBER, _PLAIN_ASKS_NUMBER), (_ASKS_NAME, _PLAIN_ASKS_NAME)):
+        found, expected = fast.search(q), re.compile(normalize(plain)).search(q)
+        assert (found and found.span()) == (expected and expected.span())
+    assert _asks_reason(q) is bool(_ASKS_REASON.search(q))

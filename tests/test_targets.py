@@ -303,3 +303,20 @@ def test_a_bare_model_run_skips_the_context_metrics_naming_the_model():
         assert getattr(result, name).reasoning == ("The target is a bare model (openai:tiny-model) with no "
                                                    "retrieval, so there are no contexts to judge.")
     assert not result.answer_correctness.skipped
+
+
+def test_an_async_target_runs_from_a_thread_whose_event_loop_is_running():
+    """In a notebook (or beside a test driver) the calling thread already runs a loop."""
+    import asyncio
+
+    async def answer(question):
+        await asyncio.sleep(0.01)
+        return f"answered {question}"
+
+    target = FunctionTarget(answer, timeout=5)
+
+    async def inside_a_running_loop():
+        return target.call("Q?")
+
+    response = asyncio.run(inside_a_running_loop())
+    assert (response.error, response.answer) == (None, "answered Q?")

@@ -181,3 +181,43 @@ def test_token_estimate_counts_arabic_denser_and_never_below_one_per_word():
     assert estimate_tokens("x" * 40) == 10
     assert estimate_tokens("ب" * 40) == 16  # Arabic splits finer in BPE vocabularies
     assert estimate_tokens("a b c d e f") == 6  # short words: one token each at least
+
+
+# --- fast paths agree with the rules they replace (the offline scores depend on it) ------------
+
+def test_normalize_arabic_table_applies_the_diacritic_and_letter_rules_to_every_character():
+    import re
+
+    from evaluator.text import _AR_DIACRITICS, _AR_LETTERS
+
+    def by_the_rules(text):
+        return _AR_DIACRITICS.sub("", text).translate(_AR_LETTERS)
+
+    for code in range(0x3000):  # every character below U+0700 the table holds, and beyond its end
+        text = "ب" + chr(code) + "x"
+        assert normalize_arabic(text) == by_the_rules(text), hex(code)
+    assert re.search("[\u064B-\u065F]", normalize_arabic("كَتَبَ")) is None
+
+
+@pytest.mark.parametrize("text, negated", [
+    ("it is not here", True), ("no_thing here", False), ("nobody came", True), ("he didn't", True),
+    ("he didn’t", True), ("know nothing", True), ("snot and canon", False), ("cannot", True),
+    ("without it", True), ("withouts", False), ("لا أعرف", True), ("لاعب ماهر", False),
+    ("ليست هنا", True), ("بدونه", False), ("غير واضح", True), ("", False), ("x_not", False),
+])
+def test_negation_search_with_letter_first_alternatives_agrees_with_the_reference(text, negated):
+    from evaluator.text import _NEGATION, _NEGATION_FOUND
+
+    normal = normalize(text)
+    assert bool(_NEGATION_FOUND.search(normal)) is bool(_NEGATION.search(normal)) is negated
+    assert is_negated(text) is negated
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Stir well. ... Serve hot.", ["Stir well.", "Serve hot."]),  # a part of dots only is dropped
+    ('Mix. "(2) Serve now."', ["Mix.", '"(2) Serve now."']),  # opens with punctuation, holds words
+    ("Done! ?! _ . Next one?", ["Done!", "Next one?"]),  # an underscore is not a word character
+    ("قف. … انتهى.", ["قف.", "… انتهى."]),
+])
+def test_sentences_keeps_exactly_the_parts_with_a_letter_or_digit(text, expected):
+    assert sentences(text) == expected

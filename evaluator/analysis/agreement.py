@@ -213,10 +213,11 @@ def metric_agreement(metric: str, scores: Sequence[float], labels: Sequence[floa
                      bins: int = 5) -> MetricAgreement:
     """Agreement statistics for one metric's (score, label) pairs."""
     kind = label_kind(labels)
-    common = dict(n=len(scores), kind=kind, mae=mae(scores, labels), calibration=calibration(scores, labels, bins))
+    n, error, bins_ = len(scores), mae(scores, labels), calibration(scores, labels, bins)
     if kind == BINARY:
-        return MetricAgreement(metric, auroc=auroc(scores, labels), **common)
-    return MetricAgreement(metric, spearman=spearman(scores, labels), kendall=kendall_tau_b(scores, labels), **common)
+        return MetricAgreement(metric, auroc=auroc(scores, labels), n=n, kind=kind, mae=error, calibration=bins_)
+    return MetricAgreement(metric, spearman=spearman(scores, labels), kendall=kendall_tau_b(scores, labels),
+                           n=n, kind=kind, mae=error, calibration=bins_)
 
 
 def _label_of(labels: Mapping[str, Any], metric: str) -> Optional[float]:

@@ -103,8 +103,8 @@ def _metric_delta(name: str, pairs) -> MetricDelta:
     mean_a = sum(a for _, a, _, _ in scored) / n
     mean_b = sum(b for _, _, b, _ in scored) / n
     ci = paired_bootstrap_ci([b - a for _, a, b, _ in scored])
-    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4),
-                       round(ci[0], 4), round(ci[1], 4), n)
+    low, high = (None, None) if ci is None else (round(ci[0], 4), round(ci[1], 4))
+    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4), low, high, n)
 
 
 def _movers(pairs, names: List[str]) -> List[Mover]:

@@ -13,7 +13,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args()
     server = make_server(args.host, args.port)
-    host, port = server.server_address[:2]
+    host, port = str(server.server_address[0]), server.server_address[1]
     print(f"demo pipeline on http://{host}:{port}/ask (agent: /agent); Ctrl+C stops it", file=sys.stderr)
     try:
         server.serve_forever()

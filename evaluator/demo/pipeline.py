@@ -35,7 +35,7 @@ def search(question: str, top_k: int = TOP_K) -> List[Dict[str, Any]]:
     """The best-matching documents by BM25, with their score as `similarity` (0 matches left out)."""
     docs, idf, mean_len = _index()
     terms = set(content_words(question))
-    scored = []
+    scored: List[Dict[str, Any]] = []
     for doc, source in zip(docs, DOCUMENTS):
         length = sum(doc.values())
         score = sum(idf[t] * doc[t] * (_K1 + 1) / (doc[t] + _K1 * (1 - _B + _B * length / mean_len))

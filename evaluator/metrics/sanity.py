@@ -48,7 +48,12 @@ _READS = {
 }
 def garbage_reason(text: str, contexts: Iterable[str] = (), question: str = "") -> Optional[str]:
     """Why `text` is not prose (no structure, or a shuffled bag of the contexts' words), or None."""
-    toks = tokens(text or "")
+    return _garbage_reason(text or "", tuple(contexts), question or "")
+
+
+@lru_cache(maxsize=1024)  # three metrics of a sample check the same answer against the same contexts
+def _garbage_reason(text: str, contexts: Tuple[str, ...], question: str) -> Optional[str]:
+    toks = tokens(text)
     if len(toks) < MIN_WORDS or len(_LIST_MARKS.findall(text)) >= len(toks) / 4:
         return None
     if _no_structure(text, toks):

@@ -8,6 +8,7 @@ apart). The judge's prompt is never rewritten: this is for the heuristics' eyes 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import replace
 from typing import List, Tuple
 
@@ -43,7 +44,15 @@ _TRIGGER = re.compile(r"[°℃℉%$€£]|\d\s*(?:k|c|m|deg|per|usd|eur)|met(?:e
 
 def spell_units(text: str) -> str:
     """`text` with units after numbers and currency symbols spelled out; the same object when none."""
-    if not text or not _TRIGGER.search(text):
+    if not text:
+        return text
+    spelled = _spelled(text)
+    return text if spelled == text else spelled
+
+
+@lru_cache(maxsize=8192)  # a sample's five metrics read the same texts: spell each once
+def _spelled(text: str) -> str:
+    if not _TRIGGER.search(text):
         return text
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)

@@ -92,7 +92,7 @@ class TargetConfig:
         return cls(spec, body, tuple(headers),
                    dict(stored.get("fields") or {}) if kind == "http" else {}, base_url,
                    float(stored.get("timeout_s") or 60.0), int(stored.get("workers") or 4),
-                   int(stored.get("retries") if stored.get("retries") is not None else 3))
+                   int(stored.get("retries") if stored.get("retries") is not None else 3))  # type: ignore[arg-type]
 
     @classmethod
     def from_options(cls, spec: str, *, body: Optional[str] = None, headers: Sequence[str] = (),

@@ -9,6 +9,7 @@ thread itself and cannot be interrupted: its timeout is not enforced.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import importlib
 import importlib.util
 import inspect
@@ -75,11 +76,21 @@ class FunctionTarget:
     def call(self, question: str) -> TargetResponse:
         value = self._run_async(question) if self._is_async else self.function(question)
         if inspect.isawaitable(value):  # a plain function that returned a coroutine
-            value = self._loop().run_until_complete(self._bounded(value))
+            value = self._await(value)
         return response_from_value(value)
 
     def _run_async(self, question: str) -> Any:
-        return self._loop().run_until_complete(self._bounded(self.function(question)))
+        return self._await(self.function(question))
+
+    def _await(self, awaitable: Any) -> Any:
+        """Run `awaitable` to its end. A thread whose own event loop is running (a notebook, a test
+        driver) cannot run another, so the coroutine then runs on a helper thread's loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop().run_until_complete(self._bounded(awaitable))
+        with ThreadPoolExecutor(1, thread_name_prefix="ragmeter-target") as pool:
+            return pool.submit(asyncio.run, self._bounded(awaitable)).result()
 
     async def _bounded(self, awaitable: Any) -> Any:
         try:
