@@ -90,9 +90,9 @@ def ray_evaluate(args: argparse.Namespace) -> int:
             history.save(frame)
         line.show(counts["done"], counts["total"])
 
+    mapping: Optional[Dict[str, Optional[str]]] = dict(parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN")) or None
     try:
-        run = run_ray(args.data, config, workers=args.ray_workers, address=args.ray_address,
-                      mapping=parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None,
+        run = run_ray(args.data, config, workers=args.ray_workers, address=args.ray_address, mapping=mapping,
                       output=args.output, on_start=started, on_frame=arrived)
     except BaseException as exc:
         if history is not None:
