@@ -52,7 +52,8 @@ sys.path.insert(0, str(REPO))
 from evaluator.analysis.agreement import auroc, pairwise_accuracy, spearman  # noqa: E402
 from evaluator.metrics.embeddings import INSTALL_HINT, available as embeddings_available  # noqa: E402
 from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
-from evaluator.metrics.heuristics import clear_caches, context_relevances, is_bare_span  # noqa: E402
+from evaluator.metrics.heuristic_sets import context_relevances  # noqa: E402
+from evaluator.metrics.heuristics import clear_caches, is_bare_span  # noqa: E402
 from evaluator.metrics.scoring import score_metric  # noqa: E402
 from evaluator.model import EvalSample, MetricScore  # noqa: E402
 from evaluator.text import resolve_language, words  # noqa: E402

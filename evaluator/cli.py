@@ -30,7 +30,7 @@ from .errors import RagmeterError
 from .io.datasets import CLI, load_dataset
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
-from .metrics.heuristics import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .analysis.noise import format_judge_noise, judge_noise
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics

@@ -36,7 +36,7 @@ from .history import RunStore
 from .judges.base import Judge, close_judge
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
-from .metrics.heuristics import DEFAULT_HEURISTICS
+from .metrics.heuristic_sets import DEFAULT_HEURISTICS
 from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
 from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample

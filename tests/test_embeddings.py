@@ -13,7 +13,7 @@ import pytest
 from evaluator.metrics import embeddings
 from evaluator.errors import JudgeConfigError
 from evaluator import OfflineJudge, RAGEvaluator
-from evaluator.metrics.heuristics import context_relevances, heuristic_score
+from evaluator.metrics.heuristic_sets import context_relevances, heuristic_score
 from evaluator.model import EvalSample
 from evaluator.text import analyse
 

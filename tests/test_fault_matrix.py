@@ -20,7 +20,7 @@ import pytest
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_SKIPPED, METRICS
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.evaluation import RAGEvaluator
-from evaluator.metrics.prompts import build_prompt
+from evaluator.metrics.registry import build_prompt
 from openai_server import ChatServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -2,14 +2,11 @@
 
 import pytest
 
+from evaluator.metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS, context_relevances, heuristic_score
 from evaluator.metrics.heuristics import (
-    DEFAULT_HEURISTICS,
-    HEURISTIC_SETS,
     HeuristicScore,
     answer_type_match,
-    context_relevances,
     hedge_share,
-    heuristic_score,
     is_evasive,
     is_yes_no_question,
     soft_average_precision,

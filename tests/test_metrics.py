@@ -1,6 +1,6 @@
 import pytest
 
-from evaluator.metrics.heuristics import heuristic_score
+from evaluator.metrics.heuristic_sets import heuristic_score
 from evaluator.metrics.scoring import UNAVAILABLE, blend, expected_doc_recall, keyword_coverage, score_metric
 from evaluator.model import EvalSample
 from evaluator import OfflineJudge

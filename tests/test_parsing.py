@@ -1,6 +1,7 @@
 import pytest
 
-from evaluator.metrics.parsing import average_precision, parse_reply, parse_score
+from evaluator.metrics.parsing import average_precision, parse_score
+from evaluator.metrics.registry import parse_reply
 
 
 @pytest.mark.parametrize("reply, expected", [

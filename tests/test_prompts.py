@@ -1,6 +1,7 @@
 import pytest
 
-from evaluator.metrics.prompts import DATA_CLOSE, DATA_OPEN, build_prompt
+from evaluator.metrics.prompts import DATA_CLOSE, DATA_OPEN
+from evaluator.metrics.registry import build_prompt
 from evaluator.metrics.registry import METRIC_REGISTRY
 
 METRICS = [m.name for m in METRIC_REGISTRY.values() if m.judged]

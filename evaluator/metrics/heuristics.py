@@ -493,10 +493,6 @@ def context_relevances(s: EvalSample, lang: str = "en", kind: str = "ragmeter") 
     """Relevance in [0, 1] of each retrieved context to the question (and reference, when given)."""
     if kind == "jaccard":
         return [jaccard(words(s.question), words(c)) for c in s.contexts]
-    if kind == "embedding":  # the opt-in set (evaluator.metrics.embeddings), imported only when asked for
-        from .embeddings import context_relevances as embedding_relevances
-
-        return embedding_relevances(s, lang)
     question = analyse(s.question)
     reference = analyse(s.ground_truth or "")
     ctx = _contexts(tuple(s.contexts))
@@ -652,34 +648,7 @@ RAGMETER: Dict[str, Heuristic] = {
 }
 
 
-def _embedding(metric: str) -> Heuristic:
-    """The opt-in "embedding" set's scorer of `metric` (evaluator.metrics.embeddings). The module, and the
-    onnxruntime model behind it, load on first use, so ragmeter runs without the extra installed."""
-    def score(s: EvalSample, lang: str) -> HeuristicScore:
-        from .embeddings import score as embedding_score
-
-        return embedding_score(metric, s, lang)
-    return score
-
-
-HEURISTIC_SETS: Dict[str, Dict[str, Heuristic]] = {
-    "jaccard": JACCARD,
-    "ragmeter": RAGMETER,
-    "embedding": {m: _embedding(m) for m in RAGMETER},
-}
-DEFAULT_HEURISTICS = "ragmeter"
-
-
 def clear_caches() -> None:
     """Forget cached text analyses and word weights (benchmarks call this to time a cold start)."""
     text.clear_caches()
     _contexts.cache_clear()
-
-
-def heuristic_score(metric: str, sample: EvalSample, lang: str = "en", kind: str = DEFAULT_HEURISTICS) -> HeuristicScore:
-    """Score one metric of one sample with the named heuristic set."""
-    try:
-        table = HEURISTIC_SETS[kind]
-    except KeyError:
-        raise ValueError(f"unknown heuristic set {kind!r}; choose one of {sorted(HEURISTIC_SETS)}") from None
-    return table[metric](sample, lang)

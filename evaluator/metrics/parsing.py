@@ -249,12 +249,3 @@ def _whole_number(text: str, scale: str) -> ParsedReply:
     if value is None or not low <= value <= high or (scale == "pass-fail" and value not in (0.0, 1.0)):
         return ParsedReply(None)
     return _scored(value, scale, "number")
-
-
-def parse_reply(reply: str, metric: Any) -> ParsedReply:
-    """Parse a judge reply for `metric` (a registered name or a Metric); `score` None when unusable."""
-    if isinstance(metric, str):
-        from .registry import get_metric  # the registry imports this module; look up lazily
-
-        metric = get_metric(metric)
-    return metric.parse(reply)

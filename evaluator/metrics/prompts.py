@@ -142,12 +142,3 @@ def render_prompt(templates: Mapping[str, str], shows: Sequence[str], lang: str,
     guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
     template = templates.get(lang) or templates["en"]
     return template.format(guard=guard, json_only=json_only, data=data)
-
-
-def build_prompt(metric: str, lang: str, question: str, answer: str,
-                 contexts: List[str], reference: Optional[str] = None) -> str:
-    """The full judge prompt for one registered metric of one sample (see Metric.prompt)."""
-    from .registry import get_metric  # the registry's entries name this module's templates
-
-    m = get_metric(metric)
-    return render_prompt(m.prompts, m.shows, lang, question, answer, contexts, reference)

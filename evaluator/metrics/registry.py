@@ -27,6 +27,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from ..errors import MetricError
 from .builtin import BUILTINS
 from .metric import JUDGED, RULE, Metric
+from .parsing import ParsedReply
+from .prompts import render_prompt
 
 __all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
            "known_metrics", "load_plugins", "plugin_errors", "register", "resolve_metrics"]
@@ -136,3 +138,15 @@ def resolve_metrics(choice: Optional[Iterable[MetricChoice]] = None) -> List[Met
     if twice:
         raise MetricError(f"metric(s) chosen twice: {', '.join(twice)}")
     return metrics
+
+
+def parse_reply(reply: str, metric: Union[str, Metric]) -> ParsedReply:
+    """Parse a judge reply for `metric` (a registered name or a Metric); `score` None when unusable."""
+    return (get_metric(metric) if isinstance(metric, str) else metric).parse(reply)
+
+
+def build_prompt(metric: str, lang: str, question: str, answer: str,
+                 contexts: List[str], reference: Optional[str] = None) -> str:
+    """The full judge prompt for one registered metric of one sample (see Metric.prompt)."""
+    m = get_metric(metric)
+    return render_prompt(m.prompts, m.shows, lang, question, answer, contexts, reference)

@@ -26,9 +26,10 @@ from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ..model import EvalSample
-from .heuristics import HeuristicScore, heuristic_score
-from .units import with_units_spelled
 from ..text import is_stop_word, tokens
+from .heuristic_sets import heuristic_score
+from .heuristics import HeuristicScore
+from .units import with_units_spelled
 
 GARBAGE_CAP = 0.3  # inside "Problem": garbage must never read as Good or Excellent
 MIN_WORDS = 8  # shorter texts (bare answers, names) carry too little order to judge

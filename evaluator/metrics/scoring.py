@@ -5,7 +5,7 @@ import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from ..judges.base import is_offline
-from .heuristics import DEFAULT_HEURISTICS
+from .heuristic_sets import DEFAULT_HEURISTICS
 from ..model import (
     METHOD_BLEND,
     METHOD_EMPTY,
