@@ -35,6 +35,7 @@ _LAZY = {
     "Run": "runs",
     "RunConfig": "runs",
     "RunStore": "history",
+    "score_frame": "engines.partition",
     "summarize": "analysis.stats",
 }
 
@@ -69,5 +70,6 @@ __all__ = [
     "RunStore",
     "load_dataset",
     "load_rubrics",
+    "score_frame",
     "summarize",
 ]

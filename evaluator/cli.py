@@ -3,6 +3,7 @@
     ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
+                      [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
                       [--target URL|module:function|file.py:function|openai:MODEL [--target-body JSON]
                        [--target-header 'Name: value' ...] [--target-field answer=PATH ...]
                        [--target-workers N] [--target-timeout S]]
@@ -33,7 +34,7 @@ from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .analysis.noise import format_judge_noise, judge_noise
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
-from .model import EvalReport
+from .model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 from .targets import TargetConfig
@@ -81,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--temperature", type=float, default=0.0,
                     help="the judge's sampling temperature (default 0)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
-    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv or .html")
+    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
                          "(0-1, e.g. faithfulness=0.8)")
@@ -104,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds between looks at a running batch (default %(default)s)")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    ev.add_argument("--engine", choices=["local", "ray"], default="local",
+                    help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
+    ev.add_argument("--ray-address", help="Ray cluster to join: auto, or ray://host:10001 (default: start a local one)")
+    ev.add_argument("--ray-workers", type=int, default=2,
+                    help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
     ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                     "another judge); the target is not called")
     add_target_arguments(ev)
@@ -236,8 +242,11 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
 
 
 def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
-    means: Dict[str, Optional[float]] = dict(report.mean_scores())
-    means["overall"] = report.overall_mean()
+    return missed_means(dict(report.mean_scores(), overall=report.overall_mean()), thresholds)
+
+
+def missed_means(means: Dict[str, Optional[float]], thresholds: Dict[str, float]) -> List[str]:
+    """The thresholds `means` (metric or "overall" -> mean, None when nothing was scored) miss."""
     missed = []
     for name, limit in thresholds.items():
         value = means.get(name)
@@ -252,6 +261,10 @@ def write_output(report: EvalReport, path: str, settings: Dict[str, Any], datase
     from .io import export
 
     suffix = Path(path).suffix.lower()
+    if suffix == ".parquet":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(export.results_parquet(report))
+        return
     if suffix == ".csv":
         text = export.results_csv(report)
     elif suffix in (".html", ".htm"):
@@ -267,16 +280,21 @@ def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: 
     usage = report.usage
     if not usage:
         return
-    from .costs import price
-
     print(f"judge status: {judging.judge_status(report, settings)}")
     price_in = args.price_in if args.price_in is not None else settings.get("price_in")
     price_out = args.price_out if args.price_out is not None else settings.get("price_out")
+    print(usage_line(usage, price_in, price_out))
+
+
+def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Optional[float]) -> str:
+    """Judge calls, cache hits, tokens, retries, failures and the cost when prices are known."""
+    from .costs import price
+
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
             f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
             f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
-    print(line + (f", cost {cost:.4f}" if cost is not None else ""))
+    return line + (f", cost {cost:.4f}" if cost is not None else "")
 
 
 def print_fallbacks(report: EvalReport) -> None:
@@ -406,6 +424,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.dry_run:
         return dry_run(args)
+    if args.engine == "ray":
+        return ray_evaluate(args)
     store = None if args.no_history else open_store(args.history)
     if args.rescore:
         run = rescored_run(args, store)
@@ -483,6 +503,114 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     from .judges.openai import KEY_HINT
 
     return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
+
+
+# -- --engine ray: rows stream to --output (.parquet) and the history; the report comes from the
+# streamed summary, so a million rows are never held in memory. -----------------------------------
+def check_ray_args(args: argparse.Namespace) -> None:
+    """What the Ray engine cannot do yet, refused before anything starts."""
+    if args.resume:
+        raise UsageError("--resume works with the local engine; run the Ray job again instead "
+                         "(the judge cache makes the rows already scored free)")
+    if args.labels:
+        raise UsageError("--labels needs the local engine (it compares every row in memory)")
+    for flag, given in (("--repeats", args.repeats != 1), ("--batch", args.batch), ("--rescore", args.rescore),
+                        ("--target", getattr(args, "target", None))):
+        if given:
+            raise UsageError(f"{flag} needs the local engine (drop --engine ray)")
+    if not args.data:
+        raise UsageError("evaluate needs a DATA file")
+    if args.output and Path(args.output).suffix.lower() != ".parquet":
+        raise UsageError("with --engine ray, --output writes one row per sample as Parquet: name it .parquet")
+    if args.ray_workers < 1:
+        raise UsageError("--ray-workers must be at least 1")
+
+
+class RayHistory:
+    """Saves a Ray run to the history as its rows stream in, so it opens in the dashboard like any other."""
+
+    def __init__(self, store: Any, dataset: str, settings: Dict[str, Any]) -> None:
+        self.store, self.dataset, self.settings = store, dataset, settings
+        self.run_id: Optional[str] = None
+
+    def start(self, total: int) -> None:
+        self.run_id = self.store.create_run(dataset_name=self.dataset, samples=[], settings=self.settings,
+                                            n_samples=total)
+
+    def save(self, frame: Any) -> None:
+        from .engines.ray import history_rows
+
+        self.store.record_results(self.run_id, history_rows(frame))
+
+    def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None) -> None:
+        if self.run_id:
+            self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage)
+
+
+def ray_evaluate(args: argparse.Namespace) -> int:
+    """Score on a Ray cluster; print the usual report; exit 1 when a --fail-under threshold is missed."""
+    from .engines.ray import need_ray, run_ray
+
+    check_ray_args(args)
+    need_ray()
+    config = run_config(args)
+    thresholds = parse_thresholds(args.fail_under, [m.name for m in config.chosen_metrics()])
+    settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
+    history = None if args.no_history else RayHistory(open_store(args.history), Path(args.data).name, settings)
+    line, counts = ProgressLine(sys.stderr, args.quiet), {"done": 0, "total": 0}
+
+    def started(total: int) -> None:
+        counts["total"] = total
+        if history is not None:
+            history.start(total)
+
+    def arrived(frame: Any) -> None:
+        counts["done"] += len(frame)
+        if history is not None:
+            history.save(frame)
+        line.show(counts["done"], counts["total"])
+
+    mapping: Optional[Dict[str, Optional[str]]] = dict(parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN")) or None
+    try:
+        run = run_ray(args.data, config, workers=args.ray_workers, address=args.ray_address, mapping=mapping,
+                      output=args.output, on_start=started, on_frame=arrived)
+    except BaseException as exc:
+        if history is not None:
+            history.finish("stopped" if isinstance(exc, KeyboardInterrupt) else "failed")
+        raise
+    finally:
+        line.show(counts["done"], counts["total"], final=True)
+    usage = {} if config.offline else run.tally.judge_usage()
+    if history is not None:
+        history.finish("finished", run.elapsed, usage or None)
+    return ray_report(run, usage, args, thresholds)
+
+
+def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
+    """The local engine's closing lines from the streamed tally; the exit code (judge failure 3, threshold 1)."""
+    tally = run.tally
+    print(tally.format_report(run.elapsed))
+    if usage:
+        print(usage_line(usage, args.price_in, args.price_out))
+    for metric in tally.metric_names():
+        fallbacks = tally.methods[metric].get("heuristic_fallback", 0)
+        if fallbacks:
+            print(f"warning: {metric}: {fallbacks}/{tally.n} samples fell back to the heuristic "
+                  "after a judge failure (see each score's reasoning)")
+    if args.output:
+        print(f"wrote {args.output}")
+    judged = sum(tally.methods.get(m, {}).get(k, 0) for m in METRICS for k in (METHOD_BLEND, METHOD_FALLBACK))
+    fallback = sum(tally.methods.get(m, {}).get(METHOD_FALLBACK, 0) for m in METRICS)
+    if judged and fallback / judged > args.max_fallback_rate:
+        print(f"ragmeter: judge failed: {fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to "
+              f"the heuristic, above --max-fallback-rate {args.max_fallback_rate:g}", file=sys.stderr)
+        return EXIT_JUDGE
+    missed = missed_means(dict(tally.means(), overall=tally.overall_mean()), thresholds)
+    if missed:
+        print(f"ragmeter: FAIL: {len(missed)} threshold(s) missed ({'; '.join(missed)})", file=sys.stderr)
+        return EXIT_THRESHOLD
+    print(f"ragmeter: ok: {tally.n} samples scored on Ray", file=sys.stderr)
+    return EXIT_OK
 
 
 def run_list(args: argparse.Namespace) -> int:

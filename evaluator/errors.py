@@ -14,6 +14,8 @@
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
+    │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
         │                          a reply without an answer); the row is kept with this reason
         └── TargetConfigError      the target cannot even start (bad spec, import failure, unset ${VAR})
@@ -99,6 +101,10 @@ class JudgeFailed(RagmeterError):
 
 class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
+
+
+class MissingExtra(RagmeterError, ImportError):
+    """An optional feature (Ray engine, Parquet) needs packages that are not installed."""
 
 
 class TargetError(RagmeterError):

@@ -8,7 +8,7 @@ import statistics
 import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 # The five judged metrics, in display order: the default choice (evaluator.metrics.registry
 # defines each metric; these names stay for code that lists the seed's metrics).
@@ -340,25 +340,27 @@ class EvalReport:
 
     def format_report(self) -> str:
         means, stds = self.mean_scores(), self.std_scores()
-        width = 44
-        n = len(self.results)
-        lines = ["=" * width, f" RAG evaluation report: {n} sample{'' if n == 1 else 's'}, {self.total_time:.2f}s",
-                 "=" * width]
-        for m in self.metric_names():
-            n = len(self.values(m))
-            if means[m] is None:
-                cell = "N/A"
-            else:
-                cell = f"{means[m]:.3f}" + (f" ± {stds[m]:.3f}" if stds[m] is not None else "")
-            lines.append(f" {m:<20} {cell:<15} n={n}")
-        lines.append("-" * width)
-        lines.append(f" {'overall':<20} {self.overall_mean():.3f}")
+        rows = [(m, means[m], stds[m], len(self.values(m))) for m in self.metric_names()]
         target = self.target_stats()
-        if target:
-            lines.append(f" target: {target['calls']} calls, {target['failures']} failed, "
-                         f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}")
-        lines.append("=" * width)
-        return "\n".join(lines)
+        notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
+                 f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
+        return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes)
 
     def print_report(self) -> None:
         print(self.format_report())
+
+
+def format_table(n_samples: int, total_time: float, rows: List[Tuple[str, Optional[float], Optional[float], int]],
+                 overall: float, notes: Sequence[str] = ()) -> str:
+    """The printed report: one line per (metric, mean, std, n scored), the overall mean, then `notes`."""
+    width = 44
+    title = f" RAG evaluation report: {n_samples} sample{'' if n_samples == 1 else 's'}, {total_time:.2f}s"
+    lines = ["=" * width, title, "=" * width]
+    for m, mean, std, n in rows:
+        cell = "N/A" if mean is None else f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else "")
+        lines.append(f" {m:<20} {cell:<15} n={n}")
+    lines.append("-" * width)
+    lines.append(f" {'overall':<20} {overall:.3f}")
+    lines.extend(notes)
+    lines.append("=" * width)
+    return "\n".join(lines)

@@ -218,27 +218,33 @@ def sample_label(frame: Any, i: int) -> str:
 
 
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
-    """CSV, JSON, HTML report and each chart as PNG and SVG (generated only when clicked)."""
+    """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
     from evaluator import charts as chart_io
     from evaluator.io import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
-    c1, c2, c3 = st.columns(3)
+    # A download needs no rerun; one would also replace the other buttons' deferred files while a
+    # second click is on its way ("Deferred file not found", and that download never starts).
+    c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Download CSV", lambda: export.results_csv(report), f"{stem}.csv", "text/csv", key="dl_csv",
-                       icon=":material/table:")
+                       icon=":material/table:", on_click="ignore")
     c2.download_button("Download JSON", lambda: export.results_json(report, settings=meta.settings),
-                       f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:")
+                       f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
+                       on_click="ignore")
     c3.download_button("Download HTML report", lambda: export.html_report(
         report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
         settings=meta.settings, labels_agreement=ui.agreement(meta.token, report) or None), f"{stem}.html",
-        "text/html", key="dl_html", type="primary", icon=":material/download:")
+        "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
+    c4.download_button("Download Parquet", lambda: export.results_parquet(report), f"{stem}.parquet",
+                       "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
+                       on_click="ignore")
     for i, (name, chart) in enumerate(charts.items()):
         slug = name.split()[0].lower()
         c1, c2, _ = st.columns(3)
         c1.download_button(f"{name} chart (PNG)", lambda c=chart: chart_io.chart_png(c), f"{stem}-{slug}.png",
-                           "image/png", key=f"dl_png_{i}")
+                           "image/png", key=f"dl_png_{i}", on_click="ignore")
         c2.download_button(f"{name} chart (SVG)", lambda c=chart: chart_io.chart_svg(c), f"{stem}-{slug}.svg",
-                           "image/svg+xml", key=f"dl_svg_{i}")
+                           "image/svg+xml", key=f"dl_svg_{i}", on_click="ignore")
 
 
 st.title(":material/bar_chart: Report")

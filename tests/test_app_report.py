@@ -119,7 +119,7 @@ def test_drill_down_shows_text_and_reasoning(reported, library_report):
 
 def test_downloads_and_charts_are_offered(reported):
     labels = [d.proto.label for d in reported.get("download_button")]
-    for label in ("Download CSV", "Download JSON", "Download HTML report",
+    for label in ("Download CSV", "Download JSON", "Download HTML report", "Download Parquet",
                   "Means ± 1 std chart (PNG)", "Means ± 1 std chart (SVG)", "Distributions chart (PNG)"):
         assert label in labels
     charts = reported.get("vega_lite_chart")

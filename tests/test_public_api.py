@@ -6,7 +6,7 @@ def test_all_is_sorted_and_complete():
     assert set(evaluator.__all__) == {
         "DatasetError", "EvalReport", "EvalResult", "EvalSample", "HistoryError", "Judge", "JudgeConfigError",
         "JudgeError", "JudgeFailed", "Metric", "MetricScore", "OfflineJudge", "OpenAIJudge", "RAGEvaluator",
-        "RagmeterError", "RubricMetric", "Run", "RunConfig", "RunStore", "load_dataset", "load_rubrics", "summarize",
+        "RagmeterError", "RubricMetric", "Run", "RunConfig", "RunStore", "load_dataset", "load_rubrics", "score_frame", "summarize",
     }
 
 

@@ -115,7 +115,9 @@ def _round(value: Optional[float]) -> Optional[float]:
     return None if value is None else round(value, 4)
 
 
-def _summary(name: str, values: List[float], methods: Dict[str, int], n_total: int, **ci_options) -> MetricSummary:
+def metric_summary(name: str, values: List[float], methods: Dict[str, int], n_total: int,
+                   **ci_options) -> MetricSummary:
+    """One metric's summary from its non-skipped scores and its method -> count table."""
     mean, std = mean_std(values)
     ci = bootstrap_ci(values, **ci_options)
     return MetricSummary(
@@ -143,4 +145,4 @@ def summarize(report: EvalReport, **ci_options) -> List[MetricSummary]:
             if not ms.skipped:
                 values[name].append(ms.score)
     total = len(report.results)
-    return [_summary(n, values[n], methods[n], total, **ci_options) for n in names]
+    return [metric_summary(n, values[n], methods[n], total, **ci_options) for n in names]

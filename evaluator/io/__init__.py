@@ -1,3 +1,5 @@
-"""Files in and out: `datasets` (CSV, JSONL, JSON and other tools' files -> EvalSample), `records`
-(the lossless dict form of results), `export` (CSV, JSON and the HTML report), `redact` (secrets removed
-before anything is stored or exported)."""
+"""Files in and out. Reading: `datasets` (load_dataset, inspect_dataset) over `sources`, `encodings`,
+`csv_rows`, `json_rows`, `arrow_rows` (Parquet, Hugging Face save_to_disk), `dialects` (other tools'
+column names and cell forms), `cells`, `plans`, `surfaces` (advice worded for library, CLI or dashboard).
+Writing: `records` (the lossless dict form of results), `frames` (tables and Parquet), `export` (CSV,
+JSON and the HTML report from `templates/`), `redact` (secrets removed before anything is stored)."""

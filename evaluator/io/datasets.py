@@ -70,7 +70,7 @@ import itertools
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError
 from ..model import EvalSample
@@ -290,3 +290,34 @@ def _scan(rows: _Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any
         if not rows.columns:  # JSON: the union of keys, in first-seen order
             seen.update(dict.fromkeys(str(k) for k in row))
     return list(seen), raw, count
+
+
+def samples_from_rows(rows: Iterable[Tuple[Optional[int], Dict[str, Any]]],
+                      mapping: Optional[Dict[str, Optional[str]]] = None, *,
+                      name: str = "data frame", surface: Surface = LIBRARY) -> List[EvalSample]:
+    """Samples from rows another reader already split into cells (a data frame, a Parquet batch).
+
+    `rows` are (number, row) pairs: `number` is the row's 1-based position in the whole dataset,
+    used in messages and for the default "row-<n>" id, or None when the reader does not know it
+    (a partition of a distributed dataset); a row without an id then gets sample_id None. Columns,
+    other tools' layouts and cells follow the same rules as `load_dataset`, so the same rows give
+    the same samples.
+    """
+    rows = list(rows)
+    if not rows:
+        return []
+    user = check_mapping(mapping)
+    reading = detect_reading([str(k) for k in rows[0][1]], rows[0][1], user)
+    planner = Planner({**reading.mapping, **user}, surface)
+    samples = []
+    for number, row in rows:
+        where = Where(name, item=number)
+        row = reading.apply(row, where)
+        plan = planner.plan(row, where)
+        sample = _build(row, plan, where, number or 0)
+        id_column = plan.fields.get("sample_id")
+        if number is None and not text_cell(row.get(id_column) if id_column else None, where, str(id_column)):
+            sample.sample_id = None
+        samples.append(sample)
+    planner.finish(name)
+    return samples

@@ -1,4 +1,4 @@
-"""Sharing a report: per-sample CSV, full JSON, and one self-contained HTML file.
+"""Sharing a report: per-sample CSV, full JSON, Parquet, and one self-contained HTML file.
 
 Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
@@ -61,6 +61,14 @@ def results_csv(report: EvalReport) -> str:
     for row in rows:
         writer.writerow({k: neutralise_cell(v) for k, v in row.items()})
     return out.getvalue()
+
+
+# -- Parquet ------------------------------------------------------------------------------------
+def results_parquet(report: EvalReport) -> bytes:
+    """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
+    from .frames import parquet_bytes
+
+    return parquet_bytes(enumerate(report.results), report.metric_names())
 
 
 # -- JSON --------------------------------------------------------------------------------------

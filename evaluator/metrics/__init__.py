@@ -1,7 +1,9 @@
-"""What is scored and how: `metric` (one Metric definition per metric), `builtin` (the seven built-in
-entries), `registry` (name -> Metric, register(), entry-point plugins), `rubric` (criteria in plain words,
-from Python or TOML), `prompts` (judge prompts per metric and language), `parsing` (a reply becomes a
-score, never an invented one), `judging` (one judge call per repeat), `geval` (probability-weighted
-scores from token logprobs), `heuristics` (lexical scorers, the offline judge and the 30% stabiliser),
-`sanity` (garbage caps), `rules` (keyword coverage, expected-doc recall), `embeddings` (the opt-in
-embedding set), `scoring` (one metric of one sample: heuristic, judge calls, blend or visible fallback)."""
+"""What is scored and how. A metric is defined once (`metric.Metric`) and registered by name:
+
+- `metric`, `registry`, `builtin`: the Metric dataclass, the registry (plus entry-point plugins), the
+  built-in entries; `rubric` (metrics in plain words), `rules` (keyword / expected-doc), `tools` (agents);
+- `prompts` (judge prompts per language, with fenced data), `judging` (one judge call per repeat),
+  `parsing` (a reply becomes the judge's own score, never an invented one), `geval` (logprob weighting);
+- `heuristics`, `heuristic_sets`, `embeddings`, `sanity`, `units`: the offline scorers and their checks;
+- `scoring`: one metric of one sample — heuristic, judge call(s), blend, or a visible fallback.
+"""

@@ -621,7 +621,8 @@ def _correctness(s: EvalSample, lang: str) -> HeuristicScore:
     flipped = polarity(s.answer) != polarity(s.ground_truth or "")
     known = reference.vocab | question.vocab
     bad_names = [(span, e) for span, e in named_entities(s.answer) if not e <= known]
-    bad_numbers = [n for n in answer.numbers if n not in reference.numbers and n not in question.numbers]
+    # Sorted: a frozenset's order changes with the process's hash seed, and the text must not.
+    bad_numbers = sorted(answer.numbers - reference.numbers - question.numbers)
     bad = _names(bad_names) + bad_numbers
     penalty = EXTRA_SPECIFIC_PENALTY ** (len(bad_names) + len(bad_numbers))
     score = (0.3 + 0.7 * score) * (POLARITY_FLIP_PENALTY if flipped else 1.0) * penalty

@@ -29,6 +29,7 @@ except ImportError:  # fail in CI, where these tests must run; skip on a develop
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset
 from evaluator.history import RunStore
+from evaluator.io.frames import read_results_parquet
 from evaluator.model import METRICS
 
 from .conftest import ROOT
@@ -241,6 +242,15 @@ def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upl
         assert name in report_html
     assert "<svg" in report_html and "Mean score per metric" in report_html
     assert f"{len(ROWS)} samples" in report_html
+
+    # The Parquet download: one row per sample, every score the library gives, in input order.
+    with page.expect_download() as download:  # right after the HTML download: downloads cause no rerun
+        page.get_by_role("button", name="Download Parquet").click()
+    assert download.value.suggested_filename == "ragmeter-browser_check.parquet"
+    downloaded = read_results_parquet(download.value.path())
+    library = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(upload_csv))
+    assert [(i, r.sample_id, r.score_values()) for i, r in downloaded] == [
+        (i, r.sample_id, r.score_values()) for i, r in enumerate(library.results)]
 
     # Leave the report and come back: the same run, the same numbers, the chart drawn again.
     go_to(page, "History")

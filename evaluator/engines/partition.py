@@ -1,0 +1,145 @@
+"""`score_frame`: the one partition function every engine calls (Ray, Spark, Dask, or none).
+
+Rows in, one results row per sample out (see `io.frames` for the columns). It is pure in the way
+a distributed engine needs: it depends only on the frame and on `config`, a plain-data run
+configuration that travels to the workers. Each worker builds its own judge from the config and
+reads the API key from its own environment (the config names the variable, it never holds the key).
+
+Input columns follow `load_dataset`'s rules (aliases, list cells, human_<metric> labels, other
+columns into metadata), so the rows of a file give the same samples either way. One optional
+column is reserved: `_row`, the row's 1-based position in the whole dataset; without it a partition
+does not know where its rows sit, so `index` is -1 and rows without an id get sample_id None (the
+Ray engine numbers them as it collects the output in order).
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..io.datasets import samples_from_rows
+from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
+from ..judges.base import is_offline
+from ..model import EvalResult, EvalSample
+from ..runs import RunConfig
+
+ROW_COLUMN = "_row"
+UNKNOWN_INDEX = -1
+
+
+class CountingJudge:
+    """Wraps a judge and counts, per thread, the calls, cache hits and tokens of each sample.
+
+    A sample is scored on one thread, so the counts taken after it are that sample's alone;
+    summed over rows they equal the judge's own usage totals.
+    """
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.offline = is_offline(judge)
+        self.name = getattr(judge, "name", type(judge).__name__)
+        self._local = threading.local()
+
+    def generate(self, prompt: str) -> str:
+        counts = self._counts()
+        try:
+            reply = self.judge.generate(prompt)
+        except Exception:
+            counts["judge_failures"] += 1
+            raise
+        finally:
+            info = self.call_info()
+            counts["judge_retries"] += int(info.get("retries") or 0)
+        if info.get("cached"):
+            counts["cache_hits"] += 1
+        else:
+            counts["judge_calls"] += 1
+            counts["prompt_tokens"] += int(info.get("prompt_tokens") or 0)
+            counts["completion_tokens"] += int(info.get("completion_tokens") or 0)
+        return reply
+
+    def call_info(self) -> dict:
+        info = getattr(self.judge, "call_info", None)
+        return (info() or {}) if callable(info) else {}
+
+    def take(self) -> Dict[str, int]:
+        """This thread's counts since the last take(), then reset."""
+        counts = self._counts()
+        self._local.counts = None
+        return counts
+
+    def _counts(self) -> Dict[str, int]:
+        counts = getattr(self._local, "counts", None)
+        if counts is None:
+            counts = self._local.counts = dict.fromkeys(USAGE_COLUMNS, 0)
+        return counts
+
+
+class FrameScorer:
+    """Scores frames with one judge built from a `RunConfig`; Ray keeps one per worker between batches.
+
+    The judge reads its key from this process's environment (the variable `config.api_key_env`).
+    """
+
+    def __init__(self, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]] = None) -> None:
+        self.config, self.mapping = config, mapping
+        self.judge = CountingJudge(config.build_judge())
+        self.evaluator = config.evaluator(self.judge)
+        self.metrics = list(self.evaluator.metric_names)  # every frame gets these columns, in this order
+        self.workers = config.workers
+
+    def __call__(self, df: Any) -> Any:
+        import pandas as pd
+
+        numbered = _numbered_rows(df)
+        samples = samples_from_rows(numbered, self.mapping, name="data frame")
+        scored = self._score(samples)
+        rows = [result_row(UNKNOWN_INDEX if n is None else n - 1, result, self.metrics, usage)
+                for (n, _), (result, usage) in zip(numbered, scored)]
+        return pd.DataFrame({c: [row[c] for row in rows] for c in result_columns(self.metrics)})
+
+    def _score(self, samples: List[EvalSample]) -> List[Tuple[EvalResult, Dict[str, int]]]:
+        if self.workers <= 1:
+            return [self._one(s) for s in samples]
+        with ThreadPoolExecutor(self.workers, thread_name_prefix="ragmeter-frame") as pool:
+            return list(pool.map(self._one, samples))  # map keeps input order
+
+    def _one(self, sample: EvalSample) -> Tuple[EvalResult, Dict[str, int]]:
+        self.judge.take()
+        result = self.evaluator.evaluate(sample)
+        return result, self.judge.take()
+
+    def close(self) -> None:
+        close = getattr(self.judge.judge, "close", None)
+        if callable(close):
+            close()
+
+    def __enter__(self) -> "FrameScorer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _numbered_rows(df: Any) -> List[Tuple[Optional[int], Dict[str, Any]]]:
+    """(1-based row number or None, row as plain Python) for every row of the frame."""
+    names = [str(c) for c in df.columns]
+    columns = [[plain(v) for v in df[c].tolist()] for c in df.columns]  # column-wise: 2x faster than to_dict
+    out = []
+    for values in zip(*columns):
+        row = dict(zip(names, values))
+        number = row.pop(ROW_COLUMN, None)
+        out.append((None if number is None else int(number), row))
+    return out
+
+
+def score_frame(df: Any, config: RunConfig, *, mapping: Optional[Dict[str, Optional[str]]] = None) -> Any:
+    """Score every row of a pandas DataFrame; one results row per input row, in input order.
+
+    `config` is a `RunConfig` (plain data: judge kind, model, base URL, the key's variable name,
+    language, heuristic set, concurrency, cache file). Builds the judge from it (see FrameScorer),
+    scores, closes the judge. Engines that call
+    it many times per worker keep a `FrameScorer` instead, so the judge and its cache stay open.
+    """
+    with FrameScorer(config, mapping) as scorer:
+        return scorer(df)

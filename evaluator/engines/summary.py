@@ -1,0 +1,75 @@
+"""A run's summary built from results frames as they stream past, without keeping the rows.
+
+A million-row run cannot hold a million `EvalResult`s on the driver, but its report only needs,
+per metric, the scores (8 bytes each) and the method counts; `RunTally` keeps just those and
+gives the same `MetricSummary` figures (mean, std, CI, counts) as `analysis.stats.summarize`.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from ..analysis.stats import MetricSummary, mean_std, metric_summary
+from ..io.frames import USAGE_COLUMNS, metric_columns
+from ..model import format_table
+
+
+@dataclass
+class RunTally:
+    """Per-metric scores and method counts, row count and judge usage of every frame added."""
+
+    n: int = 0
+    scores: Dict[str, array] = field(default_factory=dict)
+    methods: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    overall: array = field(default_factory=lambda: array("d"))
+    usage: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_COLUMNS, 0))
+
+    def add(self, frame: Any) -> None:
+        """Count one results frame (see io.frames for its columns)."""
+        self.n += len(frame)
+        for name in metric_columns(frame):
+            self.scores.setdefault(name, array("d")).extend(float(v) for v in frame[name].dropna())
+            methods = self.methods.setdefault(name, {})
+            for method, count in frame[f"{name}_method"].value_counts().items():
+                methods[method] = methods.get(method, 0) + int(count)
+        self.overall.extend(float(v) for v in frame["overall"])
+        for column in USAGE_COLUMNS:
+            self.usage[column] += int(frame[column].sum())
+
+    def metric_names(self) -> List[str]:
+        """The metrics at least one row has, in the run's order (as EvalReport.metric_names)."""
+        return [m for m, counts in self.methods.items() if counts]
+
+    def summaries(self, **ci_options: Any) -> List[MetricSummary]:
+        """Mean, std, CI and counts per metric, as `analysis.stats.summarize` gives for a report."""
+        return [metric_summary(m, list(self.scores[m]), dict(self.methods[m]), self.n, **ci_options)
+                for m in self.metric_names()]
+
+    def overall_mean(self) -> float:
+        from statistics import fmean
+
+        return round(fmean(self.overall), 4) if self.overall else 0.0
+
+    def judge_usage(self) -> Dict[str, int]:
+        """The run's judge usage under the names `OpenAIJudge.usage()` uses (calls, cache_hits, ...)."""
+        u = self.usage
+        return {"calls": u["judge_calls"], "cache_hits": u["cache_hits"], "prompt_tokens": u["prompt_tokens"],
+                "completion_tokens": u["completion_tokens"], "retries": u["judge_retries"],
+                "failures": u["judge_failures"]}
+
+    def format_report(self, total_time: float) -> str:
+        """The same table `EvalReport.format_report` prints."""
+        rows = []
+        for name in self.metric_names():
+            mean, std = mean_std(self.scores[name])
+            rows.append((name, _round(mean), _round(std), len(self.scores[name])))
+        return format_table(self.n, total_time, rows, self.overall_mean())
+
+    def means(self) -> Dict[str, Optional[float]]:
+        """Mean score per metric (None when no row could be scored), rounded as reports show them."""
+        return {name: _round(mean_std(self.scores[name])[0]) for name in self.metric_names()}
+
+
+def _round(value: Optional[float]) -> Optional[float]:
+    return None if value is None else round(value, 4)
