@@ -2,6 +2,7 @@
 server with several reply shapes, the faults a pipeline has, and a bare chat model."""
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 import textwrap
 from types import SimpleNamespace
 
@@ -318,5 +319,13 @@ def test_an_async_target_runs_from_a_thread_whose_event_loop_is_running():
     async def inside_a_running_loop():
         return target.call("Q?")
 
-    response = asyncio.run(inside_a_running_loop())
+    def in_a_fresh_thread():  # this test's own thread may already run a loop (a browser test's driver)
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(inside_a_running_loop())
+        finally:
+            loop.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        response = pool.submit(in_a_fresh_thread).result()
     assert (response.error, response.answer) == (None, "answered Q?")
