@@ -24,14 +24,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from .costs import estimate_run
 from .analysis import judging
+from .analysis.noise import format_judge_noise, judge_noise
+from .cli_args import build_parser
+from .costs import estimate_run
 from .errors import RagmeterError
 from .io.datasets import CLI, load_dataset
-from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
-from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .analysis.noise import format_judge_noise, judge_noise
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
 from .model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport
@@ -42,7 +41,6 @@ from .targets import TargetConfig
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
 EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
-DEFAULT_MAX_FALLBACK_RATE = judging.MAX_FALLBACK_RATE
 
 
 class UsageError(RagmeterError):
@@ -51,88 +49,6 @@ class UsageError(RagmeterError):
 
 class RunFailed(RagmeterError):
     """The run stopped on one of ragmeter's own errors; its finished rows are in the history."""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
-    parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
-    ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
-    judge = ev.add_mutually_exclusive_group()
-    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
-    ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
-                    help="language of the prompts and heuristics; auto detects it per sample (default)")
-    ev.add_argument("--max-workers", type=int, default=4,
-                    help="samples scored at once against the judge (default %(default)s)")
-    ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
-                    help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
-                         "(needs pip install 'ragmeter[embeddings]')")
-    ev.add_argument("--metrics", metavar="NAMES",
-                    help="comma-separated metrics to score, in order, e.g. faithfulness,answer_relevancy,politeness "
-                         "(default: the five built-ins, keyword/expected-doc rules, and every --rubrics metric)")
-    ev.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
-                    help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
-    ev.add_argument("--repeats", type=int, default=1, metavar="K",
-                    help="ask the judge K times per judged metric; the score is the mean and the report "
-                         "shows the judge's noise (default 1; use with --temperature above 0)")
-    ev.add_argument("--temperature", type=float, default=0.0,
-                    help="the judge's sampling temperature (default 0)")
-    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
-    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
-    ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                    help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
-                         "(0-1, e.g. faithfulness=0.8)")
-    ev.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
-                    help="exit 3 when more than this share of judged scores fell back to the heuristic "
-                         "after judge failures (0-1, default %(default)s)")
-    ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
-    ev.add_argument("--cache", default=str(default_cache_path()),
-                    help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
-    ev.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
-    ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
-    ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
-    ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
-    ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
-    ev.add_argument("--price-out", type=float, help="price per million completion tokens")
-    ev.add_argument("--batch", action="store_true",
-                    help="send the judge calls through the OpenAI Batch API (/files + /batches): half price on "
-                         "OpenAI and Azure, replies within 24 h; give batch prices to --price-in/--price-out")
-    ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
-                    help="seconds between looks at a running batch (default %(default)s)")
-    ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
-    ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    ev.add_argument("--engine", choices=["local", "ray"], default="local",
-                    help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
-    ev.add_argument("--ray-address", help="Ray cluster to join: auto, or ray://host:10001 (default: start a local one)")
-    ev.add_argument("--ray-workers", type=int, default=2,
-                    help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
-    ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
-                    "another judge); the target is not called")
-    add_target_arguments(ev)
-    runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
-    return parser
-
-
-def add_target_arguments(ev: argparse.ArgumentParser) -> None:
-    """Options of a target: the user's pipeline, called for each question before scoring."""
-    group = ev.add_argument_group("target (ask your pipeline each question; the file then needs only questions)")
-    group.add_argument("--target", help="http(s)://… endpoint, module.sub:function, path/file.py:function, "
-                                        "or openai:MODEL (a bare chat model, no retrieval); its answers and "
-                                        "contexts replace any the file has")
-    group.add_argument("--target-body", help='JSON body template; {question} is replaced, JSON-escaped '
-                                             '(default {"question": "{question}"})')
-    group.add_argument("--target-header", action="append", default=[], metavar="'NAME: VALUE'",
-                       help="HTTP header; ${VAR} is read from the environment at call time, never saved")
-    group.add_argument("--target-field", action="append", default=[], metavar="NAME=PATH",
-                       help="where the reply holds answer/contexts/tool_calls, e.g. contexts=data.hits[].passage")
-    group.add_argument("--target-base-url", default="", help="endpoint of an openai:MODEL target")
-    group.add_argument("--target-workers", type=int, default=4, help="questions sent to the target at once")
-    group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
 
 
 def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
@@ -175,15 +91,6 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
             percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
             raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ragmeter")
-    except PackageNotFoundError:  # run from a source checkout that was never installed
-        return "unknown (not installed)"
 
 
 def plural(n: int, word: str) -> str:
