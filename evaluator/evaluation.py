@@ -10,11 +10,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from .errors import JudgeFailed
-from .judges.base import Judge, judge_usage
+from .judges.base import Judge, is_offline, judge_usage
 from .judges.health import STOPPED_KEY, HealthPolicy, JudgeHealth, WatchedJudge
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.registry import MetricChoice, resolve_metrics
-from .metrics.scoring import is_offline, score_sample
+from .metrics.scoring import score_sample
 from .model import EvalReport, EvalResult, EvalSample
 from .text import resolve_language
 

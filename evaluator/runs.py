@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from .errors import HistoryError, JudgeFailed, RagmeterError
 from .evaluation import RAGEvaluator
 from .history import RunStore
-from .judges.base import Judge, close_judge
+from .judges.base import Judge, close_judge, judge_settings
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS
@@ -136,9 +136,7 @@ class RunConfig:
         """What the history keeps about a run: this config, and the judge's own settings (never a key)."""
         settings = self.to_dict()
         settings["max_workers"] = self.workers
-        judge_settings = getattr(judge, "settings", None)
-        if callable(judge_settings):
-            settings.update({k: v for k, v in judge_settings().items() if k not in settings})
+        settings.update({k: v for k, v in judge_settings(judge).items() if k not in settings})
         return settings
 
     @classmethod

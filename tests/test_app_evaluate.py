@@ -5,10 +5,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator import load_dataset
+from apptest import APP, isolate, no_exception, open_app
 from evaluator.history import RunStore
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
 TIMEOUT = 30  # CPU is shared with other jobs; AppTest's 3 s default is too tight
 
@@ -21,19 +21,12 @@ GOOD_CSV = (b"question,answer,contexts,ground_truth\n"
 
 @pytest.fixture
 def history(tmp_path, monkeypatch):
-    path = tmp_path / "history.sqlite3"
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
-    return path
+    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def app(history):
-    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
+    return open_app(TIMEOUT)
 
 
 def upload(at, name, data, mime="text/csv"):

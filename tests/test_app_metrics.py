@@ -2,17 +2,16 @@
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from evaluator import RubricMetric, load_dataset
 from evaluator.costs import estimate_run
 from evaluator.history import RunStore
 from evaluator.metrics.rubric import parse_rubrics
 from evaluator.runs import RunConfig
+from apptest import isolate, no_exception, open_app
 from openai_server import ChatServer, reply
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 SAMPLES = load_dataset(ROOT / "sample_data" / "sample.jsonl")
 POLITE = RubricMetric("politeness", "The answer is polite: no blame.", scale="1-5")
 
@@ -20,24 +19,19 @@ POLITE = RubricMetric("politeness", "The answer is polite: no blame.", scale="1-
 def calls_for(metrics, repeats=1):
     """What the run must cost: one call per judged metric a sample can be scored on, per repeat."""
     return estimate_run(SAMPLES, metrics=metrics, repeats=repeats).calls
+
+
 TIMEOUT = 60
 
 
 @pytest.fixture
 def history(tmp_path, monkeypatch):
-    path = tmp_path / "history.sqlite3"
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
-    return path
+    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def app(history):
-    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
+    return open_app(TIMEOUT)
 
 
 def add_rubric(at, name="politeness", criteria="The answer is polite: no blame.", scale="1-5", steps=""):

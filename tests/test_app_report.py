@@ -3,22 +3,20 @@ import html
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset
+from apptest import isolate, open_app
 from evaluator.analysis.stats import summarize
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
 TIMEOUT = 30
 
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
-    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    isolate(tmp_path, monkeypatch)
+    return open_app(TIMEOUT)
 
 
 @pytest.fixture

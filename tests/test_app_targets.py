@@ -3,28 +3,22 @@ and the Report's target section and trajectory."""
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.io.datasets import load_dataset
 from evaluator.targets import FunctionTarget
 from evaluator.targets.pipeline import evaluate_with_target
+from apptest import isolate, no_exception, open_app
 from target_server import TargetServer
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 TIMEOUT = 30
 
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
-    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
+    isolate(tmp_path, monkeypatch)
+    return open_app(TIMEOUT)
 
 
 def pipeline_mode(at, file="demo_questions.jsonl"):

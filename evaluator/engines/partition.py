@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
-from ..judges.base import is_offline
+from ..judges.base import call_info, close_judge, is_offline
 from ..model import EvalResult, EvalSample
 from ..runs import RunConfig
 
@@ -59,8 +59,7 @@ class CountingJudge:
         return reply
 
     def call_info(self) -> dict:
-        info = getattr(self.judge, "call_info", None)
-        return (info() or {}) if callable(info) else {}
+        return call_info(self.judge)
 
     def take(self) -> Dict[str, int]:
         """This thread's counts since the last take(), then reset."""
@@ -110,9 +109,7 @@ class FrameScorer:
         return result, self.judge.take()
 
     def close(self) -> None:
-        close = getattr(self.judge.judge, "close", None)
-        if callable(close):
-            close()
+        close_judge(self.judge.judge)
 
     def __enter__(self) -> "FrameScorer":
         return self

@@ -45,15 +45,21 @@ def text_cell(value: Any, where: Where, column: str) -> str:
                       column=column)
 
 
+def _json_as(text: str, kind: type) -> Any:
+    """`text` parsed as JSON when it is a `kind` (list, dict, str), else None (invalid JSON included)."""
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, kind) else None
+
+
 def list_cell(value: str, where: Where, column: str) -> Optional[List[Any]]:
     """A list written inside a cell: JSON array, or the Python repr pandas writes; None if plain text."""
     if not value.startswith("["):
         return None
-    try:
-        parsed = json.loads(value)
-    except (ValueError, RecursionError):
-        parsed = None
-    if isinstance(parsed, list):
+    parsed = _json_as(value, list)
+    if parsed is not None:
         return parsed
     if not _LISTISH.match(value):  # "[1] Refund policy: ..." is text that happens to start with "["
         return None
@@ -112,11 +118,8 @@ def _misplaced(text: str) -> Any:
     if _NUMBER.fullmatch(text):
         return float(text)
     if text.startswith("{"):
-        try:
-            parsed = json.loads(text)
-        except (ValueError, RecursionError):
-            return text
-        return parsed if isinstance(parsed, dict) else text
+        parsed = _json_as(text, dict)
+        return text if parsed is None else parsed
     return text
 
 
@@ -199,11 +202,8 @@ def json_unquoted(value: Any, where: Where, column: str) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if len(text) >= 2 and text[0] == text[-1] == '"':
-            try:
-                parsed = json.loads(text)
-            except (ValueError, RecursionError):
-                return value
-            return parsed if isinstance(parsed, str) else value
+            parsed = _json_as(text, str)
+            return value if parsed is None else parsed
     return value
 
 

@@ -58,6 +58,12 @@ def judge_usage(judge: Any) -> Dict[str, Any]:
     return dict(usage) if isinstance(usage, dict) else {}
 
 
+def judge_settings(judge: Any) -> Dict[str, Any]:
+    """How the judge is configured, safe to store ({} for judges that say nothing)."""
+    settings = getattr(judge, "settings", None)
+    return dict(settings() or {}) if callable(settings) else {}
+
+
 def close_judge(judge: Any) -> None:
     """Close a judge that holds connections; a no-op for the others."""
     close = getattr(judge, "close", None)

@@ -6,11 +6,10 @@ heuristic (heuristics.py, in the evaluator's chosen set) and the advice shown wh
 """
 from __future__ import annotations
 
-from typing import Tuple
 
 from . import prompts as p
 from .sanity import sane_heuristic
-from .metric import RULE, Heuristic, Metric
+from .metric import RULE, Heuristic, Metric, advice
 from .parsing import attributed_statements, correctness_f1, supported_claims, useful_contexts
 from .rules import sample_expected_doc_recall, sample_keyword_coverage
 from .tools import AGENT_METRICS
@@ -24,9 +23,6 @@ def from_heuristic_set(name: str) -> Heuristic:
     return score
 
 
-def _advice(diagnosis: str, *actions: str) -> Tuple[str, Tuple[str, ...]]:
-    return diagnosis, actions
-
 
 FAITHFULNESS = Metric(
     "faithfulness",
@@ -35,7 +31,7 @@ FAITHFULNESS = Metric(
     shows=("question", "contexts", "answer"),
     verdicts=supported_claims,
     heuristic=from_heuristic_set("faithfulness"),
-    advice=_advice("Hallucination: answers state things the retrieved documents do not support.",
+    advice=advice("Hallucination: answers state things the retrieved documents do not support.",
                    "Tell the model to answer only from the documents provided.",
                    "Ask it to say it does not know when the documents do not contain the answer."),
     description="Share of the answer's claims that the retrieved contexts support.",
@@ -47,7 +43,7 @@ ANSWER_RELEVANCY = Metric(
     prompts={"en": p.ANSWER_RELEVANCY_EN, "ar": p.ANSWER_RELEVANCY_AR},
     shows=("question", "answer"),
     heuristic=from_heuristic_set("answer_relevancy"),
-    advice=_advice("The prompt drifts: answers do not address the question that was asked.",
+    advice=advice("The prompt drifts: answers do not address the question that was asked.",
                    "Improve the prompt so it restates the question and asks for a direct answer.",
                    "Add a system prompt that keeps the model on the user's question."),
     description="How directly and completely the answer addresses the question.",
@@ -59,7 +55,7 @@ CONTEXT_PRECISION = Metric(
     shows=("question", "ground_truth", "contexts"),  # the reference is shown only when there is one
     verdicts=useful_contexts,
     heuristic=from_heuristic_set("context_precision"),
-    advice=_advice("Noisy retrieval: many retrieved contexts are irrelevant to the question.",
+    advice=advice("Noisy retrieval: many retrieved contexts are irrelevant to the question.",
                    "Rerank the retrieved chunks (for example with a cross-encoder) before answering.",
                    "Lower top_k so fewer irrelevant chunks reach the model.",
                    "Use hybrid search (keyword + vector) to rank relevant chunks first."),
@@ -73,7 +69,7 @@ CONTEXT_RECALL = Metric(
     shows=("question", "contexts", "ground_truth"),
     verdicts=attributed_statements,
     heuristic=from_heuristic_set("context_recall"),
-    advice=_advice("Retrieval misses: the retrieved contexts lack facts the reference answer needs.",
+    advice=advice("Retrieval misses: the retrieved contexts lack facts the reference answer needs.",
                    "Raise top_k so more candidate chunks reach the model.",
                    "Revisit chunking (chunk size and overlap) so facts are not split across chunks.",
                    "Add metadata filters so retrieval searches the right documents."),
@@ -88,7 +84,7 @@ ANSWER_CORRECTNESS = Metric(
     shows=("question", "answer", "ground_truth"),
     verdicts=correctness_f1,
     heuristic=from_heuristic_set("answer_correctness"),
-    advice=_advice("Wrong facts: answers disagree with the reference answers.",
+    advice=advice("Wrong facts: answers disagree with the reference answers.",
                    "Improve retrieval so the right facts reach the model (see context recall).",
                    "Improve grounding: instruct the model to answer from the documents only.",
                    "Check the reference answers themselves; outdated or wrong references lower this score."),
@@ -100,7 +96,7 @@ KEYWORD_COVERAGE = Metric(
     kind=RULE,
     needs=("expected_answer_keywords",),
     rule=sample_keyword_coverage,
-    advice=_advice("Answers leave out the expected key terms.",
+    advice=advice("Answers leave out the expected key terms.",
                    "Check whether the retrieved contexts contain the expected terms (see context recall).",
                    "Ask the model for complete answers that keep the documents' terminology."),
     description="Share of the expected keywords found in the answer.",
@@ -111,7 +107,7 @@ EXPECTED_DOC_RECALL = Metric(
     kind=RULE,
     needs=("expected_docs",),
     rule=sample_expected_doc_recall,
-    advice=_advice("Retrieval misses the documents expected for these questions.",
+    advice=advice("Retrieval misses the documents expected for these questions.",
                    "Raise top_k or revisit chunking so the expected documents are retrieved.",
                    "Add metadata filters or hybrid search so the right documents rank first."),
     description="Share of the expected documents among the retrieved contexts.",

@@ -39,6 +39,11 @@ def _empty(value: Any) -> bool:
     return not value
 
 
+def advice(diagnosis: str, *actions: str) -> Tuple[str, Tuple[str, ...]]:
+    """A Metric's `advice`: what a low mean says, then what to try."""
+    return diagnosis, actions
+
+
 @dataclass(frozen=True)
 class Metric:
     """Everything ragmeter knows about one metric.

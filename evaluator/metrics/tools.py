@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore, is_evasive
-from .metric import RULE, Metric
+from .metric import RULE, Metric, advice
 from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
 
 # The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
@@ -132,14 +132,11 @@ class TaskCompletionMetric(Metric):
         return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
 
 
-def _advice(diagnosis: str, *actions: str) -> tuple:
-    return diagnosis, actions
-
 
 TOOL_CALL_RECALL = Metric(
     "tool_call_recall", kind=RULE, needs=("expected_tools",),
     rule=lambda s: tool_call_recall(called_names(s), s.expected_tools or []),
-    advice=_advice("The agent skips tools it needs for these questions.",
+    advice=advice("The agent skips tools it needs for these questions.",
                    "Describe each tool's purpose more clearly in its schema and the system prompt.",
                    "Check the agent's stopping rule: it may answer before calling the tools it needs."),
     description="Share of the expected tools that the agent called.",
@@ -149,7 +146,7 @@ TOOL_CALL_RECALL = Metric(
 TOOL_CALL_PRECISION = Metric(
     "tool_call_precision", kind=RULE, needs=("expected_tools",),
     rule=lambda s: tool_call_precision(called_names(s), s.expected_tools or []),
-    advice=_advice("The agent calls tools these questions do not need.",
+    advice=advice("The agent calls tools these questions do not need.",
                    "Narrow the tool descriptions so they say when not to use each tool.",
                    "Limit the tools offered for each kind of question."),
     description="Share of the agent's tool calls that went to an expected tool.",
@@ -159,7 +156,7 @@ TOOL_CALL_PRECISION = Metric(
 TASK_COMPLETION = TaskCompletionMetric(
     "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN, "ar": TASK_COMPLETION_AR},
     shows=("question", "answer"), heuristic=task_completion_heuristic,
-    advice=_advice("The agent's final answers do not accomplish what was asked.",
+    advice=advice("The agent's final answers do not accomplish what was asked.",
                    "Read the trajectories of the lowest rows: a failing tool, or an answer that ignores its output.",
                    "Tell the agent to report the result of its steps, and to say so when a step failed."),
     description="Whether the final answer accomplishes the task, given the steps taken (judged).",
