@@ -37,7 +37,7 @@ def test_a_word_salad_file_no_longer_lands_in_excellent_or_good():
     assert "word salad" in report.results[0].faithfulness.reasoning
 
 
-WORD_SALAD_FILE = Path(__file__).parent / "fixtures" / "word_salad.csv"
+WORD_SALAD_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "word_salad.csv"
 
 
 def test_a_file_of_random_words_lands_in_no_top_band():

@@ -11,7 +11,7 @@ import pytest
 from datafiles import load_error
 from evaluator.io.datasets import inspect_dataset, load_dataset
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def test_parquet_and_saved_dataset_read_like_jsonl():

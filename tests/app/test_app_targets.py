@@ -11,7 +11,7 @@ from evaluator.targets.pipeline import evaluate_with_target
 from apptest import isolate, no_exception, open_app
 from target_server import TargetServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
 
 

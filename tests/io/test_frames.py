@@ -30,7 +30,7 @@ from evaluator.model import (
 )
 from evaluator.runs import RunConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
 NAMES = METRICS + RULE_METRICS
 

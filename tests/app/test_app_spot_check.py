@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 TIMEOUT = 30
 ARABIC = re.compile(r"[\u0600-\u06FF]")

@@ -49,7 +49,7 @@ def test_constants_cover_every_field():
 
 # --- files other tools write (tests/fixtures, each made by the tool itself: see its README) --------
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 KETTLE_Q, CARDS_Q = "How long is the kettle warranty?", "Which cards are accepted?"
 KETTLE_CTX = ["Warranty: kettles are covered for two years against manufacturing defects.",
               "Shipping: orders over $40 ship free."]

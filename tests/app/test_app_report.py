@@ -8,7 +8,7 @@ from evaluator import OfflineJudge, RAGEvaluator, load_dataset
 from apptest import isolate, open_app
 from evaluator.analysis.stats import summarize
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
 TIMEOUT = 30
 

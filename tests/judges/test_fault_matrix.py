@@ -23,7 +23,7 @@ from evaluator.evaluation import RAGEvaluator
 from evaluator.metrics.registry import build_prompt
 from openai_server import ChatServer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from faults import (  # noqa: E402
     RETRIED_MARK,
     FaultInjector,

@@ -13,7 +13,7 @@ from evaluator.io.datasets import load_dataset
 from evaluator.targets import TargetConfig
 from evaluator.targets.pipeline import evaluate_with_target
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "sample_data" / "demo_questions.jsonl"
 AGENT_QUESTIONS = ROOT / "sample_data" / "demo_agent_questions.jsonl"
 

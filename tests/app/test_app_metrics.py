@@ -11,7 +11,7 @@ from evaluator.runs import RunConfig
 from apptest import isolate, no_exception, open_app
 from openai_server import ChatServer, reply
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = load_dataset(ROOT / "sample_data" / "sample.jsonl")
 POLITE = RubricMetric("politeness", "The answer is polite: no blame.", scale="1-5")
 
@@ -22,11 +22,6 @@ def calls_for(metrics, repeats=1):
 
 
 TIMEOUT = 60
-
-
-@pytest.fixture
-def history(tmp_path, monkeypatch):
-    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture

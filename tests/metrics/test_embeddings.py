@@ -168,6 +168,6 @@ assert "evaluator.metrics.embeddings" not in sys.modules, "the default set must 
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                          cwd=str(Path(__file__).resolve().parents[2]))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"

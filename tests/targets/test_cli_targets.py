@@ -11,7 +11,7 @@ from evaluator.model import EvalSample
 from openai_server import ChatServer
 from target_server import TargetServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "sample_data" / "demo_questions.jsonl"
 CONTRACT = ("answer", "contexts", "tool_calls", "target_latency_ms", "target_error")
 

@@ -8,7 +8,7 @@ from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 TIMEOUT = 30
 SETTINGS = {"judge": "offline", "language": "auto", "max_workers": 1}

@@ -8,7 +8,7 @@ from evaluator import load_dataset
 from apptest import APP, isolate, no_exception, open_app
 from evaluator.history import RunStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
 TIMEOUT = 30  # CPU is shared with other jobs; AppTest's 3 s default is too tight
 
@@ -17,11 +17,6 @@ GOOD_CSV = (b"question,answer,contexts,ground_truth\n"
             b"\"[\"\"Refunds: within 30 days of purchase.\"\"]\",30 days\n"
             b"Who signs the form?,The manager signs it.,The form is signed by the team manager.,\n"
             b"Where is the office?,In Cairo.,The office is in Cairo.,Cairo\n")
-
-
-@pytest.fixture
-def history(tmp_path, monkeypatch):
-    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture

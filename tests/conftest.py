@@ -1,0 +1,33 @@
+"""Fixtures every test shares.
+
+Each test gets its own HOME, history database and judge cache (the autouse fixture below), so
+nothing a test does can touch a real `~/.ragmeter` or a developer's configuration. The helper
+modules beside this file (`openai_server`, `fakes`, `datafiles`, `apptest`, ...) are importable by
+name from any test folder: pytest puts this folder on sys.path when it loads this file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ISOLATED_VARIABLES = ("RAGMETER_CONFIG", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch) -> Path:
+    """A fresh HOME with its own RAGMETER_HISTORY and RAGMETER_JUDGE_CACHE for every test."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("RAGMETER_HISTORY", str(home / ".ragmeter" / "history.sqlite3"))
+    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(home / ".ragmeter" / "judge-cache.sqlite3"))
+    for name in ISOLATED_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch) -> Path:
+    """The history database of this test, under its tmp_path (the path tests open a RunStore on)."""
+    from apptest import isolate
+    return isolate(tmp_path, monkeypatch)
