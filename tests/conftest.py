@@ -31,3 +31,28 @@ def history(tmp_path, monkeypatch) -> Path:
     """The history database of this test, under its tmp_path (the path tests open a RunStore on)."""
     from apptest import isolate
     return isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throw-away PostgreSQL server for the whole session (tests/pgserver.py); its URL."""
+    import os
+
+    from pgserver import PostgresUnavailable, running_postgres
+    try:
+        with running_postgres() as url:
+            yield url
+    except PostgresUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{exc} (CI=true: PostgreSQL tests must run; `.ci/run` installs it)")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def postgres_url(postgres_server, request) -> str:
+    """A fresh, empty database on the session's PostgreSQL server, named after the test."""
+    import re
+
+    from pgserver import fresh_database
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
+    return fresh_database(postgres_server, name)
