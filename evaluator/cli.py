@@ -238,7 +238,12 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID, or --rescore RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None)
+    notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
+    try:
+        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes)
+    finally:
+        for note in notes:
+            print(f"ragmeter: note: {note}", file=sys.stderr)
 
 
 def new_run(args: argparse.Namespace, store: Any) -> Run:

@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "shows the judge's noise (default 1; use with --temperature above 0)")
     ev.add_argument("--temperature", type=float, default=0.0,
                     help="the judge's sampling temperature (default 0)")
-    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
+    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="read a field from a column, or from a path inside one "
+                    "(question=inputs.question, contexts=outputs.documents[].page_content)")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "

@@ -250,7 +250,7 @@ def _doc_metadata(docs: List[Dict[str, Any]]) -> Dict[str, Any]:
 def _question(root: Span, spans: List[Span]) -> str:
     value = root.attrs.get("input.value")
     if value is not None:
-        return _text(_json(value), QUESTION_KEYS, "user")
+        return _text(json_value(value), QUESTION_KEYS, "user")
     for span in _genai_order(root, spans):
         text = _genai_text(span.attrs, "gen_ai.input.messages", "gen_ai.prompt", "user")
         if text:
@@ -261,7 +261,7 @@ def _question(root: Span, spans: List[Span]) -> str:
 def _answer(root: Span, spans: List[Span]) -> Optional[str]:
     value = root.attrs.get("output.value")
     if value is not None:
-        return _text(_json(value), ANSWER_KEYS, "assistant")
+        return _text(json_value(value), ANSWER_KEYS, "assistant")
     for span in reversed(_genai_order(root, spans)):
         text = _genai_text(span.attrs, "gen_ai.output.messages", "gen_ai.completion", "assistant")
         if text:
@@ -275,7 +275,7 @@ def _genai_order(root: Span, spans: List[Span]) -> List[Span]:
 
 
 def _genai_text(attrs: Dict[str, Any], messages_key: str, indexed_key: str, role: str) -> str:
-    messages = _json(attrs.get(messages_key)) if attrs.get(messages_key) is not None else indexed(attrs, indexed_key)
+    messages = json_value(attrs.get(messages_key)) if attrs.get(messages_key) is not None else indexed(attrs, indexed_key)
     if isinstance(messages, dict):
         messages = [messages]
     if isinstance(messages, str):
@@ -283,7 +283,7 @@ def _genai_text(attrs: Dict[str, Any], messages_key: str, indexed_key: str, role
     return _last_message(messages if isinstance(messages, list) else [], role)
 
 
-def _json(value: Any) -> Any:
+def json_value(value: Any) -> Any:
     """A JSON-encoded attribute value decoded; plain text stays text."""
     if isinstance(value, str) and value.strip()[:1] in ("{", "[", '"'):
         try:
@@ -353,8 +353,8 @@ def _tool_span_call(span: Span) -> Dict[str, Any]:
     name = attrs.get("tool.name") or attrs.get("gen_ai.tool.name") or span.name
     arguments = attrs.get("input.value", attrs.get("gen_ai.tool.call.arguments", attrs.get("tool.parameters")))
     output = attrs.get("output.value", attrs.get("gen_ai.tool.call.result"))
-    return {"name": str(name), "arguments": _json(arguments) if arguments is not None else {},
-            "output": _json(output) if output is not None else None}
+    return {"name": str(name), "arguments": json_value(arguments) if arguments is not None else {},
+            "output": json_value(output) if output is not None else None}
 
 
 def _llm_tool_calls(attrs: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -365,5 +365,5 @@ def _llm_tool_calls(attrs: Dict[str, Any]) -> List[Dict[str, Any]]:
             if name is None:
                 break
             arguments = message.get(f"message.tool_calls.{i}.tool_call.function.arguments")
-            calls.append({"name": str(name), "arguments": _json(arguments) if arguments is not None else {}})
+            calls.append({"name": str(name), "arguments": json_value(arguments) if arguments is not None else {}})
     return calls
