@@ -238,6 +238,10 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         records = _prepared(rows.records, reading, tally, paths)
         try:
             samples = _load(records, src, planner, max_rows, surface)
+        except DatasetError as exc:
+            if tally.skipped and str(exc) == str(_no_rows(src.name)):  # every row was left out: say why
+                raise DatasetError(f"has no usable rows: {' '.join(tally.notes())}", file=src.name) from None
+            raise
         finally:
             said.extend(tally.notes())
     for note in said:
