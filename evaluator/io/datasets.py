@@ -30,7 +30,9 @@ Column names (matched case-insensitively, surrounding spaces ignored; first alia
 `question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped),
 except with `needs_answer=False` (a target answers each question): then only `question` is;
 a missing `contexts` column means no contexts. Files from deepeval, Phoenix, ragas 0.0.x and TruLens
-are recognised and their cells read the way those tools write them (see dialects.py);
+are recognised and their cells read the way those tools write them (see dialects.py); spans
+(OpenInference, OTLP/JSON, Phoenix span exports: one sample per trace, traces.py) and LangSmith,
+Langfuse, MLflow and promptfoo files (experiments.py) are regrouped into samples;
 `inspect_dataset(...).notes` says what was recognised and how it is read.
 
 Cell values:
@@ -231,8 +233,9 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
                     for i, n in enumerate(reading.notes))
         merged = {**reading.mapping, **user}
-        tally, paths = Tally(reading.what), NestedPaths(merged)
-        planner = Planner(merged, surface, REQUIRED if needs_answer else ("question",))
+        required = REQUIRED if needs_answer else ("question",)
+        tally, paths = Tally(reading.what), NestedPaths(merged, required)
+        planner = Planner(merged, surface, required)
         if rows.header is not None and reading.regroup is None:  # one plan for every row, checked first
             planner.fix(paths.columns(rows.columns), rows.header)
         records = _prepared(rows.records, reading, tally, paths)
@@ -293,6 +296,9 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
     src = open_source(source, name, max_bytes, surface)
     with _rows(src) as rows:
         reading = _peek(rows, {})
+        first = next(rows.records, None)  # raw: its nested paths are offered even when the rows regroup
+        if first is not None:
+            rows.records = itertools.chain([first], rows.records)
         tally = Tally(reading.what)
         if reading.regroup is not None:  # show the rows as they will be read: one per trace, flattened
             rows.records, rows.columns = reading.rows(rows.records, tally), []
@@ -305,7 +311,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
         notes=said + tally.notes() + split_notes(raw, reading) + pipe_warning(raw, mapping.get("contexts"), reading),
-        paths=nested_paths(raw),
+        paths=nested_paths(([first[1]] if first else []) + raw),
     )
 
 

@@ -5,12 +5,15 @@ Matched case-insensitively, surrounding spaces ignored; the first alias found wi
 Files written by other tools also need their cells read the way that tool wrote them; `detect_reading`
 recognises the tool from its column names (and, for Phoenix, the first row) and returns a `Reading`:
     deepeval   input, actual_output, expected_output, retrieval_context (save_as csv/jsonl, goldens.csv):
-               retrieval_context and context join their list with "|"; split back into a list.
+               retrieval_context and context join their list with "|"; split back into a list, except
+               a cell holding a Markdown table (its pipes are the table's). The preview says each split.
     Phoenix    input, output, reference: output is the answer; reference holds the retrieved documents
                when its cells are lists of passages (then contexts), else it is read as the reference.
     ragas 0.0  question, answer, contexts, ground_truths (a list): the first answer is the reference.
     TruLens    record_id, input, output, record_json/app_id: input and output are JSON-encoded strings.
 What was recognised and how it is read is said in `Reading.notes`, for the dashboard's preview.
+Traces (traces.py) and other tools' experiments and datasets (experiments.py) regroup whole rows;
+DETECTORS at the end lists every format in the order they are tried (readings.py has the contract).
 """
 from __future__ import annotations
 

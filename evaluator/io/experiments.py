@@ -26,7 +26,7 @@ import math
 import re
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from .paths import decoded
+from .paths import decoded, is_path
 from .readings import Detector, Reading, Tally
 from .sources import Records, Where
 from .traces import ANSWER_KEYS, QUESTION_KEYS, json_value
@@ -309,4 +309,15 @@ def _promptfoo_csv(column: str) -> RowReader:
     return read
 
 
-DETECTORS: Tuple[Detector, ...] = (_langsmith_examples, _langsmith_frame, _langfuse_items, _mlflow, _promptfoo)
+def _unless_paths(detect: Detector) -> Detector:
+    """A caller who maps a field to a nested path reads the raw rows: the regrouping steps back."""
+    def detector(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
+                 ) -> Optional[Reading]:
+        if any(is_path(v) and str(v).strip().casefold() not in by_key for v in mapping.values()):
+            return None
+        return detect(by_key, first, mapping)
+    return detector
+
+
+DETECTORS: Tuple[Detector, ...] = tuple(_unless_paths(d) for d in (
+    _langsmith_examples, _langsmith_frame, _langfuse_items, _mlflow, _promptfoo))

@@ -27,8 +27,9 @@ def is_path(name: Optional[str]) -> bool:
 class NestedPaths:
     """The mapping's nested paths; `apply` adds each one's value to a row under the path's own text."""
 
-    def __init__(self, mapping: Mapping[str, Optional[str]]) -> None:
+    def __init__(self, mapping: Mapping[str, Optional[str]], required: Tuple[str, ...] = ()) -> None:
         self.paths = [str(w) for w in mapping.values() if is_path(w)]
+        self.required = {str(w): f for f, w in mapping.items() if f in required and is_path(w)}
         for path in self.paths:
             try:
                 parse_path(path)
@@ -53,6 +54,10 @@ class NestedPaths:
             if value is not _MISSING:
                 out = dict(out) if out is row else out
                 out[path] = value
+            elif path in self.required:
+                keys_found = ", ".join(map(str, list(row)[:12]))
+                raise where.error(f"the mapping reads {self.required[path]} from '{path}', which this row does "
+                                  f"not have (its keys: {keys_found}); check the path")
         return out
 
 

@@ -71,7 +71,7 @@ def _shape(by_key: Dict[str, str], first: Mapping[str, Any]) -> Optional[str]:
         return "OTLP/JSON"
     if "context" in by_key and "attributes" in by_key and isinstance(first.get(by_key["context"]), dict):
         return "OpenTelemetry ReadableSpan JSON"
-    if "context.trace_id" in by_key and "context.span_id" in by_key:
+    if "context.trace_id" in by_key and "context.span_id" in by_key and any(k.startswith("attributes.") for k in by_key):
         return "Phoenix span export"
     return None
 

@@ -163,10 +163,22 @@ def test_deepeval_preview_shows_each_split_with_its_count(tmp_path):
             "row 1: a Markdown table, kept whole, row 2: 3.") in notes
 
 
-def test_deepeval_json_has_no_split_note():
+def test_deepeval_json_with_lists_has_no_split_note(tmp_path):
+    import json
+
+    from evaluator.io.datasets import inspect_dataset
+
+    path = tmp_path / "deepeval.json"
+    path.write_text(json.dumps([{"input": "Is it covered?", "actual_output": "Yes.", "expected_output": "Yes",
+                                 "retrieval_context": ["Kettles: two years.", "Toasters: one year."]}]))
+    notes = inspect_dataset(path).notes
+    assert notes and not any("split" in n for n in notes)
+
+
+def test_deepeval_jsonl_joined_cells_are_split_and_counted():
     from pathlib import Path
 
     from evaluator.io.datasets import inspect_dataset
 
     notes = inspect_dataset(Path(__file__).resolve().parents[1] / "fixtures" / "deepeval_dataset.jsonl").notes
-    assert notes and not any("split" in n for n in notes)
+    assert any(n.endswith("split into contexts: row 1: 2.") for n in notes), notes  # row 2 holds one passage

@@ -176,7 +176,9 @@ def test_cli_evaluates_each_tool_file(name, tmp_path, capsys):
     assert main(["evaluate", str(FIXTURES / name), "--offline", "-q", "--no-history", "-o", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["num_samples"] == len(expected)
-    assert f"ragmeter: note: {tool}" in capsys.readouterr().err
+    assert [(r["question"], r["answer"], len(r["contexts"])) for r in report["records"]] == expected
+    err = capsys.readouterr().err
+    assert "ragmeter: note: " in err and f"{tool}" in err and "recognised" in err
 
 
 @pytest.mark.parametrize("name", sorted(WITHOUT_ANSWERS))
@@ -185,7 +187,9 @@ def test_cli_answers_datasets_with_a_target(name, tmp_path, capsys):
     code = main(["evaluate", str(FIXTURES / name), "--target", "evaluator.demo:rag_answer", "--offline", "-q",
                  "--no-history", "-o", str(out)])
     assert code == 0
-    assert json.loads(out.read_text())["num_samples"] == 3
+    records = json.loads(out.read_text())["records"]
+    assert [r["question"] for r in records] == [q for q, _, _ in DATASET]
+    assert all(r["answer"] for r in records)  # the target answered each question
     assert f"ragmeter: note: {WITHOUT_ANSWERS[name]} recognised" in capsys.readouterr().err
 
 
