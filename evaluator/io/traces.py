@@ -202,9 +202,9 @@ def regroup(records: Records, tally: Tally) -> Records:
             traces.setdefault(span.trace_id, []).append(span)
     for trace_id, spans in traces.items():
         tally.found += 1
-        row = trace_row(trace_id, spans, tally)
-        if row is not None:
-            yield spans[0].where, row
+        sample = trace_row(trace_id, spans, tally)
+        if sample is not None:
+            yield spans[0].where, sample
 
 
 def trace_row(trace_id: str, spans: List[Span], tally: Tally) -> Optional[Dict[str, Any]]:
