@@ -66,7 +66,9 @@ def conversation_sample(conv: Conversation) -> ConversationSample:
     replies = [t for t in conv.turns if t.role == "assistant" and not t.not_asked]
     last = replies[-1].content if replies else ""
     contexts = [c for t in replies for c in t.contexts]
-    return ConversationSample(conv.scenario or transcript(conv.turns[:-1] if replies else conv.turns), last,
+    upto = max((i for i, t in enumerate(conv.turns) if replies and t is replies[-1]), default=len(conv.turns))
+    # The judge of a conversation-level rubric or task_completion sees the chat up to its last reply.
+    return ConversationSample(transcript(conv.turns[:upto]), last,
                               contexts, conv.expected_outcome or conv.reference, sample_id=conv.conversation_id,
                               tool_calls=conv.all_tool_calls(), expected_tools=conv.expected_tools,
                               metadata=dict(conv.metadata), conversation=conv)

@@ -97,3 +97,18 @@ def test_not_asked_turns_are_skipped_with_the_reason_and_cost_no_call():
     assert "HTTP 500" in turns[0].result.scores["answer_relevancy"].reasoning
     assert turns[1].result.scores["answer_relevancy"].reasoning.startswith("Not asked")
     assert not any("next" in p.split("[ANSWER]")[0][-20:] for p in judge.prompts if "[ANSWER]" in p)
+
+
+def test_rubric_levels_from_toml_score_turns_or_the_whole_conversation():
+    from evaluator.metrics.rubric import parse_rubrics
+
+    rubrics = parse_rubrics('[polite]\ncriteria = "Each reply is polite."\n'
+                            '[resolved]\ncriteria = "The chat ends with the problem solved."\nlevel = "conversation"\n')
+    assert rubrics[1].to_dict()["level"] == "conversation"
+    judge = ScriptedJudge()
+    report = evaluate_conversations(RAGEvaluator(judge, metrics=rubrics), [_shipping()])
+    result = report.results[0]
+    assert all("polite" in t.result.scores and "resolved" not in t.result.scores for t in result.turns)
+    assert result.scores["resolved"].method == "llm" and result.scores["polite"].method == "from_turns"
+    whole = [p for p in judge.prompts if "problem solved" in p]
+    assert len(whole) == 1 and "Which kettle has the longest warranty?" in whole[0]
