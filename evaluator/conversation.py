@@ -92,7 +92,8 @@ class Conversation:
             end = users[n + 1] if n + 1 < len(users) else len(self.turns)
             answers = [i for i in range(u + 1, end) if self.turns[i].role == ASSISTANT]
             spoken = [i for i in answers if self.turns[i].content.strip()]
-            reply = (spoken or answers or [None])[-1]
+            chosen = spoken or answers
+            reply: Optional[int] = chosen[-1] if chosen else None
             calls = [c for i in answers for c in self.turns[i].tool_calls]
             out.append(Exchange(u, reply, self.turns[:u], self.turns[u],
                                 None if reply is None else self.turns[reply], calls))
