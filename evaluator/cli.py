@@ -29,6 +29,7 @@ from .analysis.noise import format_judge_noise, judge_noise
 from .cli_args import build_parser
 from .costs import estimate_run
 from .errors import RagmeterError
+from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
 from .metrics.registry import known_metrics
@@ -334,6 +335,10 @@ class BatchLines:
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
+    if args.data and not (args.resume or args.rescore) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS:
+        from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
+
+        return cli_conversations.evaluate(args, finish, run_config, parse_thresholds)
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
