@@ -409,7 +409,7 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     """The library's advice in this command line's own syntax."""
     from .judges.openai import KEY_HINT
 
-    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
+    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
 
 
 # -- --engine ray: rows stream to --output (.parquet) and the history; the report comes from the

@@ -22,7 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
     judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    ev.add_argument("--api-key-env", default="",
+                    help="environment variable holding the API key (default: OPENAI_API_KEY, which is sent only "
+                         "to OpenAI's own URL or $OPENAI_BASE_URL; name it to send it to --base-url)")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,

@@ -60,7 +60,8 @@ class RunConfig:
     """How a run scores, as plain data that can be stored, shown and sent to other processes.
 
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
-    from the argument given or else from the environment variable named by `api_key_env`.
+    from the argument given or else from the environment variable named by `api_key_env`; with
+    no variable named, OPENAI_API_KEY is read for OpenAI's (or $OPENAI_BASE_URL's) URL only.
 
     `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
@@ -72,7 +73,7 @@ class RunConfig:
     judge: str = OFFLINE
     model: str = ""
     base_url: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = ""
     language: str = "auto"
     heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
@@ -115,8 +116,8 @@ class RunConfig:
             OpenAIJudge,  # the openai client is only needed with a real judge
         )
 
-        key = api_key or os.environ.get(self.api_key_env or "OPENAI_API_KEY") or None
-        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=key, cache=self.cache or None,
+        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=api_key or None,
+                           api_key_env=self.api_key_env or None, cache=self.cache or None,
                            max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
