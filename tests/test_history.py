@@ -220,3 +220,28 @@ def test_rows_written_before_the_compact_migration_still_load(tmp_path):
     store.record_result("old", 2, results[2])  # a resumed old run: new rows are compact beside the old ones
     assert store.load_report("old").results == results
     assert store.get_run("old").n_done == 3 and store.pending_samples("old") == []
+
+
+def test_each_run_records_its_owner_and_project_and_listing_filters_by_them(store, monkeypatch):
+    monkeypatch.setenv("RAGMETER_USER", "ci-bot")
+    a = store.create_run(dataset_name="faq.csv", samples=samples(1), settings={}, owner="alice@example.com",
+                         project="support bot")
+    b = store.create_run(dataset_name="faq.csv", samples=samples(1), settings={})  # owner from the env, project = dataset
+    c = store.create_run(dataset_name="docs.jsonl", samples=samples(1), settings={}, owner="alice@example.com")
+    assert (store.get_run(a).owner, store.get_run(a).project) == ("alice@example.com", "support bot")
+    assert (store.get_run(b).owner, store.get_run(b).project) == ("ci-bot", "faq.csv")
+    assert [r.run_id for r in store.list_runs(owner="alice@example.com")] == [c, a]
+    assert [r.run_id for r in store.list_runs(project="faq.csv")] == [b]
+    assert [r.run_id for r in store.list_runs(owner="alice@example.com", project="support bot")] == [a]
+    assert store.list_runs(owner="nobody") == []
+    assert store.owners_and_projects() == (["alice@example.com", "ci-bot"], ["docs.jsonl", "faq.csv", "support bot"])
+
+
+def test_a_postgres_url_is_a_history_location_and_its_password_is_never_shown(postgres_url, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", postgres_url)
+    store = RunStore()
+    assert store.dialect == "postgresql" and store.path == postgres_url
+    host = postgres_url.split("@", 1)[1]
+    with pytest.raises(HistoryError) as failed:
+        RunStore(f"postgresql://postgres:{CANARY}@{host}_missing")
+    assert CANARY not in str(failed.value) and "Cannot connect to the run history" in str(failed.value)
