@@ -53,8 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     ev.add_argument("--cache", default=str(default_cache_path()),
                     help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
-    ev.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    ev.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
     ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
+    ev.add_argument("--project", default=None, help="the project the run is listed under (default: the dataset's "
+                    "file name); the owner is $RAGMETER_USER, else your login name")
+    ev.add_argument("--dashboard-url", default=None, metavar="URL",
+                    help="the team dashboard's address: print the run's share link (URL/report?run=RUN_ID) "
+                         "as the last line of output")
     ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
     ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
     ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
@@ -75,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "another judge); the target is not called")
     add_target_arguments(ev)
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--owner", default=None, help="only the runs this user started")
+    runs.add_argument("--project", default=None, help="only the runs of this project")
     return parser
 
 

@@ -190,7 +190,6 @@ class RunStore:
 
     def __init__(self, path: Optional[os.PathLike | str] = None) -> None:
         chosen = location_of(path) if path is not None else default_history_location()
-        assert chosen is not None
         self.path: Path | str = chosen  # a Path for SQLite, the URL for PostgreSQL
         self._database: Database = self._open_or_explain(chosen)
 

@@ -24,7 +24,7 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence, Tuple, Type
+from typing import Any, Iterator, Sequence, Tuple, Type
 from urllib.parse import urlsplit, urlunsplit
 
 from .errors import HistoryError, MissingExtra
@@ -223,8 +223,8 @@ def open_database(location: os.PathLike | str) -> Database:
     return SqliteDatabase(Path(location).expanduser())
 
 
-def location_of(value: Optional[os.PathLike | str]) -> Optional[os.PathLike | str]:
+def location_of(value: os.PathLike | str) -> Path | str:
     """A history location as typed: a URL stays a string, anything else is a path."""
-    if value is None or is_postgres_url(value):
-        return value
+    if is_postgres_url(value):
+        return str(value).strip()
     return Path(value).expanduser()
