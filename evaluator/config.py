@@ -253,3 +253,29 @@ def _get(table: Mapping[str, Any], key: str, kind: Any, default: Any, where: str
         names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
         raise ConfigError(f"{source}: {where}.{key} must be {names}, not {value!r}")
     return value
+
+
+HISTORY_SUFFIXES = (".sqlite3", ".sqlite", ".db")
+
+
+def typed_history_path(text: str, *, home: Optional[Path] = None, cwd: Optional[Path] = None) -> Path:
+    """A history file typed in the laptop dashboard, or ConfigError saying why it is refused.
+
+    A typed string must not create files anywhere the server can write (a `.pth` name in
+    site-packages once stopped Python from starting): the name must end in .sqlite3, .sqlite or
+    .db, its folder must already exist, and it must lie under the home folder or the folder the
+    dashboard was started in. Team mode has no such field: the history comes from the config.
+    """
+    raw = text.strip()
+    if not raw:
+        raise ConfigError("type the path of a history file, e.g. ~/.ragmeter/history.sqlite3")
+    path = Path(raw).expanduser()
+    if path.suffix.lower() not in HISTORY_SUFFIXES:
+        raise ConfigError(f"a history file's name ends in {', '.join(HISTORY_SUFFIXES)}")
+    roots = [p.resolve() for p in (home or Path.home(), cwd or Path.cwd())]
+    resolved = (Path.cwd() / path).resolve() if not path.is_absolute() else path.resolve()
+    if not any(resolved.parent == root or root in resolved.parents for root in roots):
+        raise ConfigError("the history file must be under your home folder or the folder the dashboard runs in")
+    if not resolved.parent.is_dir():
+        raise ConfigError(f"the folder {resolved.parent} does not exist; create it first")
+    return resolved

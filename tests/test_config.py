@@ -104,3 +104,26 @@ def test_a_changed_file_is_read_again(tmp_path, monkeypatch):
     import os
     os.utime(path, (1, 1))  # a different mtime even within the same clock tick
     assert config.current().server.max_upload_mb == 7
+
+
+@pytest.mark.parametrize("typed, message", [
+    ("site-packages/evil.pth", "ends in .sqlite3"),
+    ("/etc/ragmeter.sqlite3", "under your home folder"),
+    ("../outside/h.sqlite3", "under your home folder"),
+    ("new-folder/h.sqlite3", "does not exist"),
+    ("", "type the path"),
+])
+def test_a_typed_history_path_creates_nothing_outside_home_or_cwd(tmp_path, monkeypatch, typed, message):
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    home.mkdir(), cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ConfigError, match=message):
+        config.typed_history_path(typed, home=home, cwd=cwd)
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_typed_history_path_under_home_is_accepted(tmp_path):
+    (tmp_path / "runs").mkdir()
+    assert config.typed_history_path(str(tmp_path / "runs" / "h.db"), home=tmp_path, cwd=tmp_path) == \
+        (tmp_path / "runs" / "h.db").resolve()
