@@ -60,6 +60,7 @@ DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its 
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
 RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
+LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
 PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Report": ("rep_",), "Spot check": ("spot_",)}

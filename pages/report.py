@@ -256,12 +256,13 @@ if live is not None:
     st.rerun()
 shared = str(st.query_params.get("run") or "")
 meta = st.session_state.get(ui.RUN)
-if shared and (meta is None or meta.run_id != shared):  # a share link: /report?run=<run_id>
+# A share link (/report?run=<run_id>) opens its run, unless the id is the one this page put there itself.
+if shared and shared != st.session_state.get(ui.LINKED) and (meta is None or meta.run_id != shared):
     with ui.guard("Opening the shared run"):
         ui.open_run(shared)
 report, meta = st.session_state.get(ui.REPORT), st.session_state.get(ui.RUN)
 if meta is not None and meta.run_id:
-    st.query_params["run"] = meta.run_id  # the address bar is always this report's share link
+    st.query_params["run"] = st.session_state[ui.LINKED] = meta.run_id  # the address bar is the share link
 if report is None or not report.results:
     empty_report()
     st.stop()
