@@ -261,7 +261,7 @@ def test_openai_model_target_answers_from_choices(monkeypatch):
     assert (got.answer, got.contexts) == ("Paris is the capital.", [])
     sent = srv.chat_requests[0]
     assert sent.body["model"] == "tiny-model" and sent.body["messages"][0]["content"] == "Capital of France?"
-    assert sent.headers["authorization"] == "Bearer sk-test-123"
+    assert "authorization" not in sent.headers  # OPENAI_API_KEY goes to OpenAI's URL only, not a typed one
     assert "sk-test" not in json.dumps(config.settings(target))
 
 
