@@ -10,9 +10,12 @@
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
 
-Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
-3 the judge failed (the run stopped early on judge failure, or more than --max-fallback-rate of the
-judged scores fell back to the heuristic). The last line of output says which.
+Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
+was missed or is N/A, 2 bad input or usage (one line, no traceback), 3 the judge failed (the run stopped
+early on judge failure, a reply could not give a score, or more than --max-fallback-rate of the judged
+scores fell back to the heuristic), 4 some target calls failed (those rows are unscored, never 0),
+5 nothing was scored, 6 the run was scored but some of it could not be saved to the history, 70 a bug,
+130 Ctrl-C. The last line of output says which, and why.
 """
 from __future__ import annotations
 
@@ -33,12 +36,15 @@ from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
-from .model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport
+from .model import EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 from .targets import TargetConfig
+from .verdict import EXIT_CODES, Verdict, plural, verdict
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
+EXIT_TARGET, EXIT_NOTHING_SCORED, EXIT_HISTORY = EXIT_CODES["target_failed"], EXIT_CODES["nothing_scored"], \
+    EXIT_CODES["history_failed"]
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
 EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
 
@@ -93,10 +99,6 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
     return thresholds
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The run the command line asks for, as plain data (the key stays in the environment)."""
     scoring = metric_options(args)
@@ -149,19 +151,8 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
 
 
 def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
-    return missed_means(dict(report.mean_scores(), overall=report.overall_mean()), thresholds)
-
-
-def missed_means(means: Dict[str, Optional[float]], thresholds: Dict[str, float]) -> List[str]:
-    """The thresholds `means` (metric or "overall" -> mean, None when nothing was scored) miss."""
-    missed = []
-    for name, limit in thresholds.items():
-        value = means.get(name)
-        if value is None:
-            missed.append(f"{name}: no sample could be scored (threshold {limit})")
-        elif value < limit:
-            missed.append(f"{name}: {value:.4f} < {limit}")
-    return missed
+    """The --fail-under thresholds `report` misses (an N/A mean misses), as the verdict lists them."""
+    return list(verdict(report, thresholds=thresholds).missed)
 
 
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
@@ -332,6 +323,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
+        from .engines.ray_cli import ray_evaluate
+
         return ray_evaluate(args)
     store = None if args.no_history else open_store(args.history)
     if args.rescore:
@@ -358,11 +351,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
-    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id)
+    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
+                  history_error=run.history_error)
 
 
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
-           settings: Dict[str, Any], dataset: str, run_id: Optional[str] = None) -> int:
+           settings: Dict[str, Any], dataset: str, run_id: Optional[str] = None,
+           history_error: Optional[str] = None) -> int:
+    """The report, its warnings and outputs, then the verdict's last line; returns its exit code."""
     if judging.is_offline(report):
         print(f"note: {judging.OFFLINE_NOTICE}")
     report.print_report()
@@ -377,32 +373,23 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
     if args.output:
         write_output(report, args.output, settings, dataset)
         print(f"wrote {args.output}")
-    missed = missed_thresholds(report, thresholds)
-    for line in missed:
+    ending = verdict(report, thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
+                     history_error=history_error)
+    stopped_after = len(report.results) if judging.stopped_reason(report) else None
+    return announce(ending, args, run_id, stopped_after)
+
+
+def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = None,
+             stopped_after: Optional[int] = None) -> int:
+    """Print each missed threshold and the verdict's last line (in this command line's syntax); its exit code."""
+    for line in ending.missed:
         print(f"FAIL {line}", file=sys.stderr)
-    judge_failed = judge_failure_line(report, args, run_id)
-    if judge_failed:
-        print(f"ragmeter: judge failed: {judge_failed}", file=sys.stderr)
-        return EXIT_JUDGE
-    if missed:
-        print(f"ragmeter: FAIL: {plural(len(missed), 'threshold')} missed ({'; '.join(missed)})", file=sys.stderr)
-        return EXIT_THRESHOLD
-    print(f"ragmeter: ok: {plural(len(report.results), 'sample')} scored", file=sys.stderr)
-    return EXIT_OK
-
-
-def judge_failure_line(report: EvalReport, args: argparse.Namespace, run_id: Optional[str]) -> Optional[str]:
-    """Why this run counts as a judge failure (exit 3), or None."""
-    stopped = judging.stopped_reason(report)
-    if stopped:
+    line = cli_hint(ending.line, args) if ending.kind == "judge_failed" else ending.line
+    if stopped_after is not None:
         resume = f"; finished rows are saved: fix the judge, then --resume {run_id}" if run_id else ""
-        return cli_hint(stopped, args) + f" (run stopped early after {plural(len(report.results), 'sample')}{resume})"
-    fallback, judged = judging.fallback_counts(report)
-    if judged and fallback / judged > args.max_fallback_rate:
-        cause = judging.main_cause(report) or "see each score's error"
-        return (f"{fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic ({cause}), "
-                f"above --max-fallback-rate {args.max_fallback_rate:g}")
-    return None
+        line += f" (run stopped early after {plural(stopped_after, 'sample')}{resume})"
+    print(f"ragmeter: {line}", file=sys.stderr)
+    return ending.exit_code
 
 
 def cli_hint(message: str, args: argparse.Namespace) -> str:
@@ -412,121 +399,14 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
 
 
-# -- --engine ray: rows stream to --output (.parquet) and the history; the report comes from the
-# streamed summary, so a million rows are never held in memory. -----------------------------------
-def check_ray_args(args: argparse.Namespace) -> None:
-    """What the Ray engine cannot do yet, refused before anything starts."""
-    if args.resume:
-        raise UsageError("--resume works with the local engine; run the Ray job again instead "
-                         "(the judge cache makes the rows already scored free)")
-    if args.labels:
-        raise UsageError("--labels needs the local engine (it compares every row in memory)")
-    for flag, given in (("--repeats", args.repeats != 1), ("--batch", args.batch), ("--rescore", args.rescore),
-                        ("--target", getattr(args, "target", None))):
-        if given:
-            raise UsageError(f"{flag} needs the local engine (drop --engine ray)")
-    if not args.data:
-        raise UsageError("evaluate needs a DATA file")
-    if args.output and Path(args.output).suffix.lower() != ".parquet":
-        raise UsageError("with --engine ray, --output writes one row per sample as Parquet: name it .parquet")
-    if args.ray_workers < 1:
-        raise UsageError("--ray-workers must be at least 1")
-
-
-class RayHistory:
-    """Saves a Ray run to the history as its rows stream in, so it opens in the dashboard like any other."""
-
-    def __init__(self, store: Any, dataset: str, settings: Dict[str, Any]) -> None:
-        self.store, self.dataset, self.settings = store, dataset, settings
-        self.run_id: Optional[str] = None
-
-    def start(self, total: int) -> None:
-        self.run_id = self.store.create_run(dataset_name=self.dataset, samples=[], settings=self.settings,
-                                            n_samples=total)
-
-    def save(self, frame: Any) -> None:
-        from .engines.ray import history_rows
-
-        self.store.record_results(self.run_id, history_rows(frame))
-
-    def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None) -> None:
-        if self.run_id:
-            self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage)
-
-
-def ray_evaluate(args: argparse.Namespace) -> int:
-    """Score on a Ray cluster; print the usual report; exit 1 when a --fail-under threshold is missed."""
-    from .engines.ray import need_ray, run_ray
-
-    check_ray_args(args)
-    need_ray()
-    config = run_config(args)
-    thresholds = parse_thresholds(args.fail_under, [m.name for m in config.chosen_metrics()])
-    settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
-    history = None if args.no_history else RayHistory(open_store(args.history), Path(args.data).name, settings)
-    line, counts = ProgressLine(sys.stderr, args.quiet), {"done": 0, "total": 0}
-
-    def started(total: int) -> None:
-        counts["total"] = total
-        if history is not None:
-            history.start(total)
-
-    def arrived(frame: Any) -> None:
-        counts["done"] += len(frame)
-        if history is not None:
-            history.save(frame)
-        line.show(counts["done"], counts["total"])
-
-    mapping: Optional[Dict[str, Optional[str]]] = dict(parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN")) or None
-    try:
-        run = run_ray(args.data, config, workers=args.ray_workers, address=args.ray_address, mapping=mapping,
-                      output=args.output, on_start=started, on_frame=arrived)
-    except BaseException as exc:
-        if history is not None:
-            history.finish("stopped" if isinstance(exc, KeyboardInterrupt) else "failed")
-        raise
-    finally:
-        line.show(counts["done"], counts["total"], final=True)
-    usage = {} if config.offline else run.tally.judge_usage()
-    if history is not None:
-        history.finish("finished", run.elapsed, usage or None)
-    return ray_report(run, usage, args, thresholds)
-
-
-def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
-    """The local engine's closing lines from the streamed tally; the exit code (judge failure 3, threshold 1)."""
-    tally = run.tally
-    print(tally.format_report(run.elapsed))
-    if usage:
-        print(usage_line(usage, args.price_in, args.price_out))
-    for metric in tally.metric_names():
-        fallbacks = tally.methods[metric].get("heuristic_fallback", 0)
-        if fallbacks:
-            print(f"warning: {metric}: {fallbacks}/{tally.n} samples fell back to the heuristic "
-                  "after a judge failure (see each score's reasoning)")
-    if args.output:
-        print(f"wrote {args.output}")
-    judged = sum(tally.methods.get(m, {}).get(k, 0) for m in METRICS for k in (METHOD_BLEND, METHOD_FALLBACK))
-    fallback = sum(tally.methods.get(m, {}).get(METHOD_FALLBACK, 0) for m in METRICS)
-    if judged and fallback / judged > args.max_fallback_rate:
-        print(f"ragmeter: judge failed: {fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to "
-              f"the heuristic, above --max-fallback-rate {args.max_fallback_rate:g}", file=sys.stderr)
-        return EXIT_JUDGE
-    missed = missed_means(dict(tally.means(), overall=tally.overall_mean()), thresholds)
-    if missed:
-        print(f"ragmeter: FAIL: {len(missed)} threshold(s) missed ({'; '.join(missed)})", file=sys.stderr)
-        return EXIT_THRESHOLD
-    print(f"ragmeter: ok: {tally.n} samples scored on Ray", file=sys.stderr)
-    return EXIT_OK
-
-
 def run_list(args: argparse.Namespace) -> int:
     runs = open_store(args.history).list_runs()
     if not runs:
         print("No runs saved yet.")
     for r in runs:
-        overall = "-" if r.overall_mean is None else f"{r.overall_mean:.3f}"
-        print(f"{r.run_id}  {r.created_at}  {r.status:<9} {r.n_done}/{r.n_samples}  overall {overall}  "
+        overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
+        ending = f"  {r.verdict.label}: {r.verdict.counts.summary()}" if r.verdict and not r.verdict.ok else ""
+        print(f"{r.run_id}  {r.created_at}  {r.status:<9} {r.n_done}/{r.n_samples}  overall {overall}{ending}  "
               f"{r.name or ''}  {r.dataset_name}")
     return EXIT_OK
 
