@@ -20,6 +20,8 @@ def run_label(info: RunInfo) -> str:
 def runs_table(runs: Sequence[RunInfo]) -> List[Dict[str, Any]]:
     return [{"name": r.name or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
              "status": r.status, "scored": f"{r.n_done}/{r.n_samples}", "overall": r.overall_mean,
+             "verdict": (r.verdict.label if r.verdict.ok else f"{r.verdict.label}: {r.verdict.counts.summary()}")
+             if r.verdict else "",
              "judge": r.settings.get("model") or r.settings.get("judge", ""),
              "time": ui.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in runs]
 
