@@ -126,7 +126,7 @@ def missed_means(means: Mapping[str, Optional[float]], thresholds: Mapping[str, 
     for name, limit in thresholds.items():
         value = means.get(name)
         if value is None:
-            missed.append(f"{name}: N/A, no sample could be scored (threshold {limit})")
+            missed.append(f"{name}: no sample could be scored (N/A; threshold {limit})")
         elif value < limit:
             missed.append(f"{name}: {value:.4f} < {limit}")
     return tuple(missed)
