@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Literal, Optional
 
 from .errors import JudgeFailed
 from .judges.base import Judge, is_offline
@@ -19,6 +19,8 @@ from .scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPas
 from .text import resolve_language
 
 log = logging.getLogger("ragmeter")
+
+Language = Literal["ar", "en", "auto"]  # auto: decided per sample from its text
 
 
 
@@ -35,7 +37,7 @@ class RAGEvaluator:
     (see judges/health.py); None scores every row whatever the judge does.
     """
 
-    def __init__(self, llm: Judge, language: str = "auto", batch_delay: float = 0.0,
+    def __init__(self, llm: Judge, language: Language = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS,
                  metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1,
                  judge_health: Optional[HealthPolicy] = HealthPolicy()) -> None:

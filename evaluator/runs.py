@@ -28,10 +28,10 @@ import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from .errors import HistoryError, JudgeFailed, RagmeterError
-from .evaluation import RAGEvaluator
+from .evaluation import Language, RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge, judge_settings
 from .judges.cache import default_cache_path
@@ -48,6 +48,7 @@ log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
 OFFLINE, OPENAI = "offline", "openai"
+RunStatus = Literal["ready", "running", "finished", "stopped", "failed"]
 BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
 
@@ -74,7 +75,7 @@ class RunConfig:
     model: str = ""
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"
-    language: str = "auto"
+    language: Language = "auto"
     heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
     cache: str = ""
@@ -179,7 +180,7 @@ class Run:
         self.done = prior  # rows finished in the whole run, earlier sessions' included
         # rows the target has answered, earlier sessions' included (their answers are in the history)
         self.answered = prior + sum(1 for _, s in self.pending if is_answered(s))
-        self.status = "ready"  # then running, and finally finished, stopped or failed
+        self.status: RunStatus = "ready"  # then running, and finally finished, stopped or failed
         self.report: Optional[EvalReport] = None  # set when the run has ended
         self.error: Optional[str] = None
         self.exception: Optional[BaseException] = None  # what ended a failed run, for callers that re-raise

@@ -110,6 +110,13 @@ class Verdict:
             return f"ok: {plural(self.counts.total, 'sample')} scored"
         return f"{self.label}: {self.cause}"
 
+    @classmethod
+    def of(cls, report: EvalReport, *, thresholds: Mapping[str, float] = {},
+           max_fallback_rate: float = judging.MAX_FALLBACK_RATE, history_error: Optional[str] = None) -> "Verdict":
+        """`verdict(report, ...)`: how the package exports it (`evaluator.Verdict.of(report)`)."""
+        return verdict(report, thresholds=thresholds, max_fallback_rate=max_fallback_rate,
+                       history_error=history_error)
+
     def to_dict(self) -> Dict[str, Any]:
         return {"kind": self.kind, "exit_code": self.exit_code, "cause": self.cause, "missed": list(self.missed),
                 "counts": asdict(self.counts), "summary": self.counts.summary()}
