@@ -29,13 +29,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .analysis import judging
 from .analysis.noise import format_judge_noise, judge_noise
-from .cli_args import build_parser
-from .costs import estimate_run
+from .cli_args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config
+from .costs import estimate_run, usage_line
 from .errors import RagmeterError
 from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
-from .metrics.registry import known_metrics
-from .metrics.rubric import load_rubrics
 from .model import EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
@@ -47,10 +45,6 @@ EXIT_TARGET, EXIT_NOTHING_SCORED, EXIT_HISTORY = EXIT_CODES["target_failed"], EX
     EXIT_CODES["history_failed"]
 EXIT_BUG = 70  # EX_SOFTWARE: an internal error
 EXIT_INTERRUPTED = 130  # the shell's code for Ctrl-C
-
-
-class UsageError(RagmeterError):
-    """Bad arguments: printed as one line, exit code 2."""
 
 
 class RunFailed(RagmeterError):
@@ -68,69 +62,6 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
                                        timeout=args.target_timeout, workers=max(1, args.target_workers))
     config.build()  # a bad spec, path or header fails here, before any file is read
     return config
-
-
-def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
-    pairs = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise UsageError(f"{what} expects {form}, got {item!r}")
-        pairs[key.strip()] = value.strip()
-    return pairs
-
-
-def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
-    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
-    metric when none are given), or "overall"."""
-    known = set(chosen or known_metrics()) | {"overall"}
-    thresholds = {}
-    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
-        if name not in known:
-            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
-            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
-        try:
-            thresholds[name] = float(value)
-        except ValueError:
-            raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
-        if not 0.0 <= thresholds[name] <= 1.0:
-            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
-            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
-    return thresholds
-
-
-def run_config(args: argparse.Namespace) -> RunConfig:
-    """The run the command line asks for, as plain data (the key stays in the environment)."""
-    scoring = metric_options(args)
-    if not args.model:
-        if args.base_url:
-            raise UsageError("--base-url needs --model (the judge model name)")
-        if args.batch and not args.resume:
-            raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
-        scoring.pop("temperature")  # no judge, nothing to sample
-        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
-    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
-                     language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
-                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
-
-
-def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
-    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
-    if args.repeats < 1:
-        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
-    rubrics: Dict[str, Any] = {}
-    for path in args.rubrics:
-        for rubric in load_rubrics(path):
-            if rubric.name in rubrics:
-                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
-            rubrics[rubric.name] = rubric.to_dict()
-    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
-    if args.metrics is not None and not names:
-        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
-    if not 0.0 <= args.temperature <= 2.0:
-        raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
-    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
@@ -182,17 +113,6 @@ def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: 
     price_in = args.price_in if args.price_in is not None else settings.get("price_in")
     price_out = args.price_out if args.price_out is not None else settings.get("price_out")
     print(usage_line(usage, price_in, price_out))
-
-
-def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Optional[float]) -> str:
-    """Judge calls, cache hits, tokens, retries, failures and the cost when prices are known."""
-    from .costs import price
-
-    line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
-            f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
-            f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
-    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
-    return line + (f", cost {cost:.4f}" if cost is not None else "")
 
 
 def print_fallbacks(report: EvalReport) -> None:
@@ -325,7 +245,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         from .engines.ray_cli import ray_evaluate
 
-        return ray_evaluate(args)
+        return announce(ray_evaluate(args, None if args.no_history else open_store(args.history)), args)
     store = None if args.no_history else open_store(args.history)
     if args.rescore:
         run = rescored_run(args, store)

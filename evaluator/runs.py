@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
-from .errors import HistoryError, JudgeFailed, RagmeterError
+from .errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from .evaluation import Language, RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge, judge_settings
@@ -205,8 +205,12 @@ class Run:
         """A run of `samples` as `config` says; `judge` overrides the one config would build.
 
         With `target`, each sample's answer comes from calling it (the file needs only questions).
-        MetricError (unknown metric, bad rubric) is raised before any judge is built."""
+        MetricError (unknown metric, bad rubric) is raised before any judge is built; DatasetError when no
+        sample has an answer and no target gives them (a goldens file: every score would be 0 or N/A)."""
         config.chosen_metrics()
+        if target is None and samples and not any(s.answer.strip() for s in samples):
+            raise DatasetError("has no answers (the answer is empty on every row), so there is nothing to score; "
+                               "fill in the answers, or give a target that answers each question", file=dataset_name)
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Protocol
 
 from .judges.base import judge_usage
-from .judges.health import STOPPED_KEY
+from .judges.health import STOPPED_KEY, JudgeHealth
 from .model import EvalReport, EvalResult
-
-if TYPE_CHECKING:
-    from .evaluation import RAGEvaluator
 
 ProgressCallback = Callable[[int, int, EvalResult], None]
 ResultCallback = Callable[[int, EvalResult], None]
@@ -54,6 +51,15 @@ class Progress:
             sys.stdout.write("\n")
 
 
+class Scorer(Protocol):
+    """What a pass needs of its evaluator (RAGEvaluator is one): the judge, and a fresh health watch."""
+
+    llm: Any
+    health: Optional[JudgeHealth]
+
+    def watch(self) -> None: ...
+
+
 class ScoringPass:
     """Starts a pass (a fresh judge-health watch, the usage baseline, the progress) and ends it.
 
@@ -62,7 +68,7 @@ class ScoringPass:
         return scoring.report(results)    # raises JudgeFailed when the judge was failing
     """
 
-    def __init__(self, evaluator: "RAGEvaluator", total: int, show: bool = False,
+    def __init__(self, evaluator: Scorer, total: int, show: bool = False,
                  on_progress: Optional[ProgressCallback] = None, on_result: Optional[ResultCallback] = None) -> None:
         self.evaluator = evaluator
         self.start = time.perf_counter()

@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from ..cli import UsageError, announce, open_store, parse_pairs, parse_thresholds, run_config, usage_line
+from ..cli_args import UsageError, parse_pairs, parse_thresholds, run_config
+from ..costs import usage_line
 from ..progress import ProgressLine
-from ..verdict import decide
+from ..verdict import Verdict, decide
 from .ray import history_rows, need_ray, run_ray
 
 
@@ -50,19 +51,20 @@ class RayHistory:
     def save(self, frame: Any) -> None:
         self.store.record_results(self.run_id, history_rows(frame))
 
-    def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None) -> None:
+    def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None,
+               verdict: Optional[Verdict] = None) -> None:
         if self.run_id:
-            self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage)
+            self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage, verdict=verdict)
 
 
-def ray_evaluate(args: argparse.Namespace) -> int:
-    """Score on a Ray cluster; print the usual report; the verdict's exit code."""
+def ray_evaluate(args: argparse.Namespace, store: Any = None) -> Verdict:
+    """Score on a Ray cluster, saving to `store` (a RunStore, or None); print the usual report; the verdict."""
     check_ray_args(args)
     need_ray()
     config = run_config(args)
     thresholds = parse_thresholds(args.fail_under, [m.name for m in config.chosen_metrics()])
     settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
-    history = None if args.no_history else RayHistory(open_store(args.history), Path(args.data).name, settings)
+    history = None if store is None else RayHistory(store, Path(args.data).name, settings)
     line, counts = ProgressLine(sys.stderr, args.quiet), {"done": 0, "total": 0}
 
     def started(total: int) -> None:
@@ -87,13 +89,14 @@ def ray_evaluate(args: argparse.Namespace) -> int:
     finally:
         line.show(counts["done"], counts["total"], final=True)
     usage = {} if config.offline else run.tally.judge_usage()
+    ending = ray_report(run, usage, args, thresholds)
     if history is not None:
-        history.finish("finished", run.elapsed, usage or None)
-    return ray_report(run, usage, args, thresholds)
+        history.finish("finished", run.elapsed, usage or None, ending)
+    return ending
 
 
-def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
-    """The local engine's closing lines from the streamed tally; the verdict's exit code."""
+def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresholds: Dict[str, float]) -> Verdict:
+    """The local engine's closing lines from the streamed tally, and the verdict over it."""
     tally = run.tally
     print(tally.format_report(run.elapsed))
     if usage:
@@ -106,5 +109,4 @@ def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresh
     if args.output:
         print(f"wrote {args.output}")
     means = dict(tally.means(), overall=tally.overall_mean())
-    ending = decide(tally.counts(), means, thresholds=thresholds, max_fallback_rate=args.max_fallback_rate)
-    return announce(ending, args)
+    return decide(tally.counts(), means, thresholds=thresholds, max_fallback_rate=args.max_fallback_rate)

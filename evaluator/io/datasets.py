@@ -226,17 +226,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         planner = Planner({**reading.mapping, **user}, surface, REQUIRED if needs_answer else ("question",))
         if rows.header is not None:  # one plan for every row, checked before any row is read
             planner.fix(rows.columns, rows.header)
-        samples = _load(rows.records, src, planner, reading, max_rows, surface)
-    if needs_answer and not any(s.answer.strip() for s in samples):
-        raise _no_answers(src.name, planner.mapping.get("answer"), surface)
-    return samples
-
-
-def _no_answers(name: str, column: Optional[str], surface: Surface) -> DatasetError:
-    """Every answer is empty (a goldens file, say): scoring it would give 0 or N/A everywhere, and mean nothing."""
-    where = f"column '{column}'" if column else "the answer column"
-    return DatasetError(f"has no answers ({where} is empty on every row), so there is nothing to score; fill in "
-                        f"the answers {surface.ask_target}".rstrip(), file=name)
+        return _load(rows.records, src, planner, reading, max_rows, surface)
 
 
 def _load(records: Records, src: Source, planner: Planner, reading: Reading, max_rows: Optional[int],
