@@ -257,7 +257,8 @@ def merged_order(sequences: Iterable[Iterable[str]]) -> List[str]:
     return order
 
 
-def _mean(values: List[float]) -> Optional[float]:
+def rounded_mean(values: List[float]) -> Optional[float]:
+    """The mean to 4 decimals, as every report shows it; None (N/A) for no values, never 0."""
     return round(statistics.fmean(values), 4) if values else None
 
 
@@ -265,7 +266,7 @@ def _stdev(values: List[float]) -> Optional[float]:
     return round(statistics.stdev(values), 4) if len(values) >= 2 else None
 
 
-def _percentile(sorted_values: List[float], pct: float) -> Optional[float]:
+def percentile(sorted_values: List[float], pct: float) -> Optional[float]:
     """Nearest-rank percentile of an ascending list (None when empty): p95 of 20 calls is the 19th."""
     if not sorted_values:
         return None
@@ -303,7 +304,7 @@ class EvalReport:
         return out
 
     def mean_scores(self) -> Dict[str, Optional[float]]:
-        return {m: _mean(self.values(m)) for m in self.metric_names()}
+        return {m: rounded_mean(self.values(m)) for m in self.metric_names()}
 
     def std_scores(self) -> Dict[str, Optional[float]]:
         return {m: _stdev(self.values(m)) for m in self.metric_names()}
@@ -314,7 +315,7 @@ class EvalReport:
 
     def overall_mean(self) -> Optional[float]:
         """Mean overall over the rows with a score; None (N/A) when no row has one, never 0."""
-        return _mean(self.overall_scores())
+        return rounded_mean(self.overall_scores())
 
     def method_counts(self, metric: str) -> Dict[str, int]:
         """How many samples were scored each way for one metric (blend, fallback, offline, skipped)."""
@@ -333,7 +334,7 @@ class EvalReport:
             return None
         latencies = sorted(s.target_latency_ms for s in called if s.target_latency_ms is not None)
         return {"calls": len(called), "failures": sum(1 for s in called if s.target_error),
-                "p50_ms": _percentile(latencies, 50), "p95_ms": _percentile(latencies, 95)}
+                "p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95)}
 
     def to_dict(self) -> Dict[str, Any]:
         data = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..history import RunInfo, RunStore
-from ..model import EvalReport, EvalResult
+from ..model import EvalReport, EvalResult, rounded_mean
 from .stats import paired_bootstrap_ci
 
 TOP_MOVERS = 10
@@ -122,13 +122,9 @@ def _with_totals(delta: MetricDelta, name: str, keyed_a: Dict[str, EvalResult],
     """`delta` with each run's mean over all its scored rows (not only the pairs) and their counts."""
     found_a = [v for v in (_score(r, name) for r in keyed_a.values()) if v is not None]
     found_b = [v for v in (_score(r, name) for r in keyed_b.values()) if v is not None]
-    delta.all_a, delta.all_b = _mean(found_a), _mean(found_b)
+    delta.all_a, delta.all_b = rounded_mean(found_a), rounded_mean(found_b)
     delta.scored_a, delta.scored_b = len(found_a), len(found_b)
     return delta
-
-
-def _mean(values: List[float]) -> Optional[float]:
-    return round(sum(values) / len(values), 4) if values else None
 
 
 def _why_unscored(result: Optional[EvalResult]) -> str:
