@@ -6,10 +6,15 @@ cli.py; this module only declares them.
 from __future__ import annotations
 
 import argparse
+from typing import Any, Dict, Sequence
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .judges.cache import default_cache_path
+from .errors import RagmeterError
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics.registry import known_metrics
+from .metrics.rubric import load_rubrics
+from .runs import OPENAI, RunConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,3 +118,71 @@ def _version() -> str:
         return version("ragmeter")
     except PackageNotFoundError:  # run from a source checkout that was never installed
         return "unknown (not installed)"
+
+
+# -- arguments -> plain data (shared by the local and the Ray engine's command lines) -------------
+class UsageError(RagmeterError):
+    """Bad arguments: printed as one line, exit code 2."""
+
+
+def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"{what} expects {form}, got {item!r}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
+    metric when none are given), or "overall"."""
+    known = set(chosen or known_metrics()) | {"overall"}
+    thresholds = {}
+    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+        if name not in known:
+            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
+            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
+        try:
+            thresholds[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+        if not 0.0 <= thresholds[name] <= 1.0:
+            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
+            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
+    return thresholds
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The run the command line asks for, as plain data (the key stays in the environment)."""
+    scoring = metric_options(args)
+    if not args.model:
+        if args.base_url:
+            raise UsageError("--base-url needs --model (the judge model name)")
+        if args.batch and not args.resume:
+            raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
+        scoring.pop("temperature")  # no judge, nothing to sample
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
+    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
+                     language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
+                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
+                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
+
+
+def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
+    rubrics: Dict[str, Any] = {}
+    for path in args.rubrics:
+        for rubric in load_rubrics(path):
+            if rubric.name in rubrics:
+                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
+            rubrics[rubric.name] = rubric.to_dict()
+    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
+    if args.metrics is not None and not names:
+        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
+    if not 0.0 <= args.temperature <= 2.0:
+        raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}
