@@ -112,8 +112,15 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _title_of(text: str, name: str) -> str:
+    """The first heading; in a text file, a short first line standing alone; else the file's name."""
     heading = _HEADING.search(text[:4000])
-    return heading.group(1).strip() if heading else Path(name).stem.replace("_", " ").strip()
+    if heading:
+        return heading.group(1).strip()
+    first, _, rest = text.strip().partition("\n")
+    if Path(name).suffix.lower() == ".txt" and first.strip() and len(first) <= 80 and rest.startswith("\n") \
+            and first.strip()[-1] not in ".!?:;,":
+        return first.strip()
+    return Path(name).stem.replace("_", " ").strip()
 
 
 def pdf_text(data: bytes, name: str) -> str:

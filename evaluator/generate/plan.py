@@ -50,8 +50,15 @@ class Planner:
         return not self.by_doc
 
     def count(self, kind: str, chunks: Iterable[Chunk]) -> None:
-        """Count an item already made (a resumed or existing test set) as planned."""
+        """Count an item already kept (a resumed or existing test set): its kind and its chunks."""
+        self.keep(kind)
+        self._use(chunks)
+
+    def keep(self, kind: str) -> None:
+        """One more kept item of `kind`: kinds are balanced on kept items, chunks on planned ones."""
         self.kind_use[kind] += 1
+
+    def _use(self, chunks: Iterable[Chunk]) -> None:
         for c in set(chunks):
             self.doc_use[c.title] += 1
             self.section_use[(c.title, c.section)] += 1
@@ -66,7 +73,7 @@ class Planner:
         kind = kind or self.next_kind(exclude)
         anchor = self._anchor()
         chunks = self._chunks_for(kind, anchor)
-        self.count(kind, chunks)
+        self._use(chunks)
         self.planned += 1
         return Slot(kind, chunks, self._language(anchor))
 
