@@ -6,7 +6,8 @@
 
 A row's title is read from the first column named title | name | doc_title | document | source |
 id | doc_id, and its text from body | text | content | page_content | document_text | chunk | passage
-(case-insensitive). A file's title is its first Markdown/HTML heading, else its file name. HTML is
+(case-insensitive). A file's title is its first Markdown/HTML heading (a text file's short first line standing alone,
+a PDF's /Title), else its file name. HTML is
 turned into text with the standard library's parser, keeping headings as `#` lines so the chunker
 can cut at them; PDF text comes from pypdf (`pip install 'ragmeter[generate]'`). Every problem is a
 DatasetError naming the file (and row) and what to do.
@@ -91,7 +92,9 @@ def file_documents(name: str, data: bytes, source: str = "") -> List[Document]:
         raise DatasetError(f"unknown document type '{suffix or '(none)'}'; use {', '.join(TEXT_FILES)} files "
                            f"or a {', '.join(TABLE_FILES)} table of documents", file=name)
     if suffix == ".pdf":
-        text = pdf_text(data, name)
+        title, text = pdf_text(data, name)
+        if text.strip():
+            return [Document(title or Path(name).stem.replace("_", " ").strip(), text, source)]
     else:
         text = _decode(data, name)
         if suffix in (".html", ".htm"):
@@ -123,8 +126,8 @@ def _title_of(text: str, name: str) -> str:
     return Path(name).stem.replace("_", " ").strip()
 
 
-def pdf_text(data: bytes, name: str) -> str:
-    """The text of a PDF, page by page (blank line between pages)."""
+def pdf_text(data: bytes, name: str) -> Tuple[str, str]:
+    """(the PDF's /Title or "", its text page by page with a blank line between pages)."""
     try:
         import io
 
@@ -134,10 +137,11 @@ def pdf_text(data: bytes, name: str) -> str:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages]
+        title = str((reader.metadata or {}).get("/Title") or "").strip()
     except Exception as exc:  # pypdf raises many types for damaged or encrypted files
         raise DatasetError(f"is not a readable PDF ({type(exc).__name__}: {exc}); export it again",
                            file=name) from None
-    return "\n\n".join(p.strip() for p in pages if p.strip())
+    return title, "\n\n".join(p.strip() for p in pages if p.strip())
 
 
 class _HTMLText(html.parser.HTMLParser):
