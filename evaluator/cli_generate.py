@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from .errors import RagmeterError
 from .generate.chunking import Chunk, chunk_documents
@@ -169,7 +169,7 @@ def finish(gen: Generation, items: List[TestItem], chunks: List[Chunk], args: ar
 
 
 def print_summary(gen: Generation) -> None:
-    kinds = {}
+    kinds: Dict[str, int] = {}
     for item in gen.items:
         kinds[item.kind] = kinds.get(item.kind, 0) + 1
     print(f"kept {len(gen.items)} items ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or 'none'}) "

@@ -85,13 +85,21 @@ def big_corpus(folder: Path, documents: int = 30, sections: int = 3) -> Path:
               "loyalty", "privacy", "security", "payments", "gift cards", "repairs", "rentals", "memberships",
               "parking", "tickets", "insurance", "support", "events", "catering", "storage", "cleaning",
               "training", "licences", "uploads", "exports", "backups", "alerts"]
+    nouns = ["invoice", "courier", "password", "voucher", "receipt", "parcel", "ticket", "badge", "locker",
+             "helmet", "charger", "battery", "contract", "deposit", "manual", "sticker", "cable", "router",
+             "printer", "scanner", "tablet", "laptop", "monitor", "keyboard", "speaker", "camera", "lamp",
+             "kettle", "bicycle", "scooter", "trailer", "pallet", "crate", "drawer", "folder", "stamp", "poster"]
+    verbs = ["approved", "archived", "inspected", "refunded", "replaced", "shredded", "scanned", "collected",
+             "renewed", "repaired", "weighed", "labelled", "escalated", "audited", "sealed", "signed", "tested"]
     for d in range(documents):
         topic = topics[d % len(topics)] + ("" if d < len(topics) else f" {d}")
         parts = [f"# {topic.title()} policy\n"]
         for s in range(sections):
             parts.append(f"## {topic.title()} rule {s + 1}\n")
-            parts.append(f"Requests about {topic} rule {s + 1} are answered within {d + s + 2} days by the "
-                         f"{['north', 'south', 'east', 'west'][s % 4]} office. Customers keep receipts for "
-                         f"{(d * 7 + s) % 90 + 10} months when {topic} apply.\n")
+            k = d * sections + s
+            noun, other, verb = nouns[k % len(nouns)], nouns[(k * 5 + 3) % len(nouns)], verbs[k % len(verbs)]
+            parts.append(f"Every {noun} sent about {topic} is {verb} within {d + s + 2} days by the "
+                         f"{['north', 'south', 'east', 'west'][s % 4]} office. A {other} is kept for "
+                         f"{(d * 7 + s) % 90 + 10} months after it is {verbs[(k + 7) % len(verbs)]}.\n")
         (folder / f"doc{d:02d}.md").write_text("\n".join(parts), encoding="utf-8")
     return folder

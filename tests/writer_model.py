@@ -57,6 +57,7 @@ class WriterModel:
         words = [w for w in re.findall(r"[^\W\d_]{4,}", text)]
         seed = _digest(prompt)
         picked = [words[(seed + 7 * i) % len(words)] for i in range(2)] if words else ["it", "that"]
+        picked = picked if len(set(picked)) == 2 or len(words) < 2 else [picked[0], words[(seed + 1) % len(words)]]
         if "does NOT answer" in prompt:
             if arabic:
                 return {"question": f"ما رقم هاتف مدير قسم {section} في {title} يوم الجمعة؟"}
@@ -68,5 +69,5 @@ class WriterModel:
             return {"question": f"ماذا تقول وثيقة {title} عن {section}؟ ({picked[0]})",
                     "answer": first, "keywords": [keyword]}
         kind = "both" if len(passages) == 2 else "overall" if len(passages) > 2 else "about"
-        return {"question": f"In {title}, what {kind} {section.lower()}: {picked[0].lower()} and {picked[1].lower()}?",
+        return {"question": f"What {kind} {picked[0].lower()} and {picked[1].lower()} ({section.lower()})?",
                 "answer": first, "keywords": [keyword]}

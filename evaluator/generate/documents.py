@@ -137,7 +137,8 @@ def pdf_text(data: bytes, name: str) -> Tuple[str, str]:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages]
-        title = str((reader.metadata or {}).get("/Title") or "").strip()
+        meta: Any = reader.metadata
+        title = str((meta.get("/Title") if meta else "") or "").strip()
     except Exception as exc:  # pypdf raises many types for damaged or encrypted files
         raise DatasetError(f"is not a readable PDF ({type(exc).__name__}: {exc}); export it again",
                            file=name) from None

@@ -2,8 +2,9 @@
 
 `Planner.next()` gives a Slot (kind, the chunks it is written from, its language). Items are
 spread, not taken from the first chunks: the kind is the one furthest behind its share; the anchor
-chunk is taken from the document with the fewest planned items, within it the section with the
-fewest, within that a chunk at random (seeded). Items already in a test set count as planned, so a
+chunk is taken from the document with the fewest items kept or in flight (then the fewest
+tried, so a rejected slot is not retried at once), within it the section likewise, within that a
+chunk at random (seeded). A rejected attempt gives its place back (`release`). Items already in a test set count as planned, so a
 resumed or gap-filling run goes on spreading; `only` restricts anchors to some (title, section)
 pairs (--fill-gaps: the sections no item touches).
 """
@@ -43,6 +44,7 @@ class Planner:
         self.doc_use: Counter = Counter()
         self.section_use: Counter = Counter()
         self.kind_use: Counter = Counter()
+        self.tried: Counter = Counter()  # documents and sections ever planned, rejected ones included
         self.planned = 0
 
     @property
@@ -58,10 +60,18 @@ class Planner:
         """One more kept item of `kind`: kinds are balanced on kept items, chunks on planned ones."""
         self.kind_use[kind] += 1
 
-    def _use(self, chunks: Iterable[Chunk]) -> None:
-        for c in set(chunks):
-            self.doc_use[c.title] += 1
-            self.section_use[(c.title, c.section)] += 1
+    def _use(self, chunks: Iterable[Chunk], step: int = 1) -> None:
+        for title in {c.title for c in chunks}:
+            self.doc_use[title] += step
+        for key in {(c.title, c.section) for c in chunks}:
+            self.section_use[key] += step
+
+    def release(self, slot: Slot) -> None:
+        """A rejected attempt: its documents and sections are free again (and counted as tried)."""
+        self._use(slot.chunks, -1)
+        for c in slot.chunks:
+            self.tried[c.title] += 1
+            self.tried[(c.title, c.section)] += 1
 
     def next_kind(self, exclude: Iterable[str] = ()) -> str:
         total = sum(self.kind_use.values()) + 1
@@ -78,9 +88,10 @@ class Planner:
         return Slot(kind, chunks, self._language(anchor))
 
     def _anchor(self) -> Chunk:
-        title = min(self.by_doc, key=lambda t: (self.doc_use[t], self.random.random()))
+        title = min(self.by_doc, key=lambda t: (self.doc_use[t], self.tried[t], self.random.random()))
         sections = self.by_doc[title]
-        section = min(sections, key=lambda s: (self.section_use[(title, s)], self.random.random()))
+        section = min(sections, key=lambda s: (self.section_use[(title, s)], self.tried[(title, s)],
+                                               self.random.random()))
         return self.chunks[self.random.choice(sections[section])]
 
     def _chunks_for(self, kind: str, anchor: Chunk) -> Tuple[Chunk, ...]:

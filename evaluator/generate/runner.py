@@ -77,7 +77,8 @@ class Generation:
         self.rejected: Counter = Counter()
         self.attempts, self.calls = 0, 0
         self.kind_attempts: Counter = Counter()
-        self.status, self.error = "ready", None  # then running; finished, short, stopped or failed
+        self.status = "ready"  # then running; finished, short, stopped or failed
+        self.error: Optional[str] = None
         self.started: Optional[float] = None
         self.elapsed = 0.0
         self._kept_words = [gate.word_set(i.question) for i in self.existing]
@@ -157,8 +158,7 @@ class Generation:
                     break
                 done, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for future in done:
-                    futures.pop(future)
-                    self._settle(*future.result())
+                    self._settle(futures.pop(future), *future.result())
         self.status = self._final_status()
 
     def _final_status(self) -> str:
@@ -179,12 +179,13 @@ class Generation:
             return None
         return self.planner.next(exclude=spent)
 
-    def _settle(self, item: Optional[TestItem], reason: Optional[str]) -> None:
+    def _settle(self, slot: Slot, item: Optional[TestItem], reason: Optional[str]) -> None:
         with self._lock:
             if item is not None and gate.near_duplicate(item.question, self._kept_words):
                 item, reason = None, "near_duplicate"  # written at the same time as a kept twin
             if item is None:
                 self.rejected[reason or "unparseable"] += 1
+                self.planner.release(slot)
             else:
                 item = item.edited(id=self._new_id())
                 self.items.append(item)
