@@ -71,6 +71,25 @@ def item_from_sample(sample: EvalSample, index: int) -> TestItem:
                     generator=str(meta.get("generator") or ""))
 
 
+def apply_edits(items: Sequence[TestItem], rows: Sequence[Dict[str, Any]]) -> List[TestItem]:
+    """The items as edited in the Generate page's table (one row per item, in order): question,
+    "reference answer", "expected docs" and "keywords" ("; "-separated); rows with "keep" unticked,
+    or whose question was emptied, are dropped."""
+    out = []
+    for item, row in zip(items, rows):
+        question = str(row.get("question") or "").strip()
+        if row.get("keep", True) is False or not question:
+            continue
+        out.append(item.edited(question=question, ground_truth=str(row.get("reference answer") or "").strip(),
+                               expected_docs=_split(row.get("expected docs")),
+                               expected_answer_keywords=_split(row.get("keywords"))))
+    return out
+
+
+def _split(text: Any) -> List[str]:
+    return [p.strip() for p in str(text or "").split(";") if p.strip()]
+
+
 def read_testset(path: Any, name: str = "") -> List[TestItem]:
     """The items of a test-set file (any dataset ragmeter reads; answers are not needed)."""
     samples = load_dataset(path, name=name or None, needs_answer=False)
