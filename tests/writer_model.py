@@ -21,7 +21,7 @@ from typing import Optional, Set
 
 from openai_server import Behaviour, Recorded, reply
 
-_PASSAGE = re.compile(r"\[PASSAGE (\d+)\] document: (.*?); section: (.*?)\n(.*?)(?=\n\n\[PASSAGE|\nRAGMETER_DATA>>>)", re.S)
+_PASSAGE = re.compile(r"\[PASSAGE (\d+)\] document: (.*?); section: (.*?)\n(.*?)(?=\n\n\[PASSAGE|\n\[QUESTIONS|\nRAGMETER_DATA>>>)", re.S)
 _QUESTION = re.compile(r"\[QUESTION\]\n(.*?)\n", re.S)
 
 

@@ -19,7 +19,7 @@ _WRITE = """You write test questions for a retrieval-augmented assistant over a 
 {task}
 Write the question and the answer in {language}. The question must make sense on its own, to a user who has
 not seen the passages (no "according to the passage", no "this document"). Do not copy a sentence of the
-passages into the question. KEYWORDS are 1-4 short words or numbers the right answer must contain.
+passages into the question, and ask something other than the QUESTIONS ALREADY WRITTEN, if any. KEYWORDS are 1-4 short words or numbers the right answer must contain.
 {guard}
 Reply with JSON only:
 {{"question": "<question>", "answer": "<reference answer, 1-3 sentences>", "keywords": ["<keyword>"]}}
@@ -37,7 +37,8 @@ VARIANT_TASK = ("Write one question whose answer is a fact stated in the PASSAGE
 UNANSWERABLE = """You write test questions for a retrieval-augmented assistant over a company's documents.
 Write one question a user of these documents could plausibly ask, on the same topic as the PASSAGE, that the
 passage does NOT answer and that is unlikely to be answered anywhere else in such documents (ask for a detail
-the passage never gives). The right response to it is to say that the documents do not say.
+the passage never gives), other than the QUESTIONS ALREADY WRITTEN, if any. The right response to it is to
+say that the documents do not say.
 Write the question in {language}.
 {guard}
 Reply with JSON only:
@@ -83,12 +84,20 @@ def data(*sections: str) -> str:
     return "\n".join([DATA_OPEN, *sections, DATA_CLOSE])
 
 
-def write_prompt(task: str, chunks: Sequence[Chunk], language: str) -> str:
-    return _WRITE.format(task=task, language=LANGUAGE_NAMES[language], guard=GUARD, data=data(passages(chunks)))
+def _written(avoid: Sequence[str]) -> list:
+    """The questions already written from these chunks: a model at temperature 0 (or a cached reply)
+    would otherwise write the same question again for the same prompt."""
+    return ["[QUESTIONS ALREADY WRITTEN]\n" + "\n".join(f"- {clean(q)}" for q in avoid)] if avoid else []
 
 
-def unanswerable_prompt(chunk: Chunk, language: str) -> str:
-    return UNANSWERABLE.format(language=LANGUAGE_NAMES[language], guard=GUARD, data=data(passages([chunk])))
+def write_prompt(task: str, chunks: Sequence[Chunk], language: str, avoid: Sequence[str] = ()) -> str:
+    return _WRITE.format(task=task, language=LANGUAGE_NAMES[language], guard=GUARD,
+                         data=data(passages(chunks), *_written(avoid)))
+
+
+def unanswerable_prompt(chunk: Chunk, language: str, avoid: Sequence[str] = ()) -> str:
+    return UNANSWERABLE.format(language=LANGUAGE_NAMES[language], guard=GUARD,
+                               data=data(passages([chunk]), *_written(avoid)))
 
 
 def check_prompt(chunks: Sequence[Chunk], question: str, reference: str) -> str:

@@ -33,6 +33,7 @@ from .plan import Planner, Section, Slot
 from .retrieval import LexicalIndex
 
 UNANSWERABLE_TOP_K = 4
+AVOID_MAX = 6  # questions already written from a chunk that a new prompt for it lists
 Outcome = Tuple[Optional[TestItem], Optional[str]]  # (item, None) or (None, rejection reason)
 
 
@@ -83,6 +84,10 @@ class Generation:
         self.elapsed = 0.0
         self._kept_words = [gate.word_set(i.question) for i in self.existing]
         self._ids = {i.id for i in self.existing}
+        self._asked: Dict[str, List[str]] = {}  # anchor chunk id -> questions written from it so far
+        for item in self.existing:
+            if item.chunk_ids:
+                self._asked.setdefault(item.chunk_ids[0], []).append(item.question)
         self._usage0 = judge_usage(judge)
         self._judge0 = judge
         self._lock = threading.Lock()
@@ -223,12 +228,22 @@ class Generation:
         except JudgeError:
             raise _Rejected("judge_error") from None
 
+    def _avoid(self, slot: Slot) -> List[str]:
+        with self._lock:
+            return list(self._asked.get(slot.chunks[0].chunk_id, []))[-AVOID_MAX:]
+
+    def _written(self, slot: Slot, question: str) -> None:
+        with self._lock:
+            self._asked.setdefault(slot.chunks[0].chunk_id, []).append(question)
+
     def _answerable(self, slot: Slot) -> Outcome:
         task = KINDS[slot.kind].task or prompts.SINGLE_TASK
-        fields, why = gate.read_generation(self._ask(prompts.write_prompt(task, slot.chunks, slot.language)), False)
+        prompt = prompts.write_prompt(task, slot.chunks, slot.language, self._avoid(slot))
+        fields, why = gate.read_generation(self._ask(prompt), False)
         if fields is None:
             return None, why
         question, answer = fields["question"], fields["answer"]
+        self._written(slot, question)
         if why := self._lexical(question, slot.chunks):
             return None, why
         verdict = gate.read_check(self._ask(prompts.check_prompt(slot.chunks, question, answer)),
@@ -242,11 +257,12 @@ class Generation:
         return self._item(slot, question, answer, gate.answer_keywords(fields["keywords"], answer)), None
 
     def _unanswerable(self, slot: Slot) -> Outcome:
-        reply = self._ask(prompts.unanswerable_prompt(slot.chunks[0], slot.language))
+        reply = self._ask(prompts.unanswerable_prompt(slot.chunks[0], slot.language, self._avoid(slot)))
         fields, why = gate.read_generation(reply, True)
         if fields is None:
             return None, why
         question = fields["question"]
+        self._written(slot, question)
         if why := self._lexical(question, slot.chunks):
             return None, why
         found = [c for c, _ in self.index.search(question, k=UNANSWERABLE_TOP_K)]
