@@ -11,12 +11,8 @@
     runner.py      Generation: attempts on threads until n items are kept; stop and resume
     coverage.py    which documents and sections a test set touches
     items.py       TestItem and the test-set files `ragmeter evaluate` reads
-"""
-from .chunking import Chunk, chunk_documents
-from .coverage import Coverage, compute_coverage
-from .documents import Document, load_documents
-from .items import TestItem, read_testset, write_testset
-from .runner import GenerateSettings, Generation
+    chart.py       the Generate page's coverage chart (altair)
 
-__all__ = ["Chunk", "Coverage", "Document", "GenerateSettings", "Generation", "TestItem", "chunk_documents",
-           "compute_coverage", "load_documents", "read_testset", "write_testset"]
+Import from the modules (`from evaluator.generate.runner import Generation`): this file re-exports
+nothing, so importing one module never loads the others.
+"""

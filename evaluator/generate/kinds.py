@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 from ..errors import RagmeterError
-from . import prompts
+from .prompts import MULTI_TASK, SINGLE_TASK, SUMMARY_TASK, VARIANT_TASK
 
 ONE, TWO, DOCUMENT = "one chunk", "two chunks", "document"
 
@@ -29,11 +29,11 @@ class Kind:
 
 
 KINDS: Dict[str, Kind] = {k.name: k for k in (
-    Kind("single", ONE, prompts.SINGLE_TASK, "single fact"),
-    Kind("multi", TWO, prompts.MULTI_TASK, "needs two chunks"),
-    Kind("summary", DOCUMENT, prompts.SUMMARY_TASK, "document summary"),
+    Kind("single", ONE, SINGLE_TASK, "single fact"),
+    Kind("multi", TWO, MULTI_TASK, "needs two chunks"),
+    Kind("summary", DOCUMENT, SUMMARY_TASK, "document summary"),
     Kind("unanswerable", ONE, None, "not in the documents"),
-    Kind("variant", ONE, prompts.VARIANT_TASK, "user-style variant"),
+    Kind("variant", ONE, VARIANT_TASK, "user-style variant"),
 )}
 OFFLINE_KIND = Kind("cloze", ONE, None, "cloze (offline, retrieval checks only)")
 DEFAULT_MIX: Dict[str, float] = {"single": 4, "multi": 2, "summary": 1, "unanswerable": 1, "variant": 2}
