@@ -30,6 +30,7 @@ from .analysis.noise import format_judge_noise, judge_noise
 from .cli_args import build_parser
 from .costs import estimate_run
 from .errors import RagmeterError
+from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
 from .metrics.registry import known_metrics
@@ -239,7 +240,12 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     if not args.data:
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID, or --rescore RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
-    return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None)
+    notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
+    try:
+        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes)
+    finally:
+        for note in notes:
+            print(f"ragmeter: note: {note}", file=sys.stderr)
 
 
 def new_run(args: argparse.Namespace, store: Any) -> Run:
@@ -330,6 +336,10 @@ class BatchLines:
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
+    if args.data and not (args.resume or args.rescore) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS:
+        from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
+
+        return cli_conversations.evaluate(args, finish, run_config, parse_thresholds)
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":

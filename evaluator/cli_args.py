@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "shows the judge's noise (default 1; use with --temperature above 0)")
     ev.add_argument("--temperature", type=float, default=0.0,
                     help="the judge's sampling temperature (default 0)")
-    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
+    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="read a field from a column, or from a path inside one "
+                    "(question=inputs.question, contexts=outputs.documents[].page_content)")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
@@ -93,6 +94,8 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
                        help="where the reply holds answer/contexts/tool_calls, e.g. contexts=data.hits[].passage")
     group.add_argument("--target-base-url", default="", help="endpoint of an openai:MODEL target")
     group.add_argument("--target-workers", type=int, default=4, help="questions sent to the target at once")
+    group.add_argument("--record", metavar="PATH.jsonl", help="conversations: save the replayed conversations here "
+                       "(default: beside the run history, in conversations/)")
     group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
 
 

@@ -75,7 +75,7 @@ def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) 
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
     required = REQUIRED if needs_answer else ("question",)
     none = "(not used)"
-    options = [none] + list(pre.columns)
+    options = [none] + list(pre.columns) + [p for p in pre.paths if p not in pre.columns]  # nested: inputs.question
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
     for i, name in enumerate(FIELDS):
