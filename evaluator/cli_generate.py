@@ -100,7 +100,7 @@ def starting_point(args: argparse.Namespace, chunks: List[Chunk]) -> Tuple[List[
     if args.resume:
         if not os.path.exists(args.output):
             raise GenerateUsage(f"--resume: {args.output} does not exist yet; run without --resume first")
-        existing = read_testset(args.output)
+        existing = read_testset(args.output) if os.path.getsize(args.output) else []  # nothing kept yet
         print(f"--resume: {len(existing)} items already in {args.output}")
         return existing, None, wanted - len(existing)
     return [], None, wanted
