@@ -26,7 +26,7 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 from urllib.parse import quote
 
 from .analysis import judging
@@ -249,10 +249,10 @@ class BatchLines:
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
-    if args.data and not (args.resume or args.rescore) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS:
+    if is_conversation_run(args):
         from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
 
-        return cli_conversations.evaluate(args, finish, run_config, parse_thresholds)
+        return cli_conversations.evaluate(args, None if args.no_history else open_store(args.history))
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
@@ -264,10 +264,23 @@ def run_evaluate(args: argparse.Namespace) -> int:
         run = rescored_run(args, store)
     else:
         run = resumed_run(args, store) if args.resume else new_run(args, store)
-    thresholds = parse_thresholds(args.fail_under, run.evaluator.metric_names)
+    return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names))
+
+
+def is_conversation_run(args: argparse.Namespace) -> bool:
+    """A conversation file, or --resume/--rescore of a run whose rows are conversations."""
+    stored = args.resume or args.rescore
+    if stored:
+        return not args.no_history and open_store(args.history).get_run(stored).settings.get("kind") == CONVERSATIONS
+    return bool(args.data) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS
+
+
+def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], rows: str = "sample",
+          ended: Optional[Callable[[Run], None]] = None) -> int:
+    """Start the run, show its progress until it ends (Ctrl-C stops it, rows kept), `ended(run)`, then `finish`."""
     run.start()
     if run.run_id and not args.quiet:
-        print(f"run {run.run_id}: {plural(len(run.pending), 'sample')} to score (resume with --resume {run.run_id})",
+        print(f"run {run.run_id}: {plural(len(run.pending), rows)} to score (resume with --resume {run.run_id})",
               file=sys.stderr)
     try:
         wait_for(run, args.quiet)
@@ -276,7 +289,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
                  else "not saved (--no-history)")
         if run.batch_status and run.run_id:
             saved += " (submitted batches go on at the server and are picked up, not sent again)"
-        print(f"ragmeter: stopped: {run.done}/{run.total} samples scored, {saved}", file=sys.stderr)
+        print(f"ragmeter: stopped: {run.done}/{run.total} {rows}s scored, {saved}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if run.exception is not None and not isinstance(run.exception, RagmeterError):
         raise run.exception  # a bug, not bad input: main() shows the traceback
@@ -284,6 +297,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
+    if ended is not None:
+        ended(run)
     return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
                   history_error=run.history_error)
 

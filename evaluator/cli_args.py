@@ -107,8 +107,8 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
                        help="where the reply holds answer/contexts/tool_calls, e.g. contexts=data.hits[].passage")
     group.add_argument("--target-base-url", default="", help="endpoint of an openai:MODEL target")
     group.add_argument("--target-workers", type=int, default=4, help="questions sent to the target at once")
-    group.add_argument("--record", metavar="PATH.jsonl", help="conversations: save the replayed conversations here "
-                       "(default: beside the run history, in conversations/)")
+    group.add_argument("--record", metavar="PATH.jsonl", help="conversations: also write the replayed conversations "
+                       "here as JSON Lines (the run history keeps them anyway)")
     group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
 
 
