@@ -23,7 +23,7 @@ from .errors import JudgeFailed, RagmeterError
 from .history import RunStore
 from .judges.base import Judge
 from .model import EvalReport, EvalResult, EvalSample
-from .runs import Pending, Run, RunConfig, _add_usage
+from .runs import Pending, Run, RunConfig, add_usage
 from .targets import TargetConfig
 from .targets.base import Target
 from .targets.replay import chat_target, replay
@@ -113,9 +113,9 @@ class ConversationRun(Run):
                 part = evaluate_conversations(self.evaluator, group, max_workers=self._workers)
             except JudgeFailed as exc:  # the finished conversations are saved; the group in flight is not
                 exc.report = report_of(results, time.perf_counter() - start,
-                                       _add_usage(usage, getattr(exc.report, "usage", None) or {}))
+                                       add_usage(usage, getattr(exc.report, "usage", None) or {}))
                 raise
-            usage = _add_usage(usage, part.usage)
+            usage = add_usage(usage, part.usage)
             for k, result in enumerate(part.results):
                 results.append(result)
                 self._keep(low + k, result)

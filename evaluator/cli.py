@@ -252,7 +252,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if is_conversation_run(args):
         from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
 
-        return cli_conversations.evaluate(args, None if args.no_history else open_store(args.history))
+        return cli_conversations.evaluate(args, None if args.no_history else open_store(args.history), drive,
+                                         resumed_config)
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":

@@ -16,7 +16,6 @@ from typing import Any, List, Optional
 
 from .chat_records import conversation_of
 from .chat_runs import ConversationRun
-from .cli import drive, resumed_config
 from .cli_args import UsageError, parse_thresholds, run_config
 from .conversation import Conversation
 from .errors import RagmeterError
@@ -57,7 +56,7 @@ def new_run(args: argparse.Namespace, store: Any) -> ConversationRun:
                                store=store, target=target_config(args), project=args.project)
 
 
-def stored_run(args: argparse.Namespace, store: Any) -> ConversationRun:
+def stored_run(args: argparse.Namespace, store: Any, resumed_config: Any) -> ConversationRun:
     """--resume or --rescore of a conversation run (cli.py sends only those here)."""
     if args.rescore:
         if args.resume or args.data or args.target:
@@ -78,12 +77,14 @@ def save_recording(report: EvalReport, path: Path) -> None:
           file=sys.stderr)
 
 
-def evaluate(args: argparse.Namespace, store: Any) -> int:
-    """The conversation path of `ragmeter evaluate`: the same run, progress, output and verdict as rows."""
+def evaluate(args: argparse.Namespace, store: Any, drive: Any, resumed_config: Any) -> int:
+    """The conversation path of `ragmeter evaluate`: the same run, progress, output and verdict as rows.
+
+    `drive` and `resumed_config` are cli.py's (passed in, so this module does not import cli.py back)."""
     check_args(args)
     if (args.resume or args.rescore) and store is None:
         raise UsageError("--resume and --rescore need the run history; drop --no-history")
-    run = stored_run(args, store) if args.resume or args.rescore else new_run(args, store)
+    run = stored_run(args, store, resumed_config) if args.resume or args.rescore else new_run(args, store)
     if run.target is not None and store is None and not args.record:
         print("note: the replayed conversations are not saved (--no-history and no --record)", file=sys.stderr)
 

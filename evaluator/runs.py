@@ -424,7 +424,7 @@ class Run:
             return report
         full = self.store.load_report(self.run_id)  # its total_time and usage are the earlier sessions'
         full.total_time += report.total_time
-        full.usage = _add_usage(full.usage or {}, report.usage or {})
+        full.usage = add_usage(full.usage or {}, report.usage or {})
         self._mark(full.total_time, full.usage or None, full)
         return full
 
@@ -482,7 +482,7 @@ def _stored_target(settings: Dict[str, Any], pending: Pending, headers: Sequence
     return TargetConfig.from_settings(stored, headers)
 
 
-def _add_usage(before: Dict[str, Any], now: Dict[str, Any]) -> Dict[str, Any]:
+def add_usage(before: Dict[str, Any], now: Dict[str, Any]) -> Dict[str, Any]:
     """Two sessions' judge usage added up (counts add; other values take the latest)."""
     total = dict(before)
     for key, value in now.items():
