@@ -134,6 +134,11 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px 8
 .scores{display:inline-flex;flex-wrap:wrap;gap:2px 10px;margin-left:6px}.score{white-space:nowrap;font-size:12px}
 .alert{border-radius:6px;padding:8px 12px;margin:10px 0}.alert.error{background:#ffebe9;border:1px solid #cc0000}
 .alert.warn{background:#fff8c5;border:1px solid #d4a72c}.alert.note{background:#ddf4ff;border:1px solid #54aeff}
+.chat{display:flex;flex-direction:column;gap:6px;margin:8px 0}.bubble{border-radius:10px;padding:6px 10px;max-width:85%}
+.bubble.user{align-self:flex-end;background:#ddf4ff}.bubble.assistant{align-self:flex-start;background:#f6f8fa;
+border:1px solid #d0d7de}.bubble.tool{align-self:flex-start;background:#fff8c5;font-size:12px}
+.bubble.worst{border:2px solid #cc0000}.bubble .text{background:transparent;padding:0;margin:2px 0}
+.bubble.notasked{opacity:.6}.who{font-size:12px;font-weight:600;color:#59636e}
 """ + "".join(f".{cls}{{background:{BAND_COLORS[name]}}}" for name, cls in BAND_CLASSES.items())
 
 
@@ -288,7 +293,8 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
         label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
         sample = result.sample
         rows.append({"label": label, "category": sample.category if sample is not None else None,
-                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample})
+                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample,
+                     "chat": chat_turns(result)})
     if len(rows) == total:
         return rows, "", ""
     note = f" (worst {len(rows):,} of {total:,})"
@@ -296,6 +302,28 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
               f"this file small; the other {total - len(rows):,} are in the summary above, and every row is in "
               "the CSV or JSON export.")
     return rows, note, hidden
+
+
+_ROLE_LABELS = {"user": "User", "assistant": "Assistant", "tool": "Tool output"}
+
+
+def chat_turns(result: EvalResult) -> Optional[List[Dict[str, Any]]]:
+    """A conversation's turns as the report's chat shows them, each assistant turn with its scores
+    (None for a single-turn row). Read by duck type: chat_scoring.ConversationResult sits above io/."""
+    conversation, scored = getattr(result, "conversation", None), getattr(result, "turns", None)
+    if conversation is None or scored is None:
+        return None
+    by_index = {t.index: t for t in scored}
+    worst = result.worst_turn() if hasattr(result, "worst_turn") else None
+    turns = []
+    for i, turn in enumerate(conversation.turns):
+        scores = list(by_index[i].result.metric_scores().items()) if i in by_index else []
+        turns.append({"index": i, "role": turn.role, "who": _ROLE_LABELS.get(turn.role, turn.role),
+                      "content": turn.content, "contexts": list(turn.contexts), "tool_calls": list(turn.tool_calls),
+                      "error": turn.error, "not_asked": turn.not_asked, "scores": scores,
+                      "overall": by_index[i].result.overall_score() if i in by_index else None,
+                      "worst": worst is not None and worst.index == i and len(by_index) > 1})
+    return turns
 
 
 def _meta_line(report: EvalReport, dataset_name: str) -> str:
