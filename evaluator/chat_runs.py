@@ -14,7 +14,7 @@ recorded; one cut short by a failure keeps its error, like a single-turn row.
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Type, Union
 
 from .chat_records import conversation_of, report_of
 from .chat_scoring import ConversationReport, conversation_sample, evaluate_conversations
@@ -140,4 +140,14 @@ class ConversationRun(Run):
         return report_of(closed.results, closed.total_time, closed.usage)  # a resumed run read back
 
 
-__all__ = ["ConversationRun", "KIND"]
+def run_class(settings: Dict[str, Any]) -> Type[Run]:
+    """The Run class that resumes or re-scores a stored run with these settings."""
+    return ConversationRun if settings.get("kind") == KIND else Run
+
+
+def is_conversation_rows(samples: Sequence[EvalSample]) -> bool:
+    """Whether these are a conversation dataset's rows (what ConversationRun scores)."""
+    return bool(samples) and conversation_of(samples[0]) is not None
+
+
+__all__ = ["ConversationRun", "KIND", "is_conversation_rows", "run_class"]

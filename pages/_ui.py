@@ -36,6 +36,7 @@ from evaluator.history import RunStore, default_history_location
 from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
 from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
+from evaluator.chat_runs import ConversationRun, is_conversation_rows
 from evaluator.config import ConfigError, typed_history_path
 from evaluator.judges.openai import DEFAULT_BASE_URL
 
@@ -343,7 +344,8 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
     `target` (a TargetConfig) answers each question first.
     """
-    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
+    kind = ConversationRun if is_conversation_rows(samples) else Run  # a conversation file's rows are chats
+    run = kind.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
                   judge=judge, target=target, owner=team.owner(),
                   project=str(st.session_state.get("eval_project") or "").strip() or None)
     st.session_state[LIVE] = run.start()

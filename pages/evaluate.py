@@ -12,6 +12,7 @@ from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
 from evaluator.verdict import verdict
 
+from pages import _chat_view as chat
 from pages import _rubrics as rubric_ui
 from pages import _target
 from pages import _team as team
@@ -112,6 +113,8 @@ def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
     if picked is None:
         return None
     name, data = picked
+    if chat.is_conversation_file(data, name, int(max_mb * 1_000_000)):  # previewed as conversations
+        return chat.dataset_step(data, name, int(max_mb * 1_000_000))
     try:
         pre = ui.preview(data, name, int(max_mb * 1_000_000))
         st.caption(f"**{name}** · {pre.format.upper()} · {pre.row_count:,} rows · {len(pre.columns)} columns"
@@ -133,6 +136,9 @@ def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
 def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
     """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
     n = len(dataset.samples)
+    if chat.is_conversation_rows(dataset.samples):
+        chat.estimate_caption(dataset, config.offline)
+        return
     if config.offline:
         st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
         return

@@ -6,7 +6,7 @@ import streamlit as st
 from evaluator.errors import RagmeterError
 from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunInfo, RunStore
-from evaluator.runs import Run
+from evaluator.chat_runs import run_class
 
 from pages import _team as team
 from pages import _ui as ui
@@ -76,9 +76,10 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
-                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key(info.settings.get("base_url") or ""),
-                                 config=team.resumed_config(info.settings),
-                                 target_headers=[h.strip() for h in headers if h.strip()])
+                kind = run_class(info.settings)  # a conversation run resumes as one
+                run = kind.resume(store, info.run_id, api_key=key or ui.env_api_key(info.settings.get("base_url") or ""),
+                                  config=team.resumed_config(info.settings),
+                                  target_headers=[h.strip() for h in headers if h.strip()])
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
 
@@ -90,7 +91,7 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
         config = ui.judge_widgets("hist_rescore")
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with ui.guard("Re-scoring the run"):
-                run = Run.rescore(store, info.run_id, config, api_key=ui.api_key("hist_rescore"))
+                run = run_class(info.settings).rescore(store, info.run_id, config, api_key=ui.api_key("hist_rescore"))
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
 

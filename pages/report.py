@@ -13,6 +13,7 @@ from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
 from evaluator.verdict import RowCounts, verdict
 
+from pages import _chat_view as chat
 from pages import _team as team
 from pages import _ui as ui
 
@@ -297,11 +298,16 @@ agreement_view(report, meta)
 
 st.subheader("Samples")
 st.caption("Click a column header to sort; filter to find weak answers, then open one below.")
-frame = ui.results_frame(meta.token, report)
+conversations = chat.is_conversations(report)  # one row per conversation, its turns in the drill-down
+frame = (chat.results_frame if conversations else ui.results_frame)(meta.token, report)
 shown = filter_frame(frame)
 st.caption(f"{len(shown):,} of {len(frame):,} samples")
 samples_table(shown)
-drill_down(report, frame, shown)
+if conversations:
+    chat.turns_table(report)
+    chat.drill_down(report, frame, shown)
+else:
+    drill_down(report, frame, shown)
 
 st.subheader("Share")
 if meta.run_id:
