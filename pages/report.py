@@ -194,7 +194,7 @@ def filter_frame(frame: Any) -> Any:
 def samples_table(frame: Any, limit: int = 2_000) -> None:
     """Scores before the long texts, to 3 decimals, tinted by band (up to `limit` rows: styling is slow)."""
     cols = ui.score_columns(frame)
-    head = [c for c in ("#", "sample_id", "category") if c in frame.columns]
+    head = [c for c in ("#", "sample_id", "category", "turns", "worst turn") if c in frame.columns]
     texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
     data = frame[head + ["overall"] + [c for c in cols if c != "overall"] + texts]
     config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols}
