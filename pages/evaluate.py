@@ -204,7 +204,9 @@ def run_outcome() -> None:
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
     elif ending.ok:
-        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
+        chats = chat.is_conversation_rows([r.sample for r in report.results if r.sample is not None])
+        rows = "conversations" if chats else "samples"
+        st.success(f"Done: {n:,} {rows} of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
     else:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
         box = st.error if ending.severity == "error" else st.warning

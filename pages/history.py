@@ -77,7 +77,8 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
                 kind = run_class(info.settings)  # a conversation run resumes as one
-                run = kind.resume(store, info.run_id, api_key=key or ui.env_api_key(info.settings.get("base_url") or ""),
+                key = key or ui.env_api_key(info.settings.get("base_url") or "")
+                run = kind.resume(store, info.run_id, api_key=key,
                                   config=team.resumed_config(info.settings),
                                   target_headers=[h.strip() for h in headers if h.strip()])
                 st.session_state[ui.LIVE] = run.start()

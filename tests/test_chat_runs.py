@@ -1,4 +1,5 @@
-"""Conversation runs through the CLI: a killed run resumes where it died, asking the target only what it never recorded."""
+"""Conversation runs through the CLI: a killed run resumes where it died, asking the target only
+what it never recorded; `runs` lists them and --rescore takes their recording."""
 from __future__ import annotations
 
 import json

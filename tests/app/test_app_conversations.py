@@ -49,6 +49,7 @@ def test_the_preview_shows_conversations_not_rows(app):
 def test_run_then_the_report_shows_the_conversation_as_chat_bubbles(app, history):
     app.button(key="btn_run").click().run()
     no_exception(app)
+    assert app.success and app.success[0].value.startswith("Done: 2 conversations of")
     runs = RunStore(history).list_runs()
     assert [(r.n_done, r.n_samples, r.settings["kind"]) for r in runs] == [(2, 2, "conversations")]
     app.switch_page("pages/report.py").run()
