@@ -25,6 +25,9 @@ from markupsafe import Markup
 
 from ..analysis import judging
 from ..analysis.advice import DEFAULT_THRESHOLD, recommendations
+from ..analysis.claims import claim_views
+from ..analysis.highlight import CSS as CLAIMS_CSS
+from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
@@ -286,7 +289,8 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
         label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
         sample = result.sample
         rows.append({"label": label, "category": sample.category if sample is not None else None,
-                     "overall": result.overall(), "scores": list(result.metric_scores().items()), "sample": sample})
+                     "overall": result.overall(), "scores": list(result.metric_scores().items()), "sample": sample,
+                     "claims": _claims(result)})
     if len(rows) == total:
         return rows, "", ""
     note = f" (worst {len(rows):,} of {total:,})"
@@ -294,6 +298,14 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
               f"this file small; the other {total - len(rows):,} are in the summary above, and every row is in "
               "the CSV or JSON export.")
     return rows, note, hidden
+
+
+def _claims(result: Any) -> Optional[Markup]:
+    """The sample's text with the claims marked (escaped by sample_html), or None without claims."""
+    if result.sample is None:
+        return None
+    views = claim_views(result.sample, result.scores)
+    return Markup(sample_html(result.sample, views, style=False)) if views else None
 
 
 def _meta_line(report: EvalReport, dataset_name: str) -> str:
@@ -329,7 +341,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
     samples, note, hidden = _sample_rows(report, max_samples)
     return _template().render(
-        title=title, csp=CSP, style=Markup(STYLE), meta_line=_meta_line(report, dataset_name),
+        title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(report, dataset_name),
         judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
         fallback_warning=_fallback_warning(report),
         offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
