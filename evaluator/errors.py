@@ -14,6 +14,8 @@
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
+    │                              the metric's scale, a row naming no sample of the run
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
@@ -101,6 +103,10 @@ class JudgeFailed(RagmeterError):
 
 class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
+
+
+class ReviewError(RagmeterError, ValueError):
+    """A review (or a label file's row) cannot be stored as given; the message says what to change."""
 
 
 class MissingExtra(RagmeterError, ImportError):

@@ -92,6 +92,39 @@ def m003_compact_results(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE results ADD COLUMN compact INTEGER NOT NULL DEFAULT 0")
 
 
+@migration
+def m004_reviews(db: sqlite3.Connection) -> None:
+    # People's reviews of a run's scores (evaluator/reviews.py): one row per reviewer, sample and
+    # metric, so a second look replaces the first and several reviewers can review one sample.
+    db.execute(
+        """CREATE TABLE reviews (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            corrected REAL,
+            scale TEXT NOT NULL,
+            note TEXT NOT NULL,
+            judge_score REAL,
+            judge TEXT NOT NULL,
+            sample_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx, metric, reviewer)
+        )"""
+    )
+    # Few-shot example sets built from reviews (evaluator/alignment.py), named and versioned.
+    db.execute(
+        """CREATE TABLE example_sets (
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (name, version)
+        )"""
+    )
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when set, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
