@@ -109,6 +109,7 @@ def m004_reviews(db: sqlite3.Connection) -> None:
             judge_score REAL,
             judge TEXT NOT NULL,
             sample_id TEXT,
+            queue TEXT NOT NULL,
             created_at TEXT NOT NULL,
             PRIMARY KEY (run_id, idx, metric, reviewer)
         )"""

@@ -45,6 +45,7 @@ class Review:
     judge_score: Optional[float] = None  # the 0-1 score the reviewer saw
     judge: Dict[str, Any] = field(default_factory=dict)  # the judge settings reviewed
     sample_id: Optional[str] = None
+    queue: str = ""  # the queue order it was reviewed in ("random" marks an unbiased sample)
     created_at: str = ""
 
     def __post_init__(self) -> None:
@@ -79,19 +80,19 @@ def judge_settings(info: RunInfo) -> Dict[str, Any]:
 
 
 _COLUMNS = ("run_id, idx, metric, reviewer, verdict, corrected, scale, note, judge_score, judge, sample_id, "
-            "created_at")
+            "queue, created_at")
 
 
 def _row(r: Review) -> Tuple:
     return (r.run_id, r.index, r.metric, r.reviewer.strip(), r.verdict, r.corrected, r.scale, r.note,
             r.judge_score, json.dumps(r.judge, ensure_ascii=False, default=str), r.sample_id,
-            r.created_at or _now())
+            r.queue, r.created_at or _now())
 
 
 def _review(row: Sequence[Any]) -> Review:
     return Review(run_id=row[0], index=row[1], metric=row[2], reviewer=row[3], verdict=row[4], corrected=row[5],
                   scale=row[6], note=row[7], judge_score=row[8], judge=json.loads(row[9] or "{}"),
-                  sample_id=row[10], created_at=row[11])
+                  sample_id=row[10], queue=row[11], created_at=row[12])
 
 
 class ReviewStore:
@@ -109,7 +110,7 @@ class ReviewStore:
             "ON CONFLICT (run_id, idx, metric, reviewer) DO UPDATE SET verdict = excluded.verdict, "
             "corrected = excluded.corrected, scale = excluded.scale, note = excluded.note, "
             "judge_score = excluded.judge_score, judge = excluded.judge, sample_id = excluded.sample_id, "
-            "created_at = excluded.created_at", row)
+            "queue = excluded.queue, created_at = excluded.created_at", row)
         return _review(row)
 
     def record_many(self, reviews: Iterable[Review]) -> int:
