@@ -9,6 +9,7 @@
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
+    ragmeter review export|import|stats|align RUN_ID ...   people's reviews (cli_review.py)
 
 Exit codes: 0 ok, 1 a --fail-under threshold was missed, 2 bad input or usage (one line, no traceback),
 3 the judge failed (the run stopped early on judge failure, or more than --max-fallback-rate of the
@@ -129,13 +130,24 @@ def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
         raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
     if not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
-    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature,
+            "alignment": alignment_of(args)}
+
+
+def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:
+    """The --align-with example set, read from the history (empty without the option)."""
+    if not getattr(args, "align_with", None):
+        return {}
+    from .alignment import load_example_set
+    from .reviews import ReviewStore
+
+    return load_example_set(ReviewStore(open_store(args.history)), args.align_with).to_dict()
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
-    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature:
-        raise UsageError("--metrics, --rubrics, --repeats and --temperature cannot change a resumed run: "
+    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature or args.align_with:
+        raise UsageError("--metrics, --rubrics, --repeats, --temperature and --align-with cannot change a resumed run: "
                          "it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
@@ -544,6 +556,10 @@ def run_list(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "review":
+            from .cli_review import run_review
+
+            return run_review(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)

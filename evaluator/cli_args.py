@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
+from .cli_review import add_review_parser
 from .judges.cache import default_cache_path
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 
@@ -64,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
                     help="seconds between looks at a running batch (default %(default)s)")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    ev.add_argument("--align-with", metavar="SET", help="add a saved few-shot example set (NAME or NAME@vN, made "
+                    "by 'ragmeter review align') to the judged metrics' prompts")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     ev.add_argument("--engine", choices=["local", "ray"], default="local",
                     help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
@@ -73,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                     "another judge); the target is not called")
     add_target_arguments(ev)
+    add_review_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
     return parser

@@ -75,8 +75,12 @@ def check_on_scale(value: float, scale: str) -> None:
 
 
 def judge_settings(info: RunInfo) -> Dict[str, Any]:
-    """The part of a run's settings that names its judge (what a review reviewed)."""
-    return {k: info.settings[k] for k in JUDGE_KEYS if k in info.settings}
+    """The part of a run's settings that names its judge (what a review reviewed); an example set
+    by its name and version only."""
+    found = {k: info.settings[k] for k in JUDGE_KEYS if info.settings.get(k) not in (None, "", {})}
+    if isinstance(found.get("alignment"), dict):
+        found["alignment"] = f"{found['alignment'].get('name')}@v{found['alignment'].get('version')}"
+    return found
 
 
 _COLUMNS = ("run_id, idx, metric, reviewer, verdict, corrected, scale, note, judge_score, judge, sample_id, "

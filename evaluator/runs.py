@@ -85,18 +85,27 @@ class RunConfig:
     repeats: int = 1
     batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
     batch_poll: float = 10.0  # seconds between looks at a running batch
+    # A few-shot example set from reviews (alignment.ExampleSet.to_dict()), added to the prompts of
+    # the metrics it has examples for; kept whole so a resumed or re-scored run asks the same prompts.
+    alignment: Dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Stored settings come back from JSON: lists for tuples, and possibly no rubrics at all.
         object.__setattr__(self, "metrics", tuple(self.metrics or ()))
         object.__setattr__(self, "rubrics", {str(k): dict(v) for k, v in dict(self.rubrics or {}).items()})
         object.__setattr__(self, "repeats", int(self.repeats or 1))
+        object.__setattr__(self, "alignment", dict(self.alignment or {}))
 
     def chosen_metrics(self) -> List[Metric]:
         """The Metric objects this run scores; ValueError naming the problem (unknown name, bad rubric)."""
         rubrics = {r.name: r for r in rubrics_from_dict(self.rubrics, "rubrics")}
         names = self.metrics or (*DEFAULT_METRICS, *rubrics)
-        return resolve_metrics([rubrics.get(name, name) for name in names])
+        metrics = resolve_metrics([rubrics.get(name, name) for name in names])
+        if not self.alignment:
+            return metrics
+        from .alignment import ExampleSet, apply_example_set
+
+        return apply_example_set(metrics, ExampleSet.from_dict(self.alignment))
 
     @property
     def offline(self) -> bool:
