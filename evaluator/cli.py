@@ -24,6 +24,7 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
+from urllib.parse import quote
 
 from .analysis import judging
 from .analysis.noise import format_judge_noise, judge_noise
@@ -262,7 +263,8 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
 def new_run(args: argparse.Namespace, store: Any) -> Run:
     target = target_config(args)
     samples = read_samples(args, target)
-    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target)
+    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target,
+                   project=args.project)
 
 
 def resumed_run(args: argparse.Namespace, store: Any) -> Run:
@@ -399,6 +401,8 @@ def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, f
     if args.output:
         write_output(report, args.output, settings, dataset)
         print(f"wrote {args.output}")
+    if args.dashboard_url and run_id:  # the last line on stdout, so a CI job can post it (README "Team mode")
+        print(run_link(args.dashboard_url, run_id))
     missed = missed_thresholds(report, thresholds)
     for line in missed:
         print(f"FAIL {line}", file=sys.stderr)
@@ -431,7 +435,7 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     """The library's advice in this command line's own syntax."""
     from .judges.openai import KEY_HINT
 
-    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
+    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
 
 
 # -- --engine ray: rows stream to --output (.parquet) and the history; the report comes from the
@@ -542,14 +546,19 @@ def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresh
     return EXIT_OK
 
 
+def run_link(dashboard_url: str, run_id: str) -> str:
+    """The dashboard's share link of a run: its Report page opened straight to it."""
+    return f"{dashboard_url.rstrip('/')}/report?run={quote(run_id)}"
+
+
 def run_list(args: argparse.Namespace) -> int:
-    runs = open_store(args.history).list_runs()
+    runs = open_store(args.history).list_runs(owner=args.owner, project=args.project)
     if not runs:
-        print("No runs saved yet.")
+        print("No runs saved yet." if args.owner is None and args.project is None else "No runs match.")
     for r in runs:
         overall = "-" if r.overall_mean is None else f"{r.overall_mean:.3f}"
         print(f"{r.run_id}  {r.created_at}  {r.status:<9} {r.n_done}/{r.n_samples}  overall {overall}  "
-              f"{r.name or ''}  {r.dataset_name}")
+              f"{r.name or ''}  {r.dataset_name}  {r.owner or '-'}  {r.project or '-'}")
     return EXIT_OK
 
 

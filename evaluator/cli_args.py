@@ -23,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
     judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    ev.add_argument("--api-key-env", default="",
+                    help="environment variable holding the API key (default: OPENAI_API_KEY, which is sent only "
+                         "to OpenAI's own URL or $OPENAI_BASE_URL; name it to send it to --base-url)")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,
@@ -53,8 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     ev.add_argument("--cache", default=str(default_cache_path()),
                     help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
-    ev.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    ev.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
     ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
+    ev.add_argument("--project", default=None, help="the project the run is listed under (default: the dataset's "
+                    "file name); the owner is $RAGMETER_USER, else your login name")
+    ev.add_argument("--dashboard-url", default=None, metavar="URL",
+                    help="the team dashboard's address: print the run's share link (URL/report?run=RUN_ID) "
+                         "as the last line of output")
     ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
     ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
     ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
@@ -78,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_target_arguments(ev)
     add_review_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--owner", default=None, help="only the runs this user started")
+    runs.add_argument("--project", default=None, help="only the runs of this project")
     return parser
 
 

@@ -16,6 +16,7 @@
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
     ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
     │                              the metric's scale, a row naming no sample of the run
+    ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
@@ -107,6 +108,8 @@ class HistoryError(RagmeterError):
 
 class ReviewError(RagmeterError, ValueError):
     """A review (or a label file's row) cannot be stored as given; the message says what to change."""
+class ConfigError(RagmeterError, ValueError):
+    """The operator's configuration file ($RAGMETER_CONFIG) is unreadable or wrong; names the file and key."""
 
 
 class MissingExtra(RagmeterError, ImportError):

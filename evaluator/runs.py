@@ -60,7 +60,8 @@ class RunConfig:
     """How a run scores, as plain data that can be stored, shown and sent to other processes.
 
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
-    from the argument given or else from the environment variable named by `api_key_env`.
+    from the argument given or else from the environment variable named by `api_key_env`; with
+    no variable named, OPENAI_API_KEY is read for OpenAI's (or $OPENAI_BASE_URL's) URL only.
 
     `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
@@ -72,7 +73,7 @@ class RunConfig:
     judge: str = OFFLINE
     model: str = ""
     base_url: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = ""
     language: str = "auto"
     heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
@@ -124,8 +125,8 @@ class RunConfig:
             OpenAIJudge,  # the openai client is only needed with a real judge
         )
 
-        key = api_key or os.environ.get(self.api_key_env or "OPENAI_API_KEY") or None
-        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=key, cache=self.cache or None,
+        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=api_key or None,
+                           api_key_env=self.api_key_env or None, cache=self.cache or None,
                            max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
@@ -183,6 +184,8 @@ class Run:
         self._target = target.build() if target is not None else None  # TargetConfigError now, not mid-run
         self.dataset_name, self.settings = dataset_name, dict(settings or {})
         self.store, self.run_id, self.prior = store, run_id, prior
+        self.owner: Optional[str] = None  # who started it (history.default_owner() when None)
+        self.project: Optional[str] = None  # the project it is listed under (the dataset name when None)
         self.total = prior + len(self.pending)
         self.done = prior  # rows finished in the whole run, earlier sessions' included
         # rows the target has answered, earlier sessions' included (their answers are in the history)
@@ -207,18 +210,24 @@ class Run:
     @classmethod
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
             store: Union[RunStore, str, os.PathLike, None] = None, api_key: str = "",
-            judge: Optional[Judge] = None, target: Optional[TargetConfig] = None) -> "Run":
+            judge: Optional[Judge] = None, target: Optional[TargetConfig] = None,
+            owner: Optional[str] = None, project: Optional[str] = None) -> "Run":
         """A run of `samples` as `config` says; `judge` overrides the one config would build.
+
+        `owner` (default: history.default_owner()) and `project` (default: the dataset name) are
+        recorded with the run in the history.
 
         With `target`, each sample's answer comes from calling it (the file needs only questions).
         MetricError (unknown metric, bad rubric) is raised before any judge is built."""
         config.chosen_metrics()
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
-        return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
-                   settings=_with_target(config.settings(judge), target), store=store,
-                   max_workers=config.workers, close_judge=built, target=target,
-                   batch_poll=config.batch_poll if config.batch else None)
+        run = cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
+                  settings=_with_target(config.settings(judge), target), store=store,
+                  max_workers=config.workers, close_judge=built, target=target,
+                  batch_poll=config.batch_poll if config.batch else None)
+        run.owner, run.project = owner, project
+        return run
 
     @classmethod
     def rescore(cls, store: RunStore, run_id: str, config: RunConfig, *, api_key: str = "",
@@ -329,7 +338,7 @@ class Run:
             if self.run_id is None:
                 samples = [s for _, s in self.pending]
                 self.run_id = self.store.create_run(dataset_name=self.dataset_name, samples=samples,
-                                                    settings=self.settings)
+                                                    settings=self.settings, owner=self.owner, project=self.project)
                 self.pending = list(enumerate(samples))  # the new run's rows are numbered from 0
         except HistoryError as exc:
             self.warning, self.store = f"This run is not saved to the history: {exc}", None

@@ -8,6 +8,7 @@ from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunInfo, RunStore
 from evaluator.runs import Run
 
+from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("History")
@@ -66,14 +67,15 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
             headers = st.text_area(f"Target headers ({', '.join(names)})", key="hist_resume_headers", height=68,
                                    help="Header values are never stored: give them again, one 'Name: value' a "
                                         "line (${VAR} reads the environment).").splitlines()
-        if info.settings.get("judge") == "openai":
+        if info.settings.get("judge") == "openai" and not team.config().team:
             key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
                                 on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
-                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key(),
+                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key(info.settings.get("base_url") or ""),
+                                 config=team.resumed_config(info.settings),
                                  target_headers=[h.strip() for h in headers if h.strip()])
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
@@ -117,10 +119,16 @@ DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "A": THREE, "B": THREE, "95% C
                 "95% CI high": SIGNED, "delta (B−A)": SIGNED, "delta": SIGNED}
 
 st.title(":material/history: History")
-st.caption(f"Runs are saved in `{ui.history_path()}` as they are scored (change the file in the sidebar).")
 try:
     store = ui.open_store()
-    runs = store.list_runs()
+    st.caption("Runs are saved as they are scored in:")
+    st.text(store.location)  # shown as text: a typed path is not Markdown
+    owners, projects = store.owners_and_projects()
+    f1, f2 = st.columns(2)
+    owner = f1.selectbox("Owner", ["Everyone", *owners], key="hist_owner")
+    project = f2.selectbox("Project", ["All projects", *projects], key="hist_project")
+    runs = store.list_runs(owner=None if owner == "Everyone" else owner,
+                           project=None if project == "All projects" else project)
 except RagmeterError as exc:
     st.error(f"The run history cannot be opened. {exc}", icon=":material/block:")
     st.stop()
@@ -139,18 +147,20 @@ c1, c2, c3, c4 = st.columns([2, 4, 1, 2], vertical_alignment="bottom")
 if c1.button("Open in report", key="btn_hist_open", type="primary", icon=":material/bar_chart:"):
     with ui.guard("Opening the run"):
         open_in_report(store, info)
-new_name = c2.text_input("Name", value=info.name or "", key=f"hist_name_{run_id}", placeholder="New name for this run")
-if c3.button("Rename", key="btn_hist_rename"):
-    with ui.guard("Renaming"):
-        store.rename_run(run_id, new_name.strip())
-        st.rerun()
-if c4.button("Delete run", key="btn_hist_delete", icon=":material/delete:"):
-    st.session_state[ui.DELETE_PENDING] = run_id
-if st.session_state.get(ui.DELETE_PENDING) == run_id:
-    confirm_delete(store, info)
-if resumable(info):
+if team.allowed("admin"):  # team mode: only admins rename or delete (any run)
+    new_name = c2.text_input("Name", value=info.name or "", key=f"hist_name_{run_id}",
+                             placeholder="New name for this run")
+    if c3.button("Rename", key="btn_hist_rename"):
+        with ui.guard("Renaming"):
+            store.rename_run(run_id, new_name.strip())
+            st.rerun()
+    if c4.button("Delete run", key="btn_hist_delete", icon=":material/delete:"):
+        st.session_state[ui.DELETE_PENDING] = run_id
+    if st.session_state.get(ui.DELETE_PENDING) == run_id:
+        confirm_delete(store, info)
+if resumable(info) and team.allowed("evaluator"):
     resume_controls(store, info)
-if info.n_done:
+if info.n_done and team.allowed("evaluator"):
     rescore_controls(store, info)
 
 st.subheader("Compare two runs")
@@ -158,12 +168,18 @@ if len(runs) < 2:
     st.caption("Save a second run (for example after changing your prompt or retriever) to compare them.")
     st.stop()
 ids = list(by_id)
+shared = [i for i in str(st.query_params.get("compare") or "").split(",") if i in by_id]
 c1, c2 = st.columns(2)
-run_a = c1.selectbox("Baseline (A)", ids, index=1, format_func=lambda i: run_label(by_id[i]), key="hist_cmp_a")
-run_b = c2.selectbox("Compared (B)", ids, index=0, format_func=lambda i: run_label(by_id[i]), key="hist_cmp_b")
-if st.button("Compare runs", key="btn_hist_compare", type="primary"):
+run_a = c1.selectbox("Baseline (A)", ids, index=ids.index(shared[0]) if len(shared) == 2 else 1,
+                     format_func=lambda i: run_label(by_id[i]), key="hist_cmp_a")
+run_b = c2.selectbox("Compared (B)", ids, index=ids.index(shared[1]) if len(shared) == 2 else 0,
+                     format_func=lambda i: run_label(by_id[i]), key="hist_cmp_b")
+if st.button("Compare runs", key="btn_hist_compare", type="primary") or (
+        len(shared) == 2 and st.session_state.get("hist_cmp_shared") != shared):
+    st.session_state["hist_cmp_shared"] = shared  # a share link compares once, then the page is the user's
     with ui.guard("Comparing"):
         st.session_state[ui.COMPARISON] = compare_runs(store, run_a, run_b)
+        st.query_params["compare"] = f"{run_a},{run_b}"
 comparison = st.session_state.get(ui.COMPARISON)
 if comparison is not None:
     comparison_view(comparison)

@@ -12,6 +12,7 @@ from evaluator.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
 
+from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("Report")
@@ -253,7 +254,15 @@ if live is not None:
     st.info("A run is in progress; the report opens when it ends.")
     ui.watch(live)
     st.rerun()
+shared = str(st.query_params.get("run") or "")
+meta = st.session_state.get(ui.RUN)
+# A share link (/report?run=<run_id>) opens its run, unless the id is the one this page put there itself.
+if shared and shared != st.session_state.get(ui.LINKED) and (meta is None or meta.run_id != shared):
+    with ui.guard("Opening the shared run"):
+        ui.open_run(shared)
 report, meta = st.session_state.get(ui.REPORT), st.session_state.get(ui.RUN)
+if meta is not None and meta.run_id:
+    st.query_params["run"] = st.session_state[ui.LINKED] = meta.run_id  # the address bar is the share link
 if report is None or not report.results:
     empty_report()
     st.stop()
@@ -282,4 +291,8 @@ samples_table(shown)
 drill_down(report, frame, shown)
 
 st.subheader("Share")
+if meta.run_id:
+    with st.popover("Copy link", icon=":material/link:"):
+        st.caption("Anyone allowed to view this dashboard opens this run with:")
+        st.code(ui.share_url(team.share_link("report", run=meta.run_id)), language=None)  # has a copy button
 downloads(report, meta, charts)

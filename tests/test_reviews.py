@@ -1,6 +1,5 @@
-"""Reviews in the run history: record, change, several reviewers, scales checked, surviving a restart."""
-import sqlite3
-
+"""Reviews in the run history (SQLite and PostgreSQL): record, change, several reviewers, scales checked,
+surviving a restart."""
 import pytest
 
 from evaluator.errors import HistoryError, ReviewError
@@ -19,9 +18,12 @@ def make_run(store, scores=(0.9, 0.2, 0.6)):
     return run_id
 
 
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "history.sqlite3"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def path(request, tmp_path):
+    """The same tests on a SQLite file and on a fresh database of a real PostgreSQL server."""
+    if request.param == "sqlite":
+        return tmp_path / "history.sqlite3"
+    return request.getfixturevalue("postgres_url")
 
 
 def test_a_review_survives_a_restart_and_a_second_look_replaces_the_first(path):
@@ -84,4 +86,4 @@ def test_deleting_a_run_deletes_its_reviews(path):
     run_id = make_run(store.runs)
     store.record(Review(run_id, 0, "faithfulness", "agree", "ana"))
     store.runs.delete_run(run_id)
-    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM reviews").fetchone() == (0,)
+    assert store.runs._query("SELECT COUNT(*) FROM reviews") == [(0,)]

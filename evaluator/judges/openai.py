@@ -23,7 +23,10 @@ over a bare `openai.OpenAI` call:
   for probability-weighted (G-Eval) scores; servers that send none leave it None.
 
 The API key is used for requests and nothing else: it is not in `repr`, `name`, `settings()`,
-error messages, logs or the cache.
+error messages, logs or the cache. It goes only to the base URL it belongs to: `api_key`, else
+the variable named by `api_key_env`, else OPENAI_API_KEY, and that last one only when the base
+URL is OpenAI's own or the operator's $OPENAI_BASE_URL, never a base URL someone typed (which
+could be theirs: README "Which key goes where").
 """
 from __future__ import annotations
 
@@ -115,7 +118,7 @@ class OpenAIJudge:
     offline = False
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
-                 max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
+                 api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
                  temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
                  max_tokens: Optional[int] = None, http_client: Any = None,
                  sleep: Callable[[float], None] = time.sleep,
@@ -132,7 +135,7 @@ class OpenAIJudge:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self._shown_url = _display_url(self.base_url)
         self.name = f"{model} @ {self._shown_url}"
-        self._key = _resolve_key(api_key, self.base_url)
+        self._key = _resolve_key(api_key, self.base_url, api_key_env)
         self._sleep, self._random = sleep, random.Random()
         self._mode = "object" if json_mode == "auto" else json_mode
         self._lock = threading.Lock()
@@ -375,14 +378,26 @@ def _unreachable_reason(exc: BaseException) -> Optional[str]:
     return None
 
 
-def _resolve_key(api_key: Optional[str], base_url: str) -> str:
-    key = api_key or os.environ.get("OPENAI_API_KEY")
+def _environment_url(base_url: str) -> bool:
+    """Whether `base_url` is one the environment chose (OpenAI's, or the operator's OPENAI_BASE_URL)."""
+    chosen = {DEFAULT_BASE_URL, (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")}
+    return base_url.rstrip("/") in chosen
+
+
+def _resolve_key(api_key: Optional[str], base_url: str, api_key_env: Optional[str] = None) -> str:
+    """The key to send to `base_url`: given, else from the variable named for it, else OPENAI_API_KEY
+    for the environment's own base URL only. A typed base URL never receives the server's key."""
+    if api_key_env:
+        key = api_key or os.environ.get(api_key_env)
+    else:
+        key = api_key or (os.environ.get("OPENAI_API_KEY") if _environment_url(base_url) else None)
     if key:
         return key
     host = urlsplit(base_url).hostname or ""
     if any(host == h or host.endswith(h) for h in _KEYED_HOSTS):
+        variable = api_key_env or "OPENAI_API_KEY"
         raise JudgeConfigError(
-            f"No API key for {host}: pass api_key=... or set OPENAI_API_KEY. "
+            f"No API key for {host}: pass api_key=... or set {variable} (--api-key-env names another variable). "
             "For a local server (llama.cpp, Ollama, vLLM) pass its base_url instead; no key is needed.")
     return KEY_PLACEHOLDER
 

@@ -52,6 +52,9 @@ class TargetConfig:
             raise TargetConfigError("no target given: a URL, module:function, file.py:function or openai:MODEL")
         if self.kind != "http" and (self.body or self.headers or self.fields):
             raise TargetConfigError("--target-body, --target-header and --target-field apply to HTTP targets only")
+        if self.kind == "python" and _restricted():
+            raise TargetConfigError("a Python function target is not allowed here: this server's configuration "
+                                    "lets targets call only the HTTP URLs under [targets].allow")
         if self.kind == "http":
             return HttpTarget(self.spec, body=self.body, headers=self.headers, fields=self.fields,
                               timeout=self.timeout)
@@ -100,6 +103,12 @@ class TargetConfig:
                      workers: int = 4, retries: int = 3) -> "TargetConfig":
         """From CLI-style options: fields as 'name=path' strings."""
         return cls(spec, body or None, tuple(headers), parse_field_specs(fields), base_url, timeout, workers, retries)
+
+
+def _restricted() -> bool:
+    from ..config import current
+
+    return current().targets.restricted
 
 
 def __getattr__(name: str) -> Any:
