@@ -63,13 +63,15 @@ HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
-PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Report": ("rep_",), "Spot check": ("spot_",)}
+PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Report": ("rep_",), "Spot check": ("spot_",),
+                        "Review": ("rev_",)}
 
 # Page files, for st.switch_page (registered by pages()).
 EVALUATE_PAGE = "pages/evaluate.py"
 REPORT_PAGE = "pages/report.py"
 SPOT_PAGE = "pages/spot_check.py"
 HISTORY_PAGE = "pages/history.py"
+REVIEW_PAGE = "pages/review.py"
 
 UI_INTERVAL = 0.1  # seconds between progress redraws: at most ~10 a second
 DEFAULT_MAX_ROWS = 100_000
@@ -522,6 +524,7 @@ def pages() -> List[Any]:
     return [st.Page(EVALUATE_PAGE, title="Evaluate", icon=":material/science:", default=True),
             st.Page(REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
             st.Page(SPOT_PAGE, title="Spot check", icon=":material/search:"),
+            st.Page(REVIEW_PAGE, title="Review", icon=":material/rate_review:"),
             st.Page(HISTORY_PAGE, title="History", icon=":material/history:")]
 
 
