@@ -33,6 +33,8 @@ MIN_COVERAGE = 0.6
 OFFLINE_COVERAGE = 0.5
 # A word the stemmer did not match still counts when difflib rates it this close (e.g. "colour"/"color").
 CLOSE_WORD = 0.8
+# Sentences (by exact word overlap) that are aligned closely, difflib included.
+FUZZY_CANDIDATES = 4
 # Matched words further apart than this many times the claim's length: mark the whole sentence.
 SCATTER = 3
 
@@ -103,6 +105,7 @@ class _Sentence:
     keys: frozenset = field(default_factory=frozenset)
 
 
+@lru_cache(maxsize=65536)
 def _key(word: str) -> str:
     parts = words(normalize(word))
     return content_word(parts[0]) if len(parts) == 1 else ""
@@ -132,16 +135,22 @@ def _coverage(keys: Sequence[str], sent: _Sentence) -> Tuple[float, List[_Token]
     """The share of the claim's keys found in the sentence (exactly, or closely by difflib for a
     word the stemmer missed), and the sentence's tokens that matched."""
     wanted = {k for k in keys if k in sent.keys}
-    pool = sorted(sent.keys - wanted)
     found = len(wanted)
-    for k in keys:
-        if k in sent.keys or len(k) <= 3 or not pool:
-            continue
-        close = difflib.get_close_matches(k, pool, n=1, cutoff=CLOSE_WORD)
-        if close:
-            wanted.add(close[0])
-            found += 1
+    loose = [k for k in keys if k not in sent.keys and len(k) > 3]
+    if loose and (found + len(loose)) / len(keys) >= OFFLINE_COVERAGE:  # else no fuzzy match can matter
+        pool = tuple(sorted(sent.keys - wanted))
+        for k in loose:
+            close = _close(k, pool)
+            if close:
+                wanted.add(close)
+                found += 1
     return found / len(keys), [t for t in sent.tokens if t.key and t.key in wanted]
+
+
+@lru_cache(maxsize=16384)
+def _close(word: str, pool: Tuple[str, ...]) -> Optional[str]:
+    found = difflib.get_close_matches(word, pool, n=1, cutoff=CLOSE_WORD)
+    return found[0] if found else None
 
 
 def locate(claim: str, text: str, field_name: str) -> Optional[Where]:
@@ -165,18 +174,21 @@ def _best(claim: str, texts: Sequence[Tuple[str, str]],
     keys = _claim_keys(claim)
     if not keys:
         return None
+    wanted = frozenset(keys)
+    # Exact overlap first (a set intersection per sentence); difflib only for the few sentences
+    # that share the most words, so ten 500-word contexts cost milliseconds, not seconds.
+    overlap = [(len(sent.keys & wanted), n, name, sent) for name, text in texts
+               for n, sent in enumerate(_sentences(text or "")) if not sent.keys.isdisjoint(wanted)]
+    overlap.sort(key=lambda t: -t[0])
     best: Optional[Tuple[float, int, Where, _Sentence]] = None
-    for name, text in texts:
-        for sent in _sentences(text or ""):
-            if sent.keys.isdisjoint(keys):
-                continue
-            share, hits = _coverage(keys, sent)
-            if share < least or not hits:
-                continue
-            where = _span(hits, sent, len(keys), name)
-            width = where.end - where.start
-            if best is None or share > best[0] or (share == best[0] and width < best[1]):
-                best = (share, width, where, sent)
+    for _, _, name, sent in overlap[:FUZZY_CANDIDATES]:
+        share, hits = _coverage(keys, sent)
+        if share < least or not hits:
+            continue
+        where = _span(hits, sent, len(keys), name)
+        width = where.end - where.start
+        if best is None or share > best[0] or (share == best[0] and width < best[1]):
+            best = (share, width, where, sent)
     return (best[2], best[3]) if best else None
 
 
@@ -317,3 +329,10 @@ _OFFLINE = {"faithfulness": _offline_faithfulness, "context_precision": _offline
 def claim_views(sample: EvalSample, scores: Dict[str, MetricScore]) -> List[ClaimView]:
     """The claim view of every metric of a result that has one, in the result's order."""
     return [v for v in (claim_view(sample, ms) for ms in scores.values()) if v is not None]
+
+
+def clear_caches() -> None:
+    """Forget cached sentence splits and word keys (for benchmarks and long-lived processes)."""
+    _sentences.cache_clear()
+    _key.cache_clear()
+    _close.cache_clear()
