@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .analysis.agreement import spearman
 from .analysis.stats import bootstrap_ci, mean_std, paired_bootstrap_ci
 from .errors import ReviewError
-from .evaluation import RAGEvaluator
+from .evaluation import Language, RAGEvaluator
 from .metrics.metric import Metric
 from .metrics.prompts import DATA_CLOSE, DATA_OPEN
 from .model import EvalResult, EvalSample
@@ -228,7 +228,7 @@ def _scores(evaluator: RAGEvaluator, samples: Sequence[EvalSample], metric: str)
 
 
 def measure_alignment(store: ReviewStore, run_id: str, metric: str, judge: Any, *, test_share: float = 0.5,
-                      seed: int = 0, limit: int = 4, language: str = "auto",
+                      seed: int = 0, limit: int = 4, language: Language = "auto",
                       base: Optional[Metric] = None) -> AlignmentCheck:
     """Split the run's reviewed samples, build examples from the train part, score the test part
     with and without them (`judge`), and compare each with the reviewers' scores."""

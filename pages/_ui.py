@@ -399,6 +399,16 @@ def progress_view(run: Run) -> None:
 
 
 # --- shared display widgets -----------------------------------------------------------------------
+def plain(text: str) -> str:
+    """Text that may quote a target's or a judge's reply, shown literally inside a Markdown box."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
+
+
+def format_score(value: Optional[float]) -> str:
+    """A mean as the dashboard shows it: N/A when nothing was scored, never 0.000."""
+    return "N/A" if value is None else f"{value:.3f}"
+
+
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
@@ -492,7 +502,7 @@ def result_view(result: EvalResult) -> None:
     with left:
         sample_view(result.sample)
     with right:
-        st.markdown(f"Overall {badge(result.overall())}", unsafe_allow_html=True)
+        st.markdown(f"Overall {badge(result.overall_score())}", unsafe_allow_html=True)
         for ms in result.metric_scores().values():
             metric_view(ms)
 
@@ -525,6 +535,7 @@ def pages() -> List[Any]:
             st.Page(REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
             st.Page(SPOT_PAGE, title="Spot check", icon=":material/search:"),
             st.Page(REVIEW_PAGE, title="Review", icon=":material/rate_review:"),
+            st.Page("pages/generate.py", title="Generate", icon=":material/quiz:"),
             st.Page(HISTORY_PAGE, title="History", icon=":material/history:")]
 
 
@@ -632,7 +643,7 @@ def _status_lines() -> None:
     elif report is not None:
         meta: RunMeta = st.session_state[RUN]
         st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
-                   f"overall {report.overall_mean():.3f}")
+                   f"overall {format_score(report.overall_mean())}")
 
 
 # --- Report page data, cached per report token ------------------------------------------------------

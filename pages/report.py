@@ -11,6 +11,7 @@ from evaluator.analysis.noise import judge_noise
 from evaluator.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.verdict import RowCounts, verdict
 
 from pages import _reviewing as rv
 from pages import _team as team
@@ -44,6 +45,16 @@ def report_caption(report: EvalReport, meta: ui.RunMeta) -> str:
     return " · ".join(parts + ([f"run `{meta.run_id}`"] if meta.run_id else []))
 
 
+def verdict_box(report: EvalReport) -> None:
+    """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
+    ending = verdict(report)
+    if ending.ok or judging.stopped_reason(report):
+        return
+    box = st.error if ending.severity == "error" else st.warning
+    box(f"**{ending.label.capitalize()}:** {ui.plain(ending.cause.replace('--max-fallback-rate', 'the allowed share'))}",
+        icon=":material/error:")
+
+
 def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> None:
     """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
     if meta.status == "stopped" and meta.total > len(report.results):
@@ -58,7 +69,7 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(ui.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else f"{len(report.results):,} samples")
+                st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
                 if s is not None and rv.card_line(reviewed.get(s.name)):
                     st.caption(rv.card_line(reviewed.get(s.name)))
 
@@ -221,7 +232,8 @@ def sample_label(frame: Any, i: int) -> str:
     row = frame.loc[frame["#"] == i].iloc[0]
     question = str(row.get("question") or "")
     question = question if len(question) <= 70 else question[:67] + "…"
-    return f"#{i} · {row.get('sample_id')} · {question} (overall {row['overall']:.3f})"
+    overall = row["overall"]
+    return f"#{i} · {row.get('sample_id')} · {question} (overall {ui.format_score(None if overall != overall else overall)})"
 
 
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
@@ -275,6 +287,7 @@ if report is None or not report.results:
 
 st.caption(report_caption(report, meta))
 ui.trust_notes(report)
+verdict_box(report)
 sums = ui.summaries(meta.token, report)
 metric_cards(report, meta, sums)
 ui.band_legend()

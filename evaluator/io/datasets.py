@@ -170,7 +170,7 @@ class _Rows:
 
 
 @contextmanager
-def _rows(src: Source) -> Iterator[_Rows]:
+def source_rows(src: Source) -> Iterator[_Rows]:
     """The rows of a source; read errors that slip past the readers become a DatasetError."""
     try:
         if src.format in ARROW_FORMATS:
@@ -228,7 +228,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     user = check_mapping(mapping)
     src = open_source(source, name, max_bytes, surface)
     said = notes if notes is not None else []
-    with _rows(src) as rows:
+    with source_rows(src) as rows:
         reading = _peek(rows, user)
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
                     for i, n in enumerate(reading.notes))
@@ -294,7 +294,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
     `notes` says which tool's file was recognised and how its cells will be read.
     """
     src = open_source(source, name, max_bytes, surface)
-    with _rows(src) as rows:
+    with source_rows(src) as rows:
         reading = _peek(rows, {})
         first = next(rows.records, None)  # raw: its nested paths are offered even when the rows regroup
         if first is not None:
