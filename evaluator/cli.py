@@ -34,7 +34,7 @@ from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
-from .model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport
+from .model import METHOD_BLEND, METHOD_FALLBACK, METHOD_FLAGGED, METRICS, EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 from .targets import TargetConfig
@@ -212,6 +212,10 @@ def print_fallbacks(report: EvalReport) -> None:
             total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
+        flagged = tally.methods[metric].get(METHOD_FLAGGED, 0)
+        if flagged:
+            print(f"warning: {metric}: {flagged}/{tally.n} judge replies contradicted their own verdicts; "
+                  "their verdicts' score is used (flagged in each score's reasoning)")
 
 
 def print_target_failures(report: EvalReport) -> None:
@@ -511,7 +515,8 @@ def ray_report(run: Any, usage: Dict[str, Any], args: argparse.Namespace, thresh
                   "after a judge failure (see each score's reasoning)")
     if args.output:
         print(f"wrote {args.output}")
-    judged = sum(tally.methods.get(m, {}).get(k, 0) for m in METRICS for k in (METHOD_BLEND, METHOD_FALLBACK))
+    asked = (METHOD_BLEND, METHOD_FLAGGED, METHOD_FALLBACK)
+    judged = sum(tally.methods.get(m, {}).get(k, 0) for m in METRICS for k in asked)
     fallback = sum(tally.methods.get(m, {}).get(METHOD_FALLBACK, 0) for m in METRICS)
     if judged and fallback / judged > args.max_fallback_rate:
         print(f"ragmeter: judge failed: {fallback}/{judged} judged scores ({fallback / judged:.0%}) fell back to "

@@ -33,7 +33,7 @@ from .io.records import (
     sample_from_record,
     sample_to_record,
 )
-from .io.redact import sanitize_settings
+from .io.redact import redact_value, sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
 
 ENV_VAR = "RAGMETER_HISTORY"
@@ -99,8 +99,9 @@ def default_history_path() -> Path:
 
 
 def _dumps(value: Any) -> str:
+    """Every row's JSON, with known and secret-shaped values masked (a target's 401 body may echo its key)."""
     # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(value), ensure_ascii=False, default=str)
 
 
 def _now() -> str:

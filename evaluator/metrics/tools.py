@@ -19,7 +19,7 @@ from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore, is_evasive
 from .metric import RULE, Metric, advice
-from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
+from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, fenced
 
 # The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
 # result no step produced can be marked as not accomplished.
@@ -124,10 +124,8 @@ class TaskCompletionMetric(Metric):
 
     def prompt(self, sample: EvalSample, lang: str) -> str:
         lang = lang if lang in self.prompts else "en"
-        clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
         question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
-        data = "\n".join([DATA_OPEN, question, clean(sample.question), steps, clean(steps_text(sample.tool_calls)),
-                          answer, clean(sample.answer), DATA_CLOSE])
+        data = fenced([question, sample.question or "", steps, steps_text(sample.tool_calls), answer, sample.answer or ""])
         guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
         return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
 
