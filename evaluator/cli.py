@@ -212,10 +212,9 @@ def print_fallbacks(report: EvalReport) -> None:
             total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
-        flagged = tally.methods[metric].get(METHOD_FLAGGED, 0)
-        if flagged:
-            print(f"warning: {metric}: {flagged}/{tally.n} judge replies contradicted their own verdicts; "
-                  "their verdicts' score is used (flagged in each score's reasoning)")
+        if counts.get(METHOD_FLAGGED):
+            print(f"warning: {metric}: {counts[METHOD_FLAGGED]}/{len(report.results)} judge replies contradicted "
+                  "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
 
 
 def print_target_failures(report: EvalReport) -> None:

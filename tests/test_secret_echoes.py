@@ -20,8 +20,10 @@ CANARIES = (JUDGE_KEY, TARGET_TOKEN, URL_KEY)
 FORMATS = ("json", "csv", "html", "parquet")
 
 
-def questions(path: Path) -> Path:
+def questions(path: Path, answers: bool = False) -> Path:
     rows = [{"question": f"Which plan includes feature {i}?", "ground_truth": "The Pro plan."} for i in range(4)]
+    for row in rows if answers else []:
+        row.update(answer="The Pro plan includes it.", contexts=["Pricing: the Pro plan includes it."])
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return path
 
@@ -84,7 +86,7 @@ def test_a_base_url_query_key_is_stored_nowhere(run_env, capsys):
     with ChatServer() as judge:
         url = f"{judge.base_url}?key={URL_KEY}"
         for ext in FORMATS:
-            main(["evaluate", str(questions(run_env / "q.jsonl")), "--model", "judge", "--base-url", url,
+            main(["evaluate", str(questions(run_env / "q.jsonl", answers=True)), "--model", "judge", "--base-url", url,
                   "--api-key-env", "CANARY_JUDGE_KEY", "--cache", str(run_env / "cache.sqlite3"),
                   "-q", "-o", str(run_env / f"report.{ext}")])
     written = [p for p in run_env.rglob("*") if p.is_file() and p.name != "q.jsonl"]
