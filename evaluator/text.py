@@ -399,7 +399,7 @@ enable disable confirm verify switch move copy paste drag drop close start stop 
 give please note remember ensure avoid never always first next finally however yes simply once
 usually typically generally currently today unfortunately sorry thanks thank hello hi dear make
 write reply replace charge plug unplug connect disconnect swipe scroll expand search browse order
-apply register subscribe unsubscribe report share request renew activate deactivate tick uncheck
+apply register subscribe unsubscribe report share request renew activate deactivate tick uncheck step
 """.split())
 
 
