@@ -410,9 +410,11 @@ class Run:
 
     def _stored_usage(self) -> Dict[str, Any]:
         try:
-            return dict(self.store.load_report(self.run_id).usage or {}) if isinstance(self.store, RunStore) else {}
+            if isinstance(self.store, RunStore) and self.run_id:
+                return dict(self.store.load_report(self.run_id).usage or {})
         except HistoryError:
-            return {}
+            pass
+        return {}
 
     def _save_usage(self) -> None:
         """Store the whole run's judge usage so far (earlier sessions' plus this one's), when it changed."""
