@@ -23,7 +23,7 @@ from ..model import EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore
 from .metric import Metric, advice
-from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, fenced
+from .prompts import GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN, fenced
 
 RELEVANT_AT = 0.5  # a turn counts as relevant for conversation_relevancy from this answer_relevancy up
 NO_GOAL = "No scenario or expected_outcome for this conversation: nothing to judge the goal against."
@@ -99,7 +99,7 @@ class ConversationMetric(Metric):
         parts = [f"[{chat_head}]", transcript(conv.turns, LABELS[lang])]
         if self.with_goal:
             parts += [f"[{goal_head}]", goal_text(conv)]
-        guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
+        guard, json_only = (GUARD_AR, JSON_ONLY_AR) if lang == "ar" else (GUARD_EN, JSON_ONLY_EN)
         return self.prompts[lang].format(guard=guard, json_only=json_only, data=fenced(parts))
 
 

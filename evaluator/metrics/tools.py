@@ -21,7 +21,7 @@ from ..text import analyse, content_words
 from .heuristics import HeuristicScore, answer_type_match, is_evasive
 from .metric import RULE, Metric, advice
 from .units import spell_units
-from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, fenced
+from .prompts import GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN, fenced
 
 # The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
 # result no step produced can be marked as not accomplished.
@@ -168,7 +168,7 @@ class TaskCompletionMetric(Metric):
         lang = lang if lang in self.prompts else "en"
         question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
         data = fenced([question, sample.question or "", steps, steps_text(sample.tool_calls), answer, sample.answer or ""])
-        guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
+        guard, json_only = (GUARD_AR, JSON_ONLY_AR) if lang == "ar" else (GUARD_EN, JSON_ONLY_EN)
         return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
 
 
