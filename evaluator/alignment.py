@@ -27,7 +27,7 @@ from .analysis.stats import bootstrap_ci, mean_std, paired_bootstrap_ci
 from .errors import ReviewError
 from .evaluation import Language, RAGEvaluator
 from .metrics.metric import Metric
-from .metrics.prompts import DATA_CLOSE, DATA_OPEN
+from .metrics.prompts import DATA_CLOSE, DATA_OPEN, fence
 from .model import EvalResult, EvalSample
 from .reviews import DISAGREE, ReviewStore
 
@@ -152,7 +152,7 @@ def list_example_sets(store: ReviewStore) -> List[str]:
 # --- prompts with examples ----------------------------------------------------------------------
 
 def _clean(text: str) -> str:
-    return (text or "")[:MAX_TEXT].replace(DATA_OPEN, "").replace(DATA_CLOSE, "")
+    return fence((text or "")[:MAX_TEXT])  # the one fence every prompt uses: no input can form a marker
 
 
 def examples_block(examples: Sequence[Example]) -> str:

@@ -38,7 +38,7 @@ from .errors import RagmeterError
 from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
-from .model import EvalReport
+from .model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
 from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
 from .targets import TargetConfig
@@ -126,6 +126,9 @@ def print_fallbacks(report: EvalReport) -> None:
             total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
+        if counts.get(METHOD_FLAGGED):
+            print(f"warning: {metric}: {counts[METHOD_FLAGGED]}/{len(report.results)} judge replies contradicted "
+                  "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
 
 
 def print_target_failures(report: EvalReport) -> None:

@@ -33,13 +33,14 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 from .errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from .evaluation import Language, RAGEvaluator
 from .history import RunStore
-from .judges.base import Judge, close_judge, judge_settings
+from .judges.base import Judge, close_judge, judge_settings, judge_usage
 from .judges.cache import default_cache_path
 from .judges.offline import OfflineJudge
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS
 from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
 from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample
+from .scoring_pass import usage_delta
 from .targets import TargetConfig
 from .targets.pipeline import evaluate_with_target, is_answered
 from .verdict import Verdict, verdict
@@ -209,6 +210,11 @@ class Run:
         self._thread: Optional[threading.Thread] = None
         self._started: Optional[float] = None
         self._ended: Optional[float] = None
+        # Judge usage: the earlier sessions' (stored), the judge's totals when this session began, and
+        # the last figure saved. Saved with each row, so a killed session's calls still count on resume.
+        self._usage_prior: Dict[str, Any] = {}
+        self._usage_start: Dict[str, Any] = {}
+        self._usage_saved: Optional[Dict[str, Any]] = None
 
     @classmethod
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
@@ -281,6 +287,8 @@ class Run:
         if self._thread is not None:
             raise RuntimeError("This run has already been started; create a new Run.")
         self._open_history()
+        self._usage_prior = self._stored_usage() if self.prior else {}
+        self._usage_start = judge_usage(self.evaluator.llm)
         self.status, self._started = "running", time.perf_counter()
         self._thread = threading.Thread(target=self._run, name="ragmeter-run", daemon=True)
         self._thread.start()
@@ -422,18 +430,39 @@ class Run:
         if isinstance(self.store, RunStore) and self.run_id:
             try:
                 self.store.record_result(self.run_id, index, result)
+                self._save_usage()
             except Exception as exc:  # a history failure must not lose the run itself
                 self._history_failed(f"Some rows could not be saved to the history: {describe(exc)}")
                 log.warning("history write failed", exc_info=True)
+
+    def _stored_usage(self) -> Dict[str, Any]:
+        try:
+            if isinstance(self.store, RunStore) and self.run_id:
+                return dict(self.store.load_report(self.run_id).usage or {})
+        except HistoryError:
+            pass
+        return {}
+
+    def _save_usage(self) -> None:
+        """Store the whole run's judge usage so far (earlier sessions' plus this one's), when it changed."""
+        with self._lock:
+            session = usage_delta(self._usage_start, judge_usage(self.evaluator.llm))
+            counted = any(isinstance(v, (int, float)) and v for v in session.values())
+            if session == self._usage_saved or not counted:
+                return
+            self._usage_saved = session
+        assert isinstance(self.store, RunStore) and self.run_id
+        self.store.finish_run(self.run_id, status="running", usage=_add_usage(self._usage_prior, session))
 
     def _close(self, report: EvalReport) -> EvalReport:
         """Record the run's end; a resumed run's report is the whole run, read back from the history."""
         if not self.prior or not isinstance(self.store, RunStore) or not self.run_id:
             self._mark(report.total_time, report.usage or None, report)
             return report
-        full = self.store.load_report(self.run_id)  # its total_time and usage are the earlier sessions'
+        full = self.store.load_report(self.run_id)  # its total_time is the earlier sessions'
         full.total_time += report.total_time
-        full.usage = _add_usage(full.usage or {}, report.usage or {})
+        # The usage stored now holds this session's calls in part (saved row by row): add to what it was.
+        full.usage = _add_usage(self._usage_prior, report.usage or {})
         self._mark(full.total_time, full.usage or None, full)
         return full
 

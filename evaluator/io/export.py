@@ -3,7 +3,10 @@
 Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
   leading apostrophe.
-- Settings pass through `sanitize_settings`, so no key, token or password is exported.
+- Settings pass through `sanitize_settings`, so no key, token or password is exported, and every
+  format passes through `redact`'s filter, so no known secret value (a judge's key, a target's
+  header value) or secret-shaped text (`?key=…`, `Bearer …`) echoed into an answer, an error or a
+  judge reply is exported either.
 - The HTML report is a jinja2 template (templates/report.html.j2) with autoescape on: every piece
   of dataset and judge text is escaped, it loads nothing from anywhere (inline CSS, inline SVG
   charts, no URLs), and it carries a Content-Security-Policy that forbids scripts, so even an
@@ -35,7 +38,7 @@ from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
 from ..verdict import RowCounts, verdict
 from .records import flat_row, result_from_record, result_to_record
-from .redact import sanitize_settings
+from .redact import redact_text, redact_value, sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
@@ -63,7 +66,7 @@ def results_csv(report: EvalReport) -> str:
     writer = csv.DictWriter(out, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: neutralise_cell(v) for k, v in row.items()})
+        writer.writerow({k: neutralise_cell(redact_value(v)) for k, v in row.items()})
     return out.getvalue()
 
 
@@ -72,7 +75,12 @@ def results_parquet(report: EvalReport) -> bytes:
     """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
     from .frames import parquet_bytes
 
-    return parquet_bytes(enumerate(report.results), report.metric_names())
+    return parquet_bytes(((i, redacted(r, i)) for i, r in enumerate(report.results)), report.metric_names())
+
+
+def redacted(result: EvalResult, index: int = 0) -> EvalResult:
+    """`result` with `redact_value` over all of its text (through its lossless record form)."""
+    return result_from_record(redact_value(result_to_record(result, index)))
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -88,7 +96,7 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
         data["judge_noise"] = [n.to_dict() for n in noise]
     data["verdict"] = verdict(report).to_dict()  # the run's own health; the CLI adds --fail-under to its exit code
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
-    return json.dumps(data, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(data), ensure_ascii=False, default=str)
 
 
 def report_from_json(text: str) -> EvalReport:
@@ -344,7 +352,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     summaries = summarize(report)
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
     samples, note, hidden = _sample_rows(report, max_samples)
-    return _template().render(
+    page = _template().render(
         title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(report, dataset_name),
         judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
         ending=verdict(report),
@@ -358,3 +366,4 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage)),
                     ("Target calls", report.target_stats() or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
+    return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too

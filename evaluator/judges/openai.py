@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 import openai
 
 from ..errors import JudgeConfigError, JudgeError
+from ..io.redact import redact_text, remember, remember_url
 from .messages import display_url, one_line
 from ..text import estimate_tokens
 from .cache import JudgeCache, cache_key
@@ -137,6 +138,9 @@ class OpenAIJudge:
         self._shown_url = display_url(self.base_url)
         self.name = f"{model} @ {self._shown_url}"
         self._key = _resolve_key(api_key, self.base_url, api_key_env)
+        if self._key != KEY_PLACEHOLDER:
+            remember(self._key)  # masked wherever anything is stored or shown (io.redact)
+        remember_url(self.base_url)
         self._sleep, self._random = sleep, random.Random()
         self._mode = "object" if json_mode == "auto" else json_mode
         self._lock = threading.Lock()
@@ -342,7 +346,7 @@ class OpenAIJudge:
                 self._totals[name] += value
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key and self._key != KEY_PLACEHOLDER else text
+        return redact_text(text)
 
 
 KEY_HINT = "check the API key (OPENAI_API_KEY or api_key=...)"  # surfaces swap in their own syntax

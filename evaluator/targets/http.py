@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import TargetConfigError, TargetError
+from ..io.redact import redact_text, remember, remember_url
 from .fields import FIELD_NAMES, no_answer_message, parse_path, pick
 from .policy import check_url, check_variables, public_url, url_allowed
 from .shapes import TargetResponse, assemble_response
@@ -80,12 +81,14 @@ def parse_headers(lines: Sequence[str], policy: Any = None) -> Dict[str, str]:
 
 
 def resolve(value: str, policy: Any = None) -> str:
-    """A header value with its ${VAR}s read from the environment now (only the names `policy` allows)."""
+    """A header value with its ${VAR}s read from the environment now (only the names `policy` allows);
+    each value read is remembered as a secret (io.redact), so an endpoint echoing it cannot carry it to disk."""
     check_variables(value, _policy(policy))
 
     def sub(match: "re.Match[str]") -> str:
         if match.group(1) not in os.environ:
             raise TargetConfigError(f"${{{match.group(1)}}} is not set in the environment")
+        remember(os.environ[match.group(1)])
         return os.environ[match.group(1)]
 
     return _VAR.sub(sub, value)
@@ -104,6 +107,7 @@ class HttpTarget:
         self.policy = _policy(policy)
         check_url(url, self.policy)
         self.url, self.timeout = url, float(timeout)
+        remember_url(url)
         self.body = check_body(body or DEFAULT_BODY)
         self.headers = parse_headers(headers, self.policy)
         self.fields = _check_fields(fields or {})
@@ -171,7 +175,9 @@ def _check_fields(fields: Dict[str, str]) -> Dict[str, str]:
 
 
 def _status_error(exc: urllib.error.HTTPError) -> TargetError:
-    snippet = exc.read()[:_SNIPPET].decode("utf-8", "replace").strip()
+    # A 401 body may echo the request's Authorization header: masked before it becomes a message.
+    # Masked before it is cut, so a secret straddling the cut cannot leave its first half behind.
+    snippet = redact_text(exc.read(64 * _SNIPPET).decode("utf-8", "replace").strip())[:_SNIPPET]
     message = f"HTTP {exc.code} {exc.reason}" + (f": {snippet}" if snippet else "")
     retryable = exc.code in (408, 409, 429) or exc.code >= 500
     return TargetError(message, retryable=retryable, retry_after=_retry_after(exc.headers.get("Retry-After")))
