@@ -1,6 +1,6 @@
 """The `ragmeter` command line.
 
-    ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
+    ragmeter evaluate DATA [--offline | --model M --base-url URL | --judge NAME] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
                       [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
@@ -31,6 +31,7 @@ from .costs import estimate_run
 from .errors import RagmeterError
 from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
+from .judges.registry import get_judge
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
 from .model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport
@@ -97,17 +98,35 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def judge_kind(args: argparse.Namespace) -> str:
+    """The judge kind the command line names: --judge NAME, --offline, or openai when --model is given."""
+    if args.offline and args.judge not in (None, OFFLINE):
+        raise UsageError(f"--offline and --judge {args.judge}: choose one")
+    if args.offline:
+        return OFFLINE
+    return args.judge or (OPENAI if args.model else OFFLINE)
+
+
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The run the command line asks for, as plain data (the key stays in the environment)."""
     scoring = metric_options(args)
-    if not args.model:
+    kind = judge_kind(args)
+    entry = get_judge(kind)  # an unknown kind: JudgeConfigError naming the registered ones (exit 2)
+    if entry.offline:
+        if args.model:
+            raise UsageError(f"--model needs a judge that calls a model; --judge {kind} calls none")
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
         if args.batch and not args.resume:
             raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
         scoring.pop("temperature")  # no judge, nothing to sample
         return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
-    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
+    if entry.needs_model and not args.model:
+        raise UsageError(f"--judge {kind} needs --model (the judge model name)")
+    if args.batch and not entry.batch_api:
+        raise UsageError(f"--batch needs a judge that speaks the Batch API (openai); the {kind} judge does not")
+    return RunConfig(judge=kind, model=args.model or "", base_url=args.base_url or "",
+                     api_key_env=args.api_key_env or entry.key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
                      batch=args.batch, batch_poll=args.batch_poll, **scoring)
@@ -141,9 +160,11 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
         return replace(config, judge=OFFLINE, batch=False)
     if args.batch:  # a stored batch run stays one; --batch also turns a direct run's rest into a batch
         config = replace(config, batch=True, batch_poll=args.batch_poll)
-    if args.model:
+    if args.model or args.judge:
         given = run_config(args)
-        return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
+        if given.offline:
+            return replace(config, judge=OFFLINE, batch=False)
+        return replace(config, judge=given.judge, model=given.model, base_url=given.base_url,
                        api_key_env=given.api_key_env, cache=given.cache, max_workers=given.max_workers)
     return config
 
@@ -409,7 +430,7 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     """The library's advice in this command line's own syntax."""
     from .judges.openai import KEY_HINT
 
-    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env} or --api-key-env)")
+    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
 
 
 # -- --engine ray: rows stream to --output (.parquet) and the history; the report comes from the

@@ -9,6 +9,7 @@ import argparse
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .judges.cache import default_cache_path
+from .judges.registry import judge_kinds
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 
 
@@ -20,9 +21,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint (or the --judge's model)")
+    ev.add_argument("--judge", metavar="NAME",
+                    help=f"which judge scores: {', '.join(judge_kinds())} (default: openai with --model, else "
+                         "offline; packages add more under the 'ragmeter.judges' entry points)")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    ev.add_argument("--api-key-env", default=None,
+                    help="environment variable holding the API key (default: the judge's own, OPENAI_API_KEY "
+                         "for openai)")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,
