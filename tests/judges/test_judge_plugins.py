@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from apptest import no_exception, open_app
 from evaluator.cli import main
 from evaluator.errors import JudgeConfigError
 from evaluator.history import RunStore
+from evaluator.io.export import report_from_json
 from evaluator.judges import registry
 from evaluator.judges.registry import JUDGE_REGISTRY, judge_kinds, judge_plugin_errors, load_judge_plugins
 from evaluator.judges.resilient import ResilientJudge
@@ -101,8 +101,10 @@ def data(tmp_path):
     return path
 
 
-def judged_methods(report_json):
-    return {m["method"] for s in report_json["samples"] for m in s["metrics"].values()} - {"skipped", "rule"}
+def judged_methods(path):
+    """The methods of the judged scores in a results JSON (skipped and rule-based ones left out)."""
+    report = report_from_json(path.read_text(encoding="utf-8"))
+    return {ms.method for r in report.results for ms in r.metric_scores().values()} - {"skipped", "rule"}
 
 
 def test_an_installed_judge_is_registered_and_wrapped(echo):
@@ -123,9 +125,8 @@ def test_an_unknown_judge_is_refused_at_config_time_naming_the_registered_ones(e
 def test_the_cli_runs_the_plugin_judge_and_a_second_run_is_served_by_the_cache(echo, data, tmp_path, capsys):
     out = tmp_path / "report.json"
     assert main(["evaluate", str(data), "-q", "--judge", "echo", "-o", str(out)]) == 0
-    first = json.loads(out.read_text(encoding="utf-8"))
     asked = len(echo.CALLS)
-    assert asked > 0 and judged_methods(first) == {"llm_blend"}
+    assert asked > 0 and judged_methods(out) == {"llm_blend"}
     assert f"judge: {asked} calls, 0 cache hits" in capsys.readouterr().out
     assert main(["evaluate", str(data), "-q", "--judge", "echo", "-o", str(out)]) == 0
     assert len(echo.CALLS) == asked  # every reply came from the cache
@@ -139,7 +140,7 @@ def test_a_flaky_plugin_judge_is_retried_and_its_retries_are_counted(echo, data,
     assert main(["evaluate", str(data), "-q", "--no-cache", "--judge", "flaky_echo", "-o", str(out)]) == 0
     prompts = len(set(echo.CALLS))
     assert len(echo.CALLS) == 2 * prompts  # each prompt failed once, then was answered
-    assert judged_methods(json.loads(out.read_text(encoding="utf-8"))) == {"llm_blend"}  # no fallback
+    assert judged_methods(out) == {"llm_blend"}  # no fallback
     assert f"judge: {prompts} calls, 0 cache hits" in capsys.readouterr().out
     usage = RunStore().load_report(RunStore().list_runs()[0].run_id).usage
     assert (usage["calls"], usage["requests"], usage["retries"], usage["failures"]) == (prompts, 2 * prompts, prompts, 0)
@@ -187,6 +188,7 @@ class _Nop:
 
 # -- the dashboard ---------------------------------------------------------------------------------
 def test_the_dashboard_lists_the_plugin_judge_and_runs_it(echo, history):
+    from apptest import no_exception, open_app
     app = open_app(30)
     judges = app.radio(key="eval_judge")
     assert "Echo judge" in judges.options
@@ -207,6 +209,7 @@ def test_a_broken_judge_plugin_is_a_red_box_on_the_dashboard(site, history):
     install(site, "ragmeter_broken_judge", "gateway = ragmeter_broken_judge:JUDGE\n",
             module="ragmeter_broken_judge", code="raise ImportError('needs gatewaylib 9')\n")
     load_judge_plugins(reload=True)
+    from apptest import no_exception, open_app
     app = open_app(30)
     no_exception(app)
     assert any("'gateway'" in e.value and "needs gatewaylib 9" in e.value for e in app.error)
