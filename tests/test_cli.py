@@ -130,16 +130,16 @@ def test_real_judge_run_reports_usage_and_cached_rerun_makes_no_calls(data, tmp_
     assert all(s["faithfulness"] is not None for s in again["samples"])
 
 
-def test_judge_failures_are_announced(data, capsys):
+def test_judge_failures_are_announced(data, capsys, judge_clock):
     from openai_server import ChatServer, error
 
-    # The server asks for no wait (Retry-After: 0), so the three retries of each call cost no real time.
-    with ChatServer(default=error(500, "boom", retry_after=0)) as srv:
+    with ChatServer(default=error(500, "boom")) as srv:
         code = main(["evaluate", str(data), "-q", "--no-cache", "--model", "judge", "--base-url", srv.base_url,
                      "--max-workers", "1"])
         sent = len(srv.chat_requests)
     assert code == 3  # every judged score fell back: far above --max-fallback-rate 0.1
     assert sent == 13 * 4  # each of the 13 judge calls was tried once and retried three times
+    assert len(judge_clock.slept) == 13 * 3 and 3.5 <= sum(judge_clock.slept) / 13 <= 3.5 * 1.1  # 0.5+1+2 s each, jittered
     captured = capsys.readouterr()
     assert "fell back to the heuristic" in captured.out and "faithfulness: 3/3" in captured.out
     assert captured.err.splitlines()[-1] == ("ragmeter: judge failed: 13/13 judged scores (100%) fell back to the "
