@@ -26,19 +26,19 @@ import logging
 import os
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 from ..errors import JudgeConfigError
 from .offline import OfflineJudge
-
-if TYPE_CHECKING:
-    from ..runs import RunConfig
 
 log = logging.getLogger("ragmeter")
 
 PLUGIN_GROUP = "ragmeter.judges"
 OFFLINE, OPENAI = "offline", "openai"
-JudgeFactory = Callable[["RunConfig", str], Any]
+# (config, api_key) -> judge. `config` is an evaluator.runs.RunConfig: typed Any here because runs.py
+# imports this module (imports flow one way: judges, then runs).
+RunConfigLike = Any
+JudgeFactory = Callable[[RunConfigLike, str], Any]
 
 
 @dataclass(frozen=True)
@@ -64,11 +64,11 @@ class JudgeEntry:
         return self.kind == OFFLINE
 
 
-def _offline(config: "RunConfig", api_key: str) -> Any:
+def _offline(config: RunConfigLike, api_key: str) -> Any:
     return OfflineJudge()
 
 
-def _openai(config: "RunConfig", api_key: str) -> Any:
+def _openai(config: RunConfigLike, api_key: str) -> Any:
     from .openai import OpenAIJudge  # the openai client is only imported for a real judge
 
     return OpenAIJudge(config.model, base_url=config.base_url or None, api_key=api_key or None,
@@ -160,7 +160,7 @@ def get_judge(kind: str) -> JudgeEntry:
                            f"A judge package registers more under the {PLUGIN_GROUP!r} entry points.")
 
 
-def build(entry: JudgeEntry, config: "RunConfig", api_key: str = "") -> Any:
+def build(entry: JudgeEntry, config: RunConfigLike, api_key: str = "") -> Any:
     """The judge `entry` makes for `config`, in a ResilientJudge unless it is one (or offline) already.
 
     The key is `api_key`, else the variable `config.api_key_env` (or the entry's `key_env`) names."""
@@ -184,6 +184,6 @@ def build(entry: JudgeEntry, config: "RunConfig", api_key: str = "") -> Any:
                           cache=config.cache or None)
 
 
-def _scope(entry: JudgeEntry, config: "RunConfig") -> Tuple[str, str, float]:
+def _scope(entry: JudgeEntry, config: RunConfigLike) -> Tuple[str, str, float]:
     """What keys a plugin judge's cache entries besides the prompt: its kind, endpoint, model, temperature."""
     return (f"{PLUGIN_GROUP}:{entry.kind}:{config.base_url}", config.model, float(config.temperature or 0.0))
