@@ -235,3 +235,21 @@ def test_third_party_formats_from_the_cli(tmp_path, capsys):
         out = tmp_path / f"{name}.json"
         assert main(["evaluate", str(fixtures / name), "--offline", "-q", "--no-history", "-o", str(out)]) == 0
         assert json.loads(out.read_text())["num_samples"] == 2, name
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--judge", "anthropic"], "Unknown judge 'anthropic'; registered judges: offline, openai"),
+    (["--judge", "openai"], "--judge openai needs --model"),
+    (["--offline", "--judge", "openai"], "--offline and --judge openai: choose one"),
+    (["--judge", "offline", "--base-url", "http://127.0.0.1:9/v1"], "--base-url needs --model"),
+])
+def test_judge_choices_that_cannot_run_exit_2_before_anything_runs(data, capsys, argv, message):
+    assert main(["evaluate", str(data), "-q", *argv]) == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
+    from evaluator.history import RunStore
+    assert not RunStore().list_runs()
+
+
+def test_judge_offline_is_the_offline_run(data, capsys):
+    assert main(["evaluate", str(data), "-q", "--no-history", "--judge", "offline"]) == 0
+    assert capsys.readouterr().out.startswith("note: Offline run")
