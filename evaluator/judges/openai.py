@@ -21,7 +21,10 @@ speaks the protocol and says what each failure means; `OpenAIJudge` is it inside
   for probability-weighted (G-Eval) scores; servers that send none leave it None.
 
 The API key is used for requests and nothing else: it is not in `repr`, `name`, `settings()`,
-error messages, logs or the cache.
+error messages, logs or the cache. It goes only to the base URL it belongs to: `api_key`, else
+the variable named by `api_key_env`, else OPENAI_API_KEY, and that last one only when the base
+URL is OpenAI's own or the operator's $OPENAI_BASE_URL, never a base URL someone typed (which
+could be theirs: README "Which key goes where").
 """
 from __future__ import annotations
 
@@ -32,15 +35,15 @@ import os
 import threading
 import time
 from typing import Any, Callable, Dict, Optional, Tuple
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import openai
 
 from ..errors import JudgeConfigError
 from ..text import estimate_tokens
+from .messages import display_url, one_line
 from .resilient import (AGAIN, FATAL, MAX_RETRY_AFTER, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
-from .resilient import short as _short
 
 log = logging.getLogger("ragmeter")
 
@@ -84,7 +87,7 @@ class OpenAIChat:
     Retries, the limiter, the cache and usage are `ResilientJudge`'s (see OpenAIJudge)."""
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
-                 timeout: float = 60.0, temperature: float = 0.0, json_mode: str = "auto",
+                 api_key_env: Optional[str] = None, timeout: float = 60.0, temperature: float = 0.0, json_mode: str = "auto",
                  max_tokens: Optional[int] = None, http_client: Any = None) -> None:
         if not model:
             raise JudgeConfigError("No model name: pass model=..., e.g. 'gpt-4o-mini' or the name your server serves.")
@@ -95,9 +98,9 @@ class OpenAIChat:
         self.model, self.temperature, self.timeout = model, float(temperature), float(timeout)
         self.json_mode, self.max_tokens = json_mode, max_tokens
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        self.shown_url = _display_url(self.base_url)
+        self.shown_url = display_url(self.base_url)
         self.name = f"{model} @ {self.shown_url}"
-        self._key = _resolve_key(api_key, self.base_url)
+        self._key = _resolve_key(api_key, self.base_url, api_key_env)
         self._mode = "object" if json_mode == "auto" else json_mode
         self._lock = threading.Lock()
         self._local = threading.local()  # the JSON mode this thread's last request was sent with
@@ -151,8 +154,8 @@ class OpenAIChat:
         if isinstance(exc, openai.APIStatusError):
             return self._classify_status(exc, url, mode)
         if isinstance(exc, (_MalformedReply, ValueError)):
-            return Failure(f"malformed reply from {url}: {_short(exc)}", RETRY)
-        return Failure(f"{type(exc).__name__} calling {url}: {_short(exc)}", RETRY)
+            return Failure(f"malformed reply from {url}: {one_line(exc)}", RETRY)
+        return Failure(f"{type(exc).__name__} calling {url}: {one_line(exc)}", RETRY)
 
     def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> Failure:
         status, detail = exc.status_code, _error_detail(exc)
@@ -194,14 +197,14 @@ class OpenAIJudge(ResilientJudge):
     """
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
-                 max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
+                 api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
                  temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
                  max_tokens: Optional[int] = None, http_client: Any = None,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
             raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
-        self.chat = OpenAIChat(model, base_url, api_key, timeout=timeout, temperature=temperature,
+        self.chat = OpenAIChat(model, base_url, api_key, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
                                json_mode=json_mode, max_tokens=max_tokens, http_client=http_client)
         super().__init__(self.chat, scope=(self.chat.base_url, self.chat.model, self.chat.temperature),
                          max_retries=max_retries, max_concurrency=max_concurrency, cache=cache,
@@ -249,30 +252,37 @@ def _phrase(status: int) -> str:
 
 
 
-def _resolve_key(api_key: Optional[str], base_url: str) -> str:
-    key = api_key or os.environ.get("OPENAI_API_KEY")
+def _environment_url(base_url: str) -> bool:
+    """Whether `base_url` is one the environment chose (OpenAI's, or the operator's OPENAI_BASE_URL)."""
+    chosen = {DEFAULT_BASE_URL, (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")}
+    return base_url.rstrip("/") in chosen
+
+
+def _resolve_key(api_key: Optional[str], base_url: str, api_key_env: Optional[str] = None) -> str:
+    """The key to send to `base_url`: given, else from the variable named for it, else OPENAI_API_KEY
+    for the environment's own base URL only. A typed base URL never receives the server's key."""
+    if api_key_env:
+        key = api_key or os.environ.get(api_key_env)
+    else:
+        key = api_key or (os.environ.get("OPENAI_API_KEY") if _environment_url(base_url) else None)
     if key:
         return key
     host = urlsplit(base_url).hostname or ""
     if any(host == h or host.endswith(h) for h in _KEYED_HOSTS):
+        variable = api_key_env or "OPENAI_API_KEY"
         raise JudgeConfigError(
-            f"No API key for {host}: pass api_key=... or set OPENAI_API_KEY. "
+            f"No API key for {host}: pass api_key=... or set {variable} (--api-key-env names another variable). "
             "For a local server (llama.cpp, Ollama, vLLM) pass its base_url instead; no key is needed.")
     return KEY_PLACEHOLDER
 
 
-def _display_url(url: str) -> str:
-    """The URL without user:password@ or a query string, either of which may carry a secret."""
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
 def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int]]:
     try:
         text = completion.choices[0].message.content or ""
     except (AttributeError, IndexError, TypeError) as exc:
-        raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {_short(completion)})") from exc
+        raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {one_line(completion)})") from exc
     if not isinstance(text, str):
         raise _MalformedReply("message content is not text")
     usage = getattr(completion, "usage", None)
@@ -327,11 +337,11 @@ def _error_detail(exc: openai.APIStatusError) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         message = inner.get("message") if isinstance(inner, dict) else inner
-        return _short(message or body)
+        return one_line(message or body)
     try:
-        return _short(exc.response.text or exc.message)
+        return one_line(exc.response.text or exc.message)
     except Exception:  # a streamed/closed body cannot be read again
-        return _short(exc.message)
+        return one_line(exc.message)
 
 
 def _rejects_format(status: int, detail: str) -> bool:

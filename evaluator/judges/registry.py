@@ -72,8 +72,8 @@ def _openai(config: RunConfigLike, api_key: str) -> Any:
     from .openai import OpenAIJudge  # the openai client is only imported for a real judge
 
     return OpenAIJudge(config.model, base_url=config.base_url or None, api_key=api_key or None,
-                       cache=config.cache or None, max_concurrency=config.workers,
-                       temperature=float(config.temperature or 0.0))
+                       api_key_env=config.api_key_env or None, cache=config.cache or None,
+                       max_concurrency=config.workers, temperature=float(config.temperature or 0.0))
 
 
 JUDGE_REGISTRY: Dict[str, JudgeEntry] = {}
@@ -101,8 +101,10 @@ def register_judge(entry: JudgeEntry, *, replace: bool = False) -> JudgeEntry:
 
 
 register_judge(JudgeEntry(OFFLINE, "Offline (no API key)", _offline))
-register_judge(JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, key_env="OPENAI_API_KEY",
-                          needs_model=True, json_mode=True, logprobs=True, batch_api=True))
+# No key_env: OpenAIJudge reads OPENAI_API_KEY itself, and only for OpenAI's (or $OPENAI_BASE_URL's) URL,
+# so a base URL someone typed never receives the operator's key.
+register_judge(JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, needs_model=True,
+                          json_mode=True, logprobs=True, batch_api=True))
 _BUILTIN_KINDS = frozenset(JUDGE_REGISTRY)
 
 
@@ -163,7 +165,8 @@ def get_judge(kind: str) -> JudgeEntry:
 def build(entry: JudgeEntry, config: RunConfigLike, api_key: str = "") -> Any:
     """The judge `entry` makes for `config`, in a ResilientJudge unless it is one (or offline) already.
 
-    The key is `api_key`, else the variable `config.api_key_env` (or the entry's `key_env`) names."""
+    The key is `api_key`, else the variable `config.api_key_env` (or else the entry's `key_env`) names;
+    the variable is read for this entry only, so one judge's key never reaches another."""
     from .base import is_offline
     from .resilient import ResilientJudge
 
