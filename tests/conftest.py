@@ -74,7 +74,7 @@ def judge_clock(monkeypatch):
 
     def factory(config, key):
         return OpenAIJudge(config.model, base_url=config.base_url or None, api_key=key or None,
-                           cache=config.cache or None, max_concurrency=config.workers,
+                           api_key_env=config.api_key_env or None, cache=config.cache or None, max_concurrency=config.workers,
                            temperature=float(config.temperature or 0.0), sleep=clock.sleep, clock=clock)
 
     monkeypatch.setitem(registry.JUDGE_REGISTRY, "openai", replace(registry.get_judge("openai"), factory=factory))

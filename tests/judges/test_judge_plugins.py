@@ -178,7 +178,7 @@ def test_a_plugin_judge_never_gets_the_openai_key(site, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-not-yours")
     monkeypatch.setenv("KEYED_TOKEN", "tok-1")
     RunConfig(judge="keyed").build_judge()
-    assert seen == ["tok-1"] and RunConfig(judge="keyed").api_key_env == "KEYED_TOKEN"
+    assert seen == ["tok-1"]
 
 
 class _Nop:
