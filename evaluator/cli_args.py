@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                     "another judge); the target is not called")
     add_target_arguments(ev)
+    add_generate_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
     runs.add_argument("--owner", default=None, help="only the runs this user started")
@@ -114,6 +115,44 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--record", metavar="PATH.jsonl", help="conversations: save the replayed conversations here "
                        "(default: beside the run history, in conversations/)")
     group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
+
+
+def add_generate_parser(sub: Any) -> None:
+    """`ragmeter generate`: a test set from documents (evaluator/cli_generate.py runs it)."""
+    gen = sub.add_parser("generate", help="write a test set from your documents, and show what it covers",
+                         description="Write questions, reference answers and expected documents from documents; "
+                                     "exit 0 ok, 1 fewer than --n items kept (those kept are written), 2 bad input "
+                                     "or no model, 3 the judge failed, 130 interrupted (resume with --resume).")
+    gen.add_argument("--docs", required=True, help="a folder of .md/.txt/.html/.pdf files, a CSV/JSONL/Parquet "
+                                                   "file with title and body columns, or postgresql://… (with --docs-query)")
+    gen.add_argument("--docs-query", help='SQL returning a title and a body column, e.g. "SELECT title, body FROM documents"')
+    judge = gen.add_mutually_exclusive_group()
+    judge.add_argument("--model", help="the model that writes and checks the items (OpenAI-compatible endpoint)")
+    judge.add_argument("--offline", action="store_true",
+                       help="no model: extractive cloze items (a sentence with a word blanked), for retrieval checks only")
+    gen.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    gen.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    gen.add_argument("--output", "-o", help="the test set to write: .jsonl, .csv or .parquet")
+    gen.add_argument("--n", type=int, default=None,
+                     help="items to keep (default 50; with --fill-gaps, one per untouched section up to 50)")
+    gen.add_argument("--kinds", default="", metavar="KIND=WEIGHT,...",
+                     help="the mix of single, multi, summary, unanswerable, variant (default "
+                          "single=4,multi=2,summary=1,unanswerable=1,variant=2)")
+    gen.add_argument("--language", choices=["auto", "en", "ar", "mix"], default="auto",
+                     help="language of the items: auto (each document's own, default), en, ar, or mix (half each)")
+    gen.add_argument("--max-attempts", type=int, default=0, metavar="N",
+                     help="stop after N attempts even when fewer than --n items passed the checks (default 3n+10)")
+    gen.add_argument("--chunk-chars", type=int, default=1200, help="largest chunk in characters (default %(default)s)")
+    gen.add_argument("--seed", type=int, default=0, help="which chunks are drawn (default %(default)s)")
+    gen.add_argument("--max-workers", type=int, default=4, help="items written at once (default %(default)s)")
+    gen.add_argument("--fill-gaps", metavar="TESTSET", help="add items only for the sections TESTSET does not touch; "
+                                                            "--output gets TESTSET's items plus the new ones")
+    gen.add_argument("--resume", action="store_true", help="continue the --output file an interrupted run left")
+    gen.add_argument("--coverage-only", metavar="TESTSET",
+                     help="write nothing: print which documents and sections TESTSET (any dataset) touches")
+    gen.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
+    gen.add_argument("--cache", default=str(default_cache_path()), help="judge cache file (default %(default)s)")
+    gen.add_argument("--quiet", "-q", action="store_true", help="no progress line")
 
 
 def _version() -> str:

@@ -555,6 +555,7 @@ def pages() -> List[Any]:
     return [st.Page(EVALUATE_PAGE, title="Evaluate", icon=":material/science:", default=True),
             st.Page(REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
             st.Page(SPOT_PAGE, title="Spot check", icon=":material/search:"),
+            st.Page("pages/generate.py", title="Generate", icon=":material/quiz:"),
             st.Page(HISTORY_PAGE, title="History", icon=":material/history:")]
 
 

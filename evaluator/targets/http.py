@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import TargetConfigError, TargetError
 from .fields import FIELD_NAMES, no_answer_message, parse_path, pick
-from .policy import check_url, check_variables, url_allowed
+from .policy import check_url, check_variables, public_url, url_allowed
 from .shapes import TargetResponse, assemble_response
 
 DEFAULT_BODY = '{"question": "{question}"}'
@@ -89,14 +89,6 @@ def resolve(value: str, policy: Any = None) -> str:
         return os.environ[match.group(1)]
 
     return _VAR.sub(sub, value)
-
-
-def public_url(url: str) -> str:
-    """The URL without credentials or query string (which may carry an API key)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "…" if parts.query else "", ""))
 
 
 class HttpTarget:
