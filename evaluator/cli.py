@@ -1,6 +1,6 @@
 """The `ragmeter` command line.
 
-    ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
+    ragmeter evaluate DATA [--offline | --model M --base-url URL | --judge NAME] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
                       [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
@@ -40,7 +40,7 @@ from .io.datasets import CLI, load_dataset
 from .judges.offline import OfflineJudge
 from .model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
-from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
+from .runs import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from .targets import TargetConfig
 from .verdict import EXIT_CODES, Verdict, plural, verdict
 
@@ -78,9 +78,11 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
         return replace(config, judge=OFFLINE, batch=False)
     if args.batch:  # a stored batch run stays one; --batch also turns a direct run's rest into a batch
         config = replace(config, batch=True, batch_poll=args.batch_poll)
-    if args.model:
+    if args.model or args.judge:
         given = run_config(args)
-        return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
+        if given.offline:
+            return replace(config, judge=OFFLINE, batch=False)
+        return replace(config, judge=given.judge, model=given.model, base_url=given.base_url,
                        api_key_env=given.api_key_env, cache=given.cache, max_workers=given.max_workers)
     return config
 

@@ -9,7 +9,9 @@
     │   │                          catches it and falls back to the heuristic, visibly. `kind`
     │   │                          says why: rejected (a 4xx retrying cannot fix), unreachable
     │   │                          (connection refused, unknown host), exhausted (retries ran out)
-    │   └── JudgeConfigError       the judge cannot even start (no API key, bad base URL)
+    │   └── JudgeConfigError       the judge cannot even start: an unknown judge kind (the
+    │                              registered kinds named), no API key, bad base URL, a judge
+    │                              plugin that failed to load or to build
     ├── JudgeFailed                the judge as a whole is failing (its first calls rejected or
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
@@ -84,7 +86,7 @@ class JudgeError(RagmeterError):
 
 
 class JudgeConfigError(JudgeError):
-    """The judge is misconfigured (missing key, unusable endpoint)."""
+    """The judge is misconfigured (unknown kind, missing key, unusable endpoint, a broken judge plugin)."""
 
 
 class JudgeFailed(RagmeterError):

@@ -34,8 +34,9 @@ from .errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from .evaluation import Language, RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge, judge_settings, judge_usage
+from .judges import registry as judges
 from .judges.cache import default_cache_path
-from .judges.offline import OfflineJudge
+from .judges.registry import OFFLINE, OPENAI
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS
 from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
 from .metrics.rubric import rubrics_from_dict
@@ -48,7 +49,6 @@ from .verdict import Verdict, verdict
 log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
-OFFLINE, OPENAI = "offline", "openai"
 RunStatus = Literal["ready", "running", "finished", "stopped", "failed"]
 BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
@@ -62,6 +62,8 @@ def describe(exc: BaseException) -> str:
 class RunConfig:
     """How a run scores, as plain data that can be stored, shown and sent to other processes.
 
+    `judge` is a registered judge kind (evaluator/judges/registry.py): an unknown one is a
+    JudgeConfigError naming the registered kinds, here, before anything runs.
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
     from the argument given or else from the environment variable named by `api_key_env`; with
     no variable named, OPENAI_API_KEY is read for OpenAI's (or $OPENAI_BASE_URL's) URL only.
@@ -76,7 +78,7 @@ class RunConfig:
     judge: str = OFFLINE
     model: str = ""
     base_url: str = ""
-    api_key_env: str = ""
+    api_key_env: str = ""  # "" = the judge's own rule (a plugin's entry names its variable)
     language: Language = "auto"
     heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
@@ -99,6 +101,7 @@ class RunConfig:
         object.__setattr__(self, "rubrics", {str(k): dict(v) for k, v in dict(self.rubrics or {}).items()})
         object.__setattr__(self, "repeats", int(self.repeats or 1))
         object.__setattr__(self, "alignment", dict(self.alignment or {}))
+        judges.get_judge(self.judge)  # a typo must never become a silent offline run
 
     def chosen_metrics(self) -> List[Metric]:
         """The Metric objects this run scores; ValueError naming the problem (unknown name, bad rubric)."""
@@ -113,7 +116,12 @@ class RunConfig:
 
     @property
     def offline(self) -> bool:
-        return self.judge != OPENAI
+        return self.judge_entry.offline
+
+    @property
+    def judge_entry(self) -> judges.JudgeEntry:
+        """The registry entry of this run's judge kind (label, key, what it supports)."""
+        return judges.get_judge(self.judge)
 
     @property
     def workers(self) -> int:
@@ -121,16 +129,9 @@ class RunConfig:
         return 1 if self.offline else max(1, int(self.max_workers))
 
     def build_judge(self, api_key: str = "") -> Judge:
-        """The judge; JudgeConfigError when it cannot start (no key for a hosted API, bad cache file)."""
-        if self.offline:
-            return OfflineJudge()
-        from .judges.openai import (
-            OpenAIJudge,  # the openai client is only needed with a real judge
-        )
-
-        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=api_key or None,
-                           api_key_env=self.api_key_env or None, cache=self.cache or None,
-                           max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
+        """The judge its registry entry builds; JudgeConfigError when it cannot start (no key for a hosted
+        API, bad cache file, a plugin that fails)."""
+        return judges.build(self.judge_entry, self, api_key)
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
         return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,

@@ -123,7 +123,7 @@ def noise_view(report: EvalReport) -> None:
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
-    if meta.settings.get("judge") != "openai":
+    if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
     usage = report.usage or {}

@@ -85,7 +85,7 @@ def judge_status(report: EvalReport, settings: Optional[Dict[str, Any]] = None) 
     if settings.get("judge") == "offline" or (not settings.get("model") and is_offline(report)):
         return "offline heuristics (lexical estimates, no judge)"
     ok, asked = judge_calls(report.usage or {})
-    parts = [str(settings.get("model") or "judge"), f"{ok}/{asked} calls succeeded"]
+    parts = [str(settings.get("model") or settings.get("judge") or "judge"), f"{ok}/{asked} calls succeeded"]
     cause = main_cause(report) if ok < asked or stopped_reason(report) else None
     if cause:
         parts.append(cause)
