@@ -42,7 +42,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
+from ..bounded import JUDGE_REPLY_BYTES, MAX_RETRY_AFTER, ReplyTooLarge, bounded_client, over_retry_cap
 from ..errors import JudgeConfigError, JudgeError
+from ..safetext import safe
 from ..text import estimate_tokens
 from .cache import JudgeCache, cache_key
 from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
@@ -54,7 +56,6 @@ KEY_PLACEHOLDER = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) accept
 JSON_MODES = ("auto", "schema", "object", "none")
 BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
 BACKOFF_CAP = 30.0
-MAX_RETRY_AFTER = 120.0  # a server asking for longer is capped: the run must finish
 # Nothing listening / no such host: a few quick tries cover a server still starting up, and a
 # dead judge is reported in seconds, not after minutes of backoff.
 UNREACHABLE_BACKOFF = 0.25
@@ -142,6 +143,8 @@ class OpenAIJudge:
         self.limiter = AIMDLimiter(max_concurrency, clock=clock, sleep=sleep)
         self._cache = JudgeCache(cache) if cache is not None else None
         self._owns_http = http_client is None
+        if http_client is None:  # `timeout` is the whole call's deadline, and replies are capped
+            http_client = bounded_client(self.base_url, self.timeout, JUDGE_REPLY_BYTES)
         self._client = openai.OpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
                                      timeout=self.timeout, http_client=http_client)
 
@@ -292,7 +295,9 @@ class OpenAIJudge:
     def _classify(self, exc: Exception, mode: str) -> _Failure:
         url = f"{self._shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
-            return _Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", "throttle")
+            return _Failure(f"no complete reply from {url} within {self.timeout:g} s (timeout)", "throttle")
+        if isinstance(exc.__cause__, ReplyTooLarge):  # the same server would send the same again
+            return _Failure(f"reply from {url} refused: {exc.__cause__}", "fatal")
         if isinstance(exc, openai.APIConnectionError):
             unreachable = _unreachable_reason(exc)
             if unreachable:
@@ -311,13 +316,17 @@ class OpenAIJudge:
             message = f"Judge rejected the request: HTTP {status} {_phrase(status)} from {self._shown_url}: {detail}"
         if self.json_mode == "auto" and mode != "none" and _rejects_format(status, detail):
             return _Failure(message, "downgrade")
+        wait = _retry_after(exc.response.headers)
+        if over_retry_cap(wait) and (status >= 500 or status in (408, 409, 429)):
+            return _Failure(f"{message} — it asks to retry after {wait:g} s, longer than the "
+                            f"{MAX_RETRY_AFTER:g} s ragmeter waits", "fatal", status=status)
         if status == 429:
             self._add(rate_limited=1)
-            return _Failure(message, "throttle", _retry_after(exc.response.headers))
+            return _Failure(message, "throttle", wait)
         if status == 503:
-            return _Failure(message, "throttle", _retry_after(exc.response.headers))
+            return _Failure(message, "throttle", wait)
         if status >= 500 or status in (408, 409):
-            return _Failure(message, "retry", _retry_after(exc.response.headers), status)
+            return _Failure(message, "retry", wait, status)
         return _Failure(message + _HINTS.get(status, ""), "fatal", status=status)
 
     def _downgrade(self, mode: str, why: str) -> None:
@@ -401,6 +410,7 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
         raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {_short(completion)})") from exc
     if not isinstance(text, str):
         raise _MalformedReply("message content is not text")
+    text = safe(text)  # a lone surrogate or NUL would break the cache, the history and the exports
     usage = getattr(completion, "usage", None)
     p, c = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
     if isinstance(p, int) and isinstance(c, int):
@@ -440,11 +450,12 @@ def _unpack(cached: Optional[str], info: _CallInfo) -> Optional[str]:
 
 
 def _retry_after(headers: Any) -> Optional[float]:
-    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date)."""
+    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date);
+    over MAX_RETRY_AFTER the call fails instead (_classify_status)."""
     value = headers.get("retry-after-ms")
     if value:
         try:
-            return min(MAX_RETRY_AFTER, max(0.0, float(value) / 1000))
+            return max(0.0, float(value) / 1000)
         except ValueError:
             pass
     value = headers.get("retry-after")
@@ -457,7 +468,7 @@ def _retry_after(headers: Any) -> Optional[float]:
             seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
         except (TypeError, ValueError):
             return None
-    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+    return max(0.0, seconds)
 
 
 def _error_detail(exc: openai.APIStatusError) -> str:

@@ -7,6 +7,7 @@ failed call, plus `describe()`: what the run history keeps about it (never a hea
 """
 from __future__ import annotations
 
+import inspect
 import random
 import threading
 import time
@@ -45,6 +46,24 @@ class RetryPolicy:
 
 
 NO_RETRY = RetryPolicy(retries=0)
+# The error of a call abandoned because the run is stopping: the row stays unanswered (resume asks again).
+STOPPED = "stopped before the target answered"
+
+
+class TargetStopped(TargetError):
+    """The run stopped while the call was in flight; the call was abandoned, not failed."""
+
+    def __init__(self) -> None:
+        super().__init__(STOPPED)
+
+
+def _call(target: Target, question: str, stop: Optional[threading.Event]) -> TargetResponse:
+    """target.call, handing it the stop flag when it can abandon a call on it (FunctionTarget)."""
+    try:
+        takes_stop = "stop" in inspect.signature(target.call).parameters
+    except (TypeError, ValueError):
+        takes_stop = False
+    return target.call(question, stop=stop) if takes_stop else target.call(question)  # type: ignore[call-arg]
 
 
 def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
@@ -54,8 +73,10 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
     attempt = 0
     while True:
         try:
-            response = target.call(question)
+            response = _call(target, question, stop)
             return _timed(response, start)
+        except TargetStopped:
+            return _timed(TargetResponse(error=STOPPED), start)
         except TargetError as exc:
             if not exc.retryable or attempt >= policy.retries or (stop is not None and stop.is_set()):
                 tries = f" (after {attempt + 1} attempts)" if attempt else ""

@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import urllib.error
-import urllib.request
 from email.utils import parsedate_to_datetime
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx2
+
+from ..bounded import MAX_RETRY_AFTER, TARGET_REPLY_BYTES, ReplyTooLarge, bounded_client, over_retry_cap
 from ..errors import TargetConfigError, TargetError
 from .fields import FIELD_NAMES, no_answer_message, parse_path, pick
 from .shapes import TargetResponse, assemble_response
@@ -98,6 +98,7 @@ class HttpTarget:
         self.headers = parse_headers(headers)
         self.fields = _check_fields(fields or {})
         self.no_contexts_reason = no_contexts_reason
+        self._http: Optional[httpx2.Client] = None
 
     def call(self, question: str) -> TargetResponse:
         reply = _decode(self._post(render_body(self.body, question)))
@@ -111,22 +112,28 @@ class HttpTarget:
                          pick(reply, "tool_calls", self.fields.get("tool_calls")))
 
     def _post(self, data: bytes) -> bytes:
+        """The reply body; the whole call (connect, every read) ends within `timeout` seconds."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         headers.update({name: resolve(value) for name, value in self.headers.items()})
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.read()
-        except urllib.error.HTTPError as exc:
-            raise _status_error(exc) from None
-        except (TimeoutError, socket.timeout):
+            response = self._client().post(self.url, content=data, headers=headers)
+        except httpx2.TimeoutException:
             raise TargetError(f"timed out after {self.timeout:g} s", retryable=True) from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                raise TargetError(f"timed out after {self.timeout:g} s", retryable=True) from None
-            raise TargetError(f"cannot reach {public_url(self.url)} ({exc.reason})", retryable=True) from None
-        except (ConnectionError, OSError) as exc:  # reset or closed mid-reply
-            raise TargetError(f"connection to {public_url(self.url)} failed ({exc})", retryable=True) from None
+        except ReplyTooLarge as exc:
+            raise TargetError(f"{exc}; the endpoint must answer with the answer and its contexts only") from None
+        except httpx2.ConnectError as exc:
+            raise TargetError(f"cannot reach {public_url(self.url)} ({_reason(exc)})", retryable=True) from None
+        except (httpx2.TransportError, OSError) as exc:  # reset or closed mid-reply
+            raise TargetError(f"connection to {public_url(self.url)} failed ({_reason(exc)})", retryable=True) from None
+        if response.status_code >= 400:
+            raise _status_error(response)
+        return response.content
+
+    def _client(self) -> httpx2.Client:
+        """One pooled client per target (thread-safe), built on first use."""
+        if self._http is None:
+            self._http = bounded_client(self.url, self.timeout, TARGET_REPLY_BYTES, trust_env=False)
+        return self._http
 
     def describe(self) -> Dict[str, Any]:
         return {"kind": self.kind, "url": public_url(self.url), "body": self.body,
@@ -141,11 +148,22 @@ def _check_fields(fields: Dict[str, str]) -> Dict[str, str]:
     return dict(fields)
 
 
-def _status_error(exc: urllib.error.HTTPError) -> TargetError:
-    snippet = exc.read()[:_SNIPPET].decode("utf-8", "replace").strip()
-    message = f"HTTP {exc.code} {exc.reason}" + (f": {snippet}" if snippet else "")
-    retryable = exc.code in (408, 409, 429) or exc.code >= 500
-    return TargetError(message, retryable=retryable, retry_after=_retry_after(exc.headers.get("Retry-After")))
+def _status_error(response: httpx2.Response) -> TargetError:
+    snippet = response.content[:_SNIPPET].decode("utf-8", "replace").strip()
+    message = f"HTTP {response.status_code} {response.reason_phrase}" + (f": {snippet}" if snippet else "")
+    retryable = response.status_code in (408, 409, 429) or response.status_code >= 500
+    wait = _retry_after(response.headers.get("Retry-After"))
+    if retryable and over_retry_cap(wait):
+        message += f" (it asks to retry after {wait:g} s, longer than the {MAX_RETRY_AFTER:g} s ragmeter waits)"
+        retryable = False
+    return TargetError(message, retryable=retryable, retry_after=wait)
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost cause's words ('[Errno 111] Connection refused'), not the wrapper's."""
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return str(exc) or type(exc).__name__
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:
