@@ -14,6 +14,8 @@
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
+    │                              an extension ragmeter does not write; checked before the run
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
@@ -82,6 +84,10 @@ class JudgeError(RagmeterError):
 
 class JudgeConfigError(JudgeError):
     """The judge is misconfigured (missing key, unusable endpoint)."""
+
+
+class OutputError(RagmeterError):
+    """The report path cannot be written: a folder, no permission, or an unknown extension."""
 
 
 class JudgeFailed(RagmeterError):
