@@ -295,7 +295,7 @@ class OpenAIJudge:
     def _classify(self, exc: Exception, mode: str) -> _Failure:
         url = f"{self._shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
-            return _Failure(f"no complete reply from {url} within {self.timeout:g} s (timeout)", "throttle")
+            return _Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", "throttle")
         if isinstance(exc.__cause__, ReplyTooLarge):  # the same server would send the same again
             return _Failure(f"reply from {url} refused: {exc.__cause__}", "fatal")
         if isinstance(exc, openai.APIConnectionError):
