@@ -183,6 +183,9 @@ class Run:
         self.error: Optional[str] = None
         self.exception: Optional[BaseException] = None  # what ended a failed run, for callers that re-raise
         self.warning: Optional[str] = None
+        # History writes that failed (the run, an answer, a row, the final status): any makes the
+        # run a failure for the verdict, never "ok", however good its scores (`warning` says why).
+        self.history_failures = 0
         self.batch_status: Optional[str] = None  # a batch run's last progress line, while it waits
         self._workers, self._close_judge = max_workers, close_judge
         self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
@@ -324,6 +327,7 @@ class Run:
                 self.pending = list(enumerate(samples))  # the new run's rows are numbered from 0
         except HistoryError as exc:
             self.warning, self.store = f"This run is not saved to the history: {exc}", None
+            self.history_failures += 1
 
     def _run(self) -> None:
         try:
@@ -364,6 +368,7 @@ class Run:
                 self.store.record_answer(self.run_id, self.pending[j][0], sample)
             except Exception as exc:  # a history failure must not lose the run itself
                 self.warning = self.warning or f"Some answers could not be saved to the history: {describe(exc)}"
+                self.history_failures += 1
                 log.warning("history write failed", exc_info=True)
 
     def _score_batch(self, poll_interval: float) -> EvalReport:
@@ -398,6 +403,7 @@ class Run:
                 self.store.record_result(self.run_id, index, result)
             except Exception as exc:  # a history failure must not lose the run itself
                 self.warning = self.warning or f"Some rows could not be saved to the history: {describe(exc)}"
+                self.history_failures += 1
                 log.warning("history write failed", exc_info=True)
 
     def _close(self, report: EvalReport) -> EvalReport:
@@ -418,6 +424,7 @@ class Run:
             self.store.finish_run(self.run_id, status=self.status, total_time=total_time, usage=usage)
         except Exception:
             self.warning = self.warning or "The run's final status could not be saved to the history."
+            self.history_failures += 1
             log.warning("finish_run failed", exc_info=True)
 
     def _partial_report(self) -> EvalReport:

@@ -47,11 +47,14 @@ def safe(text: str) -> str:
 
 
 def clean_value(value: Any, counts: List[int]) -> Any:
-    """Strings inside lists, tuples and dicts (keys too) cleaned; `counts` += [nuls, surrogates]."""
+    """Strings inside lists, tuples and dicts (keys too) cleaned; `counts` is [NULs, lone surrogates,
+    1 if anything changed], added to."""
     if isinstance(value, str):
         text, nuls, surrogates = clean_text(value)
         counts[0] += nuls
         counts[1] += surrogates
+        if text is not value:
+            counts[2] = 1  # changed, even where nothing was lost (a surrogate pair joined)
         return text
     if isinstance(value, list):
         return [clean_value(v, counts) for v in value]
@@ -71,7 +74,7 @@ def note(field: str, nuls: int, surrogates: int) -> str:
 
 def clean_row(row: Dict[str, Any]) -> Dict[str, Any]:
     """A raw row (a preview's) with every string cleaned."""
-    return clean_value(row, [0, 0])
+    return clean_value(row, [0, 0, 0])
 
 
 def clean_sample(sample: EvalSample) -> EvalSample:
@@ -81,13 +84,16 @@ def clean_sample(sample: EvalSample) -> EvalSample:
     notes: List[str] = []
     for name in _TEXT_FIELDS + _LIST_FIELDS + ("metadata",):
         value = getattr(sample, name)
-        counts = [0, 0]
+        counts = [0, 0, 0]
         cleaned = clean_value(value, counts)
-        if any(counts):
+        if counts[2]:
             changes[name] = cleaned
-            notes.append(note(name, *counts))
-    if not notes:
+        if counts[0] or counts[1]:
+            notes.append(note(name, counts[0], counts[1]))
+    if not changes:
         return sample
+    if not notes:
+        return replace(sample, **changes)
     metadata = dict(changes.get("metadata", sample.metadata) or {})
     metadata[REPAIRS_KEY] = list(metadata.get(REPAIRS_KEY) or []) + notes
     changes["metadata"] = metadata
