@@ -26,10 +26,10 @@ def report_format(path: str) -> str:
 
 def check_output(path: str) -> str:
     """The report format of `path`, once it is known the file can be written there."""
-    fmt = report_format(path)
     target = Path(path).expanduser()
     if target.is_dir():
-        raise OutputError(f"{path} is a folder; give a file name, e.g. {target / ('report' + target.suffix or '.json')}")
+        raise OutputError(f"{path} is a folder; give a file name, e.g. {target / 'report.json'}")
+    fmt = report_format(path)
     if target.exists():
         if not os.access(target, os.W_OK):
             raise OutputError(f"{path} cannot be written (permission denied); choose another path")
