@@ -67,22 +67,25 @@ def test_a_python_function_keeps_its_thread_from_call_to_call():
 
 
 def test_one_ctrl_c_stops_a_run_whose_python_target_hangs(tmp_path):
-    (tmp_path / "hang.py").write_text(textwrap.dedent("""
-        import time
+    marker = tmp_path / "hanging"
+    (tmp_path / "hang.py").write_text(textwrap.dedent(f"""
+        import pathlib, time
         def answer(question):
             if question.startswith("hang"):
+                pathlib.Path({str(marker)!r}).touch()
                 time.sleep(3600)
             return "fine"
     """))
     (tmp_path / "q.jsonl").write_text('{"question": "first?"}\n{"question": "hang?"}\n{"question": "third?"}\n')
-    env = {**os.environ, "RAGMETER_HISTORY": str(tmp_path / "h.sqlite3")}
+    env = {**os.environ, "RAGMETER_HISTORY": str(tmp_path / "h.sqlite3"), "PYTHONPATH": os.pathsep.join(sys.path)}
     cmd = [sys.executable, "-m", "evaluator", "evaluate", str(tmp_path / "q.jsonl"), "--offline",
            "--target", f"{tmp_path / 'hang.py'}:answer", "--target-workers", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
-        time.sleep(4)  # the first answer is in, the second call hangs
-        assert proc.poll() is None, proc.communicate()
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # the first answer is in, the second call hangs
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate(timeout=5)
+            time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)  # ONE Ctrl-C: no second press needed
     finally:
