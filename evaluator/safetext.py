@@ -65,6 +65,17 @@ def clean_value(value: Any, counts: List[int]) -> Any:
     return value
 
 
+def _dirty(value: Any) -> bool:
+    """Whether any string inside `value` holds a NUL or a surrogate."""
+    if isinstance(value, str):
+        return _BAD.search(value) is not None
+    if isinstance(value, (list, tuple)):
+        return any(_dirty(v) for v in value)
+    if isinstance(value, dict):
+        return any(_dirty(k) or _dirty(v) for k, v in value.items())
+    return False
+
+
 def note(field: str, nuls: int, surrogates: int) -> str:
     """'answer: 2 NUL characters and 1 lone surrogate replaced with U+FFFD'."""
     parts = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((nuls, "NUL character"),
@@ -84,6 +95,8 @@ def clean_sample(sample: EvalSample) -> EvalSample:
     notes: List[str] = []
     for name in _TEXT_FIELDS + _LIST_FIELDS + ("metadata",):
         value = getattr(sample, name)
+        if not _dirty(value):  # the usual case: nothing copied
+            continue
         counts = [0, 0, 0]
         cleaned = clean_value(value, counts)
         if counts[2]:
