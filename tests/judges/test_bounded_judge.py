@@ -66,3 +66,22 @@ def test_a_reply_with_lone_surrogates_and_nuls_is_made_safe():
     with ChatServer(default=reply('{"score": 0.9, "reasoning": "ok \ud800 and \x00 here"}')) as srv:
         text = judge(srv).generate("p")
     assert "\ud800" not in text and "\x00" not in text and text.count("\ufffd") == 2
+
+
+def test_a_judge_that_accepts_and_never_answers_ends_the_run_with_a_message(tmp_path):
+    """Every call times out: the run ends (the circuit breaker), says why, and is not left "running"."""
+    from evaluator.history import RunStore
+    from evaluator.model import EvalSample
+    from evaluator.runs import Run, RunConfig
+    from openai_server import stall
+
+    samples = [EvalSample(f"Q{i}?", "A.", ["ctx"]) for i in range(8)]
+    store = RunStore(tmp_path / "h.sqlite3")
+    with ChatServer(default=stall(3600)) as srv:
+        j = judge(srv, timeout=0.3)
+        config = RunConfig(judge="openai", model="test-model", base_url=srv.base_url, max_workers=4)
+        run = Run.new(config, samples, dataset_name="d.jsonl", store=store, judge=j).start()
+        assert run.join(120), "the run did not end"
+    assert run.status == "stopped" and "judge" in (run.error or "").lower()
+    (info,) = store.list_runs()
+    assert info.status == "stopped"
