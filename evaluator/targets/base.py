@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
 
+from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
 from .shapes import TargetResponse
 
@@ -37,7 +38,7 @@ class RetryPolicy:
 
     retries: int = 3
     base_delay: float = 0.5  # doubled each attempt, with jitter
-    max_delay: float = 30.0  # a Retry-After longer than this is cut to it
+    max_delay: float = MAX_RETRY_AFTER  # backoff never waits longer (a longer Retry-After fails the call: http.py)
 
     def delay(self, attempt: int, retry_after: Optional[float]) -> float:
         if retry_after is not None:
