@@ -16,6 +16,7 @@
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
     ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
     │                              an extension ragmeter does not write; checked before the run
+    ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
@@ -107,6 +108,10 @@ class JudgeFailed(RagmeterError):
 
 class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
+
+
+class ConfigError(RagmeterError, ValueError):
+    """The operator's configuration file ($RAGMETER_CONFIG) is unreadable or wrong; names the file and key."""
 
 
 class MissingExtra(RagmeterError, ImportError):

@@ -32,10 +32,14 @@ from streamlit import config as st_config
 from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
 from evaluator.errors import RagmeterError
-from evaluator.history import RunStore, default_history_path
+from evaluator.history import RunStore, default_history_location
 from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
 from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
+from evaluator.config import ConfigError, typed_history_path
+from evaluator.judges.openai import DEFAULT_BASE_URL
+
+from pages import _team as team
 
 log = logging.getLogger("ragmeter.dashboard")
 
@@ -56,6 +60,7 @@ DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its 
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
 RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
+LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
 PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Report": ("rep_",), "Spot check": ("spot_",)}
@@ -170,8 +175,12 @@ def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:
 
 
 # --- judges -----------------------------------------------------------------------------------
-def env_api_key() -> str:
-    """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else ''."""
+def env_api_key(base_url: str = "") -> str:
+    """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else '' -- for OpenAI's own URL
+    (or none typed) only: a base URL typed in the page never receives the server's key. In team mode
+    never: a configured judge's key is read from its api_key_env when the judge is built."""
+    if team.config().team or base_url.strip().rstrip("/") not in ("", DEFAULT_BASE_URL):
+        return ""
     key = os.environ.get("OPENAI_API_KEY", "")
     if key:
         return key
@@ -186,6 +195,12 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
 
     The API key is not part of the config (it is never stored): read it with `api_key(prefix)`.
     """
+    if team.config().team:  # judges by name from [[judges]]: no base URL, no key field
+        c1, c2 = st.columns([3, 2])
+        language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.get, key=f"{prefix}_language")
+        with c1:
+            config = team.judge_picker(prefix, language)
+        return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config
     c1, c2 = st.columns([3, 2])
     kind = c1.radio("Judge", [OFFLINE, OPENAI], key=f"{prefix}_judge", horizontal=True)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.get, key=f"{prefix}_language")
@@ -205,7 +220,8 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
                             help="Used for this session's judge calls only; never saved or exported.")
     if not api_key:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
-                                        if env_api_key() else "fine for local servers; hosted APIs need one."))
+                                        if env_api_key(base_url) else "fine for local servers; hosted APIs need one "
+                                        "(the server's own key goes only to OpenAI's URL)."))
     config = RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(), language=language,
                        max_workers=1)
     return replace(config, **run_option_widgets(prefix)) if run_options else config
@@ -256,8 +272,19 @@ def format_duration(seconds: Optional[float]) -> str:
 
 # --- runs and reports in session state ----------------------------------------------------------
 def history_path() -> str:
-    """The history database path from the sidebar (default $RAGMETER_HISTORY or ~/.ragmeter)."""
-    return st.session_state.get(HISTORY_PATH) or str(default_history_path())
+    """The history: [server].history in team mode (never typed); on a laptop the sidebar's file when
+    config.typed_history_path accepts it, else $RAGMETER_HISTORY or ~/.ragmeter."""
+    cfg = team.config()
+    if cfg.server.history:
+        return cfg.server.history
+    default = str(default_history_location())
+    typed = st.session_state.get(HISTORY_PATH)
+    if cfg.team or not typed or typed == default:
+        return default
+    try:
+        return str(typed_history_path(typed))
+    except ConfigError:
+        return default  # the sidebar shows why under the field
 
 
 def open_store() -> RunStore:
@@ -286,10 +313,27 @@ def show_report(report: EvalReport, meta: RunMeta) -> None:
     st.session_state[RUN] = meta
 
 
+def open_run(run_id: str) -> None:
+    """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
+    store = open_store()
+    info = store.get_run(run_id)
+    show_report(store.load_report(run_id), RunMeta(info.dataset_name, info.settings, info.status, info.run_id,
+                                                   info.created_at, total=info.n_samples))
+
+
+def share_url(path: str) -> str:
+    """`path` (e.g. /report?run=ID) on this dashboard's own address, as the browser sees it."""
+    url = str(getattr(st.context, "url", "") or "")
+    parts = url.split("/", 3)
+    origin = "/".join(parts[:3]) if url.startswith(("http://", "https://")) and len(parts) >= 3 else ""
+    return origin + path
+
+
 def api_key(prefix: str) -> str:
     """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
     with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
-    return str(st.session_state.get(f"{prefix}_api_key") or "") or env_api_key()
+    typed = "" if team.config().team else str(st.session_state.get(f"{prefix}_api_key") or "")
+    return typed or env_api_key(str(st.session_state.get(f"{prefix}_base_url") or ""))
 
 
 def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
@@ -299,8 +343,9 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
     `target` (a TargetConfig) answers each question first.
     """
-    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
-                  judge=judge, target=target)
+    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
+                  judge=judge, target=target, owner=team.owner(),
+                  project=str(st.session_state.get("eval_project") or "").strip() or None)
     st.session_state[LIVE] = run.start()
     return run
 
@@ -352,6 +397,16 @@ def progress_view(run: Run) -> None:
 
 
 # --- shared display widgets -----------------------------------------------------------------------
+def plain(text: str) -> str:
+    """Text that may quote a target's or a judge's reply, shown literally inside a Markdown box."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
+
+
+def format_score(value: Optional[float]) -> str:
+    """A mean as the dashboard shows it: N/A when nothing was scored, never 0.000."""
+    return "N/A" if value is None else f"{value:.3f}"
+
+
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
@@ -445,7 +500,7 @@ def result_view(result: EvalResult) -> None:
     with left:
         sample_view(result.sample)
     with right:
-        st.markdown(f"Overall {badge(result.overall())}", unsafe_allow_html=True)
+        st.markdown(f"Overall {badge(result.overall_score())}", unsafe_allow_html=True)
         for ms in result.metric_scores().values():
             metric_view(ms)
 
@@ -477,6 +532,7 @@ def pages() -> List[Any]:
     return [st.Page(EVALUATE_PAGE, title="Evaluate", icon=":material/science:", default=True),
             st.Page(REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
             st.Page(SPOT_PAGE, title="Spot check", icon=":material/search:"),
+            st.Page("pages/generate.py", title="Generate", icon=":material/quiz:"),
             st.Page(HISTORY_PAGE, title="History", icon=":material/history:")]
 
 
@@ -514,6 +570,7 @@ def page_setup(title: str) -> None:
         if not st_config.get_option("global.appTest"):  # st.get_option does not see AppTest's patch
             st.navigation(pages())
             st.rerun()
+    team.gate()  # team mode: nothing below is drawn for a user who is not signed in and allowed
     keep_widget_state(title)
     st.html(INPUT_CSS)
     sidebar()
@@ -524,10 +581,25 @@ def sidebar() -> None:
     with st.sidebar:
         st.markdown("## :material/straighten: ragmeter")
         st.caption("Scores RAG answers on five metrics, with the reasoning behind every number.")
-        st.text_input("History database", value=str(default_history_path()), key=HISTORY_PATH,
-                      help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter).")
+        team.identity_line()
+        if not team.config().team and not team.config().server.history:
+            history_field()
         _SHELL.status = st.empty()
     refresh_sidebar()
+
+
+def history_field() -> None:
+    """The laptop's history-file field; a refused path says why and the default stays in use."""
+    default = str(default_history_location())
+    typed = st.text_input("History database", value=default, key=HISTORY_PATH,
+                          help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter): "
+                               "a .sqlite3, .sqlite or .db file in an existing folder under your home folder "
+                               "or the folder the dashboard runs in.")
+    if typed and typed != default:
+        try:
+            typed_history_path(typed)
+        except ConfigError as exc:
+            st.error(f"Not used: {exc}. Runs go to {default}.", icon=":material/warning:")
 
 
 def refresh_sidebar() -> None:
@@ -568,7 +640,7 @@ def _status_lines() -> None:
     elif report is not None:
         meta: RunMeta = st.session_state[RUN]
         st.caption(f"Report: **{meta.dataset_name}** · {meta.status} · {len(report.results):,} samples · "
-                   f"overall {report.overall_mean():.3f}")
+                   f"overall {format_score(report.overall_mean())}")
 
 
 # --- Report page data, cached per report token ------------------------------------------------------

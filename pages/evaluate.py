@@ -10,12 +10,16 @@ from evaluator.analysis import judging
 from evaluator.errors import DatasetError
 from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
+from evaluator.verdict import verdict
 
 from pages import _rubrics as rubric_ui
 from pages import _target
+from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("Evaluate")
+team.require("evaluator")  # team mode: viewers open reports and history, but do not upload or run
+UPLOAD_LIMIT_MB = team.config().server.max_upload_mb
 
 
 def bundled_files() -> List[str]:
@@ -29,7 +33,11 @@ def remember_upload() -> None:
     upload = st.session_state.get("upload_file")
     if upload is None:
         st.session_state.pop(ui.UPLOAD, None)
+    elif upload.size > UPLOAD_LIMIT_MB * 1_000_000:  # checked before the bytes are read or parsed
+        st.session_state.pop(ui.UPLOAD, None)
+        st.session_state["eval_upload_refused"] = upload.size
     else:
+        st.session_state.pop("eval_upload_refused", None)
         st.session_state[ui.UPLOAD] = (upload.name, upload.getvalue())
 
 
@@ -54,6 +62,10 @@ def read_source() -> Optional[tuple]:
                           "human_<metric> labels. Mapping below if yours are named differently. Files from "
                           "ragas, deepeval, Phoenix and TruLens are recognised.")
     held = st.session_state.get(ui.UPLOAD)
+    refused = st.session_state.get("eval_upload_refused")
+    if refused:
+        st.error(f"This file is {refused / 1e6:,.1f} MB; this server accepts uploads up to {UPLOAD_LIMIT_MB} MB.",
+                 icon=":material/block:")
     if held is None:
         st.info("Upload a file to continue, or switch back to the bundled sample.")
     elif st.session_state.get("upload_file") is None:
@@ -75,7 +87,7 @@ def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) 
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
     required = REQUIRED if needs_answer else ("question",)
     none = "(not used)"
-    options = [none] + list(pre.columns)
+    options = [none] + list(pre.columns) + [p for p in pre.paths if p not in pre.columns]  # nested: inputs.question
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
     for i, name in enumerate(FIELDS):
@@ -93,8 +105,9 @@ def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
         c1, c2 = st.columns(2)
         max_rows = int(c1.number_input("Max rows", 1, 10_000_000, ui.DEFAULT_MAX_ROWS, key="eval_max_rows",
                                        persist_state="session"))
-        max_mb = c2.number_input("Max file size (MB)", 1, ui.DEFAULT_MAX_MB, ui.DEFAULT_MAX_MB, key="eval_max_mb",
-                                 persist_state="session")
+        limit = min(ui.DEFAULT_MAX_MB, UPLOAD_LIMIT_MB)
+        max_mb = min(limit, c2.number_input("Max file size (MB)", 1, limit, limit, key="eval_max_mb",
+                                            persist_state="session"))
     picked = read_source()
     if picked is None:
         return None
@@ -140,6 +153,9 @@ def run_step(dataset: Optional[ui.LoadedDataset], config: RunConfig, step: int =
     busy = live is not None and live.running
     if not config.metrics:
         st.warning("Choose at least one metric to score.", icon=":material/warning:")
+    if dataset is not None:
+        st.text_input("Project", key="eval_project", placeholder=dataset.name,
+                      help="Runs are listed by project on the History page (empty: the dataset's name).")
     clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
                         disabled=busy or dataset is None or not config.metrics or (needs_target and target is None))
     if clicked and not busy:  # a click sent while the button was still enabled must not start a second run
@@ -171,6 +187,7 @@ def run_outcome() -> None:
     saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
     stopped = judging.stopped_reason(report)
     fallback, judged = judging.fallback_counts(report)
+    ending = verdict(report)
     if stopped:
         st.error(f"**The run stopped: the judge failed.** {ui.dashboard_hint(stopped)}\n\n{n:,} finished rows were "
                  f"kept.{saved} Fix the judge settings, then resume it from the History page.",
@@ -180,13 +197,14 @@ def run_outcome() -> None:
                  icon=":material/warning:")
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
-    elif fallback > judging.MAX_FALLBACK_RATE * judged:
-        st.warning(f"Done, but the judge failed often: {fallback:,} of {judged:,} judged scores fell back to the "
-                   f"heuristic ({judging.main_cause(report) or 'see each score'}).{saved}", icon=":material/warning:")
-    else:
+    elif ending.ok:
         st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
-    if fallback and not stopped and fallback <= judging.MAX_FALLBACK_RATE * judged:
+    else:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
+        box = st.error if ending.severity == "error" else st.warning
+        cause = ending.cause.replace("--max-fallback-rate", "the allowed share")
+        box(f"**{ending.label.capitalize()}:** {ui.plain(cause)}.{saved}", icon=":material/error:")
+    if fallback and ending.kind != "judge_failed":
         st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                    f"({judging.main_cause(report) or 'see each score'}).")
     target = report.target_stats()

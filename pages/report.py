@@ -11,7 +11,9 @@ from evaluator.analysis.noise import judge_noise
 from evaluator.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.verdict import RowCounts, verdict
 
+from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("Report")
@@ -42,6 +44,16 @@ def report_caption(report: EvalReport, meta: ui.RunMeta) -> str:
     return " · ".join(parts + ([f"run `{meta.run_id}`"] if meta.run_id else []))
 
 
+def verdict_box(report: EvalReport) -> None:
+    """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
+    ending = verdict(report)
+    if ending.ok or judging.stopped_reason(report):
+        return
+    box = st.error if ending.severity == "error" else st.warning
+    box(f"**{ending.label.capitalize()}:** {ui.plain(ending.cause.replace('--max-fallback-rate', 'the allowed share'))}",
+        icon=":material/error:")
+
+
 def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> None:
     """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
     if meta.status == "stopped" and meta.total > len(report.results):
@@ -55,7 +67,7 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(ui.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else f"{len(report.results):,} samples")
+                st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
 
 
 def card_caption(s: Any) -> str:
@@ -214,7 +226,8 @@ def sample_label(frame: Any, i: int) -> str:
     row = frame.loc[frame["#"] == i].iloc[0]
     question = str(row.get("question") or "")
     question = question if len(question) <= 70 else question[:67] + "…"
-    return f"#{i} · {row.get('sample_id')} · {question} (overall {row['overall']:.3f})"
+    overall = row["overall"]
+    return f"#{i} · {row.get('sample_id')} · {question} (overall {ui.format_score(None if overall != overall else overall)})"
 
 
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
@@ -253,13 +266,22 @@ if live is not None:
     st.info("A run is in progress; the report opens when it ends.")
     ui.watch(live)
     st.rerun()
+shared = str(st.query_params.get("run") or "")
+meta = st.session_state.get(ui.RUN)
+# A share link (/report?run=<run_id>) opens its run, unless the id is the one this page put there itself.
+if shared and shared != st.session_state.get(ui.LINKED) and (meta is None or meta.run_id != shared):
+    with ui.guard("Opening the shared run"):
+        ui.open_run(shared)
 report, meta = st.session_state.get(ui.REPORT), st.session_state.get(ui.RUN)
+if meta is not None and meta.run_id:
+    st.query_params["run"] = st.session_state[ui.LINKED] = meta.run_id  # the address bar is the share link
 if report is None or not report.results:
     empty_report()
     st.stop()
 
 st.caption(report_caption(report, meta))
 ui.trust_notes(report)
+verdict_box(report)
 sums = ui.summaries(meta.token, report)
 metric_cards(report, meta, sums)
 ui.band_legend()
@@ -282,4 +304,8 @@ samples_table(shown)
 drill_down(report, frame, shown)
 
 st.subheader("Share")
+if meta.run_id:
+    with st.popover("Copy link", icon=":material/link:"):
+        st.caption("Anyone allowed to view this dashboard opens this run with:")
+        st.code(ui.share_url(team.share_link("report", run=meta.run_id)), language=None)  # has a copy button
 downloads(report, meta, charts)

@@ -8,9 +8,11 @@ from evaluator.judges.base import close_judge
 from evaluator.model import EvalResult
 from evaluator.runs import RunConfig
 
+from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("Spot check")
+team.require("evaluator")  # a spot check calls the judge: evaluators only in team mode
 
 EXAMPLES = {
     "en": {
