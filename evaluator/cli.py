@@ -37,6 +37,7 @@ from .costs import estimate_run, usage_line
 from .errors import RagmeterError
 from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
+from .io.outputs import check_output, report_format
 from .judges.offline import OfflineJudge
 from .model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
@@ -95,14 +96,14 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
     from .io import export
 
-    suffix = Path(path).suffix.lower()
+    suffix = "." + report_format(path)
     if suffix == ".parquet":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_bytes(export.results_parquet(report))
         return
     if suffix == ".csv":
         text = export.results_csv(report)
-    elif suffix in (".html", ".htm"):
+    elif suffix == ".html":
         text = export.html_report(report, dataset_name=dataset, settings=settings)
     else:
         text = export.results_json(report, settings=settings)
@@ -255,6 +256,8 @@ class BatchLines:
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
+    if args.output:
+        check_output(args.output)  # a report that cannot be written is known now, not after the run
     if args.data and not (args.resume or args.rescore) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS:
         from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
 

@@ -18,6 +18,8 @@
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
     ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
     │                              the metric's scale, a row naming no sample of the run
+    ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
+    │                              an extension ragmeter does not write; checked before the run
     ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
@@ -87,6 +89,10 @@ class JudgeError(RagmeterError):
 
 class JudgeConfigError(JudgeError):
     """The judge is misconfigured (unknown kind, missing key, unusable endpoint, a broken judge plugin)."""
+
+
+class OutputError(RagmeterError):
+    """The report path cannot be written: a folder, no permission, or an unknown extension."""
 
 
 class JudgeFailed(RagmeterError):

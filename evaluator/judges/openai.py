@@ -39,11 +39,13 @@ from urllib.parse import urlsplit
 
 import openai
 
+from ..bounded import JUDGE_REPLY_BYTES, MAX_RETRY_AFTER, ReplyTooLarge, bounded_client, over_retry_cap
 from ..errors import JudgeConfigError
 from ..io.redact import redact_text, remember, remember_url
+from ..safetext import safe
 from ..text import estimate_tokens
 from .messages import display_url, one_line
-from .resilient import (AGAIN, FATAL, MAX_RETRY_AFTER, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
+from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
 
 log = logging.getLogger("ragmeter")
@@ -109,6 +111,8 @@ class OpenAIChat:
         self._lock = threading.Lock()
         self._local = threading.local()  # the JSON mode this thread's last request was sent with
         self._owns_http = http_client is None
+        if http_client is None:  # `timeout` is the whole call's deadline, and replies are capped
+            http_client = bounded_client(self.base_url, self.timeout, JUDGE_REPLY_BYTES)
         self.client = openai.OpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
                                     timeout=self.timeout, http_client=http_client)
 
@@ -150,6 +154,8 @@ class OpenAIChat:
         url = f"{self.shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
             return Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", THROTTLE_KIND)
+        if isinstance(exc.__cause__, ReplyTooLarge):  # the same server would send the same again
+            return Failure(f"reply from {url} refused: {exc.__cause__}", FATAL)
         if isinstance(exc, openai.APIConnectionError):
             unreachable = unreachable_reason(exc)
             if unreachable:
@@ -169,12 +175,16 @@ class OpenAIChat:
         if self.json_mode == "auto" and mode != "none" and _rejects_format(status, detail):
             self._downgrade(mode, message)
             return Failure(message, AGAIN)
+        wait = _retry_after(exc.response.headers)
+        if over_retry_cap(wait) and (status >= 500 or status in (408, 409, 429)):
+            return Failure(f"{message} — it asks to retry after {wait:g} s, longer than the "
+                           f"{MAX_RETRY_AFTER:g} s ragmeter waits", FATAL, status=status)
         if status == 429:
-            return Failure(message, THROTTLE_KIND, _retry_after(exc.response.headers), rate_limited=True)
+            return Failure(message, THROTTLE_KIND, wait, rate_limited=True)
         if status == 503:
-            return Failure(message, THROTTLE_KIND, _retry_after(exc.response.headers))
+            return Failure(message, THROTTLE_KIND, wait)
         if status >= 500 or status in (408, 409):
-            return Failure(message, RETRY, _retry_after(exc.response.headers), status)
+            return Failure(message, RETRY, wait, status)
         return Failure(message + _HINTS.get(status, ""), FATAL, status=status)
 
     def _downgrade(self, mode: str, why: str) -> None:
@@ -289,6 +299,7 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
         raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {one_line(completion)})") from exc
     if not isinstance(text, str):
         raise _MalformedReply("message content is not text")
+    text = safe(text)  # a lone surrogate or NUL would break the cache, the history and the exports
     usage = getattr(completion, "usage", None)
     p, c = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
     if isinstance(p, int) and isinstance(c, int):
@@ -316,11 +327,12 @@ def _token_logprobs(completion: Any) -> Optional[list]:
 
 
 def _retry_after(headers: Any) -> Optional[float]:
-    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date)."""
+    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date);
+    over MAX_RETRY_AFTER the call fails instead (_classify_status)."""
     value = headers.get("retry-after-ms")
     if value:
         try:
-            return min(MAX_RETRY_AFTER, max(0.0, float(value) / 1000))
+            return max(0.0, float(value) / 1000)
         except ValueError:
             pass
     value = headers.get("retry-after")
@@ -333,7 +345,7 @@ def _retry_after(headers: Any) -> Optional[float]:
             seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
         except (TypeError, ValueError):
             return None
-    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+    return max(0.0, seconds)
 
 
 def _error_detail(exc: openai.APIStatusError) -> str:
