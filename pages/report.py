@@ -14,6 +14,7 @@ from evaluator.model import METHOD_LABELS, EvalReport
 from evaluator.verdict import RowCounts, verdict
 
 from pages import _chat_view as chat
+from pages import _reviewing as rv
 from pages import _team as team
 from pages import _ui as ui
 
@@ -61,6 +62,7 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
         st.warning(f"This run was stopped: {len(report.results):,} of {meta.total:,} samples are scored. "
                    "Resume it from the History page.")
     cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
+    reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
     for start in range(0, len(cards), 4):
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
             with col.container(border=True, height="stretch"):
@@ -69,6 +71,8 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
                           "Mean over the samples this metric could score.")
                 st.markdown(ui.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
                 st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
+                if s is not None and rv.card_line(reviewed.get(s.name)):
+                    st.caption(rv.card_line(reviewed.get(s.name)))
 
 
 def card_caption(s: Any) -> str:
@@ -120,7 +124,7 @@ def noise_view(report: EvalReport) -> None:
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
-    if meta.settings.get("judge") != "openai":
+    if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
     usage = report.usage or {}
@@ -220,6 +224,8 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
         st.caption("Listing the first 1,000 matches; narrow the filters to reach the others.")
     ui.drop_stale("rep_sample", options)  # kept from a bigger report, or filtered out
     pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key="rep_sample")
+    with st.expander("Claims on the text", expanded=True):
+        rv.claims_view(report.results[pick])
     ui.result_view(report.results[pick])
 
 
@@ -295,6 +301,7 @@ noise_view(report)
 usage_view(report, meta)
 target_view(report)
 agreement_view(report, meta)
+rv.reviewers_view(meta.run_id)
 
 st.subheader("Samples")
 st.caption("Click a column header to sort; filter to find weak answers, then open one below.")

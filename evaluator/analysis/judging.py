@@ -10,7 +10,8 @@ from collections import Counter
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from ..judges.health import STOPPED_KEY
-from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED, EvalReport
+from ..model import (METHOD_BLEND, METHOD_FALLBACK, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED,
+                     EvalReport)
 
 OFFLINE_NOTICE = (
     "Offline run: these scores are lexical estimates (words shared by the answer, the contexts and the "
@@ -22,7 +23,7 @@ _CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timeout|malform
 
 
 # How a score comes out when the judge was asked: it answered, or it failed (heuristic or no score).
-_ASKED = (METHOD_BLEND, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
+_ASKED = (METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
 _FAILED = (METHOD_FALLBACK, METHOD_UNSCORED)
 
 
@@ -84,7 +85,7 @@ def judge_status(report: EvalReport, settings: Optional[Dict[str, Any]] = None) 
     if settings.get("judge") == "offline" or (not settings.get("model") and is_offline(report)):
         return "offline heuristics (lexical estimates, no judge)"
     ok, asked = judge_calls(report.usage or {})
-    parts = [str(settings.get("model") or "judge"), f"{ok}/{asked} calls succeeded"]
+    parts = [str(settings.get("model") or settings.get("judge") or "judge"), f"{ok}/{asked} calls succeeded"]
     cause = main_cause(report) if ok < asked or stopped_reason(report) else None
     if cause:
         parts.append(cause)

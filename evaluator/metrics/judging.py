@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional
 
 from ..judges.base import accepts, call_info
+from ..safetext import safe
 from .geval import weighted_score
 from .metric import Metric
 from .parsing import ParsedReply
@@ -44,6 +45,8 @@ def ask(metric: Metric, judge: Any, prompt: str, repeat: int = 0) -> Judgement:
     except Exception as exc:  # any judge failure is recorded, never aborts the run
         return Judgement(info=call_info(judge), failure=UNAVAILABLE, error=f"{type(exc).__name__}: {exc}")
     info = call_info(judge)
+    if isinstance(reply, str):  # any judge's: SQLite and the exports cannot store these (U+FFFD shows where)
+        reply = safe(reply)
     if not (reply or "").strip():
         return Judgement(reply=reply, info=info, failure=UNAVAILABLE, error="The judge returned an empty reply.")
     parsed = metric.parse(reply)
