@@ -65,7 +65,7 @@ def test_conversation_upload_run_and_chat_bubbles_with_arabic_rtl(page, app_url,
     expect(bubbles(page)).to_have_count(4, timeout=RUN_TIMEOUT)  # the first conversation: the Arabic one
 
     arabic = main(page).locator('div.chat-text[dir="rtl"]').filter(has_text=ARABIC_A)
-    expect(arabic).to_be_visible()
+    expect(arabic).to_be_visible(timeout=RUN_TIMEOUT)
     looks = arabic.evaluate("e => [getComputedStyle(e).direction, getComputedStyle(e).textAlign]")
     assert looks == ["rtl", "right"], looks
     text_box, bubble_box = arabic.bounding_box(), bubbles(page).nth(1).bounding_box()
@@ -76,9 +76,11 @@ def test_conversation_upload_run_and_chat_bubbles_with_arabic_rtl(page, app_url,
 
     page.get_by_role("button", name=re.compile(r"^Open the worst turn: kettle-markup, turn 4")).click()
     wait_idle(page)
-    expect(bubbles(page)).to_have_count(4)
+    expect(page.get_by_role("combobox", name="Conversation")).to_have_value(
+        re.compile(r"^#1 · kettle-markup"), timeout=RUN_TIMEOUT)
     first = bubbles(page).nth(0).locator("div.chat-text")
-    expect(first).to_have_text(MARKUP)  # text, not HTML or Markdown
+    expect(first).to_have_text(MARKUP, timeout=RUN_TIMEOUT)  # text, not HTML or Markdown
+    expect(bubbles(page)).to_have_count(4)
     assert first.locator("b, strong").count() == 0
     worst = bubbles(page).nth(3)
     expect(worst.get_by_text("worst turn of this conversation")).to_be_visible()
