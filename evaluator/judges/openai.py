@@ -219,8 +219,8 @@ class OpenAIJudge(ResilientJudge):
         if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
             raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
         # One generate(), every retry and backoff included, ends near this: a judge that never answers
-        # costs a call about two timeouts, not (max_retries + 1) of them.
-        max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout
+        # costs a call two timeouts and the first backoff, not (max_retries + 1) timeouts.
+        max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout + 2 * BACKOFF_BASE
         self.chat = OpenAIChat(model, base_url, api_key, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
                                json_mode=json_mode, max_tokens=max_tokens, http_client=http_client)
         super().__init__(self.chat, scope=(self.chat.base_url, self.chat.model, self.chat.temperature),
