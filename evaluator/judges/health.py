@@ -55,7 +55,8 @@ class JudgeHealth:
         self.unusable = self.not_json = self.timeouts = 0  # kinds of failure the messages name
         self._recent: Deque[bool] = deque(maxlen=policy.window)  # True = failed
         self._last: Optional[BaseException] = None
-        self._trip: Optional[str] = None  # "rejected" | "unreachable" | "breaker"
+        self._trip: Optional[str] = None  # "rejected" | "unreachable" | "timeout" | "unusable" | "breaker"
+        self._at_trip = (0, 0, 0)  # (unusable, timeouts, calls) when it tripped: the message's numbers
         self._lock = threading.Lock()
 
     @property
@@ -76,8 +77,7 @@ class JudgeHealth:
             self._last = exc
             kind = getattr(exc, "kind", "failed")
             self.timeouts += kind == TIMEOUT_KIND
-            if self._trip is None:
-                self._trip = self._decide(kind)
+            self._settle(kind)
 
     def record_unusable(self, reason: str, not_json: bool = False) -> None:
         """A call counted as a success gave a reply with no score: count it as a failed call."""
@@ -88,8 +88,13 @@ class JudgeHealth:
             self.not_json += not_json
             _flip_last_success(self._recent)
             self._last = JudgeError(reason, kind=UNUSABLE_KIND)
-            if self._trip is None:
-                self._trip = self._decide(UNUSABLE_KIND)
+            self._settle(UNUSABLE_KIND)
+
+    def _settle(self, kind: str) -> None:
+        """Trip once, keeping the counts that tripped it (calls still in flight finish after)."""
+        if self._trip is None:
+            self._trip = self._decide(kind)
+            self._at_trip = (self.unusable, self.timeouts, self.calls)
 
     def _decide(self, kind: str) -> Optional[str]:
         p = self.policy
@@ -119,11 +124,13 @@ class JudgeHealth:
                 message = (f"The judge failed {failed} of its last {n} calls, so the run stopped instead of "
                            f"scoring the rest on heuristics. Last error: {cause}")
             elif self._trip == UNUSABLE_KIND:
+                unusable, _, calls = self._at_trip
                 what = "not JSON" if self.not_json == self.unusable else "not usable"
-                message = (f"judge replies are {what}: {self.unusable} of the first {self.calls}, so the run "
+                message = (f"judge replies are {what}: {unusable} of the first {calls}, so the run "
                            f"stopped instead of scoring the rest on heuristics. Last reply: {cause}")
             elif self._trip == TIMEOUT_KIND:
-                message = (f"judge timed out: {self.timeouts} of the first {self.calls} calls, so the run "
+                _, timeouts, calls = self._at_trip
+                message = (f"judge timed out: {timeouts} of the first {calls} calls, so the run "
                            f"stopped. Last error: {cause}")
             else:
                 message = cause
