@@ -15,7 +15,7 @@ from evaluator.judges.openai import OpenAIJudge
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalReport, EvalSample
 from openai_server import ChatServer, reply, stall
 
-N_SAMPLES, N_METRICS = 60, 4  # the default metrics: faithfulness, relevancy, precision, correctness
+N_SAMPLES, N_METRICS = 60, 5  # the five default metrics
 PROSE = "Sure! I think the answer looks pretty good"
 
 
