@@ -120,11 +120,11 @@ def save_example_set(store: ReviewStore, name: str, built: ExampleSet) -> Exampl
     if not any(built.examples.values()):
         raise ReviewError("no reviewed disagreements with a corrected score to learn from: review some samples "
                           "first (disagree, and give the score you would give)")
-    rows = store.runs._query("SELECT MAX(version) FROM example_sets WHERE name = ?", (name,))
+    rows = store.runs.query("SELECT MAX(version) FROM example_sets WHERE name = ?", (name,))
     version = int(rows[0][0] or 0) + 1
     saved = replace(built, name=name, version=version,
                     created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    store.runs._write("INSERT INTO example_sets (name, version, created_at, body) VALUES (?, ?, ?, ?)",
+    store.runs.write("INSERT INTO example_sets (name, version, created_at, body) VALUES (?, ?, ?, ?)",
                       (name, version, saved.created_at, json.dumps(saved.to_dict(), ensure_ascii=False)))
     return saved
 
@@ -133,10 +133,10 @@ def load_example_set(store: ReviewStore, spec: str) -> ExampleSet:
     """The set named `spec` ("name" for its latest version, or "name@v2"); ReviewError when unknown."""
     name, _, version = spec.partition("@")
     if version:
-        rows = store.runs._query("SELECT body FROM example_sets WHERE name = ? AND version = ?",
+        rows = store.runs.query("SELECT body FROM example_sets WHERE name = ? AND version = ?",
                                  (name, int(version.lstrip("v") or 0)))
     else:
-        rows = store.runs._query("SELECT body FROM example_sets WHERE name = ? ORDER BY version DESC LIMIT 1",
+        rows = store.runs.query("SELECT body FROM example_sets WHERE name = ? ORDER BY version DESC LIMIT 1",
                                  (name,))
     if not rows:
         known = ", ".join(list_example_sets(store)) or "none yet"
@@ -146,7 +146,7 @@ def load_example_set(store: ReviewStore, spec: str) -> ExampleSet:
 
 
 def list_example_sets(store: ReviewStore) -> List[str]:
-    return [f"{n}@v{v}" for n, v in store.runs._query("SELECT name, version FROM example_sets ORDER BY name, version")]
+    return [f"{n}@v{v}" for n, v in store.runs.query("SELECT name, version FROM example_sets ORDER BY name, version")]
 
 
 # --- prompts with examples ----------------------------------------------------------------------

@@ -420,6 +420,16 @@ class RunStore:
             raise self._unknown(run_id)
 
     # -- reading --------------------------------------------------------------------------
+    # Modules that keep their own tables in the history database (reviews, example sets) read and
+    # write through these two, so every backend's connection, locking and errors stay in one place.
+    def query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
+        """Rows of a read (portable SQL with `?` placeholders); HistoryError when the database fails."""
+        return self._query(sql, params)
+
+    def write(self, sql: str, params: Tuple = ()) -> int:
+        """Run one write in its own transaction; the number of rows it changed."""
+        return self._write(sql, params)
+
     def _query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
         try:
             with self._connect(write=False) as db:

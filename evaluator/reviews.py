@@ -109,7 +109,7 @@ class ReviewStore:
         """Store `review`, replacing the same reviewer's earlier review of that sample and metric."""
         self.runs.get_run(review.run_id)  # a clear error for an unknown run
         row = _row(review)
-        self.runs._write(
+        self.runs.write(
             f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * len(row))}) "
             "ON CONFLICT (run_id, idx, metric, reviewer) DO UPDATE SET verdict = excluded.verdict, "
             "corrected = excluded.corrected, scale = excluded.scale, note = excluded.note, "
@@ -126,7 +126,7 @@ class ReviewStore:
 
     def remove(self, run_id: str, index: int, metric: str, reviewer: str) -> bool:
         """Withdraw one review; False when there was none."""
-        return bool(self.runs._write("DELETE FROM reviews WHERE run_id = ? AND idx = ? AND metric = ? AND reviewer = ?",
+        return bool(self.runs.write("DELETE FROM reviews WHERE run_id = ? AND idx = ? AND metric = ? AND reviewer = ?",
                                      (run_id, index, metric, reviewer)))
 
     def reviews(self, run_id: Optional[str] = None, *, metric: Optional[str] = None,
@@ -138,7 +138,7 @@ class ReviewStore:
                 where.append(f"{column} = ?")
                 params.append(value)
         clause = f" WHERE {' AND '.join(where)}" if where else ""
-        rows = self.runs._query(f"SELECT {_COLUMNS} FROM reviews{clause} ORDER BY run_id, idx, metric, reviewer",
+        rows = self.runs.query(f"SELECT {_COLUMNS} FROM reviews{clause} ORDER BY run_id, idx, metric, reviewer",
                                 tuple(params))
         return [_review(row) for row in rows]
 
