@@ -139,7 +139,9 @@ def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
-    st.caption(f"{ok:,} of {asked:,} judge calls succeeded" + ("; no prices given, so no cost." if cost is None else "."))
+    usable, _ = judging.usable_replies(usage)
+    st.caption(f"{ok:,} of {asked:,} judge calls answered, {usable:,} of {asked:,} replies usable"
+               + ("; no prices given, so no cost." if cost is None else "."))
 
 
 def target_view(report: EvalReport) -> None:
