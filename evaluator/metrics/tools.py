@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import content_words
@@ -122,7 +122,8 @@ class TaskCompletionMetric(Metric):
             return NOT_AGENT
         return super().skip_reason(sample)
 
-    def prompt(self, sample: EvalSample, lang: str) -> str:
+    def prompt(self, sample: EvalSample, lang: str, fields: Optional[Sequence[str]] = None) -> str:
+        # Its own layout (the steps / the transcript): `fields` of the shared prefix do not apply.
         lang = lang if lang in self.prompts else "en"
         clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
         question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
