@@ -202,10 +202,16 @@ def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Opti
     from .costs import price
 
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
-            f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
-            f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
+            f"{usage.get('prompt_tokens', 0)} prompt{cached_note(usage)} + {usage.get('completion_tokens', 0)} "
+            f"completion tokens, {usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
     return line + (f", cost {cost:.4f}" if cost is not None else "")
+
+
+def cached_note(usage: Dict[str, Any]) -> str:
+    """' (N cached)' when the server read some prompt tokens from its prompt cache (billed at a discount)."""
+    cached = usage.get("cached_prompt_tokens") or 0
+    return f" ({cached} cached)" if cached else ""
 
 
 def print_fallbacks(report: EvalReport) -> None:

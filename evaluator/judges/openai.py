@@ -16,7 +16,13 @@ over a bare `openai.OpenAI` call:
   instead; "auto" does not, because a schema is re-sent with every call and costs ~57 prompt
   tokens each time for no stricter output (llama.cpp's server also answers HTTP 500 to
   `json_schema` while it accepts `json_object`);
-- token counts from each reply's `usage` (estimated from text when a server omits it);
+- token counts from each reply's `usage` (estimated from text when a server omits it), and the
+  prompt tokens the server took from its prompt cache (`usage.prompt_tokens_details.cached_tokens`,
+  OpenAI's and vLLM's; llama.cpp's `timings.cache_n`), counted as `cached_prompt_tokens`;
+- llama.cpp's prompt cache: once a reply shows the server is llama.cpp (it sends `timings`), each
+  request asks for `cache_prompt` (llama.cpp then runs a prompt in the slot holding the most
+  similar one, so a sample's calls reuse its shared prefix); `extra_body={...}` sends fields of
+  your choice with every request instead (e.g. `{"cache_prompt": true, "id_slot": 0}`);
 - an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt,
   and the repeat index and logprobs request when there are any);
 - token probabilities on request (`generate(prompt, top_logprobs=5)`, then `call_info()["logprobs"]`)
@@ -89,6 +95,7 @@ class _CallInfo:
     cached: bool = False
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of prompt_tokens, those the server read from its prompt cache
     json_mode: str = "none"
     top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
     logprobs: Optional[list] = None  # [[token, [[alternative, logprob], ...]], ...] when the server sent them
@@ -121,6 +128,7 @@ class OpenAIJudge:
                  api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
                  temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
                  max_tokens: Optional[int] = None, http_client: Any = None,
+                 extra_body: Optional[Dict[str, Any]] = None,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if not model:
@@ -138,10 +146,13 @@ class OpenAIJudge:
         self._key = _resolve_key(api_key, self.base_url, api_key_env)
         self._sleep, self._random = sleep, random.Random()
         self._mode = "object" if json_mode == "auto" else json_mode
+        self.extra_body = dict(extra_body) if extra_body else None
+        self._llama_cpp = False  # set once a reply shows llama.cpp's `timings`
         self._lock = threading.Lock()
         self._local = threading.local()
         self._totals = dict.fromkeys(("calls", "requests", "cache_hits", "prompt_tokens",
-                                      "completion_tokens", "retries", "failures", "rate_limited"), 0)
+                                      "completion_tokens", "cached_prompt_tokens", "retries", "failures",
+                                      "rate_limited"), 0)
         self.limiter = AIMDLimiter(max_concurrency, clock=clock, sleep=sleep)
         self._cache = JudgeCache(cache) if cache is not None else None
         self._owns_http = http_client is None
@@ -267,8 +278,10 @@ class OpenAIJudge:
         permit = self.limiter.acquire()
         self._add(requests=1)
         try:
-            completion = self._client.chat.completions.create(**self._request(prompt, mode, info.top_logprobs))
+            completion = self._client.chat.completions.create(**self._request(prompt, mode, info.top_logprobs),
+                                                              **self._extra())
             text, tokens = _reply_and_tokens(completion, prompt)
+            info.cached_tokens = self._cached_tokens(completion)
             info.logprobs = _token_logprobs(completion) if info.top_logprobs else None
         except Exception as exc:  # every failure is classified; none escapes unexplained
             failure = self._classify(exc, mode)
@@ -278,8 +291,26 @@ class OpenAIJudge:
             return failure
         self.limiter.release(permit, SUCCESS)
         info.prompt_tokens, info.completion_tokens = tokens
-        self._add(calls=1, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+        self._add(calls=1, prompt_tokens=tokens[0], completion_tokens=tokens[1], cached_prompt_tokens=info.cached_tokens)
         return text
+
+    def _extra(self) -> Dict[str, Any]:
+        """Body fields beyond OpenAI's: the configured `extra_body`, else llama.cpp's cache_prompt once
+        the server is known to be llama.cpp (other servers may reject unknown fields)."""
+        if self.extra_body is not None:
+            return {"extra_body": self.extra_body}
+        return {"extra_body": {"cache_prompt": True}} if self._llama_cpp else {}
+
+    def _cached_tokens(self, completion: Any) -> int:
+        """The reply's cached prompt tokens (OpenAI/vLLM `prompt_tokens_details`, llama.cpp `timings`)."""
+        timings = getattr(completion, "timings", None)
+        if isinstance(timings, dict):
+            self._llama_cpp = True
+        details = getattr(getattr(completion, "usage", None), "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None)
+        if cached is None and isinstance(timings, dict):
+            cached = timings.get("cache_n")
+        return cached if isinstance(cached, int) and cached > 0 else 0
 
     def _request(self, prompt: str, mode: str, top_logprobs: int = 0) -> dict:
         request: Dict[str, Any] = {"model": self.model, "temperature": self.temperature,
