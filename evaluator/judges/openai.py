@@ -184,11 +184,14 @@ class OpenAIJudge:
 
     def call_info(self) -> dict:
         """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode
-        (and top_logprobs, logprobs when the call asked for token probabilities)."""
+        (cached_tokens when the server read some of the prompt from its cache; top_logprobs, logprobs
+        when the call asked for token probabilities)."""
         info = getattr(self._local, "info", None) or _CallInfo(json_mode=self._mode)
         data = asdict(info)
         if not info.top_logprobs:
             del data["top_logprobs"], data["logprobs"]
+        if not info.cached_tokens:  # only when the server said some prompt tokens came from its cache
+            del data["cached_tokens"]
         return data
 
     def usage(self) -> dict:

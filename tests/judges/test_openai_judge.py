@@ -61,7 +61,7 @@ def test_success_returns_text_and_counts_tokens_from_usage(server, clock):
     judge = make(server, clock, api_key=CANARY)
     assert judge.generate("judge this") == '{"score": 0.9}'
     assert judge.call_info() == {"retries": 0, "cached": False, "prompt_tokens": 120,
-                                 "completion_tokens": 8, "cached_tokens": 0, "json_mode": "object"}
+                                 "completion_tokens": 8, "json_mode": "object"}
     usage = judge.usage()
     assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (1, 120, 8)
     sent = server.chat_requests[0]
