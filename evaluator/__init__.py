@@ -7,7 +7,8 @@
 The package reads like a table of contents (each folder's __init__ says what it holds):
     model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
     errors.py      every error ragmeter raises on purpose, drawn as a tree
-    judges/        who gives the scores: the Judge protocol, offline, OpenAI-compatible, cache, rate limit
+    judges/        who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
+                   resilient wrapper (retries, rate limit, cache, usage), offline, OpenAI-compatible
     metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
     evaluation.py  RAGEvaluator: score one sample or a dataset, concurrently, in order
     runs.py        the one run path (RunConfig, Run) used by the CLI and the dashboard
@@ -15,15 +16,28 @@ The package reads like a table of contents (each folder's __init__ says what it 
     history.py     every run saved in SQLite, resumable
     io/            files in and out: datasets, records, exports, redaction
     analysis/      reading the scores: statistics, bands, advice, agreement, run comparison
+    verdict.py     how a run ended (ok, thresholds missed, judge/target failed, nothing scored): one decision
+    scoring_pass.py  the start and end every scoring pass shares (progress, usage, judge health)
     cli.py         the `ragmeter` command
 """
-from typing import Any
+import typing
 
-from .errors import DatasetError, HistoryError, JudgeConfigError, JudgeError, JudgeFailed, RagmeterError
+from .errors import (
+    DatasetError,
+    HistoryError,
+    JudgeConfigError,
+    JudgeError,
+    JudgeFailed,
+    MetricError,
+    MissingExtra,
+    RagmeterError,
+    TargetConfigError,
+    TargetError,
+)
 from .evaluation import RAGEvaluator
 from .judges.base import Judge
 from .judges.offline import OfflineJudge
-from .metrics.registry import Metric
+from .metrics.registry import Metric, register
 from .metrics.rubric import RubricMetric, load_rubrics
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
@@ -37,10 +51,15 @@ _LAZY = {
     "RunStore": "history",
     "score_frame": "engines.partition",
     "summarize": "analysis.stats",
+    "TargetConfig": "targets",
+    "RowCounts": "verdict",
+    "Verdict": "verdict",  # Verdict.of(report); the module name `verdict` would shadow a function export
+    "JudgeEntry": "judges.registry",  # a judge kind: register_judge(JudgeEntry(...)) or a ragmeter.judges plugin
+    "register_judge": "judges.registry",
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     if name in _LAZY:
         from importlib import import_module
 
@@ -56,20 +75,30 @@ __all__ = [
     "HistoryError",
     "Judge",
     "JudgeConfigError",
+    "JudgeEntry",
     "JudgeError",
     "JudgeFailed",
     "Metric",
+    "MetricError",
     "MetricScore",
+    "MissingExtra",
     "OfflineJudge",
     "OpenAIJudge",
     "RAGEvaluator",
     "RagmeterError",
+    "RowCounts",
     "RubricMetric",
     "Run",
     "RunConfig",
     "RunStore",
+    "TargetConfig",
+    "TargetConfigError",
+    "TargetError",
+    "Verdict",
     "load_dataset",
     "load_rubrics",
+    "register",
+    "register_judge",
     "score_frame",
     "summarize",
 ]

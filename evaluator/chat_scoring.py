@@ -29,7 +29,7 @@ from .metrics.conversational import (CONVERSATION_METRICS, LABELS, ConversationS
 from .metrics.metric import Metric
 from .metrics.tools import AGENT_METRICS
 from .model import (METHOD_RULE, METHOD_SKIPPED, EvalReport, EvalResult, EvalSample, MetricScore, merged_order,
-                    _mean)
+                    rounded_mean)
 from .text import resolve_language
 
 METHOD_TURNS = "from_turns"  # a conversation's score computed from its turns' scores, no judge call
@@ -129,7 +129,7 @@ class ConversationReport(EvalReport):
 
     def turn_mean_scores(self) -> Dict[str, Optional[float]]:
         turns = self.turn_results()
-        return {m: _mean([t.scores[m].score for t in turns if m in t.scores and not t.scores[m].skipped])
+        return {m: rounded_mean([t.scores[m].score for t in turns if m in t.scores and not t.scores[m].skipped])
                 for m in self.turn_metrics}
 
     def turn_counts(self) -> Dict[str, Tuple[int, int]]:
@@ -143,11 +143,11 @@ class ConversationReport(EvalReport):
                  and (t.sample.target_latency_ms is not None or t.sample.target_error)]
         if not calls:
             return None
-        from .model import _percentile
+        from .model import percentile
 
         latencies = sorted(s.target_latency_ms for s in calls if s.target_latency_ms is not None)
         return {"calls": len(calls), "failures": sum(1 for s in calls if s.target_error),
-                "p50_ms": _percentile(latencies, 50), "p95_ms": _percentile(latencies, 95)}
+                "p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95)}
 
     def to_dict(self) -> Dict[str, Any]:
         data = super().to_dict()

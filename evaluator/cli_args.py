@@ -6,10 +6,17 @@ cli.py; this module only declares them.
 from __future__ import annotations
 
 import argparse
+from typing import Any, Dict, Sequence
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
+from .cli_review import add_review_parser
 from .judges.cache import default_cache_path
+from .errors import RagmeterError
+from .judges.registry import get_judge, judge_kinds
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics.registry import known_metrics
+from .metrics.rubric import load_rubrics
+from .runs import OFFLINE, OPENAI, RunConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,11 +27,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint (or the --judge's model)")
+    ev.add_argument("--judge", metavar="NAME",
+                    help=f"which judge scores: {', '.join(judge_kinds())} (default: openai with --model, else "
+                         "offline; packages add more under the 'ragmeter.judges' entry points)")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--api-key-env", default="",
-                    help="environment variable holding the API key (default: OPENAI_API_KEY, which is sent only "
-                         "to OpenAI's own URL or $OPENAI_BASE_URL; name it to send it to --base-url)")
+                    help="environment variable holding the API key (default: the judge's own; for openai "
+                         "OPENAI_API_KEY, which is sent only to OpenAI's own URL or $OPENAI_BASE_URL; name it "
+                         "to send it to --base-url)")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,
@@ -75,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
                     help="seconds between looks at a running batch (default %(default)s)")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    ev.add_argument("--align-with", metavar="SET", help="add a saved few-shot example set (NAME or NAME@vN, made "
+                    "by 'ragmeter review align') to the judged metrics' prompts")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     ev.add_argument("--engine", choices=["local", "ray"], default="local",
                     help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
@@ -84,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                     "another judge); the target is not called")
     add_target_arguments(ev)
+    add_review_parser(sub)
+    add_generate_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
     runs.add_argument("--owner", default=None, help="only the runs this user started")
@@ -110,6 +125,44 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
 
 
+def add_generate_parser(sub: Any) -> None:
+    """`ragmeter generate`: a test set from documents (evaluator/cli_generate.py runs it)."""
+    gen = sub.add_parser("generate", help="write a test set from your documents, and show what it covers",
+                         description="Write questions, reference answers and expected documents from documents; "
+                                     "exit 0 ok, 1 fewer than --n items kept (those kept are written), 2 bad input "
+                                     "or no model, 3 the judge failed, 130 interrupted (resume with --resume).")
+    gen.add_argument("--docs", required=True, help="a folder of .md/.txt/.html/.pdf files, a CSV/JSONL/Parquet "
+                                                   "file with title and body columns, or postgresql://… (with --docs-query)")
+    gen.add_argument("--docs-query", help='SQL returning a title and a body column, e.g. "SELECT title, body FROM documents"')
+    judge = gen.add_mutually_exclusive_group()
+    judge.add_argument("--model", help="the model that writes and checks the items (OpenAI-compatible endpoint)")
+    judge.add_argument("--offline", action="store_true",
+                       help="no model: extractive cloze items (a sentence with a word blanked), for retrieval checks only")
+    gen.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    gen.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    gen.add_argument("--output", "-o", help="the test set to write: .jsonl, .csv or .parquet")
+    gen.add_argument("--n", type=int, default=None,
+                     help="items to keep (default 50; with --fill-gaps, one per untouched section up to 50)")
+    gen.add_argument("--kinds", default="", metavar="KIND=WEIGHT,...",
+                     help="the mix of single, multi, summary, unanswerable, variant (default "
+                          "single=4,multi=2,summary=1,unanswerable=1,variant=2)")
+    gen.add_argument("--language", choices=["auto", "en", "ar", "mix"], default="auto",
+                     help="language of the items: auto (each document's own, default), en, ar, or mix (half each)")
+    gen.add_argument("--max-attempts", type=int, default=0, metavar="N",
+                     help="stop after N attempts even when fewer than --n items passed the checks (default 3n+10)")
+    gen.add_argument("--chunk-chars", type=int, default=1200, help="largest chunk in characters (default %(default)s)")
+    gen.add_argument("--seed", type=int, default=0, help="which chunks are drawn (default %(default)s)")
+    gen.add_argument("--max-workers", type=int, default=4, help="items written at once (default %(default)s)")
+    gen.add_argument("--fill-gaps", metavar="TESTSET", help="add items only for the sections TESTSET does not touch; "
+                                                            "--output gets TESTSET's items plus the new ones")
+    gen.add_argument("--resume", action="store_true", help="continue the --output file an interrupted run left")
+    gen.add_argument("--coverage-only", metavar="TESTSET",
+                     help="write nothing: print which documents and sections TESTSET (any dataset) touches")
+    gen.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
+    gen.add_argument("--cache", default=str(default_cache_path()), help="judge cache file (default %(default)s)")
+    gen.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -117,3 +170,100 @@ def _version() -> str:
         return version("ragmeter")
     except PackageNotFoundError:  # run from a source checkout that was never installed
         return "unknown (not installed)"
+
+
+# -- arguments -> plain data (shared by the local and the Ray engine's command lines) -------------
+class UsageError(RagmeterError):
+    """Bad arguments: printed as one line, exit code 2."""
+
+
+def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"{what} expects {form}, got {item!r}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
+    metric when none are given), or "overall"."""
+    known = set(chosen or known_metrics()) | {"overall"}
+    thresholds = {}
+    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+        if name not in known:
+            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
+            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
+        try:
+            thresholds[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+        if not 0.0 <= thresholds[name] <= 1.0:
+            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
+            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
+    return thresholds
+
+
+def judge_kind(args: argparse.Namespace) -> str:
+    """The judge kind the command line names: --judge NAME, --offline, or openai when --model is given."""
+    if args.offline and args.judge not in (None, OFFLINE):
+        raise UsageError(f"--offline and --judge {args.judge}: choose one")
+    if args.offline:
+        return OFFLINE
+    return args.judge or (OPENAI if args.model else OFFLINE)
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The run the command line asks for, as plain data (the key stays in the environment)."""
+    scoring = metric_options(args)
+    kind = judge_kind(args)
+    entry = get_judge(kind)  # an unknown kind: JudgeConfigError naming the registered ones (exit 2)
+    if entry.offline:
+        if args.model:
+            raise UsageError(f"--model needs a judge that calls a model; --judge {kind} calls none")
+        if args.base_url:
+            raise UsageError("--base-url needs --model (the judge model name)")
+        if args.batch and not args.resume:
+            raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
+        scoring.pop("temperature")  # no judge, nothing to sample
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
+    if entry.needs_model and not args.model:
+        raise UsageError(f"--judge {kind} needs --model (the judge model name)")
+    if args.batch and not entry.batch_api:
+        raise UsageError(f"--batch needs a judge that speaks the Batch API (openai); the {kind} judge does not")
+    return RunConfig(judge=kind, model=args.model or "", base_url=args.base_url or "", api_key_env=args.api_key_env,
+                     language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
+                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
+                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
+
+
+def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
+    rubrics: Dict[str, Any] = {}
+    for path in args.rubrics:
+        for rubric in load_rubrics(path):
+            if rubric.name in rubrics:
+                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
+            rubrics[rubric.name] = rubric.to_dict()
+    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
+    if args.metrics is not None and not names:
+        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
+    if not 0.0 <= args.temperature <= 2.0:
+        raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature,
+            "alignment": alignment_of(args), "judge_mode": args.judge_mode}
+
+
+def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:
+    """The --align-with example set, read from the history (empty without the option)."""
+    if not getattr(args, "align_with", None):
+        return {}
+    from .alignment import load_example_set
+    from .history import RunStore
+    from .reviews import ReviewStore
+
+    return load_example_set(ReviewStore(RunStore(args.history)), args.align_with).to_dict()

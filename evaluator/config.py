@@ -72,13 +72,10 @@ class JudgeEntry:
     temperature: float = 0.0
     max_workers: int = 4
 
-    def run_config(self, base: Any = None) -> Any:
-        """`base` (a RunConfig; default a fresh one) judged by this entry."""
-        from .runs import RunConfig  # runs imports the history, which reads this module's config
-
-        return replace(base if base is not None else RunConfig(), judge=self.kind, model=self.model,
-                       base_url=self.base_url, api_key_env=self.api_key_env,
-                       temperature=self.temperature, max_workers=self.max_workers)
+    def run_config(self, base: Any) -> Any:
+        """`base` (a RunConfig) judged by this entry: config.py sits below runs.py, so the caller passes one."""
+        return replace(base, judge=self.kind, model=self.model, base_url=self.base_url,
+                       api_key_env=self.api_key_env, temperature=self.temperature, max_workers=self.max_workers)
 
 
 @dataclass(frozen=True)

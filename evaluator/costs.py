@@ -9,7 +9,7 @@ budget decision needs.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterable, Optional
+from typing import Any, Dict, Iterable, Optional
 
 from .judges.base import is_offline
 from .metrics.combined import SEPARATE
@@ -79,3 +79,18 @@ def openai_cached_tokens(prefix_tokens: int, prompt_tokens: int) -> int:
     if prompt_tokens < OPENAI_CACHE_MIN:
         return 0
     return prefix_tokens // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
+
+
+def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Optional[float]) -> str:
+    """Judge calls, cache hits, tokens, retries, failures and the cost when prices are known."""
+    line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
+            f"{usage.get('prompt_tokens', 0)} prompt{cached_note(usage)} + {usage.get('completion_tokens', 0)} "
+            f"completion tokens, {usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
+    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
+    return line + (f", cost {cost:.4f}" if cost is not None else "")
+
+
+def cached_note(usage: Dict[str, Any]) -> str:
+    """' (N cached)' when the server read some prompt tokens from its prompt cache (billed at a discount)."""
+    cached = usage.get("cached_prompt_tokens") or 0
+    return f" ({cached} cached)" if cached else ""

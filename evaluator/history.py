@@ -38,8 +38,9 @@ from .io.records import (
     sample_from_record,
     sample_to_record,
 )
-from .io.redact import sanitize_settings
+from .io.redact import redact_value, sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
+from .verdict import Verdict
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
@@ -119,6 +120,58 @@ def m004_owner_project(db: Any) -> None:
         db.execute("ALTER TABLE runs ADD COLUMN seq BIGSERIAL")
 
 
+@migration
+def m005_unscored_rows(db: Any) -> None:
+    # A row with no score at all (its target failed, nothing could be judged) has no overall: NULL,
+    # so AVG leaves it out instead of counting a 0. Rows already stored whose target failed become NULL too.
+    if _dialect(db) == "postgresql":
+        db.execute("ALTER TABLE results ALTER COLUMN overall DROP NOT NULL")
+        db.execute("UPDATE results SET overall = NULL WHERE EXISTS (SELECT 1 FROM samples s WHERE s.run_id = "
+                   "results.run_id AND s.idx = results.idx AND (s.record::jsonb ->> 'target_error') IS NOT NULL)")
+    else:  # SQLite cannot drop a NOT NULL constraint: the column is rebuilt
+        db.execute("ALTER TABLE results RENAME COLUMN overall TO overall_v1")
+        db.execute("ALTER TABLE results ADD COLUMN overall REAL")
+        db.execute("UPDATE results SET overall = CASE WHEN EXISTS (SELECT 1 FROM samples s WHERE s.run_id = "
+                   "results.run_id AND s.idx = results.idx AND json_extract(s.record, '$.target_error') IS NOT NULL) "
+                   "THEN NULL ELSE overall_v1 END")
+        db.execute("ALTER TABLE results DROP COLUMN overall_v1")
+    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")  # evaluator/verdict.py's Verdict, as JSON
+
+
+@migration
+def m006_reviews(db: Any) -> None:
+    # People's reviews of a run's scores (evaluator/reviews.py): one row per reviewer, sample and
+    # metric, so a second look replaces the first and several reviewers can review one sample.
+    db.execute(
+        """CREATE TABLE reviews (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            corrected """ + _real(db) + """,
+            scale TEXT NOT NULL,
+            note TEXT NOT NULL,
+            judge_score """ + _real(db) + """,
+            judge TEXT NOT NULL,
+            sample_id TEXT,
+            queue TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx, metric, reviewer)
+        )"""
+    )
+    # Few-shot example sets built from reviews (evaluator/alignment.py), named and versioned.
+    db.execute(
+        """CREATE TABLE example_sets (
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (name, version)
+        )"""
+    )
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
@@ -140,8 +193,9 @@ def default_owner() -> str:
 
 
 def _dumps(value: Any) -> str:
+    """Every row's JSON, with known and secret-shaped values masked (a target's 401 body may echo its key)."""
     # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(value), ensure_ascii=False, default=str)
 
 
 def _now() -> str:
@@ -165,6 +219,7 @@ class RunInfo:
     finished_at: Optional[str] = None
     owner: Optional[str] = None
     project: Optional[str] = None
+    verdict: Optional[Verdict] = None  # how the run ended; None while running or for runs from before m004
 
     @property
     def label(self) -> str:
@@ -173,7 +228,7 @@ class RunInfo:
 
 
 _RUN_COLUMNS = """r.run_id, r.name, r.dataset_name, r.created_at, r.status, r.n_samples, r.total_time,
-    r.settings, r.finished_at, COUNT(res.idx), AVG(res.overall), r.owner, r.project"""
+    r.settings, r.finished_at, COUNT(res.idx), AVG(res.overall), r.owner, r.project, r.verdict"""
 
 
 def _run_info(row: Tuple) -> RunInfo:
@@ -181,6 +236,7 @@ def _run_info(row: Tuple) -> RunInfo:
         run_id=row[0], name=row[1], dataset_name=row[2], created_at=row[3], status=row[4],
         n_samples=row[5], total_time=row[6], settings=json.loads(row[7] or "{}"), finished_at=row[8],
         n_done=row[9], overall_mean=None if row[10] is None else round(row[10], 4), owner=row[11], project=row[12],
+        verdict=Verdict.from_dict(json.loads(row[13])) if row[13] else None,
     )
 
 
@@ -288,7 +344,7 @@ class RunStore:
                 # The run's own sample is joined back when read; any other sample (or none) is embedded.
                 own = bool(stored) and stored[0][0] == sample_text
                 record = _dumps(result_to_compact_record(result, with_sample=not own))
-                db.execute(_UPSERT_RESULT, (run_id, index, result.sample_id, result.overall(), record))
+                db.execute(_UPSERT_RESULT, (run_id, index, result.sample_id, result.overall_score(), record))
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except self._database.errors as exc:
@@ -302,7 +358,7 @@ class RunStore:
         """
         # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
         samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs if r.sample is not None]
-        results = [(run_id, i, r.sample_id, r.overall(),
+        results = [(run_id, i, r.sample_id, r.overall_score(),
                     _dumps(result_to_compact_record(r, with_sample=r.sample is None))) for i, r in pairs]
         try:
             with self._connect() as db:
@@ -331,14 +387,15 @@ class RunStore:
         return [s for idx, s in samples if s is not None and (idx in results or not asked or _answered(s))]
 
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
-                   usage: Optional[Dict[str, Any]] = None) -> None:
-        """Mark the run running/stopped/finished/failed and store its total time and judge usage."""
+                   usage: Optional[Dict[str, Any]] = None, verdict: Optional[Verdict] = None) -> None:
+        """Mark the run running/stopped/finished/failed and store its total time, judge usage and verdict."""
         if status not in RUN_STATUSES:
             raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         changed = self._write(
             "UPDATE runs SET status = ?, total_time = COALESCE(?, total_time), usage = COALESCE(?, usage), "
-            "finished_at = ? WHERE run_id = ?",
-            (status, total_time, None if usage is None else _dumps(sanitize_settings(usage)), _now(), run_id),
+            "finished_at = ?, verdict = COALESCE(?, verdict) WHERE run_id = ?",
+            (status, total_time, None if usage is None else _dumps(sanitize_settings(usage)), _now(),
+             None if verdict is None else _dumps(verdict.to_dict()), run_id),
         )
         if not changed:
             raise self._unknown(run_id)
@@ -363,6 +420,16 @@ class RunStore:
             raise self._unknown(run_id)
 
     # -- reading --------------------------------------------------------------------------
+    # Modules that keep their own tables in the history database (reviews, example sets) read and
+    # write through these two, so every backend's connection, locking and errors stay in one place.
+    def query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
+        """Rows of a read (portable SQL with `?` placeholders); HistoryError when the database fails."""
+        return self._query(sql, params)
+
+    def write(self, sql: str, params: Tuple = ()) -> int:
+        """Run one write in its own transaction; the number of rows it changed."""
+        return self._write(sql, params)
+
     def _query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
         try:
             with self._connect(write=False) as db:

@@ -10,6 +10,7 @@ from evaluator.analysis import judging
 from evaluator.errors import DatasetError
 from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
+from evaluator.verdict import verdict
 
 from pages import _rubrics as rubric_ui
 from pages import _target
@@ -186,6 +187,7 @@ def run_outcome() -> None:
     saved = f" Saved to the history as run `{meta.run_id}`." if meta.run_id else ""
     stopped = judging.stopped_reason(report)
     fallback, judged = judging.fallback_counts(report)
+    ending = verdict(report)
     if stopped:
         st.error(f"**The run stopped: the judge failed.** {ui.dashboard_hint(stopped)}\n\n{n:,} finished rows were "
                  f"kept.{saved} Fix the judge settings, then resume it from the History page.",
@@ -195,13 +197,14 @@ def run_outcome() -> None:
                  icon=":material/warning:")
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
-    elif fallback > judging.MAX_FALLBACK_RATE * judged:
-        st.warning(f"Done, but the judge failed often: {fallback:,} of {judged:,} judged scores fell back to the "
-                   f"heuristic ({judging.main_cause(report) or 'see each score'}).{saved}", icon=":material/warning:")
-    else:
+    elif ending.ok:
         st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
-    if fallback and not stopped and fallback <= judging.MAX_FALLBACK_RATE * judged:
+    else:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
+        box = st.error if ending.severity == "error" else st.warning
+        cause = ending.cause.replace("--max-fallback-rate", "the allowed share")
+        box(f"**{ending.label.capitalize()}:** {ui.plain(cause)}.{saved}", icon=":material/error:")
+    if fallback and ending.kind != "judge_failed":
         st.warning(f"{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                    f"({judging.main_cause(report) or 'see each score'}).")
     target = report.target_stats()

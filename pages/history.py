@@ -6,12 +6,21 @@ import streamlit as st
 from evaluator.errors import RagmeterError
 from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunInfo, RunStore
+from evaluator.judges.registry import get_judge
 from evaluator.runs import Run
 
 from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("History")
+
+
+def judge_needs_key(kind: str) -> bool:
+    """Does this stored run's judge take an API key? (An unknown kind: no; resuming says why in a red box.)"""
+    try:
+        return get_judge(kind).needs_key
+    except RagmeterError:
+        return False
 
 
 def run_label(info: RunInfo) -> str:
@@ -21,6 +30,8 @@ def run_label(info: RunInfo) -> str:
 def runs_table(runs: Sequence[RunInfo]) -> List[Dict[str, Any]]:
     return [{"name": r.name or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
              "status": r.status, "scored": f"{r.n_done}/{r.n_samples}", "overall": r.overall_mean,
+             "verdict": (r.verdict.label if r.verdict.ok else f"{r.verdict.label}: {r.verdict.counts.summary()}")
+             if r.verdict else "",
              "judge": r.settings.get("model") or r.settings.get("judge", ""),
              "time": ui.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in runs]
 
@@ -67,14 +78,16 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
             headers = st.text_area(f"Target headers ({', '.join(names)})", key="hist_resume_headers", height=68,
                                    help="Header values are never stored: give them again, one 'Name: value' a "
                                         "line (${VAR} reads the environment).").splitlines()
-        if info.settings.get("judge") == "openai" and not team.config().team:
+        judge = info.settings.get("judge") or "offline"
+        if judge_needs_key(judge) and not team.config().team:
             key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
                                 on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
-                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key(info.settings.get("base_url") or ""),
+                fallback = ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
+                run = Run.resume(store, info.run_id, api_key=key or fallback,
                                  config=team.resumed_config(info.settings),
                                  target_headers=[h.strip() for h in headers if h.strip()])
                 st.session_state[ui.LIVE] = run.start()
@@ -94,28 +107,36 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
 
 
 def comparison_view(cmp: Any) -> None:
-    """Per-metric mean deltas with the paired bootstrap CI, and the samples that moved most."""
-    st.caption(f"B = **{cmp.run_b.label}** against A = **{cmp.run_a.label}**: {cmp.n_paired} samples paired by "
-               f"sample_id ({cmp.only_a} only in A, {cmp.only_b} only in B). A change is clear when its 95% CI "
-               "excludes 0.")
+    """Per-metric mean deltas with the paired bootstrap CI, each run's own means, the rows lost, the movers."""
+    st.caption(f"B = **{ui.plain(cmp.run_b.label)}** against A = **{ui.plain(cmp.run_a.label)}**: {cmp.n_paired} "
+               f"samples paired by sample_id ({cmp.only_a} only in A, {cmp.only_b} only in B). A change is clear "
+               "when its 95% CI excludes 0; \"all A\"/\"all B\" are each run's mean over every row it scored.")
+    for line in cmp.regressions:
+        st.error(f"Regression: {ui.plain(line)}", icon=":material/trending_down:")
     rows = []
     for d in cmp.metrics:
         verdict = "–" if d.delta is None else ("clearly better" if d.significant and d.delta > 0 else
                                                "clearly worse" if d.significant else "no clear change")
         rows.append({"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
-                     "95% CI low": d.ci_low, "95% CI high": d.ci_high, "pairs": d.n_pairs, "verdict": verdict})
+                     "95% CI low": d.ci_low, "95% CI high": d.ci_high, "pairs": d.n_pairs, "verdict": verdict,
+                     "all A": d.all_a, "all B": d.all_b, "scored A": f"{d.scored_a}/{cmp.total_a}",
+                     "scored B": f"{d.scored_b}/{cmp.total_b}"})
     ui.records_table(rows, column_config=DELTA_FORMAT)
+    changed = [*cmp.lost, *cmp.gained]
+    if changed:
+        st.markdown("**Rows scored in one run, missing or unscored in the other**")
+        ui.records_table([{"sample": c.sample_id, "A": c.a, "B": c.b, "question": c.question} for c in changed])
     if cmp.movers:
         st.markdown("**Samples that moved most**")
         ui.records_table([{"sample": m.sample_id, "metric": m.metric, "A": m.a, "B": m.b, "delta": m.delta,
                            "question": m.question} for m in cmp.movers], column_config=DELTA_FORMAT)
-    else:
+    elif not changed:
         st.caption("No sample's score changed between the two runs.")
 
 
 THREE = st.column_config.NumberColumn(format="%.3f")
 SIGNED = st.column_config.NumberColumn(format="%+.3f")
-DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "A": THREE, "B": THREE, "95% CI low": SIGNED,
+DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "all A": THREE, "all B": THREE, "A": THREE, "B": THREE, "95% CI low": SIGNED,
                 "95% CI high": SIGNED, "delta (B−A)": SIGNED, "delta": SIGNED}
 
 st.title(":material/history: History")

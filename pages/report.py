@@ -11,7 +11,9 @@ from evaluator.analysis.noise import judge_noise
 from evaluator.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.verdict import RowCounts, verdict
 
+from pages import _reviewing as rv
 from pages import _team as team
 from pages import _ui as ui
 
@@ -43,12 +45,23 @@ def report_caption(report: EvalReport, meta: ui.RunMeta) -> str:
     return " · ".join(parts + ([f"run `{meta.run_id}`"] if meta.run_id else []))
 
 
+def verdict_box(report: EvalReport) -> None:
+    """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
+    ending = verdict(report)
+    if ending.ok or judging.stopped_reason(report):
+        return
+    box = st.error if ending.severity == "error" else st.warning
+    box(f"**{ending.label.capitalize()}:** {ui.plain(ending.cause.replace('--max-fallback-rate', 'the allowed share'))}",
+        icon=":material/error:")
+
+
 def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> None:
     """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
     if meta.status == "stopped" and meta.total > len(report.results):
         st.warning(f"This run was stopped: {len(report.results):,} of {meta.total:,} samples are scored. "
                    "Resume it from the History page.")
     cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
+    reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
     for start in range(0, len(cards), 4):
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
             with col.container(border=True, height="stretch"):
@@ -56,7 +69,9 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(ui.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else f"{len(report.results):,} samples")
+                st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
+                if s is not None and rv.card_line(reviewed.get(s.name)):
+                    st.caption(rv.card_line(reviewed.get(s.name)))
 
 
 def card_caption(s: Any) -> str:
@@ -108,7 +123,7 @@ def noise_view(report: EvalReport) -> None:
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
-    if meta.settings.get("judge") != "openai":
+    if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
     usage = report.usage or {}
@@ -212,6 +227,8 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
         st.caption("Listing the first 1,000 matches; narrow the filters to reach the others.")
     ui.drop_stale("rep_sample", options)  # kept from a bigger report, or filtered out
     pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key="rep_sample")
+    with st.expander("Claims on the text", expanded=True):
+        rv.claims_view(report.results[pick])
     ui.result_view(report.results[pick])
 
 
@@ -219,7 +236,8 @@ def sample_label(frame: Any, i: int) -> str:
     row = frame.loc[frame["#"] == i].iloc[0]
     question = str(row.get("question") or "")
     question = question if len(question) <= 70 else question[:67] + "…"
-    return f"#{i} · {row.get('sample_id')} · {question} (overall {row['overall']:.3f})"
+    overall = row["overall"]
+    return f"#{i} · {row.get('sample_id')} · {question} (overall {ui.format_score(None if overall != overall else overall)})"
 
 
 def downloads(report: EvalReport, meta: ui.RunMeta, charts: Dict[str, Any]) -> None:
@@ -273,6 +291,7 @@ if report is None or not report.results:
 
 st.caption(report_caption(report, meta))
 ui.trust_notes(report)
+verdict_box(report)
 sums = ui.summaries(meta.token, report)
 metric_cards(report, meta, sums)
 ui.band_legend()
@@ -285,6 +304,7 @@ noise_view(report)
 usage_view(report, meta)
 target_view(report)
 agreement_view(report, meta)
+rv.reviewers_view(meta.run_id)
 
 st.subheader("Samples")
 st.caption("Click a column header to sort; filter to find weak answers, then open one below.")

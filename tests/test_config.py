@@ -1,6 +1,8 @@
 """config: the operator's RAGMETER_CONFIG file, read into frozen dataclasses; mistakes named by file and key."""
 import pytest
 
+from evaluator.runs import RunConfig
+
 from evaluator import config
 from evaluator.errors import ConfigError
 
@@ -48,7 +50,7 @@ def test_the_issue_example_reads_whole(tmp_path, monkeypatch):
     assert got.server.history == "postgresql://ragmeter@db/ragmeter"
     assert got.targets == config.TargetsConfig(("http://rag-staging.internal:8000/",), ("RAG_TOKEN",), True)
     judge = got.judge("gpt-4o-mini (team key)")
-    run = judge.run_config()
+    run = judge.run_config(RunConfig())
     assert (run.judge, run.model, run.base_url, run.api_key_env) == (
         "openai", "gpt-4o-mini", "https://api.openai.com/v1", "OPENAI_API_KEY")
     with pytest.raises(ConfigError, match="no judge named 'other'.*gpt-4o-mini \\(team key\\)"):

@@ -10,7 +10,8 @@ from collections import Counter
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from ..judges.health import STOPPED_KEY
-from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED, EvalReport
+from ..model import (METHOD_BLEND, METHOD_FALLBACK, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED,
+                     EvalReport)
 
 OFFLINE_NOTICE = (
     "Offline run: these scores are lexical estimates (words shared by the answer, the contexts and the "
@@ -22,7 +23,7 @@ _CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timeout|malform
 
 
 # How a score comes out when the judge was asked: it answered, or it failed (heuristic or no score).
-_ASKED = (METHOD_BLEND, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
+_ASKED = (METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
 _FAILED = (METHOD_FALLBACK, METHOD_UNSCORED)
 
 
@@ -38,11 +39,13 @@ def is_offline(report: EvalReport) -> bool:
 
 def fallback_counts(report: EvalReport) -> Tuple[int, int]:
     """(scores the judge failed to give: heuristic fallbacks and unscored rubrics, scores it was asked for)."""
-    judged = fallback = 0
-    for method in _methods(report):
-        judged += method in _ASKED
-        fallback += method in _FAILED
-    return fallback, judged
+    return tallied_fallbacks(Counter(_methods(report)))
+
+
+def tallied_fallbacks(methods: Mapping[str, int]) -> Tuple[int, int]:
+    """`fallback_counts` from method -> count over every metric (how an engine that streams rows counts)."""
+    judged = sum(n for method, n in methods.items() if method in _ASKED)
+    return sum(n for method, n in methods.items() if method in _FAILED), judged
 
 
 def fallback_rate(report: EvalReport) -> float:
@@ -82,7 +85,7 @@ def judge_status(report: EvalReport, settings: Optional[Dict[str, Any]] = None) 
     if settings.get("judge") == "offline" or (not settings.get("model") and is_offline(report)):
         return "offline heuristics (lexical estimates, no judge)"
     ok, asked = judge_calls(report.usage or {})
-    parts = [str(settings.get("model") or "judge"), f"{ok}/{asked} calls succeeded"]
+    parts = [str(settings.get("model") or settings.get("judge") or "judge"), f"{ok}/{asked} calls succeeded"]
     cause = main_cause(report) if ok < asked or stopped_reason(report) else None
     if cause:
         parts.append(cause)

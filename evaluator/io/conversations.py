@@ -85,10 +85,10 @@ def row_format(row: Mapping[str, Any]) -> Optional[str]:
 
 def _first_row(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface
                ) -> Tuple[Any, Optional[Tuple[Where, Dict[str, Any]]]]:
-    from .datasets import _rows  # the readers of every single-turn format, shared
+    from .datasets import source_rows  # the readers of every single-turn format, shared
 
     src = open_source(source, name, max_bytes, surface)
-    with _rows(src) as rows:
+    with source_rows(src) as rows:
         return src, next(rows.records, None)
 
 
@@ -102,10 +102,10 @@ def dataset_kind(source: Any, *, name: Optional[str] = None, max_bytes: Optional
 def load_conversations(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
                        max_rows: Optional[int] = None, surface: Surface = LIBRARY) -> ConversationSet:
     """Every conversation of a file (see the module docstring for the formats)."""
-    from .datasets import _rows
+    from .datasets import source_rows
 
     src = open_source(source, name, max_bytes, surface)
-    with _rows(src) as rows:
+    with source_rows(src) as rows:
         records = list(rows.records)
     if not records:
         raise DatasetError("has no rows; add one conversation per line", file=src.name)

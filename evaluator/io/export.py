@@ -3,7 +3,10 @@
 Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
   leading apostrophe.
-- Settings pass through `sanitize_settings`, so no key, token or password is exported.
+- Settings pass through `sanitize_settings`, so no key, token or password is exported, and every
+  format passes through `redact`'s filter, so no known secret value (a judge's key, a target's
+  header value) or secret-shaped text (`?key=…`, `Bearer …`) echoed into an answer, an error or a
+  judge reply is exported either.
 - The HTML report is a jinja2 template (templates/report.html.j2) with autoescape on: every piece
   of dataset and judge text is escaped, it loads nothing from anywhere (inline CSS, inline SVG
   charts, no URLs), and it carries a Content-Security-Policy that forbids scripts, so even an
@@ -25,13 +28,17 @@ from markupsafe import Markup
 
 from ..analysis import judging
 from ..analysis.advice import DEFAULT_THRESHOLD, recommendations
+from ..analysis.claims import claim_views
+from ..analysis.highlight import CSS as CLAIMS_CSS
+from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
+from ..verdict import RowCounts, verdict
 from .records import flat_row, result_from_record, result_to_record
-from .redact import sanitize_settings
+from .redact import redact_text, redact_value, sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
@@ -59,7 +66,7 @@ def results_csv(report: EvalReport) -> str:
     writer = csv.DictWriter(out, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: neutralise_cell(v) for k, v in row.items()})
+        writer.writerow({k: neutralise_cell(redact_value(v)) for k, v in row.items()})
     return out.getvalue()
 
 
@@ -68,7 +75,12 @@ def results_parquet(report: EvalReport) -> bytes:
     """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
     from .frames import parquet_bytes
 
-    return parquet_bytes(enumerate(report.results), report.metric_names())
+    return parquet_bytes(((i, redacted(r, i)) for i, r in enumerate(report.results)), report.metric_names())
+
+
+def redacted(result: EvalResult, index: int = 0) -> EvalResult:
+    """`result` with `redact_value` over all of its text (through its lossless record form)."""
+    return result_from_record(redact_value(result_to_record(result, index)))
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -82,8 +94,9 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
     noise = judge_noise(report)
     if noise:
         data["judge_noise"] = [n.to_dict() for n in noise]
+    data["verdict"] = verdict(report).to_dict()  # the run's own health; the CLI adds --fail-under to its exit code
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
-    return json.dumps(data, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(data), ensure_ascii=False, default=str)
 
 
 def report_from_json(text: str) -> EvalReport:
@@ -279,14 +292,15 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
     order = list(range(len(report.results)))
     total = len(order)
     if max_samples is not None and total > max_samples:
-        order = sorted(order, key=lambda i: report.results[i].overall())[:max(0, max_samples)]
+        order = sorted(order, key=lambda i: report.results[i].overall())[:max(0, max_samples)]  # unscored first
     rows = []
     for i in order:
         result = report.results[i]
         label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
         sample = result.sample
         rows.append({"label": label, "category": sample.category if sample is not None else None,
-                     "overall": result.overall(), "scores": list(result.metric_scores().items()), "sample": sample})
+                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample,
+                     "claims": _claims(result)})
     if len(rows) == total:
         return rows, "", ""
     note = f" (worst {len(rows):,} of {total:,})"
@@ -296,10 +310,20 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
     return rows, note, hidden
 
 
+def _claims(result: Any) -> Optional[Markup]:
+    """The sample's text with the claims marked (escaped by sample_html), or None without claims."""
+    if result.sample is None:
+        return None
+    views = claim_views(result.sample, result.scores)
+    return Markup(sample_html(result.sample, views, style=False)) if views else None
+
+
 def _meta_line(report: EvalReport, dataset_name: str) -> str:
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     n = len(report.results)
-    parts = [f"{n} sample{'' if n == 1 else 's'}", f"overall mean {report.overall_mean():.3f}",
+    overall = report.overall_mean()
+    parts = [f"{n} sample{'' if n == 1 else 's'}",
+             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({RowCounts.of(report).summary()})",
              f"run time {report.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
@@ -328,9 +352,10 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     summaries = summarize(report)
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
     samples, note, hidden = _sample_rows(report, max_samples)
-    return _template().render(
-        title=title, csp=CSP, style=Markup(STYLE), meta_line=_meta_line(report, dataset_name),
+    page = _template().render(
+        title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(report, dataset_name),
         judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
+        ending=verdict(report),
         fallback_warning=_fallback_warning(report),
         offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
         summaries=summaries, svgs=_charts(report, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
@@ -341,3 +366,4 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage)),
                     ("Target calls", report.target_stats() or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
+    return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too

@@ -12,7 +12,7 @@ import json
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError, TargetConfigError
-from ..targets.fields import _MISSING, extract, parse_path
+from ..targets.fields import MISSING, extract, parse_path
 from .cells import list_cell
 from .sources import Where
 
@@ -51,7 +51,7 @@ class NestedPaths:
             if path.strip().casefold() in keys:
                 continue  # a column with this very name (LangSmith's flattened "inputs.question")
             value = lookup(row, path)
-            if value is not _MISSING:
+            if value is not MISSING:
                 out = dict(out) if out is row else out
                 out[path] = value
             elif path in self.required:
@@ -77,10 +77,10 @@ def _split(path: str, columns: Iterable[str]) -> Optional[Tuple[str, str]]:
 
 
 def lookup(row: Mapping[str, Any], path: str) -> Any:
-    """The value at `path` in a row, or targets.fields._MISSING."""
+    """The value at `path` in a row, or targets.fields.MISSING."""
     found = _split(path, row)
     if found is None:
-        return _MISSING
+        return MISSING
     column, rest = found
     value = decoded(row[column])
     return extract(value, parse_path(rest)) if rest else value

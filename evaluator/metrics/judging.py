@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..judges.base import accepts, call_info
+from ..safetext import safe
 from .geval import weighted_score
 from .metric import Metric
 from .parsing import ParsedReply
@@ -49,6 +50,8 @@ def call(judge: Any, prompt: str, chosen: Dict[str, int]) -> Tuple[Optional[str]
     except Exception as exc:  # any judge failure is recorded, never aborts the run
         return None, call_info(judge), f"{type(exc).__name__}: {exc}"
     info = call_info(judge)
+    if isinstance(reply, str):  # any judge's: SQLite and the exports cannot store these (U+FFFD shows where)
+        reply = safe(reply)
     if not (reply or "").strip():
         return reply, info, "The judge returned an empty reply."
     return reply, info, ""

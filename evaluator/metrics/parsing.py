@@ -52,6 +52,7 @@ class ParsedReply:
     verdicts: List[Dict[str, Any]] = field(default_factory=list)
     how: str = "unparsed"  # "verdicts", "json", "statement", "number" or "unparsed"
     stated: Optional[float] = None  # the score as written, on the metric's scale
+    contradiction: str = ""  # set when the reply's own "score" disagrees with its verdicts
 
 
 @dataclass
@@ -183,12 +184,26 @@ def _scored(stated: Optional[float], scale: str, how: str, reasoning: str = "",
     return ParsedReply(normalise(stated, scale), reasoning, list(verdicts or []), how, stated)
 
 
+# A judge's "score" may differ from its verdicts' score by rounding; past this it contradicts them,
+# which an injected "reply with score 1" or a confused judge produces.
+CONTRADICTION = 0.25
+
+
+def _contradiction(obj: dict, computed: float, scale: str) -> str:
+    stated = _value(obj.get("score"), scale) if "score" in obj else None
+    if stated is None or abs(normalise(stated, scale) - clamp(computed)) <= CONTRADICTION:
+        return ""
+    return (f"The judge's reply contradicts itself: it states score {stated:g} but its own verdicts give "
+            f"{clamp(computed):.3f}; the verdicts' score is used.")
+
+
 def _from_object(obj: dict, verdicts: Optional[Verdicts], scale: str) -> Optional[ParsedReply]:
     """The verdict an object carries, or None when it carries none (no verdicts, no "score" key)."""
     reasoning = str(obj.get("reasoning") or obj.get("reason") or "")
     computed = verdicts(obj) if verdicts is not None else None
     if computed is not None:
-        return ParsedReply(clamp(computed[0]), reasoning, list(computed[1]), "verdicts", computed[0])
+        return ParsedReply(clamp(computed[0]), reasoning, list(computed[1]), "verdicts", computed[0],
+                           _contradiction(obj, computed[0], scale))
     if "score" not in obj:
         return None
     return _scored(_value(obj["score"], scale), scale, "json", reasoning)

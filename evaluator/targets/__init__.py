@@ -12,7 +12,7 @@ as soon as it arrives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Literal, Optional, Sequence, Tuple
 
 from ..errors import TargetConfigError
 from .base import NO_RETRY, RetryPolicy, Target, ask
@@ -20,6 +20,9 @@ from .chat import ChatTarget
 from .function import FunctionTarget
 from .http import DEFAULT_BODY, HttpTarget, parse_field_specs
 from .shapes import TargetResponse
+
+
+TargetKind = Literal["python", "http", "openai"]  # a function, an HTTP endpoint, a bare chat model
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class TargetConfig:
     retries: int = 3
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> TargetKind:
         if self.spec.startswith(("http://", "https://")):
             return "http"
         return "openai" if self.spec.startswith("openai:") else "python"

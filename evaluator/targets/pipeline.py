@@ -16,17 +16,16 @@ stay saved through `on_answer`.
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ..evaluation import RAGEvaluator, ResultCallback, ProgressCallback, _Progress, _usage_delta
 from ..errors import JudgeFailed
-from ..judges.base import judge_usage
-from ..judges.health import STOPPED_KEY
+from ..evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
-from .base import RetryPolicy, Target, ask
+from ..scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPass
+from ..safetext import clean_sample
+from .base import STOPPED, RetryPolicy, Target, ask
 from .shapes import TargetResponse
 
 AnswerCallback = Callable[[int, EvalSample], None]
@@ -38,11 +37,12 @@ def is_answered(sample: EvalSample) -> bool:
 
 
 def with_response(sample: EvalSample, response: TargetResponse, target: Any = None) -> EvalSample:
-    """The sample carrying the target's answer, contexts, tool calls, latency and any error."""
-    return replace(sample, answer=response.answer, contexts=list(response.contexts),
+    """The sample carrying the target's answer, contexts, tool calls, latency and any error; their
+    text made safe (safetext), with a note of what was replaced."""
+    return clean_sample(replace(sample, answer=response.answer, contexts=list(response.contexts),
                    tool_calls=list(response.tool_calls), target_latency_ms=response.latency_ms,
                    target_error=response.error,
-                   no_contexts_reason=getattr(target, "no_contexts_reason", None))
+                   no_contexts_reason=getattr(target, "no_contexts_reason", None)))
 
 
 class _Pipeline:
@@ -57,13 +57,13 @@ class _Pipeline:
         self.results: Dict[int, EvalResult] = {}
 
     def run(self, samples: List[EvalSample], target_workers: int, judge_workers: int,
-            on_answer: Optional[AnswerCallback], progress: _Progress) -> List[EvalResult]:
+            on_answer: Optional[AnswerCallback], progress: Progress) -> List[EvalResult]:
         queue = [(i, s) for i, s in enumerate(samples) if not is_answered(s)][::-1]
         with ThreadPoolExecutor(target_workers, thread_name_prefix="ragmeter-target") as asker, \
                 ThreadPoolExecutor(judge_workers, thread_name_prefix="ragmeter-judge") as judge:
             self._judge_all([(i, s) for i, s in enumerate(samples) if is_answered(s)], judge)
             while True:
-                while queue and len(self.asking) < target_workers and not self.evaluator._stopping(self.stop):
+                while queue and len(self.asking) < target_workers and not self.evaluator.stopping(self.stop):
                     index, sample = queue.pop()
                     self.asking[asker.submit(ask, self.target, sample.question, self.policy, self.stop)] = index
                 if not self.asking and not self.judging:
@@ -78,10 +78,13 @@ class _Pipeline:
             self.judging[pool.submit(self.evaluator.evaluate, sample)] = index
 
     def _finish(self, future: Future, samples: List[EvalSample], pool: ThreadPoolExecutor,
-                on_answer: Optional[AnswerCallback], progress: _Progress) -> None:
+                on_answer: Optional[AnswerCallback], progress: Progress) -> None:
         if future in self.asking:
             index = self.asking.pop(future)
-            sample = with_response(samples[index], future.result(), self.target)
+            response = future.result()
+            if response.error == STOPPED:  # abandoned on stop: left unanswered, so a resume asks again
+                return
+            sample = with_response(samples[index], response, self.target)
             if on_answer is not None:
                 on_answer(index, sample)
             self._judge_all([(index, sample)], pool)
@@ -101,18 +104,7 @@ def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample],
                          stop: Optional[threading.Event] = None) -> EvalReport:
     """Answer every sample with `target` and score each answer as it arrives; results in input order."""
     samples = list(samples)
-    start = time.perf_counter()
-    usage_before = judge_usage(evaluator.llm)
-    evaluator._watch()  # the same judge-health watch as evaluate_dataset: a failing judge stops the run
-    progress = _Progress(len(samples), show_progress, on_progress, on_result)
+    scoring = ScoringPass(evaluator, len(samples), show_progress, on_progress, on_result)  # as evaluate_dataset
     pipeline = _Pipeline(evaluator, target, policy, stop)
-    results = pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer, progress)
-    progress.close()
-    report = EvalReport(results=results, total_time=time.perf_counter() - start,
-                        usage=_usage_delta(usage_before, judge_usage(evaluator.llm)))
-    if evaluator.health is not None and evaluator.health.tripped:
-        failure = evaluator.health.failure()
-        report.usage[STOPPED_KEY] = str(failure)
-        failure.report = report
-        raise failure
-    return report
+    return scoring.report(pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer,
+                                       scoring.progress))

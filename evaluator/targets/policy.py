@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from typing import Optional, Sequence, Tuple
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ..errors import TargetConfigError
 
@@ -69,11 +69,17 @@ def url_allowed(url: str, allow: Sequence[str]) -> bool:
     return False
 
 
+def public_url(url: str) -> str:
+    """The URL without credentials or query string (which may carry an API key)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "…" if parts.query else "", ""))
+
+
 def check_url(url: str, policy: object) -> None:
     """TargetConfigError unless `policy` (a config.TargetsConfig) lets a target call `url`."""
     if getattr(policy, "restricted", False) and not url_allowed(url, getattr(policy, "allow", ())):
-        from .http import public_url
-
         raise TargetConfigError(f"the URL {public_url(url)} {NOT_ALLOWED}: a target may only call URLs under "
                                 "[targets].allow in the server's configuration")
 
