@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="environment variable holding the API key (default: the judge's own; for openai "
                          "OPENAI_API_KEY, which is sent only to OpenAI's own URL or $OPENAI_BASE_URL; name it "
                          "to send it to --base-url)")
+    ev.add_argument("--judge-timeout", type=float, default=60.0, metavar="S",
+                    help="seconds one judge request may take (default %(default)s); a judge call, retries "
+                         "included, ends within about twice this")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,
@@ -233,10 +236,13 @@ def run_config(args: argparse.Namespace) -> RunConfig:
         raise UsageError(f"--judge {kind} needs --model (the judge model name)")
     if args.batch and not entry.batch_api:
         raise UsageError(f"--batch needs a judge that speaks the Batch API (openai); the {kind} judge does not")
+    judge_timeout = float(getattr(args, "judge_timeout", 60.0))
+    if not judge_timeout > 0:
+        raise UsageError(f"--judge-timeout must be more than 0 seconds, not {judge_timeout:g}")
     return RunConfig(judge=kind, model=args.model or "", base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
+                     batch=args.batch, batch_poll=args.batch_poll, judge_timeout=judge_timeout, **scoring)
 
 
 def metric_options(args: argparse.Namespace) -> Dict[str, Any]:

@@ -18,7 +18,8 @@ from .reviews import ReviewStore
 
 def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     review = sub.add_parser("review", help="export or import a run's human reviews as human_<metric> labels")
-    actions = review.add_subparsers(dest="review_command", required=True)
+    actions = review.add_subparsers(dest="review_command", required=True,
+                                     help="export, import, stats or align (each has its own --help)")
     for name, text in (("export", "write the run's reviews as human_<metric> columns"),
                        ("import", "store a file's human_<metric> labels as reviews of the run"),
                        ("stats", "the judge's agreement with the run's reviewers, per metric"),

@@ -94,6 +94,8 @@ class RunConfig:
     batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
     batch_poll: float = 10.0  # seconds between looks at a running batch
     judge_mode: str = SEPARATE  # or COMBINED: one judge call per sample for every judged metric
+    # Seconds one judge request may take; a whole judge call (its retries included) ends near twice this.
+    judge_timeout: float = 60.0
     # A few-shot example set from reviews (alignment.ExampleSet.to_dict()), added to the prompts of
     # the metrics it has examples for; kept whole so a resumed or re-scored run asks the same prompts.
     alignment: Dict[str, Any] = field(default_factory=dict)

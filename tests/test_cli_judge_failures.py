@@ -85,7 +85,9 @@ def test_the_installed_command_fails_fast_on_a_dead_judge(data, tmp_path):
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "evaluator", "evaluate", str(data), "--model", "m",
                            "--base-url", url, "--no-history"], capture_output=True, text=True, env=env, timeout=60)
-    assert time.perf_counter() - start <= LIMIT_S
+    # A fresh interpreter imports ragmeter (openai, jinja2, ...) first: on a loaded 2-core runner that
+    # alone can take seconds, so the installed command gets twice the in-process limit.
+    assert time.perf_counter() - start <= 2 * LIMIT_S
     assert done.returncode == 3
     assert done.stderr.strip().splitlines()[-1].startswith(f"ragmeter: judge failed: Could not reach the judge at {url}")
     assert "\r" not in done.stderr  # not a terminal: plain progress lines, no redrawn bar

@@ -181,7 +181,7 @@ class OpenAIChat:
     def _classify(self, exc: BaseException, mode: str) -> Failure:
         url = f"{self.shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
-            return Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", THROTTLE_KIND)
+            return Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", THROTTLE_KIND, timed_out=True)
         if isinstance(exc.__cause__, ReplyTooLarge):  # the same server would send the same again
             return Failure(f"reply from {url} refused: {exc.__cause__}", FATAL)
         if isinstance(exc, openai.APIConnectionError):
@@ -244,16 +244,19 @@ class OpenAIJudge(ResilientJudge):
                  max_tokens: Optional[int] = None, http_client: Any = None,
                  extra_body: Optional[Dict[str, Any]] = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, max_call_seconds: Optional[float] = None) -> None:
         if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
             raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
+        # One generate(), every retry and backoff included, ends near this: a judge that never answers
+        # costs a call two timeouts and the first backoff, not (max_retries + 1) timeouts.
+        max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout + 2 * BACKOFF_BASE
         self.chat = OpenAIChat(model, base_url, api_key, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
                                json_mode=json_mode, max_tokens=max_tokens, http_client=http_client,
                                extra_body=extra_body)
         super().__init__(self.chat, scope=(self.chat.base_url, self.chat.model, self.chat.temperature),
                          max_retries=max_retries, max_concurrency=max_concurrency, cache=cache,
                          backoff=Backoff(BACKOFF_BASE, BACKOFF_CAP, UNREACHABLE_BACKOFF, UNREACHABLE_CAP),
-                         sleep=sleep, clock=clock)
+                         sleep=sleep, clock=clock, max_call_seconds=max_call_seconds)
         self.model, self.base_url, self.temperature = self.chat.model, self.chat.base_url, self.chat.temperature
         self.timeout, self.json_mode, self.max_tokens = self.chat.timeout, json_mode, max_tokens
         self._client = self.chat.client
@@ -275,6 +278,7 @@ class OpenAIJudge(ResilientJudge):
         return f"OpenAIJudge(model={self.model!r}, base_url={self.chat.shown_url!r})"
 
 
+CALL_DEADLINE_FACTOR = 2.0  # a generate()'s total deadline, in attempt timeouts, unless max_call_seconds says
 KEY_HINT = "check the API key (OPENAI_API_KEY or api_key=...)"  # surfaces swap in their own syntax
 _HINTS = {
     400: " — the server refused the request as sent; check the model and base_url.",

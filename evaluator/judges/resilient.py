@@ -5,6 +5,10 @@ A backend says how to ask its model and what its failures mean; this wrapper doe
 - retries with exponential backoff and jitter, honouring a server's `Retry-After` (capped), with
   a short schedule for a server that cannot be reached so a dead judge is known in seconds; after
   the last try it raises `JudgeError`, which the evaluator turns into a visible heuristic fallback;
+- a total deadline per generate() (`max_call_seconds`): no retry starts, and no backoff is slept,
+  past it, so a judge that never answers costs a call about max_call_seconds plus one attempt's
+  own timeout, not (max_retries + 1) timeouts; a call whose last try timed out raises a
+  JudgeError of kind "timeout", which the run's health check counts;
 - an `AIMDLimiter` slot around every attempt, so concurrent samples back off together;
 - the SQLite reply cache (`cache=` a path), keyed by `scope` and the prompt (and the repeat index
   and logprobs request when there are any);
@@ -67,6 +71,7 @@ class Failure:
     retry_after: Optional[float] = None  # seconds the server asked us to wait
     status: Optional[int] = None  # HTTP status, when there was one
     rate_limited: bool = False  # an HTTP 429 (counted in usage()["rate_limited"])
+    timed_out: bool = False  # no reply within the attempt's timeout (JudgeError kind "timeout")
 
 
 @dataclass
@@ -120,10 +125,11 @@ class ResilientJudge:
     def __init__(self, backend: Any, *, scope: Optional[Scope] = None, max_retries: int = 3,
                  max_concurrency: int = 16, cache: Union[str, "os.PathLike[str]", None] = None,
                  backoff: Backoff = Backoff(), sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        if max_retries < 0 or max_concurrency < 1:
-            raise JudgeConfigError("max_retries must be >= 0 and max_concurrency >= 1")
+                 clock: Callable[[], float] = time.monotonic, max_call_seconds: Optional[float] = None) -> None:
+        if max_retries < 0 or max_concurrency < 1 or (max_call_seconds is not None and max_call_seconds <= 0):
+            raise JudgeConfigError("max_retries must be >= 0, max_concurrency >= 1 and max_call_seconds > 0")
         self.backend = backend
+        self.max_call_seconds, self._clock = max_call_seconds, clock
         self.max_retries, self.max_concurrency, self.backoff = max_retries, max_concurrency, backoff
         self.name = str(getattr(backend, "name", None) or type(backend).__name__)
         self.scope: Scope = scope or (f"judge:{type(backend).__module__}.{type(backend).__qualname__}", "", 0.0)
@@ -187,7 +193,7 @@ class ResilientJudge:
     def settings(self) -> dict:
         """The backend's settings plus retries, concurrency and cache; safe to store (never a key)."""
         return {**judge_settings(self.backend), "max_retries": self.max_retries,
-                "max_concurrency": self.max_concurrency,
+                "max_concurrency": self.max_concurrency, "max_call_seconds": self.max_call_seconds,
                 "cache": str(self._cache.path) if self._cache is not None else None}
 
     # -- the cache, for replies obtained elsewhere (the Batch API, judges/batch.py) -----------------
@@ -229,25 +235,33 @@ class ResilientJudge:
 
     # -- one judge call: attempts and retries ---------------------------------------------------------
     def _call_with_retries(self, prompt: str, info: _CallInfo) -> str:
-        attempt = 0
+        attempt, start = 0, self._clock()
         while True:
             outcome = self._attempt(prompt, info)
             if isinstance(outcome, str):
                 return outcome
             if outcome.kind == AGAIN:
                 continue  # the backend changed its request (a format the server cannot do): not a failed try
-            if outcome.kind == FATAL or attempt >= self.max_retries:
+            delay = self.backoff.delay(attempt + 1, outcome.retry_after, outcome.kind == UNREACHABLE)
+            delay += self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
+            past_deadline = self._past_deadline(start, delay)
+            if outcome.kind == FATAL or attempt >= self.max_retries or past_deadline:
                 self._add(failures=1)
-                raise JudgeError(final_message(outcome, attempt), kind=_ERROR_KINDS.get(outcome.kind, "exhausted"),
-                                 status=outcome.status)
+                message = final_message(outcome, attempt)
+                if past_deadline and outcome.kind != FATAL and attempt < self.max_retries:
+                    message += (f"; no further retry: the call's total deadline is {self.max_call_seconds:g} s "
+                                "(max_call_seconds)")
+                raise JudgeError(message, kind=_error_kind(outcome), status=outcome.status)
             attempt += 1
             info.retries = attempt
             self._add(retries=1)
-            delay = self.backoff.delay(attempt, outcome.retry_after, outcome.kind == UNREACHABLE)
-            delay += self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
             log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
                       self.max_retries, delay)
             self._sleep(delay)
+
+    def _past_deadline(self, start: float, delay: float) -> bool:
+        """Would a retry after `delay` seconds begin past this call's total deadline?"""
+        return self.max_call_seconds is not None and self._clock() - start + delay >= self.max_call_seconds
 
     def _attempt(self, prompt: str, info: _CallInfo) -> Union[str, Failure]:
         permit = self.limiter.acquire()
@@ -275,6 +289,13 @@ class ResilientJudge:
                 self._totals[name] += value
 
 
+def _error_kind(failure: Failure) -> str:
+    """JudgeError.kind for a call whose last attempt failed this way (the health check reads it)."""
+    if failure.timed_out and failure.kind != FATAL:
+        return "timeout"
+    return _ERROR_KINDS.get(failure.kind, "exhausted")
+
+
 def _completion(reply: Any, prompt: str) -> Completion:
     """A backend's reply as a Completion, tokens estimated from the text when it gave none."""
     if isinstance(reply, str):
@@ -298,7 +319,7 @@ def default_classify(exc: BaseException) -> Failure:
     if unreachable_reason(exc):
         return Failure(f"Could not reach the judge ({unreachable_reason(exc)})", UNREACHABLE)
     if isinstance(exc, TimeoutError):
-        return Failure(message, THROTTLE_KIND)
+        return Failure(message, THROTTLE_KIND, timed_out=True)
     return Failure(message, RETRY)
 
 

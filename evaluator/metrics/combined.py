@@ -19,6 +19,7 @@ import json
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..model import EvalSample
+from ..judges.base import report_unusable
 from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, call, options, read_reply
 from .metric import Metric
 from .parsing import load_json_object
@@ -73,6 +74,8 @@ def ask_combined(metrics: Sequence[Metric], judge: Any, prompt: str, repeat: int
     if error:
         return {m.name: Judgement(reply=reply, info=info, failure=UNAVAILABLE, error=error) for m in metrics}
     parts = reply_parts(str(reply), metrics)
+    if not any(parts.values()):  # nothing usable at all: a failed call for the run's health check
+        report_unusable(judge, "The combined reply has no metric's part.", not_json=load_json_object(str(reply)) is None)
     out: Dict[str, Judgement] = {}
     for m in metrics:
         part = parts[m.name]
