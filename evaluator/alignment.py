@@ -27,7 +27,7 @@ from .analysis.stats import bootstrap_ci, mean_std, paired_bootstrap_ci
 from .errors import ReviewError
 from .evaluation import Language, RAGEvaluator
 from .metrics.metric import Metric
-from .metrics.prompts import DATA_CLOSE, DATA_OPEN, fence
+from .metrics.prompts import DATA_CLOSE, DATA_OPEN, fence, own_layout
 from .model import EvalResult, EvalSample
 from .reviews import DISAGREE, ReviewStore
 
@@ -172,11 +172,13 @@ def examples_block(examples: Sequence[Example]) -> str:
 
 
 def aligned_metric(metric: Metric, examples: Sequence[Example]) -> Metric:
-    """`metric` with the examples placed before the sample's data in every language's prompt."""
+    """`metric` with the examples in every language's prompt: after the sample's shared prefix and
+    before the metric's instructions (a template with its own {data} slot: before the sample's data)."""
     if not examples or not metric.judged:
         return metric
     block = examples_block(examples).replace("{", "{{").replace("}", "}}")  # the template is str.format'ted
-    prompts = {lang: t.replace("{data}", block + "\n\n{data}", 1) for lang, t in metric.prompts.items()}
+    prompts = {lang: t.replace("{data}", block + "\n\n{data}", 1) if own_layout(t) else block + "\n\n" + t
+               for lang, t in metric.prompts.items()}
     return replace(metric, prompts=prompts)
 
 

@@ -71,9 +71,10 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
-    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature or args.align_with:
-        raise UsageError("--metrics, --rubrics, --repeats, --temperature and --align-with cannot change a resumed run: "
-                         "it scores as it started")
+    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature or args.align_with \
+            or args.judge_mode != "separate":
+        raise UsageError("--metrics, --rubrics, --repeats, --temperature, --align-with and --judge-mode cannot change "
+                         "a resumed run: it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
         return replace(config, judge=OFFLINE, batch=False)
@@ -204,7 +205,7 @@ def dry_run(args: argparse.Namespace) -> int:
         samples = read_samples(args, target_config(args))
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
                        judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
-                       repeats=config.repeats)
+                       repeats=config.repeats, judge_mode=config.judge_mode)
     print(json.dumps(est.to_dict(), indent=2))
     return EXIT_OK
 

@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--repeats", type=int, default=1, metavar="K",
                     help="ask the judge K times per judged metric; the score is the mean and the report "
                          "shows the judge's noise (default 1; use with --temperature above 0)")
+    ev.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
+                    help="separate: one judge call per judged metric, sharing one cached prompt prefix (default); "
+                         "combined: one call per sample returns every metric's verdicts (fewer calls and tokens, "
+                         "a harder task for small judges)")
     ev.add_argument("--temperature", type=float, default=0.0,
                     help="the judge's sampling temperature (default 0)")
     ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="read a field from a column, or from a path inside one "
@@ -257,7 +261,7 @@ def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
     if not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
     return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature,
-            "alignment": alignment_of(args)}
+            "alignment": alignment_of(args), "judge_mode": args.judge_mode}
 
 
 def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:

@@ -37,6 +37,7 @@ from .judges.base import Judge, close_judge, judge_settings, judge_usage
 from .judges import registry as judges
 from .judges.cache import default_cache_path
 from .judges.registry import OFFLINE, OPENAI
+from .metrics.combined import SEPARATE
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS
 from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
 from .metrics.rubric import rubrics_from_dict
@@ -72,7 +73,8 @@ class RunConfig:
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
     scale, steps}), so a stored run re-runs with the same rubrics; `repeats` is how many times
     each judged metric is asked per sample (repeats differ only when the judge samples: `temperature`
-    above 0, or a server that is not deterministic).
+    above 0, or a server that is not deterministic); `judge_mode` "combined" asks one call per sample
+    for every judged metric (metrics/combined.py).
     """
 
     judge: str = OFFLINE
@@ -91,6 +93,7 @@ class RunConfig:
     repeats: int = 1
     batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
     batch_poll: float = 10.0  # seconds between looks at a running batch
+    judge_mode: str = SEPARATE  # or COMBINED: one judge call per sample for every judged metric
     # Seconds one judge request may take; a whole judge call (its retries included) ends near twice this.
     judge_timeout: float = 60.0
     # A few-shot example set from reviews (alignment.ExampleSet.to_dict()), added to the prompts of
@@ -137,7 +140,7 @@ class RunConfig:
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
         return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,
-                            metrics=self.chosen_metrics(), repeats=self.repeats)
+                            metrics=self.chosen_metrics(), repeats=self.repeats, judge_mode=self.judge_mode)
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -277,7 +277,8 @@ def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[s
 
     config = RunConfig.from_dict(json.loads(config_json))
     return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
-                        metrics=config.chosen_metrics(), repeats=config.repeats).to_dict()
+                        metrics=config.chosen_metrics(), repeats=config.repeats,
+                        judge_mode=config.judge_mode).to_dict()
 
 
 def format_duration(seconds: Optional[float]) -> str:

@@ -140,8 +140,11 @@ def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
     usable, _ = judging.usable_replies(usage)
+    cached = usage.get("cached_prompt_tokens") or 0
+    note = (f" {cached:,} of the prompt tokens were read from the server's prompt cache (billed at a discount "
+            "by OpenAI; the cost shown counts them at the full price)." if cached else "")
     st.caption(f"{ok:,} of {asked:,} judge calls answered, {usable:,} of {asked:,} replies usable"
-               + ("; no prices given, so no cost." if cost is None else "."))
+               + ("; no prices given, so no cost." if cost is None else ".") + note)
 
 
 def target_view(report: EvalReport) -> None:

@@ -19,8 +19,10 @@ Which behaviour answers a chat request, first match wins:
 3. `default` (a reply of `DEFAULT_REPLY` unless you pass another).
 
 Behaviours (plain dataclasses, built by the helper functions below):
-- `reply(text, usage="auto" | (prompt, completion) | None, delay=0, logprobs=None)`: HTTP 200
-  completion; usage "auto" counts whitespace-separated words, None omits the `usage` field;
+- `reply(text, usage="auto" | (prompt, completion) | (prompt, completion, cached) | None, delay=0,
+  logprobs=None, timings=None)`: HTTP 200 completion; usage "auto" counts whitespace-separated words,
+  None omits the `usage` field, a third number is `usage.prompt_tokens_details.cached_tokens`;
+  `timings` (a dict) is added as llama.cpp's server adds it;
   `logprobs` = [(token, [(alternative, logprob), ...]), ...] adds `choices[0].logprobs.content`
   (sent only when the request asked for logprobs, as real servers do).
 - `scored_reply(before, {"4": 0.6, "3": 0.4}, after)`: a reply whose score token has those
@@ -54,10 +56,11 @@ DEFAULT_REPLY = '{"score": 0.8, "reasoning": "The answer is supported by the con
 @dataclass(frozen=True)
 class Reply:
     text: str
-    usage: Union[str, Tuple[int, int], None] = "auto"
+    usage: Union[str, Tuple[int, ...], None] = "auto"
     delay: float = 0.0
     finish_reason: str = "stop"
     logprobs: Optional[Tuple[Tuple[str, Tuple[Tuple[str, float], ...]], ...]] = None
+    timings: Optional[Tuple[Tuple[str, int], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -100,10 +103,11 @@ class Huge:
 Behaviour = Union[Reply, Error, Stall, Drop, Malformed, Trickle, Huge]
 
 
-def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, int], None] = "auto",
-          delay: float = 0.0, finish_reason: str = "stop", logprobs: Optional[list] = None) -> Reply:
+def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, ...], None] = "auto",
+          delay: float = 0.0, finish_reason: str = "stop", logprobs: Optional[list] = None,
+          timings: Optional[Dict[str, int]] = None) -> Reply:
     frozen = None if logprobs is None else tuple((t, tuple((a, float(lp)) for a, lp in alts)) for t, alts in logprobs)
-    return Reply(text, usage, delay, finish_reason, frozen)
+    return Reply(text, usage, delay, finish_reason, frozen, tuple(sorted((timings or {}).items())) or None)
 
 
 def scored_reply(before: str, probabilities: Dict[str, float], after: str = "}", **options: Any) -> Reply:
@@ -266,8 +270,9 @@ class ChatServer:
             self._stopping.wait(seconds)
 
 
-def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], None],
-                    prompt: str, finish_reason: str = "stop", logprobs: Optional[tuple] = None) -> Dict[str, Any]:
+def completion_body(text: str, model: str, usage: Union[str, Tuple[int, ...], None],
+                    prompt: str, finish_reason: str = "stop", logprobs: Optional[tuple] = None,
+                    timings: Optional[tuple] = None) -> Dict[str, Any]:
     """An OpenAI chat.completion object."""
     body: Dict[str, Any] = {
         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
@@ -282,8 +287,12 @@ def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], No
     if usage == "auto":
         usage = (len(prompt.split()), len(text.split()))
     if usage is not None:
-        p, c = usage
+        p, c, *cached = usage
         body["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+        if cached:
+            body["usage"]["prompt_tokens_details"] = {"cached_tokens": cached[0]}
+    if timings is not None:
+        body["timings"] = dict(timings)
     return body
 
 
@@ -354,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
             model = request.body.get("model", "") if isinstance(request.body, dict) else ""
             wants = isinstance(request.body, dict) and request.body.get("logprobs")
             body = completion_body(b.text, model, b.usage, request.prompt, b.finish_reason,
-                                   b.logprobs if wants else None)
+                                   b.logprobs if wants else None, b.timings)
             self._send(200, json.dumps(body).encode())
         elif isinstance(b, Error):
             self._error(b)

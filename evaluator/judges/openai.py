@@ -14,7 +14,13 @@ speaks the protocol and says what each failure means; `OpenAIJudge` is it inside
   instead; "auto" does not, because a schema is re-sent with every call and costs ~57 prompt
   tokens each time for no stricter output (llama.cpp's server also answers HTTP 500 to
   `json_schema` while it accepts `json_object`);
-- token counts from each reply's `usage` (estimated from text when a server omits it);
+- token counts from each reply's `usage` (estimated from text when a server omits it), and the
+  prompt tokens the server took from its prompt cache (`usage.prompt_tokens_details.cached_tokens`,
+  OpenAI's and vLLM's; llama.cpp's `timings.cache_n`), counted as `cached_prompt_tokens`;
+- llama.cpp's prompt cache: once a reply shows the server is llama.cpp (it sends `timings`), each
+  request asks for `cache_prompt` (llama.cpp then runs a prompt in the slot holding the most
+  similar one, so a sample's calls reuse its shared prefix); `extra_body={...}` sends fields of
+  your choice with every request instead (e.g. `{"cache_prompt": true, "id_slot": 0}`);
 - an optional SQLite reply cache (`cache=` a path) keyed by (base_url, model, temperature, prompt,
   and the repeat index and logprobs request when there are any);
 - token probabilities on request (`generate(prompt, top_logprobs=5)`, then `call_info()["logprobs"]`)
@@ -91,7 +97,8 @@ class OpenAIChat:
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
                  api_key_env: Optional[str] = None, timeout: float = 60.0, temperature: float = 0.0, json_mode: str = "auto",
-                 max_tokens: Optional[int] = None, http_client: Any = None) -> None:
+                 max_tokens: Optional[int] = None, http_client: Any = None,
+                 extra_body: Optional[Dict[str, Any]] = None) -> None:
         if not model:
             raise JudgeConfigError("No model name: pass model=..., e.g. 'gpt-4o-mini' or the name your server serves.")
         if json_mode not in JSON_MODES:
@@ -108,6 +115,8 @@ class OpenAIChat:
             remember(self._key)  # masked wherever anything is stored or shown (io.redact)
         remember_url(self.base_url)
         self._mode = "object" if json_mode == "auto" else json_mode
+        self.extra_body = dict(extra_body) if extra_body else None
+        self._llama_cpp = False  # set once a reply shows llama.cpp's `timings`
         self._lock = threading.Lock()
         self._local = threading.local()  # the JSON mode this thread's last request was sent with
         self._owns_http = http_client is None
@@ -119,10 +128,29 @@ class OpenAIChat:
     def generate(self, prompt: str, *, top_logprobs: int = 0) -> Completion:
         """One chat-completions request; raises whatever the client raised (see `classify`)."""
         self._local.mode = mode = self._mode
-        completion = self.client.chat.completions.create(**self.request(prompt, mode, top_logprobs))
+        completion = self.client.chat.completions.create(**self.request(prompt, mode, top_logprobs),
+                                                         **self._extra())
         text, (prompt_tokens, completion_tokens) = _reply_and_tokens(completion, prompt)
         return Completion(text, prompt_tokens, completion_tokens,
-                          _token_logprobs(completion) if top_logprobs else None)
+                          _token_logprobs(completion) if top_logprobs else None, self._cached_tokens(completion))
+
+    def _extra(self) -> Dict[str, Any]:
+        """Body fields beyond OpenAI's: the configured `extra_body`, else llama.cpp's cache_prompt once
+        the server is known to be llama.cpp (other servers may reject unknown fields)."""
+        if self.extra_body is not None:
+            return {"extra_body": self.extra_body}
+        return {"extra_body": {"cache_prompt": True}} if self._llama_cpp else {}
+
+    def _cached_tokens(self, completion: Any) -> int:
+        """The reply's cached prompt tokens (OpenAI/vLLM `prompt_tokens_details`, llama.cpp `timings`)."""
+        timings = getattr(completion, "timings", None)
+        if isinstance(timings, dict):
+            self._llama_cpp = True
+        details = getattr(getattr(completion, "usage", None), "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None)
+        if cached is None and isinstance(timings, dict):
+            cached = timings.get("cache_n")
+        return cached if isinstance(cached, int) and cached > 0 else 0
 
     def call_facts(self) -> dict:
         return {"json_mode": getattr(self._local, "mode", self._mode)}
@@ -214,6 +242,7 @@ class OpenAIJudge(ResilientJudge):
                  api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
                  temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
                  max_tokens: Optional[int] = None, http_client: Any = None,
+                 extra_body: Optional[Dict[str, Any]] = None,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic, max_call_seconds: Optional[float] = None) -> None:
         if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
@@ -222,7 +251,8 @@ class OpenAIJudge(ResilientJudge):
         # costs a call two timeouts and the first backoff, not (max_retries + 1) timeouts.
         max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout + 2 * BACKOFF_BASE
         self.chat = OpenAIChat(model, base_url, api_key, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
-                               json_mode=json_mode, max_tokens=max_tokens, http_client=http_client)
+                               json_mode=json_mode, max_tokens=max_tokens, http_client=http_client,
+                               extra_body=extra_body)
         super().__init__(self.chat, scope=(self.chat.base_url, self.chat.model, self.chat.temperature),
                          max_retries=max_retries, max_concurrency=max_concurrency, cache=cache,
                          backoff=Backoff(BACKOFF_BASE, BACKOFF_CAP, UNREACHABLE_BACKOFF, UNREACHABLE_CAP),

@@ -82,6 +82,7 @@ class Completion:
     prompt_tokens: Optional[int] = None
     completion_tokens: Optional[int] = None
     logprobs: Optional[list] = None  # [[token, [[alternative, logprob], ...]], ...]
+    cached_tokens: int = 0  # of prompt_tokens, those the server read from its prompt cache
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class _CallInfo:
     cached: bool = False
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
     logprobs: Optional[list] = None
 
@@ -135,7 +137,8 @@ class ResilientJudge:
         self._lock = threading.Lock()
         self._local = threading.local()
         self._totals = dict.fromkeys(("calls", "requests", "cache_hits", "prompt_tokens",
-                                      "completion_tokens", "retries", "failures", "rate_limited"), 0)
+                                      "completion_tokens", "cached_prompt_tokens", "retries", "failures",
+                                      "rate_limited"), 0)
         self.limiter = AIMDLimiter(max_concurrency, clock=clock, sleep=sleep)
         self._cache = JudgeCache(cache) if cache is not None else None
         self._classify = getattr(backend, "classify", None) or default_classify
@@ -175,6 +178,8 @@ class ResilientJudge:
         data = asdict(info)
         if not info.top_logprobs:
             del data["top_logprobs"], data["logprobs"]
+        if not info.cached_tokens:  # only when the server said some prompt tokens came from its cache
+            del data["cached_tokens"]
         facts = getattr(self.backend, "call_facts", None)
         data.update(facts() if callable(facts) else {})
         return data
@@ -273,7 +278,9 @@ class ResilientJudge:
         self.limiter.release(permit, SUCCESS)
         info.logprobs = reply.logprobs if info.top_logprobs else None
         info.prompt_tokens, info.completion_tokens = reply.prompt_tokens or 0, reply.completion_tokens or 0
-        self._add(calls=1, prompt_tokens=info.prompt_tokens, completion_tokens=info.completion_tokens)
+        info.cached_tokens = reply.cached_tokens
+        self._add(calls=1, prompt_tokens=info.prompt_tokens, completion_tokens=info.completion_tokens,
+                  cached_prompt_tokens=info.cached_tokens)
         return reply.text
 
     def _add(self, **counts: int) -> None:

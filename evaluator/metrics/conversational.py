@@ -16,7 +16,7 @@ with their heuristic, cached like any other prompt); they read the conversation 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from ..conversation import ASSISTANT, USER, Conversation, transcript
 from ..model import EvalSample, MetricScore
@@ -92,7 +92,8 @@ class ConversationMetric(Metric):
             return NO_GOAL
         return None
 
-    def prompt(self, sample: EvalSample, lang: str) -> str:
+    def prompt(self, sample: EvalSample, lang: str, fields: Optional[Sequence[str]] = None) -> str:
+        # Its own layout (the steps / the transcript): `fields` of the shared prefix do not apply.
         lang = lang if lang in self.prompts else "en"
         conv = getattr(sample, "conversation")
         chat_head, goal_head = _HEADINGS[lang]

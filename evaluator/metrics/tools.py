@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import analyse, content_words
@@ -164,7 +164,8 @@ class TaskCompletionMetric(Metric):
             return NOT_AGENT
         return super().skip_reason(sample)
 
-    def prompt(self, sample: EvalSample, lang: str) -> str:
+    def prompt(self, sample: EvalSample, lang: str, fields: Optional[Sequence[str]] = None) -> str:
+        # Its own layout (the steps / the transcript): `fields` of the shared prefix do not apply.
         lang = lang if lang in self.prompts else "en"
         question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
         data = fenced([question, sample.question or "", steps, steps_text(sample.tool_calls), answer, sample.answer or ""])

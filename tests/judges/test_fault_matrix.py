@@ -79,7 +79,8 @@ def run():
 
 
 def history_of(run, sample, metric):
-    prompt = build_prompt(metric, "en", sample.question, sample.answer, sample.contexts, sample.ground_truth)
+    prompt = build_prompt(metric, "en", sample.question, sample.answer, sample.contexts, sample.ground_truth,
+                          chosen=METRICS)
     return run["injector"].history.get(prompt_key(prompt), [])
 
 

@@ -72,7 +72,8 @@ def test_every_prompt_has_one_data_section_whatever_the_sample_says(question, an
     empty = build_prompt(metric, "en", "", "", [""], "")
     for marker in MARKERS:  # the guard names each marker; the data adds exactly one of each
         assert prompt.count(marker) == empty.count(marker)
-    assert outside_fence(prompt) == ""
+    # After the data come the metric's own instructions (the shared-prefix layout), the same whatever the sample says.
+    assert outside_fence(prompt) == outside_fence(empty)
 
 
 def test_fence_is_idempotent_and_leaves_ordinary_text_alone():
@@ -93,8 +94,8 @@ def test_known_attacks_leave_no_marker_and_no_lookalike(attack):
 
 def test_injected_orders_stay_inside_the_data_section():
     prompt = build_prompt("faithfulness", "en", "How long do refunds take?", INJECTED, ["Refunds take 5 days."])
-    assert outside_fence(prompt) == ""
-    data = prompt.split(DATA_OPEN + "\n", 1)[1]
+    assert ORDER not in outside_fence(prompt) and outside_fence(prompt).lstrip().startswith("Split the ANSWER")
+    data = prompt.split(DATA_OPEN + "\n", 1)[1].split(DATA_CLOSE, 1)[0]
     assert ORDER in data
 
 
