@@ -23,7 +23,7 @@ from ..judges.base import report_unusable
 from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, call, options, read_reply
 from .metric import Metric
 from .parsing import load_json_object
-from .prompts import _phrases, shared_prefix
+from .prompts import guard_phrases, shared_prefix
 
 SEPARATE = "separate"  # one call per judged metric (the default)
 COMBINED = "combined"  # one call per sample for all of them
@@ -47,7 +47,7 @@ def combined_prompt(metrics: Sequence[Metric], sample: EvalSample, lang: str, fi
     """The one prompt that asks for every metric in `metrics` about `sample`."""
     head_lang = "ar" if lang == "ar" else "en"
     names = ", ".join(m.name for m in metrics)
-    guard, _ = _phrases(lang)
+    guard, _ = guard_phrases(lang)
     parts = []
     for m in metrics:
         template = m.prompts.get(lang) or m.prompts["en"]

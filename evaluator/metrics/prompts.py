@@ -143,7 +143,7 @@ def data_section(lang: str, fields: tuple, question: str, answer: str,
     return fenced(parts)
 
 
-def _phrases(lang: str) -> Tuple[str, str]:
+def guard_phrases(lang: str) -> Tuple[str, str]:
     return (GUARD_AR, JSON_ONLY_AR) if lang == "ar" else (GUARD_EN, JSON_ONLY_EN)
 
 
@@ -154,7 +154,7 @@ def shared_prefix(lang: str, fields: Sequence[str], question: str, answer: str,
     ordered = prefix_fields(fields)
     if not reference:
         ordered = tuple(f for f in ordered if f != "reference")
-    guard, _ = _phrases(lang)
+    guard, _ = guard_phrases(lang)
     return guard + "\n" + data_section(lang, ordered, question, answer, contexts, reference)
 
 
@@ -175,7 +175,7 @@ def render_prompt(templates: Mapping[str, str], shows: Sequence[str], lang: str,
     do without it declares so and is skipped before a prompt is built.
     """
     template = templates.get(lang) or templates["en"]
-    guard, json_only = _phrases(lang)
+    guard, json_only = guard_phrases(lang)
     if own_layout(template):
         own = tuple(f for f in map(_field, shows) if reference or f != "reference")  # in the metric's order
         data = data_section(lang, own, question, answer, contexts, reference)
