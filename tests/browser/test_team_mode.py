@@ -177,10 +177,19 @@ def signed_in(page: Page, name: str):
 
 def pick(page: Page, label: str, option: str) -> None:
     """Choose `option` in the selectbox labelled `label`."""
-    box = page.get_by_test_id("stSelectbox").filter(has=page.locator("label", has_text=re.compile(f"^{label}$")))
-    box.click()
+    page.get_by_role("combobox", name=label, exact=True).click()
     page.get_by_role("option", name=option).click()
     wait_idle(page)
+
+
+def selected_run(page: Page):
+    """The History page's "Run" selectbox (its value is the run's label, which ends with its id)."""
+    return page.get_by_role("combobox", name="Run", exact=True)
+
+
+def button(page: Page, label: str):
+    """A button by its label (its icon, when it has one, comes first in its accessible name)."""
+    return page.get_by_role("button", name=re.compile(rf"(^|\s){re.escape(label)}$"))
 
 
 # --- roles ---------------------------------------------------------------------------------------
@@ -200,35 +209,35 @@ def test_a_viewer_opens_reports_and_history_but_cannot_upload_run_rename_or_dele
     run_id = seed_run(team["history"], "viewer-can-read.csv")
     page = as_user(VIEWER)
     open_page(page, team["url"], "/history", signed_in(page, f"{VIEWER} (viewer)"))
-    expect(main(page).get_by_text(run_id).first).to_be_visible()
-    for absent in ("Rename", "Delete run", "Resume run", "Re-score"):
-        expect(page.get_by_role("button", name=absent)).to_have_count(0)
+    expect(selected_run(page)).to_have_value(re.compile(run_id))
+    for absent in ("Rename", "Delete run", "Resume run"):
+        expect(button(page, absent)).to_have_count(0)
     expect(page.get_by_role("textbox", name="Name")).to_have_count(0)
-    page.get_by_role("button", name="Open in report").click()
-    expect(main(page).get_by_text("viewer-can-read.csv").first).to_be_visible(timeout=RUN_TIMEOUT)
-    for title in ("Evaluate", "Spot check", "Generate"):
+    expect(page.get_by_text("Re-score with another judge")).to_have_count(0)
+    button(page, "Open in report").click()
+    expect(main(page).get_by_text(run_id).first).to_be_visible(timeout=RUN_TIMEOUT)
+    expect(main(page).get_by_text("viewer-can-read.csv").first).to_be_visible()
+    for title in ("Evaluate", "Spot check", "Generate"):  # the role note, and no control at all
         open_page(page, team["url"], PAGES[title], main(page).get_by_text(NO_ROLE))
-        expect(main(page).locator("input, textarea, [data-testid='stFileUploader']")).to_have_count(0)
-        for absent in ("Run evaluation", "Score this sample", "Generate", "Test target"):
-            expect(page.get_by_role("button", name=absent, exact=True)).to_have_count(0)
+        expect(main(page).locator("input, textarea, button, [data-testid='stFileUploader']")).to_have_count(0)
 
 
 def test_an_evaluator_runs_and_a_second_user_opens_the_share_link(team, as_user):
     page = as_user(EVALUATOR)
-    open_page(page, team["url"], "/", page.get_by_role("button", name="Run evaluation"))
+    open_page(page, team["url"], "/", button(page, "Run evaluation"))
     expect(signed_in(page, f"{EVALUATOR} (evaluator)")).to_be_visible()
     page.get_by_role("textbox", name="Project").fill("team-browser-project")
     page.get_by_role("textbox", name="Project").press("Enter")
     wait_idle(page)
-    page.get_by_role("button", name="Run evaluation").click()
-    expect(page.get_by_role("button", name="Open report")).to_be_visible(timeout=RUN_TIMEOUT)
+    button(page, "Run evaluation").click()
+    expect(button(page, "Open report")).to_be_visible(timeout=RUN_TIMEOUT)
     runs = RunStore(team["history"]).list_runs(owner=EVALUATOR, project="team-browser-project")
     assert len(runs) == 1 and runs[0].status == "finished" and runs[0].n_done == runs[0].n_samples > 0
     run_id = runs[0].run_id
 
-    page.get_by_role("button", name="Open report").click()
+    button(page, "Open report").click()
     expect(main(page).get_by_text(run_id).first).to_be_visible(timeout=RUN_TIMEOUT)
-    page.get_by_role("button", name="Copy link").click()
+    button(page, "Copy link").click()
     link = page.locator('[data-testid="stCode"]').filter(has_text="/report?run=").first.inner_text().strip()
     assert link == f"{team['url']}/report?run={run_id}"
 
@@ -239,27 +248,27 @@ def test_an_evaluator_runs_and_a_second_user_opens_the_share_link(team, as_user)
     expect(other.locator('[data-testid="stMetric"]').first).to_be_visible()
 
     # the History page filters by owner and by project
-    open_page(other, team["url"], "/history", main(other).get_by_text(run_id).first)
+    open_page(other, team["url"], "/history", selected_run(other))
     pick(other, "Owner", EVALUATOR)
     pick(other, "Project", "team-browser-project")
-    table = main(other).get_by_test_id("stDataFrame").first
-    expect(table).to_contain_text(run_id)
+    expect(selected_run(other)).to_have_value(re.compile(run_id))
+    selected_run(other).click()
+    expect(other.get_by_role("option")).to_have_count(1)  # that owner's runs of that project: this one
+    other.keyboard.press("Escape")
 
 
 def test_an_admin_renames_and_deletes_a_run(team, as_user):
     run_id = seed_run(team["history"], "admin-manages.csv")  # the newest run: the one History selects
     page = as_user(ADMIN)
     open_page(page, team["url"], "/history", signed_in(page, f"{ADMIN} (admin)"))
-    expect(main(page).get_by_text(run_id).first).to_be_visible()
-    name = page.get_by_role("textbox", name="Name")
-    name.fill("renamed by the admin")
-    name.press("Enter")
-    wait_idle(page)
-    page.get_by_role("button", name="Rename").click()
+    expect(selected_run(page)).to_have_value(re.compile(run_id))
+    commit(page.get_by_role("textbox", name="Name"), "renamed by the admin")
+    button(page, "Rename").click()
     wait_idle(page)
     assert RunStore(team["history"]).get_run(run_id).name == "renamed by the admin"
-    page.get_by_role("button", name="Delete run").click()
-    page.get_by_role("button", name="Yes, delete").click()
+    expect(selected_run(page)).to_have_value(re.compile("^renamed by the admin"))
+    button(page, "Delete run").click()
+    button(page, "Yes, delete").click()
     wait_idle(page)
     assert run_id not in {r.run_id for r in RunStore(team["history"]).list_runs()}
 
@@ -267,9 +276,11 @@ def test_an_admin_renames_and_deletes_a_run(team, as_user):
 def test_an_evaluator_cannot_rename_or_delete(team, as_user):
     run_id = seed_run(team["history"], "evaluator-cannot-delete.csv")
     page = as_user(EVALUATOR)
-    open_page(page, team["url"], "/history", main(page).get_by_text(run_id).first)
+    open_page(page, team["url"], "/history", selected_run(page))
+    expect(selected_run(page)).to_have_value(re.compile(run_id))
+    expect(page.get_by_text("Re-score with another judge")).to_be_visible()  # an evaluator may re-score
     for absent in ("Rename", "Delete run"):
-        expect(page.get_by_role("button", name=absent)).to_have_count(0)
+        expect(button(page, absent)).to_have_count(0)
     expect(page.get_by_role("textbox", name="Name")).to_have_count(0)
 
 
@@ -294,9 +305,9 @@ def type_everywhere(page: Page, value: str, lines: str) -> int:
         typed += 1
         assert typed < 60, "the page keeps offering new fields"
     for name in ACTIONS:
-        button = page.get_by_role("button", name=name, exact=True)
-        if button.count() and button.first.is_enabled():
-            button.first.click()
+        action = button(page, name)
+        if action.count() and action.first.is_enabled():
+            action.first.click()
             wait_idle(page)
     return typed
 
@@ -345,7 +356,7 @@ def test_no_page_sends_the_servers_secrets_anywhere_or_writes_a_typed_path(team,
         seen.append(page.content())
 
     # Evaluate, answers from the user's pipeline: every field, then once more with a path
-    open_page(page, team["url"], "/", page.get_by_role("button", name="Run evaluation"))
+    open_page(page, team["url"], "/", button(page, "Run evaluation"))
     page.locator('[data-testid="stRadioOption"]').filter(has_text="call my pipeline (HTTP endpoint)").click()
     wait_idle(page)
     upload(page, questions_csv(team["folder"]))
@@ -366,21 +377,21 @@ def test_no_page_sends_the_servers_secrets_anywhere_or_writes_a_typed_path(team,
     assert refusals[0] == refusals[1] and "not set" not in refusals[0]
     commit(page.get_by_role("textbox", name="Headers"), "X-Ok: ${RAG_TOKEN}")
     pick(page, "Judge", "team judge")
-    page.get_by_role("button", name="Run evaluation").click()
-    expect(page.get_by_role("button", name="Open report")).to_be_visible(timeout=RUN_TIMEOUT)
+    button(page, "Run evaluation").click()
+    expect(button(page, "Open report")).to_be_visible(timeout=RUN_TIMEOUT)
     seen.append(page.content())
     assert target.requests and all(h.get("x-ok") == RAG_TOKEN for _, h, _ in target.requests)
     assert judge.chat_requests and all(r.headers.get("authorization") == f"Bearer {KEY_CANARY}"
                                        for r in judge.chat_requests)  # the key goes to its own judge only
 
     # the Report: its search field, and every export
-    page.get_by_role("button", name="Open report").click()
-    expect(page.get_by_role("button", name="Download CSV")).to_be_visible(timeout=RUN_TIMEOUT)
+    button(page, "Open report").click()
+    expect(button(page, "Download CSV")).to_be_visible(timeout=RUN_TIMEOUT)
     for value in (listener.url, str(evil)):
         everything("Report", value)
     for label in ("Download CSV", "Download JSON", "Download HTML report"):
         with page.expect_download() as download:
-            page.get_by_role("button", name=label).click()
+            button(page, label).click()
         no_canary(Path(download.value.path()).read_text(encoding="utf-8"), label)
 
     # every other page
