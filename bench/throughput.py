@@ -72,6 +72,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--latency-ms", type=float, default=200.0, help="server latency per chat call")
     p.add_argument("--workers", default="1,4,16", help="comma-separated max_workers settings")
     p.add_argument("--skip-ragas", action="store_true", help="do not install or run ragas")
+    p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
+                   help="ragmeter's judge mode (combined: one call per sample for all five metrics)")
     p.add_argument("--skip-offline", action="store_true", help="skip the offline rate and RSS figures")
     p.add_argument("--offline-n", type=int, default=OFFLINE_N, help="samples for the offline rate (default 10,000)")
     p.add_argument("--rss-n", type=int, default=RSS_N, help="rows for the peak-RSS figure (default 100,000)")
@@ -98,9 +100,9 @@ def settled_records(server: MockServer, at_least: int, timeout: float = 3.0) -> 
     return records
 
 
-def timed_run(judge: OpenAIJudge, samples: list, workers: int) -> tuple:
+def timed_run(judge: OpenAIJudge, samples: list, workers: int, judge_mode: str = "separate") -> tuple:
     start = time.perf_counter()
-    report = RAGEvaluator(judge, language="en").evaluate_dataset(samples, max_workers=workers)
+    report = RAGEvaluator(judge, language="en", judge_mode=judge_mode).evaluate_dataset(samples, max_workers=workers)
     return report, time.perf_counter() - start
 
 
@@ -111,12 +113,12 @@ def run_ragmeter(args: argparse.Namespace, samples: list, workers: int, tmp: Pat
     n = len(samples)
     with start_mock(args.mock, log, mock_options(args)) as server:
         with OpenAIJudge(MODEL, base_url=server.base_url, cache=cache, max_concurrency=max(16, workers)) as judge:
-            report, wall = timed_run(judge, samples, workers)
+            report, wall = timed_run(judge, samples, workers, args.judge_mode)
             usage = judge.usage()
             peak = judge.limiter.peak_in_flight
         cold = settled_records(server, usage["requests"])
         with OpenAIJudge(MODEL, base_url=server.base_url, cache=cache) as judge:
-            _, cached_wall = timed_run(judge, samples, workers)
+            _, cached_wall = timed_run(judge, samples, workers, args.judge_mode)
             cached_usage = judge.usage()
         cached_records = settled_records(server, len(cold))[len(cold):]
     s = summarize_log(cold)
@@ -332,7 +334,7 @@ def _ragmeter_cell(run: Dict[str, Any], label: str, key: Optional[str]) -> Any:
 
 
 def print_ragmeter(runs: List[Dict[str, Any]], args: argparse.Namespace, estimate: Any) -> None:
-    print(f"\nragmeter: {args.n} samples; server: mock_openai.py --latency-ms {args.latency_ms:g} {args.mock_args}")
+    print(f"\nragmeter ({args.judge_mode} judge calls): {args.n} samples; server: mock_openai.py --latency-ms {args.latency_ms:g} {args.mock_args}")
     header = ["figure"] + [f"workers={r['workers']}" for r in runs]
     rows = [[label] + [_ragmeter_cell(r, label, key) for r in runs] for label, key in RAGMETER_ROWS]
     print(table(header, rows))
@@ -410,7 +412,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"ragmeter, max_workers={w}, {args.n} samples ...", flush=True)
             ours.append(run_ragmeter(args, samples, w, tmp))
         out["ragmeter"] = ours
-        estimate = estimate_run(samples, "en")
+        estimate = estimate_run(samples, "en", judge_mode=args.judge_mode)
         out["estimate"] = estimate.to_dict()
         if not args.skip_ragas:
             out["ragas"] = ragas_runs(args, samples[: args.ragas_n], workers, tmp)

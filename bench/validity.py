@@ -29,6 +29,12 @@ never printed or written:
 Each set costs one judge call per row per metric it validates (HotpotQA two: precision and
 recall), so `--limit` is the way to keep a paid run cheap.
 
+With a judge, a "combined" column beside it shows the same figures from the opt-in one-call mode
+(`--judge-mode combined`: one call per row returns all five metrics' verdicts, as a user's
+combined run asks), and a last line per mode gives judge calls and prompt/completion tokens per
+row: whether the cheaper mode keeps its validity can be measured whenever a real model is
+available. `--modes separate` skips it (one call per row more).
+
 The labels are never shown to a scorer: a row becomes an EvalSample of question, answer,
 contexts and ground_truth only. Data licences: HaluEval (MIT; knowledge from HotpotQA,
 CC BY-SA 4.0), HotpotQA (CC BY-SA 4.0), BEGIN/Wizard of Wikipedia (CC BY 4.0), TruthfulQA
@@ -42,7 +48,7 @@ import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -55,7 +61,8 @@ from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
 from evaluator.metrics.heuristic_sets import context_relevances  # noqa: E402
 from evaluator.metrics.heuristics import clear_caches, is_bare_span  # noqa: E402
 from evaluator.metrics.scoring import score_metric  # noqa: E402
-from evaluator.model import EvalSample, MetricScore  # noqa: E402
+from evaluator.metrics.combined import COMBINED, SEPARATE  # noqa: E402
+from evaluator.model import METRICS, EvalSample, MetricScore  # noqa: E402
 from evaluator.text import resolve_language, words  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -79,6 +86,7 @@ class Figure:
     good: Optional[float]
     note: str = ""
     embedding: Optional[float] = None  # the opt-in embedding set, when its extra is installed
+    combined: Optional[float] = None  # the judge in one-call mode, when compared
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -283,15 +291,42 @@ class SetRun:
     rows_per_s: float  # ragmeter column's rows per second
     jaccard_rows_per_s: float
     embedding_rows_per_s: Optional[float] = None
+    usage: Dict[str, Dict[str, float]] = field(default_factory=dict)  # judge mode -> calls and tokens
+
+
+def score_combined(rows: List[Row], judge: Any, workers: int) -> Scored:
+    """Every row in one-call mode: one judge call returns all five metrics' verdicts."""
+    samples = [to_sample(r) for r in rows]
+    start = time.perf_counter()
+    evaluator = RAGEvaluator(judge, metrics=list(METRICS), judge_mode=COMBINED, judge_health=None)
+    report = evaluator.evaluate_dataset(samples, max_workers=max(1, workers))
+    seconds = time.perf_counter() - start
+    scores: Scores = {m: [r.scores.get(m) for r in report.results] for m in METRICS}
+    rels = [_verdict_relevances(ms, len(s.contexts)) for ms, s in zip(scores["context_precision"], samples)]
+    return Scored(scores, rels, seconds)
+
+
+def _spent(judge: Any, before: Dict[str, Any], rows: int) -> Dict[str, float]:
+    now = judge.usage()
+    return {k: round((now.get(k, 0) - before.get(k, 0)) / max(1, rows), 1)
+            for k in ("calls", "prompt_tokens", "completion_tokens")}
 
 
 def run_set(ds: DataSet, data: Path, limit: Optional[int], heuristics: str, judge: Any, workers: int,
-            embedding: bool = False) -> SetRun:
+            embedding: bool = False, modes: Sequence[str] = (SEPARATE, COMBINED)) -> SetRun:
     rows = load_rows(data / ds.file, limit)
+    usage: Dict[str, Dict[str, float]] = {}
+    comb_values: List[Optional[float]] = []
     if judge is None:
         ours = score_offline(rows, ds.metrics, heuristics)
     else:
+        before = judge.usage()
         ours = score_with_judge(rows, ds.metrics, judge, workers)
+        usage[SEPARATE] = _spent(judge, before, len(rows))
+        if COMBINED in modes:
+            before = judge.usage()
+            comb_values = [f[2] for f in ds.protocol(rows, score_combined(rows, judge, workers))]
+            usage[COMBINED] = _spent(judge, before, len(rows))
     seed = score_offline(rows, ds.metrics, "jaccard")
     emb = score_offline(rows, ds.metrics, "embedding") if embedding else None
     emb_values = [f[2] for f in ds.protocol(rows, emb)] if emb else []
@@ -303,9 +338,9 @@ def run_set(ds: DataSet, data: Path, limit: Optional[int], heuristics: str, judg
         if ds.name == "begin" and name == "AUROC low-overlap":
             floor, good, note = begin_low_overlap_floor(rows), None, "floor measured here (unigram precision)"
         figures.append(Figure(ds.name, metric, name, n, value, seed_value, floor, good, note,
-                              emb_values[k] if emb else None))
+                              emb_values[k] if emb else None, comb_values[k] if comb_values else None))
     return SetRun(figures, len(rows), len(rows) / max(ours.seconds, 1e-9), len(rows) / max(seed.seconds, 1e-9),
-                  len(rows) / max(emb.seconds, 1e-9) if emb else None)
+                  len(rows) / max(emb.seconds, 1e-9) if emb else None, usage)
 
 
 def _cell(value: Optional[float]) -> str:
@@ -314,9 +349,11 @@ def _cell(value: Optional[float]) -> str:
 
 def format_table(runs: Dict[str, SetRun], label: str) -> str:
     with_emb = any(r.embedding_rows_per_s is not None for r in runs.values())
+    with_comb = any(f.combined is not None for r in runs.values() for f in r.figures)
     emb_head = f" {'embedding':>9}" if with_emb else ""
-    head = (f"{'set':<12} {'metric':<19} {'figure':<18} {'n':>5} {label:>9} {'jaccard':>8}{emb_head} {'floor':>6} "
-            f"{'good':>6}  rows/s")
+    comb_head = f" {'combined':>9}" if with_comb else ""
+    head = (f"{'set':<12} {'metric':<19} {'figure':<18} {'n':>5} {label:>9}{comb_head} {'jaccard':>8}{emb_head} "
+            f"{'floor':>6} {'good':>6}  rows/s")
     lines = [head, "-" * len(head)]
     for name, run in runs.items():
         for k, f in enumerate(run.figures):
@@ -325,8 +362,12 @@ def format_table(runs: Dict[str, SetRun], label: str) -> str:
                 speed += f", embedding {run.embedding_rows_per_s:,.0f})" if with_emb else ")"
             mark = "*" if f.note else ""
             emb = f" {_cell(f.embedding):>9}" if with_emb else ""
-            lines.append(f"{f.set:<12} {f.metric:<19} {f.figure:<18} {f.n:>5} {_cell(f.ragmeter):>9} "
+            comb = f" {_cell(f.combined):>9}" if with_comb else ""
+            lines.append(f"{f.set:<12} {f.metric:<19} {f.figure:<18} {f.n:>5} {_cell(f.ragmeter):>9}{comb} "
                          f"{_cell(f.jaccard):>8}{emb} {_cell(f.floor) + mark:>6} {_cell(f.good):>6}  {speed}")
+        for mode, spent in run.usage.items():
+            lines.append(f"{'':<12} judge per row, {mode}: {spent['calls']:g} calls, {spent['prompt_tokens']:g} prompt "
+                         f"+ {spent['completion_tokens']:g} completion tokens")
     total_rows = sum(r.rows for r in runs.values())
     total_s = sum(r.rows / r.rows_per_s for r in runs.values())
     lines.append("-" * len(head))
@@ -362,6 +403,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, help="score only the first N rows of each set")
     p.add_argument("--sets", help="comma-separated subset of: " + ", ".join(d.name for d in SETS))
     p.add_argument("--json", type=Path, help="also write the table as JSON here")
+    p.add_argument("--modes", default="separate,combined",
+                   help="judge modes to compare with --model (default separate,combined; 'separate' alone skips "
+                        "the one-call column)")
     return p.parse_args(argv)
 
 
@@ -380,7 +424,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for ds in SETS:
         if (wanted and ds.name not in wanted) or not (args.data / ds.file).exists():
             continue
-        runs[ds.name] = run_set(ds, args.data, args.limit, args.heuristics, judge, args.workers, args.embedding)
+        runs[ds.name] = run_set(ds, args.data, args.limit, args.heuristics, judge, args.workers, args.embedding,
+                                tuple(m.strip() for m in args.modes.split(",")))
     label = args.model[:9] if args.model else args.heuristics[:9]
     print(format_table(runs, label))
     if args.json:
@@ -388,6 +433,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                                 "jaccard_rows_per_s": round(r.jaccard_rows_per_s, 1),
                                                 "embedding_rows_per_s": r.embedding_rows_per_s and
                                                 round(r.embedding_rows_per_s, 1),
+                                                "judge_usage_per_row": r.usage,
                                                 "figures": [asdict(f) for f in r.figures]} for n, r in runs.items()}}
         args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
     return 0

@@ -18,6 +18,7 @@ is the mean over every assistant turn of the dataset instead.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -247,5 +248,7 @@ def _combine(conv: Conversation, turns: List[TurnResult], whole: EvalResult,
             [r.scores.get("answer_relevancy") for r in results], METHOD_TURNS)
     scores.update(whole.scores)
     sample = whole.sample if isinstance(whole.sample, ConversationSample) else conversation_sample(conv)
+    if conv.first_error():  # after scoring: a failed turn leaves the rest of the conversation scorable
+        sample = dataclasses.replace(sample, target_error=conv.first_error())
     elapsed = whole.elapsed_sec + sum(r.elapsed_sec for r in results)
     return ConversationResult(conv, scores, turns, sample, elapsed)

@@ -1,6 +1,6 @@
 """The `ragmeter` command line.
 
-    ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
+    ragmeter evaluate DATA [--offline | --model M --base-url URL | --judge NAME] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
                       [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
@@ -9,6 +9,7 @@
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
+    ragmeter review export|import|stats|align RUN_ID ...   people's reviews (cli_review.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
@@ -26,7 +27,7 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .analysis import judging
 from .analysis.noise import format_judge_noise, judge_noise
@@ -35,10 +36,11 @@ from .costs import estimate_run, usage_line
 from .errors import RagmeterError
 from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
+from .io.outputs import check_output, report_format
 from .judges.offline import OfflineJudge
-from .model import EvalReport
+from .model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
-from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
+from .runs import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from .targets import TargetConfig
 from .verdict import EXIT_CODES, Verdict, plural, verdict
 
@@ -68,17 +70,20 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
-    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature:
-        raise UsageError("--metrics, --rubrics, --repeats and --temperature cannot change a resumed run: "
-                         "it scores as it started")
+    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature or args.align_with \
+            or args.judge_mode != "separate":
+        raise UsageError("--metrics, --rubrics, --repeats, --temperature, --align-with and --judge-mode cannot change "
+                         "a resumed run: it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
         return replace(config, judge=OFFLINE, batch=False)
     if args.batch:  # a stored batch run stays one; --batch also turns a direct run's rest into a batch
         config = replace(config, batch=True, batch_poll=args.batch_poll)
-    if args.model:
+    if args.model or args.judge:
         given = run_config(args)
-        return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
+        if given.offline:
+            return replace(config, judge=OFFLINE, batch=False)
+        return replace(config, judge=given.judge, model=given.model, base_url=given.base_url,
                        api_key_env=given.api_key_env, cache=given.cache, max_workers=given.max_workers)
     return config
 
@@ -91,14 +96,14 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
     from .io import export
 
-    suffix = Path(path).suffix.lower()
+    suffix = "." + report_format(path)
     if suffix == ".parquet":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_bytes(export.results_parquet(report))
         return
     if suffix == ".csv":
         text = export.results_csv(report)
-    elif suffix in (".html", ".htm"):
+    elif suffix == ".html":
         text = export.html_report(report, dataset_name=dataset, settings=settings)
     else:
         text = export.results_json(report, settings=settings)
@@ -124,6 +129,9 @@ def print_fallbacks(report: EvalReport) -> None:
             total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
+        if counts.get(METHOD_FLAGGED):
+            print(f"warning: {metric}: {counts[METHOD_FLAGGED]}/{len(report.results)} judge replies contradicted "
+                  "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
 
 
 def print_target_failures(report: EvalReport) -> None:
@@ -196,7 +204,7 @@ def dry_run(args: argparse.Namespace) -> int:
         samples = read_samples(args, target_config(args))
     est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
                        judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
-                       repeats=config.repeats)
+                       repeats=config.repeats, judge_mode=config.judge_mode)
     print(json.dumps(est.to_dict(), indent=2))
     return EXIT_OK
 
@@ -248,10 +256,13 @@ class BatchLines:
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
-    if args.data and not (args.resume or args.rescore) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS:
+    if args.output:
+        check_output(args.output)  # a report that cannot be written is known now, not after the run
+    if is_conversation_run(args):
         from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
 
-        return cli_conversations.evaluate(args, finish, run_config, parse_thresholds)
+        return cli_conversations.evaluate(args, None if args.no_history else open_store(args.history), drive,
+                                         resumed_config)
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
@@ -263,10 +274,23 @@ def run_evaluate(args: argparse.Namespace) -> int:
         run = rescored_run(args, store)
     else:
         run = resumed_run(args, store) if args.resume else new_run(args, store)
-    thresholds = parse_thresholds(args.fail_under, run.evaluator.metric_names)
+    return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names))
+
+
+def is_conversation_run(args: argparse.Namespace) -> bool:
+    """A conversation file, or --resume/--rescore of a run whose rows are conversations."""
+    stored = args.resume or args.rescore
+    if stored:
+        return not args.no_history and open_store(args.history).get_run(stored).settings.get("kind") == CONVERSATIONS
+    return bool(args.data) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS
+
+
+def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], rows: str = "sample",
+          ended: Optional[Callable[[Run], None]] = None) -> int:
+    """Start the run, show its progress until it ends (Ctrl-C stops it, rows kept), `ended(run)`, then `finish`."""
     run.start()
     if run.run_id and not args.quiet:
-        print(f"run {run.run_id}: {plural(len(run.pending), 'sample')} to score (resume with --resume {run.run_id})",
+        print(f"run {run.run_id}: {plural(len(run.pending), rows)} to score (resume with --resume {run.run_id})",
               file=sys.stderr)
     try:
         wait_for(run, args.quiet)
@@ -275,7 +299,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
                  else "not saved (--no-history)")
         if run.batch_status and run.run_id:
             saved += " (submitted batches go on at the server and are picked up, not sent again)"
-        print(f"ragmeter: stopped: {run.done}/{run.total} samples scored, {saved}", file=sys.stderr)
+        print(f"ragmeter: stopped: {run.done}/{run.total} {rows}s scored, {saved}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if run.exception is not None and not isinstance(run.exception, RagmeterError):
         raise run.exception  # a bug, not bad input: main() shows the traceback
@@ -283,6 +307,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
+    if ended is not None:
+        ended(run)
     return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
                   history_error=run.history_error)
 
@@ -348,6 +374,10 @@ def run_list(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "review":
+            from .cli_review import run_review
+
+            return run_review(args)
         if args.command == "generate":
             from .cli_generate import run_generate
             return run_generate(args)

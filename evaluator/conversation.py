@@ -113,6 +113,21 @@ class Conversation:
             data["metadata"] = dict(self.metadata)
         return data
 
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Conversation":
+        """The conversation `to_dict` wrote (how the run history reads its conversations back)."""
+        return cls(str(data["conversation_id"]), [Turn.from_dict(t) for t in data.get("turns") or []],
+                   data.get("scenario"), data.get("expected_outcome"), data.get("reference"),
+                   None if data.get("expected_tools") is None else list(data["expected_tools"]),
+                   dict(data.get("metadata") or {}), data.get("recorded_by"))
+
+    def first_error(self) -> Optional[str]:
+        """The first target failure of a replay, as "turn N: error" (None when every call answered)."""
+        for i, t in enumerate(self.turns):
+            if t.error:
+                return f"turn {i + 1}: {t.error}"
+        return None
+
 
 def transcript(turns: List[Turn], labels: Optional[Dict[str, str]] = None) -> str:
     """Turns as "User: ..." lines (tool output indented under the call), for a judge prompt."""

@@ -12,12 +12,19 @@ from dataclasses import asdict, dataclass
 from typing import Any, Dict, Iterable, Optional
 
 from .judges.base import is_offline
+from .metrics.combined import SEPARATE
 from .metrics.registry import MetricChoice, resolve_metrics
+from .metrics.scoring import planned_prompts
 from .model import EvalSample
 from .text import estimate_tokens, resolve_language
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.
 COMPLETION_TOKENS_PER_CALL = 150
+# OpenAI's automatic prompt caching: prompts of at least 1,024 tokens, cached in steps of 128 tokens.
+OPENAI_CACHE_MIN = 1024
+OPENAI_CACHE_STEP = 128
+
+
 @dataclass(frozen=True)
 class RunEstimate:
     samples: int
@@ -25,6 +32,9 @@ class RunEstimate:
     prompt_tokens: int
     completion_tokens: int
     cost: Optional[float] = None  # in the currency of the prices given, None without prices
+    # Of prompt_tokens, those OpenAI's prompt cache would bill as cached: the shared prefix of each
+    # sample's calls after its first (prompts.py), when the prompt is long enough to be cached.
+    cached_prompt_tokens: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -41,31 +51,46 @@ def price(prompt_tokens: int, completion_tokens: int,
 def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
                  price_in: Optional[float] = None, price_out: Optional[float] = None,
                  judge: object = None, metrics: Optional[Iterable[MetricChoice]] = None,
-                 repeats: int = 1) -> RunEstimate:
+                 repeats: int = 1, judge_mode: str = SEPARATE) -> RunEstimate:
     """Judge calls and tokens a run of the chosen `metrics`, each asked `repeats` times, would spend
-    (zero for the offline judge)."""
+    (zero for the offline judge), in `judge_mode` ("separate" or "combined")."""
     judged = [m for m in resolve_metrics(metrics) if m.judged]
-    n = calls = prompt_tokens = 0
+    n = calls = prompt_tokens = cached = 0
     for sample in samples:
         n += 1
         if judge is not None and is_offline(judge):
             continue
         lang = resolve_language(language, sample.question, sample.answer, *sample.contexts)
-        for metric in judged:
-            if metric.skip_reason(sample):
-                continue
-            if metric.zero_reason(sample):
-                continue  # scored 0 without a call (an empty answer)
+        prompts, prefix = planned_prompts(judged, sample, lang, judge_mode)
+        prefix_tokens = estimate_tokens(prefix)
+        for i, prompt in enumerate(prompts):
+            tokens = estimate_tokens(prompt)
             calls += repeats
-            prompt_tokens += repeats * estimate_tokens(metric.prompt(sample, lang))
+            prompt_tokens += repeats * tokens
+            # The first call of a sample fills the cache; every later one (repeats too) can read it.
+            cached += (repeats - (i == 0)) * openai_cached_tokens(prefix_tokens, tokens)
     completion = calls * COMPLETION_TOKENS_PER_CALL
-    return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out))
+    return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out),
+                       cached)
+
+
+def openai_cached_tokens(prefix_tokens: int, prompt_tokens: int) -> int:
+    """The tokens of a prompt OpenAI bills as cached when `prefix_tokens` of it were sent before."""
+    if prompt_tokens < OPENAI_CACHE_MIN:
+        return 0
+    return prefix_tokens // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
 
 
 def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Optional[float]) -> str:
     """Judge calls, cache hits, tokens, retries, failures and the cost when prices are known."""
     line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
-            f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
-            f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
+            f"{usage.get('prompt_tokens', 0)} prompt{cached_note(usage)} + {usage.get('completion_tokens', 0)} "
+            f"completion tokens, {usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
     return line + (f", cost {cost:.4f}" if cost is not None else "")
+
+
+def cached_note(usage: Dict[str, Any]) -> str:
+    """' (N cached)' when the server read some prompt tokens from its prompt cache (billed at a discount)."""
+    cached = usage.get("cached_prompt_tokens") or 0
+    return f" ({cached} cached)" if cached else ""

@@ -11,6 +11,7 @@ from typing import Dict, Iterable, List, Literal, Optional
 from .errors import JudgeFailed
 from .judges.base import Judge, is_offline
 from .judges.health import HealthPolicy, JudgeHealth, WatchedJudge
+from .metrics.combined import JUDGE_MODES, SEPARATE
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.registry import MetricChoice, resolve_metrics
 from .metrics.scoring import score_sample
@@ -35,16 +36,22 @@ class RAGEvaluator:
 
     `judge_health` decides when `evaluate_dataset` stops early because the judge is failing
     (see judges/health.py); None scores every row whatever the judge does.
+
+    The judged prompts of a sample share one prefix (metrics/prompts.py) so a caching server
+    computes the sample's data once. `judge_mode="combined"` asks one call per sample for every
+    judged metric instead (metrics/combined.py; opt-in).
     """
 
     def __init__(self, llm: Judge, language: Language = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS,
                  metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1,
-                 judge_health: Optional[HealthPolicy] = HealthPolicy()) -> None:
+                 judge_health: Optional[HealthPolicy] = HealthPolicy(), judge_mode: str = SEPARATE) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
         if language not in ("ar", "en", "auto"):
             raise ValueError(f"language must be 'ar', 'en' or 'auto', not {language!r}")
+        if judge_mode not in JUDGE_MODES:
+            raise ValueError(f"judge_mode must be one of {', '.join(JUDGE_MODES)}, not {judge_mode!r}")
         if heuristics not in HEURISTIC_SETS:
             raise ValueError(f"unknown heuristic set {heuristics!r}; choose one of {sorted(HEURISTIC_SETS)}")
         self.llm = llm
@@ -56,6 +63,7 @@ class RAGEvaluator:
         self.metrics = resolve_metrics(metrics)
         self.repeats = repeats
         self.judge_health = judge_health
+        self.judge_mode = judge_mode
         self.health: Optional[JudgeHealth] = None  # the current evaluate_dataset's, when watched
         self._judge = llm
 
@@ -70,13 +78,17 @@ class RAGEvaluator:
         twin.llm, twin._judge, twin.health = judge, judge, None
         return twin
 
-    def evaluate(self, sample: EvalSample) -> EvalResult:
-        """Score one sample on every chosen metric (skipped ones say why)."""
+    def evaluate(self, sample: EvalSample, *, parallel_calls: bool = False) -> EvalResult:
+        """Score one sample on every chosen metric (skipped ones say why).
+
+        The sample's first judge call goes alone; with `parallel_calls` the others then go
+        together (evaluate_dataset asks for that when it runs several workers)."""
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
         # After each metric: a judge known to fail drops this sample (it stays pending).
         check = self.health.check if self.health is not None else None
-        scores = score_sample(self.metrics, sample, self._judge, lang, self.heuristics, self.repeats, check)
+        scores = score_sample(self.metrics, sample, self._judge, lang, self.heuristics, self.repeats, check,
+                              parallel_calls=parallel_calls, judge_mode=self.judge_mode)
         return EvalResult(sample.sample_id, elapsed_sec=time.perf_counter() - start, sample=sample, scores=scores)
 
     @classmethod
@@ -150,7 +162,7 @@ class RAGEvaluator:
                         break
                     if self.batch_delay > 0 and (pending or done):
                         time.sleep(self.batch_delay)
-                    pending[pool.submit(self.evaluate, item[1])] = item[0]
+                    pending[pool.submit(self.evaluate, item[1], parallel_calls=True)] = item[0]
                 if not pending:
                     break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -38,7 +38,7 @@ from .io.records import (
     sample_from_record,
     sample_to_record,
 )
-from .io.redact import sanitize_settings
+from .io.redact import redact_value, sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
 from .verdict import Verdict
 
@@ -138,6 +138,40 @@ def m005_unscored_rows(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")  # evaluator/verdict.py's Verdict, as JSON
 
 
+@migration
+def m006_reviews(db: Any) -> None:
+    # People's reviews of a run's scores (evaluator/reviews.py): one row per reviewer, sample and
+    # metric, so a second look replaces the first and several reviewers can review one sample.
+    db.execute(
+        """CREATE TABLE reviews (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            corrected """ + _real(db) + """,
+            scale TEXT NOT NULL,
+            note TEXT NOT NULL,
+            judge_score """ + _real(db) + """,
+            judge TEXT NOT NULL,
+            sample_id TEXT,
+            queue TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx, metric, reviewer)
+        )"""
+    )
+    # Few-shot example sets built from reviews (evaluator/alignment.py), named and versioned.
+    db.execute(
+        """CREATE TABLE example_sets (
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (name, version)
+        )"""
+    )
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
@@ -159,8 +193,9 @@ def default_owner() -> str:
 
 
 def _dumps(value: Any) -> str:
+    """Every row's JSON, with known and secret-shaped values masked (a target's 401 body may echo its key)."""
     # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(value), ensure_ascii=False, default=str)
 
 
 def _now() -> str:
@@ -285,7 +320,7 @@ class RunStore:
         `owner` defaults to `default_owner()`, `project` to the dataset name.
         """
         run_id = uuid.uuid4().hex[:12]
-        sample_rows = [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in enumerate(samples)]
+        sample_rows = [(run_id, i, _dumps(_sample_record(s, i))) for i, s in enumerate(samples)]
         try:
             with self._connect() as db:
                 db.execute(
@@ -302,13 +337,13 @@ class RunStore:
 
     def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
         """Persist one finished sample now. Writing the same (run, index) again replaces it."""
-        sample_text = None if result.sample is None else _dumps(sample_to_record(result.sample, index))
+        sample_text = None if result.sample is None else _dumps(_sample_record(result.sample, index))
         try:
             with self._connect() as db:
                 stored = db.fetchall("SELECT record FROM samples WHERE run_id = ? AND idx = ?", (run_id, index))
                 # The run's own sample is joined back when read; any other sample (or none) is embedded.
                 own = bool(stored) and stored[0][0] == sample_text
-                record = _dumps(result_to_compact_record(result, with_sample=not own))
+                record = _dumps(_result_record(result, with_sample=not own))
                 db.execute(_UPSERT_RESULT, (run_id, index, result.sample_id, result.overall_score(), record))
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
@@ -322,9 +357,9 @@ class RunStore:
         a million-row run from spending its time in commits.
         """
         # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
-        samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs if r.sample is not None]
+        samples = [(run_id, i, _dumps(_sample_record(r.sample, i))) for i, r in pairs if r.sample is not None]
         results = [(run_id, i, r.sample_id, r.overall_score(),
-                    _dumps(result_to_compact_record(r, with_sample=r.sample is None))) for i, r in pairs]
+                    _dumps(_result_record(r, with_sample=r.sample is None))) for i, r in pairs]
         try:
             with self._connect() as db:
                 db.executemany(_UPSERT_SAMPLE, samples)
@@ -337,7 +372,7 @@ class RunStore:
     def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
         """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
         if not self._write("UPDATE samples SET record = ? WHERE run_id = ? AND idx = ?",
-                           (_dumps(sample_to_record(sample, index)), run_id, index)):
+                           (_dumps(_sample_record(sample, index)), run_id, index)):
             raise self._unknown(run_id)
 
     def answered_samples(self, run_id: str) -> List[EvalSample]:
@@ -385,6 +420,16 @@ class RunStore:
             raise self._unknown(run_id)
 
     # -- reading --------------------------------------------------------------------------
+    # Modules that keep their own tables in the history database (reviews, example sets) read and
+    # write through these two, so every backend's connection, locking and errors stay in one place.
+    def query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
+        """Rows of a read (portable SQL with `?` placeholders); HistoryError when the database fails."""
+        return self._query(sql, params)
+
+    def write(self, sql: str, params: Tuple = ()) -> int:
+        """Run one write in its own transaction; the number of rows it changed."""
+        return self._write(sql, params)
+
     def _query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
         try:
             with self._connect(write=False) as db:
@@ -458,6 +503,10 @@ class RunStore:
         usage_rows = self._query("SELECT usage FROM runs WHERE run_id = ?", (run_id,))
         usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
         results = [result for _, result in self.indexed_results(run_id)]
+        if info.settings.get("kind") == "conversations":
+            from .chat_records import report_of
+
+            return report_of(results, info.total_time or 0.0, usage)
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
 
 
@@ -476,17 +525,50 @@ def _is_database_error(exc: BaseException) -> bool:
 
 
 def _answered(sample: EvalSample) -> bool:
+    conversation = getattr(sample, "conversation", None)
+    if conversation is not None:  # a conversation is answered once a replay has recorded it
+        return conversation.recorded_by is not None
     return sample.target_latency_ms is not None or sample.target_error is not None
+
+
+# Conversations (chat_records.py) are one sample row each, their turns in the record. Imported when
+# first met: chat_records pulls in the scoring modules, which single-turn history readers never need.
+def _sample_record(sample: EvalSample, index: Optional[int]) -> Dict[str, Any]:
+    if getattr(sample, "conversation", None) is not None:
+        from . import chat_records
+
+        return chat_records.sample_record(sample, index)  # type: ignore[arg-type]
+    return sample_to_record(sample, index)
+
+
+def _result_record(result: EvalResult, *, with_sample: bool) -> Dict[str, Any]:
+    if getattr(result.sample, "conversation", None) is not None:
+        from . import chat_records
+
+        return chat_records.result_record(result, with_sample=with_sample)
+    return result_to_compact_record(result, with_sample=with_sample)
 
 
 def _result_from_row(compact: int, text: str, sample_text: Optional[str]) -> EvalResult:
     """A stored result: a compact row joined to its run's sample, or an older full record as it is."""
     if not compact:
         return result_from_record(json.loads(text))
-    sample = sample_from_record(json.loads(sample_text)) if sample_text else None
-    return result_from_compact_record(json.loads(text), sample)
+    record = json.loads(text)
+    sample_data = json.loads(sample_text) if sample_text else None
+    embedded = record.get("sample")
+    if "turns" in record and any(isinstance(d, dict) and "conversation" in d for d in (sample_data, embedded)):
+        from . import chat_records
+
+        return chat_records.result_from(record, _sample_from_json(sample_text) if sample_text else None)
+    sample = sample_from_record(sample_data) if sample_data else None
+    return result_from_compact_record(record, sample)
 
 
 def _sample_from_json(text: str) -> EvalSample:
-    sample = sample_from_record(json.loads(text))
+    record = json.loads(text)
+    if isinstance(record.get("conversation"), dict):
+        from . import chat_records
+
+        return chat_records.sample_from(record)
+    sample = sample_from_record(record)
     return sample if sample is not None else EvalSample("", "", [])

@@ -9,6 +9,7 @@ from typing import Any, Dict, List
 import streamlit as st
 
 from evaluator.errors import MetricError
+from evaluator.metrics.combined import JUDGE_MODES
 from evaluator.metrics.registry import DEFAULT_METRICS, known_metrics
 from evaluator.metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS, parse_rubrics, rubric_from_table, rubrics_to_toml
 from evaluator.metrics.parsing import SCALES
@@ -93,7 +94,7 @@ def rubric_list() -> None:
 
 
 def metric_widgets(offline: bool) -> Dict[str, Any]:
-    """The metrics, rubrics and repeats of the run (RunConfig fields)."""
+    """The metrics, rubrics, repeats, temperature and judge mode of the run (RunConfig fields)."""
     options = [*known_metrics(), *(n for n in rubrics() if n not in known_metrics())]
     ui.drop_stale(CHOSEN, options)
     if CHOSEN not in st.session_state:  # set here, not as default=, so callbacks may change it
@@ -118,12 +119,17 @@ def metric_widgets(offline: bool) -> Dict[str, Any]:
                                    "shows the judge's own noise.")
     temperature = c2.number_input("Judge temperature", 0.0, 2.0, 0.0, 0.1, key="eval_temperature", disabled=offline,
                                   help="Above 0 the judge samples, so repeats can differ; 0 is the usual setting.")
+    mode = st.radio("Judge calls", JUDGE_MODES, key="eval_judge_mode", horizontal=True, disabled=offline,
+                    format_func=lambda m: {"separate": "one per metric", "combined": "one per sample"}[m],
+                    help="One per metric (default): the calls of a sample share one cached prompt prefix. One per "
+                         "sample: a single call returns every judged metric's verdicts (fewer calls and tokens; "
+                         "a metric missing from the reply falls back on its own).")
     if offline and any(n in rubrics() for n in chosen):
         st.caption("Offline: rubric metrics need a judge, so they will be skipped (\"needs a judge\").")
     if offline:
         return {"metrics": tuple(chosen), "rubrics": dict(rubrics())}
     return {"metrics": tuple(chosen), "rubrics": dict(rubrics()), "repeats": int(repeats),
-            "temperature": float(temperature)}
+            "temperature": float(temperature), "judge_mode": str(mode)}
 
 
 def _rubric_objects() -> List[Any]:

@@ -35,7 +35,9 @@ from evaluator.errors import RagmeterError
 from evaluator.history import RunStore, default_history_location
 from evaluator.model import METHOD_LABELS, EvalReport, EvalResult, EvalSample
 from evaluator.judges.cache import default_cache_path
+from evaluator.judges.registry import get_judge, judge_kinds, judge_plugin_errors
 from evaluator.runs import OPENAI as OPENAI_JUDGE, Run, RunConfig
+from evaluator.chat_runs import ConversationRun, is_conversation_rows
 from evaluator.config import ConfigError, typed_history_path
 from evaluator.judges.openai import DEFAULT_BASE_URL
 
@@ -63,13 +65,15 @@ HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
 # Widget keys follow a per-page prefix so their values can outlive page switches (see
 # keep_widget_state); buttons use "btn_" and are never kept (a button's state cannot be set).
-PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Report": ("rep_",), "Spot check": ("spot_",)}
+PAGE_WIDGET_PREFIXES = {"Evaluate": ("eval_", "map_"), "Report": ("rep_",), "Spot check": ("spot_",),
+                        "Review": ("rev_",)}
 
 # Page files, for st.switch_page (registered by pages()).
 EVALUATE_PAGE = "pages/evaluate.py"
 REPORT_PAGE = "pages/report.py"
 SPOT_PAGE = "pages/spot_check.py"
 HISTORY_PAGE = "pages/history.py"
+REVIEW_PAGE = "pages/review.py"
 
 UI_INTERVAL = 0.1  # seconds between progress redraws: at most ~10 a second
 DEFAULT_MAX_ROWS = 100_000
@@ -201,12 +205,18 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
         with c1:
             config = team.judge_picker(prefix, language)
         return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config
+    for problem in judge_plugin_errors():  # a judge package that fails to load: said, not a traceback
+        st.error(problem, icon=":material/extension_off:")
+    labels = {get_judge(kind).label: kind for kind in judge_kinds()}  # the registered judges, built-ins first
     c1, c2 = st.columns([3, 2])
-    kind = c1.radio("Judge", [OFFLINE, OPENAI], key=f"{prefix}_judge", horizontal=True)
+    label = c1.radio("Judge", list(labels), key=f"{prefix}_judge", horizontal=True)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.get, key=f"{prefix}_language")
-    if kind == OFFLINE:
+    entry = get_judge(labels.get(label, "offline"))
+    if entry.offline:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
         return RunConfig(language=language)
+    if entry.kind != OPENAI_JUDGE:
+        return plugin_judge_widgets(prefix, entry.kind, language, run_options)
     c1, c2, c3 = st.columns(3)
     base_url = c1.text_input("Base URL", key=f"{prefix}_base_url", placeholder="https://api.openai.com/v1",
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.")
@@ -227,10 +237,23 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
     return replace(config, **run_option_widgets(prefix)) if run_options else config
 
 
-def run_option_widgets(prefix: str) -> Dict[str, Any]:
+def plugin_judge_widgets(prefix: str, kind: str, language: str, run_options: bool) -> RunConfig:
+    """A registered judge other than the built-ins: a model name and a key when its entry asks for them."""
+    entry = get_judge(kind)
+    c1, c2 = st.columns(2)
+    model = c1.text_input("Model", key=f"{prefix}_{kind}_model") if entry.needs_model else ""
+    if entry.needs_key:  # the field starts empty: a pre-filled value would travel to the browser
+        c2.text_input("API key", type="password", key=f"{prefix}_api_key", live="0ms", on_change="ignore",
+                      help=f"Used for this session's judge calls only; empty: {entry.key_env or 'none'} "
+                           "from the environment.")
+    config = RunConfig(judge=kind, model=model.strip(), language=language, max_workers=1)
+    return replace(config, **run_option_widgets(prefix, entry.batch_api)) if run_options else config
+
+
+def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
     """Workers, judge cache, token prices and Batch API of a run with an API judge (RunConfig fields)."""
     c1, c2, c3, c4 = st.columns(4)
-    batch = st.checkbox("Batch API", key=f"{prefix}_batch",
+    batch = batch_api and st.checkbox("Batch API", key=f"{prefix}_batch",
                         help="Send every judge call in one OpenAI Batch API job (/files + /batches): half price "
                              "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
                              "or leave: resuming the run from History picks the batch up.")
@@ -254,7 +277,8 @@ def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[s
 
     config = RunConfig.from_dict(json.loads(config_json))
     return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
-                        metrics=config.chosen_metrics(), repeats=config.repeats).to_dict()
+                        metrics=config.chosen_metrics(), repeats=config.repeats,
+                        judge_mode=config.judge_mode).to_dict()
 
 
 def format_duration(seconds: Optional[float]) -> str:
@@ -331,8 +355,11 @@ def share_url(path: str) -> str:
 
 def api_key(prefix: str) -> str:
     """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
-    with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
+    with Tab counts as much as one confirmed with Enter), else, for the OpenAI judge, OPENAI_API_KEY from the
+    environment/secrets (another judge reads its own variable when it is built)."""
     typed = "" if team.config().team else str(st.session_state.get(f"{prefix}_api_key") or "")
+    if st.session_state.get(f"{prefix}_judge", OPENAI) != OPENAI:
+        return typed
     return typed or env_api_key(str(st.session_state.get(f"{prefix}_base_url") or ""))
 
 
@@ -343,7 +370,8 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
     `target` (a TargetConfig) answers each question first.
     """
-    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
+    kind = ConversationRun if is_conversation_rows(samples) else Run  # a conversation file's rows are chats
+    run = kind.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
                   judge=judge, target=target, owner=team.owner(),
                   project=str(st.session_state.get("eval_project") or "").strip() or None)
     st.session_state[LIVE] = run.start()
@@ -532,6 +560,7 @@ def pages() -> List[Any]:
     return [st.Page(EVALUATE_PAGE, title="Evaluate", icon=":material/science:", default=True),
             st.Page(REPORT_PAGE, title="Report", icon=":material/bar_chart:"),
             st.Page(SPOT_PAGE, title="Spot check", icon=":material/search:"),
+            st.Page(REVIEW_PAGE, title="Review", icon=":material/rate_review:"),
             st.Page("pages/generate.py", title="Generate", icon=":material/quiz:"),
             st.Page(HISTORY_PAGE, title="History", icon=":material/history:")]
 

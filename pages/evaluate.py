@@ -12,6 +12,7 @@ from evaluator.targets import TargetConfig
 from evaluator.runs import RunConfig
 from evaluator.verdict import verdict
 
+from pages import _chat_view as chat
 from pages import _rubrics as rubric_ui
 from pages import _target
 from pages import _team as team
@@ -112,6 +113,8 @@ def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
     if picked is None:
         return None
     name, data = picked
+    if chat.is_conversation_file(data, name, int(max_mb * 1_000_000)):  # previewed as conversations
+        return chat.dataset_step(data, name, int(max_mb * 1_000_000))
     try:
         pre = ui.preview(data, name, int(max_mb * 1_000_000))
         st.caption(f"**{name}** · {pre.format.upper()} · {pre.row_count:,} rows · {len(pre.columns)} columns"
@@ -133,6 +136,9 @@ def dataset_step(needs_answer: bool = True) -> Optional[ui.LoadedDataset]:
 def estimate_view(dataset: ui.LoadedDataset, config: RunConfig) -> None:
     """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
     n = len(dataset.samples)
+    if chat.is_conversation_rows(dataset.samples):
+        chat.estimate_caption(dataset, config.offline)
+        return
     if config.offline:
         st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
         return
@@ -198,7 +204,9 @@ def run_outcome() -> None:
     elif meta.status == "stopped":
         st.warning(f"Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History page.")
     elif ending.ok:
-        st.success(f"Done: {n:,} samples of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
+        chats = chat.is_conversation_rows([r.sample for r in report.results if r.sample is not None])
+        rows = "conversations" if chats else "samples"
+        st.success(f"Done: {n:,} {rows} of **{meta.dataset_name}** in {ui.format_duration(report.total_time)}, "
                    f"overall {report.overall_mean():.3f}.{saved}", icon=":material/check_circle:")
     else:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
         box = st.error if ending.severity == "error" else st.warning

@@ -6,12 +6,21 @@ import streamlit as st
 from evaluator.errors import RagmeterError
 from evaluator.analysis.compare import compare_runs
 from evaluator.history import RunInfo, RunStore
-from evaluator.runs import Run
+from evaluator.chat_runs import run_class
+from evaluator.judges.registry import get_judge
 
 from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("History")
+
+
+def judge_needs_key(kind: str) -> bool:
+    """Does this stored run's judge take an API key? (An unknown kind: no; resuming says why in a red box.)"""
+    try:
+        return get_judge(kind).needs_key
+    except RagmeterError:
+        return False
 
 
 def run_label(info: RunInfo) -> str:
@@ -69,16 +78,18 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
             headers = st.text_area(f"Target headers ({', '.join(names)})", key="hist_resume_headers", height=68,
                                    help="Header values are never stored: give them again, one 'Name: value' a "
                                         "line (${VAR} reads the environment).").splitlines()
-        if info.settings.get("judge") == "openai" and not team.config().team:
+        judge = info.settings.get("judge") or "offline"
+        if judge_needs_key(judge) and not team.config().team:
             key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
                                 on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with ui.guard("Resuming the run"):
-                run = Run.resume(store, info.run_id, api_key=key or ui.env_api_key(info.settings.get("base_url") or ""),
-                                 config=team.resumed_config(info.settings),
-                                 target_headers=[h.strip() for h in headers if h.strip()])
+                fallback = ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
+                kind = run_class(info.settings)  # a conversation run resumes as one
+                run = kind.resume(store, info.run_id, api_key=key or fallback, config=team.resumed_config(info.settings),
+                                  target_headers=[h.strip() for h in headers if h.strip()])
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
 
@@ -90,7 +101,8 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
         config = ui.judge_widgets("hist_rescore")
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with ui.guard("Re-scoring the run"):
-                run = Run.rescore(store, info.run_id, config, api_key=ui.api_key("hist_rescore"))
+                kind = run_class(info.settings)
+                run = kind.rescore(store, info.run_id, config, api_key=ui.api_key("hist_rescore"))
                 st.session_state[ui.LIVE] = run.start()
                 st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
 

@@ -13,6 +13,8 @@ from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
 from evaluator.verdict import RowCounts, verdict
 
+from pages import _chat_view as chat
+from pages import _reviewing as rv
 from pages import _team as team
 from pages import _ui as ui
 
@@ -60,6 +62,7 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
         st.warning(f"This run was stopped: {len(report.results):,} of {meta.total:,} samples are scored. "
                    "Resume it from the History page.")
     cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
+    reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
     for start in range(0, len(cards), 4):
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
             with col.container(border=True, height="stretch"):
@@ -68,6 +71,8 @@ def metric_cards(report: EvalReport, meta: ui.RunMeta, sums: Sequence[Any]) -> N
                           "Mean over the samples this metric could score.")
                 st.markdown(ui.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
                 st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
+                if s is not None and rv.card_line(reviewed.get(s.name)):
+                    st.caption(rv.card_line(reviewed.get(s.name)))
 
 
 def card_caption(s: Any) -> str:
@@ -119,7 +124,7 @@ def noise_view(report: EvalReport) -> None:
 def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
-    if meta.settings.get("judge") != "openai":
+    if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
     usage = report.usage or {}
@@ -134,7 +139,12 @@ def usage_view(report: EvalReport, meta: ui.RunMeta) -> None:
     columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
-    st.caption(f"{ok:,} of {asked:,} judge calls succeeded" + ("; no prices given, so no cost." if cost is None else "."))
+    usable, _ = judging.usable_replies(usage)
+    cached = usage.get("cached_prompt_tokens") or 0
+    note = (f" {cached:,} of the prompt tokens were read from the server's prompt cache (billed at a discount "
+            "by OpenAI; the cost shown counts them at the full price)." if cached else "")
+    st.caption(f"{ok:,} of {asked:,} judge calls answered, {usable:,} of {asked:,} replies usable"
+               + ("; no prices given, so no cost." if cost is None else ".") + note)
 
 
 def target_view(report: EvalReport) -> None:
@@ -193,7 +203,7 @@ def filter_frame(frame: Any) -> Any:
 def samples_table(frame: Any, limit: int = 2_000) -> None:
     """Scores before the long texts, to 3 decimals, tinted by band (up to `limit` rows: styling is slow)."""
     cols = ui.score_columns(frame)
-    head = [c for c in ("#", "sample_id", "category") if c in frame.columns]
+    head = [c for c in ("#", "sample_id", "category", "turns", "worst turn") if c in frame.columns]
     texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
     data = frame[head + ["overall"] + [c for c in cols if c != "overall"] + texts]
     config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols}
@@ -219,6 +229,8 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
         st.caption("Listing the first 1,000 matches; narrow the filters to reach the others.")
     ui.drop_stale("rep_sample", options)  # kept from a bigger report, or filtered out
     pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key="rep_sample")
+    with st.expander("Claims on the text", expanded=True):
+        rv.claims_view(report.results[pick])
     ui.result_view(report.results[pick])
 
 
@@ -294,14 +306,20 @@ noise_view(report)
 usage_view(report, meta)
 target_view(report)
 agreement_view(report, meta)
+rv.reviewers_view(meta.run_id)
 
 st.subheader("Samples")
 st.caption("Click a column header to sort; filter to find weak answers, then open one below.")
-frame = ui.results_frame(meta.token, report)
+conversations = chat.is_conversations(report)  # one row per conversation, its turns in the drill-down
+frame = (chat.results_frame if conversations else ui.results_frame)(meta.token, report)
 shown = filter_frame(frame)
 st.caption(f"{len(shown):,} of {len(frame):,} samples")
 samples_table(shown)
-drill_down(report, frame, shown)
+if conversations:
+    chat.turns_table(report)
+    chat.drill_down(report, frame, shown)
+else:
+    drill_down(report, frame, shown)
 
 st.subheader("Share")
 if meta.run_id:

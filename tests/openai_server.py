@@ -19,8 +19,10 @@ Which behaviour answers a chat request, first match wins:
 3. `default` (a reply of `DEFAULT_REPLY` unless you pass another).
 
 Behaviours (plain dataclasses, built by the helper functions below):
-- `reply(text, usage="auto" | (prompt, completion) | None, delay=0, logprobs=None)`: HTTP 200
-  completion; usage "auto" counts whitespace-separated words, None omits the `usage` field;
+- `reply(text, usage="auto" | (prompt, completion) | (prompt, completion, cached) | None, delay=0,
+  logprobs=None, timings=None)`: HTTP 200 completion; usage "auto" counts whitespace-separated words,
+  None omits the `usage` field, a third number is `usage.prompt_tokens_details.cached_tokens`;
+  `timings` (a dict) is added as llama.cpp's server adds it;
   `logprobs` = [(token, [(alternative, logprob), ...]), ...] adds `choices[0].logprobs.content`
   (sent only when the request asked for logprobs, as real servers do).
 - `scored_reply(before, {"4": 0.6, "3": 0.4}, after)`: a reply whose score token has those
@@ -30,6 +32,10 @@ Behaviours (plain dataclasses, built by the helper functions below):
 - `stall(seconds)`: holds the request that long (past the client's timeout), then hangs up.
 - `drop()`: closes the connection without answering.
 - `malformed(body=..., content_type=...)`: HTTP 200 with a body that is not a completion.
+- `trickle(every=3.0)`: HTTP 200 headers, then a completion body one byte every `every` seconds
+  (a per-read timeout never fires; only a total deadline ends the call).
+- `huge(megabytes, announce=True)`: HTTP 200 whose body is a completion of that many MB, streamed
+  (announce=False sends no Content-Length: the body ends when the server closes the connection).
 
 `latency` (seconds) delays every chat answer, like a real model; `in_flight` and
 `peak_in_flight` show how many chat requests the server held at once.
@@ -50,10 +56,11 @@ DEFAULT_REPLY = '{"score": 0.8, "reasoning": "The answer is supported by the con
 @dataclass(frozen=True)
 class Reply:
     text: str
-    usage: Union[str, Tuple[int, int], None] = "auto"
+    usage: Union[str, Tuple[int, ...], None] = "auto"
     delay: float = 0.0
     finish_reason: str = "stop"
     logprobs: Optional[Tuple[Tuple[str, Tuple[Tuple[str, float], ...]], ...]] = None
+    timings: Optional[Tuple[Tuple[str, int], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -82,13 +89,25 @@ class Malformed:
     status: int = 200
 
 
-Behaviour = Union[Reply, Error, Stall, Drop, Malformed]
+@dataclass(frozen=True)
+class Trickle:
+    every: float = 3.0
 
 
-def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, int], None] = "auto",
-          delay: float = 0.0, finish_reason: str = "stop", logprobs: Optional[list] = None) -> Reply:
+@dataclass(frozen=True)
+class Huge:
+    megabytes: float = 100.0
+    announce: bool = True  # False: no Content-Length, the body ends when the connection closes
+
+
+Behaviour = Union[Reply, Error, Stall, Drop, Malformed, Trickle, Huge]
+
+
+def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, ...], None] = "auto",
+          delay: float = 0.0, finish_reason: str = "stop", logprobs: Optional[list] = None,
+          timings: Optional[Dict[str, int]] = None) -> Reply:
     frozen = None if logprobs is None else tuple((t, tuple((a, float(lp)) for a, lp in alts)) for t, alts in logprobs)
-    return Reply(text, usage, delay, finish_reason, frozen)
+    return Reply(text, usage, delay, finish_reason, frozen, tuple(sorted((timings or {}).items())) or None)
 
 
 def scored_reply(before: str, probabilities: Dict[str, float], after: str = "}", **options: Any) -> Reply:
@@ -114,6 +133,14 @@ def stall(seconds: float) -> Stall:
 
 def drop() -> Drop:
     return Drop()
+
+
+def trickle(every: float = 3.0) -> Trickle:
+    return Trickle(every)
+
+
+def huge(megabytes: float = 100.0, *, announce: bool = True) -> Huge:
+    return Huge(megabytes, announce)
 
 
 def malformed(body: Union[bytes, str] = Malformed.body, *, content_type: str = "application/json",
@@ -243,8 +270,9 @@ class ChatServer:
             self._stopping.wait(seconds)
 
 
-def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], None],
-                    prompt: str, finish_reason: str = "stop", logprobs: Optional[tuple] = None) -> Dict[str, Any]:
+def completion_body(text: str, model: str, usage: Union[str, Tuple[int, ...], None],
+                    prompt: str, finish_reason: str = "stop", logprobs: Optional[tuple] = None,
+                    timings: Optional[tuple] = None) -> Dict[str, Any]:
     """An OpenAI chat.completion object."""
     body: Dict[str, Any] = {
         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
@@ -259,8 +287,12 @@ def completion_body(text: str, model: str, usage: Union[str, Tuple[int, int], No
     if usage == "auto":
         usage = (len(prompt.split()), len(text.split()))
     if usage is not None:
-        p, c = usage
+        p, c, *cached = usage
         body["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+        if cached:
+            body["usage"]["prompt_tokens_details"] = {"cached_tokens": cached[0]}
+    if timings is not None:
+        body["timings"] = dict(timings)
     return body
 
 
@@ -331,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
             model = request.body.get("model", "") if isinstance(request.body, dict) else ""
             wants = isinstance(request.body, dict) and request.body.get("logprobs")
             body = completion_body(b.text, model, b.usage, request.prompt, b.finish_reason,
-                                   b.logprobs if wants else None)
+                                   b.logprobs if wants else None, b.timings)
             self._send(200, json.dumps(body).encode())
         elif isinstance(b, Error):
             self._error(b)
@@ -342,6 +374,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._hang_up()
         elif isinstance(b, Malformed):
             self._send(b.status, b.body, b.content_type)
+        elif isinstance(b, Trickle):
+            self._trickle(b, request)
+        elif isinstance(b, Huge):
+            self._huge(b, request)
         else:
             raise TypeError(f"unknown behaviour {b!r}")
 
@@ -354,6 +390,43 @@ class _Handler(BaseHTTPRequestHandler):
             headers["retry-after-ms"] = f"{b.retry_after_ms:g}"
         payload = {"error": {"message": b.message, "type": "test_error", "code": b.status}}
         self._send(b.status, json.dumps(payload).encode(), headers=headers)
+
+    def _trickle(self, b: Trickle, request: Recorded) -> None:
+        body = json.dumps(completion_body(DEFAULT_REPLY, "m", "auto", request.prompt)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                if self.chat._stopping.is_set():
+                    break
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                self.chat._wait(b.every)
+        except OSError:  # the client gave up: what a deadline is for
+            pass
+        self._hang_up()
+
+    def _huge(self, b: Huge, request: Recorded) -> None:
+        size = int(b.megabytes * 1024 * 1024)
+        head, tail = b'{"choices": [{"message": {"role": "assistant", "content": "', b'"}}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if b.announce:
+            self.send_header("Content-Length", str(len(head) + size + len(tail)))
+        else:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = b"x" * 65536
+        try:
+            self.wfile.write(head)
+            for _ in range(size // len(chunk)):
+                self.wfile.write(chunk)
+            self.wfile.write(b"x" * (size % len(chunk)) + tail)
+        except OSError:  # the client stopped reading at its cap
+            pass
+        self._hang_up()
 
     def _hang_up(self) -> None:
         self.close_connection = True

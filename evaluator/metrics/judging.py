@@ -7,16 +7,22 @@ turns a sample's judgements into its MetricScore.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from ..judges.base import accepts, call_info
+from ..judges.base import accepts, call_info, report_unusable
+from ..safetext import safe
 from .geval import weighted_score
 from .metric import Metric
-from .parsing import ParsedReply
+from .parsing import ParsedReply, load_json_object
 
 TOP_LOGPROBS = 5  # alternatives asked per token: enough to cover the neighbours of a 1-5 score
 UNAVAILABLE = "LLM unavailable — heuristic used."
 UNPARSEABLE = "Judge reply had no usable score — heuristic used."
+TRUNCATED = "Judge reply was cut off mid-JSON (truncated) — heuristic used."
+EMPTY_REPLY = "The judge returned an empty reply."
+NO_SCORE_ERROR = "No JSON score or number in the judge reply."
+TRUNCATED_ERROR = ("No JSON score: the reply's JSON is cut off before its end (truncated; a max_tokens too low?), "
+                   "so any score in what survived is not used.")
 
 
 @dataclass
@@ -32,29 +38,66 @@ class Judgement:
     error: str = ""
 
 
+def options(metric: Optional[Metric], judge: Any, repeat: int = 0) -> Dict[str, int]:
+    """The generate() options this judge takes for one call: the repeat index, token probabilities."""
+    chosen = {}
+    if repeat and accepts(judge, "repeat"):
+        chosen["repeat"] = repeat
+    if metric is not None and metric.logprobs and accepts(judge, "top_logprobs"):
+        chosen["top_logprobs"] = TOP_LOGPROBS
+    return chosen
+
+
+def call(judge: Any, prompt: str, chosen: Dict[str, int]) -> Tuple[Optional[str], dict, str]:
+    """(reply or None, call info, why it failed or ""): one judge call, whose failure is data."""
+    try:
+        reply = judge.generate(prompt, **chosen)
+    except Exception as exc:  # any judge failure is recorded, never aborts the run
+        return None, call_info(judge), f"{type(exc).__name__}: {exc}"
+    info = call_info(judge)
+    if isinstance(reply, str):  # any judge's: SQLite and the exports cannot store these (U+FFFD shows where)
+        reply = safe(reply)
+    if not (reply or "").strip():
+        report_unusable(judge, EMPTY_REPLY, not_json=True)
+        return reply, info, EMPTY_REPLY
+    return reply, info, ""
+
+
 def ask(metric: Metric, judge: Any, prompt: str, repeat: int = 0) -> Judgement:
     """One judgement; `repeat` > 0 marks a repeated one (its own cache entry, for judges that cache)."""
-    options = {}
-    if repeat and accepts(judge, "repeat"):
-        options["repeat"] = repeat
-    if metric.logprobs and accepts(judge, "top_logprobs"):
-        options["top_logprobs"] = TOP_LOGPROBS
-    try:
-        reply = judge.generate(prompt, **options)
-    except Exception as exc:  # any judge failure is recorded, never aborts the run
-        return Judgement(info=call_info(judge), failure=UNAVAILABLE, error=f"{type(exc).__name__}: {exc}")
-    info = call_info(judge)
-    if not (reply or "").strip():
-        return Judgement(reply=reply, info=info, failure=UNAVAILABLE, error="The judge returned an empty reply.")
+    reply, info, error = call(judge, prompt, options(metric, judge, repeat))
+    if error:
+        return Judgement(reply=reply, info=info, failure=UNAVAILABLE, error=error)
+    return read_reply(metric, str(reply), info, judge)
+
+
+def read_reply(metric: Metric, reply: str, info: dict, judge: Any = None) -> Judgement:
+    """The judgement in `reply` for `metric`: its verdict reader's score (or G-Eval weighting), else
+    unusable (reported to `judge`'s health check when given)."""
     parsed = metric.parse(reply)
     if parsed.score is None:
-        return Judgement(parsed=parsed, reply=reply, info=info, failure=UNPARSEABLE,
-                         error="No JSON score or number in the judge reply.")
+        return _unusable(judge, parsed, reply, info)
     if metric.logprobs and parsed.how != "verdicts":
         weighted = weighted_score(info.get("logprobs"), parsed.stated, metric.scale)
         if weighted is not None:
             return Judgement(weighted, parsed, reply, info, "logprobs")
     return Judgement(parsed.score, parsed, reply, info, parsed.how)
+
+
+def _unusable(judge: Any, parsed: ParsedReply, reply: str, info: dict) -> Judgement:
+    """A reply with no score: a failed call for the run's health check, and data for the row."""
+    truncated = parsed.how == "truncated"
+    error = TRUNCATED_ERROR if truncated else NO_SCORE_ERROR
+    if judge is not None:
+        report_unusable(judge, f"{error} Reply: {_excerpt(reply)}",
+                        not_json=not truncated and load_json_object(reply) is None)
+    return Judgement(parsed=parsed, reply=reply, info=info, failure=TRUNCATED if truncated else UNPARSEABLE,
+                     error=error)
+
+
+def _excerpt(reply: str, limit: int = 80) -> str:
+    text = " ".join(reply.split())
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def ask_repeatedly(metric: Metric, judge: Any, prompt: str, repeats: int) -> List[Judgement]:

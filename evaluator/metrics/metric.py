@@ -7,11 +7,11 @@ when it is low and whether it counts towards `overall` all come from here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import EvalSample, MetricScore
 from .parsing import SCALES, ParsedReply, Verdicts, parse_score
-from .prompts import render_prompt
+from .prompts import own_layout, render_prompt
 
 JUDGED = "judged"  # asks the judge (blended with its heuristic when it has one)
 RULE = "rule"  # computed by a deterministic rule from the sample alone
@@ -54,7 +54,9 @@ class Metric:
         (a RULE metric is then left out of the result instead, as keyword coverage always was).
     zero_if_empty: sample fields whose emptiness scores 0 without a judge call (an empty answer
         is neither relevant nor correct).
-    prompts: language -> prompt template with {guard}, {json_only} and {data} slots.
+    prompts: language -> the metric's instructions and reply shape, with a {json_only} slot; they follow
+        the sample's shared prefix (prompts.py). A template with its own {guard} and {data} slots
+        keeps its own layout (and shares no prefix with the other metrics).
     shows: the sample fields the judge sees, in order (question, answer, contexts, ground_truth).
     verdicts: computes the score from a JSON reply's evidence lists; None reads the stated score.
     scale: how the prompt asks for the score: "0-1", "1-5" or "pass-fail" (normalised to 0-1).
@@ -113,10 +115,17 @@ class Metric:
                 return f"The {name.replace('_', ' ')} is empty: nothing is relevant or correct."
         return None
 
-    def prompt(self, sample: EvalSample, lang: str) -> str:
-        """The judge prompt for `sample` in `lang` (the sample's text fenced as data)."""
+    @property
+    def shares_prefix(self) -> bool:
+        """Whether this metric's prompt opens with the sample's shared prefix (see prompts.py), so
+        `prompt(..., fields=)` may show it the fields the other chosen metrics need too."""
+        return self.judged and bool(self.prompts) and not any(own_layout(t) for t in self.prompts.values())
+
+    def prompt(self, sample: EvalSample, lang: str, fields: Optional[Sequence[str]] = None) -> str:
+        """The judge prompt for `sample` in `lang` (the sample's text fenced as data). `fields` is the
+        shared data section of the sample's calls (default: what this metric shows)."""
         return render_prompt(self.prompts, self.shows, lang, sample.question, sample.answer,
-                             sample.contexts, sample.ground_truth)
+                             sample.contexts, sample.ground_truth, fields=fields)
 
     def parse(self, reply: str) -> ParsedReply:
         """The judge's score in `reply`, normalised to 0-1 (score None when there is none)."""

@@ -28,7 +28,7 @@ from ..errors import MetricError
 from .builtin import BUILTINS
 from .metric import JUDGED, RULE, Metric
 from .parsing import ParsedReply
-from .prompts import render_prompt
+from .prompts import prefix_fields, render_prompt
 
 __all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
            "known_metrics", "load_plugins", "plugin_errors", "register", "resolve_metrics"]
@@ -146,7 +146,12 @@ def parse_reply(reply: str, metric: Union[str, Metric]) -> ParsedReply:
 
 
 def build_prompt(metric: str, lang: str, question: str, answer: str,
-                 contexts: List[str], reference: Optional[str] = None) -> str:
-    """The full judge prompt for one registered metric of one sample (see Metric.prompt)."""
+                 contexts: List[str], reference: Optional[str] = None, *,
+                 chosen: Sequence[MetricChoice] = ()) -> str:
+    """The full judge prompt for one registered metric of one sample (see Metric.prompt), as a run
+    of the `chosen` metrics sends it: their shared prefix shows every field they need (default:
+    this metric alone)."""
     m = get_metric(metric)
-    return render_prompt(m.prompts, m.shows, lang, question, answer, contexts, reference)
+    others = resolve_metrics(chosen) if chosen else [m]
+    fields = prefix_fields(*(o.shows for o in others if o.shares_prefix)) if m.shares_prefix else None
+    return render_prompt(m.prompts, m.shows, lang, question, answer, contexts, reference, fields=fields)

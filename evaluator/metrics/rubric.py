@@ -30,7 +30,7 @@ from ..errors import MetricError
 from .builtin import BUILTINS
 from .metric import Metric
 from .parsing import SCALES
-from .prompts import DATA_CLOSE, DATA_OPEN
+from .prompts import fence
 
 RUBRIC_FIELDS = ("question", "answer", "contexts", "ground_truth")
 DEFAULT_FIELDS = ("question", "answer")
@@ -40,14 +40,11 @@ BUILTIN_NAMES = frozenset(m.name for m in BUILTINS)
 
 # The rubric prompt. Reasoning comes before the score so the judge thinks first (G-Eval's
 # chain of thought), and the score is the last value, one token, for logprob weighting.
-RUBRIC_EN = """Judge the data below on one criterion.
+RUBRIC_EN = """Judge the data above on one criterion.
 CRITERION: {criteria}
 {steps}{scale_rule}
-{{guard}}
 {{json_only}}
-{{{{"reasoning": "<one sentence>", "score": {score_shape}}}}}
-
-{{data}}"""
+{{{{"reasoning": "<one sentence>", "score": {score_shape}}}}}"""
 
 _SCALE_RULES = {
     "0-1": ("Score from 0.0 (does not meet the criterion at all) to 1.0 (fully meets it).", "<0.0-1.0>"),
@@ -59,11 +56,11 @@ _SCALE_RULES = {
 
 def _literal(text: str) -> str:
     """User text placed in a template: braces escaped for str.format, data fence markers removed."""
-    return text.replace(DATA_OPEN, "").replace(DATA_CLOSE, "").replace("{", "{{").replace("}", "}}")
+    return fence(text).replace("{", "{{").replace("}", "}}")
 
 
 def rubric_prompt(criteria: str, scale: str, steps: Sequence[str]) -> str:
-    """The prompt template (with {guard}, {json_only}, {data} slots) for one rubric."""
+    """The prompt template (instructions with a {json_only} slot; the shared prefix goes first) for one rubric."""
     rule, shape = _SCALE_RULES[scale]
     listed = "".join(f"{i}. {_literal(s)}\n" for i, s in enumerate(steps, 1))
     return RUBRIC_EN.format(criteria=_literal(" ".join(criteria.split())),

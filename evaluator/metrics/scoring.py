@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import statistics
-from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..judges.base import is_offline
 from .heuristic_sets import DEFAULT_HEURISTICS
@@ -10,6 +12,7 @@ from ..model import (
     METHOD_BLEND,
     METHOD_EMPTY,
     METHOD_FALLBACK,
+    METHOD_FLAGGED,
     METHOD_LLM,
     METHOD_OFFLINE,
     METHOD_SKIPPED,
@@ -18,7 +21,9 @@ from ..model import (
     MetricScore,
 )
 from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, ask_repeatedly, retries  # noqa: F401 (UNAVAILABLE, UNPARSEABLE: public)
+from .combined import COMBINED, SEPARATE, ask_combined_repeatedly, combinable, combined_prompt
 from .metric import MISSING, Metric
+from .prompts import prefix_fields, shared_prefix
 from .registry import get_metric
 from .rules import expected_doc_recall, keyword_coverage  # noqa: F401  (their home before the registry)
 
@@ -80,24 +85,53 @@ def score_metric(metric: Union[str, Metric], sample: EvalSample, judge: Any, lan
 def _score_judged(m: Metric, sample: EvalSample, judge: Any, lang: str, heuristics: str,
                   repeats: int) -> MetricScore:
     """`score_metric` once the target's failure is ruled out (score_sample has checked it)."""
+    done, h = _without_judge(m, sample, judge, lang, heuristics)
+    if done is not None:
+        return done
+    return _judged(_Ask(m, h), sample, judge, lang, repeats, None)
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """A judged metric of one sample that needs the judge: the metric and its heuristic (or None)."""
+
+    metric: Metric
+    heuristic: Any
+
+
+def _without_judge(m: Metric, sample: EvalSample, judge: Any, lang: str,
+                   heuristics: str) -> Tuple[Optional[MetricScore], Any]:
+    """(the score, when it needs no judge call: skipped, empty, offline; else None) and the heuristic."""
     reason = m.skip_reason(sample)
     if reason:
-        return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
+        return MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED), None
     empty = m.zero_reason(sample)
     if empty:  # nothing to judge: 0 without a judge call
-        return MetricScore(m.name, 0.0, empty, method=METHOD_EMPTY, heuristic_score=0.0)
+        return MetricScore(m.name, 0.0, empty, method=METHOD_EMPTY, heuristic_score=0.0), None
     h = m.heuristic(sample, lang, heuristics) if m.heuristic is not None else None
     if is_offline(judge):
         if h is None:
-            return MetricScore(m.name, 0.0, NEEDS_JUDGE, skipped=True, method=METHOD_SKIPPED)
+            return MetricScore(m.name, 0.0, NEEDS_JUDGE, skipped=True, method=METHOD_SKIPPED), None
         return MetricScore(m.name, round(h.score, 4), f"Offline heuristic: {h.reasoning}",
-                           method=METHOD_OFFLINE, heuristic_score=h.score)
-    judgements = ask_repeatedly(m, judge, m.prompt(sample, lang), repeats)
+                           method=METHOD_OFFLINE, heuristic_score=h.score), h
+    return None, h
+
+
+def _judged(ask: _Ask, sample: EvalSample, judge: Any, lang: str, repeats: int,
+            fields: Optional[Tuple[str, ...]]) -> MetricScore:
+    """One metric's judge calls (one per repeat) and the score they give, or its visible fallback."""
+    m = ask.metric
+    prompt = m.prompt(sample, lang, fields) if fields and m.shares_prefix else m.prompt(sample, lang)
+    return from_judgements(m.name, ask.heuristic, ask_repeatedly(m, judge, prompt, repeats))
+
+
+def from_judgements(name: str, h: Any, judgements: List[Judgement]) -> MetricScore:
+    """A metric's score from its judgements: their mean (blended with the heuristic `h`), or the fallback."""
     good = [j for j in judgements if j.score is not None]
     if not good:
         last = judgements[-1]
-        return _fallback(m.name, h, last.failure, last.error, last.reply, {"retries": retries(judgements)})
-    return _combined(m.name, h, good, judgements)
+        return _fallback(name, h, last.failure, last.error, last.reply, {"retries": retries(judgements)})
+    return _combined(name, h, good, judgements)
 
 
 def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgement]) -> MetricScore:
@@ -115,6 +149,10 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
         reasoning += f" (judge call succeeded after {n} retr{'y' if n == 1 else 'ies'})"
     # Without a heuristic to blend with (a rubric), the judge's score is the score.
     score, method = (round(llm, 4), METHOD_LLM) if h is None else (blend(llm, h.score), METHOD_BLEND)
+    contradictions = [j.parsed.contradiction for j in good if j.parsed.contradiction]
+    if contradictions:  # the verdicts' score stands, and says so where the score is shown
+        reasoning = f"{contradictions[0]} {reasoning}"
+        method = METHOD_FLAGGED
     return MetricScore(name, score, reasoning, method=method, llm_score=round(llm, 4),
                        heuristic_score=None if h is None else h.score, raw_reply=first.reply,
                        verdicts=first.parsed.verdicts,
@@ -125,15 +163,22 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
 
 def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
                  heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1,
-                 after_each: Optional[Callable[[], None]] = None) -> Dict[str, MetricScore]:
+                 after_each: Optional[Callable[[], None]] = None, *,
+                 parallel_calls: bool = False, judge_mode: str = SEPARATE) -> Dict[str, MetricScore]:
     """Every chosen metric's score for one sample, in the order chosen.
 
     A rule-based (or `optional`) metric whose inputs the sample lacks is left out (no keywords, no
     keyword coverage), as before the registry; a judged one is kept as skipped, with its reason. A
     sample whose target call failed keeps each metric it would have had, skipped with that failure.
-    `after_each` runs after each judged metric (the evaluator's judge-health check, which may raise).
+    `after_each` runs after each judged metric's calls (the evaluator's judge-health check, which may raise).
+
+    The judged prompts of a sample share one prefix (prompts.py): the first metric's call goes
+    alone, so the server has the prefix cached before the others arrive; with `parallel_calls`
+    the others then go together. `judge_mode=COMBINED` asks one call for all of them (combined.py).
     """
-    scores: Dict[str, MetricScore] = {}
+    metrics = list(metrics)
+    scores: Dict[str, Optional[MetricScore]] = {}
+    asks: List[_Ask] = []
     for m in metrics:
         if not _applies(m, sample):
             continue  # a rule (or agent) metric without its inputs is left out, not shown as skipped
@@ -141,12 +186,81 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
         if reason:
             scores[m.name] = MetricScore(m.name, 0.0, reason, skipped=True, method=METHOD_SKIPPED)
         elif m.judged:
-            scores[m.name] = _score_judged(m, sample, judge, lang, heuristics, repeats)
-            if after_each is not None:
-                after_each()
+            scores[m.name], h = _without_judge(m, sample, judge, lang, heuristics)
+            if scores[m.name] is None:
+                asks.append(_Ask(m, h))
         elif m.rule is not None and m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
-    return scores
+    fields = prefix_fields(*(m.shows for m in metrics if m.shares_prefix))
+    if judge_mode == COMBINED:
+        scores.update(score_combined(asks, sample, judge, lang, repeats, fields, after_each))
+    else:
+        scores.update(_ask_all(asks, sample, judge, lang, repeats, fields, after_each, parallel_calls))
+    return {name: score for name, score in scores.items() if score is not None}
+
+
+def _ask_all(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeats: int,
+             fields: Tuple[str, ...], after_each: Optional[Callable[[], None]],
+             parallel: bool) -> Dict[str, MetricScore]:
+    """Each ask's score: the first alone (it fills the server's prompt cache), then the rest."""
+    def one(ask: _Ask) -> MetricScore:
+        return _judged(ask, sample, judge, lang, repeats, fields)
+
+    done: Dict[str, MetricScore] = {}
+    rest = asks[1:]
+    if asks:
+        done[asks[0].metric.name] = one(asks[0])
+        if after_each is not None:
+            after_each()
+    if parallel and len(rest) > 1:
+        with ThreadPoolExecutor(max_workers=len(rest), thread_name_prefix="ragmeter-call") as pool:
+            futures = [pool.submit(one, ask) for ask in rest]
+            for ask, future in zip(rest, futures):
+                done[ask.metric.name] = future.result()
+                if after_each is not None:
+                    after_each()
+        return done
+    for ask in rest:
+        done[ask.metric.name] = one(ask)
+        if after_each is not None:
+            after_each()
+    return done
+
+
+def score_combined(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeats: int,
+                   fields: Tuple[str, ...], after_each: Optional[Callable[[], None]]) -> Dict[str, MetricScore]:
+    """One-call mode: the shared-prefix metrics in one call (per repeat), each scored from its own part;
+    a metric with its own prompt layout is asked on its own."""
+    together = [a for a in asks if combinable(a.metric)]
+    alone = [a for a in asks if not combinable(a.metric)]
+    done: Dict[str, MetricScore] = {}
+    if len(together) == 1:
+        alone = together + alone  # one metric needs no combined reply
+    elif together:
+        metrics = [a.metric for a in together]
+        judgements = ask_combined_repeatedly(metrics, judge, combined_prompt(metrics, sample, lang, fields), repeats)
+        done = {a.metric.name: from_judgements(a.metric.name, a.heuristic, judgements[a.metric.name])
+                for a in together}
+        if after_each is not None:
+            after_each()
+    done.update(_ask_all(alone, sample, judge, lang, repeats, fields, after_each, False))
+    return done
+
+
+def planned_prompts(judged: Sequence[Metric], sample: EvalSample, lang: str,
+                    judge_mode: str = SEPARATE) -> Tuple[List[str], str]:
+    """(the prompts one repeat of `sample` sends, in order; their shared prefix): what costs.py estimates."""
+    asked = [m for m in judged if target_reason(m, sample) is None and m.skip_reason(sample) is None
+             and m.zero_reason(sample) is None]
+    fields = prefix_fields(*(m.shows for m in judged if m.shares_prefix))
+    prefix = shared_prefix(lang, fields, sample.question, sample.answer, sample.contexts, sample.ground_truth)
+    together = [m for m in asked if combinable(m)] if judge_mode == COMBINED else []
+    if len(together) < 2:
+        together = []
+    prompts = [combined_prompt(together, sample, lang, fields)] if together else []
+    prompts += [m.prompt(sample, lang, fields) if m.shares_prefix else m.prompt(sample, lang)
+                for m in asked if all(m is not t for t in together)]
+    return prompts, prefix
 
 
 def _fallback(metric: str, h: Any, reasoning: str, error: str, reply: Optional[str], info: dict) -> MetricScore:

@@ -8,6 +8,7 @@ tests skip locally and fail in CI (CI=true), so CI cannot go green by skipping t
 import importlib.util
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -78,7 +79,8 @@ def wait_until_ready(proc: subprocess.Popen, url: str, log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def llama_url(tmp_path_factory):
+def llama_server(tmp_path_factory):
+    """(base URL, server log): the log is where llama-cpp-python says how much of a prompt it reused."""
     reason = missing_requirement()
     if reason:
         skip_or_fail(reason)
@@ -92,7 +94,7 @@ def llama_url(tmp_path_factory):
     url = f"http://127.0.0.1:{port}/v1"
     try:
         wait_until_ready(proc, url, log)
-        yield url
+        yield url, log
     finally:
         proc.terminate()
         try:
@@ -100,6 +102,11 @@ def llama_url(tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def llama_url(llama_server):
+    return llama_server[0]
 
 
 def test_json_mode_auto_settles_on_json_object(llama_url):
@@ -159,3 +166,28 @@ def test_a_rubric_is_scored_from_the_servers_token_probabilities(llama_url, caps
             assert ms.scored_from == "logprobs", (ms.raw_reply, info["logprobs"][-4:])
     with capsys.disabled():
         print(f"\nllama G-Eval: reply {ms.raw_reply!r} -> {ms.score:.3f} ({ms.scored_from or ms.method})")
+
+
+PREFIX_HIT = re.compile(r"(\d+) prefix-match hit, remaining (\d+) prompt tokens to eval")
+
+
+def test_a_samples_second_call_reuses_the_prefix_the_first_call_left_in_the_servers_cache(llama_server, capsys):
+    url, log = llama_server
+    judge = OpenAIJudge("smollm2", url, timeout=300, max_tokens=16)
+    policy = ("Refund policy: annual plans are refunded in full within 14 days of purchase; monthly plans are "
+              "not refunded but stay active until the end of the billing period. ") * 6
+    sample = EvalSample("Can I get a refund on an annual plan?", "Yes, within 14 days of purchase.",
+                        [policy, "Shipping takes five business days."], ground_truth="Yes, within 14 days.")
+    mark = log.stat().st_size
+    RAGEvaluator(judge, language="en", metrics=["faithfulness", "answer_relevancy"]).evaluate(sample)
+    time.sleep(0.5)  # the server logs its timings right after answering
+    with open(log, "rb") as f:
+        f.seek(mark)
+        hits = PREFIX_HIT.findall(f.read().decode("utf-8", "replace"))
+    second_prompt = judge.call_info()["prompt_tokens"]
+    assert judge.usage()["calls"] == 2 and hits, "llama-cpp-python logged no prefix reuse"
+    reused, evaluated = (int(n) for n in hits[-1])
+    # The second call evaluated only its own instructions: the guard and the data came from the cache.
+    assert reused + evaluated == second_prompt and reused > 0.7 * second_prompt, hits
+    with capsys.disabled():
+        print(f"\nllama prefix cache: second call reused {reused} of {second_prompt} prompt tokens")

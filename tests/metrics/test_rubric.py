@@ -132,7 +132,8 @@ def test_logprobs_weight_the_score_and_the_record_says_so():
     with ChatServer(responder=responder) as srv:
         judge = OpenAIJudge("test-model", base_url=srv.base_url)
         result = RAGEvaluator(judge, metrics=[polite, verdict, plain]).evaluate(samples(1)[0])
-        asked = {r.prompt.split("\n")[1]: r.body for r in srv.chat_requests}
+        asked = {next(line for line in r.prompt.split("\n") if line.startswith("CRITERION:")): r.body
+                 for r in srv.chat_requests}
     weighted = (4 * 0.6 + 3 * 0.3 + 5 * 0.1 - 1) / 4  # (3.8 - 1) / 4 = 0.7
     assert result.scores["politeness"].score == pytest.approx(weighted, abs=1e-4)
     assert result.scores["politeness"].scored_from == "logprobs"

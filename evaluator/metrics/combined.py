@@ -1,0 +1,97 @@
+"""One-call mode (opt-in, `--judge-mode combined`): one judge call per sample for every judged metric.
+
+The prompt is the sample's shared prefix (prompts.py), then each metric's own instructions and
+reply shape under its name, then one line asking for a single JSON object keyed by metric name:
+
+    {"faithfulness": {"claims": [...], "reasoning": "..."}, "answer_relevancy": {"score": 0.9, ...}}
+
+Each part is read by its metric's own verdict reader (parsing.py), so a score means what it means
+in the default mode. A reply that lacks one metric's part, or whose part holds no score, leaves
+that metric alone to fall back visibly, with the reason; the others keep their verdicts.
+
+It is opt-in because one long reply asks more of the judge than several short ones (a small local
+model may drop parts), while the default mode already sends the data once to a caching server.
+Metrics that keep their own prompt layout (a plugin's with a {data} slot) are asked on their own.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..model import EvalSample
+from ..judges.base import report_unusable
+from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, call, options, read_reply
+from .metric import Metric
+from .parsing import load_json_object
+from .prompts import _phrases, shared_prefix
+
+SEPARATE = "separate"  # one call per judged metric (the default)
+COMBINED = "combined"  # one call per sample for all of them
+JUDGE_MODES = (SEPARATE, COMBINED)
+
+_HEAD = {
+    "en": ("Judge the data above on each of the {n} metrics below: {names}. Reply with ONE JSON object only, "
+           "with one key per metric name; each key's value is that metric's JSON reply as described under it."),
+    "ar": ("قيّم البيانات أعلاه على كل مقياس من المقاييس الـ{n} أدناه: {names}. أجب بكائن JSON واحد فقط، "
+           "فيه مفتاح لكل اسم مقياس، وقيمة كل مفتاح هي رد ذلك المقياس بصيغة JSON كما هو موصوف تحته."),
+}
+_PART = {"en": 'Its value, under the key "{name}":', "ar": 'قيمته، تحت المفتاح "{name}":'}
+
+
+def combinable(metric: Metric) -> bool:
+    """Whether `metric` can be asked in the combined call (it follows the shared prefix)."""
+    return metric.shares_prefix
+
+
+def combined_prompt(metrics: Sequence[Metric], sample: EvalSample, lang: str, fields: Sequence[str]) -> str:
+    """The one prompt that asks for every metric in `metrics` about `sample`."""
+    head_lang = "ar" if lang == "ar" else "en"
+    names = ", ".join(m.name for m in metrics)
+    guard, _ = _phrases(lang)
+    parts = []
+    for m in metrics:
+        template = m.prompts.get(lang) or m.prompts["en"]
+        part_lang = lang if lang in m.prompts else "en"
+        parts.append(f"### {m.name}\n" + template.format(guard=guard, json_only=_PART[part_lang].format(name=m.name)))
+    prefix = shared_prefix(lang, fields, sample.question, sample.answer, sample.contexts, sample.ground_truth)
+    head = _HEAD[head_lang].format(n=len(metrics), names=names)
+    return prefix + "\n\n" + head + "\n\n" + "\n\n".join(parts)
+
+
+def reply_parts(reply: str, metrics: Sequence[Metric]) -> Dict[str, Optional[str]]:
+    """Each metric's part of a combined reply, as JSON text for its own reader (None when absent)."""
+    obj = load_json_object(reply) or {}
+    parts: Dict[str, Optional[str]] = {}
+    for m in metrics:
+        part = obj.get(m.name)
+        parts[m.name] = json.dumps(part, ensure_ascii=False) if isinstance(part, dict) else None
+    return parts
+
+
+def ask_combined(metrics: Sequence[Metric], judge: Any, prompt: str, repeat: int = 0) -> Dict[str, Judgement]:
+    """One combined call: each metric's judgement, read from its own part of the reply."""
+    reply, info, error = call(judge, prompt, options(None, judge, repeat))
+    if error:
+        return {m.name: Judgement(reply=reply, info=info, failure=UNAVAILABLE, error=error) for m in metrics}
+    parts = reply_parts(str(reply), metrics)
+    if not any(parts.values()):  # nothing usable at all: a failed call for the run's health check
+        report_unusable(judge, "The combined reply has no metric's part.", not_json=load_json_object(str(reply)) is None)
+    out: Dict[str, Judgement] = {}
+    for m in metrics:
+        part = parts[m.name]
+        if part is None:
+            out[m.name] = Judgement(reply=reply, info=info, failure=UNPARSEABLE,
+                                    error=f'The combined reply has no "{m.name}" part.')
+        else:
+            out[m.name] = read_reply(m, part, info)
+    return out
+
+
+def ask_combined_repeatedly(metrics: Sequence[Metric], judge: Any, prompt: str,
+                            repeats: int) -> Dict[str, List[Judgement]]:
+    """`repeats` combined calls: each metric's judgements, one per call."""
+    out: Dict[str, List[Judgement]] = {m.name: [] for m in metrics}
+    for i in range(max(1, repeats)):
+        for name, judgement in ask_combined(metrics, judge, prompt, i).items():
+            out[name].append(judgement)
+    return out

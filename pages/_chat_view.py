@@ -1,0 +1,241 @@
+"""Conversations on the dashboard: the Evaluate page's preview and the Report's chat drill-down.
+
+A conversation file is recognised by its shape (evaluator.io.conversations), previewed as
+conversations (one table row each, the first one as a chat), and scored as a ConversationRun
+(`ui.start_run` picks it). On the Report, the table has one row per conversation; the drill-down
+shows the chosen conversation as chat bubbles (st.chat_message), its conversation-level scores on
+top, each assistant turn with its scores, contexts and tool calls, and a button that opens the
+run's worst turn. Every text from the file, the target or the judge is escaped (`said`), never
+Markdown, and Arabic reads right to left.
+"""
+from __future__ import annotations
+
+import html
+import io
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+import streamlit as st
+
+from evaluator.chat_records import conversation_of
+from evaluator.chat_runs import is_conversation_rows  # noqa: F401  (the Evaluate page asks)
+from evaluator.chat_scoring import ConversationResult, TurnResult, conversation_sample
+from evaluator.conversation import ASSISTANT, TOOL, USER, Conversation, Turn
+from evaluator.errors import DatasetError
+from evaluator.io.conversations import CONVERSATIONS, ConversationSet, dataset_kind, load_conversations
+from evaluator.io.datasets import DASHBOARD
+from evaluator.model import EvalReport, MetricScore
+
+from pages import _ui as ui
+
+PICK = "rep_sample"  # the Report's drill-down selectbox (the conversation's row number)
+FOCUS = "rep_chat_focus"  # (row, turn index) the "worst turn" button asked to open
+AVATARS = {USER: ":material/person:", ASSISTANT: ":material/smart_toy:", TOOL: ":material/build:"}
+
+
+# --- Evaluate: reading and previewing a conversation file -----------------------------------------
+@st.cache_data(max_entries=8, show_spinner=False)
+def is_conversation_file(data: bytes, name: str, max_bytes: Optional[int] = None) -> bool:
+    try:
+        return dataset_kind(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD) == CONVERSATIONS
+    except DatasetError:
+        return False  # the row reader says what is wrong with the file
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the conversations…")
+def read(data: bytes, name: str, max_bytes: Optional[int]) -> ConversationSet:
+    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD)
+
+
+def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
+    """One row per conversation: id, turns, the first user message, the goal."""
+    rows = []
+    for conv in conversations:
+        first = next((t.content for t in conv.turns if t.role == USER), "")
+        rows.append({"conversation_id": conv.conversation_id, "turns": len(conv.turns),
+                     "assistant turns": sum(1 for t in conv.turns if t.role == ASSISTANT),
+                     "tool calls": len(conv.all_tool_calls()), "first user message": first[:200],
+                     "scenario": (conv.scenario or conv.expected_outcome or "")[:200]})
+    return rows
+
+
+def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[ui.LoadedDataset]:
+    """The preview of a conversation file and the dataset to score (None after a shown error)."""
+    try:
+        found = read(data, name, max_bytes)
+    except DatasetError as exc:
+        st.error(f"Cannot use this file. {ui.plain(str(exc))}", icon=":material/block:")
+        return None
+    convs = found.conversations
+    turns = sum(len(c.turns) for c in convs)
+    st.caption(f"**{ui.plain(name)}** · {found.format} · {len(convs):,} conversations · {turns:,} turns")
+    for cid, reason in found.skipped:
+        st.warning(ui.plain(f"Skipped conversation {cid}: {reason}"), icon=":material/warning:")
+    ui.records_table(preview_rows(convs[:200]))
+    if convs:
+        with st.expander(f"First conversation ({len(convs[0].turns)} turns)"):
+            for turn in convs[0].turns:
+                bubble(turn)
+    return ui.LoadedDataset(name, [conversation_sample(c) for c in convs], ui.digest(data + b"conversations"))
+
+
+def estimate_caption(dataset: ui.LoadedDataset, offline: bool) -> None:
+    convs = [c for c in (conversation_of(s) for s in dataset.samples) if c is not None]
+    replies = sum(1 for c in convs for e in c.exchanges() if e.reply is not None)
+    cost = ("0 judge calls · no cost" if offline else
+            f"judge calls: one per judged metric per assistant turn ({replies:,} turns), and up to 4 per "
+            f"conversation (knowledge retention, goal completion, task completion, conversation rubrics)")
+    st.caption(f"Estimate: {len(convs):,} conversations · {cost}.")
+
+
+# --- showing a conversation --------------------------------------------------------------------
+def said(text: str) -> None:
+    """Text from the file, the target or the judge: escaped, line breaks kept, right to left when Arabic."""
+    way = ui.direction(text)
+    align = "right" if way == "rtl" else "start"
+    st.html(f'<div class="chat-text" dir="{way}" style="text-align:{align};unicode-bidi:plaintext;'
+            f'white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(text)}</div>')
+
+
+def score_line(scores: Dict[str, MetricScore], overall: Optional[float]) -> str:
+    """Badges (HTML) for a set of scores; metric names escaped (a rubric's name is typed by a user)."""
+    parts = [f"overall {ui.badge(overall)}"] + [f"{html.escape(n)} {ui.badge(ms.score, ms.skipped)}"
+                                                for n, ms in scores.items()]
+    return " &nbsp; ".join(parts)
+
+
+def bubble(turn: Turn, scored: Optional[TurnResult] = None, *, worst: bool = False) -> None:
+    """One turn as a chat bubble; an assistant turn with its scores, contexts and tool calls."""
+    with st.chat_message(turn.role, avatar=AVATARS.get(turn.role)):
+        if worst:
+            st.markdown(":red-badge[:material/south: worst turn of this conversation]")
+        if turn.not_asked:
+            st.caption("Not asked: the target failed on an earlier turn of this conversation.")
+        elif turn.content:
+            said(turn.content)
+        elif turn.role == ASSISTANT:
+            st.caption("(no text: this step only called tools)")
+        if turn.error:
+            st.error(ui.plain(f"The target call failed: {turn.error}"), icon=":material/error:")
+        if turn.role != ASSISTANT or turn.not_asked:
+            return
+        if scored is not None:
+            st.markdown(score_line(scored.result.scores, scored.result.overall_score()), unsafe_allow_html=True)
+        turn_details(turn, scored)
+
+
+def turn_details(turn: Turn, scored: Optional[TurnResult]) -> None:
+    names = ([f"Scores ({len(scored.result.scores)})"] if scored is not None else []) + \
+        [f"Contexts ({len(turn.contexts)})", f"Tool calls ({len(turn.tool_calls)})"]
+    tabs = st.tabs(names)
+    if scored is not None:
+        with tabs[0]:
+            for ms in scored.result.scores.values():
+                ui.metric_view(ms)
+    with tabs[-2]:
+        for i, ctx in enumerate(turn.contexts, 1):
+            ui.text_block(f"Context {i}", ctx)
+        if not turn.contexts:
+            st.caption("No contexts were retrieved for this turn.")
+    with tabs[-1]:
+        for call in turn.tool_calls:
+            st.code(json.dumps({k: call.get(k) for k in ("name", "arguments", "output") if k in call},
+                               ensure_ascii=False, indent=1, default=str), language="json", wrap_lines=True)
+        if not turn.tool_calls:
+            st.caption("No tool was called in this turn.")
+
+
+def conversation_view(result: ConversationResult, focus: Optional[int] = None) -> None:
+    """Conversation-level scores on top, then the chat; `focus` (a turn index) is marked like the worst."""
+    conv = result.conversation
+    st.markdown(score_line(result.scores, result.overall_score()), unsafe_allow_html=True)
+    st.caption("Conversation scores: knowledge retention, goal completion and the agent metrics score the whole "
+               "chat; each turn metric here is the mean over this conversation's turns.")
+    with st.popover("Conversation-level details", icon=":material/forum:"):
+        for label, text in (("Scenario", conv.scenario), ("Expected outcome", conv.expected_outcome)):
+            if text:
+                ui.text_block(label, text)
+        for ms in result.scores.values():
+            ui.metric_view(ms)
+    worst = result.worst_turn()
+    marked = focus if focus is not None else (worst.index if worst is not None and len(result.turns) > 1 else None)
+    by_index = {t.index: t for t in result.turns}
+    for i, turn in enumerate(conv.turns):
+        bubble(turn, by_index.get(i), worst=i == marked)
+
+
+# --- Report: the table and the drill-down --------------------------------------------------------
+def is_conversations(report: EvalReport) -> bool:
+    return bool(report.results) and isinstance(report.results[0], ConversationResult)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def results_frame(token: str, _report: EvalReport) -> Any:
+    """One row per conversation: ui.results_frame's columns, the first user message as `question`,
+    the last reply as `answer`, and its turn count and worst turn."""
+    frame = ui.results_frame(token, _report).copy()
+    convs = [r.conversation for r in _report.results if isinstance(r, ConversationResult)]
+    frame["question"] = [next((t.content for t in c.turns if t.role == USER), "") for c in convs]
+    frame.insert(2, "turns", [len(c.turns) for c in convs])
+    worst = [r.worst_turn() for r in _report.results if isinstance(r, ConversationResult)]
+    frame.insert(3, "worst turn", [None if w is None else w.index + 1 for w in worst])
+    return frame
+
+
+def turn_rows(report: EvalReport) -> List[Dict[str, Any]]:
+    """Every scored assistant turn of the run, one row each: the per-turn view of the table."""
+    rows = []
+    for n, r in enumerate(report.results):
+        if not isinstance(r, ConversationResult):
+            continue
+        for t in r.turns:
+            reply = r.conversation.turns[t.index]
+            row: Dict[str, Any] = {"#": n, "conversation_id": r.conversation.conversation_id, "turn": t.index + 1,
+                                   "overall": t.result.overall_score()}
+            row.update(t.result.score_values())
+            row.update(user=r.conversation.turns[t.user_index].content[:200], reply=reply.content[:200])
+            rows.append(row)
+    return rows
+
+
+def worst_turn(report: EvalReport) -> Optional[Tuple[int, TurnResult]]:
+    """(row, turn) with the lowest overall score of the whole run."""
+    found = [(n, r.worst_turn()) for n, r in enumerate(report.results) if isinstance(r, ConversationResult)]
+    scored = [(n, w) for n, w in found if w is not None]
+    return min(scored, key=lambda p: p[1].result.overall(), default=None)
+
+
+def turns_table(report: EvalReport) -> None:
+    with st.expander("Every assistant turn (one row per turn)"):
+        ui.records_table(turn_rows(report), height=300)
+
+
+def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
+    st.subheader("Drill-down")
+    worst = worst_turn(report)
+    if worst is not None:
+        n, turn = worst
+        cid = report.results[n].sample_id
+        if st.button(f"Open the worst turn: {cid}, turn {turn.index + 1} (overall "
+                     f"{ui.format_score(turn.result.overall_score())})", key="btn_worst_turn",
+                     icon=":material/trending_down:"):
+            st.session_state[PICK], st.session_state[FOCUS] = n, (n, turn.index)
+    options = shown["#"].tolist()[:1000]
+    if not options:
+        st.info("No conversation matches the filters.")
+        return
+    ui.drop_stale(PICK, options)
+    pick = st.selectbox("Conversation", options, format_func=lambda i: label(frame, i), key=PICK)
+    focus = st.session_state.get(FOCUS)
+    result = report.results[pick]
+    if isinstance(result, ConversationResult):
+        conversation_view(result, focus[1] if focus and focus[0] == pick else None)
+
+
+def label(frame: Any, i: int) -> str:
+    row = frame.loc[frame["#"] == i].iloc[0]
+    first = str(row.get("question") or "")
+    first = first if len(first) <= 60 else first[:57] + "…"
+    overall = row["overall"]
+    return (f"#{i} · {row.get('sample_id')} · {row.get('turns')} turns · {first} "
+            f"(overall {ui.format_score(None if overall != overall else overall)})")

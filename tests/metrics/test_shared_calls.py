@@ -1,0 +1,130 @@
+"""How a sample's judge calls go out: the shared prefix, the first call alone, and the one-call mode."""
+import json
+
+import pytest
+from openai_server import ChatServer, reply
+
+from evaluator import EvalSample, RAGEvaluator
+from evaluator.costs import estimate_run
+from evaluator.judges.openai import OpenAIJudge
+from evaluator.metrics.combined import COMBINED
+from evaluator.metrics.judging import UNPARSEABLE
+from evaluator.metrics.prompts import DATA_CLOSE
+from evaluator.metrics.rubric import RubricMetric
+from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM
+
+SAMPLE = EvalSample("How long is the refund window?", "Refunds are accepted for 30 days.",
+                    ["Refund policy: 30 days from delivery.", "Shipping takes 5 days."], "30 days from delivery.")
+ARABIC = EvalSample("ما مدة الاسترجاع؟", "يمكن الاسترجاع خلال ثلاثين يومًا.",
+                    ["سياسة الاسترجاع: ثلاثون يومًا من التسليم."], "ثلاثون يومًا.")
+
+# One reply that every built-in metric's reader can score (each reads its own evidence list).
+EVERY_PART = {
+    "faithfulness": {"claims": [{"claim": "30 days", "verdict": "supported"}], "reasoning": "supported"},
+    "answer_relevancy": {"score": 0.9, "reasoning": "direct"},
+    "context_precision": {"contexts": [{"index": 1, "verdict": "useful"}, {"index": 2, "verdict": "not useful"}],
+                          "reasoning": "first is useful"},
+    "context_recall": {"statements": [{"statement": "30 days", "attributed": True}], "reasoning": "found"},
+    "answer_correctness": {"TP": ["30 days"], "FP": [], "FN": ["from delivery"], "reasoning": "partly"},
+}
+
+
+def prefix_of(prompt):
+    return prompt[:prompt.index(f"\n{DATA_CLOSE}\n")]
+
+
+@pytest.mark.parametrize("sample", [SAMPLE, ARABIC], ids=["en", "ar"])
+def test_a_samples_calls_reach_the_server_with_one_prefix(sample):
+    with ChatServer() as srv:
+        RAGEvaluator(OpenAIJudge("test-model", base_url=srv.base_url)).evaluate(sample)
+        prompts = [r.prompt for r in srv.chat_requests]
+    assert len(prompts) == 5
+    assert len({prefix_of(p) for p in prompts}) == 1
+    assert all(sample.contexts[0] in prefix_of(p) and sample.ground_truth in prefix_of(p) for p in prompts)
+    assert len(set(prompts)) == 5  # the instructions differ, after the prefix
+
+
+def test_the_first_call_is_answered_before_the_others_are_sent():
+    with ChatServer(latency=0.3) as srv:
+        judge = OpenAIJudge("test-model", base_url=srv.base_url)
+        RAGEvaluator(judge).evaluate(SAMPLE, parallel_calls=True)
+        arrivals = sorted(r.received for r in srv.chat_requests)
+        peak = srv.peak_in_flight
+    assert len(arrivals) == 5
+    # The server holds each request 0.3 s: the second can only arrive that late if it waited for the first.
+    assert arrivals[1] - arrivals[0] >= 0.3
+    assert peak >= 2  # then the other four went together
+
+
+def test_without_parallel_calls_a_samples_calls_go_one_at_a_time():
+    with ChatServer(latency=0.05) as srv:
+        RAGEvaluator(OpenAIJudge("test-model", base_url=srv.base_url)).evaluate(SAMPLE)
+        assert srv.peak_in_flight == 1 and len(srv.chat_requests) == 5
+
+
+def test_combined_mode_scores_every_metric_from_one_call():
+    with ChatServer(default=reply(json.dumps(EVERY_PART))) as srv:
+        judge = OpenAIJudge("test-model", base_url=srv.base_url)
+        result = RAGEvaluator(judge, judge_mode=COMBINED).evaluate(SAMPLE)
+        prompt = srv.chat_requests[0].prompt
+        assert len(srv.chat_requests) == 1
+    scores = result.scores
+    assert all(scores[m].method == METHOD_BLEND for m in EVERY_PART)
+    assert scores["faithfulness"].llm_score == 1.0 and scores["faithfulness"].scored_from == "verdicts"
+    assert scores["context_precision"].llm_score == 1.0  # the useful context ranked first
+    assert scores["answer_correctness"].llm_score == pytest.approx(1 / 1.5, abs=1e-4)
+    assert scores["answer_relevancy"].llm_score == 0.9 and scores["answer_relevancy"].scored_from == "json"
+    assert scores["context_recall"].verdicts == EVERY_PART["context_recall"]["statements"]
+    assert all(f'"{m}"' in prompt for m in EVERY_PART) and prompt.index(f"\n{DATA_CLOSE}\n") < prompt.index("###")
+
+
+def test_a_combined_reply_missing_one_part_falls_back_for_that_metric_only():
+    parts = {k: v for k, v in EVERY_PART.items() if k != "context_recall"}
+    parts["answer_relevancy"] = {"reasoning": "forgot the score"}
+    with ChatServer(default=reply(json.dumps(parts))) as srv:
+        result = RAGEvaluator(OpenAIJudge("test-model", base_url=srv.base_url), judge_mode=COMBINED).evaluate(SAMPLE)
+        assert len(srv.chat_requests) == 1
+    recall, relevancy = result.scores["context_recall"], result.scores["answer_relevancy"]
+    assert recall.method == METHOD_FALLBACK and recall.error == 'The combined reply has no "context_recall" part.'
+    assert recall.reasoning.startswith(UNPARSEABLE)
+    assert relevancy.method == METHOD_FALLBACK and "No JSON score" in relevancy.error
+    assert all(result.scores[m].method == METHOD_BLEND
+               for m in ("faithfulness", "context_precision", "answer_correctness"))
+
+
+def test_combined_mode_reads_a_rubric_and_arabic_samples_too():
+    polite = RubricMetric("politeness", "The answer is polite.", scale="1-5")
+    body = {"faithfulness": EVERY_PART["faithfulness"], "politeness": {"reasoning": "polite", "score": 5}}
+    with ChatServer(default=reply(json.dumps(body))) as srv:
+        judge = OpenAIJudge("test-model", base_url=srv.base_url)
+        result = RAGEvaluator(judge, metrics=["faithfulness", polite], judge_mode=COMBINED).evaluate(ARABIC)
+        prompt = srv.chat_requests[0].prompt
+    assert result.scores["politeness"].method == METHOD_LLM and result.scores["politeness"].score == 1.0
+    assert result.scores["faithfulness"].method == METHOD_BLEND
+    assert "[السؤال]" in prompt and "قيّم البيانات أعلاه" in prompt
+
+
+def test_the_estimate_follows_the_judge_mode():
+    separate = estimate_run([SAMPLE] * 3, "en")
+    combined = estimate_run([SAMPLE] * 3, "en", judge_mode=COMBINED)
+    assert (separate.calls, combined.calls) == (15, 3)
+    assert combined.prompt_tokens < separate.prompt_tokens
+    assert separate.cached_prompt_tokens == 0  # short prompts: below OpenAI's 1,024-token cache minimum
+    long = EvalSample(SAMPLE.question, SAMPLE.answer, [" ".join(["refund policy words"] * 600)], SAMPLE.ground_truth)
+    cached = estimate_run([long], "en").cached_prompt_tokens
+    assert cached > 0 and cached % 128 == 0  # four later calls read the prefix the first one sent
+
+
+def test_the_offline_path_is_unchanged_by_the_judge_mode():
+    from evaluator import OfflineJudge
+
+    a = RAGEvaluator(OfflineJudge()).evaluate(SAMPLE).scores
+    b = RAGEvaluator(OfflineJudge(), judge_mode=COMBINED).evaluate(SAMPLE).scores
+    assert {k: v.score for k, v in a.items()} == {k: v.score for k, v in b.items()}
+
+
+def test_an_unknown_judge_mode_is_refused():
+    from evaluator import OfflineJudge
+
+    with pytest.raises(ValueError, match="judge_mode must be one of separate, combined"):
+        RAGEvaluator(OfflineJudge(), judge_mode="together")
