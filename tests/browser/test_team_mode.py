@@ -45,7 +45,7 @@ RAG_TOKEN = "rag-token-for-the-allowed-target"
 SIGN_IN = "Sign in through your organisation's single sign-on"
 NO_ROLE = re.compile("Your role does not let you")
 PAGES = {"Evaluate": "/", "Report": "/report", "Spot check": "/spot_check", "Generate": "/generate",
-         "History": "/history"}
+         "History": "/history", "Review": "/review"}
 TEAM_TOML = """
 [server]
 shared = true
