@@ -28,11 +28,10 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
-from urllib.parse import quote
 
 from .analysis import judging
 from .analysis.noise import format_judge_noise, judge_noise
-from .cli_args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config
+from .cli_args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
 from .costs import estimate_run, usage_line
 from .errors import RagmeterError
 from .io.conversations import CONVERSATIONS, dataset_kind
@@ -358,11 +357,6 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     from .judges.openai import KEY_HINT
 
     return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
-
-
-def run_link(dashboard_url: str, run_id: str) -> str:
-    """The dashboard's share link of a run: its Report page opened straight to it."""
-    return f"{dashboard_url.rstrip('/')}/report?run={quote(run_id)}"
 
 
 def run_list(args: argparse.Namespace) -> int:

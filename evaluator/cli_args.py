@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from typing import Any, Dict, Sequence
+from urllib.parse import quote
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .cli_review import add_review_parser
@@ -207,6 +208,11 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
             percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
             raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
+
+
+def run_link(dashboard_url: str, run_id: str) -> str:
+    """--dashboard-url's share link of a run: its Report page opened straight to it."""
+    return f"{dashboard_url.rstrip('/')}/report?run={quote(run_id)}"
 
 
 def judge_kind(args: argparse.Namespace) -> str:

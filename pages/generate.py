@@ -16,9 +16,11 @@ from evaluator.generate.runner import GenerateSettings, Generation
 from evaluator.judges.offline import OfflineJudge
 from evaluator.text import content_words, sentences
 
+from pages import _team as team
 from pages import _ui as ui
 
 ui.page_setup("Generate")
+team.require("evaluator")  # a generation calls the team's judge: evaluators only in team mode
 
 GEN = "gen_live"  # the Generation running or last run
 ITEMS = "gen_items"  # the kept items so far (TestItem list), edited and saved from here
@@ -29,8 +31,9 @@ LOCAL = ("127.0.0.1", "localhost", "::1")
 
 
 def is_local() -> bool:
-    """A folder path is offered only when the dashboard serves this machine alone (a laptop)."""
-    return str(st_config.get_option("server.address") or "127.0.0.1") in LOCAL
+    """A folder path is offered only when the dashboard serves this machine alone (a laptop). Team mode
+    never offers it: behind an SSO proxy on the same host the server listens on 127.0.0.1 too."""
+    return not team.config().team and str(st_config.get_option("server.address") or "127.0.0.1") in LOCAL
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading and chunking the documents…")

@@ -209,6 +209,16 @@ def test_cli_ray_run_prints_the_usual_report_and_opens_from_the_history(cluster,
     assert records(read_results_parquet(out)) == records(store.indexed_results(local_run.run_id))
 
 
+def test_cli_ray_run_on_postgres_prints_its_share_link_last_and_keeps_its_project(cluster, postgres_url, capsys):
+    assert main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--ray-workers", "2", "--history", postgres_url,
+                 "--project", "support bot", "--dashboard-url", "https://ragmeter.example.com/"]) == 0
+    out, err = capsys.readouterr()
+    [run] = RunStore(postgres_url).list_runs()
+    assert out.strip().splitlines()[-1] == f"https://ragmeter.example.com/report?run={run.run_id}"
+    assert err.strip().splitlines()[-1].startswith("ragmeter: ok:")
+    assert (run.project, run.status, run.n_done) == ("support bot", "finished", 28)
+
+
 @pytest.mark.parametrize("extra,message", [
     (["-o", "report.html"], "name it .parquet"),
     (["--resume", "abc"], "--resume works with the local engine"),

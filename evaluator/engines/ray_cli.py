@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from ..cli_args import UsageError, parse_pairs, parse_thresholds, run_config
+from ..cli_args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
 from ..costs import usage_line
 from ..progress import ProgressLine
 from ..verdict import Verdict, decide
@@ -40,13 +40,13 @@ def check_ray_args(args: argparse.Namespace) -> None:
 class RayHistory:
     """Saves a Ray run to the history as its rows stream in, so it opens in the dashboard like any other."""
 
-    def __init__(self, store: Any, dataset: str, settings: Dict[str, Any]) -> None:
-        self.store, self.dataset, self.settings = store, dataset, settings
+    def __init__(self, store: Any, dataset: str, settings: Dict[str, Any], project: Optional[str] = None) -> None:
+        self.store, self.dataset, self.settings, self.project = store, dataset, settings, project
         self.run_id: Optional[str] = None
 
     def start(self, total: int) -> None:
         self.run_id = self.store.create_run(dataset_name=self.dataset, samples=[], settings=self.settings,
-                                            n_samples=total)
+                                            n_samples=total, project=self.project)
 
     def save(self, frame: Any) -> None:
         self.store.record_results(self.run_id, history_rows(frame))
@@ -64,7 +64,7 @@ def ray_evaluate(args: argparse.Namespace, store: Any = None) -> Verdict:
     config = run_config(args)
     thresholds = parse_thresholds(args.fail_under, [m.name for m in config.chosen_metrics()])
     settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
-    history = None if store is None else RayHistory(store, Path(args.data).name, settings)
+    history = None if store is None else RayHistory(store, Path(args.data).name, settings, args.project)
     line, counts = ProgressLine(sys.stderr, args.quiet), {"done": 0, "total": 0}
 
     def started(total: int) -> None:
@@ -92,6 +92,8 @@ def ray_evaluate(args: argparse.Namespace, store: Any = None) -> Verdict:
     ending = ray_report(run, usage, args, thresholds)
     if history is not None:
         history.finish("finished", run.elapsed, usage or None, ending)
+        if args.dashboard_url and history.run_id:  # the last line on stdout, as a local run's (README "Team mode")
+            print(run_link(args.dashboard_url, history.run_id))
     return ending
 
 

@@ -43,7 +43,10 @@ class RunTally:
             self.usage[column] += int(frame[column].sum())
         unscored = [frame[f"{name}_method"] == METHOD_UNSCORED for name in metric_columns(frame)]
         if unscored:
-            self.unusable_rows += int(sum(unscored[1:], unscored[0]).astype(bool).sum())
+            any_unscored = unscored[0]
+            for column in unscored[1:]:  # `|`, not `+`: pyarrow-backed bool columns cannot be added
+                any_unscored = any_unscored | column
+            self.unusable_rows += int(any_unscored.fillna(False).sum())
 
     def metric_names(self) -> List[str]:
         """The metrics at least one row has, in the run's order (as EvalReport.metric_names)."""

@@ -23,7 +23,7 @@ base_url = "http://127.0.0.1:9/v1"
 api_key_env = "TEAM_KEY"
 """
 
-PAGES = ["pages/evaluate.py", "pages/report.py", "pages/spot_check.py", "pages/history.py"]
+PAGES = ["pages/evaluate.py", "pages/report.py", "pages/spot_check.py", "pages/generate.py", "pages/history.py"]
 
 
 def team_config(tmp_path, monkeypatch, text=TEAM):

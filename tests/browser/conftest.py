@@ -6,6 +6,7 @@ Chromium or Playwright is missing the tests skip locally, but fail under CI=true
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Iterator
+from typing import Dict, Iterator
 
 import pytest
 
@@ -160,14 +161,11 @@ def history_path() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
-    """The real dashboard, `streamlit run app.py` on a free loopback port, for the whole session."""
+@contextlib.contextmanager
+def serve_app(env: Dict[str, str], log_path: Path) -> Iterator[str]:
+    """`streamlit run app.py` with `env` on a free loopback port, its output in `log_path`; yields its URL."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = {**os.environ, "RAGMETER_HISTORY": str(history_path)}
-    env.pop("OPENAI_API_KEY", None)  # the offline default must not depend on a key
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
            "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
     with open(log_path, "wb") as log:
@@ -178,3 +176,13 @@ def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
         yield url
     finally:
         _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
+    """The real dashboard, `streamlit run app.py` on a free loopback port, for the whole session."""
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = {**os.environ, "RAGMETER_HISTORY": str(history_path)}
+    env.pop("OPENAI_API_KEY", None)  # the offline default must not depend on a key
+    with serve_app(env, log_path) as url:
+        yield url
