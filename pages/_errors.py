@@ -30,9 +30,9 @@ log = logging.getLogger("ragmeter.dashboard")
 _SPECIAL = re.compile(r"([\\`*\[\]<>!~$|#&])")
 # "_" makes emphasis only at a word's edge: "retrieval_context" stays as it is, "_x_" is escaped.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
-# Streamlit turns ":name:" into an emoji or a Material icon after parsing, so a backslash cannot
-# stop it; an invisible word joiner after the colon does.
-_SHORTCODE = re.compile(r":(?=[\w+-])")
+# Streamlit turns ":name:" and ":material/name:" into an emoji or an icon after parsing, so a
+# backslash cannot stop it; an invisible word joiner after the opening colon does.
+_SHORTCODE = re.compile(r":(?=(?:material/)?[\w+-]+:)")
 # At the start of the text: a list, numbered list or setext/thematic line.
 _LEADING_MARK = re.compile(r"^([-+=])")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
