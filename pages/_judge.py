@@ -48,7 +48,7 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
     key = lambda field: state.judge_key(prefix, field)  # noqa: E731
     c1, c2 = st.columns([3, 2])
     kind = c1.radio("Judge", [OFFLINE, OPENAI], key=key("judge"), horizontal=True, persist_state=state.KEEP)
-    language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.get, key=key("language"),
+    language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
                             persist_state=state.KEEP)
     if kind == OFFLINE:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")

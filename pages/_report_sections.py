@@ -1,5 +1,6 @@
 """The Report page's sections, top to bottom: header, metric cards, summary, advice, judge noise and
 usage, target, agreement with people, the samples table with its filters, the drill-down, downloads."""
+from functools import partial
 from pathlib import Path
 from typing import Any, Dict, Sequence
 
@@ -187,7 +188,7 @@ def filter_frame(frame: Any) -> Any:
     metric = c3.selectbox("Metric", ["(any)"] + cols, key=state.REP_METRIC, persist_state=state.KEEP)
     at_most = c4.slider("at most", 0.0, 1.0, 1.0, 0.05, key="rep_max", disabled=metric == "(any)",
                         persist_state=state.KEEP)
-    methods = st.multiselect("Scored by (any metric)", list(METHOD_LABELS), format_func=METHOD_LABELS.get,
+    methods = st.multiselect("Scored by (any metric)", list(METHOD_LABELS), format_func=METHOD_LABELS.__getitem__,
                              key="rep_methods", persist_state=state.KEEP)
     return report_data.select_rows(frame, text=text, categories=chosen,
                                    metric=None if metric == "(any)" else metric, at_most=at_most, methods=methods)
@@ -257,9 +258,9 @@ def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None
     for i, (name, chart) in enumerate(charts.items()):
         slug = name.split()[0].lower()
         c1, c2, _ = st.columns(3)
-        c1.download_button(f"{name} chart (PNG)", lambda c=chart: chart_io.chart_png(c), f"{stem}-{slug}.png",
+        c1.download_button(f"{name} chart (PNG)", partial(chart_io.chart_png, chart), f"{stem}-{slug}.png",
                            "image/png", key=f"dl_png_{i}", on_click="ignore")
-        c2.download_button(f"{name} chart (SVG)", lambda c=chart: chart_io.chart_svg(c), f"{stem}-{slug}.svg",
+        c2.download_button(f"{name} chart (SVG)", partial(chart_io.chart_svg, chart), f"{stem}-{slug}.svg",
                            "image/svg+xml", key=f"dl_svg_{i}", on_click="ignore")
 
 

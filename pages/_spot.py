@@ -38,7 +38,8 @@ def split_contexts(text: str) -> List[str]:
     lines = (text or "").splitlines()
     if not any(line.strip() == "---" for line in lines):
         return [line.strip() for line in lines if line.strip()]
-    blocks, current = [], []
+    blocks: List[str] = []
+    current: List[str] = []
     for line in lines + ["---"]:
         if line.strip() == "---":
             blocks.append("\n".join(current).strip())

@@ -18,7 +18,7 @@ no longer offer (a pick from a bigger report) are dropped with `drop_stale` befo
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Final, Optional, Sequence
 
 import streamlit as st
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # types only: the modules that define them import this one
     from pages._data import LoadedDataset
     from pages._runs import RunMeta
 
-KEEP = "session"  # persist_state of every widget whose value outlives a page switch
+KEEP: Final = "session"  # persist_state of every widget whose value outlives a page switch
 
 # --- app data ---------------------------------------------------------------------------------
 REPORT = "report"  # EvalReport shown on the Report page

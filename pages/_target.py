@@ -18,38 +18,37 @@ from pages import _errors as errors
 from pages import _state as state
 
 FROM_FILE, FROM_PIPELINE = "from the file", "call my pipeline (HTTP endpoint)"
-KEEP = state.KEEP  # every field here outlives a page switch
 
 
 def answers_source() -> str:
     """Where the answers come from: the file, or the user's pipeline called for each question."""
-    return st.radio("Answers", [FROM_FILE, FROM_PIPELINE], key="eval_answers", horizontal=True, persist_state=KEEP,
+    return st.radio("Answers", [FROM_FILE, FROM_PIPELINE], key="eval_answers", horizontal=True, persist_state=state.KEEP,
                     help="Call my pipeline: the file needs only questions; ragmeter asks your endpoint each one.")
 
 
 def target_form() -> Optional[TargetConfig]:
     """The endpoint and how to read its replies; None (with the reason shown) while unusable."""
-    url = st.text_input("Endpoint URL", key="eval_target_url", persist_state=KEEP, placeholder="http://127.0.0.1:8765/ask",
+    url = st.text_input("Endpoint URL", key="eval_target_url", persist_state=state.KEEP, placeholder="http://127.0.0.1:8765/ask",
                         help="ragmeter POSTs JSON to it for each question. Try the demo: python -m evaluator.demo")
     with st.expander("Request and reply fields"):
-        body = st.text_input("Body template", value=DEFAULT_BODY, key="eval_target_body", persist_state=KEEP,
+        body = st.text_input("Body template", value=DEFAULT_BODY, key="eval_target_body", persist_state=state.KEEP,
                              help="{question} is replaced by the question, JSON-escaped.")
-        headers = st.text_area("Headers", key="eval_target_headers", height=68, persist_state=KEEP,
+        headers = st.text_area("Headers", key="eval_target_headers", height=68, persist_state=state.KEEP,
                                placeholder="Authorization: Bearer ${RAG_TOKEN}",
                                help="One 'Name: value' a line. ${VAR} is read from the environment at each call; "
                                     "header values are never saved.")
         c1, c2, c3 = st.columns(3)
         fields = [f"{name}={path.strip()}" for name, path in (
-            ("answer", c1.text_input("Answer path", key="eval_target_answer", persist_state=KEEP, placeholder="found automatically")),
-            ("contexts", c2.text_input("Contexts path", key="eval_target_contexts", persist_state=KEEP,
+            ("answer", c1.text_input("Answer path", key="eval_target_answer", persist_state=state.KEEP, placeholder="found automatically")),
+            ("contexts", c2.text_input("Contexts path", key="eval_target_contexts", persist_state=state.KEEP,
                                         placeholder="e.g. data.hits[].passage")),
-            ("tool_calls", c3.text_input("Tool calls path", key="eval_target_tools", persist_state=KEEP, placeholder="e.g. steps")),
+            ("tool_calls", c3.text_input("Tool calls path", key="eval_target_tools", persist_state=state.KEEP, placeholder="e.g. steps")),
         ) if path.strip()]
         c1, c2 = st.columns(2)
-        workers = int(c1.number_input("Target workers", 1, 64, 4, key="eval_target_workers", persist_state=KEEP,
+        workers = int(c1.number_input("Target workers", 1, 64, 4, key="eval_target_workers", persist_state=state.KEEP,
                                       help="Questions sent to your endpoint at once."))
         timeout = float(c2.number_input("Timeout (s)", 1.0, 600.0, 60.0, key="eval_target_timeout",
-                                        persist_state=KEEP))
+                                        persist_state=state.KEEP))
     if not url.strip():
         errors.info("Enter your endpoint's URL, then press Test target to check how its reply is read.")
         return None
