@@ -30,9 +30,11 @@ log = logging.getLogger("ragmeter.dashboard")
 _SPECIAL = re.compile(r"([\\`*\[\]<>!~$|#&])")
 # "_" makes emphasis only at a word's edge: "retrieval_context" stays as it is, "_x_" is escaped.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
-# Streamlit turns ":name:" and ":material/name:" into an emoji or an icon after parsing, so a
-# backslash cannot stop it; an invisible word joiner after the opening colon does.
-_SHORTCODE = re.compile(r":(?=(?:material/)?[\w+-]+:)")
+# Streamlit's Markdown turns ":name:" / ":material/name:" into an icon, and bare URLs ("http://",
+# "www.") and e-mail addresses into links, after parsing, so a backslash cannot stop them; an
+# invisible word joiner (U+2060) inside the pattern does. `unlinked` is the text a reader sees.
+JOINER = "\u2060"
+_NEVER_LINKED = re.compile(r":(?=(?:material/)?[\w+-]+:)|:(?=//)|(?<![\w.])www(?=\.)|@(?=[-\w])", re.IGNORECASE)
 # At the start of the text: a list, numbered list or setext/thematic line.
 _LEADING_MARK = re.compile(r"^([-+=])")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
@@ -45,15 +47,19 @@ class Markdown(str):
 
 
 def md(text: Any) -> Markdown:
-    """`text` (user text) escaped for Markdown, on one line: it renders exactly as typed."""
+    """`text` (user text) escaped for Markdown, on one line: it renders as typed (`unlinked`)."""
     if isinstance(text, Markdown):
         return text
-    text = _LINE_BREAKS.sub(" ", str(text))
+    text = unlinked(text)
     text = _SPECIAL.sub(r"\\\1", text)
     text = _EDGE_UNDERSCORE.sub(r"\\_", text)
-    text = _SHORTCODE.sub(":\u2060", text)
     text = _LEADING_MARK.sub(r"\\\1", text)
     return Markdown(_LEADING_NUMBER.sub(r"\1\\\2", text))
+
+
+def unlinked(text: Any) -> str:
+    """`text` on one line, with a word joiner where Streamlit would make an icon or a link of it."""
+    return _NEVER_LINKED.sub(lambda m: m.group(0) + JOINER, _LINE_BREAKS.sub(" ", str(text)))
 
 
 def code_span(text: Any) -> Markdown:

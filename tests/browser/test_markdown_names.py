@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from .test_dashboard import RUN_TIMEOUT, go_to, main, open_app, wait_idle
+from .test_dashboard import RUN_TIMEOUT, go_to, main, open_app, text_block, wait_idle
 
 try:  # after test_dashboard, which skips (or, under CI=true, fails) this module without Playwright
     from playwright.sync_api import Page, expect
@@ -18,6 +18,7 @@ except ImportError:
     pass
 
 from hostile_run import payload, save_hostile_run
+from pages._errors import unlinked
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +66,7 @@ def test_markdown_images_in_user_text_are_shown_as_text_and_never_fetched(page: 
         "name": name, "mimeType": "text/csv",
         "buffer": f'question,answer,contexts\n"Where is it? {text}",Here.,It is here.\n'.encode()}])
     caption = main(page).get_by_text(re.compile(r" · CSV · 1 rows"))
-    expect(caption).to_be_visible()
+    expect(caption).to_be_visible(timeout=RUN_TIMEOUT)
     shown_name = caption.inner_text().split(" · CSV")[0]
     assert "![x](" in shown_name and "x.png)" in shown_name, shown_name  # as typed (the browser may alter '/')
     wait_idle(page)
@@ -75,7 +76,9 @@ def test_markdown_images_in_user_text_are_shown_as_text_and_never_fetched(page: 
     form.get_by_label("Criteria", exact=True).fill(f"Polite {text}")
     form.get_by_role("button", name="Add rubric").click()
     wait_idle(page)
-    expect(main(page).get_by_text(f"Polite {text}")).to_be_visible()
+    main(page).get_by_text(re.compile(r"^Rubric metrics \(1\)$")).click()  # closed again by the rerun
+    shown = unlinked(text)  # what a reader sees: the typed text (with invisible word joiners in its URL)
+    expect(main(page).get_by_text(f"Polite {shown}", exact=False)).to_be_visible()
     page.get_by_role("button", name="Run evaluation").click()
     expect(main(page).get_by_text(re.compile(r"^Done: 1 samples? of "))).to_be_visible(timeout=RUN_TIMEOUT)
     no_image_from(page, port)
@@ -83,9 +86,9 @@ def test_markdown_images_in_user_text_are_shown_as_text_and_never_fetched(page: 
 
     # Report: the header names the upload; the drill-down shows the question.
     page.get_by_role("button", name="Open report").click()
-    expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible(timeout=RUN_TIMEOUT)
     wait_idle(page)
-    expect(main(page).get_by_text(f"Where is it? {text}", exact=True).first).to_be_visible()
+    expect(text_block(page, f"Where is it? {text}")).to_be_visible(timeout=RUN_TIMEOUT)
     no_image_from(page, port)
     shot("2-report")
 
@@ -95,20 +98,20 @@ def test_markdown_images_in_user_text_are_shown_as_text_and_never_fetched(page: 
     go_to(page, "History")
     expect(page.get_by_role("combobox", name="Run")).to_have_value(re.compile(rf"^{re.escape(text)} · finished · "))
     page.get_by_role("button", name="Delete run").click()
-    expect(main(page).get_by_text(f"Delete {text} and its 3 saved results?", exact=False)).to_be_visible()
+    expect(main(page).get_by_text(f"Delete {shown} and its 3 saved results?", exact=False)).to_be_visible()
     page.get_by_role("button", name="Cancel").click()
     wait_idle(page)
     page.get_by_role("button", name="Compare runs").click()
-    expect(main(page).get_by_text(f"B = {text} against A = {text}", exact=False)).to_be_visible()
+    expect(main(page).get_by_text(f"B = {shown} against A = {shown}", exact=False)).to_be_visible()
     no_image_from(page, port)
     shot("3-history")
 
     # The hostile run in the Report: advice quoting the rubric, its drill-down with the judge's reply.
     page.get_by_role("button", name="Open in report").click()
-    expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible(timeout=RUN_TIMEOUT)
     wait_idle(page)
-    expect(main(page).get_by_text(f"Answers fall short of the rubric: Polite {text}", exact=False)).to_be_visible()
-    expect(main(page).get_by_text(f"Question 0 {text}", exact=True).first).to_be_visible()
+    expect(main(page).get_by_text(f"Answers fall short of the rubric: Polite {shown}", exact=False)).to_be_visible()
+    expect(text_block(page, f"Question 0 {text}")).to_be_visible(timeout=RUN_TIMEOUT)
     no_image_from(page, port)
     shot("4-hostile-report")
 
