@@ -20,7 +20,7 @@ requests, so this bench uses its own in-process server for every kind.
 
 The draw is a hash of (prompt, how many times the server has seen that prompt, --seed), so the
 same sample meets the same faults in the same order whatever the thread timing: a run is
-reproducible, and tests/test_fault_matrix.py can predict every outcome.
+reproducible, and tests/judges/test_fault_matrix.py can predict every outcome.
 
 It prints the faults injected, the judge's retries, per metric how each score was made and why
 fallbacks happened, and the rows lost (every input sample_id must appear exactly once in the

@@ -15,15 +15,28 @@ The package reads like a table of contents (each folder's __init__ says what it 
     history.py     every run saved in SQLite, resumable
     io/            files in and out: datasets, records, exports, redaction
     analysis/      reading the scores: statistics, bands, advice, agreement, run comparison
+    verdict.py     how a run ended (ok, thresholds missed, judge/target failed, nothing scored): one decision
+    scoring_pass.py  the start and end every scoring pass shares (progress, usage, judge health)
     cli.py         the `ragmeter` command
 """
-from typing import Any
+import typing
 
-from .errors import DatasetError, HistoryError, JudgeConfigError, JudgeError, JudgeFailed, RagmeterError
+from .errors import (
+    DatasetError,
+    HistoryError,
+    JudgeConfigError,
+    JudgeError,
+    JudgeFailed,
+    MetricError,
+    MissingExtra,
+    RagmeterError,
+    TargetConfigError,
+    TargetError,
+)
 from .evaluation import RAGEvaluator
 from .judges.base import Judge
 from .judges.offline import OfflineJudge
-from .metrics.registry import Metric
+from .metrics.registry import Metric, register
 from .metrics.rubric import RubricMetric, load_rubrics
 from .model import EvalReport, EvalResult, EvalSample, MetricScore
 
@@ -37,10 +50,14 @@ _LAZY = {
     "RunStore": "history",
     "score_frame": "engines.partition",
     "summarize": "analysis.stats",
+    "TargetConfig": "targets",
+    "RowCounts": "verdict",
+    "Verdict": "verdict",  # Verdict.of(report); the module name `verdict` would shadow a function export
+    # "register_judge": "judges.registry",  <- the judge registry (issue 16.1) adds its door here
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     if name in _LAZY:
         from importlib import import_module
 
@@ -59,17 +76,25 @@ __all__ = [
     "JudgeError",
     "JudgeFailed",
     "Metric",
+    "MetricError",
     "MetricScore",
+    "MissingExtra",
     "OfflineJudge",
     "OpenAIJudge",
     "RAGEvaluator",
     "RagmeterError",
+    "RowCounts",
     "RubricMetric",
     "Run",
     "RunConfig",
     "RunStore",
+    "TargetConfig",
+    "TargetConfigError",
+    "TargetError",
+    "Verdict",
     "load_dataset",
     "load_rubrics",
+    "register",
     "score_frame",
     "summarize",
 ]

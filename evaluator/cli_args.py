@@ -6,10 +6,15 @@ cli.py; this module only declares them.
 from __future__ import annotations
 
 import argparse
+from typing import Any, Dict, Sequence
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .judges.cache import default_cache_path
+from .errors import RagmeterError
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from .metrics.registry import known_metrics
+from .metrics.rubric import load_rubrics
+from .runs import OPENAI, RunConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
     judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    ev.add_argument("--api-key-env", default="",
+                    help="environment variable holding the API key (default: OPENAI_API_KEY, which is sent only "
+                         "to OpenAI's own URL or $OPENAI_BASE_URL; name it to send it to --base-url)")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,
@@ -40,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "shows the judge's noise (default 1; use with --temperature above 0)")
     ev.add_argument("--temperature", type=float, default=0.0,
                     help="the judge's sampling temperature (default 0)")
-    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="map a dataset column to a field")
+    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="read a field from a column, or from a path inside one "
+                    "(question=inputs.question, contexts=outputs.documents[].page_content)")
     ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
     ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                     help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
@@ -51,8 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     ev.add_argument("--cache", default=str(default_cache_path()),
                     help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
-    ev.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    ev.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
     ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
+    ev.add_argument("--project", default=None, help="the project the run is listed under (default: the dataset's "
+                    "file name); the owner is $RAGMETER_USER, else your login name")
+    ev.add_argument("--dashboard-url", default=None, metavar="URL",
+                    help="the team dashboard's address: print the run's share link (URL/report?run=RUN_ID) "
+                         "as the last line of output")
     ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
     ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
     ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
@@ -72,8 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                     "another judge); the target is not called")
     add_target_arguments(ev)
+    add_generate_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--owner", default=None, help="only the runs this user started")
+    runs.add_argument("--project", default=None, help="only the runs of this project")
     return parser
 
 
@@ -91,7 +107,47 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
                        help="where the reply holds answer/contexts/tool_calls, e.g. contexts=data.hits[].passage")
     group.add_argument("--target-base-url", default="", help="endpoint of an openai:MODEL target")
     group.add_argument("--target-workers", type=int, default=4, help="questions sent to the target at once")
+    group.add_argument("--record", metavar="PATH.jsonl", help="conversations: save the replayed conversations here "
+                       "(default: beside the run history, in conversations/)")
     group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
+
+
+def add_generate_parser(sub: Any) -> None:
+    """`ragmeter generate`: a test set from documents (evaluator/cli_generate.py runs it)."""
+    gen = sub.add_parser("generate", help="write a test set from your documents, and show what it covers",
+                         description="Write questions, reference answers and expected documents from documents; "
+                                     "exit 0 ok, 1 fewer than --n items kept (those kept are written), 2 bad input "
+                                     "or no model, 3 the judge failed, 130 interrupted (resume with --resume).")
+    gen.add_argument("--docs", required=True, help="a folder of .md/.txt/.html/.pdf files, a CSV/JSONL/Parquet "
+                                                   "file with title and body columns, or postgresql://… (with --docs-query)")
+    gen.add_argument("--docs-query", help='SQL returning a title and a body column, e.g. "SELECT title, body FROM documents"')
+    judge = gen.add_mutually_exclusive_group()
+    judge.add_argument("--model", help="the model that writes and checks the items (OpenAI-compatible endpoint)")
+    judge.add_argument("--offline", action="store_true",
+                       help="no model: extractive cloze items (a sentence with a word blanked), for retrieval checks only")
+    gen.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    gen.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    gen.add_argument("--output", "-o", help="the test set to write: .jsonl, .csv or .parquet")
+    gen.add_argument("--n", type=int, default=None,
+                     help="items to keep (default 50; with --fill-gaps, one per untouched section up to 50)")
+    gen.add_argument("--kinds", default="", metavar="KIND=WEIGHT,...",
+                     help="the mix of single, multi, summary, unanswerable, variant (default "
+                          "single=4,multi=2,summary=1,unanswerable=1,variant=2)")
+    gen.add_argument("--language", choices=["auto", "en", "ar", "mix"], default="auto",
+                     help="language of the items: auto (each document's own, default), en, ar, or mix (half each)")
+    gen.add_argument("--max-attempts", type=int, default=0, metavar="N",
+                     help="stop after N attempts even when fewer than --n items passed the checks (default 3n+10)")
+    gen.add_argument("--chunk-chars", type=int, default=1200, help="largest chunk in characters (default %(default)s)")
+    gen.add_argument("--seed", type=int, default=0, help="which chunks are drawn (default %(default)s)")
+    gen.add_argument("--max-workers", type=int, default=4, help="items written at once (default %(default)s)")
+    gen.add_argument("--fill-gaps", metavar="TESTSET", help="add items only for the sections TESTSET does not touch; "
+                                                            "--output gets TESTSET's items plus the new ones")
+    gen.add_argument("--resume", action="store_true", help="continue the --output file an interrupted run left")
+    gen.add_argument("--coverage-only", metavar="TESTSET",
+                     help="write nothing: print which documents and sections TESTSET (any dataset) touches")
+    gen.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
+    gen.add_argument("--cache", default=str(default_cache_path()), help="judge cache file (default %(default)s)")
+    gen.add_argument("--quiet", "-q", action="store_true", help="no progress line")
 
 
 def _version() -> str:
@@ -101,3 +157,71 @@ def _version() -> str:
         return version("ragmeter")
     except PackageNotFoundError:  # run from a source checkout that was never installed
         return "unknown (not installed)"
+
+
+# -- arguments -> plain data (shared by the local and the Ray engine's command lines) -------------
+class UsageError(RagmeterError):
+    """Bad arguments: printed as one line, exit code 2."""
+
+
+def parse_pairs(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> Dict[str, str]:
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"{what} expects {form}, got {item!r}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[str, float]:
+    """--fail-under METRIC=VALUE pairs; METRIC is one of the run's `chosen` metrics (any registered
+    metric when none are given), or "overall"."""
+    known = set(chosen or known_metrics()) | {"overall"}
+    thresholds = {}
+    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+        if name not in known:
+            scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
+            raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
+        try:
+            thresholds[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--fail-under: {value!r} is not a number (metric {name})") from None
+        if not 0.0 <= thresholds[name] <= 1.0:
+            percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
+            raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
+    return thresholds
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The run the command line asks for, as plain data (the key stays in the environment)."""
+    scoring = metric_options(args)
+    if not args.model:
+        if args.base_url:
+            raise UsageError("--base-url needs --model (the judge model name)")
+        if args.batch and not args.resume:
+            raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
+        scoring.pop("temperature")  # no judge, nothing to sample
+        return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
+    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
+                     language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
+                     cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
+                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
+
+
+def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """RunConfig's metrics, rubrics and repeats from --metrics, --rubrics and --repeats (checked here)."""
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: ask the judge at least once (K >= 1)")
+    rubrics: Dict[str, Any] = {}
+    for path in args.rubrics:
+        for rubric in load_rubrics(path):
+            if rubric.name in rubrics:
+                raise UsageError(f"--rubrics: rubric {rubric.name!r} is defined twice ({path})")
+            rubrics[rubric.name] = rubric.to_dict()
+    names = tuple(n.strip() for n in (args.metrics or "").split(",") if n.strip())
+    if args.metrics is not None and not names:
+        raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
+    if not 0.0 <= args.temperature <= 2.0:
+        raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}

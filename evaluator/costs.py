@@ -9,7 +9,7 @@ budget decision needs.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterable, Optional
+from typing import Any, Dict, Iterable, Optional
 
 from .judges.base import is_offline
 from .metrics.registry import MetricChoice, resolve_metrics
@@ -60,3 +60,12 @@ def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
             prompt_tokens += repeats * estimate_tokens(metric.prompt(sample, lang))
     completion = calls * COMPLETION_TOKENS_PER_CALL
     return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out))
+
+
+def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Optional[float]) -> str:
+    """Judge calls, cache hits, tokens, retries, failures and the cost when prices are known."""
+    line = (f"judge: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits, "
+            f"{usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens, "
+            f"{usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
+    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
+    return line + (f", cost {cost:.4f}" if cost is not None else "")

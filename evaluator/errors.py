@@ -14,6 +14,7 @@
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
@@ -101,6 +102,10 @@ class JudgeFailed(RagmeterError):
 
 class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
+
+
+class ConfigError(RagmeterError, ValueError):
+    """The operator's configuration file ($RAGMETER_CONFIG) is unreadable or wrong; names the file and key."""
 
 
 class MissingExtra(RagmeterError, ImportError):

@@ -3,25 +3,25 @@ from __future__ import annotations
 
 import copy
 import logging
-import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Literal, Optional
 
 from .errors import JudgeFailed
-from .judges.base import Judge, is_offline, judge_usage
-from .judges.health import STOPPED_KEY, HealthPolicy, JudgeHealth, WatchedJudge
+from .judges.base import Judge, is_offline
+from .judges.health import HealthPolicy, JudgeHealth, WatchedJudge
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.registry import MetricChoice, resolve_metrics
 from .metrics.scoring import score_sample
 from .model import EvalReport, EvalResult, EvalSample
+from .scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
 from .text import resolve_language
 
 log = logging.getLogger("ragmeter")
 
-ProgressCallback = Callable[[int, int, EvalResult], None]
-ResultCallback = Callable[[int, EvalResult], None]
+Language = Literal["ar", "en", "auto"]  # auto: decided per sample from its text
+
 
 
 class RAGEvaluator:
@@ -37,7 +37,7 @@ class RAGEvaluator:
     (see judges/health.py); None scores every row whatever the judge does.
     """
 
-    def __init__(self, llm: Judge, language: str = "auto", batch_delay: float = 0.0,
+    def __init__(self, llm: Judge, language: Language = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS,
                  metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1,
                  judge_health: Optional[HealthPolicy] = HealthPolicy()) -> None:
@@ -103,25 +103,14 @@ class RAGEvaluator:
         if not samples:
             log.warning("evaluate_dataset called with no samples; returning an empty report.")
             return EvalReport()
-        start = time.perf_counter()
-        usage_before = judge_usage(self.llm)
-        self._watch()
-        progress = _Progress(len(samples), show_progress, on_progress, on_result)
+        scoring = ScoringPass(self, len(samples), show_progress, on_progress, on_result)
         if max_workers <= 1:
-            results = self._run_sequential(samples, progress, stop)
+            results = self._run_sequential(samples, scoring.progress, stop)
         else:
-            results = self._run_concurrent(samples, max_workers, progress, stop)
-        progress.close()
-        report = EvalReport(results=results, total_time=time.perf_counter() - start,
-                            usage=_usage_delta(usage_before, judge_usage(self.llm)))
-        if self.health is not None and self.health.tripped:
-            failure = self.health.failure()
-            report.usage[STOPPED_KEY] = str(failure)  # kept with the run, so every surface can say why
-            failure.report = report
-            raise failure
-        return report
+            results = self._run_concurrent(samples, max_workers, scoring.progress, stop)
+        return scoring.report(results)
 
-    def _watch(self) -> None:
+    def watch(self) -> None:
         """A fresh JudgeHealth for this run (none for an offline judge, which is never called)."""
         if self.judge_health is None or is_offline(self.llm):
             self.health, self._judge = None, self.llm
@@ -129,14 +118,14 @@ class RAGEvaluator:
         self.health = JudgeHealth(self.judge_health)
         self._judge = WatchedJudge(self.llm, self.health)
 
-    def _stopping(self, stop: Optional[threading.Event]) -> bool:
+    def stopping(self, stop: Optional[threading.Event]) -> bool:
         return (stop is not None and stop.is_set()) or (self.health is not None and self.health.tripped)
 
-    def _run_sequential(self, samples: List[EvalSample], progress: "_Progress",
+    def _run_sequential(self, samples: List[EvalSample], progress: Progress,
                         stop: Optional[threading.Event]) -> List[EvalResult]:
         results = []
         for i, sample in enumerate(samples):
-            if self._stopping(stop):
+            if self.stopping(stop):
                 break
             if i and self.batch_delay > 0:
                 time.sleep(self.batch_delay)
@@ -147,7 +136,7 @@ class RAGEvaluator:
             progress.update(i, results[-1])
         return results
 
-    def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: "_Progress",
+    def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: Progress,
                         stop: Optional[threading.Event]) -> List[EvalResult]:
         done: Dict[int, EvalResult] = {}
         pending: Dict[Future, int] = {}
@@ -155,7 +144,7 @@ class RAGEvaluator:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragmeter") as pool:
             while True:
                 # Keep at most `workers` samples in flight so Stop wastes little work.
-                while len(pending) < workers and not self._stopping(stop):
+                while len(pending) < workers and not self.stopping(stop):
                     item = next(queue, None)
                     if item is None:
                         break
@@ -173,35 +162,3 @@ class RAGEvaluator:
                         continue  # the judge is failing: this sample stays unscored
                     progress.update(index, done[index])
         return [done[i] for i in sorted(done)]
-
-
-def _usage_delta(before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]:
-    """This run's share of a judge's running totals (a judge may serve several runs)."""
-    return {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v for k, v in after.items()}
-
-
-class _Progress:
-    """Counts finished samples, calls the user's callback and draws the optional console line."""
-
-    def __init__(self, total: int, show: bool, callback: Optional[ProgressCallback],
-                 on_result: Optional[ResultCallback]) -> None:
-        self.total, self.show, self.callback, self.on_result = total, show, callback, on_result
-        self.done = 0
-        self.start = time.perf_counter()
-
-    def update(self, index: int, result: EvalResult) -> None:
-        self.done += 1
-        if self.on_result is not None:
-            self.on_result(index, result)
-        if self.callback is not None:
-            self.callback(self.done, self.total, result)
-        if self.show:
-            elapsed = time.perf_counter() - self.start
-            eta = elapsed / self.done * (self.total - self.done)
-            bar = "#" * int(30 * self.done / self.total)
-            sys.stdout.write(f"\r[{bar:<30}] {self.done}/{self.total}  {elapsed:.1f}s elapsed, ETA {eta:.1f}s")
-            sys.stdout.flush()
-
-    def close(self) -> None:
-        if self.show:
-            sys.stdout.write("\n")

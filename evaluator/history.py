@@ -1,23 +1,27 @@
-"""Run history in SQLite: every run's settings, samples and results, saved as they finish.
+"""Run history in SQLite or PostgreSQL: every run's settings, samples and results, saved as they finish.
 
-One short transaction per write, in WAL mode, so a killed process loses at most the samples that
-were in flight; `pending_samples` tells a resumed run what is left. Each thread gets its own
-connection, so one RunStore can serve the dashboard's threads while a CLI process writes too.
+The location is a SQLite file path (the embedded default) or a `postgresql://` URL, for a history
+that CI jobs and dashboard replicas share; the same SQL, schema and migrations serve both
+(history_db.py holds what differs). One short transaction per write (SQLite in WAL mode), so a
+killed process loses at most the samples that were in flight; `pending_samples` tells a resumed
+run what is left. Each thread gets its own connection, so one RunStore can serve the dashboard's
+threads while CLI processes write too. Every run records its owner (who started it) and project.
 
 Each sample is stored once, in `samples`; a result row keeps only its scores and metric details
 (the compact record) and is joined back to its sample when read. Rows written before that
 (m003) hold the whole record, sample included, and still load as they are.
 
-The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table.
+The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table,
+under a lock (SQLite's write lock, a PostgreSQL advisory lock) so processes opening a new
+database at the same moment apply each step once.
 Settings are sanitised before they are stored: no key, secret, token, password or authorization
 ever reaches the file.
 """
 from __future__ import annotations
 
+import getpass
 import json
 import os
-import sqlite3
-import threading
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .errors import HistoryError
+from .history_db import Database, Session, is_postgres_url, location_of, open_database, shown_url
 from .io.records import (
     result_from_compact_record,
     result_from_record,
@@ -35,18 +40,30 @@ from .io.records import (
 )
 from .io.redact import sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
+from .verdict import Verdict
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
 
 RUN_STATUSES = ("running", "stopped", "finished", "failed")
 
-MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = []
+# A step takes the open transaction (a history_db.Session, or a bare sqlite3 connection in tests of
+# old files) and runs its DDL through `execute`.
+MIGRATIONS: List[Callable[[Any], None]] = []
 migration = MIGRATIONS.append
+USER_ENV_VAR = "RAGMETER_USER"
+
+
+def _real(db: Any) -> str:
+    return getattr(db, "real", "REAL")
+
+
+def _dialect(db: Any) -> str:
+    return getattr(db, "dialect", "sqlite")
 
 
 @migration
-def m001_initial(db: sqlite3.Connection) -> None:
+def m001_initial(db: Any) -> None:
     db.execute(
         """CREATE TABLE runs (
             run_id TEXT PRIMARY KEY,
@@ -56,7 +73,7 @@ def m001_initial(db: sqlite3.Connection) -> None:
             status TEXT NOT NULL,
             n_samples INTEGER NOT NULL,
             settings TEXT NOT NULL,
-            total_time REAL,
+            total_time """ + _real(db) + """,
             usage TEXT
         )"""
     )
@@ -73,7 +90,7 @@ def m001_initial(db: sqlite3.Connection) -> None:
             run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
             idx INTEGER NOT NULL,
             sample_id TEXT,
-            overall REAL NOT NULL,
+            overall """ + _real(db) + """ NOT NULL,
             record TEXT NOT NULL,
             PRIMARY KEY (run_id, idx)
         )"""
@@ -81,21 +98,64 @@ def m001_initial(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m002_finished_at(db: sqlite3.Connection) -> None:
+def m002_finished_at(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN finished_at TEXT")
 
 
 @migration
-def m003_compact_results(db: sqlite3.Connection) -> None:
+def m003_compact_results(db: Any) -> None:
     # A 31,734-row run took ~199 MB when every result repeated its sample's contexts. Rows written
     # from now on are compact (1); older rows, and rows an older ragmeter still writes, stay full (0).
     db.execute("ALTER TABLE results ADD COLUMN compact INTEGER NOT NULL DEFAULT 0")
 
 
+@migration
+def m004_owner_project(db: Any) -> None:
+    # Team mode: who started each run, and the project it belongs to (older runs have neither).
+    db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+    db.execute("ALTER TABLE runs ADD COLUMN project TEXT")
+    db.execute("CREATE INDEX runs_owner ON runs (owner)")
+    db.execute("CREATE INDEX runs_project ON runs (project)")
+    if _dialect(db) == "postgresql":  # SQLite lists same-second runs by rowid; PostgreSQL has none
+        db.execute("ALTER TABLE runs ADD COLUMN seq BIGSERIAL")
+
+
+@migration
+def m005_unscored_rows(db: Any) -> None:
+    # A row with no score at all (its target failed, nothing could be judged) has no overall: NULL,
+    # so AVG leaves it out instead of counting a 0. Rows already stored whose target failed become NULL too.
+    if _dialect(db) == "postgresql":
+        db.execute("ALTER TABLE results ALTER COLUMN overall DROP NOT NULL")
+        db.execute("UPDATE results SET overall = NULL WHERE EXISTS (SELECT 1 FROM samples s WHERE s.run_id = "
+                   "results.run_id AND s.idx = results.idx AND (s.record::jsonb ->> 'target_error') IS NOT NULL)")
+    else:  # SQLite cannot drop a NOT NULL constraint: the column is rebuilt
+        db.execute("ALTER TABLE results RENAME COLUMN overall TO overall_v1")
+        db.execute("ALTER TABLE results ADD COLUMN overall REAL")
+        db.execute("UPDATE results SET overall = CASE WHEN EXISTS (SELECT 1 FROM samples s WHERE s.run_id = "
+                   "results.run_id AND s.idx = results.idx AND json_extract(s.record, '$.target_error') IS NOT NULL) "
+                   "THEN NULL ELSE overall_v1 END")
+        db.execute("ALTER TABLE results DROP COLUMN overall_v1")
+    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")  # evaluator/verdict.py's Verdict, as JSON
+
+
 def default_history_path() -> Path:
-    """$RAGMETER_HISTORY when set, else ~/.ragmeter/history.sqlite3."""
+    """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
-    return Path(env).expanduser() if env else DEFAULT_HISTORY_PATH
+    return Path(env).expanduser() if env and not is_postgres_url(env) else DEFAULT_HISTORY_PATH
+
+
+def default_history_location() -> Path | str:
+    """$RAGMETER_HISTORY (a SQLite path or a postgresql:// URL) when set, else ~/.ragmeter/history.sqlite3."""
+    env = os.environ.get(ENV_VAR, "").strip()
+    return env if is_postgres_url(env) else default_history_path()
+
+
+def default_owner() -> str:
+    """Who a run started here belongs to: $RAGMETER_USER, else the login name."""
+    try:
+        return os.environ.get(USER_ENV_VAR, "").strip() or getpass.getuser()
+    except (KeyError, OSError):  # no such user in the password database (some containers)
+        return "unknown"
 
 
 def _dumps(value: Any) -> str:
@@ -122,6 +182,9 @@ class RunInfo:
     settings: Dict[str, Any] = field(default_factory=dict)
     overall_mean: Optional[float] = None
     finished_at: Optional[str] = None
+    owner: Optional[str] = None
+    project: Optional[str] = None
+    verdict: Optional[Verdict] = None  # how the run ended; None while running or for runs from before m004
 
     @property
     def label(self) -> str:
@@ -130,72 +193,69 @@ class RunInfo:
 
 
 _RUN_COLUMNS = """r.run_id, r.name, r.dataset_name, r.created_at, r.status, r.n_samples, r.total_time,
-    r.settings, r.finished_at, COUNT(res.idx), AVG(res.overall)"""
+    r.settings, r.finished_at, COUNT(res.idx), AVG(res.overall), r.owner, r.project, r.verdict"""
 
 
 def _run_info(row: Tuple) -> RunInfo:
     return RunInfo(
         run_id=row[0], name=row[1], dataset_name=row[2], created_at=row[3], status=row[4],
         n_samples=row[5], total_time=row[6], settings=json.loads(row[7] or "{}"), finished_at=row[8],
-        n_done=row[9], overall_mean=None if row[10] is None else round(row[10], 4),
+        n_done=row[9], overall_mean=None if row[10] is None else round(row[10], 4), owner=row[11], project=row[12],
+        verdict=Verdict.from_dict(json.loads(row[13])) if row[13] else None,
     )
 
 
 class RunStore:
-    """The run-history database at `path` (default: $RAGMETER_HISTORY or ~/.ragmeter/history.sqlite3)."""
+    """The run history at `path`: a SQLite file or a postgresql:// URL (default: $RAGMETER_HISTORY,
+    else ~/.ragmeter/history.sqlite3)."""
 
     def __init__(self, path: Optional[os.PathLike | str] = None) -> None:
-        self.path = Path(path).expanduser() if path is not None else default_history_path()
-        self._local = threading.local()  # one connection per thread: sqlite3 connections are not shared
-        self._open_or_explain()
+        chosen = location_of(path) if path is not None else default_history_location()
+        self.path: Path | str = chosen  # a Path for SQLite, the URL for PostgreSQL
+        self._database: Database = self._open_or_explain(chosen)
 
     # -- connection and schema ------------------------------------------------------------
-    def _open_or_explain(self) -> None:
+    @property
+    def location(self) -> str:
+        """Where the history is, as messages show it (a URL without its password)."""
+        return self._database.location
+
+    @property
+    def dialect(self) -> str:
+        return self._database.dialect
+
+    def _open_or_explain(self, location: os.PathLike | str) -> Database:
         try:
-            if not self.path.parent.exists():
-                self.path.parent.mkdir(parents=True, mode=0o700)
-            with self._connect() as db:
-                # A sample row with a few contexts is 2-4 KB: in SQLite's default 4 KB pages most rows
-                # take a page of their own. 8 KB pages cut the file by a fifth. Only a new, empty file
-                # takes the setting (it must precede WAL mode); older files keep their page size.
-                db.execute("PRAGMA page_size=8192")
-                db.execute("PRAGMA journal_mode=WAL")
+            database = open_database(location)
+            with database.migration() as db:
                 self._migrate(db)
-        except (OSError, sqlite3.Error) as exc:
+            return database
+        except HistoryError:
+            raise
+        except Exception as exc:
+            if not isinstance(exc, OSError) and not _is_database_error(exc):
+                raise
+            shown = shown_url(str(location)) if is_postgres_url(location) else location
             raise HistoryError(
-                f"Cannot use the run history at {self.path}: {exc}. Choose a writable location with "
+                f"Cannot use the run history at {shown}: {exc}. Choose a writable location with "
                 f"the {ENV_VAR} environment variable, e.g. {ENV_VAR}=/tmp/ragmeter-history.sqlite3"
             ) from exc
 
-    def _db(self) -> sqlite3.Connection:
-        """This thread's connection, opened on first use (opening one per write costs ~1 ms)."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
-            db.execute("PRAGMA foreign_keys=ON")
-            # NORMAL is durable against a killed process in WAL mode; only power loss could drop a commit.
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._local.db = db
-        return db
-
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, write: bool = True) -> Iterator[Session]:
         """This thread's connection; the block is one transaction, committed on success."""
-        db = self._db()
-        with db:
+        with self._database.transaction(write) as db:
             yield db
 
     def close(self) -> None:
         """Close the calling thread's connection (others close when their thread ends)."""
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+        self._database.close()
 
     @staticmethod
-    def _migrate(db: sqlite3.Connection) -> None:
+    def _migrate(db: Session) -> None:
+        """Apply the missing steps; the caller holds the migration lock (history_db.Database.migration)."""
         db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-        done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+        done = {row[0] for row in db.fetchall("SELECT name FROM _migrations")}
         for step in MIGRATIONS:
             if step.__name__ not in done:
                 step(db)
@@ -204,37 +264,40 @@ class RunStore:
     def _write(self, sql: str, params: Tuple) -> int:
         try:
             with self._connect() as db:
-                return db.execute(sql, params).rowcount
-        except sqlite3.Error as exc:
-            raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
+                return db.rowcount(sql, params)
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not write to the run history at {self.location}: {exc}") from exc
 
     def _unknown(self, run_id: str) -> HistoryError:
         return HistoryError(
-            f"No run with id {run_id!r} in {self.path}. Copy the id from the History page, or point "
-            f"{ENV_VAR} at the history file that holds the run."
+            f"No run with id {run_id!r} in {self.location}. Copy the id from the History page, or point "
+            f"{ENV_VAR} at the history that holds the run."
         )
 
     # -- writing a run --------------------------------------------------------------------
     def create_run(self, *, dataset_name: str, samples: List[EvalSample], settings: Dict[str, Any],
-                   name: Optional[str] = None, n_samples: Optional[int] = None) -> str:
+                   name: Optional[str] = None, n_samples: Optional[int] = None,
+                   owner: Optional[str] = None, project: Optional[str] = None) -> str:
         """Start a run: store its sanitised settings and its samples; return the new run id.
 
         `n_samples` sets the run's size when its samples are not known yet (a distributed run
         reads them on its workers; `record_results` then stores each sample with its result).
+        `owner` defaults to `default_owner()`, `project` to the dataset name.
         """
         run_id = uuid.uuid4().hex[:12]
         sample_rows = [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in enumerate(samples)]
         try:
             with self._connect() as db:
                 db.execute(
-                    "INSERT INTO runs (run_id, name, dataset_name, created_at, status, n_samples, settings) "
-                    "VALUES (?, ?, ?, ?, 'running', ?, ?)",
+                    "INSERT INTO runs (run_id, name, dataset_name, created_at, status, n_samples, settings, "
+                    "owner, project) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
                     (run_id, name, dataset_name, _now(), len(samples) if n_samples is None else n_samples,
-                     _dumps(sanitize_settings(settings or {}))),
+                     _dumps(sanitize_settings(settings or {})), (owner or "").strip() or default_owner(),
+                     (project or "").strip() or dataset_name),
                 )
                 db.executemany("INSERT INTO samples VALUES (?, ?, ?)", sample_rows)
-        except sqlite3.Error as exc:
-            raise HistoryError(f"Could not save the run in the run history at {self.path}: {exc}") from exc
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not save the run in the run history at {self.location}: {exc}") from exc
         return run_id
 
     def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
@@ -242,39 +305,34 @@ class RunStore:
         sample_text = None if result.sample is None else _dumps(sample_to_record(result.sample, index))
         try:
             with self._connect() as db:
-                stored = db.execute("SELECT record FROM samples WHERE run_id = ? AND idx = ?",
-                                    (run_id, index)).fetchone()
+                stored = db.fetchall("SELECT record FROM samples WHERE run_id = ? AND idx = ?", (run_id, index))
                 # The run's own sample is joined back when read; any other sample (or none) is embedded.
-                own = stored is not None and stored[0] == sample_text
+                own = bool(stored) and stored[0][0] == sample_text
                 record = _dumps(result_to_compact_record(result, with_sample=not own))
-                db.execute(
-                    "INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record, compact) "
-                    "VALUES (?, ?, ?, ?, ?, 1)", (run_id, index, result.sample_id, result.overall(), record),
-                )
-        except sqlite3.IntegrityError as exc:  # the run does not exist
+                db.execute(_UPSERT_RESULT, (run_id, index, result.sample_id, result.overall_score(), record))
+        except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
-        except sqlite3.Error as exc:
-            raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not write to the run history at {self.location}: {exc}") from exc
 
     def record_results(self, run_id: str, pairs: Sequence[Tuple[int, EvalResult]]) -> None:
         """Persist many finished samples, and the samples themselves, in one transaction.
 
         For runs created with `n_samples` only (the Ray engine): one write per batch of rows keeps
-        a million-row run from spending its time in SQLite commits.
+        a million-row run from spending its time in commits.
         """
         # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
         samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs if r.sample is not None]
-        results = [(run_id, i, r.sample_id, r.overall(),
+        results = [(run_id, i, r.sample_id, r.overall_score(),
                     _dumps(result_to_compact_record(r, with_sample=r.sample is None))) for i, r in pairs]
         try:
             with self._connect() as db:
-                db.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?, ?)", samples)
-                db.executemany("INSERT OR REPLACE INTO results (run_id, idx, sample_id, overall, record, compact) "
-                               "VALUES (?, ?, ?, ?, ?, 1)", results)
-        except sqlite3.IntegrityError as exc:  # the run does not exist
+                db.executemany(_UPSERT_SAMPLE, samples)
+                db.executemany(_UPSERT_RESULT, results)
+        except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
-        except sqlite3.Error as exc:
-            raise HistoryError(f"Could not write to the run history at {self.path}: {exc}") from exc
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not write to the run history at {self.location}: {exc}") from exc
 
     def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
         """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
@@ -294,14 +352,15 @@ class RunStore:
         return [s for idx, s in samples if s is not None and (idx in results or not asked or _answered(s))]
 
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
-                   usage: Optional[Dict[str, Any]] = None) -> None:
-        """Mark the run running/stopped/finished/failed and store its total time and judge usage."""
+                   usage: Optional[Dict[str, Any]] = None, verdict: Optional[Verdict] = None) -> None:
+        """Mark the run running/stopped/finished/failed and store its total time, judge usage and verdict."""
         if status not in RUN_STATUSES:
             raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         changed = self._write(
             "UPDATE runs SET status = ?, total_time = COALESCE(?, total_time), usage = COALESCE(?, usage), "
-            "finished_at = ? WHERE run_id = ?",
-            (status, total_time, None if usage is None else _dumps(sanitize_settings(usage)), _now(), run_id),
+            "finished_at = ?, verdict = COALESCE(?, verdict) WHERE run_id = ?",
+            (status, total_time, None if usage is None else _dumps(sanitize_settings(usage)), _now(),
+             None if verdict is None else _dumps(verdict.to_dict()), run_id),
         )
         if not changed:
             raise self._unknown(run_id)
@@ -328,18 +387,30 @@ class RunStore:
     # -- reading --------------------------------------------------------------------------
     def _query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
         try:
-            with self._connect() as db:
-                return db.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise HistoryError(f"Could not read the run history at {self.path}: {exc}") from exc
+            with self._connect(write=False) as db:
+                return db.fetchall(sql, params)
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not read the run history at {self.location}: {exc}") from exc
 
-    def list_runs(self) -> List[RunInfo]:
-        """Every run, newest first."""
+    def list_runs(self, *, owner: Optional[str] = None, project: Optional[str] = None) -> List[RunInfo]:
+        """Every run, newest first; only `owner`'s and only `project`'s when given."""
+        where, params = [], []
+        for column, value in (("owner", owner), ("project", project)):
+            if value is not None:
+                where.append(f"r.{column} = ?")
+                params.append(value)
         rows = self._query(
             f"SELECT {_RUN_COLUMNS} FROM runs r LEFT JOIN results res ON res.run_id = r.run_id "
-            "GROUP BY r.run_id ORDER BY r.created_at DESC, r.rowid DESC"
+            + (f"WHERE {' AND '.join(where)} " if where else "")
+            + f"GROUP BY r.run_id ORDER BY r.created_at DESC, r.{self._database.order_column} DESC", tuple(params)
         )
         return [_run_info(row) for row in rows]
+
+    def owners_and_projects(self) -> Tuple[List[str], List[str]]:
+        """The owners and the projects that have runs, sorted (the History page's filters)."""
+        owners = self._query("SELECT DISTINCT owner FROM runs WHERE owner IS NOT NULL ORDER BY owner")
+        projects = self._query("SELECT DISTINCT project FROM runs WHERE project IS NOT NULL ORDER BY project")
+        return [o for (o,) in owners], [p for (p,) in projects]
 
     def get_run(self, run_id: str) -> RunInfo:
         """One run; HistoryError when the id is unknown."""
@@ -388,6 +459,20 @@ class RunStore:
         usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
         results = [result for _, result in self.indexed_results(run_id)]
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
+
+
+_UPSERT_SAMPLE = ("INSERT INTO samples (run_id, idx, record) VALUES (?, ?, ?) "
+                  "ON CONFLICT (run_id, idx) DO UPDATE SET record = excluded.record")
+_UPSERT_RESULT = ("INSERT INTO results (run_id, idx, sample_id, overall, record, compact) VALUES (?, ?, ?, ?, ?, 1) "
+                  "ON CONFLICT (run_id, idx) DO UPDATE SET sample_id = excluded.sample_id, "
+                  "overall = excluded.overall, record = excluded.record, compact = 1")
+
+
+def _is_database_error(exc: BaseException) -> bool:
+    """An error from either driver (psycopg is optional, so it is looked up by module name)."""
+    import sqlite3
+
+    return isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg")
 
 
 def _answered(sample: EvalSample) -> bool:

@@ -214,12 +214,20 @@ class EvalResult:
         return _rounded(self.scores)
 
     def overall(self) -> float:
-        """Mean of the judged metrics that have a score (rule-based ones left out); 0.0 when none has."""
+        """Mean of the judged metrics that have a score (rule-based ones left out); 0.0 when none has.
+
+        The seed's number: anything that averages rows uses `overall_score()`, which is None for a
+        row with no score at all (its target failed, nothing could be judged), so it is never a 0."""
+        found = self.overall_score()
+        return 0.0 if found is None else found
+
+    def overall_score(self) -> Optional[float]:
+        """Mean of the judged metrics that have a score (rule-based ones left out); None when none has."""
         values = [ms.score for ms in self.scores.values() if not ms.skipped and ms.method != METHOD_RULE]
-        return round(sum(values) / len(values), 4) if values else 0.0
+        return round(sum(values) / len(values), 4) if values else None
 
     def summary(self) -> str:
-        lines = [f"Sample {self.sample_id or '-'}  (overall {self.overall():.3f}, {self.elapsed_sec:.2f}s)"]
+        lines = [f"Sample {self.sample_id or '-'}  (overall {_cell(self.overall_score())}, {self.elapsed_sec:.2f}s)"]
         for name, ms in self.scores.items():
             shown = "N/A [skipped]" if ms.skipped else f"{ms.score:.3f}"
             how = METHOD_LABELS.get(ms.method, ms.method)
@@ -230,7 +238,7 @@ class EvalResult:
 
     def to_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = dict(self.score_values())
-        data["overall"] = self.overall()
+        data["overall"] = self.overall_score()
         data["elapsed_sec"] = round(self.elapsed_sec, 4)
         data["sample_id"] = self.sample_id
         return data
@@ -249,7 +257,8 @@ def merged_order(sequences: Iterable[Iterable[str]]) -> List[str]:
     return order
 
 
-def _mean(values: List[float]) -> Optional[float]:
+def rounded_mean(values: List[float]) -> Optional[float]:
+    """The mean to 4 decimals, as every report shows it; None (N/A) for no values, never 0."""
     return round(statistics.fmean(values), 4) if values else None
 
 
@@ -257,7 +266,7 @@ def _stdev(values: List[float]) -> Optional[float]:
     return round(statistics.stdev(values), 4) if len(values) >= 2 else None
 
 
-def _percentile(sorted_values: List[float], pct: float) -> Optional[float]:
+def percentile(sorted_values: List[float], pct: float) -> Optional[float]:
     """Nearest-rank percentile of an ascending list (None when empty): p95 of 20 calls is the 19th."""
     if not sorted_values:
         return None
@@ -295,13 +304,18 @@ class EvalReport:
         return out
 
     def mean_scores(self) -> Dict[str, Optional[float]]:
-        return {m: _mean(self.values(m)) for m in self.metric_names()}
+        return {m: rounded_mean(self.values(m)) for m in self.metric_names()}
 
     def std_scores(self) -> Dict[str, Optional[float]]:
         return {m: _stdev(self.values(m)) for m in self.metric_names()}
 
-    def overall_mean(self) -> float:
-        return round(statistics.fmean([r.overall() for r in self.results]), 4) if self.results else 0.0
+    def overall_scores(self) -> List[float]:
+        """Each row's overall score, for the rows with at least one judged score (unscored rows left out)."""
+        return [v for v in (r.overall_score() for r in self.results) if v is not None]
+
+    def overall_mean(self) -> Optional[float]:
+        """Mean overall over the rows with a score; None (N/A) when no row has one, never 0."""
+        return rounded_mean(self.overall_scores())
 
     def method_counts(self, metric: str) -> Dict[str, int]:
         """How many samples were scored each way for one metric (blend, fallback, offline, skipped)."""
@@ -320,7 +334,7 @@ class EvalReport:
             return None
         latencies = sorted(s.target_latency_ms for s in called if s.target_latency_ms is not None)
         return {"calls": len(called), "failures": sum(1 for s in called if s.target_error),
-                "p50_ms": _percentile(latencies, 50), "p95_ms": _percentile(latencies, 95)}
+                "p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95)}
 
     def to_dict(self) -> Dict[str, Any]:
         data = {
@@ -344,23 +358,30 @@ class EvalReport:
         target = self.target_stats()
         notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
                  f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
-        return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes)
+        return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
+                            n_overall=len(self.overall_scores()))
 
     def print_report(self) -> None:
         print(self.format_report())
 
 
+def _cell(value: Optional[float]) -> str:
+    return "N/A" if value is None else f"{value:.3f}"
+
+
 def format_table(n_samples: int, total_time: float, rows: List[Tuple[str, Optional[float], Optional[float], int]],
-                 overall: float, notes: Sequence[str] = ()) -> str:
-    """The printed report: one line per (metric, mean, std, n scored), the overall mean, then `notes`."""
+                 overall: Optional[float], notes: Sequence[str] = (), *, n_overall: Optional[int] = None) -> str:
+    """The printed report: one line per (metric, mean, std, scored/total), then the overall mean over the
+    `n_overall` rows that have one (N/A when none), then `notes`."""
     width = 44
     title = f" RAG evaluation report: {n_samples} sample{'' if n_samples == 1 else 's'}, {total_time:.2f}s"
     lines = ["=" * width, title, "=" * width]
     for m, mean, std, n in rows:
-        cell = "N/A" if mean is None else f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else "")
-        lines.append(f" {m:<20} {cell:<15} n={n}")
+        cell = _cell(mean) + (f" ± {std:.3f}" if mean is not None and std is not None else "")
+        lines.append(f" {m:<20} {cell:<15} n={n}/{n_samples}")
     lines.append("-" * width)
-    lines.append(f" {'overall':<20} {overall:.3f}")
+    counted = n_samples if n_overall is None else n_overall
+    lines.append(f" {'overall':<20} {_cell(overall):<15} n={counted}/{n_samples}")
     lines.extend(notes)
     lines.append("=" * width)
     return "\n".join(lines)

@@ -28,10 +28,10 @@ import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
-from .errors import HistoryError, JudgeFailed, RagmeterError
-from .evaluation import RAGEvaluator
+from .errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
+from .evaluation import Language, RAGEvaluator
 from .history import RunStore
 from .judges.base import Judge, close_judge, judge_settings
 from .judges.cache import default_cache_path
@@ -42,11 +42,13 @@ from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample
 from .targets import TargetConfig
 from .targets.pipeline import evaluate_with_target, is_answered
+from .verdict import Verdict, verdict
 
 log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
 OFFLINE, OPENAI = "offline", "openai"
+RunStatus = Literal["ready", "running", "finished", "stopped", "failed"]
 BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
 
@@ -60,7 +62,8 @@ class RunConfig:
     """How a run scores, as plain data that can be stored, shown and sent to other processes.
 
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
-    from the argument given or else from the environment variable named by `api_key_env`.
+    from the argument given or else from the environment variable named by `api_key_env`; with
+    no variable named, OPENAI_API_KEY is read for OpenAI's (or $OPENAI_BASE_URL's) URL only.
 
     `metrics` names what is scored, in order (() = the built-in defaults, then every rubric);
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
@@ -72,8 +75,8 @@ class RunConfig:
     judge: str = OFFLINE
     model: str = ""
     base_url: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
-    language: str = "auto"
+    api_key_env: str = ""
+    language: Language = "auto"
     heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
     cache: str = ""
@@ -115,8 +118,8 @@ class RunConfig:
             OpenAIJudge,  # the openai client is only needed with a real judge
         )
 
-        key = api_key or os.environ.get(self.api_key_env or "OPENAI_API_KEY") or None
-        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=key, cache=self.cache or None,
+        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=api_key or None,
+                           api_key_env=self.api_key_env or None, cache=self.cache or None,
                            max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
@@ -174,15 +177,18 @@ class Run:
         self._target = target.build() if target is not None else None  # TargetConfigError now, not mid-run
         self.dataset_name, self.settings = dataset_name, dict(settings or {})
         self.store, self.run_id, self.prior = store, run_id, prior
+        self.owner: Optional[str] = None  # who started it (history.default_owner() when None)
+        self.project: Optional[str] = None  # the project it is listed under (the dataset name when None)
         self.total = prior + len(self.pending)
         self.done = prior  # rows finished in the whole run, earlier sessions' included
         # rows the target has answered, earlier sessions' included (their answers are in the history)
         self.answered = prior + sum(1 for _, s in self.pending if is_answered(s))
-        self.status = "ready"  # then running, and finally finished, stopped or failed
+        self.status: RunStatus = "ready"  # then running, and finally finished, stopped or failed
         self.report: Optional[EvalReport] = None  # set when the run has ended
         self.error: Optional[str] = None
         self.exception: Optional[BaseException] = None  # what ended a failed run, for callers that re-raise
         self.warning: Optional[str] = None
+        self.history_error: Optional[str] = None  # the first history write that failed: the run is then not ok
         self.batch_status: Optional[str] = None  # a batch run's last progress line, while it waits
         self._workers, self._close_judge = max_workers, close_judge
         self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
@@ -198,18 +204,28 @@ class Run:
     @classmethod
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
             store: Union[RunStore, str, os.PathLike, None] = None, api_key: str = "",
-            judge: Optional[Judge] = None, target: Optional[TargetConfig] = None) -> "Run":
+            judge: Optional[Judge] = None, target: Optional[TargetConfig] = None,
+            owner: Optional[str] = None, project: Optional[str] = None) -> "Run":
         """A run of `samples` as `config` says; `judge` overrides the one config would build.
 
+        `owner` (default: history.default_owner()) and `project` (default: the dataset name) are
+        recorded with the run in the history.
+
         With `target`, each sample's answer comes from calling it (the file needs only questions).
-        MetricError (unknown metric, bad rubric) is raised before any judge is built."""
+        MetricError (unknown metric, bad rubric) is raised before any judge is built; DatasetError when no
+        sample has an answer and no target gives them (a goldens file: every score would be 0 or N/A)."""
         config.chosen_metrics()
+        if target is None and samples and not any(s.answer.strip() for s in samples):
+            raise DatasetError("has no answers (the answer is empty on every row), so there is nothing to score; "
+                               "fill in the answers, or give a target that answers each question", file=dataset_name)
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
-        return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
-                   settings=_with_target(config.settings(judge), target), store=store,
-                   max_workers=config.workers, close_judge=built, target=target,
-                   batch_poll=config.batch_poll if config.batch else None)
+        run = cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
+                  settings=_with_target(config.settings(judge), target), store=store,
+                  max_workers=config.workers, close_judge=built, target=target,
+                  batch_poll=config.batch_poll if config.batch else None)
+        run.owner, run.project = owner, project
+        return run
 
     @classmethod
     def rescore(cls, store: RunStore, run_id: str, config: RunConfig, *, api_key: str = "",
@@ -320,10 +336,11 @@ class Run:
             if self.run_id is None:
                 samples = [s for _, s in self.pending]
                 self.run_id = self.store.create_run(dataset_name=self.dataset_name, samples=samples,
-                                                    settings=self.settings)
+                                                    settings=self.settings, owner=self.owner, project=self.project)
                 self.pending = list(enumerate(samples))  # the new run's rows are numbered from 0
         except HistoryError as exc:
-            self.warning, self.store = f"This run is not saved to the history: {exc}", None
+            self._history_failed(f"This run is not saved to the history: {exc}")
+            self.store = None
 
     def _run(self) -> None:
         try:
@@ -363,7 +380,7 @@ class Run:
             try:
                 self.store.record_answer(self.run_id, self.pending[j][0], sample)
             except Exception as exc:  # a history failure must not lose the run itself
-                self.warning = self.warning or f"Some answers could not be saved to the history: {describe(exc)}"
+                self._history_failed(f"Some answers could not be saved to the history: {describe(exc)}")
                 log.warning("history write failed", exc_info=True)
 
     def _score_batch(self, poll_interval: float) -> EvalReport:
@@ -397,28 +414,42 @@ class Run:
             try:
                 self.store.record_result(self.run_id, index, result)
             except Exception as exc:  # a history failure must not lose the run itself
-                self.warning = self.warning or f"Some rows could not be saved to the history: {describe(exc)}"
+                self._history_failed(f"Some rows could not be saved to the history: {describe(exc)}")
                 log.warning("history write failed", exc_info=True)
 
     def _close(self, report: EvalReport) -> EvalReport:
         """Record the run's end; a resumed run's report is the whole run, read back from the history."""
         if not self.prior or not isinstance(self.store, RunStore) or not self.run_id:
-            self._mark(report.total_time, report.usage or None)
+            self._mark(report.total_time, report.usage or None, report)
             return report
         full = self.store.load_report(self.run_id)  # its total_time and usage are the earlier sessions'
         full.total_time += report.total_time
         full.usage = _add_usage(full.usage or {}, report.usage or {})
-        self._mark(full.total_time, full.usage or None)
+        self._mark(full.total_time, full.usage or None, full)
         return full
 
-    def _mark(self, total_time: Optional[float], usage: Optional[Dict[str, Any]]) -> None:
+    def _mark(self, total_time: Optional[float], usage: Optional[Dict[str, Any]],
+              report: Optional[EvalReport] = None) -> None:
         if not isinstance(self.store, RunStore) or not self.run_id:
             return
+        ending = None if report is None else verdict(report, history_error=self.history_error)
         try:
-            self.store.finish_run(self.run_id, status=self.status, total_time=total_time, usage=usage)
+            self.store.finish_run(self.run_id, status=self.status, total_time=total_time, usage=usage,
+                                  verdict=ending)
         except Exception:
-            self.warning = self.warning or "The run's final status could not be saved to the history."
+            self._history_failed("The run's final status could not be saved to the history.")
             log.warning("finish_run failed", exc_info=True)
+
+    def _history_failed(self, message: str) -> None:
+        self.warning = self.warning or message
+        self.history_error = self.history_error or message
+
+    @property
+    def verdict(self) -> Optional[Verdict]:
+        """How the run ended (evaluator/verdict.py), once it has; thresholds are the caller's to add."""
+        if self.report is None or self.running:
+            return None
+        return verdict(self.report, history_error=self.history_error)
 
     def _partial_report(self) -> EvalReport:
         """What a failed run keeps: its saved rows (earlier sessions' too), else the rows in memory."""

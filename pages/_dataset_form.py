@@ -12,10 +12,16 @@ from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
 from pages import _data as data
 from pages import _errors as errors
 from pages import _state as state
+from pages import _team as team
 from pages import _views as views
 
 SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"]
+
+
+def upload_limit_mb() -> int:
+    """The largest upload this server accepts ([server].max_upload_mb in team mode)."""
+    return int(team.config().server.max_upload_mb)
 
 
 def remember_upload() -> None:
@@ -23,7 +29,11 @@ def remember_upload() -> None:
     upload = state.get(state.UPLOAD_FILE)
     if upload is None:
         state.drop(state.UPLOAD)
+    elif upload.size > upload_limit_mb() * 1_000_000:  # checked before the bytes are read or parsed
+        state.drop(state.UPLOAD)
+        state.put(state.UPLOAD_REFUSED, upload.size)
     else:
+        state.drop(state.UPLOAD_REFUSED)
         state.put(state.UPLOAD, (upload.name, upload.getvalue()))
 
 
@@ -46,6 +56,10 @@ def read_source() -> Optional[Tuple[str, bytes]]:
                           "human_<metric> labels. Mapping below if yours are named differently. Files from "
                           "ragas, deepeval, Phoenix and TruLens are recognised.")
     held = state.get(state.UPLOAD)
+    refused = state.get(state.UPLOAD_REFUSED)
+    if refused:
+        errors.error("This file is {mb:,.1f} MB; this server accepts uploads up to {limit} MB.", mb=refused / 1e6,
+                     limit=upload_limit_mb(), icon=":material/block:")
     if held is None:
         errors.info("Upload a file to continue, or switch back to the bundled sample.")
     elif state.get(state.UPLOAD_FILE) is None:
@@ -68,7 +82,8 @@ def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) 
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
     required = REQUIRED if needs_answer else ("question",)
     none = "(not used)"
-    options = [none] + list(pre.columns)  # column names are options: shown as plain text
+    # Column names (and nested paths: inputs.question) are options: shown as plain text.
+    options = [none] + list(pre.columns) + [p for p in pre.paths if p not in pre.columns]
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
     for i, name in enumerate(FIELDS):
@@ -96,8 +111,9 @@ def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:
         c1, c2 = st.columns(2)
         max_rows = int(c1.number_input("Max rows", 1, 10_000_000, data.DEFAULT_MAX_ROWS, key="eval_max_rows",
                                        persist_state=state.KEEP))
-        max_mb = c2.number_input("Max file size (MB)", 1, data.DEFAULT_MAX_MB, data.DEFAULT_MAX_MB,
-                                 key="eval_max_mb", persist_state=state.KEEP)
+        limit = min(data.DEFAULT_MAX_MB, upload_limit_mb())
+        max_mb = min(limit, c2.number_input("Max file size (MB)", 1, limit, limit, key="eval_max_mb",
+                                            persist_state=state.KEEP))
     picked = read_source()
     if picked is None:
         return None

@@ -14,17 +14,23 @@ from typing import Any, Dict, List
 import streamlit as st
 
 from evaluator.judges.cache import default_cache_path
+from evaluator.judges.openai import DEFAULT_BASE_URL
 from evaluator.model import EvalSample
 from evaluator.runs import OPENAI as OPENAI_JUDGE, RunConfig
 
 from pages import _state as state
+from pages import _team as team
 
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
 
 
-def env_api_key() -> str:
-    """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else ''."""
+def env_api_key(base_url: str = "") -> str:
+    """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else '' -- for OpenAI's own URL
+    (or none typed) only: a base URL typed in the page never receives the server's key. In team mode
+    never: a configured judge's key is read from its api_key_env when the judge is built."""
+    if team.config().team or base_url.strip().rstrip("/") not in ("", DEFAULT_BASE_URL):
+        return ""
     key = os.environ.get("OPENAI_API_KEY", "")
     if key:
         return key
@@ -37,7 +43,8 @@ def env_api_key() -> str:
 def api_key(prefix: str) -> str:
     """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
     with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
-    return str(state.get(state.judge_key(prefix, "api_key")) or "") or env_api_key()
+    typed = "" if team.config().team else str(state.get(state.judge_key(prefix, "api_key")) or "")
+    return typed or env_api_key(str(state.get(state.judge_key(prefix, "base_url")) or ""))
 
 
 def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
@@ -46,6 +53,13 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
     The API key is not part of the config (it is never stored): read it with `api_key(prefix)`.
     """
     key = lambda field: state.judge_key(prefix, field)  # noqa: E731
+    if team.config().team:  # judges by name from [[judges]]: no base URL, no key field
+        c1, c2 = st.columns([3, 2])
+        language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
+                                persist_state=state.KEEP)
+        with c1:
+            config = team.judge_picker(prefix, language)
+        return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config
     c1, c2 = st.columns([3, 2])
     kind = c1.radio("Judge", [OFFLINE, OPENAI], key=key("judge"), horizontal=True, persist_state=state.KEEP)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
@@ -68,7 +82,8 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
                           persist_state=state.KEEP)
     if not typed:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
-                                        if env_api_key() else "fine for local servers; hosted APIs need one."))
+                                        if env_api_key(base_url) else "fine for local servers; hosted APIs need one "
+                                        "(the server's own key goes only to OpenAI's URL)."))
     config = RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(), language=language,
                        max_workers=1)
     return replace(config, **run_option_widgets(prefix)) if run_options else config

@@ -12,11 +12,14 @@ from typing import Any, List
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.history import default_history_path
+from evaluator.config import ConfigError, typed_history_path
+from evaluator.history import default_history_location
 
 from pages import _errors as errors
 from pages import _runs as runs
 from pages import _state as state
+from pages import _team as team
+from pages._views import format_score
 
 log = logging.getLogger("ragmeter.dashboard")
 
@@ -30,11 +33,13 @@ INPUT_CSS = "<style>textarea, input[type=text] { unicode-bidi: plaintext; text-a
 EVALUATE_PAGE = "pages/evaluate.py"
 REPORT_PAGE = "pages/report.py"
 SPOT_PAGE = "pages/spot_check.py"
+GENERATE_PAGE = "pages/generate.py"
 HISTORY_PAGE = "pages/history.py"
 PAGES = [
     (EVALUATE_PAGE, "Evaluate", ":material/science:"),
     (REPORT_PAGE, "Report", ":material/bar_chart:"),
     (SPOT_PAGE, "Spot check", ":material/search:"),
+    (GENERATE_PAGE, "Generate", ":material/quiz:"),
     (HISTORY_PAGE, "History", ":material/history:"),
 ]
 
@@ -80,6 +85,7 @@ def page_setup() -> None:
         if not st_config.get_option("global.appTest"):  # st.get_option does not see AppTest's patch
             st.navigation(pages())
             st.rerun()
+    team.gate()  # team mode: nothing below is drawn for a user who is not signed in and allowed
     st.html(INPUT_CSS)
     sidebar()
 
@@ -95,10 +101,25 @@ def sidebar() -> None:
     with st.sidebar:
         st.markdown("## :material/straighten: ragmeter")
         st.caption("Scores RAG answers on five metrics, with the reasoning behind every number.")
-        st.text_input("History database", value=str(default_history_path()), key=state.HISTORY_PATH,
-                      help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter).")
+        team.identity_line()
+        if not team.config().team and not team.config().server.history:
+            history_field()
         _SHELL.status = st.empty()
     refresh_sidebar()
+
+
+def history_field() -> None:
+    """The laptop's history-file field; a refused path says why and the default stays in use."""
+    default = str(default_history_location())
+    typed = st.text_input("History database", value=default, key=state.HISTORY_PATH,
+                          help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter): "
+                               "a .sqlite3, .sqlite or .db file in an existing folder under your home folder "
+                               "or the folder the dashboard runs in.")
+    if typed and typed != default:
+        try:
+            typed_history_path(typed)
+        except ConfigError as exc:
+            errors.error("Not used: {problem}. Runs go to {default}.", problem=exc, default=default)
 
 
 def refresh_sidebar() -> None:
@@ -135,6 +156,6 @@ def _status_lines() -> None:
         errors.caption("Run in progress: **{name}** · {n:,} samples", name=live.dataset_name, n=live.total)
     elif report is not None:
         meta = state.run_meta()
-        errors.caption("Report: **{name}** · {status} · {n:,} samples · overall {mean:.3f}",
+        errors.caption("Report: **{name}** · {status} · {n:,} samples · overall {mean}",
                        name=meta.dataset_name if meta else "", status=meta.status if meta else "",
-                       n=len(report.results), mean=report.overall_mean())
+                       n=len(report.results), mean=format_score(report.overall_mean()))

@@ -14,6 +14,7 @@ from evaluator.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
 from evaluator.runs import RunConfig
+from evaluator.verdict import RowCounts, verdict
 
 from pages import _data as data
 from pages import _errors as errors
@@ -21,7 +22,9 @@ from pages import _nav as nav
 from pages import _report_data as report_data
 from pages import _runs as runs
 from pages import _state as state
+from pages import _team as team
 from pages import _views as views
+from pages._run_panel import verdict_box as run_verdict_box
 from pages._judge import dashboard_hint
 from pages._runs import RunMeta
 
@@ -65,7 +68,7 @@ def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else f"{len(report.results):,} samples")
+                st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
 
 
 def card_caption(s: Any) -> str:
@@ -231,7 +234,9 @@ def sample_label(frame: Any, i: int) -> str:
     row = frame.loc[frame["#"] == i].iloc[0]
     question = str(row.get("question") or "")
     question = question if len(question) <= 70 else question[:67] + "…"
-    return f"#{i} · {row.get('sample_id')} · {question} (overall {row['overall']:.3f})"
+    overall = row["overall"]
+    shown = views.format_score(None if overall != overall else overall)  # NaN: nothing scored
+    return f"#{i} · {row.get('sample_id')} · {question} (overall {shown})"
 
 
 def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None:
@@ -279,3 +284,31 @@ def trust_notes(report: EvalReport) -> None:
                        cause=judging.main_cause(report) or "see each score", icon=":material/warning:")
     if judging.is_offline(report):
         errors.info("{notice}", notice=judging.OFFLINE_NOTICE, icon=":material/info:")
+
+
+def verdict_box(report: EvalReport) -> None:
+    """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
+    ending = verdict(report)
+    if not ending.ok and not judging.stopped_reason(report):
+        run_verdict_box(ending)
+
+
+def open_shared_run() -> None:
+    """A share link (/report?run=<run_id>) opens its run, unless the id is the one this page put there itself;
+    then the address bar names the run shown, so it is the share link."""
+    shared = str(st.query_params.get("run") or "")
+    meta = state.run_meta()
+    if shared and shared != state.get(state.LINKED) and (meta is None or meta.run_id != shared):
+        with errors.guard("Opening the shared run"):
+            runs.open_run(shared)
+    meta = state.run_meta()
+    if meta is not None and meta.run_id:
+        st.query_params["run"] = meta.run_id
+        state.put(state.LINKED, meta.run_id)
+
+
+def copy_link(meta: RunMeta) -> None:
+    if meta.run_id:
+        with st.popover("Copy link", icon=":material/link:"):
+            st.caption("Anyone allowed to view this dashboard opens this run with:")
+            st.code(runs.share_url(team.share_link("report", run=meta.run_id)), language=None)  # has a copy button

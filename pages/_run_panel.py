@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 import streamlit as st
 
 from evaluator.analysis import judging
 from evaluator.runs import RunConfig
 from evaluator.targets import TargetConfig
+from evaluator.verdict import verdict
 
 from pages import _errors as errors
 from pages import _judge as judge_ui
@@ -41,6 +42,9 @@ def run_step(dataset: Optional[LoadedDataset], config: RunConfig, step: int = 4,
     busy = state.running()
     if not config.metrics:
         errors.warning("Choose at least one metric to score.", icon=":material/warning:")
+    if dataset is not None:
+        st.text_input("Project", key=state.EVAL_PROJECT, placeholder=dataset.name,
+                      help="Runs are listed by project on the History page (empty: the dataset's name).")
     clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
                         disabled=busy or dataset is None or not config.metrics or (needs_target and target is None))
     if clicked and not busy and dataset is not None:  # a click sent while still enabled must not start a second run
@@ -65,6 +69,7 @@ def run_outcome() -> None:
     stopped = judging.stopped_reason(report)
     fallback, judged = judging.fallback_counts(report)
     cause = judging.main_cause(report) or "see each score"
+    ending = verdict(report)
     if stopped:
         errors.error("**The run stopped: the judge failed.** {hint}\n\n{n:,} finished rows were kept.{saved} Fix the "
                      "judge settings, then resume it from the History page.", hint=judge_ui.dashboard_hint(stopped),
@@ -75,15 +80,13 @@ def run_outcome() -> None:
     elif meta.status == "stopped":
         errors.warning("Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History "
                        "page.", n=n, total=total, saved=saved)
-    elif fallback > judging.MAX_FALLBACK_RATE * judged:
-        errors.warning("Done, but the judge failed often: {fallback:,} of {judged:,} judged scores fell back to the "
-                       "heuristic ({cause}).{saved}", fallback=fallback, judged=judged, cause=cause, saved=saved,
-                       icon=":material/warning:")
-    else:
+    elif ending.ok:
         errors.success("Done: {n:,} samples of **{name}** in {time}, overall {mean:.3f}.{saved}", n=n,
                        name=meta.dataset_name, time=format_duration(report.total_time),
                        mean=report.overall_mean(), saved=saved)
-    if fallback and not stopped and fallback <= judging.MAX_FALLBACK_RATE * judged:
+    else:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
+        verdict_box(ending, saved)
+    if fallback and ending.kind != "judge_failed":
         errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                        "({cause}).", fallback=fallback, judged=judged, cause=cause)
     target = report.target_stats()
@@ -96,3 +99,10 @@ def run_outcome() -> None:
     if n:
         nav.button_link("Open report", nav.REPORT_PAGE, key="btn_open_report", type="primary",
                         icon=":material/bar_chart:")
+
+
+def verdict_box(ending: Any, saved: str = "") -> None:
+    """A run's verdict when it is not ok: red for an error, amber for a warning (Evaluate and Report)."""
+    box = errors.error if ending.severity == "error" else errors.warning
+    box("**{label}:** {cause}.{saved}", label=ending.label.capitalize(),
+        cause=ending.cause.replace("--max-fallback-rate", "the allowed share"), saved=saved, icon=":material/error:")

@@ -15,21 +15,33 @@ from typing import Any, Dict, List, Optional
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.history import RunStore, default_history_path
+from evaluator.config import ConfigError, typed_history_path
+from evaluator.history import RunStore, default_history_location
 from evaluator.model import EvalReport, EvalSample
 from evaluator.runs import Run, RunConfig
 
 from pages import _errors as errors
 from pages import _state as state
-from pages._judge import env_api_key
+from pages import _team as team
 from pages._views import format_duration
 
 UI_INTERVAL = 0.25  # seconds between progress redraws: 4 a second, however fast the judge scores
 
 
 def history_path() -> str:
-    """The history database path from the sidebar (default $RAGMETER_HISTORY or ~/.ragmeter)."""
-    return state.get(state.HISTORY_PATH) or str(default_history_path())
+    """The history: [server].history in team mode (never typed); on a laptop the sidebar's file when
+    config.typed_history_path accepts it, else $RAGMETER_HISTORY or ~/.ragmeter."""
+    cfg = team.config()
+    if cfg.server.history:
+        return cfg.server.history
+    default = str(default_history_location())
+    typed = state.get(state.HISTORY_PATH)
+    if cfg.team or not typed or typed == default:
+        return default
+    try:
+        return str(typed_history_path(typed))
+    except ConfigError:
+        return default  # the sidebar shows why under the field
 
 
 def open_store() -> RunStore:
@@ -58,6 +70,22 @@ def show_report(report: EvalReport, meta: RunMeta) -> None:
     state.put(state.RUN, meta)
 
 
+def open_run(run_id: str) -> None:
+    """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
+    store = open_store()
+    info = store.get_run(run_id)
+    show_report(store.load_report(run_id), RunMeta(info.dataset_name, info.settings, info.status, info.run_id,
+                                                   info.created_at, total=info.n_samples))
+
+
+def share_url(path: str) -> str:
+    """`path` (e.g. /report?run=ID) on this dashboard's own address, as the browser sees it."""
+    url = str(getattr(st.context, "url", "") or "")
+    parts = url.split("/", 3)
+    origin = "/".join(parts[:3]) if url.startswith(("http://", "https://")) and len(parts) >= 3 else ""
+    return origin + path
+
+
 def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
               judge: Any = None, target: Any = None) -> Run:
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
@@ -65,8 +93,9 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
     `target` (a TargetConfig) answers each question first.
     """
-    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key or env_api_key(),
-                  judge=judge, target=target)
+    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
+                  judge=judge, target=target, owner=team.owner(),
+                  project=str(state.get(state.EVAL_PROJECT) or "").strip() or None)
     return follow(run.start())
 
 
@@ -91,7 +120,7 @@ def finish(run: Run) -> None:
     collect(run)
 
 
-def _no_browser() -> bool:
+def no_browser() -> bool:
     """Under AppTest no browser asks for the fragment's reruns, so it waits for the run instead."""
     return bool(st_config.get_option("global.appTest"))  # st.get_option does not see AppTest's patch
 
@@ -100,7 +129,7 @@ def _no_browser() -> bool:
 def live_progress(stoppable: bool = False) -> None:
     """The live run's progress (with a Stop button when `stoppable`); reruns the page when the run ends."""
     run = state.live_run()
-    if run is not None and _no_browser():
+    if run is not None and no_browser():
         run.join()
     if run is None or not run.running:
         if run is not None:

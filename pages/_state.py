@@ -42,11 +42,19 @@ TARGET_TEST = "target_test"  # (TargetConfig, TargetResponse) of the last Test t
 SPOT = "spot_result"  # EvalResult of the last spot check
 COMPARISON = "comparison"  # RunComparison last computed on the History page
 DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its deletion
+LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
+COMPARE_SHARED = "hist_cmp_shared"  # the ?compare=a,b pair last compared (a share link compares once)
+UPLOAD_REFUSED = "eval_upload_refused"  # size in bytes of an upload refused as too big (team mode's limit)
+GEN = "gen_live"  # Generate: the Generation running or last run
+GEN_ITEMS = "gen_items"  # Generate: the kept items so far (TestItem list), edited and saved from there
+GEN_TARGET_N = "gen_target_n"  # Generate: how many items the user asked for (resume aims at it)
+GEN_CHUNKS = "gen_chunks"  # Generate: the chunks the items came from (kept when the upload widget is gone)
 
 # --- widget keys read or set through session state ----------------------------------------------
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 EVAL_SOURCE = "eval_source"  # Evaluate: bundled sample or upload
 UPLOAD_FILE = "upload_file"  # Evaluate: the dataset uploader
+EVAL_PROJECT = "eval_project"  # Evaluate: the run's project name (the run reads it when it starts)
 CHOSEN_METRICS = "eval_metrics"  # Evaluate: the metrics multiselect (callbacks add new rubrics to it)
 RUBRIC_NAME, RUBRIC_CRITERIA, RUBRIC_FIELDS = "rubric_name", "rubric_criteria", "rubric_fields"
 RUBRIC_SCALE, RUBRIC_STEPS, RUBRIC_UPLOAD = "rubric_scale", "rubric_steps", "rubric_upload"

@@ -37,6 +37,11 @@ def format_duration(seconds: Optional[float]) -> str:
     return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
 
 
+def format_score(value: Optional[float]) -> str:
+    """A mean as the dashboard shows it: N/A when nothing was scored, never 0.000."""
+    return "N/A" if value is None else f"{value:.3f}"
+
+
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
@@ -135,7 +140,7 @@ def result_view(result: EvalResult) -> None:
     with left:
         sample_view(result.sample)
     with right:
-        st.markdown(f"Overall {badge(result.overall())}", unsafe_allow_html=True)
+        st.markdown(f"Overall {badge(result.overall_score())}", unsafe_allow_html=True)
         for ms in result.metric_scores().values():
             metric_view(ms)
 

@@ -10,8 +10,10 @@ from pages import _rubrics as rubric_ui
 from pages import _run_panel as run_panel
 from pages import _state as state
 from pages import _target as target_ui
+from pages import _team as team
 
 nav.page_setup()
+team.require("evaluator")  # team mode: viewers open reports and history, but do not upload or run
 
 st.title(":material/science: Evaluate")
 st.caption("Score every sample on faithfulness, answer relevancy, context precision, context recall and "

@@ -12,11 +12,9 @@ from pages import _views as views
 nav.page_setup()
 
 st.title(":material/history: History")
-errors.caption("Runs are saved in {path} as they are scored (change the file in the sidebar).",
-               path=errors.code_span(runs.history_path()))
 try:
     store = runs.open_store()
-    found = store.list_runs()
+    found = sections.list_runs(store)
 except RagmeterError as exc:
     errors.error("The run history cannot be opened. {problem}", problem=exc, icon=":material/block:")
     st.stop()

@@ -16,6 +16,7 @@ if state.live_run() is not None:
     errors.info("A run is in progress; the report opens when it ends.")
     runs.live_progress()  # reruns the page when the run ends
     st.stop()
+sections.open_shared_run()
 report, meta = state.report(), state.run_meta()
 if report is None or meta is None or not report.results:
     sections.empty_report()
@@ -23,6 +24,7 @@ if report is None or meta is None or not report.results:
 
 st.caption(sections.report_caption(report, meta))
 sections.trust_notes(report)
+sections.verdict_box(report)
 sums = report_data.summaries(meta.token, report)
 sections.metric_cards(report, meta, sums)
 views.band_legend()
@@ -45,4 +47,5 @@ sections.samples_table(shown)
 sections.drill_down(report, frame, shown)
 
 st.subheader("Share")
+sections.copy_link(meta)
 sections.downloads(report, meta, charts)

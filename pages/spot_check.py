@@ -8,9 +8,11 @@ from pages import _judge as judge_ui
 from pages import _nav as nav
 from pages import _spot as spot
 from pages import _state as state
+from pages import _team as team
 from pages import _views as views
 
 nav.page_setup()
+team.require("evaluator")  # a spot check calls the judge: evaluators only in team mode
 
 st.title(":material/search: Spot check")
 st.caption("Paste one question, its answer and the retrieved contexts to see every metric with its reasoning. "

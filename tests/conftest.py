@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ISOLATED_VARIABLES = ("RAGMETER_CONFIG", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+ISOLATED_VARIABLES = ("RAGMETER_CONFIG", "RAGMETER_USER", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
 @pytest.fixture(autouse=True)

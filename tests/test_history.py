@@ -1,4 +1,4 @@
-"""history: the SQLite run store, on real database files."""
+"""history: the run store, on real SQLite files and a real PostgreSQL server (tests/pgserver.py)."""
 import json
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
@@ -23,9 +23,23 @@ def scored(sample: EvalSample, score: float, **per_metric) -> EvalResult:
     return EvalResult(sample.sample_id, **scores, elapsed_sec=0.5, sample=sample)
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    """The same tests on both backends: a SQLite file, and a fresh database on a PostgreSQL server."""
+    if request.param == "sqlite":
+        return RunStore(tmp_path / "history.sqlite3")
+    return RunStore(request.getfixturevalue("postgres_url"))
+
+
+def raw_rows(store, sql, params=()):
+    """Rows read straight from the database with its own driver, not through RunStore."""
+    if store.dialect == "sqlite":
+        with sqlite3.connect(store.path) as db:
+            return db.execute(sql, params).fetchall()
+    import psycopg
+
+    with psycopg.connect(store.path) as db:
+        return db.execute(sql.replace("?", "%s"), params).fetchall()
 
 
 def test_create_record_finish_list_and_load(store):
@@ -54,9 +68,9 @@ def test_list_runs_newest_first_and_rename_delete(store):
     store.record_result(second, 0, scored(samples(1)[0], 0.5))
     store.delete_run(second)
     assert [r.run_id for r in store.list_runs()] == [first]
-    with sqlite3.connect(store.path) as db:  # the run's samples and results went with it
-        assert db.execute("SELECT COUNT(*) FROM results WHERE run_id = ?", (second,)).fetchone() == (0,)
-        assert db.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?", (second,)).fetchone() == (0,)
+    # the run's samples and results went with it
+    assert raw_rows(store, "SELECT COUNT(*) FROM results WHERE run_id = ?", (second,)) == [(0,)]
+    assert raw_rows(store, "SELECT COUNT(*) FROM samples WHERE run_id = ?", (second,)) == [(0,)]
 
 
 def test_record_result_is_idempotent_and_resume_sees_pending(store):
@@ -112,7 +126,8 @@ def test_env_var_chooses_the_default_path(tmp_path, monkeypatch):
     assert RunStore().path == tmp_path / "custom.sqlite3" and (tmp_path / "custom.sqlite3").exists()
 
 
-def test_wal_mode_and_migrations_recorded_once(store):
+def test_wal_mode_and_migrations_recorded_once(tmp_path):
+    store = RunStore(tmp_path / "history.sqlite3")
     RunStore(store.path)  # reopening applies nothing twice
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -166,9 +181,8 @@ def test_result_rows_do_not_repeat_the_sample_text(store):
     run_id = store.create_run(dataset_name="d", samples=data, settings={})
     result = RAGEvaluator(OfflineJudge()).evaluate(data[0])
     store.record_result(run_id, 0, result)
-    with sqlite3.connect(store.path) as db:
-        [(record,)] = db.execute("SELECT record FROM results WHERE run_id = ?", (run_id,)).fetchall()
-        [(sample_record,)] = db.execute("SELECT record FROM samples WHERE run_id = ?", (run_id,)).fetchall()
+    [(record,)] = raw_rows(store, "SELECT record FROM results WHERE run_id = ?", (run_id,))
+    [(sample_record,)] = raw_rows(store, "SELECT record FROM samples WHERE run_id = ?", (run_id,))
     assert "Context number" not in record and "x" * 300 not in record
     assert sample_record.count("x" * 300) == 4  # the one copy
     assert store.load_report(run_id).results == [result]
@@ -206,3 +220,28 @@ def test_rows_written_before_the_compact_migration_still_load(tmp_path):
     store.record_result("old", 2, results[2])  # a resumed old run: new rows are compact beside the old ones
     assert store.load_report("old").results == results
     assert store.get_run("old").n_done == 3 and store.pending_samples("old") == []
+
+
+def test_each_run_records_its_owner_and_project_and_listing_filters_by_them(store, monkeypatch):
+    monkeypatch.setenv("RAGMETER_USER", "ci-bot")
+    a = store.create_run(dataset_name="faq.csv", samples=samples(1), settings={}, owner="alice@example.com",
+                         project="support bot")
+    b = store.create_run(dataset_name="faq.csv", samples=samples(1), settings={})  # owner from the env, project = dataset
+    c = store.create_run(dataset_name="docs.jsonl", samples=samples(1), settings={}, owner="alice@example.com")
+    assert (store.get_run(a).owner, store.get_run(a).project) == ("alice@example.com", "support bot")
+    assert (store.get_run(b).owner, store.get_run(b).project) == ("ci-bot", "faq.csv")
+    assert [r.run_id for r in store.list_runs(owner="alice@example.com")] == [c, a]
+    assert [r.run_id for r in store.list_runs(project="faq.csv")] == [b]
+    assert [r.run_id for r in store.list_runs(owner="alice@example.com", project="support bot")] == [a]
+    assert store.list_runs(owner="nobody") == []
+    assert store.owners_and_projects() == (["alice@example.com", "ci-bot"], ["docs.jsonl", "faq.csv", "support bot"])
+
+
+def test_a_postgres_url_is_a_history_location_and_its_password_is_never_shown(postgres_url, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", postgres_url)
+    store = RunStore()
+    assert store.dialect == "postgresql" and store.path == postgres_url
+    host = postgres_url.split("@", 1)[1]
+    with pytest.raises(HistoryError) as failed:
+        RunStore(f"postgresql://postgres:{CANARY}@{host}_missing")
+    assert CANARY not in str(failed.value) and "Cannot connect to the run history" in str(failed.value)

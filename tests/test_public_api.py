@@ -5,9 +5,38 @@ def test_all_is_sorted_and_complete():
     assert evaluator.__all__ == sorted(evaluator.__all__)
     assert set(evaluator.__all__) == {
         "DatasetError", "EvalReport", "EvalResult", "EvalSample", "HistoryError", "Judge", "JudgeConfigError",
-        "JudgeError", "JudgeFailed", "Metric", "MetricScore", "OfflineJudge", "OpenAIJudge", "RAGEvaluator",
-        "RagmeterError", "RubricMetric", "Run", "RunConfig", "RunStore", "load_dataset", "load_rubrics", "score_frame", "summarize",
+        "JudgeError", "JudgeFailed", "Metric", "MetricError", "MetricScore", "MissingExtra", "OfflineJudge",
+        "OpenAIJudge", "RAGEvaluator", "RagmeterError", "RowCounts", "RubricMetric", "Run", "RunConfig", "RunStore",
+        "TargetConfig", "TargetConfigError", "TargetError", "Verdict", "load_dataset", "load_rubrics", "register",
+        "score_frame", "summarize",
     }
+
+
+def test_all_matches_what_the_package_defines_and_re_exports():
+    """As httpx's test_exported_members: every public name of the package is in __all__, and back."""
+    import types
+
+    defined = {name for name, value in vars(evaluator).items()
+               if not name.startswith("_") and not isinstance(value, types.ModuleType)}
+    lazy = set(evaluator._LAZY)
+    assert defined | lazy == set(evaluator.__all__)
+    assert not defined & lazy
+
+
+def test_the_package_ships_its_type_information():
+    from pathlib import Path
+
+    assert (Path(evaluator.__file__).parent / "py.typed").is_file()
+    import tomllib
+
+    project = tomllib.loads((Path(evaluator.__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["evaluator"]
+
+
+def test_the_verdict_is_public_and_decides_the_exit_code():
+    report = evaluator.EvalReport()
+    ending = evaluator.Verdict.of(report)
+    assert ending.kind == "nothing_scored" and ending.exit_code == 5 and not ending.ok
 
 
 def test_errors_form_one_tree():

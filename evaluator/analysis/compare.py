@@ -1,15 +1,18 @@
 """Comparing two runs: per-metric mean deltas with a paired bootstrap CI, and the samples that moved most.
 
 Samples are paired by sample_id (by position for samples without one), so two runs of the same
-dataset under different judges, prompts or retrievers can be set side by side.
+dataset under different judges, prompts or retrievers can be set side by side. Deltas are over the
+pairs scored in both; beside them each run's mean over all its scored rows (scored/total), an
+`overall` row, and the rows scored in one run but missing or unscored in the other: a run that
+lost answers has regressed, whatever its means say.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..history import RunInfo, RunStore
-from ..model import EvalReport, EvalResult
+from ..model import EvalReport, EvalResult, rounded_mean
 from .stats import paired_bootstrap_ci
 
 TOP_MOVERS = 10
@@ -26,6 +29,10 @@ class MetricDelta:
     ci_low: Optional[float]
     ci_high: Optional[float]
     n_pairs: int
+    all_a: Optional[float] = None  # mean over every row run A scored on this metric, paired or not
+    all_b: Optional[float] = None
+    scored_a: int = 0  # rows run A scored on this metric
+    scored_b: int = 0
 
     @property
     def significant(self) -> bool:
@@ -46,8 +53,19 @@ class Mover:
 
 
 @dataclass
+class RowChange:
+    """A row scored in one run and missing or unscored in the other ("scored", "missing", or why not)."""
+
+    sample_id: str
+    a: str
+    b: str
+    question: str = ""
+
+
+@dataclass
 class RunComparison:
-    """Run B against run A: per-metric deltas and the samples that moved most."""
+    """Run B against run A: per-metric deltas (the last is `overall`), the samples that moved most, and
+    the rows one run scored and the other lost (`lost`: scored in A, not in B; `gained`: the reverse)."""
 
     run_a: RunInfo
     run_b: RunInfo
@@ -56,6 +74,18 @@ class RunComparison:
     n_paired: int
     only_a: int
     only_b: int
+    lost: List[RowChange] = field(default_factory=list)
+    gained: List[RowChange] = field(default_factory=list)
+    total_a: int = 0
+    total_b: int = 0
+
+    @property
+    def regressions(self) -> List[str]:
+        """What got worse from A to B, in words: lost rows first, then metrics clearly worse."""
+        found = [f"{len(self.lost)} of {self.total_a} rows scored in A are missing or unscored in B"] if self.lost else []
+        return found + [f"{d.metric}: {d.delta:+.3f} (95% CI {d.ci_low:+.3f} to {d.ci_high:+.3f})"
+                        for d in self.metrics if d.significant and d.delta is not None and d.delta < 0
+                        and d.ci_low is not None and d.ci_high is not None]
 
 
 def compare_runs(store: RunStore, run_a: str, run_b: str) -> RunComparison:
@@ -64,13 +94,58 @@ def compare_runs(store: RunStore, run_a: str, run_b: str) -> RunComparison:
     keyed_a = _keyed(store.indexed_results(run_a))
     keyed_b = _keyed(store.indexed_results(run_b))
     pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]
-    names = EvalReport([r for _, r, _ in pairs] + [r for _, _, r in pairs]).metric_names()
+    names = EvalReport([*keyed_a.values(), *keyed_b.values()]).metric_names()
+    deltas = [_with_totals(_metric_delta(name, pairs), name, keyed_a, keyed_b) for name in names]
     return RunComparison(
         run_a=info_a, run_b=info_b,
-        metrics=[_metric_delta(name, pairs) for name in names],
+        metrics=deltas + [_with_totals(_metric_delta(OVERALL, pairs), OVERALL, keyed_a, keyed_b)],
         movers=_movers(pairs, names),
         n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
+        lost=_lost(keyed_a, keyed_b), gained=_lost(keyed_b, keyed_a, swap=True),
+        total_a=len(keyed_a), total_b=len(keyed_b),
     )
+
+
+OVERALL = "overall"  # the per-row overall score (EvalResult.overall_score), compared like a metric
+
+
+def _score(result: EvalResult, name: str) -> Optional[float]:
+    """The row's score on `name` (or its overall), None when it has none."""
+    if name == OVERALL:
+        return result.overall_score()
+    ms = result.metric_scores().get(name)
+    return None if ms is None or ms.skipped else ms.score
+
+
+def _with_totals(delta: MetricDelta, name: str, keyed_a: Dict[str, EvalResult],
+                 keyed_b: Dict[str, EvalResult]) -> MetricDelta:
+    """`delta` with each run's mean over all its scored rows (not only the pairs) and their counts."""
+    found_a = [v for v in (_score(r, name) for r in keyed_a.values()) if v is not None]
+    found_b = [v for v in (_score(r, name) for r in keyed_b.values()) if v is not None]
+    delta.all_a, delta.all_b = rounded_mean(found_a), rounded_mean(found_b)
+    delta.scored_a, delta.scored_b = len(found_a), len(found_b)
+    return delta
+
+
+def _why_unscored(result: Optional[EvalResult]) -> str:
+    if result is None:
+        return "missing"
+    if result.sample is not None and result.sample.target_error:
+        return f"target failed: {result.sample.target_error}"
+    return "scored" if result.overall_score() is not None else "no score"
+
+
+def _lost(keyed_a: Dict[str, EvalResult], keyed_b: Dict[str, EvalResult], swap: bool = False) -> List[RowChange]:
+    """Rows with a score in `keyed_a` and none (or no row) in `keyed_b`."""
+    lost = []
+    for key, ra in keyed_a.items():
+        rb = keyed_b.get(key)
+        if ra.overall_score() is None or (rb is not None and rb.overall_score() is not None):
+            continue
+        question = ra.sample.question if ra.sample else ""
+        here, there = "scored", _why_unscored(rb)
+        lost.append(RowChange(key, there, here, question) if swap else RowChange(key, here, there, question))
+    return lost
 
 
 def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
@@ -89,9 +164,9 @@ def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
 def _pair_scores(name: str, pairs) -> List[Tuple[str, float, float, EvalResult]]:
     out = []
     for key, ra, rb in pairs:
-        ma, mb = ra.metric_scores().get(name), rb.metric_scores().get(name)
-        if ma is not None and mb is not None and not ma.skipped and not mb.skipped:
-            out.append((key, ma.score, mb.score, rb))
+        a, b = _score(ra, name), _score(rb, name)
+        if a is not None and b is not None:
+            out.append((key, a, b, rb))
     return out
 
 

@@ -38,11 +38,13 @@ def is_offline(report: EvalReport) -> bool:
 
 def fallback_counts(report: EvalReport) -> Tuple[int, int]:
     """(scores the judge failed to give: heuristic fallbacks and unscored rubrics, scores it was asked for)."""
-    judged = fallback = 0
-    for method in _methods(report):
-        judged += method in _ASKED
-        fallback += method in _FAILED
-    return fallback, judged
+    return tallied_fallbacks(Counter(_methods(report)))
+
+
+def tallied_fallbacks(methods: Mapping[str, int]) -> Tuple[int, int]:
+    """`fallback_counts` from method -> count over every metric (how an engine that streams rows counts)."""
+    judged = sum(n for method, n in methods.items() if method in _ASKED)
+    return sum(n for method, n in methods.items() if method in _FAILED), judged
 
 
 def fallback_rate(report: EvalReport) -> float:

@@ -2,6 +2,7 @@
 
     rag_answer(question) -> (answer, docs)   docs: [{"title", "body", "similarity"}], the tutorial's shape
     agent_answer(question) -> {"answer", "tool_calls"}   the same work done as two tool steps
+    chat(messages) -> {"answer", "contexts"}   a chat turn: the last user message, read with the one before
 
 No model, no network: the answer is the help-page sentence that shares the most words with the
 question, so its scores move only when retrieval or the question changes.
@@ -72,3 +73,21 @@ def agent_answer(question: str) -> Dict[str, Any]:
         calls.append({"name": "read_doc", "arguments": {"title": hits[0]["title"]},
                       "output": f"{hits[0]['title']}\n{hits[0]['body']}"})
     return {"answer": extract_answer(question, hits), "tool_calls": calls}
+
+
+FOLLOW_UP_WORDS = 4  # a user turn this short ("And for students?") is read with the turn before it
+
+
+def chat(messages: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Answer the last user message of an OpenAI-style `messages` list. A short follow-up that
+    finds nothing alone is searched with the previous user message, so "And for students?" stays
+    on topic."""
+    users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    if not users:
+        return {"answer": NOT_FOUND, "contexts": []}
+    query = users[-1]
+    docs = search(query)
+    if not docs and len(users) > 1 and len(content_words(query)) <= FOLLOW_UP_WORDS:
+        query = f"{users[-2]} {query}"
+        docs = search(query)
+    return {"answer": extract_answer(query, docs), "contexts": [f"{d['title']}\n{d['body']}" for d in docs]}

@@ -7,12 +7,15 @@ gives the same `MetricSummary` figures (mean, std, CI, counts) as `analysis.stat
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from ..analysis.judging import tallied_fallbacks
 from ..analysis.stats import MetricSummary, mean_std, metric_summary
 from ..io.frames import USAGE_COLUMNS, metric_columns
-from ..model import format_table
+from ..model import METHOD_UNSCORED, format_table
+from ..verdict import RowCounts
 
 
 @dataclass
@@ -24,6 +27,8 @@ class RunTally:
     methods: Dict[str, Dict[str, int]] = field(default_factory=dict)
     overall: array = field(default_factory=lambda: array("d"))
     usage: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_COLUMNS, 0))
+    unusable_rows: int = 0  # rows with a score the judge's reply could not give
+
 
     def add(self, frame: Any) -> None:
         """Count one results frame (see io.frames for its columns)."""
@@ -33,9 +38,12 @@ class RunTally:
             methods = self.methods.setdefault(name, {})
             for method, count in frame[f"{name}_method"].value_counts().items():
                 methods[method] = methods.get(method, 0) + int(count)
-        self.overall.extend(float(v) for v in frame["overall"])
+        self.overall.extend(float(v) for v in frame["overall"].dropna())  # unscored rows have none
         for column in USAGE_COLUMNS:
             self.usage[column] += int(frame[column].sum())
+        unscored = [frame[f"{name}_method"] == METHOD_UNSCORED for name in metric_columns(frame)]
+        if unscored:
+            self.unusable_rows += int(sum(unscored[1:], unscored[0]).astype(bool).sum())
 
     def metric_names(self) -> List[str]:
         """The metrics at least one row has, in the run's order (as EvalReport.metric_names)."""
@@ -46,10 +54,20 @@ class RunTally:
         return [metric_summary(m, list(self.scores[m]), dict(self.methods[m]), self.n, **ci_options)
                 for m in self.metric_names()]
 
-    def overall_mean(self) -> float:
+    def overall_mean(self) -> Optional[float]:
+        """Mean overall over the rows with a score; None (N/A) when no row has one."""
         from statistics import fmean
 
-        return round(fmean(self.overall), 4) if self.overall else 0.0
+        return round(fmean(self.overall), 4) if self.overall else None
+
+    def counts(self) -> RowCounts:
+        """The rows' fate as `verdict.RowCounts.of` counts it for a report (Ray runs call no target)."""
+        methods: Counter = Counter()
+        for counts in self.methods.values():
+            methods.update(counts)
+        fallbacks, judged = tallied_fallbacks(methods)
+        return RowCounts(total=self.n, scored=len(self.overall), unusable_replies=self.unusable_rows,
+                         fallbacks=fallbacks, judged=judged)
 
     def judge_usage(self) -> Dict[str, int]:
         """The run's judge usage under the names `OpenAIJudge.usage()` uses (calls, cache_hits, ...)."""
@@ -64,7 +82,7 @@ class RunTally:
         for name in self.metric_names():
             mean, std = mean_std(self.scores[name])
             rows.append((name, _round(mean), _round(std), len(self.scores[name])))
-        return format_table(self.n, total_time, rows, self.overall_mean())
+        return format_table(self.n, total_time, rows, self.overall_mean(), n_overall=len(self.overall))
 
     def means(self) -> Dict[str, Optional[float]]:
         """Mean score per metric (None when no row could be scored), rounded as reports show them."""

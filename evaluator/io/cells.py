@@ -191,10 +191,20 @@ def meta_cell(value: Any, where: Where, column: str) -> str:
 # Each takes (value, where, column) and returns the value the rules above then read.
 
 def pipe_split(value: Any, where: Where, column: str) -> Any:
-    """deepeval's joined list: "a|b" -> ["a", "b"]. Lists and list-looking cells are left alone."""
-    if isinstance(value, str) and "|" in value and not value.lstrip().startswith("["):
+    """deepeval's joined list: "a|b" -> ["a", "b"]. Lists, list-looking cells and Markdown tables are left alone."""
+    if isinstance(value, str) and "|" in value and not value.lstrip().startswith("[") and not markdown_table(value):
         return value.split("|")
     return value
+
+
+# A Markdown table's separator row: |---|:---:| or ---|--- (at least one pipe between dash runs).
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.MULTILINE)
+
+
+def markdown_table(text: str) -> bool:
+    """Whether text holds a Markdown table (a separator row, or two lines framed by pipes): its "|" are not joins."""
+    return bool(_TABLE_RULE.search(text)) or len(_TABLE_ROW.findall(text)) >= 2
 
 
 def json_unquoted(value: Any, where: Where, column: str) -> Any:

@@ -30,7 +30,9 @@ Column names (matched case-insensitively, surrounding spaces ignored; first alia
 `question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped),
 except with `needs_answer=False` (a target answers each question): then only `question` is;
 a missing `contexts` column means no contexts. Files from deepeval, Phoenix, ragas 0.0.x and TruLens
-are recognised and their cells read the way those tools write them (see dialects.py);
+are recognised and their cells read the way those tools write them (see dialects.py); spans
+(OpenInference, OTLP/JSON, Phoenix span exports: one sample per trace, traces.py) and LangSmith,
+Langfuse, MLflow and promptfoo files (experiments.py) are regrouped into samples;
 `inspect_dataset(...).notes` says what was recognised and how it is read.
 
 Cell values:
@@ -78,10 +80,12 @@ from .arrow_rows import parquet_records, saved_dataset_records
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .csv_rows import csv_records
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
-                       pipe_warning)
+                       pipe_warning, split_notes)
 from .encodings import choose_encoding, text_stream
 from .json_rows import json_records, jsonl_records
+from .paths import NestedPaths, nested_paths
 from .plans import Plan, Planner, check_mapping
+from .readings import Tally
 from .sources import FORMATS, SAVED_DATASET, Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
 
@@ -105,6 +109,7 @@ class DatasetPreview:
     label_columns: List[str] = field(default_factory=list)  # human_<metric> columns
     missing: List[str] = field(default_factory=list)  # required fields with no column
     notes: List[str] = field(default_factory=list)  # the tool recognised, how its cells are read, doubts
+    paths: List[str] = field(default_factory=list)  # nested paths in the first rows (inputs.question)
 
 
 def _metadata(row: Dict[str, Any], plan: Plan, where: Where) -> Dict[str, Any]:
@@ -165,7 +170,7 @@ class _Rows:
 
 
 @contextmanager
-def _rows(src: Source) -> Iterator[_Rows]:
+def source_rows(src: Source) -> Iterator[_Rows]:
     """The rows of a source; read errors that slip past the readers become a DatasetError."""
     try:
         if src.format in ARROW_FORMATS:
@@ -207,36 +212,59 @@ def _no_rows(name: str) -> DatasetError:
 def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
                  name: Optional[str] = None, surface: Surface = LIBRARY,
-                 needs_answer: bool = True) -> List[EvalSample]:
+                 needs_answer: bool = True, notes: Optional[List[str]] = None) -> List[EvalSample]:
     """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
-    `mapping` maps EvalSample fields to column names and overrides detection. `max_rows` and
+    `mapping` maps EvalSample fields to column names, or to nested paths inside a column
+    (`inputs.question`, `outputs.documents[].page_content`), and overrides detection. `max_rows` and
     `max_bytes` refuse bigger files with a clear DatasetError. `name` replaces the file name in
     messages (and decides the format for objects without `.name`). `surface` (io.surfaces: LIBRARY,
     CLI or DASHBOARD) words the advice in errors the way that surface lets a user act on it. See
     the module docstring for accepted columns, cell forms, encodings and other tools' files.
     `needs_answer=False` reads files without answers (a target will answer each question).
+    `notes`, when given, receives what was recognised and how it was read (also logged), including
+    rows another tool's format left out and why; the notes said before a DatasetError stay in it.
     """
     user = check_mapping(mapping)
     src = open_source(source, name, max_bytes, surface)
-    with _rows(src) as rows:
+    said = notes if notes is not None else []
+    with source_rows(src) as rows:
         reading = _peek(rows, user)
-        for note in reading.notes:
-            log.info("%s: %s", src.name, note)
-        planner = Planner({**reading.mapping, **user}, surface, REQUIRED if needs_answer else ("question",))
-        if rows.header is not None:  # one plan for every row, checked before any row is read
-            planner.fix(rows.columns, rows.header)
-        return _load(rows.records, src, planner, reading, max_rows, surface)
+        said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
+                    for i, n in enumerate(reading.notes))
+        merged = {**reading.mapping, **user}
+        required = REQUIRED if needs_answer else ("question",)
+        tally, paths = Tally(reading.what), NestedPaths(merged, required)
+        planner = Planner(merged, surface, required)
+        if rows.header is not None and reading.regroup is None:  # one plan for every row, checked first
+            planner.fix(paths.columns(rows.columns), rows.header)
+        records = _prepared(rows.records, reading, tally, paths)
+        try:
+            samples = _load(records, src, planner, max_rows, surface)
+        except DatasetError as exc:
+            if tally.skipped and str(exc) == str(_no_rows(src.name)):  # every row was left out: say why
+                raise DatasetError(f"has no usable rows: {' '.join(tally.notes())}", file=src.name) from None
+            raise
+        finally:
+            said.extend(tally.notes())
+    for note in said:
+        log.info("%s: %s", src.name, note)
+    return samples
 
 
-def _load(records: Records, src: Source, planner: Planner, reading: Reading, max_rows: Optional[int],
+def _prepared(records: Records, reading: Reading, tally: Tally, paths: NestedPaths) -> Records:
+    """Rows as the plan reads them: regrouped (traces), cells rewritten (deepeval), nested paths added."""
+    for where, row in reading.rows(records, tally):
+        yield where, paths.apply(reading.apply(row, where), where)
+
+
+def _load(records: Records, src: Source, planner: Planner, max_rows: Optional[int],
           surface: Surface) -> List[EvalSample]:
     samples: List[EvalSample] = []
     seen: Dict[str, Where] = {}
     for where, row in records:
         if max_rows is not None and len(samples) >= max_rows:
             raise _too_many(max_rows, src.name, surface)
-        row = reading.apply(row, where)
         plan = planner.plan(row, where)
         sample = _build(row, plan, where, len(samples) + 1)
         _check_unique(sample, seen, where, plan)
@@ -266,16 +294,24 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
     `notes` says which tool's file was recognised and how its cells will be read.
     """
     src = open_source(source, name, max_bytes, surface)
-    with _rows(src) as rows:
+    with source_rows(src) as rows:
         reading = _peek(rows, {})
+        first = next(rows.records, None)  # raw: its nested paths are offered even when the rows regroup
+        if first is not None:
+            rows.records = itertools.chain([first], rows.records)
+        tally = Tally(reading.what)
+        if reading.regroup is not None:  # show the rows as they will be read: one per trace, flattened
+            rows.records, rows.columns = reading.rows(rows.records, tally), []
         columns, raw, count = _scan(rows, preview_rows)
     mapping = {f: c for f, c in {**detect_mapping(columns), **reading.mapping}.items() if c}
+    said = [f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n for i, n in enumerate(reading.notes)]
     return DatasetPreview(
         name=src.name, format=src.format, encoding=rows.encoding, columns=columns, rows=raw,
         mapping=mapping, row_count=count,
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
-        notes=list(reading.notes) + pipe_warning(raw, mapping.get("contexts"), reading),
+        notes=said + tally.notes() + split_notes(raw, reading) + pipe_warning(raw, mapping.get("contexts"), reading),
+        paths=nested_paths(([first[1]] if first else []) + raw),
     )
 
 
@@ -308,11 +344,12 @@ def samples_from_rows(rows: Iterable[Tuple[Optional[int], Dict[str, Any]]],
         return []
     user = check_mapping(mapping)
     reading = detect_reading([str(k) for k in rows[0][1]], rows[0][1], user)
-    planner = Planner({**reading.mapping, **user}, surface)
+    merged = {**reading.mapping, **user}
+    planner, paths = Planner(merged, surface), NestedPaths(merged)
     samples = []
     for number, row in rows:
         where = Where(name, item=number)
-        row = reading.apply(row, where)
+        row = paths.apply(reading.apply(row, where), where)
         plan = planner.plan(row, where)
         sample = _build(row, plan, where, number or 0)
         id_column = plan.fields.get("sample_id")

@@ -5,19 +5,23 @@ Matched case-insensitively, surrounding spaces ignored; the first alias found wi
 Files written by other tools also need their cells read the way that tool wrote them; `detect_reading`
 recognises the tool from its column names (and, for Phoenix, the first row) and returns a `Reading`:
     deepeval   input, actual_output, expected_output, retrieval_context (save_as csv/jsonl, goldens.csv):
-               retrieval_context and context join their list with "|"; split back into a list.
+               retrieval_context and context join their list with "|"; split back into a list, except
+               a cell holding a Markdown table (its pipes are the table's). The preview says each split.
     Phoenix    input, output, reference: output is the answer; reference holds the retrieved documents
                when its cells are lists of passages (then contexts), else it is read as the reference.
     ragas 0.0  question, answer, contexts, ground_truths (a list): the first answer is the reference.
     TruLens    record_id, input, output, record_json/app_id: input and output are JSON-encoded strings.
 What was recognised and how it is read is said in `Reading.notes`, for the dashboard's preview.
+Traces (traces.py) and other tools' experiments and datasets (experiments.py) regroup whole rows;
+DETECTORS at the end lists every format in the order they are tried (readings.py has the contract).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .cells import first_item, json_unquoted, list_cell, pipe_joined, pipe_split
+from . import experiments, traces
+from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
+from .readings import Detector, Reading
 from .sources import Where
 
 FIELDS: Tuple[str, ...] = (
@@ -85,34 +89,11 @@ def check_duplicates(columns: Iterable[str], where: Where) -> None:
 
 # --- files written by other tools ---------------------------------------------------------------
 
-CellRule = Callable[[Any, Where, str], Any]
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How one tool's file is read beyond its column names: cell rules, mapping changes, notes."""
-
-    tool: Optional[str] = None  # "deepeval", "Phoenix", "ragas 0.0.x", "TruLens"; None: nothing special
-    rules: Tuple[Tuple[str, CellRule], ...] = ()  # (column, rule) applied to the raw cell first
-    mapping: Dict[str, Optional[str]] = field(default_factory=dict)  # field -> column, over detection
-    notes: Tuple[str, ...] = ()  # what was recognised and how it is read, in words
-
-    def apply(self, row: Dict[str, Any], where: Where) -> Dict[str, Any]:
-        """The row with each rule's column rewritten (a new dict; rows without the column unchanged)."""
-        if not self.rules:
-            return row
-        row = dict(row)
-        for column, rule in self.rules:
-            if column in row:
-                row[column] = rule(row[column], where, column)
-        return row
-
-
 def detect_reading(columns: Iterable[str], first: Optional[Mapping[str, Any]],
                    mapping: Mapping[str, Optional[str]]) -> Reading:
     """The Reading for a file with these columns and first row; `mapping` (the caller's) wins over it."""
     by_key = {norm(str(c)): str(c) for c in columns}
-    for detect in (_deepeval, _trulens, _ragas_v0, _phoenix):
+    for detect in DETECTORS:
         reading = detect(by_key, first or {}, mapping)
         if reading is not None:
             return reading
@@ -124,9 +105,8 @@ def _deepeval(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping
     if "input" not in by_key or not {"actual_output", "expected_output", "retrieval_context"} & set(by_key):
         return None
     joined = [by_key[k] for k in ("retrieval_context", "context") if k in by_key]
-    note = (f"deepeval file: {' and '.join(joined)} cells are split on '|', the separator deepeval joins "
-            "them with" if joined else "deepeval file")
-    return Reading("deepeval", tuple((c, pipe_split) for c in joined), notes=(note + ".",))
+    return Reading("deepeval", tuple((c, pipe_split) for c in joined), notes=(
+        "deepeval file: input is the question, actual_output the answer, expected_output the reference.",))
 
 
 def _trulens(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -183,6 +163,27 @@ def _holds_list(value: Any) -> bool:
         return False
 
 
+def split_notes(rows: Sequence[Mapping[str, Any]], reading: Reading) -> List[str]:
+    """For the preview: each split the Reading's rules make, with its count per row (nothing said when none)."""
+    splits = [(column, rule) for column, rule in reading.rules if rule is pipe_split]
+    notes = []
+    for column, _ in splits:
+        counts = [(i, _split_count(row.get(column))) for i, row in enumerate(rows, 1) if column in row]
+        parts = [f"row {i}: {n}" if n > 0 else f"row {i}: a Markdown table, kept whole"
+                 for i, n in counts if n != 0]
+        if parts:
+            notes.append(f"{column} cells joined with '|' (deepeval's joiner) are split into contexts: "
+                         + ", ".join(parts) + ".")
+    return notes
+
+
+def _split_count(value: Any) -> int:
+    """How many contexts deepeval's "|" split makes of a raw cell: 0 when nothing is split, -1 for a table."""
+    if not isinstance(value, str) or "|" not in value or value.lstrip().startswith("["):
+        return 0
+    return -1 if markdown_table(value) else len(contexts_cell(pipe_split(value, Where(""), ""), Where(""), ""))
+
+
 def pipe_warning(rows: Sequence[Mapping[str, Any]], column: Optional[str], reading: Reading) -> List[str]:
     """A note when a contexts cell of the preview holds " | " and nothing splits it (not deepeval)."""
     if column is None or reading.tool == "deepeval":
@@ -192,3 +193,14 @@ def pipe_warning(rows: Sequence[Mapping[str, Any]], column: Optional[str], readi
         return []
     return [f"Row {hits[0]}'s {column} holds one text with ' | ' inside. If that joins several passages, "
             "write them as a JSON list ([\"first\", \"second\"]) so each is scored as its own context."]
+
+
+# Tried in this order; the first that recognises the file wins. A new format: one module, one line here.
+DETECTORS: Tuple[Detector, ...] = (
+    traces.detect,
+    *experiments.DETECTORS,
+    _deepeval,
+    _trulens,
+    _ragas_v0,
+    _phoenix,
+)

@@ -30,6 +30,7 @@ from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
+from ..verdict import RowCounts, verdict
 from .records import flat_row, result_from_record, result_to_record
 from .redact import sanitize_settings
 
@@ -82,6 +83,7 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
     noise = judge_noise(report)
     if noise:
         data["judge_noise"] = [n.to_dict() for n in noise]
+    data["verdict"] = verdict(report).to_dict()  # the run's own health; the CLI adds --fail-under to its exit code
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
     return json.dumps(data, ensure_ascii=False, default=str)
 
@@ -279,14 +281,14 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
     order = list(range(len(report.results)))
     total = len(order)
     if max_samples is not None and total > max_samples:
-        order = sorted(order, key=lambda i: report.results[i].overall())[:max(0, max_samples)]
+        order = sorted(order, key=lambda i: report.results[i].overall())[:max(0, max_samples)]  # unscored first
     rows = []
     for i in order:
         result = report.results[i]
         label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
         sample = result.sample
         rows.append({"label": label, "category": sample.category if sample is not None else None,
-                     "overall": result.overall(), "scores": list(result.metric_scores().items()), "sample": sample})
+                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample})
     if len(rows) == total:
         return rows, "", ""
     note = f" (worst {len(rows):,} of {total:,})"
@@ -299,7 +301,9 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
 def _meta_line(report: EvalReport, dataset_name: str) -> str:
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     n = len(report.results)
-    parts = [f"{n} sample{'' if n == 1 else 's'}", f"overall mean {report.overall_mean():.3f}",
+    overall = report.overall_mean()
+    parts = [f"{n} sample{'' if n == 1 else 's'}",
+             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({RowCounts.of(report).summary()})",
              f"run time {report.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
@@ -331,6 +335,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     return _template().render(
         title=title, csp=CSP, style=Markup(STYLE), meta_line=_meta_line(report, dataset_name),
         judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
+        ending=verdict(report),
         fallback_warning=_fallback_warning(report),
         offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
         summaries=summaries, svgs=_charts(report, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,

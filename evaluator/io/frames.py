@@ -69,7 +69,7 @@ def result_row(index: int, result: EvalResult, metrics: Sequence[str],
         "expected_answer_keywords": s.expected_answer_keywords, "expected_docs": s.expected_docs,
         "metadata": json.dumps(s.metadata or {}, ensure_ascii=False),
         "sample_more": json.dumps({k: v for k, v in record.items() if k not in _ROW_KEYS}, ensure_ascii=False),
-        "overall": result.overall(), "elapsed_sec": float(result.elapsed_sec),
+        "overall": result.overall_score(), "elapsed_sec": float(result.elapsed_sec),
     }
     for name in metrics:
         detail = record["metrics"].get(name) or {}

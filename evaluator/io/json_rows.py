@@ -1,4 +1,5 @@
-"""JSON Lines and JSON rows: one object per line, or a list of objects (bare or under "samples"/"data")."""
+"""JSON Lines and JSON rows: one object per line, or a list of objects (bare or under "samples"/"data";
+an OTLP file's "resourceSpans"; promptfoo's "results"."results")."""
 from __future__ import annotations
 
 import json
@@ -39,7 +40,9 @@ def json_records(text: IO[str], src: Source) -> Records:
     del raw  # the text is not needed once parsed: 100,000 rows should not be held twice
     items = data
     if isinstance(data, dict):
-        items = data.get("samples", data.get("data"))
+        items = data.get("samples", data.get("data", data.get("resourceSpans")))
+        if items is None and isinstance(data.get("results"), dict):  # promptfoo eval -o json
+            items = data["results"].get("results")
     if not isinstance(items, list):
         raise where.error('must hold a list of objects, or an object with a "samples" (or "data") list; '
                           f"found a JSON {json_type(data)}")

@@ -60,7 +60,7 @@ def result_to_record(result: EvalResult, index: Optional[int] = None) -> Dict[st
     record = sample_to_record(result.sample, index)
     record["sample_id"] = result.sample_id
     record["elapsed_sec"] = result.elapsed_sec
-    record["overall"] = result.overall()
+    record["overall"] = result.overall_score()
     record["metrics"] = {name: _metric_record(ms) for name, ms in result.metric_scores().items()}
     return record
 
@@ -184,7 +184,7 @@ def flat_row(result: EvalResult, names: Optional[Sequence[str]] = None) -> Dict[
     }
     for name in columns:
         row[name] = scores.get(name)
-    row["overall"] = result.overall()
+    row["overall"] = result.overall_score()
     for name in columns:
         row[f"{name}_method"] = result.scores[name].method if name in result.scores else None
     row["elapsed_sec"] = round(result.elapsed_sec, 4)

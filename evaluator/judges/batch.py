@@ -36,7 +36,8 @@ import openai
 
 from ..errors import JudgeConfigError, JudgeError
 from ..text import estimate_tokens
-from .openai import OpenAIJudge, _display_url, _short
+from .messages import display_url, one_line
+from .openai import OpenAIJudge
 
 MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 MAX_BYTES = 190 * 1024 * 1024  # under the 200 MB file limit, leaving room for multipart framing
@@ -222,7 +223,7 @@ class BatchClient:
         self.endpoint = batch_endpoint(judge.base_url)
         # Large files take longer than one judge call: a longer timeout, and the client's retries.
         self._api = judge.client.with_options(max_retries=max_retries, timeout=max(judge.timeout, 300.0))
-        self._url = _display_url(judge.base_url)
+        self._url = display_url(judge.base_url)
 
     # -- requests files ---------------------------------------------------------------------------
     def request_line(self, cid: str, request: Request) -> bytes:
@@ -317,13 +318,13 @@ class BatchClient:
         try:
             return fn()
         except openai.APIStatusError as exc:
-            message = f"Batch API: could not {what} at {self._url}: HTTP {exc.status_code}: {_short(exc.message)}"
+            message = f"Batch API: could not {what} at {self._url}: HTTP {exc.status_code}: {one_line(exc.message)}"
             if exc.status_code in (404, 405):
                 raise JudgeConfigError(message + " — this server may not implement /files and /batches; "
                                        "run without --batch.") from None
             raise JudgeError(message) from None
         except openai.OpenAIError as exc:
-            raise JudgeError(f"Batch API: could not {what} at {self._url}: {_short(exc)}") from None
+            raise JudgeError(f"Batch API: could not {what} at {self._url}: {one_line(exc)}") from None
 
 
 def describe_statuses(statuses: List[BatchStatus]) -> str:
@@ -339,7 +340,7 @@ def describe_statuses(statuses: List[BatchStatus]) -> str:
 def _batch_errors(batch: Any) -> str:
     errors = getattr(batch, "errors", None)
     data = getattr(errors, "data", None) or []
-    return "; ".join(_short(getattr(e, "message", "") or e) for e in data)
+    return "; ".join(one_line(getattr(e, "message", "") or e) for e in data)
 
 
 def parse_results(text: str, batch_id: str = "") -> BatchResults:
@@ -376,7 +377,7 @@ def _reply_of(item: dict) -> Tuple[Optional[Reply], str]:
     if error or (status is not None and status != 200):
         inner = _dict(body.get("error")) or _dict(error)
         message = inner.get("message") or inner.get("code") or error or "request failed"
-        return None, _short(f"HTTP {status}: {message}" if status else message)
+        return None, one_line(f"HTTP {status}: {message}" if status else message)
     try:
         text = body["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):

@@ -23,7 +23,10 @@ over a bare `openai.OpenAI` call:
   for probability-weighted (G-Eval) scores; servers that send none leave it None.
 
 The API key is used for requests and nothing else: it is not in `repr`, `name`, `settings()`,
-error messages, logs or the cache.
+error messages, logs or the cache. It goes only to the base URL it belongs to: `api_key`, else
+the variable named by `api_key_env`, else OPENAI_API_KEY, and that last one only when the base
+URL is OpenAI's own or the operator's $OPENAI_BASE_URL, never a base URL someone typed (which
+could be theirs: README "Which key goes where").
 """
 from __future__ import annotations
 
@@ -38,11 +41,12 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import openai
 
 from ..errors import JudgeConfigError, JudgeError
+from .messages import display_url, one_line
 from ..text import estimate_tokens
 from .cache import JudgeCache, cache_key
 from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
@@ -115,7 +119,7 @@ class OpenAIJudge:
     offline = False
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
-                 max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
+                 api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
                  temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
                  max_tokens: Optional[int] = None, http_client: Any = None,
                  sleep: Callable[[float], None] = time.sleep,
@@ -130,9 +134,9 @@ class OpenAIJudge:
         self.max_retries, self.max_concurrency, self.max_tokens = max_retries, max_concurrency, max_tokens
         self.json_mode = json_mode
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        self._shown_url = _display_url(self.base_url)
+        self._shown_url = display_url(self.base_url)
         self.name = f"{model} @ {self._shown_url}"
-        self._key = _resolve_key(api_key, self.base_url)
+        self._key = _resolve_key(api_key, self.base_url, api_key_env)
         self._sleep, self._random = sleep, random.Random()
         self._mode = "object" if json_mode == "auto" else json_mode
         self._lock = threading.Lock()
@@ -301,8 +305,8 @@ class OpenAIJudge:
         if isinstance(exc, openai.APIStatusError):
             return self._classify_status(exc, url, mode)
         if isinstance(exc, (_MalformedReply, ValueError)):
-            return _Failure(f"malformed reply from {url}: {_short(exc)}", "retry")
-        return _Failure(f"{type(exc).__name__} calling {url}: {_short(exc)}", "retry")
+            return _Failure(f"malformed reply from {url}: {one_line(exc)}", "retry")
+        return _Failure(f"{type(exc).__name__} calling {url}: {one_line(exc)}", "retry")
 
     def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> _Failure:
         status, detail = exc.status_code, _error_detail(exc)
@@ -375,30 +379,35 @@ def _unreachable_reason(exc: BaseException) -> Optional[str]:
     return None
 
 
-def _resolve_key(api_key: Optional[str], base_url: str) -> str:
-    key = api_key or os.environ.get("OPENAI_API_KEY")
+def _environment_url(base_url: str) -> bool:
+    """Whether `base_url` is one the environment chose (OpenAI's, or the operator's OPENAI_BASE_URL)."""
+    chosen = {DEFAULT_BASE_URL, (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")}
+    return base_url.rstrip("/") in chosen
+
+
+def _resolve_key(api_key: Optional[str], base_url: str, api_key_env: Optional[str] = None) -> str:
+    """The key to send to `base_url`: given, else from the variable named for it, else OPENAI_API_KEY
+    for the environment's own base URL only. A typed base URL never receives the server's key."""
+    if api_key_env:
+        key = api_key or os.environ.get(api_key_env)
+    else:
+        key = api_key or (os.environ.get("OPENAI_API_KEY") if _environment_url(base_url) else None)
     if key:
         return key
     host = urlsplit(base_url).hostname or ""
     if any(host == h or host.endswith(h) for h in _KEYED_HOSTS):
+        variable = api_key_env or "OPENAI_API_KEY"
         raise JudgeConfigError(
-            f"No API key for {host}: pass api_key=... or set OPENAI_API_KEY. "
+            f"No API key for {host}: pass api_key=... or set {variable} (--api-key-env names another variable). "
             "For a local server (llama.cpp, Ollama, vLLM) pass its base_url instead; no key is needed.")
     return KEY_PLACEHOLDER
-
-
-def _display_url(url: str) -> str:
-    """The URL without user:password@ or a query string, either of which may carry a secret."""
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
 def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int]]:
     try:
         text = completion.choices[0].message.content or ""
     except (AttributeError, IndexError, TypeError) as exc:
-        raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {_short(completion)})") from exc
+        raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {one_line(completion)})") from exc
     if not isinstance(text, str):
         raise _MalformedReply("message content is not text")
     usage = getattr(completion, "usage", None)
@@ -465,11 +474,11 @@ def _error_detail(exc: openai.APIStatusError) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         message = inner.get("message") if isinstance(inner, dict) else inner
-        return _short(message or body)
+        return one_line(message or body)
     try:
-        return _short(exc.response.text or exc.message)
+        return one_line(exc.response.text or exc.message)
     except Exception:  # a streamed/closed body cannot be read again
-        return _short(exc.message)
+        return one_line(exc.message)
 
 
 def _rejects_format(status: int, detail: str) -> bool:
@@ -486,8 +495,3 @@ def _final_message(failure: _Failure, attempts_retried: int) -> str:
     if failure.kind == "unreachable":
         return f"{failure.message} — is the server running, and is the base URL right?"
     return f"{failure.message.rstrip('.')} after {attempts_retried} retries"
-
-
-def _short(value: Any, limit: int = 300) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[:limit] + "…"

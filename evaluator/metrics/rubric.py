@@ -34,7 +34,8 @@ from .prompts import DATA_CLOSE, DATA_OPEN
 
 RUBRIC_FIELDS = ("question", "answer", "contexts", "ground_truth")
 DEFAULT_FIELDS = ("question", "answer")
-_KEYS = ("criteria", "fields", "scale", "steps")
+_KEYS = ("criteria", "fields", "scale", "steps", "level")
+LEVELS = ("turn", "conversation")  # for conversation datasets: score each assistant turn, or the whole chat
 BUILTIN_NAMES = frozenset(m.name for m in BUILTINS)
 
 # The rubric prompt. Reasoning comes before the score so the judge thinks first (G-Eval's
@@ -79,11 +80,14 @@ class RubricMetric(Metric):
 
     criteria: str
     steps: Tuple[str, ...]
+    level: str
 
     def __init__(self, name: str, criteria: str, fields: Sequence[str] = DEFAULT_FIELDS,
-                 scale: str = "0-1", steps: Sequence[str] = ()) -> None:
+                 scale: str = "0-1", steps: Sequence[str] = (), level: str = "turn") -> None:
         fields, steps = tuple(fields), tuple(steps)
         _check(name, criteria, fields, scale, steps)
+        if level not in LEVELS:
+            raise MetricError(f"rubric {name!r}: level {level!r} is not one of {', '.join(LEVELS)}")
         super().__init__(name, needs=fields, prompts={"en": rubric_prompt(criteria, scale, steps)}, shows=fields,
                          scale=scale, logprobs=scale != "0-1",
                          advice=(f"Answers fall short of the rubric: {criteria}",
@@ -93,12 +97,15 @@ class RubricMetric(Metric):
                          description=criteria)
         object.__setattr__(self, "criteria", criteria)
         object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "level", level)
 
     def to_dict(self) -> Dict[str, Any]:
         """The TOML table of this rubric (also what run settings keep)."""
         table: Dict[str, Any] = {"criteria": self.criteria, "fields": list(self.shows), "scale": self.scale}
         if self.steps:
             table["steps"] = list(self.steps)
+        if self.level != "turn":
+            table["level"] = self.level
         return table
 
 
@@ -135,7 +142,7 @@ def rubric_from_table(name: str, table: Any, source: str = "rubrics") -> RubricM
             raise MetricError(f"{source}: [{name}] {key} must be a list of strings, e.g. {key} = [\"answer\"]")
     try:
         return RubricMetric(name, table.get("criteria", ""), table.get("fields", DEFAULT_FIELDS),
-                            table.get("scale", "0-1"), table.get("steps", ()))
+                            table.get("scale", "0-1"), table.get("steps", ()), table.get("level", "turn"))
     except ValueError as exc:
         raise MetricError(f"{source}: {exc}") from None
 

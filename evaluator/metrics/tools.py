@@ -19,7 +19,7 @@ from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore, is_evasive
 from .metric import RULE, Metric, advice
-from .prompts import _GUARD_AR, _GUARD_EN, _JSON_ONLY_AR, _JSON_ONLY_EN, DATA_CLOSE, DATA_OPEN
+from .prompts import DATA_CLOSE, DATA_OPEN, GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN
 
 # The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
 # result no step produced can be marked as not accomplished.
@@ -128,7 +128,7 @@ class TaskCompletionMetric(Metric):
         question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
         data = "\n".join([DATA_OPEN, question, clean(sample.question), steps, clean(steps_text(sample.tool_calls)),
                           answer, clean(sample.answer), DATA_CLOSE])
-        guard, json_only = (_GUARD_AR, _JSON_ONLY_AR) if lang == "ar" else (_GUARD_EN, _JSON_ONLY_EN)
+        guard, json_only = (GUARD_AR, JSON_ONLY_AR) if lang == "ar" else (GUARD_EN, JSON_ONLY_EN)
         return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
 
 

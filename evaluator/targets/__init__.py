@@ -12,7 +12,7 @@ as soon as it arrives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Literal, Optional, Sequence, Tuple
 
 from ..errors import TargetConfigError
 from .base import NO_RETRY, RetryPolicy, Target, ask
@@ -20,6 +20,9 @@ from .chat import ChatTarget
 from .function import FunctionTarget
 from .http import DEFAULT_BODY, HttpTarget, parse_field_specs
 from .shapes import TargetResponse
+
+
+TargetKind = Literal["python", "http", "openai"]  # a function, an HTTP endpoint, a bare chat model
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class TargetConfig:
     retries: int = 3
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> TargetKind:
         if self.spec.startswith(("http://", "https://")):
             return "http"
         return "openai" if self.spec.startswith("openai:") else "python"
@@ -52,6 +55,9 @@ class TargetConfig:
             raise TargetConfigError("no target given: a URL, module:function, file.py:function or openai:MODEL")
         if self.kind != "http" and (self.body or self.headers or self.fields):
             raise TargetConfigError("--target-body, --target-header and --target-field apply to HTTP targets only")
+        if self.kind == "python" and _restricted():
+            raise TargetConfigError("a Python function target is not allowed here: this server's configuration "
+                                    "lets targets call only the HTTP URLs under [targets].allow")
         if self.kind == "http":
             return HttpTarget(self.spec, body=self.body, headers=self.headers, fields=self.fields,
                               timeout=self.timeout)
@@ -100,6 +106,12 @@ class TargetConfig:
                      workers: int = 4, retries: int = 3) -> "TargetConfig":
         """From CLI-style options: fields as 'name=path' strings."""
         return cls(spec, body or None, tuple(headers), parse_field_specs(fields), base_url, timeout, workers, retries)
+
+
+def _restricted() -> bool:
+    from ..config import current
+
+    return current().targets.restricted
 
 
 def __getattr__(name: str) -> Any:

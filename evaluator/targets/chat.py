@@ -2,7 +2,8 @@
 
 It is an HttpTarget pointed at `{base_url}/chat/completions`, reading
 `choices[0].message.content`. The key comes from `api_key_env` at each call, when that variable
-is set (local servers need none). The contexts are empty by design, so the context metrics are
+is set (local servers need none). OPENAI_API_KEY goes only to OpenAI's own URL: a base URL
+someone typed gets a key only from a variable named for it (`api_key_env`). The contexts are empty by design, so the context metrics are
 skipped with that reason rather than scored as failures.
 """
 from __future__ import annotations
@@ -22,12 +23,14 @@ class ChatTarget(HttpTarget):
 
     kind = "openai"
 
-    def __init__(self, model: str, *, base_url: str = "", api_key_env: str = "OPENAI_API_KEY",
+    def __init__(self, model: str, *, base_url: str = "", api_key_env: str = "",
                  timeout: float = 60.0) -> None:
         self.model = model
         body = json.dumps({"model": model, "messages": [{"role": "user", "content": "{question}"}]})
-        headers = [f"Authorization: Bearer ${{{api_key_env}}}"] if os.environ.get(api_key_env) else []
-        url = (base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+        base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        variable = api_key_env or ("OPENAI_API_KEY" if base == DEFAULT_BASE_URL else "")
+        headers = [f"Authorization: Bearer ${{{variable}}}"] if variable and os.environ.get(variable) else []
+        url = base + "/chat/completions"
         super().__init__(url, body=body, headers=headers, timeout=timeout,
                          fields={"answer": "choices.0.message.content"},
                          no_contexts_reason=NO_RETRIEVAL.format(model=model))

@@ -20,7 +20,7 @@ KNOWN_KEYS: Dict[str, Tuple[str, ...]] = {
 }
 ENVELOPES = ("data", "output")
 _SEGMENT = re.compile(r"^([^\[\]]*)((?:\[\d*\])*)$")
-_MISSING = object()
+MISSING = object()
 
 
 def parse_path(path: str) -> List[Any]:
@@ -38,21 +38,21 @@ def parse_path(path: str) -> List[Any]:
 
 
 def extract(data: Any, steps: List[Any]) -> Any:
-    """The value at `steps` in `data`; _MISSING when some step is not there."""
+    """The value at `steps` in `data`; MISSING when some step is not there."""
     for i, step in enumerate(steps):
         if step is None:
             if not isinstance(data, list):
-                return _MISSING
+                return MISSING
             values = [extract(item, steps[i + 1:]) for item in data]
-            return [v for v in values if v is not _MISSING]
+            return [v for v in values if v is not MISSING]
         if isinstance(step, int) and isinstance(data, list):
-            data = data[step] if -len(data) <= step < len(data) else _MISSING
+            data = data[step] if -len(data) <= step < len(data) else MISSING
         elif isinstance(data, dict):
-            data = data.get(str(step), _MISSING)
+            data = data.get(str(step), MISSING)
         else:
-            return _MISSING
-        if data is _MISSING:
-            return _MISSING
+            return MISSING
+        if data is MISSING:
+            return MISSING
     return data
 
 
@@ -60,7 +60,7 @@ def pick(reply: Any, name: str, path: Optional[str]) -> Any:
     """Field `name` of a reply: from the user's path (TargetError if absent), else discovered (None if absent)."""
     if path:
         value = extract(reply, parse_path(path))
-        if value is _MISSING:
+        if value is MISSING:
             raise TargetError(f"the reply has no {name} at '{path}' (top-level keys: {_keys(reply)}); "
                               "check the field path")
         return value

@@ -6,7 +6,9 @@
                fields={"answer": "data.reply.text", "contexts": "data.hits[].passage"})
 
 Header values are resolved from the environment at call time and kept nowhere else: `describe()`
-(what the run history stores) names the headers, never their values. 429, 5xx and timeouts raise
+(what the run history stores) names the headers, never their values. In team mode the URL (and
+any redirect) must fall under `[targets].allow` and a ${VAR} must be in `allow_env`
+(targets/policy.py); a refused name is "not allowed here", whether it is set or not. 429, 5xx and timeouts raise
 a retryable TargetError (with the server's Retry-After); other failures name the status and the
 start of the reply.
 """
@@ -25,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import TargetConfigError, TargetError
 from .fields import FIELD_NAMES, no_answer_message, parse_path, pick
+from .policy import check_url, check_variables, public_url, url_allowed
 from .shapes import TargetResponse, assemble_response
 
 DEFAULT_BODY = '{"question": "{question}"}'
@@ -50,8 +53,18 @@ def check_body(template: str) -> str:
     return template
 
 
-def parse_headers(lines: Sequence[str]) -> Dict[str, str]:
-    """'Name: value' lines as {name: value template}; ${VAR}s must be set now (checked, not kept)."""
+def _policy(policy: Any) -> Any:
+    """The policy given, else the one of the server's configuration ($RAGMETER_CONFIG; none: open)."""
+    if policy is not None:
+        return policy
+    from ..config import current
+
+    return current().targets
+
+
+def parse_headers(lines: Sequence[str], policy: Any = None) -> Dict[str, str]:
+    """'Name: value' lines as {name: value template}; ${VAR}s must be allowed and set now (checked, not kept)."""
+    policy = _policy(policy)
     headers = {}
     for line in lines:
         name, sep, value = line.partition(":")
@@ -59,28 +72,23 @@ def parse_headers(lines: Sequence[str]) -> Dict[str, str]:
             raise TargetConfigError(f"a header is written 'Name: value', not {line.split(':')[0]!r}...")
         headers[name.strip()] = value.strip()
     for name, value in headers.items():
+        check_variables(value, policy, name)  # before looking the variable up: a refusal says nothing of it
         missing = [v for v in _VAR.findall(value) if v not in os.environ]
         if missing:
             raise TargetConfigError(f"header {name} uses ${{{missing[0]}}}, which is not set in the environment")
     return headers
 
 
-def resolve(value: str) -> str:
-    """A header value with its ${VAR}s read from the environment now."""
+def resolve(value: str, policy: Any = None) -> str:
+    """A header value with its ${VAR}s read from the environment now (only the names `policy` allows)."""
+    check_variables(value, _policy(policy))
+
     def sub(match: "re.Match[str]") -> str:
         if match.group(1) not in os.environ:
             raise TargetConfigError(f"${{{match.group(1)}}} is not set in the environment")
         return os.environ[match.group(1)]
 
     return _VAR.sub(sub, value)
-
-
-def public_url(url: str) -> str:
-    """The URL without credentials or query string (which may carry an API key)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "…" if parts.query else "", ""))
 
 
 class HttpTarget:
@@ -90,12 +98,14 @@ class HttpTarget:
 
     def __init__(self, url: str, *, body: Optional[str] = None, headers: Sequence[str] = (),
                  fields: Optional[Dict[str, str]] = None, timeout: float = 60.0,
-                 no_contexts_reason: Optional[str] = None) -> None:
+                 no_contexts_reason: Optional[str] = None, policy: Any = None) -> None:
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
             raise TargetConfigError(f"an HTTP target needs an http:// or https:// URL, not {public_url(url)!r}")
+        self.policy = _policy(policy)
+        check_url(url, self.policy)
         self.url, self.timeout = url, float(timeout)
         self.body = check_body(body or DEFAULT_BODY)
-        self.headers = parse_headers(headers)
+        self.headers = parse_headers(headers, self.policy)
         self.fields = _check_fields(fields or {})
         self.no_contexts_reason = no_contexts_reason
 
@@ -112,10 +122,10 @@ class HttpTarget:
 
     def _post(self, data: bytes) -> bytes:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        headers.update({name: resolve(value) for name, value in self.headers.items()})
+        headers.update({name: resolve(value, self.policy) for name, value in self.headers.items()})
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with _opener(self.policy).open(request, timeout=self.timeout) as response:
                 return response.read()
         except urllib.error.HTTPError as exc:
             raise _status_error(exc) from None
@@ -131,6 +141,25 @@ class HttpTarget:
     def describe(self) -> Dict[str, Any]:
         return {"kind": self.kind, "url": public_url(self.url), "body": self.body,
                 "header_names": sorted(self.headers), "fields": dict(self.fields), "timeout_s": self.timeout}
+
+
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to a URL the allow-list covers (urllib would carry the headers there)."""
+
+    def __init__(self, allow: Sequence[str]) -> None:
+        self.allow = tuple(allow)
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        if not url_allowed(newurl, self.allow):
+            raise TargetError(f"the target redirected to {public_url(newurl)}, which is not allowed here "
+                              "(not under [targets].allow)")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _opener(policy: Any) -> urllib.request.OpenerDirector:
+    if not getattr(policy, "restricted", False):
+        return urllib.request.build_opener()
+    return urllib.request.build_opener(_CheckedRedirects(getattr(policy, "allow", ())))
 
 
 def _check_fields(fields: Dict[str, str]) -> Dict[str, str]:

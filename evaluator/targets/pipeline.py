@@ -16,16 +16,14 @@ stay saved through `on_answer`.
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ..evaluation import RAGEvaluator, ResultCallback, ProgressCallback, _Progress, _usage_delta
 from ..errors import JudgeFailed
-from ..judges.base import judge_usage
-from ..judges.health import STOPPED_KEY
+from ..evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
+from ..scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPass
 from .base import RetryPolicy, Target, ask
 from .shapes import TargetResponse
 
@@ -57,13 +55,13 @@ class _Pipeline:
         self.results: Dict[int, EvalResult] = {}
 
     def run(self, samples: List[EvalSample], target_workers: int, judge_workers: int,
-            on_answer: Optional[AnswerCallback], progress: _Progress) -> List[EvalResult]:
+            on_answer: Optional[AnswerCallback], progress: Progress) -> List[EvalResult]:
         queue = [(i, s) for i, s in enumerate(samples) if not is_answered(s)][::-1]
         with ThreadPoolExecutor(target_workers, thread_name_prefix="ragmeter-target") as asker, \
                 ThreadPoolExecutor(judge_workers, thread_name_prefix="ragmeter-judge") as judge:
             self._judge_all([(i, s) for i, s in enumerate(samples) if is_answered(s)], judge)
             while True:
-                while queue and len(self.asking) < target_workers and not self.evaluator._stopping(self.stop):
+                while queue and len(self.asking) < target_workers and not self.evaluator.stopping(self.stop):
                     index, sample = queue.pop()
                     self.asking[asker.submit(ask, self.target, sample.question, self.policy, self.stop)] = index
                 if not self.asking and not self.judging:
@@ -78,7 +76,7 @@ class _Pipeline:
             self.judging[pool.submit(self.evaluator.evaluate, sample)] = index
 
     def _finish(self, future: Future, samples: List[EvalSample], pool: ThreadPoolExecutor,
-                on_answer: Optional[AnswerCallback], progress: _Progress) -> None:
+                on_answer: Optional[AnswerCallback], progress: Progress) -> None:
         if future in self.asking:
             index = self.asking.pop(future)
             sample = with_response(samples[index], future.result(), self.target)
@@ -101,18 +99,7 @@ def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample],
                          stop: Optional[threading.Event] = None) -> EvalReport:
     """Answer every sample with `target` and score each answer as it arrives; results in input order."""
     samples = list(samples)
-    start = time.perf_counter()
-    usage_before = judge_usage(evaluator.llm)
-    evaluator._watch()  # the same judge-health watch as evaluate_dataset: a failing judge stops the run
-    progress = _Progress(len(samples), show_progress, on_progress, on_result)
+    scoring = ScoringPass(evaluator, len(samples), show_progress, on_progress, on_result)  # as evaluate_dataset
     pipeline = _Pipeline(evaluator, target, policy, stop)
-    results = pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer, progress)
-    progress.close()
-    report = EvalReport(results=results, total_time=time.perf_counter() - start,
-                        usage=_usage_delta(usage_before, judge_usage(evaluator.llm)))
-    if evaluator.health is not None and evaluator.health.tripped:
-        failure = evaluator.health.failure()
-        report.usage[STOPPED_KEY] = str(failure)
-        failure.report = report
-        raise failure
-    return report
+    return scoring.report(pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer,
+                                       scoring.progress))

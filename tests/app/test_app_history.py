@@ -153,7 +153,16 @@ def test_unusable_history_path_is_an_inline_error(store, tmp_path):
     folder.mkdir()
     at.sidebar.text_input(key="history_path").set_value(str(folder)).run()
     assert not at.exception
-    assert at.error and "cannot be opened" in at.error[0].value
+    assert at.error and "Not used: a history file's name ends in .sqlite3" in at.error[0].value
+    assert list(folder.iterdir()) == []  # a typed path creates nothing
+
+
+def test_a_typed_path_outside_home_creates_no_file(store, tmp_path):
+    target = tmp_path.parent / f"{tmp_path.name}-outside" / "evil.sqlite3"
+    at = history_page()
+    at.sidebar.text_input(key="history_path").set_value(str(target)).run()
+    assert not at.exception
+    assert "under your home folder" in at.error[0].value and not target.parent.exists()
 
 
 def test_resume_of_an_openai_run_asks_for_the_key_again(store):

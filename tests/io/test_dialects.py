@@ -132,3 +132,53 @@ def test_pipes_split_only_in_deepeval_files_and_warned_elsewhere(tmp_path):
 
 def test_plain_files_have_no_notes():
     assert inspect_dataset(ROOT / "sample_data" / "sample.csv").notes == []
+
+
+# --- deepeval's "|" join: split only where it is deepeval's joiner, and say so per row ---------------
+
+DEEPEVAL_TABLE_CSV = (
+    "input,actual_output,expected_output,retrieval_context\n"
+    "Which plan is cheapest?,Basic.,Basic,\"| plan | price |\n|---|---|\n| Basic | 5 |\n| Pro | 9 |\"\n"
+    "How long is the warranty?,Two years.,,Warranty: two years.|Shipping: free over $40.|Returns: 14 days.\n"
+)
+
+
+def test_deepeval_markdown_table_stays_one_context(tmp_path):
+    from evaluator import load_dataset
+
+    path = tmp_path / "deepeval_table.csv"
+    path.write_text(DEEPEVAL_TABLE_CSV, encoding="utf-8")
+    table, joined = load_dataset(path)
+    assert len(table.contexts) == 1 and "| Pro | 9 |" in table.contexts[0]
+    assert joined.contexts == ["Warranty: two years.", "Shipping: free over $40.", "Returns: 14 days."]
+
+
+def test_deepeval_preview_shows_each_split_with_its_count(tmp_path):
+    from evaluator.io.datasets import inspect_dataset
+
+    path = tmp_path / "deepeval_table.csv"
+    path.write_text(DEEPEVAL_TABLE_CSV, encoding="utf-8")
+    notes = inspect_dataset(path).notes
+    assert ("retrieval_context cells joined with '|' (deepeval's joiner) are split into contexts: "
+            "row 1: a Markdown table, kept whole, row 2: 3.") in notes
+
+
+def test_deepeval_json_with_lists_has_no_split_note(tmp_path):
+    import json
+
+    from evaluator.io.datasets import inspect_dataset
+
+    path = tmp_path / "deepeval.json"
+    path.write_text(json.dumps([{"input": "Is it covered?", "actual_output": "Yes.", "expected_output": "Yes",
+                                 "retrieval_context": ["Kettles: two years.", "Toasters: one year."]}]))
+    notes = inspect_dataset(path).notes
+    assert notes and not any("split" in n for n in notes)
+
+
+def test_deepeval_jsonl_joined_cells_are_split_and_counted():
+    from pathlib import Path
+
+    from evaluator.io.datasets import inspect_dataset
+
+    notes = inspect_dataset(Path(__file__).resolve().parents[1] / "fixtures" / "deepeval_dataset.jsonl").notes
+    assert any(n.endswith("split into contexts: row 1: 2.") for n in notes), notes  # row 2 holds one passage

@@ -229,9 +229,23 @@ def test_a_local_server_needs_no_key(server, clock):
     assert server.chat_requests[0].headers["authorization"] == f"Bearer {KEY_PLACEHOLDER}"
 
 
-def test_the_key_comes_from_the_environment(server, clock, monkeypatch):
+def test_the_key_comes_from_the_variable_named_for_the_base_url(server, clock, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    make(server, clock, api_key_env="OPENAI_API_KEY").generate("p")
+    assert server.chat_requests[0].headers["authorization"] == f"Bearer {CANARY}"
+
+
+def test_a_typed_base_url_never_gets_the_servers_openai_key(server, clock, monkeypatch):
+    # The dashboard's old leak: a visitor's base URL received the server's OPENAI_API_KEY.
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     make(server, clock).generate("p")
+    assert server.chat_requests[0].headers["authorization"] == f"Bearer {KEY_PLACEHOLDER}"
+
+
+def test_the_operators_base_url_gets_the_environment_key(server, clock, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    OpenAIJudge("test-model", sleep=clock.sleep, clock=clock, timeout=5.0).generate("p")
     assert server.chat_requests[0].headers["authorization"] == f"Bearer {CANARY}"
 
 

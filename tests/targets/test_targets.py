@@ -261,7 +261,7 @@ def test_openai_model_target_answers_from_choices(monkeypatch):
     assert (got.answer, got.contexts) == ("Paris is the capital.", [])
     sent = srv.chat_requests[0]
     assert sent.body["model"] == "tiny-model" and sent.body["messages"][0]["content"] == "Capital of France?"
-    assert sent.headers["authorization"] == "Bearer sk-test-123"
+    assert "authorization" not in sent.headers  # OPENAI_API_KEY goes to OpenAI's URL only, not a typed one
     assert "sk-test" not in json.dumps(config.settings(target))
 
 
@@ -270,7 +270,7 @@ def test_openai_model_target_answers_from_choices(monkeypatch):
 @pytest.mark.parametrize("config", [
     TargetConfig("http://127.0.0.1:9/ask", body='{"q": "{question}"}', fields={"answer": "data.text"}, timeout=5,
                  workers=2),
-    TargetConfig("tests.test_targets:returns_str", retries=0),
+    TargetConfig("tests.targets.test_targets:returns_str", retries=0),
     TargetConfig("openai:tiny", base_url="http://127.0.0.1:9/v1"),
 ])
 def test_stored_settings_rebuild_the_same_target(config):

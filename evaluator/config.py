@@ -1,0 +1,278 @@
+"""The operator's configuration: one TOML file named by $RAGMETER_CONFIG, read into frozen dataclasses.
+
+No file (the laptop default) means today's behaviour: one user, every feature open. A file with
+`[server] shared = true` switches on team mode (README "Team mode"):
+
+    [server]   shared, history, auth ("proxy" | "oidc"), user_header, max_upload_mb
+    [roles]    viewers, evaluators, admins: lists of user names, "*" = any signed-in user
+    [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
+    [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
+
+Every mistake is a ConfigError naming the file and the key. Team mode without `auth` is refused
+here, so a shared dashboard cannot start without knowing who its users are.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from .errors import ConfigError
+
+ENV_VAR = "RAGMETER_CONFIG"
+AUTH_KINDS = ("proxy", "oidc")
+DEFAULT_USER_HEADER = "X-Forwarded-Email"
+DEFAULT_MAX_UPLOAD_MB = 200  # Streamlit's own default upload limit
+ANYONE = "*"
+ROLES = ("viewer", "evaluator", "admin")  # each role can do everything the one before it can
+LOCAL_USER = "local"  # the owner recorded for runs started without team mode
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    shared: bool = False
+    history: str = ""  # a SQLite path or a postgresql:// URL; "" = $RAGMETER_HISTORY or the default file
+    auth: str = ""
+    user_header: str = DEFAULT_USER_HEADER
+    max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB
+
+
+@dataclass(frozen=True)
+class RolesConfig:
+    """Who may do what. Admins may also evaluate and view; evaluators may also view."""
+
+    viewers: Tuple[str, ...] = (ANYONE,)
+    evaluators: Tuple[str, ...] = ()
+    admins: Tuple[str, ...] = ()
+
+    def role_of(self, user: str) -> Optional[str]:
+        """The user's highest role, or None when they may not even view."""
+        for role, names in (("admin", self.admins), ("evaluator", self.evaluators), ("viewer", self.viewers)):
+            if ANYONE in names or user in names:
+                return role
+        return None
+
+    def allows(self, user: str, role: str) -> bool:
+        """Whether `user` holds `role` or a higher one."""
+        held = self.role_of(user)
+        return held is not None and ROLES.index(held) >= ROLES.index(role)
+
+
+@dataclass(frozen=True)
+class JudgeEntry:
+    """One judge team users can pick by name; its key is read on the server from `api_key_env`."""
+
+    name: str
+    model: str
+    base_url: str = ""
+    api_key_env: str = ""
+    kind: str = "openai"
+    temperature: float = 0.0
+    max_workers: int = 4
+
+    def run_config(self, base: Any) -> Any:
+        """`base` (a RunConfig) judged by this entry: config.py sits below runs.py, so the caller passes one."""
+        return replace(base, judge=self.kind, model=self.model, base_url=self.base_url,
+                       api_key_env=self.api_key_env, temperature=self.temperature, max_workers=self.max_workers)
+
+
+@dataclass(frozen=True)
+class TargetsConfig:
+    """What an HTTP target may call. `restricted` is off on a laptop: any URL, any variable."""
+
+    allow: Tuple[str, ...] = ()
+    allow_env: Tuple[str, ...] = ()
+    restricted: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    server: ServerConfig = field(default_factory=ServerConfig)
+    roles: RolesConfig = field(default_factory=RolesConfig)
+    judges: Tuple[JudgeEntry, ...] = ()
+    targets: TargetsConfig = field(default_factory=TargetsConfig)
+    source: str = ""  # the file it was read from ("" = none)
+
+    @property
+    def team(self) -> bool:
+        return self.server.shared
+
+    def judge(self, name: str) -> JudgeEntry:
+        for entry in self.judges:
+            if entry.name == name:
+                return entry
+        raise ConfigError(f"no judge named {name!r} in {self.source or 'the configuration'}; "
+                          f"the configured judges are: {', '.join(j.name for j in self.judges) or 'none'}")
+
+
+LAPTOP = Config()
+
+
+def load(path: Optional[os.PathLike | str] = None) -> Config:
+    """The configuration at `path`, else at $RAGMETER_CONFIG, else LAPTOP (no file: nothing changes)."""
+    chosen = str(path) if path is not None else os.environ.get(ENV_VAR, "").strip()
+    if not chosen:
+        return LAPTOP
+    file = Path(chosen).expanduser()
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration {file} ({exc.strerror or exc}); "
+                          f"fix the path in {ENV_VAR} or unset it") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file} is not valid TOML: {exc}") from None
+    return from_dict(data, str(file))
+
+
+_loaded: Dict[Tuple[str, float], Config] = {}
+
+
+def current() -> Config:
+    """The configuration $RAGMETER_CONFIG names now (read again only when the file changes)."""
+    chosen = os.environ.get(ENV_VAR, "").strip()
+    if not chosen:
+        return LAPTOP
+    try:
+        key = (chosen, os.stat(Path(chosen).expanduser()).st_mtime)
+    except OSError:
+        return load(chosen)  # raises the ConfigError that names the file
+    if key not in _loaded:
+        _loaded.clear()
+        _loaded[key] = load(chosen)
+    return _loaded[key]
+
+
+def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Config:
+    """A Config from parsed TOML; ConfigError naming `source` and the key for anything wrong."""
+    _known(data, ("server", "roles", "judges", "targets"), "", source)
+    server = _server(_table(data, "server", source), source)
+    judges = tuple(_judge(item, i, source) for i, item in enumerate(_list(data, "judges", source, dict)))
+    names = [j.name for j in judges]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{source}: [[judges]] names must be unique (found {sorted(names)})")
+    config = Config(server=server, roles=_roles(_table(data, "roles", source), source), judges=judges,
+                    targets=_targets(_table(data, "targets", source), server.shared, source), source=source)
+    return config
+
+
+def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
+    _known(table, ("shared", "history", "auth", "user_header", "max_upload_mb"), "server", source)
+    server = ServerConfig(
+        shared=_get(table, "shared", bool, False, "server", source),
+        history=_get(table, "history", str, "", "server", source).strip(),
+        auth=_get(table, "auth", str, "", "server", source).strip(),
+        user_header=_get(table, "user_header", str, DEFAULT_USER_HEADER, "server", source).strip(),
+        max_upload_mb=_get(table, "max_upload_mb", int, DEFAULT_MAX_UPLOAD_MB, "server", source))
+    if server.auth and server.auth not in AUTH_KINDS:
+        raise ConfigError(f"{source}: server.auth must be one of {', '.join(map(repr, AUTH_KINDS))}, "
+                          f"not {server.auth!r}")
+    if server.shared and not server.auth:
+        raise ConfigError(f"{source}: team mode (server.shared = true) needs server.auth = \"proxy\" "
+                          "(an SSO proxy in front sets the user header) or \"oidc\" (Streamlit's st.login); "
+                          "the dashboard will not start without knowing who its users are")
+    if server.auth == "proxy" and not server.user_header:
+        raise ConfigError(f"{source}: server.user_header must name the header the SSO proxy sets")
+    if server.max_upload_mb < 1:
+        raise ConfigError(f"{source}: server.max_upload_mb must be at least 1, not {server.max_upload_mb}")
+    return server
+
+
+def _roles(table: Mapping[str, Any], source: str) -> RolesConfig:
+    _known(table, ("viewers", "evaluators", "admins"), "roles", source)
+    return RolesConfig(*(tuple(_strings(table, key, default, "roles", source))
+                         for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", []))))
+
+
+def _judge(item: Mapping[str, Any], i: int, source: str) -> JudgeEntry:
+    where = f"judges[{i}]"
+    _known(item, ("name", "kind", "base_url", "model", "api_key_env", "temperature", "max_workers"), where, source)
+    for key in ("name", "model"):
+        if not str(item.get(key) or "").strip():
+            raise ConfigError(f"{source}: {where}.{key} is required")
+    return JudgeEntry(
+        name=_get(item, "name", str, "", where, source).strip(), model=_get(item, "model", str, "", where, source),
+        base_url=_get(item, "base_url", str, "", where, source).strip(),
+        api_key_env=_get(item, "api_key_env", str, "", where, source).strip(),
+        kind=_get(item, "kind", str, "openai", where, source).strip(),
+        temperature=float(_get(item, "temperature", (int, float), 0.0, where, source)),
+        max_workers=_get(item, "max_workers", int, 4, where, source))
+
+
+def _targets(table: Mapping[str, Any], shared: bool, source: str) -> TargetsConfig:
+    from .targets.policy import check_prefix
+
+    _known(table, ("allow", "allow_env"), "targets", source)
+    allow = tuple(_strings(table, "allow", [], "targets", source))
+    for prefix in allow:
+        problem = check_prefix(prefix)
+        if problem:
+            raise ConfigError(f"{source}: targets.allow entry {prefix!r} {problem}")
+    return TargetsConfig(allow=allow, allow_env=tuple(_strings(table, "allow_env", [], "targets", source)),
+                         restricted=shared)
+
+
+# -- reading TOML values, each mistake named by file and key ----------------------------------------
+def _known(table: Mapping[str, Any], keys: Tuple[str, ...], where: str, source: str) -> None:
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        name = f"{where}.{unknown[0]}" if where else unknown[0]
+        raise ConfigError(f"{source}: unknown key {name!r}; the keys{' of [' + where + ']' if where else ''} "
+                          f"are {', '.join(keys)}")
+
+
+def _table(data: Mapping[str, Any], key: str, source: str) -> Dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [{key}] must be a table")
+    return value
+
+
+def _list(data: Mapping[str, Any], key: str, source: str, kind: type) -> list:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
+        raise ConfigError(f"{source}: {key} must be a list of {'tables ([[' + key + ']])' if kind is dict else kind.__name__}")
+    return value
+
+
+def _strings(table: Mapping[str, Any], key: str, default: list, where: str, source: str) -> list:
+    value = table.get(key, default)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: {where}.{key} must be a list of strings, e.g. [\"alice@example.com\"]")
+    return [v.strip() for v in value]
+
+
+def _get(table: Mapping[str, Any], key: str, kind: Any, default: Any, where: str, source: str) -> Any:
+    value = table.get(key, default)
+    # TOML's true is a bool, and bool is an int: a number where a bool is wanted (or the reverse) is a mistake.
+    if not isinstance(value, kind) or (kind in (int, (int, float)) and isinstance(value, bool)):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise ConfigError(f"{source}: {where}.{key} must be {names}, not {value!r}")
+    return value
+
+
+HISTORY_SUFFIXES = (".sqlite3", ".sqlite", ".db")
+
+
+def typed_history_path(text: str, *, home: Optional[Path] = None, cwd: Optional[Path] = None) -> Path:
+    """A history file typed in the laptop dashboard, or ConfigError saying why it is refused.
+
+    A typed string must not create files anywhere the server can write (a `.pth` name in
+    site-packages once stopped Python from starting): the name must end in .sqlite3, .sqlite or
+    .db, its folder must already exist, and it must lie under the home folder or the folder the
+    dashboard was started in. Team mode has no such field: the history comes from the config.
+    """
+    raw = text.strip()
+    if not raw:
+        raise ConfigError("type the path of a history file, e.g. ~/.ragmeter/history.sqlite3")
+    path = Path(raw).expanduser()
+    if path.suffix.lower() not in HISTORY_SUFFIXES:
+        raise ConfigError(f"a history file's name ends in {', '.join(HISTORY_SUFFIXES)}")
+    roots = [p.resolve() for p in (home or Path.home(), cwd or Path.cwd())]
+    resolved = (Path.cwd() / path).resolve() if not path.is_absolute() else path.resolve()
+    if not any(resolved.parent == root or root in resolved.parents for root in roots):
+        raise ConfigError("the history file must be under your home folder or the folder the dashboard runs in")
+    if not resolved.parent.is_dir():
+        raise ConfigError(f"the folder {resolved.parent} does not exist; create it first")
+    return resolved

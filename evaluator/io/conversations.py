@@ -1,0 +1,315 @@
+"""Read conversation datasets: multi-turn chats in the shapes other tools write them.
+
+    ragas MultiTurnSample   {"user_input": [{"type": "human"|"ai"|"tool", "content", "tool_calls"}],
+                             "reference", "reference_tool_calls"}  (to_jsonl, or a CSV/JSON of them)
+    deepeval                {"turns": [{"role", "content", "retrieval_context", "tools_called"}],
+                             "scenario", "expected_outcome"}  goldens and test cases; JSON, JSONL or
+                             CSV with the turns as a JSON cell
+    OpenAI messages         {"messages": [{"role", "content", "tool_calls", "tool_call_id"}]} per line
+                            (a system message is kept in metadata, not as a turn)
+    long table              one row per turn: conversation_id, turn, role, content, optional
+                            contexts / tool_calls / reference (CSV or JSONL), rows ordered by turn
+    ragmeter's own          {"conversation_id", "scenario", "expected_outcome", "turns": [{"role",
+                             "content", "contexts", "tool_calls", "reference"}]} (sample_data, replays)
+
+`dataset_kind(source)` says whether a file holds conversations or single-turn samples;
+`load_conversations` reads it. Bad input raises DatasetError naming the file, the line (or item)
+and what to do: a turn without a role, an unknown role, an assistant turn before any user turn,
+a tool turn with no tool call before it. An empty conversation is skipped, by name, in `skipped`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
+from ..errors import DatasetError, TargetError
+from ..targets.shapes import contexts_of, tool_call
+from .sources import Where, open_source
+from .surfaces import LIBRARY, Surface
+
+CONVERSATIONS, SAMPLES = "conversations", "samples"
+RAGAS, DEEPEVAL, OPENAI, LONG = "ragas MultiTurnSample", "deepeval conversational", "OpenAI messages", "long table"
+# ragas message types and other tools' role names, as our three roles.
+ROLE_NAMES = {"human": USER, "user": USER, "ai": ASSISTANT, "assistant": ASSISTANT, "bot": ASSISTANT,
+              "tool": TOOL, "function": TOOL}
+_LONG_KEYS = ("conversation_id", "role", "content")
+
+
+@dataclass
+class ConversationSet:
+    """What `load_conversations` found: the conversations, the format, and what it skipped and why."""
+
+    conversations: List[Conversation]
+    format: str
+    skipped: List[Tuple[str, str]] = field(default_factory=list)  # (conversation id, reason)
+
+    @property
+    def kind(self) -> str:
+        return CONVERSATIONS
+
+
+def _norm_keys(row: Mapping[str, Any]) -> Dict[str, Any]:
+    return {str(k).strip().lower(): v for k, v in row.items()}
+
+
+def _decoded(value: Any) -> Any:
+    """A CSV cell holding JSON (a list of turns) as data; anything else as it is."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _message_list(value: Any) -> bool:
+    value = _decoded(value)
+    return isinstance(value, list) and bool(value) and all(isinstance(m, dict) for m in value)
+
+
+def row_format(row: Mapping[str, Any]) -> Optional[str]:
+    """Which conversation format a row is in, or None for a single-turn sample."""
+    keys = _norm_keys(row)
+    if _message_list(keys.get("messages")):
+        return OPENAI
+    if _message_list(keys.get("user_input")):
+        return RAGAS
+    if "turns" in keys and isinstance(_decoded(keys["turns"]), list):
+        return DEEPEVAL
+    if all(k in keys for k in _LONG_KEYS):
+        return LONG
+    return None
+
+
+def _first_row(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface
+               ) -> Tuple[Any, Optional[Tuple[Where, Dict[str, Any]]]]:
+    from .datasets import source_rows  # the readers of every single-turn format, shared
+
+    src = open_source(source, name, max_bytes, surface)
+    with source_rows(src) as rows:
+        return src, next(rows.records, None)
+
+
+def dataset_kind(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
+                 surface: Surface = LIBRARY) -> str:
+    """CONVERSATIONS when the file's first row is a conversation (or a turn of one), else SAMPLES."""
+    _, first = _first_row(source, name, max_bytes, surface)
+    return CONVERSATIONS if first is not None and row_format(first[1]) else SAMPLES
+
+
+def load_conversations(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
+                       max_rows: Optional[int] = None, surface: Surface = LIBRARY) -> ConversationSet:
+    """Every conversation of a file (see the module docstring for the formats)."""
+    from .datasets import source_rows
+
+    src = open_source(source, name, max_bytes, surface)
+    with source_rows(src) as rows:
+        records = list(rows.records)
+    if not records:
+        raise DatasetError("has no rows; add one conversation per line", file=src.name)
+    fmt = row_format(records[0][1])
+    if fmt is None:
+        raise records[0][0].error("is not a conversation: give each line a 'messages' or 'turns' list, a ragas "
+                                  "'user_input' list, or one row per turn with conversation_id, role, content")
+    groups = _long_groups(records) if fmt == LONG else [(w, [(w, r)]) for w, r in records]
+    found = ConversationSet([], fmt)
+    for number, (where, rows_of) in enumerate(groups, 1):
+        if max_rows is not None and len(found.conversations) >= max_rows:
+            raise DatasetError(f"has more than {max_rows:,} conversations; {surface.limit_advice('rows')}",
+                               file=src.name)
+        conv = _READERS[fmt](rows_of, where, number)
+        if not conv.turns:
+            found.skipped.append((conv.conversation_id, "empty conversation: it has no turns"))
+            continue
+        _check(conv, where)
+        found.conversations.append(conv)
+    _check_ids(found.conversations, src.name)
+    if not found.conversations:
+        raise DatasetError("has no conversation with turns; every one was empty", file=src.name)
+    return found
+
+
+# --- one reader per format: rows -> Conversation ------------------------------------------------
+
+Rows = List[Tuple[Where, Dict[str, Any]]]
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _opt(value: Any) -> Optional[str]:
+    text = _text(_decoded(value) if not isinstance(value, str) else value).strip()
+    return text or None
+
+
+def _calls(value: Any, where: Where, turn: int) -> List[Dict[str, Any]]:
+    value = _decoded(value)
+    if value in (None, "", []):
+        return []
+    if not isinstance(value, list):
+        raise where.error(f"turn {turn}: tool calls must be a list of {{'name', 'arguments'}} objects")
+    try:
+        return [tool_call(c) for c in value]
+    except TargetError as exc:
+        raise where.error(f"turn {turn}: {exc}") from None
+
+
+def _contexts(value: Any, where: Where, turn: int) -> List[str]:
+    value = _decoded(value)
+    if value in (None, ""):
+        return []
+    try:
+        return contexts_of(value)
+    except TargetError as exc:
+        raise where.error(f"turn {turn}: {exc}") from None
+
+
+def _role(raw: Any, where: Where, turn: int) -> str:
+    if raw is None or not str(raw).strip():
+        raise where.error(f"turn {turn} has no role; give every turn a role: user, assistant or tool")
+    role = ROLE_NAMES.get(str(raw).strip().lower())
+    if role is None:
+        raise where.error(f"turn {turn} has the role {str(raw)[:30]!r}; use user, assistant or tool "
+                          "(ragas: human, ai, tool)")
+    return role
+
+
+def _id(keys: Dict[str, Any], number: int) -> str:
+    for key in ("conversation_id", "id", "name", "thread_id", "session_id"):
+        if keys.get(key) not in (None, ""):
+            return str(keys[key])
+    return f"conv-{number}"
+
+
+def _conversation(keys: Dict[str, Any], turns: List[Turn], number: int, **known: Any) -> Conversation:
+    taken = {"conversation_id", "id", "name", "turns", "messages", "user_input", "scenario", "expected_outcome",
+             "reference", "reference_tool_calls", "expected_tools", "recorded_by"}
+    meta = {k: v for k, v in keys.items() if k not in taken and v not in (None, "", [])}
+    return Conversation(_id(keys, number), turns, scenario=_opt(keys.get("scenario")),
+                        expected_outcome=_opt(keys.get("expected_outcome")),
+                        reference=_opt(keys.get("reference")), metadata=meta,
+                        recorded_by=_opt(keys.get("recorded_by")), **known)
+
+
+def _tool_names(value: Any, where: Where) -> Optional[List[str]]:
+    value = _decoded(value)
+    if not value:
+        return None
+    return [c["name"] for c in _calls(value if isinstance(value, list) else [value], where, 0)]
+
+
+def _read_ragas(rows: Rows, where: Where, number: int) -> Conversation:
+    keys = _norm_keys(rows[0][1])
+    turns = []
+    for i, msg in enumerate(_decoded(keys["user_input"]), 1):
+        role = _role(msg.get("type", msg.get("role")), where, i)
+        turns.append(Turn(role, _text(msg.get("content")), tool_calls=_calls(msg.get("tool_calls"), where, i)))
+    return _conversation(keys, turns, number, expected_tools=_tool_names(keys.get("reference_tool_calls"), where))
+
+
+def _read_turn_list(rows: Rows, where: Where, number: int) -> Conversation:
+    """deepeval goldens / test cases, and ragmeter's own records (the same keys, our names beside)."""
+    keys = _norm_keys(rows[0][1])
+    turns = []
+    for i, raw in enumerate(_decoded(keys["turns"]) or [], 1):
+        if not isinstance(raw, dict):
+            raise where.error(f"turn {i} is a JSON {type(raw).__name__}; each turn is an object with role and content")
+        t = _norm_keys(raw)
+        turns.append(Turn(_role(t.get("role"), where, i), _text(t.get("content")),
+                          _contexts(t.get("contexts", t.get("retrieval_context")), where, i),
+                          _calls(t.get("tool_calls", t.get("tools_called")), where, i), _opt(t.get("reference")),
+                          bool(t.get("not_asked")), _opt(t.get("error")), t.get("latency_ms")))
+    return _conversation(keys, turns, number, expected_tools=_tool_names(keys.get("expected_tools"), where))
+
+
+def _read_openai(rows: Rows, where: Where, number: int) -> Conversation:
+    keys = _norm_keys(rows[0][1])
+    turns, system = [], []
+    for i, msg in enumerate(_decoded(keys["messages"]), 1):
+        if str(msg.get("role", "")).strip().lower() in ("system", "developer"):
+            system.append(_text(msg.get("content")))
+            continue
+        turns.append(Turn(_role(msg.get("role"), where, i), _text(msg.get("content")),
+                          _contexts(msg.get("contexts"), where, i), _calls(msg.get("tool_calls"), where, i)))
+    conv = _conversation(keys, turns, number)
+    if system:
+        conv.metadata["system"] = "\n".join(system)
+    return conv
+
+
+def _long_groups(records: Rows) -> List[Tuple[Where, Rows]]:
+    """Rows grouped by conversation_id in first-seen order, each group sorted by its turn number."""
+    groups: Dict[str, Rows] = {}
+    for where, row in records:
+        keys = _norm_keys(row)
+        cid = _text(keys.get("conversation_id")).strip()
+        if not cid:
+            raise where.error("has no conversation_id; give every turn row the id of its conversation",
+                              column="conversation_id")
+        groups.setdefault(cid, []).append((where, keys))
+    return [(rows[0][0], sorted(rows, key=lambda wr: _turn_number(wr))) for rows in groups.values()]
+
+
+def _turn_number(item: Tuple[Where, Dict[str, Any]]) -> float:
+    where, keys = item
+    raw = keys.get("turn", keys.get("turn_index"))
+    if raw in (None, ""):
+        return float(where.line or where.item or 0)  # file order
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise where.error(f"turn {str(raw)[:20]!r} is not a number; number the turns 1, 2, 3…", column="turn") from None
+
+
+def _read_long(rows: Rows, where: Where, number: int) -> Conversation:
+    turns = []
+    for i, (here, keys) in enumerate(rows, 1):
+        turns.append(Turn(_role(keys.get("role"), here, i), _text(keys.get("content")),
+                          _contexts(keys.get("contexts"), here, i), _calls(keys.get("tool_calls"), here, i),
+                          _opt(keys.get("reference"))))
+    first = dict(rows[0][1])
+    first.pop("role", None), first.pop("content", None), first.pop("turn", None), first.pop("contexts", None)
+    first.pop("tool_calls", None)
+    return _conversation(first, turns, number)
+
+
+_READERS: Dict[str, Callable[[Rows, Where, int], Conversation]] = {
+    RAGAS: _read_ragas, DEEPEVAL: _read_turn_list, OPENAI: _read_openai, LONG: _read_long}
+
+
+# --- checks ---------------------------------------------------------------------------------------
+
+def _check(conv: Conversation, where: Where) -> None:
+    """The order rules every format shares; tool outputs are copied onto the calls they answer."""
+    first = conv.turns[0]
+    if first.role != USER:
+        raise where.error(f"conversation {conv.conversation_id!r} starts with a{'n' if first.role == ASSISTANT else ''} "
+                          f"{first.role} turn; a conversation starts with the user's message (move or drop the "
+                          "opening turn)")
+    pending: List[Dict[str, Any]] = []
+    for i, t in enumerate(conv.turns, 1):
+        if t.role == ASSISTANT:
+            pending = list(t.tool_calls)
+        elif t.role == TOOL:
+            if not pending:
+                raise where.error(f"conversation {conv.conversation_id!r}, turn {i}: tool output with no tool call "
+                                  "before it; give the assistant turn before it the tool_calls it answers")
+            call = pending.pop(0)
+            if call.get("output") in (None, ""):
+                call["output"] = t.content
+        else:
+            pending = []
+
+
+def _check_ids(conversations: List[Conversation], name: str) -> None:
+    seen: Dict[str, int] = {}
+    for conv in conversations:
+        if conv.conversation_id in seen:
+            raise DatasetError(f"conversation id {conv.conversation_id!r} is used twice; make the ids unique",
+                               file=name)
+        seen[conv.conversation_id] = 1

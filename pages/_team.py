@@ -1,0 +1,141 @@
+"""Team mode in the dashboard: who the user is, what their role lets them do, and what they may pick.
+
+Off on a laptop (no $RAGMETER_CONFIG): every function here then answers "allowed" and the pages
+behave as before. In team mode (README "Team mode"):
+- the user is the value of the SSO proxy's header (`auth = "proxy"`, read from st.context.headers)
+  or Streamlit's own sign-in (`auth = "oidc"`, st.login / st.user); an unknown user, or one in no
+  [roles] list, sees a sign-in message and nothing else;
+- judges are picked by name from [[judges]]; no base URL or key field exists, and the key is read
+  on the server from the entry's api_key_env, for that entry's base URL only;
+- the history is [server].history, never a field in the page.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+from urllib.parse import quote
+
+import streamlit as st
+
+from evaluator.config import LOCAL_USER, Config, ConfigError, current
+from evaluator.errors import RagmeterError
+from evaluator.runs import RunConfig
+
+from pages import _errors as errors
+
+ROLE_HELP = {"viewer": "open reports and the history", "evaluator": "upload datasets and run evaluations",
+             "admin": "rename and delete any run"}
+
+
+def config() -> Config:
+    """The server's configuration; a broken one (team mode without auth included) stops the page."""
+    try:
+        return current()
+    except ConfigError as exc:
+        errors.error("The dashboard cannot start: {problem}", problem=exc, icon=":material/error:")
+        st.stop()
+        raise  # st.stop raises; this line only tells type checkers so
+
+
+def user() -> Optional[str]:
+    """The signed-in user's name (an e-mail address, usually); LOCAL_USER on a laptop; None when unknown."""
+    cfg = config()
+    if not cfg.team:
+        return None
+    if cfg.server.auth == "oidc":
+        if not getattr(st.user, "is_logged_in", False):
+            return None
+        return str(st.user.get("email") or st.user.get("name") or "") or None
+    value = st.context.headers.get(cfg.server.user_header) or ""
+    return value.strip() or None
+
+
+def allowed(role: str) -> bool:
+    """Whether the current user holds `role` (always on a laptop)."""
+    cfg = config()
+    if not cfg.team:
+        return True
+    name = user()
+    return name is not None and cfg.roles.allows(name, role)
+
+
+def gate() -> None:
+    """Before any page draws: in team mode an unknown user sees how to sign in, and nothing else."""
+    cfg = config()
+    if not cfg.team:
+        return
+    name = user()
+    if name is None:
+        st.title("ragmeter")
+        if cfg.server.auth == "oidc":
+            errors.info("Sign in to see this team's evaluations.", icon=":material/login:")
+            st.button("Sign in", key="btn_team_login", on_click=st.login)
+        else:
+            errors.info("Sign in through your organisation's single sign-on to see this team's evaluations. "
+                        "(This server only accepts users its sign-in proxy has identified.)", icon=":material/login:")
+        st.stop()
+    if cfg.roles.role_of(name) is None:
+        st.title("ragmeter")
+        errors.warning("You are signed in, but this dashboard has not been shared with you. Ask its admins for "
+                       "access.", icon=":material/lock:")
+        st.text(f"Signed in as {name}")
+        st.stop()
+
+
+def require(role: str) -> None:
+    """Stop the page with a note when the user's role does not allow `role`'s actions."""
+    if not allowed(role):
+        errors.info("Your role does not let you {action}; ask this dashboard's admins.", action=ROLE_HELP[role],
+                    icon=":material/lock:")
+        st.stop()
+
+
+def owner() -> Optional[str]:
+    """The owner to record for a run started in this session (None on a laptop: history's default)."""
+    return user() if config().team else None
+
+
+def identity_line() -> None:
+    """Who is signed in and as what (sidebar), shown as text."""
+    cfg = config()
+    name = user()
+    if cfg.team and name is not None:
+        st.text(f"Signed in as {name} ({cfg.roles.role_of(name)})")
+
+
+def judge_picker(prefix: str, language: str) -> RunConfig:
+    """Team mode's judge choice: one of [[judges]] by name, nothing typed."""
+    cfg = config()
+    names = ["Offline (no API key)"] + [j.name for j in cfg.judges]
+    chosen = st.selectbox("Judge", names, key=f"{prefix}_team_judge",
+                          help="The judges this server's operator configured; their keys stay on the server.")
+    base = RunConfig(language=language)
+    if chosen == names[0]:
+        st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
+        return base
+    return cfg.judge(chosen).run_config(base)
+
+
+def share_link(page: str, **params: str) -> str:
+    """A link to `page` with `params` (relative to the dashboard's own address)."""
+    query = "&".join(f"{k}={quote(v, safe=',')}" for k, v in params.items())
+    return f"/{page}" + (f"?{query}" if query else "")
+
+
+__all__ = ["LOCAL_USER", "allowed", "config", "gate", "judge_picker", "owner", "require", "share_link", "user"]
+
+
+def resumed_config(settings: dict) -> Optional[RunConfig]:
+    """The judge to resume a stored run with. On a laptop None (the run's own settings). In team mode a
+    stored run (a CI job may have written it) names its judge's key variable and base URL: the server
+    must not read that variable for that URL, so the run resumes only with the [[judges]] entry of
+    the same model and base URL, whose key variable is the operator's."""
+    cfg = config()
+    stored = RunConfig.from_settings(settings)
+    if not cfg.team or stored.offline:
+        return None if not cfg.team else stored
+    for entry in cfg.judges:
+        if entry.model == stored.model and entry.base_url.rstrip("/") == (stored.base_url or "").rstrip("/"):
+            return replace(stored, api_key_env=entry.api_key_env, base_url=entry.base_url)
+    raise RagmeterError(f"this run's judge ({stored.model}) is not one of this server's configured judges; "
+                        "re-score its answers with one of them instead")
