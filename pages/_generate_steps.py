@@ -27,6 +27,8 @@ from pages import _runs as runs
 from pages import _state as state
 from pages._data import digest
 
+ITEM_LANGUAGES = {"auto": "each document's own", "en": "English", "ar": "Arabic",
+                  "mix": "English and Arabic, half each"}
 UPLOADS, FOLDER = "Upload files", "A folder on this computer"
 LOCAL = ("127.0.0.1", "localhost", "::1")
 
@@ -71,9 +73,8 @@ def settings_step() -> tuple:
     n = int(c1.number_input("Items to keep", 1, 1000, 20, key="gen_n"))
     kinds = c2.multiselect("Kinds", list(KINDS), default=list(DEFAULT_MIX), key="gen_kinds",
                            format_func=lambda k: f"{k} ({KINDS[k].label})")
-    language = c3.selectbox("Language of the items", ["auto", "en", "ar", "mix"], key="gen_item_language",
-                            format_func={"auto": "each document's own", "en": "English", "ar": "Arabic",
-                                         "mix": "English and Arabic, half each"}.get)
+    language: str = c3.selectbox("Language of the items", list(ITEM_LANGUAGES), key="gen_item_language",
+                                 format_func=ITEM_LANGUAGES.__getitem__)
     config = judge_ui.judge_widgets("gen", run_options=False)
     if config.offline:
         errors.warning("No model: offline extractive mode. Each question is a sentence of a chunk with one word "

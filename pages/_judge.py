@@ -55,8 +55,8 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
     key = lambda field: state.judge_key(prefix, field)  # noqa: E731
     if team.config().team:  # judges by name from [[judges]]: no base URL, no key field
         c1, c2 = st.columns([3, 2])
-        language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
-                                persist_state=state.KEEP)
+        language: Any = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__,
+                                     key=key("language"), persist_state=state.KEEP)
         with c1:
             config = team.judge_picker(prefix, language)
         return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config

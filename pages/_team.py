@@ -12,7 +12,7 @@ behave as before. In team mode (README "Team mode"):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Any, Optional
 from urllib.parse import quote
 
 import streamlit as st
@@ -103,7 +103,7 @@ def identity_line() -> None:
         st.text(f"Signed in as {name} ({cfg.roles.role_of(name)})")
 
 
-def judge_picker(prefix: str, language: str) -> RunConfig:
+def judge_picker(prefix: str, language: Any) -> RunConfig:
     """Team mode's judge choice: one of [[judges]] by name, nothing typed."""
     cfg = config()
     names = ["Offline (no API key)"] + [j.name for j in cfg.judges]
