@@ -104,10 +104,12 @@ def busy(gen: Optional[Generation]) -> bool:
 def live_generation() -> None:
     """The generation's progress and Stop, redrawn by Streamlit; reruns the page when it has ended."""
     gen: Optional[Generation] = state.get(state.GEN)
-    if gen is not None and runs.no_browser():
+    if gen is None or getattr(gen, "collected", False):
+        return  # a late tick after the page has shown the outcome: nothing to redraw
+    if runs.no_browser():
         gen.join()
-    if gen is None or not busy(gen):
-        st.rerun()  # the whole page: its outcome and the review
+    if not busy(gen):
+        st.rerun()  # the whole page: it collects the items and shows the outcome and the review
     if st.button("Stop", key="gen_stop", icon=":material/stop:"):
         gen.stop()
     progress(gen)

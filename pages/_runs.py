@@ -127,13 +127,18 @@ def no_browser() -> bool:
 
 @st.fragment(run_every=UI_INTERVAL)
 def live_progress(stoppable: bool = False) -> None:
-    """The live run's progress (with a Stop button when `stoppable`); reruns the page when the run ends."""
+    """The live run's progress (with a Stop button when `stoppable`); reruns the page when the run ends.
+
+    The browser may still ask for this fragment after the page has moved on (its timer outlives the
+    run); with no live run it then draws nothing, rather than rerunning the page again and again.
+    """
     run = state.live_run()
-    if run is not None and no_browser():
+    if run is None:
+        return
+    if no_browser():
         run.join()
-    if run is None or not run.running:
-        if run is not None:
-            collect(run)
+    if not run.running:
+        collect(run)
         st.rerun()  # the whole page: it shows the finished run, the sidebar its report
     if stoppable:
         if st.button("Stop run", key="btn_stop", icon=":material/stop:",
