@@ -7,7 +7,8 @@
 The package reads like a table of contents (each folder's __init__ says what it holds):
     model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
     errors.py      every error ragmeter raises on purpose, drawn as a tree
-    judges/        who gives the scores: the Judge protocol, offline, OpenAI-compatible, cache, rate limit
+    judges/        who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
+                   resilient wrapper (retries, rate limit, cache, usage), offline, OpenAI-compatible
     metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
     evaluation.py  RAGEvaluator: score one sample or a dataset, concurrently, in order
     runs.py        the one run path (RunConfig, Run) used by the CLI and the dashboard
@@ -53,7 +54,8 @@ _LAZY = {
     "TargetConfig": "targets",
     "RowCounts": "verdict",
     "Verdict": "verdict",  # Verdict.of(report); the module name `verdict` would shadow a function export
-    # "register_judge": "judges.registry",  <- the judge registry (issue 16.1) adds its door here
+    "JudgeEntry": "judges.registry",  # a judge kind: register_judge(JudgeEntry(...)) or a ragmeter.judges plugin
+    "register_judge": "judges.registry",
 }
 
 
@@ -73,6 +75,7 @@ __all__ = [
     "HistoryError",
     "Judge",
     "JudgeConfigError",
+    "JudgeEntry",
     "JudgeError",
     "JudgeFailed",
     "Metric",
@@ -95,6 +98,7 @@ __all__ = [
     "load_dataset",
     "load_rubrics",
     "register",
+    "register_judge",
     "score_frame",
     "summarize",
 ]

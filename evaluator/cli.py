@@ -1,6 +1,6 @@
 """The `ragmeter` command line.
 
-    ragmeter evaluate DATA [--offline | --model M --base-url URL] [--language ar|en|auto]
+    ragmeter evaluate DATA [--offline | --model M --base-url URL | --judge NAME] [--language ar|en|auto]
                       [--max-workers N] [--output report.json|.csv|.html] [--fail-under METRIC=VALUE ...]
                       [--dry-run] [--resume RUN_ID] [--labels] [--batch [--batch-poll SECONDS]]
                       [--engine local|ray [--ray-address auto|ray://HOST:PORT] [--ray-workers N]]
@@ -9,6 +9,7 @@
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
+    ragmeter review export|import|stats|align RUN_ID ...   people's reviews (cli_review.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
@@ -36,10 +37,11 @@ from .costs import estimate_run, usage_line
 from .errors import RagmeterError
 from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
+from .io.outputs import check_output, report_format
 from .judges.offline import OfflineJudge
-from .model import EvalReport
+from .model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
-from .runs import BATCH_PREPARING, OFFLINE, OPENAI, Run, RunConfig
+from .runs import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from .targets import TargetConfig
 from .verdict import EXIT_CODES, Verdict, plural, verdict
 
@@ -69,17 +71,19 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
-    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature:
-        raise UsageError("--metrics, --rubrics, --repeats and --temperature cannot change a resumed run: "
+    if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature or args.align_with:
+        raise UsageError("--metrics, --rubrics, --repeats, --temperature and --align-with cannot change a resumed run: "
                          "it scores as it started")
     config = RunConfig.from_settings(stored)
     if args.offline:
         return replace(config, judge=OFFLINE, batch=False)
     if args.batch:  # a stored batch run stays one; --batch also turns a direct run's rest into a batch
         config = replace(config, batch=True, batch_poll=args.batch_poll)
-    if args.model:
+    if args.model or args.judge:
         given = run_config(args)
-        return replace(config, judge=OPENAI, model=given.model, base_url=given.base_url,
+        if given.offline:
+            return replace(config, judge=OFFLINE, batch=False)
+        return replace(config, judge=given.judge, model=given.model, base_url=given.base_url,
                        api_key_env=given.api_key_env, cache=given.cache, max_workers=given.max_workers)
     return config
 
@@ -92,14 +96,14 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
     from .io import export
 
-    suffix = Path(path).suffix.lower()
+    suffix = "." + report_format(path)
     if suffix == ".parquet":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_bytes(export.results_parquet(report))
         return
     if suffix == ".csv":
         text = export.results_csv(report)
-    elif suffix in (".html", ".htm"):
+    elif suffix == ".html":
         text = export.html_report(report, dataset_name=dataset, settings=settings)
     else:
         text = export.results_json(report, settings=settings)
@@ -125,6 +129,9 @@ def print_fallbacks(report: EvalReport) -> None:
             total = len(report.results)
             print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
+        if counts.get(METHOD_FLAGGED):
+            print(f"warning: {metric}: {counts[METHOD_FLAGGED]}/{len(report.results)} judge replies contradicted "
+                  "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
 
 
 def print_target_failures(report: EvalReport) -> None:
@@ -249,6 +256,8 @@ class BatchLines:
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
+    if args.output:
+        check_output(args.output)  # a report that cannot be written is known now, not after the run
     if args.data and not (args.resume or args.rescore) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS:
         from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
 
@@ -354,6 +363,10 @@ def run_list(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "review":
+            from .cli_review import run_review
+
+            return run_review(args)
         if args.command == "generate":
             from .cli_generate import run_generate
             return run_generate(args)

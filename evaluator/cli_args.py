@@ -9,12 +9,14 @@ import argparse
 from typing import Any, Dict, Sequence
 
 from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
+from .cli_review import add_review_parser
 from .judges.cache import default_cache_path
 from .errors import RagmeterError
+from .judges.registry import get_judge, judge_kinds
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from .metrics.registry import known_metrics
 from .metrics.rubric import load_rubrics
-from .runs import OPENAI, RunConfig
+from .runs import OFFLINE, OPENAI, RunConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,11 +27,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint (or the --judge's model)")
+    ev.add_argument("--judge", metavar="NAME",
+                    help=f"which judge scores: {', '.join(judge_kinds())} (default: openai with --model, else "
+                         "offline; packages add more under the 'ragmeter.judges' entry points)")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--api-key-env", default="",
-                    help="environment variable holding the API key (default: OPENAI_API_KEY, which is sent only "
-                         "to OpenAI's own URL or $OPENAI_BASE_URL; name it to send it to --base-url)")
+                    help="environment variable holding the API key (default: the judge's own; for openai "
+                         "OPENAI_API_KEY, which is sent only to OpenAI's own URL or $OPENAI_BASE_URL; name it "
+                         "to send it to --base-url)")
+    ev.add_argument("--judge-timeout", type=float, default=60.0, metavar="S",
+                    help="seconds one judge request may take (default %(default)s); a judge call, retries "
+                         "included, ends within about twice this")
     ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
                     help="language of the prompts and heuristics; auto detects it per sample (default)")
     ev.add_argument("--max-workers", type=int, default=4,
@@ -76,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
                     help="seconds between looks at a running batch (default %(default)s)")
     ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    ev.add_argument("--align-with", metavar="SET", help="add a saved few-shot example set (NAME or NAME@vN, made "
+                    "by 'ragmeter review align') to the judged metrics' prompts")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     ev.add_argument("--engine", choices=["local", "ray"], default="local",
                     help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
@@ -85,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                     "another judge); the target is not called")
     add_target_arguments(ev)
+    add_review_parser(sub)
     add_generate_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
@@ -193,20 +205,40 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
     return thresholds
 
 
+def judge_kind(args: argparse.Namespace) -> str:
+    """The judge kind the command line names: --judge NAME, --offline, or openai when --model is given."""
+    if args.offline and args.judge not in (None, OFFLINE):
+        raise UsageError(f"--offline and --judge {args.judge}: choose one")
+    if args.offline:
+        return OFFLINE
+    return args.judge or (OPENAI if args.model else OFFLINE)
+
+
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The run the command line asks for, as plain data (the key stays in the environment)."""
     scoring = metric_options(args)
-    if not args.model:
+    kind = judge_kind(args)
+    entry = get_judge(kind)  # an unknown kind: JudgeConfigError naming the registered ones (exit 2)
+    if entry.offline:
+        if args.model:
+            raise UsageError(f"--model needs a judge that calls a model; --judge {kind} calls none")
         if args.base_url:
             raise UsageError("--base-url needs --model (the judge model name)")
         if args.batch and not args.resume:
             raise UsageError("--batch needs --model (the Batch API runs an OpenAI-compatible judge)")
         scoring.pop("temperature")  # no judge, nothing to sample
         return RunConfig(language=args.language, heuristics=args.heuristics, max_workers=args.max_workers, **scoring)
-    return RunConfig(judge=OPENAI, model=args.model, base_url=args.base_url or "", api_key_env=args.api_key_env,
+    if entry.needs_model and not args.model:
+        raise UsageError(f"--judge {kind} needs --model (the judge model name)")
+    if args.batch and not entry.batch_api:
+        raise UsageError(f"--batch needs a judge that speaks the Batch API (openai); the {kind} judge does not")
+    judge_timeout = float(getattr(args, "judge_timeout", 60.0))
+    if not judge_timeout > 0:
+        raise UsageError(f"--judge-timeout must be more than 0 seconds, not {judge_timeout:g}")
+    return RunConfig(judge=kind, model=args.model or "", base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     batch=args.batch, batch_poll=args.batch_poll, **scoring)
+                     batch=args.batch, batch_poll=args.batch_poll, judge_timeout=judge_timeout, **scoring)
 
 
 def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
@@ -224,4 +256,16 @@ def metric_options(args: argparse.Namespace) -> Dict[str, Any]:
         raise UsageError("--metrics is empty; name at least one metric, e.g. --metrics faithfulness")
     if not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature:g}: from 0 to 2")
-    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature}
+    return {"metrics": names, "rubrics": rubrics, "repeats": args.repeats, "temperature": args.temperature,
+            "alignment": alignment_of(args)}
+
+
+def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:
+    """The --align-with example set, read from the history (empty without the option)."""
+    if not getattr(args, "align_with", None):
+        return {}
+    from .alignment import load_example_set
+    from .history import RunStore
+    from .reviews import ReviewStore
+
+    return load_example_set(ReviewStore(RunStore(args.history)), args.align_with).to_dict()

@@ -9,11 +9,17 @@
     │   │                          catches it and falls back to the heuristic, visibly. `kind`
     │   │                          says why: rejected (a 4xx retrying cannot fix), unreachable
     │   │                          (connection refused, unknown host), exhausted (retries ran out)
-    │   └── JudgeConfigError       the judge cannot even start (no API key, bad base URL)
+    │   └── JudgeConfigError       the judge cannot even start: an unknown judge kind (the
+    │                              registered kinds named), no API key, bad base URL, a judge
+    │                              plugin that failed to load or to build
     ├── JudgeFailed                the judge as a whole is failing (its first calls rejected or
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
+    │                              the metric's scale, a row naming no sample of the run
+    ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
+    │                              an extension ragmeter does not write; checked before the run
     ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
@@ -82,7 +88,11 @@ class JudgeError(RagmeterError):
 
 
 class JudgeConfigError(JudgeError):
-    """The judge is misconfigured (missing key, unusable endpoint)."""
+    """The judge is misconfigured (unknown kind, missing key, unusable endpoint, a broken judge plugin)."""
+
+
+class OutputError(RagmeterError):
+    """The report path cannot be written: a folder, no permission, or an unknown extension."""
 
 
 class JudgeFailed(RagmeterError):
@@ -104,6 +114,8 @@ class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
 
 
+class ReviewError(RagmeterError, ValueError):
+    """A review (or a label file's row) cannot be stored as given; the message says what to change."""
 class ConfigError(RagmeterError, ValueError):
     """The operator's configuration file ($RAGMETER_CONFIG) is unreadable or wrong; names the file and key."""
 

@@ -38,7 +38,7 @@ from .io.records import (
     sample_from_record,
     sample_to_record,
 )
-from .io.redact import sanitize_settings
+from .io.redact import redact_value, sanitize_settings
 from .model import EvalReport, EvalResult, EvalSample
 from .verdict import Verdict
 
@@ -138,6 +138,40 @@ def m005_unscored_rows(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")  # evaluator/verdict.py's Verdict, as JSON
 
 
+@migration
+def m006_reviews(db: Any) -> None:
+    # People's reviews of a run's scores (evaluator/reviews.py): one row per reviewer, sample and
+    # metric, so a second look replaces the first and several reviewers can review one sample.
+    db.execute(
+        """CREATE TABLE reviews (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            corrected """ + _real(db) + """,
+            scale TEXT NOT NULL,
+            note TEXT NOT NULL,
+            judge_score """ + _real(db) + """,
+            judge TEXT NOT NULL,
+            sample_id TEXT,
+            queue TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx, metric, reviewer)
+        )"""
+    )
+    # Few-shot example sets built from reviews (evaluator/alignment.py), named and versioned.
+    db.execute(
+        """CREATE TABLE example_sets (
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (name, version)
+        )"""
+    )
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
@@ -159,8 +193,9 @@ def default_owner() -> str:
 
 
 def _dumps(value: Any) -> str:
+    """Every row's JSON, with known and secret-shaped values masked (a target's 401 body may echo its key)."""
     # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(value), ensure_ascii=False, default=str)
 
 
 def _now() -> str:
@@ -385,6 +420,16 @@ class RunStore:
             raise self._unknown(run_id)
 
     # -- reading --------------------------------------------------------------------------
+    # Modules that keep their own tables in the history database (reviews, example sets) read and
+    # write through these two, so every backend's connection, locking and errors stay in one place.
+    def query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
+        """Rows of a read (portable SQL with `?` placeholders); HistoryError when the database fails."""
+        return self._query(sql, params)
+
+    def write(self, sql: str, params: Tuple = ()) -> int:
+        """Run one write in its own transaction; the number of rows it changed."""
+        return self._write(sql, params)
+
     def _query(self, sql: str, params: Tuple = ()) -> List[Tuple]:
         try:
             with self._connect(write=False) as db:

@@ -31,6 +31,7 @@ METHOD_RULE = "rule"  # deterministic rule (keyword coverage, expected-doc recal
 METHOD_EMPTY = "empty_answer"  # the answer is empty: 0 on relevancy/correctness, no judge call
 METHOD_LLM = "llm"  # the judge alone: the metric has no heuristic to blend with (rubrics)
 METHOD_UNSCORED = "unscored"  # judge failed and the metric has no heuristic: no score, the error kept
+METHOD_FLAGGED = "llm_flagged"  # the judge's reply contradicted itself: its verdicts' score, blended, flagged
 
 METHOD_LABELS = {
     METHOD_BLEND: "LLM + heuristic blend",
@@ -41,6 +42,7 @@ METHOD_LABELS = {
     METHOD_EMPTY: "empty answer (0)",
     METHOD_LLM: "LLM judge",
     METHOD_UNSCORED: "unscored (judge failed)",
+    METHOD_FLAGGED: "LLM blend, flagged (reply contradicts its verdicts)",
 }
 
 

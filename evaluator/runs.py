@@ -33,13 +33,15 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 from .errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from .evaluation import Language, RAGEvaluator
 from .history import RunStore
-from .judges.base import Judge, close_judge, judge_settings
+from .judges.base import Judge, close_judge, judge_settings, judge_usage
+from .judges import registry as judges
 from .judges.cache import default_cache_path
-from .judges.offline import OfflineJudge
+from .judges.registry import OFFLINE, OPENAI
 from .metrics.heuristic_sets import DEFAULT_HEURISTICS
 from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
 from .metrics.rubric import rubrics_from_dict
 from .model import EvalReport, EvalResult, EvalSample
+from .scoring_pass import usage_delta
 from .targets import TargetConfig
 from .targets.pipeline import evaluate_with_target, is_answered
 from .verdict import Verdict, verdict
@@ -47,7 +49,6 @@ from .verdict import Verdict, verdict
 log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
-OFFLINE, OPENAI = "offline", "openai"
 RunStatus = Literal["ready", "running", "finished", "stopped", "failed"]
 BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
@@ -61,6 +62,8 @@ def describe(exc: BaseException) -> str:
 class RunConfig:
     """How a run scores, as plain data that can be stored, shown and sent to other processes.
 
+    `judge` is a registered judge kind (evaluator/judges/registry.py): an unknown one is a
+    JudgeConfigError naming the registered kinds, here, before anything runs.
     `cache` is the judge-cache file ("" for none). The API key is read, when the judge is built,
     from the argument given or else from the environment variable named by `api_key_env`; with
     no variable named, OPENAI_API_KEY is read for OpenAI's (or $OPENAI_BASE_URL's) URL only.
@@ -75,7 +78,7 @@ class RunConfig:
     judge: str = OFFLINE
     model: str = ""
     base_url: str = ""
-    api_key_env: str = ""
+    api_key_env: str = ""  # "" = the judge's own rule (a plugin's entry names its variable)
     language: Language = "auto"
     heuristics: str = DEFAULT_HEURISTICS
     max_workers: int = 4
@@ -88,22 +91,39 @@ class RunConfig:
     repeats: int = 1
     batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
     batch_poll: float = 10.0  # seconds between looks at a running batch
+    # Seconds one judge request may take; a whole judge call (its retries included) ends near twice this.
+    judge_timeout: float = 60.0
+    # A few-shot example set from reviews (alignment.ExampleSet.to_dict()), added to the prompts of
+    # the metrics it has examples for; kept whole so a resumed or re-scored run asks the same prompts.
+    alignment: Dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Stored settings come back from JSON: lists for tuples, and possibly no rubrics at all.
         object.__setattr__(self, "metrics", tuple(self.metrics or ()))
         object.__setattr__(self, "rubrics", {str(k): dict(v) for k, v in dict(self.rubrics or {}).items()})
         object.__setattr__(self, "repeats", int(self.repeats or 1))
+        object.__setattr__(self, "alignment", dict(self.alignment or {}))
+        judges.get_judge(self.judge)  # a typo must never become a silent offline run
 
     def chosen_metrics(self) -> List[Metric]:
         """The Metric objects this run scores; ValueError naming the problem (unknown name, bad rubric)."""
         rubrics = {r.name: r for r in rubrics_from_dict(self.rubrics, "rubrics")}
         names = self.metrics or (*DEFAULT_METRICS, *rubrics)
-        return resolve_metrics([rubrics.get(name, name) for name in names])
+        metrics = resolve_metrics([rubrics.get(name, name) for name in names])
+        if not self.alignment:
+            return metrics
+        from .alignment import ExampleSet, apply_example_set
+
+        return apply_example_set(metrics, ExampleSet.from_dict(self.alignment))
 
     @property
     def offline(self) -> bool:
-        return self.judge != OPENAI
+        return self.judge_entry.offline
+
+    @property
+    def judge_entry(self) -> judges.JudgeEntry:
+        """The registry entry of this run's judge kind (label, key, what it supports)."""
+        return judges.get_judge(self.judge)
 
     @property
     def workers(self) -> int:
@@ -111,16 +131,9 @@ class RunConfig:
         return 1 if self.offline else max(1, int(self.max_workers))
 
     def build_judge(self, api_key: str = "") -> Judge:
-        """The judge; JudgeConfigError when it cannot start (no key for a hosted API, bad cache file)."""
-        if self.offline:
-            return OfflineJudge()
-        from .judges.openai import (
-            OpenAIJudge,  # the openai client is only needed with a real judge
-        )
-
-        return OpenAIJudge(self.model, base_url=self.base_url or None, api_key=api_key or None,
-                           api_key_env=self.api_key_env or None, cache=self.cache or None,
-                           max_concurrency=self.workers, temperature=float(self.temperature or 0.0))
+        """The judge its registry entry builds; JudgeConfigError when it cannot start (no key for a hosted
+        API, bad cache file, a plugin that fails)."""
+        return judges.build(self.judge_entry, self, api_key)
 
     def evaluator(self, judge: Judge) -> RAGEvaluator:
         return RAGEvaluator(judge, language=self.language, heuristics=self.heuristics,
@@ -200,6 +213,11 @@ class Run:
         self._thread: Optional[threading.Thread] = None
         self._started: Optional[float] = None
         self._ended: Optional[float] = None
+        # Judge usage: the earlier sessions' (stored), the judge's totals when this session began, and
+        # the last figure saved. Saved with each row, so a killed session's calls still count on resume.
+        self._usage_prior: Dict[str, Any] = {}
+        self._usage_start: Dict[str, Any] = {}
+        self._usage_saved: Optional[Dict[str, Any]] = None
 
     @classmethod
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
@@ -272,6 +290,8 @@ class Run:
         if self._thread is not None:
             raise RuntimeError("This run has already been started; create a new Run.")
         self._open_history()
+        self._usage_prior = self._stored_usage() if self.prior else {}
+        self._usage_start = judge_usage(self.evaluator.llm)
         self.status, self._started = "running", time.perf_counter()
         self._thread = threading.Thread(target=self._run, name="ragmeter-run", daemon=True)
         self._thread.start()
@@ -413,18 +433,39 @@ class Run:
         if isinstance(self.store, RunStore) and self.run_id:
             try:
                 self.store.record_result(self.run_id, index, result)
+                self._save_usage()
             except Exception as exc:  # a history failure must not lose the run itself
                 self._history_failed(f"Some rows could not be saved to the history: {describe(exc)}")
                 log.warning("history write failed", exc_info=True)
+
+    def _stored_usage(self) -> Dict[str, Any]:
+        try:
+            if isinstance(self.store, RunStore) and self.run_id:
+                return dict(self.store.load_report(self.run_id).usage or {})
+        except HistoryError:
+            pass
+        return {}
+
+    def _save_usage(self) -> None:
+        """Store the whole run's judge usage so far (earlier sessions' plus this one's), when it changed."""
+        with self._lock:
+            session = usage_delta(self._usage_start, judge_usage(self.evaluator.llm))
+            counted = any(isinstance(v, (int, float)) and v for v in session.values())
+            if session == self._usage_saved or not counted:
+                return
+            self._usage_saved = session
+        assert isinstance(self.store, RunStore) and self.run_id
+        self.store.finish_run(self.run_id, status="running", usage=_add_usage(self._usage_prior, session))
 
     def _close(self, report: EvalReport) -> EvalReport:
         """Record the run's end; a resumed run's report is the whole run, read back from the history."""
         if not self.prior or not isinstance(self.store, RunStore) or not self.run_id:
             self._mark(report.total_time, report.usage or None, report)
             return report
-        full = self.store.load_report(self.run_id)  # its total_time and usage are the earlier sessions'
+        full = self.store.load_report(self.run_id)  # its total_time is the earlier sessions'
         full.total_time += report.total_time
-        full.usage = _add_usage(full.usage or {}, report.usage or {})
+        # The usage stored now holds this session's calls in part (saved row by row): add to what it was.
+        full.usage = _add_usage(self._usage_prior, report.usage or {})
         self._mark(full.total_time, full.usage or None, full)
         return full
 

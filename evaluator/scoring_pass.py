@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
 from .judges.base import judge_usage
-from .judges.health import STOPPED_KEY, JudgeHealth
+from .judges.health import STOPPED_KEY, UNUSABLE_KEY, JudgeHealth
 from .model import EvalReport, EvalResult
 
 ProgressCallback = Callable[[int, int, EvalResult], None]
@@ -82,6 +82,8 @@ class ScoringPass:
         report = EvalReport(results=results, total_time=time.perf_counter() - self.start,
                             usage=usage_delta(self.usage_before, judge_usage(self.evaluator.llm)))
         health = self.evaluator.health
+        if health is not None and health.unusable:
+            report.usage[UNUSABLE_KEY] = health.unusable  # answered, but no score in the reply (judge_status)
         if health is not None and health.tripped:
             failure = health.failure()
             report.usage[STOPPED_KEY] = str(failure)  # kept with the run, so every surface can say why

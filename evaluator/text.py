@@ -177,6 +177,26 @@ STOP_WORDS_AR: FrozenSet[str] = frozenset(normalize_arabic(w) for w in """
 
 STOP_WORDS: FrozenSet[str] = STOP_WORDS_EN | STOP_WORDS_AR
 
+# Arabic writes many function words as clitics: the article ال (after و ف ب ك ل, or as لل) and
+# attached pronouns. Only the unambiguous ones count: a lone و/ب/ل also begins many plain words
+# (وقت، بيت، لون), and a final ه is usually a taa marbuta once normalised (غلاية → غلايه).
+_AR_PRONOUN_SUFFIXES = tuple(normalize_arabic(w) for w in ("هما", "كما", "ها", "هم", "هن", "كم"))
+_AR_CONJUNCTIONS = "وف"
+
+
+def carries_function_word(token: str) -> bool:
+    """True for a function word (a stop word) or, in Arabic, a word carrying one as a clitic:
+    "الكتاب", "بالبطاقة", "للطلب" (the article), "كتابها", "عليهم" (a pronoun), "وهو" (and + a stop word)."""
+    if token in STOP_WORDS:
+        return True
+    if token.isascii() or not _ARABIC.search(token):
+        return False
+    if strip_arabic_clitics(token) != token and token.startswith(_AR_ARTICLE):
+        return True
+    if token[0] in _AR_CONJUNCTIONS and len(token) > 2 and (token[1:] in STOP_WORDS or token[1:].startswith(_AR_ARTICLE)):
+        return True
+    return len(token) >= 4 and token.endswith(_AR_PRONOUN_SUFFIXES)
+
 # Negation, on normalised text: English words and "n't", Arabic particles (لا لم لن ليس غير بدون).
 # The leading lookahead names every letter a match can start with, so the regex engine skips ahead
 # to those letters instead of trying each position (same matches, found faster).
@@ -368,6 +388,28 @@ def entities(text: str) -> List[str]:
     return _entities_in(sentences(text))
 
 
+# Words a sentence (or a step after "1." or ":") opens with that are capitalised for their place,
+# not names: help-desk imperatives ("Open Settings", "Go to Orders", "Keep the receipt") and common
+# openers. Stop words ("The", "If") are dropped the same way.
+SENTENCE_OPENERS: FrozenSet[str] = frozenset("""
+open go keep turn tap click press select choose pick enter type use call contact visit check try follow
+add remove delete cancel update install uninstall restart reboot reset sign log create set change save
+send ask wait see read find look return bring take put hold fill print email scan upload download allow
+enable disable confirm verify switch move copy paste drag drop close start stop run book pay show tell
+give please note remember ensure avoid never always first next finally however yes simply once
+usually typically generally currently today unfortunately sorry thanks thank hello hi dear make
+write reply replace charge plug unplug connect disconnect swipe scroll expand search browse order
+apply register subscribe unsubscribe report share request renew activate deactivate tick uncheck step
+""".split())
+
+
+def _opens(sent: str, start: int) -> bool:
+    """Whether a capitalised word at `start` opens the sentence or a step in it (only digits,
+    bullets or punctuation before it, or a ":" just before)."""
+    before = sent[:start].rstrip()
+    return not any(c.isalpha() for c in before) or before.endswith(":")
+
+
 def _entities_in(sents: Iterable[str]) -> List[str]:
     found = []
     for sent in sents:
@@ -377,7 +419,8 @@ def _entities_in(sents: Iterable[str]) -> List[str]:
             continue
         for m in _ENTITY.finditer(sent):
             span = m.group()
-            if m.start() == 0 and span.split()[0].lower() in STOP_WORDS:
+            first = span.split()[0].lower()
+            if (first in STOP_WORDS or first in SENTENCE_OPENERS) and _opens(sent, m.start()):
                 span = " ".join(span.split()[1:])
             if span:
                 found.append(span)

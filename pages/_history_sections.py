@@ -8,7 +8,9 @@ from typing import Any, Dict, List, Sequence
 import streamlit as st
 
 from evaluator.analysis.compare import compare_runs
+from evaluator.errors import RagmeterError
 from evaluator.history import RunInfo, RunStore
+from evaluator.judges.registry import get_judge
 from evaluator.runs import Run
 
 from pages import _errors as errors
@@ -23,6 +25,14 @@ THREE = st.column_config.NumberColumn(format="%.3f")
 SIGNED = st.column_config.NumberColumn(format="%+.3f")
 DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "all A": THREE, "all B": THREE, "A": THREE, "B": THREE,
                 "95% CI low": SIGNED, "95% CI high": SIGNED, "delta (B−A)": SIGNED, "delta": SIGNED}
+
+
+def judge_needs_key(kind: str) -> bool:
+    """Does this stored run's judge take an API key? (An unknown kind: no; resuming says why in a red box.)"""
+    try:
+        return get_judge(kind).needs_key
+    except RagmeterError:
+        return False
 
 
 def run_label(info: RunInfo) -> str:
@@ -82,15 +92,16 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
                                    key="hist_resume_headers", height=68,
                                    help="Header values are never stored: give them again, one 'Name: value' a "
                                         "line (${VAR} reads the environment).").splitlines()
-        if info.settings.get("judge") == "openai" and not team.config().team:
+        judge = info.settings.get("judge") or "offline"
+        if judge_needs_key(judge) and not team.config().team:
             key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
                                 on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming the run"):
-                run = Run.resume(store, info.run_id, api_key=key or judge_ui.env_api_key(info.settings.get("base_url")
-                                                                                         or ""),
+                fallback = judge_ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
+                run = Run.resume(store, info.run_id, api_key=key or fallback,
                                  config=team.resumed_config(info.settings), target_headers=[h.strip() for h in headers if h.strip()])
                 runs.follow(run.start())
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn

@@ -15,9 +15,11 @@ import streamlit as st
 
 from evaluator.judges.cache import default_cache_path
 from evaluator.judges.openai import DEFAULT_BASE_URL
+from evaluator.judges.registry import get_judge, judge_kinds, judge_plugin_errors
 from evaluator.model import EvalSample
 from evaluator.runs import OPENAI as OPENAI_JUDGE, RunConfig
 
+from pages import _errors as errors
 from pages import _state as state
 from pages import _team as team
 
@@ -44,6 +46,8 @@ def api_key(prefix: str) -> str:
     """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
     with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
     typed = "" if team.config().team else str(state.get(state.judge_key(prefix, "api_key")) or "")
+    if state.get(state.judge_key(prefix, "judge"), OPENAI) != OPENAI:
+        return typed  # another judge reads its own variable when it is built
     return typed or env_api_key(str(state.get(state.judge_key(prefix, "base_url")) or ""))
 
 
@@ -60,13 +64,19 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
         with c1:
             config = team.judge_picker(prefix, language)
         return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config
+    for problem in judge_plugin_errors():  # a judge package that fails to load: said, not a traceback
+        errors.error("{problem}", problem=problem, icon=":material/extension_off:")
+    labels = {get_judge(kind).label: kind for kind in judge_kinds()}  # the registered judges, built-ins first
     c1, c2 = st.columns([3, 2])
-    kind = c1.radio("Judge", [OFFLINE, OPENAI], key=key("judge"), horizontal=True, persist_state=state.KEEP)
+    label = c1.radio("Judge", list(labels), key=key("judge"), horizontal=True, persist_state=state.KEEP)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
                             persist_state=state.KEEP)
-    if kind == OFFLINE:
+    entry = get_judge(labels.get(label, "offline"))
+    if entry.offline:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
         return RunConfig(language=language)
+    if entry.kind != OPENAI_JUDGE:
+        return plugin_judge_widgets(prefix, entry.kind, language, run_options)
     c1, c2, c3 = st.columns(3)
     base_url = c1.text_input("Base URL", key=key("base_url"), placeholder="https://api.openai.com/v1",
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.",
@@ -89,11 +99,26 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
     return replace(config, **run_option_widgets(prefix)) if run_options else config
 
 
-def run_option_widgets(prefix: str) -> Dict[str, Any]:
+def plugin_judge_widgets(prefix: str, kind: str, language: Any, run_options: bool) -> RunConfig:
+    """A registered judge other than the built-ins: a model name and a key when its entry asks for them."""
+    entry = get_judge(kind)
+    c1, c2 = st.columns(2)
+    model = c1.text_input("Model", key=state.judge_key(prefix, f"{kind}_model"),
+                          persist_state=state.KEEP) if entry.needs_model else ""
+    if entry.needs_key:  # the field starts empty: a pre-filled value would travel to the browser
+        c2.text_input("API key", type="password", key=state.judge_key(prefix, "api_key"), live="0ms",
+                      on_change="ignore", persist_state=state.KEEP,
+                      help=f"Used for this session's judge calls only; empty: {entry.key_env or 'none'} "
+                           "from the environment.")
+    config = RunConfig(judge=kind, model=model.strip(), language=language, max_workers=1)
+    return replace(config, **run_option_widgets(prefix, entry.batch_api)) if run_options else config
+
+
+def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
     """Workers, judge cache, token prices and Batch API of a run with an API judge (RunConfig fields)."""
     key = lambda field: state.judge_key(prefix, field)  # noqa: E731
     c1, c2, c3, c4 = st.columns(4)
-    batch = st.checkbox("Batch API", key=key("batch"), persist_state=state.KEEP,
+    batch = batch_api and st.checkbox("Batch API", key=key("batch"), persist_state=state.KEEP,
                         help="Send every judge call in one OpenAI Batch API job (/files + /batches): half price "
                              "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
                              "or leave: resuming the run from History picks the batch up.")

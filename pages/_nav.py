@@ -33,12 +33,14 @@ INPUT_CSS = "<style>textarea, input[type=text] { unicode-bidi: plaintext; text-a
 EVALUATE_PAGE = "pages/evaluate.py"
 REPORT_PAGE = "pages/report.py"
 SPOT_PAGE = "pages/spot_check.py"
+REVIEW_PAGE = "pages/review.py"
 GENERATE_PAGE = "pages/generate.py"
 HISTORY_PAGE = "pages/history.py"
 PAGES = [
     (EVALUATE_PAGE, "Evaluate", ":material/science:"),
     (REPORT_PAGE, "Report", ":material/bar_chart:"),
     (SPOT_PAGE, "Spot check", ":material/search:"),
+    (REVIEW_PAGE, "Review", ":material/rate_review:"),
     (GENERATE_PAGE, "Generate", ":material/quiz:"),
     (HISTORY_PAGE, "History", ":material/history:"),
 ]

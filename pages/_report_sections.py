@@ -20,6 +20,7 @@ from pages import _data as data
 from pages import _errors as errors
 from pages import _nav as nav
 from pages import _report_data as report_data
+from pages import _reviewing as rv
 from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
@@ -61,6 +62,7 @@ def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None
         errors.warning("This run was stopped: {n:,} of {total:,} samples are scored. Resume it from the History "
                        "page.", n=len(report.results), total=meta.total)
     cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
+    reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
     for start in range(0, len(cards), 4):
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
             with col.container(border=True, height="stretch"):
@@ -69,6 +71,8 @@ def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None
                           "Mean over the samples this metric could score.")
                 st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
                 st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
+                if s is not None and rv.card_line(reviewed.get(s.name)):
+                    st.caption(rv.card_line(reviewed.get(s.name)))
 
 
 def card_caption(s: Any) -> str:
@@ -123,7 +127,7 @@ def noise_view(report: EvalReport) -> None:
 def usage_view(report: EvalReport, meta: RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
-    if meta.settings.get("judge") != "openai":
+    if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
     usage = report.usage or {}
@@ -138,7 +142,9 @@ def usage_view(report: EvalReport, meta: RunMeta) -> None:
     columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
-    st.caption(f"{ok:,} of {asked:,} judge calls succeeded" + ("; no prices given, so no cost." if cost is None else "."))
+    usable, _ = judging.usable_replies(usage)
+    st.caption(f"{ok:,} of {asked:,} judge calls answered, {usable:,} of {asked:,} replies usable"
+               + ("; no prices given, so no cost." if cost is None else "."))
 
 
 def target_view(report: EvalReport) -> None:
@@ -227,6 +233,8 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
     state.drop_stale(state.REP_SAMPLE, options)  # kept from a bigger report, or filtered out
     pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key=state.REP_SAMPLE,
                         persist_state=state.KEEP)  # options are plain text: the question is shown as typed
+    with st.expander("Claims on the text", expanded=True):
+        rv.claims_view(report.results[pick])
     views.result_view(report.results[pick])
 
 

@@ -51,6 +51,10 @@ GEN_TARGET_N = "gen_target_n"  # Generate: how many items the user asked for (re
 GEN_CHUNKS = "gen_chunks"  # Generate: the chunks the items came from (kept when the upload widget is gone)
 
 # --- widget keys read or set through session state ----------------------------------------------
+REV_RUN, REV_METRIC, REVIEWER = "rev_run", "rev_metric", "rev_reviewer"  # Review: run, queue metric, your name
+REV_POS = "rev_pos"  # Review: the position in the queue
+REV_FLASH = "rev_flash"  # Review: the last save's message, shown once
+REV_SHOWN = "rev_shown"  # Review: the (run, sample, reviewer) whose stored reviews the form was filled from
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 EVAL_SOURCE = "eval_source"  # Evaluate: bundled sample or upload
 UPLOAD_FILE = "upload_file"  # Evaluate: the dataset uploader
@@ -66,6 +70,11 @@ SPOT_CONTEXTS, SPOT_GROUND_TRUTH = "spot_contexts", "spot_ground_truth"
 def judge_key(prefix: str, field: str) -> str:
     """The key of one judge-picker widget (`field`: judge, model, api_key, ...) drawn under `prefix`."""
     return f"{prefix}_{field}"
+
+
+def review_field(kind: str, metric: str) -> str:
+    """The key of one Review-form widget: kind "v" (verdict), "c" (corrected score) or "n" (note)."""
+    return f"rev_{kind}_{metric}"
 
 
 # --- generic access ---------------------------------------------------------------------------

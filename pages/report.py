@@ -5,6 +5,7 @@ from pages import _errors as errors
 from pages import _nav as nav
 from pages import _report_data as report_data
 from pages import _report_sections as sections
+from pages import _reviewing as reviewing
 from pages import _runs as runs
 from pages import _state as state
 from pages import _views as views
@@ -37,6 +38,7 @@ sections.noise_view(report)
 sections.usage_view(report, meta)
 sections.target_view(report)
 sections.agreement_view(report, meta)
+reviewing.reviewers_view(meta.run_id)
 
 st.subheader("Samples")
 st.caption("Click a column header to sort; filter to find weak answers, then open one below.")

@@ -56,3 +56,26 @@ def postgres_url(postgres_server, request) -> str:
     from pgserver import fresh_database
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
     return fresh_database(postgres_server, name)
+
+
+@pytest.fixture
+def judge_clock(monkeypatch):
+    """The `openai` judge that the CLI and the dashboard build, with its backoff and Retry-After
+    waits on a fake clock (recorded in `.slept`, never slept): entered through the judge registry,
+    so the run path is the real one and only time is fake."""
+    from dataclasses import replace
+
+    from fakes import FakeClock
+
+    from evaluator.judges import registry
+    from evaluator.judges.openai import OpenAIJudge
+
+    clock = FakeClock()
+
+    def factory(config, key):
+        return OpenAIJudge(config.model, base_url=config.base_url or None, api_key=key or None,
+                           api_key_env=config.api_key_env or None, cache=config.cache or None, max_concurrency=config.workers,
+                           temperature=float(config.temperature or 0.0), sleep=clock.sleep, clock=clock)
+
+    monkeypatch.setitem(registry.JUDGE_REGISTRY, "openai", replace(registry.get_judge("openai"), factory=factory))
+    return clock

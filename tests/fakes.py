@@ -31,3 +31,20 @@ class ScriptedJudge:
     @property
     def calls(self) -> int:
         return len(self.prompts)
+
+
+class FakeClock:
+    """Time that only moves when the code under test sleeps; every sleep is recorded in `slept`."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: List[float] = []
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.slept.append(seconds)
+            self.now += seconds

@@ -30,6 +30,10 @@ Behaviours (plain dataclasses, built by the helper functions below):
 - `stall(seconds)`: holds the request that long (past the client's timeout), then hangs up.
 - `drop()`: closes the connection without answering.
 - `malformed(body=..., content_type=...)`: HTTP 200 with a body that is not a completion.
+- `trickle(every=3.0)`: HTTP 200 headers, then a completion body one byte every `every` seconds
+  (a per-read timeout never fires; only a total deadline ends the call).
+- `huge(megabytes, announce=True)`: HTTP 200 whose body is a completion of that many MB, streamed
+  (announce=False sends no Content-Length: the body ends when the server closes the connection).
 
 `latency` (seconds) delays every chat answer, like a real model; `in_flight` and
 `peak_in_flight` show how many chat requests the server held at once.
@@ -82,7 +86,18 @@ class Malformed:
     status: int = 200
 
 
-Behaviour = Union[Reply, Error, Stall, Drop, Malformed]
+@dataclass(frozen=True)
+class Trickle:
+    every: float = 3.0
+
+
+@dataclass(frozen=True)
+class Huge:
+    megabytes: float = 100.0
+    announce: bool = True  # False: no Content-Length, the body ends when the connection closes
+
+
+Behaviour = Union[Reply, Error, Stall, Drop, Malformed, Trickle, Huge]
 
 
 def reply(text: str = DEFAULT_REPLY, *, usage: Union[str, Tuple[int, int], None] = "auto",
@@ -114,6 +129,14 @@ def stall(seconds: float) -> Stall:
 
 def drop() -> Drop:
     return Drop()
+
+
+def trickle(every: float = 3.0) -> Trickle:
+    return Trickle(every)
+
+
+def huge(megabytes: float = 100.0, *, announce: bool = True) -> Huge:
+    return Huge(megabytes, announce)
 
 
 def malformed(body: Union[bytes, str] = Malformed.body, *, content_type: str = "application/json",
@@ -342,6 +365,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._hang_up()
         elif isinstance(b, Malformed):
             self._send(b.status, b.body, b.content_type)
+        elif isinstance(b, Trickle):
+            self._trickle(b, request)
+        elif isinstance(b, Huge):
+            self._huge(b, request)
         else:
             raise TypeError(f"unknown behaviour {b!r}")
 
@@ -354,6 +381,43 @@ class _Handler(BaseHTTPRequestHandler):
             headers["retry-after-ms"] = f"{b.retry_after_ms:g}"
         payload = {"error": {"message": b.message, "type": "test_error", "code": b.status}}
         self._send(b.status, json.dumps(payload).encode(), headers=headers)
+
+    def _trickle(self, b: Trickle, request: Recorded) -> None:
+        body = json.dumps(completion_body(DEFAULT_REPLY, "m", "auto", request.prompt)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                if self.chat._stopping.is_set():
+                    break
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                self.chat._wait(b.every)
+        except OSError:  # the client gave up: what a deadline is for
+            pass
+        self._hang_up()
+
+    def _huge(self, b: Huge, request: Recorded) -> None:
+        size = int(b.megabytes * 1024 * 1024)
+        head, tail = b'{"choices": [{"message": {"role": "assistant", "content": "', b'"}}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if b.announce:
+            self.send_header("Content-Length", str(len(head) + size + len(tail)))
+        else:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = b"x" * 65536
+        try:
+            self.wfile.write(head)
+            for _ in range(size // len(chunk)):
+                self.wfile.write(chunk)
+            self.wfile.write(b"x" * (size % len(chunk)) + tail)
+        except OSError:  # the client stopped reading at its cap
+            pass
+        self._hang_up()
 
     def _hang_up(self) -> None:
         self.close_connection = True

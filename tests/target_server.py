@@ -6,7 +6,8 @@
 
 The handler gets the parsed request body and returns (status, JSON-able reply), or
 (status, reply, headers), or a `Raw(bytes)` reply to send non-JSON; `Stall(seconds)` holds the
-request that long before answering 200 {"answer": "late"}.
+request that long before answering 200 {"answer": "late"}; `Trickle(every)` answers 200 and sends
+its body one byte every `every` seconds; `Huge(megabytes)` answers 200 with a body that large.
 """
 from __future__ import annotations
 
@@ -27,6 +28,16 @@ class Raw:
 @dataclass(frozen=True)
 class Stall:
     seconds: float
+
+
+@dataclass(frozen=True)
+class Trickle:
+    every: float
+
+
+@dataclass(frozen=True)
+class Huge:
+    megabytes: float
 
 
 Handler = Callable[[Any], Any]
@@ -56,6 +67,9 @@ class TargetServer:
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def _answer(self, h: BaseHTTPRequestHandler, out: Any) -> None:
+        if isinstance(out, (Trickle, Huge)):
+            self._stream(h, out)
+            return
         if isinstance(out, Stall):
             time.sleep(out.seconds)
             out = (200, {"answer": "late"})
@@ -73,6 +87,23 @@ class TargetServer:
             h.end_headers()
             h.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+            pass
+
+    def _stream(self, h: BaseHTTPRequestHandler, out: Any) -> None:
+        data = b'{"answer": "' + b"x" * int(getattr(out, "megabytes", 0) * 2**20) + b'"}'
+        try:
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Connection", "close")  # no Content-Length: read until the server closes
+            h.end_headers()
+            if isinstance(out, Huge):
+                h.wfile.write(data)
+                return
+            for i in range(len(data)):
+                h.wfile.write(data[i:i + 1])
+                h.wfile.flush()
+                time.sleep(out.every)
+        except (BrokenPipeError, ConnectionResetError, OSError):  # the client gave up
             pass
 
     def __enter__(self) -> "TargetServer":

@@ -130,13 +130,16 @@ def test_real_judge_run_reports_usage_and_cached_rerun_makes_no_calls(data, tmp_
     assert all(s["faithfulness"] is not None for s in again["samples"])
 
 
-def test_judge_failures_are_announced(data, capsys):
+def test_judge_failures_are_announced(data, capsys, judge_clock):
     from openai_server import ChatServer, error
 
     with ChatServer(default=error(500, "boom")) as srv:
         code = main(["evaluate", str(data), "-q", "--no-cache", "--model", "judge", "--base-url", srv.base_url,
                      "--max-workers", "1"])
+        sent = len(srv.chat_requests)
     assert code == 3  # every judged score fell back: far above --max-fallback-rate 0.1
+    assert sent == 13 * 4  # each of the 13 judge calls was tried once and retried three times
+    assert len(judge_clock.slept) == 13 * 3 and 3.5 <= sum(judge_clock.slept) / 13 <= 3.5 * 1.1  # 0.5+1+2 s each, jittered
     captured = capsys.readouterr()
     assert "fell back to the heuristic" in captured.out and "faithfulness: 3/3" in captured.out
     assert captured.err.splitlines()[-1] == ("ragmeter: judge failed: 13/13 judged scores (100%) fell back to the "
@@ -232,3 +235,21 @@ def test_third_party_formats_from_the_cli(tmp_path, capsys):
         out = tmp_path / f"{name}.json"
         assert main(["evaluate", str(fixtures / name), "--offline", "-q", "--no-history", "-o", str(out)]) == 0
         assert json.loads(out.read_text())["num_samples"] == 2, name
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--judge", "anthropic"], "Unknown judge 'anthropic'; registered judges: offline, openai"),
+    (["--judge", "openai"], "--judge openai needs --model"),
+    (["--offline", "--judge", "openai"], "--offline and --judge openai: choose one"),
+    (["--judge", "offline", "--base-url", "http://127.0.0.1:9/v1"], "--base-url needs --model"),
+])
+def test_judge_choices_that_cannot_run_exit_2_before_anything_runs(data, capsys, argv, message):
+    assert main(["evaluate", str(data), "-q", *argv]) == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
+    from evaluator.history import RunStore
+    assert not RunStore().list_runs()
+
+
+def test_judge_offline_is_the_offline_run(data, capsys):
+    assert main(["evaluate", str(data), "-q", "--no-history", "--judge", "offline"]) == 0
+    assert capsys.readouterr().out.startswith("note: Offline run")

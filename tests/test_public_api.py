@@ -5,10 +5,10 @@ def test_all_is_sorted_and_complete():
     assert evaluator.__all__ == sorted(evaluator.__all__)
     assert set(evaluator.__all__) == {
         "DatasetError", "EvalReport", "EvalResult", "EvalSample", "HistoryError", "Judge", "JudgeConfigError",
-        "JudgeError", "JudgeFailed", "Metric", "MetricError", "MetricScore", "MissingExtra", "OfflineJudge",
+        "JudgeEntry", "JudgeError", "JudgeFailed", "Metric", "MetricError", "MetricScore", "MissingExtra", "OfflineJudge",
         "OpenAIJudge", "RAGEvaluator", "RagmeterError", "RowCounts", "RubricMetric", "Run", "RunConfig", "RunStore",
         "TargetConfig", "TargetConfigError", "TargetError", "Verdict", "load_dataset", "load_rubrics", "register",
-        "score_frame", "summarize",
+        "register_judge", "score_frame", "summarize",
     }
 
 

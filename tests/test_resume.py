@@ -86,3 +86,27 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, dataset):
     # The key was in the environment of every process; it must be in none of the files written.
     for path in tmp_path.iterdir():
         assert CANARY.encode() not in path.read_bytes(), path
+
+
+def test_a_resumed_report_counts_the_judge_calls_of_every_session(tmp_path, dataset):
+    """On main the killed session's calls were lost: 83 reported, 131 received."""
+    judge_args = ["--model", "judge", "--no-cache", "--max-workers", "1", "-q"]
+    with ChatServer(responder=deterministic) as srv:
+        judge_args += ["--base-url", srv.base_url]
+        history = tmp_path / "h.sqlite3"
+        victim = cli([str(dataset), *judge_args], history)
+        deadline = time.time() + 120
+        while recorded(history) < 6 and time.time() < deadline and victim.poll() is None:
+            time.sleep(0.02)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=30)
+        [run] = RunStore(history).list_runs()
+        first_session = len(srv.chat_requests)
+        resumed = cli(["--resume", run.run_id, *judge_args, "-o", str(tmp_path / "resumed.json")], history)
+        assert resumed.wait(timeout=240) == 0, resumed.stderr.read()
+        received = len(srv.chat_requests)
+    usage = json.loads((tmp_path / "resumed.json").read_text())["usage"]
+    assert first_session >= 18 and received > first_session
+    # Every call is counted except those of the one row in flight at the kill (3 metrics, 1 worker).
+    assert received - 3 <= usage["calls"] <= received, f"{usage['calls']} reported, {received} received"
+    assert RunStore(history).load_report(run.run_id).usage["calls"] == usage["calls"]

@@ -9,8 +9,9 @@ import re
 from collections import Counter
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
-from ..judges.health import STOPPED_KEY
-from ..model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED, EvalReport
+from ..judges.health import STOPPED_KEY, UNUSABLE_KEY
+from ..model import (METHOD_BLEND, METHOD_FALLBACK, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED,
+                     EvalReport)
 
 OFFLINE_NOTICE = (
     "Offline run: these scores are lexical estimates (words shared by the answer, the contexts and the "
@@ -18,11 +19,12 @@ OFFLINE_NOTICE = (
     "word salad beyond the obvious, or an answer that is wrong but uses the context's words. "
     "Score with a judge model for numbers you can act on.")
 MAX_FALLBACK_RATE = 0.1  # above this share of fallbacks a run counts as a judge failure (CLI exit 3)
-_CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timeout|malformed|empty reply", re.IGNORECASE)
+_CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timed? ?out|malformed|empty reply|not JSON|"
+                    r"not usable|truncated", re.IGNORECASE)
 
 
 # How a score comes out when the judge was asked: it answered, or it failed (heuristic or no score).
-_ASKED = (METHOD_BLEND, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
+_ASKED = (METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
 _FAILED = (METHOD_FALLBACK, METHOD_UNSCORED)
 
 
@@ -78,14 +80,24 @@ def judge_calls(usage: Mapping[str, Any]) -> Tuple[int, int]:
     return ok, ok + int(usage.get("failures") or 0)
 
 
+def usable_replies(usage: Mapping[str, Any]) -> Tuple[int, int]:
+    """(replies that held a score, calls answered): an answer in prose or cut-off JSON is answered, not usable."""
+    answered, _ = judge_calls(usage)
+    return max(0, answered - int(usage.get(UNUSABLE_KEY) or 0)), answered
+
+
 def judge_status(report: EvalReport, settings: Optional[Dict[str, Any]] = None) -> str:
-    """One line for a report header: 'gpt-4o-mini · 0/140 calls succeeded · HTTP 401', or the offline one."""
+    """One line for a report header: 'gpt-4o-mini · 124/124 calls answered, 0/124 replies usable · not JSON',
+    or the offline one."""
     settings = settings or {}
     if settings.get("judge") == "offline" or (not settings.get("model") and is_offline(report)):
         return "offline heuristics (lexical estimates, no judge)"
-    ok, asked = judge_calls(report.usage or {})
-    parts = [str(settings.get("model") or "judge"), f"{ok}/{asked} calls succeeded"]
-    cause = main_cause(report) if ok < asked or stopped_reason(report) else None
+    usage = report.usage or {}
+    ok, asked = judge_calls(usage)
+    usable, _ = usable_replies(usage)
+    parts = [str(settings.get("model") or settings.get("judge") or "judge"),
+             f"{ok}/{asked} calls answered, {usable}/{asked} replies usable"]
+    cause = main_cause(report) if usable < asked or stopped_reason(report) else None
     if cause:
         parts.append(cause)
     return " · ".join(parts)

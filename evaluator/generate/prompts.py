@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..metrics.prompts import DATA_CLOSE, DATA_OPEN
+from ..metrics.prompts import DATA_CLOSE, DATA_OPEN, fence
 from .chunking import Chunk
 
 LANGUAGE_NAMES = {"en": "English", "ar": "Modern Standard Arabic"}
@@ -68,7 +68,8 @@ NO_ANSWER = {"en": "The documents do not answer this question.", "ar": "لا ت�
 
 
 def clean(text: str) -> str:
-    return (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")
+    """Document text made safe inside the data markers (metrics.prompts.fence: no input can form one)."""
+    return fence(text)
 
 
 def passages(chunks: Sequence[Chunk], label: str = "PASSAGE") -> str:

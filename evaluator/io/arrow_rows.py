@@ -81,10 +81,25 @@ def _batches(files: List[Path], name: str) -> Iterator[Any]:
 
 def _numbered(name: str, batches: Iterable[Any]) -> Records:
     number = 0
-    for batch in batches:
+    iterator = iter(batches)
+    while True:
+        try:  # a damaged row group or stream surfaces only when its batch is read
+            batch = next(iterator, None)
+        except DatasetError:
+            raise
+        except Exception as exc:  # pyarrow's ArrowInvalid / OSError, or a codec's error
+            raise DatasetError(f"is damaged after row {number:,}: pyarrow could not read the next rows "
+                               f"({type(exc).__name__}: {_short(exc)}); export it again", file=name) from None
+        if batch is None:
+            return
         for row in batch.to_pylist():
             number += 1
             yield Where(name, item=number), row
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _pyarrow(name: str, module: str) -> Any:

@@ -9,20 +9,20 @@ which are errors (likely the wrong column). Keywords and doc titles also accept 
 """
 from __future__ import annotations
 
-import ast
 import json
 import math
 import re
 from typing import Any, Dict, List, Optional
 
 from ..errors import DatasetError
+from .literals import STRING, parse_literal, string_token
 from .sources import Where
 
 # "[" followed by a quote, "{", "]" or the end: meant as a list, so it must parse as one.
 _LISTISH = re.compile(r"\[\s*(?:[\"'{\]]|$)")
-# A Python string literal as repr() writes it (numpy's array repr uses repr() for each item).
-_PY_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
-_NUMPY_STRINGS = re.compile(rf"\[\s*(?:(?:{_PY_STRING.pattern})\s*)*\]")
+# numpy's array repr: Python string literals (repr() of each item) with no commas between them.
+# Possessive, so a 50 MB cell is matched without a backtracking frame per item.
+_NUMPY_STRINGS = re.compile(rf"\[\s*+(?:(?:{STRING.pattern})\s*+)*+\]")
 _CONTEXT_TEXT_KEYS = ("text", "page_content", "content")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -75,10 +75,8 @@ def list_cell(value: str, where: Where, column: str) -> Optional[List[Any]]:
 
 
 def _python_list(value: str) -> Any:
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+    """A Python list literal, read in bounded memory (literals.py; not ast.literal_eval)."""
+    return parse_literal(value)
 
 
 def _numpy_list(value: str) -> Optional[List[str]]:
@@ -89,8 +87,7 @@ def _numpy_list(value: str) -> Optional[List[str]]:
     """
     if not _NUMPY_STRINGS.fullmatch(value):
         return None
-    items = [_python_list(m.group()) for m in _PY_STRING.finditer(value, 1, len(value) - 1)]
-    return items if all(isinstance(item, str) for item in items) else None
+    return [string_token(m.group()) for m in STRING.finditer(value, 1, len(value) - 1)]
 
 
 def _context_item(item: Any, where: Where, column: str) -> str:

@@ -76,6 +76,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError
 from ..model import EvalSample
+from ..safetext import clean_row, clean_sample
 from .arrow_rows import parquet_records, saved_dataset_records
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .csv_rows import csv_records
@@ -266,7 +267,7 @@ def _load(records: Records, src: Source, planner: Planner, max_rows: Optional[in
         if max_rows is not None and len(samples) >= max_rows:
             raise _too_many(max_rows, src.name, surface)
         plan = planner.plan(row, where)
-        sample = _build(row, plan, where, len(samples) + 1)
+        sample = clean_sample(_build(row, plan, where, len(samples) + 1))  # NULs, lone surrogates: noted
         _check_unique(sample, seen, where, plan)
         samples.append(sample)
     if not samples:
@@ -322,7 +323,7 @@ def _scan(rows: _Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any
     for _, row in rows.records:
         count += 1
         if len(raw) < preview_rows:
-            raw.append(row)
+            raw.append(clean_row(row))  # a lone surrogate breaks the page's data frame
         if not rows.columns:  # JSON: the union of keys, in first-seen order
             seen.update(dict.fromkeys(str(k) for k in row))
     return list(seen), raw, count
@@ -355,6 +356,6 @@ def samples_from_rows(rows: Iterable[Tuple[Optional[int], Dict[str, Any]]],
         id_column = plan.fields.get("sample_id")
         if number is None and not text_cell(row.get(id_column) if id_column else None, where, str(id_column)):
             sample.sample_id = None
-        samples.append(sample)
+        samples.append(clean_sample(sample))
     planner.finish(name)
     return samples

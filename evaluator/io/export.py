@@ -3,7 +3,10 @@
 Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
   leading apostrophe.
-- Settings pass through `sanitize_settings`, so no key, token or password is exported.
+- Settings pass through `sanitize_settings`, so no key, token or password is exported, and every
+  format passes through `redact`'s filter, so no known secret value (a judge's key, a target's
+  header value) or secret-shaped text (`?key=…`, `Bearer …`) echoed into an answer, an error or a
+  judge reply is exported either.
 - The HTML report is a jinja2 template (templates/report.html.j2) with autoescape on: every piece
   of dataset and judge text is escaped, it loads nothing from anywhere (inline CSS, inline SVG
   charts, no URLs), and it carries a Content-Security-Policy that forbids scripts, so even an
@@ -25,6 +28,9 @@ from markupsafe import Markup
 
 from ..analysis import judging
 from ..analysis.advice import DEFAULT_THRESHOLD, recommendations
+from ..analysis.claims import claim_views
+from ..analysis.highlight import CSS as CLAIMS_CSS
+from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
@@ -32,7 +38,7 @@ from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
 from ..verdict import RowCounts, verdict
 from .records import flat_row, result_from_record, result_to_record
-from .redact import sanitize_settings
+from .redact import redact_text, redact_value, sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
@@ -60,7 +66,7 @@ def results_csv(report: EvalReport) -> str:
     writer = csv.DictWriter(out, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: neutralise_cell(v) for k, v in row.items()})
+        writer.writerow({k: neutralise_cell(redact_value(v)) for k, v in row.items()})
     return out.getvalue()
 
 
@@ -69,7 +75,12 @@ def results_parquet(report: EvalReport) -> bytes:
     """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
     from .frames import parquet_bytes
 
-    return parquet_bytes(enumerate(report.results), report.metric_names())
+    return parquet_bytes(((i, redacted(r, i)) for i, r in enumerate(report.results)), report.metric_names())
+
+
+def redacted(result: EvalResult, index: int = 0) -> EvalResult:
+    """`result` with `redact_value` over all of its text (through its lossless record form)."""
+    return result_from_record(redact_value(result_to_record(result, index)))
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -85,7 +96,7 @@ def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = Non
         data["judge_noise"] = [n.to_dict() for n in noise]
     data["verdict"] = verdict(report).to_dict()  # the run's own health; the CLI adds --fail-under to its exit code
     data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
-    return json.dumps(data, ensure_ascii=False, default=str)
+    return json.dumps(redact_value(data), ensure_ascii=False, default=str)
 
 
 def report_from_json(text: str) -> EvalReport:
@@ -288,7 +299,8 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
         label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
         sample = result.sample
         rows.append({"label": label, "category": sample.category if sample is not None else None,
-                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample})
+                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample,
+                     "claims": _claims(result)})
     if len(rows) == total:
         return rows, "", ""
     note = f" (worst {len(rows):,} of {total:,})"
@@ -296,6 +308,14 @@ def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[D
               f"this file small; the other {total - len(rows):,} are in the summary above, and every row is in "
               "the CSV or JSON export.")
     return rows, note, hidden
+
+
+def _claims(result: Any) -> Optional[Markup]:
+    """The sample's text with the claims marked (escaped by sample_html), or None without claims."""
+    if result.sample is None:
+        return None
+    views = claim_views(result.sample, result.scores)
+    return Markup(sample_html(result.sample, views, style=False)) if views else None
 
 
 def _meta_line(report: EvalReport, dataset_name: str) -> str:
@@ -332,8 +352,8 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     summaries = summarize(report)
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
     samples, note, hidden = _sample_rows(report, max_samples)
-    return _template().render(
-        title=title, csp=CSP, style=Markup(STYLE), meta_line=_meta_line(report, dataset_name),
+    page = _template().render(
+        title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(report, dataset_name),
         judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
         ending=verdict(report),
         fallback_warning=_fallback_warning(report),
@@ -346,3 +366,4 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage)),
                     ("Target calls", report.target_stats() or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
+    return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too

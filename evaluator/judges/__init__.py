@@ -1,4 +1,5 @@
-"""Who gives the scores: `base` (the Judge protocol and the optional parts ragmeter reads), `offline`
-(heuristics only), `openai` (any OpenAI-compatible endpoint: retries, rate limits, usage, logprobs),
-`health` (early stop and circuit breaker when the judge fails), `batch` (the OpenAI Batch API),
-`cache` (SQLite reply cache), `ratelimit` (AIMD concurrency)."""
+"""Who gives the scores: `registry` (the judge kinds a run can name: built-ins and `ragmeter.judges`
+plugins), `base` (the Judge protocol and the optional parts ragmeter reads), `resilient` (retries,
+Retry-After, rate limits, cache and usage for any judge), `offline` (heuristics only), `openai` (the
+chat-completions protocol), `health` (early stop and circuit breaker when the judge fails), `batch`
+(the OpenAI Batch API), `cache` (SQLite reply cache), `ratelimit` (AIMD concurrency)."""

@@ -48,6 +48,14 @@ def accepts(judge: Any, option: str) -> bool:
     return option in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
+def report_unusable(judge: Any, reason: str, not_json: bool = False) -> None:
+    """Tell a watching judge (judges/health.WatchedJudge) that its last reply had no score; a no-op for
+    judges that do not watch, so a prose-answering judge fails the run's health check like an HTTP error."""
+    report = getattr(judge, "reply_unusable", None)
+    if callable(report):
+        report(reason, not_json)
+
+
 def judge_usage(judge: Any) -> Dict[str, Any]:
     """The judge's running usage totals as a dict ({} for judges that count nothing)."""
     usage: Any = getattr(judge, "usage", None)

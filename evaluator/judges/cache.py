@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import JudgeConfigError
+from ..io.redact import redact_text
 
 log = logging.getLogger("ragmeter")
 
@@ -100,9 +101,11 @@ class JudgeCache:
         return None if row is None else row[0]
 
     def put(self, key: str, reply: str) -> None:
-        """Store a reply; empty replies are not cached (they are failures, not answers)."""
+        """Store a reply, secrets masked (a judge may echo its key); empty replies are not cached
+        (they are failures, not answers)."""
         if not (reply or "").strip():
             return
+        reply = redact_text(reply)
         with self._lock:
             try:
                 with self._open() as db:

@@ -5,9 +5,13 @@ flaky server. A judge that is *broken* (wrong key, unknown model, nothing listen
 midway would otherwise turn the whole run into heuristic scores that read like a pass. Two rules
 stop it, each with one message naming the cause:
 
-- early stop: the first `early_failures` calls of a run were rejected (HTTP 400/401/403/404/422)
-  or could not reach the server, and none succeeded;
+- early stop: the first `early_failures` calls of a run were rejected (HTTP 400/401/403/404/422),
+  could not reach the server or timed out, or the first `early_unusable` replies were all
+  unusable (prose, no verdicts, JSON cut off), and no call gave a usable reply;
 - circuit breaker: more than `max_failure_rate` of the last `window` calls failed.
+
+A reply that answers HTTP 200 but cannot be scored is a failed call here: the metric that asked
+reports it (`reply_unusable`), turning the call WatchedJudge counted as a success into a failure.
 
 `WatchedJudge` wraps any judge, records each call's outcome here, and once the run is stopping
 fails further calls at once (no request), so every worker winds down within one call.
@@ -24,8 +28,12 @@ from .base import accepts
 
 # Where a stopped run's report.usage keeps JudgeFailed's message (the history stores usage).
 STOPPED_KEY = "stopped_on_judge_failure"
+# Where report.usage counts the replies that answered but held no score (prose, no verdicts, cut-off JSON).
+UNUSABLE_KEY = "unusable_replies"
 # JudgeError kinds that mean "this judge will not work at all", not "this call was unlucky".
 FATAL_KINDS = ("rejected", "unreachable")
+TIMEOUT_KIND = "timeout"  # JudgeError.kind of a call that timed out on its last try (judges/resilient.py)
+UNUSABLE_KIND = "unusable"  # a reply that answered but carried no score
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,7 @@ class HealthPolicy:
     early_failures: int = 3  # rejected/unreachable calls, before any success, that stop the run
     window: int = 20  # recent calls the circuit breaker looks at
     max_failure_rate: float = 0.5  # the breaker trips when more than this share of the window failed
+    early_unusable: int = 20  # unusable replies, before any usable one, that stop the run
 
 
 class JudgeHealth:
@@ -43,9 +52,11 @@ class JudgeHealth:
     def __init__(self, policy: HealthPolicy = HealthPolicy()) -> None:
         self.policy = policy
         self.calls = self.failures = self.successes = 0
+        self.unusable = self.not_json = self.timeouts = 0  # kinds of failure the messages name
         self._recent: Deque[bool] = deque(maxlen=policy.window)  # True = failed
         self._last: Optional[BaseException] = None
-        self._trip: Optional[str] = None  # "rejected" | "unreachable" | "breaker"
+        self._trip: Optional[str] = None  # "rejected" | "unreachable" | "timeout" | "unusable" | "breaker"
+        self._at_trip = (0, 0, 0)  # (unusable, timeouts, calls) when it tripped: the message's numbers
         self._lock = threading.Lock()
 
     @property
@@ -64,12 +75,34 @@ class JudgeHealth:
             self.failures += 1
             self._recent.append(True)
             self._last = exc
-            if self._trip is None:
-                self._trip = self._decide(getattr(exc, "kind", "failed"))
+            kind = getattr(exc, "kind", "failed")
+            self.timeouts += kind == TIMEOUT_KIND
+            self._settle(kind)
+
+    def record_unusable(self, reason: str, not_json: bool = False) -> None:
+        """A call counted as a success gave a reply with no score: count it as a failed call."""
+        with self._lock:
+            self.successes = max(0, self.successes - 1)
+            self.failures += 1
+            self.unusable += 1
+            self.not_json += not_json
+            _flip_last_success(self._recent)
+            self._last = JudgeError(reason, kind=UNUSABLE_KIND)
+            self._settle(UNUSABLE_KIND)
+
+    def _settle(self, kind: str) -> None:
+        """Trip once, keeping the counts that tripped it (calls still in flight finish after)."""
+        if self._trip is None:
+            self._trip = self._decide(kind)
+            self._at_trip = (self.unusable, self.timeouts, self.calls)
 
     def _decide(self, kind: str) -> Optional[str]:
         p = self.policy
         if not self.successes and kind in FATAL_KINDS and self.failures >= p.early_failures:
+            return kind
+        if not self.successes and kind == TIMEOUT_KIND and self.timeouts >= p.early_failures:
+            return kind
+        if not self.successes and kind == UNUSABLE_KIND and self.unusable >= p.early_unusable:
             return kind
         window_full = len(self._recent) >= p.window
         if window_full and sum(self._recent) > p.max_failure_rate * len(self._recent):
@@ -90,6 +123,15 @@ class JudgeHealth:
                 n, failed = len(self._recent), sum(self._recent)
                 message = (f"The judge failed {failed} of its last {n} calls, so the run stopped instead of "
                            f"scoring the rest on heuristics. Last error: {cause}")
+            elif self._trip == UNUSABLE_KIND:
+                unusable, _, calls = self._at_trip
+                what = "not JSON" if self.not_json == self.unusable else "not usable"
+                message = (f"judge replies are {what}: {unusable} of the first {calls}, so the run "
+                           f"stopped instead of scoring the rest on heuristics. Last reply: {cause}")
+            elif self._trip == TIMEOUT_KIND:
+                _, timeouts, calls = self._at_trip
+                message = (f"judge timed out: {timeouts} of the first {calls} calls, so the run "
+                           f"stopped. Last error: {cause}")
             else:
                 message = cause
             return JudgeFailed(message, kind=self._trip or "failed", status=status,
@@ -113,9 +155,21 @@ class WatchedJudge:
         self.health.record_success()
         return reply
 
+    def reply_unusable(self, reason: str, not_json: bool = False) -> None:
+        """The reply this thread's last generate() returned had no score (metrics/judging.py says so)."""
+        self.health.record_unusable(reason, not_json)
+
     def accepts_option(self, option: str) -> bool:
         """The wrapped judge's generate options (repeat, top_logprobs) pass through (judges.base.accepts)."""
         return accepts(self._judge, option)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._judge, name)
+
+
+def _flip_last_success(recent: Deque[bool]) -> None:
+    """Mark the newest success in the breaker's window as a failure (a reply found unusable after the call)."""
+    for i in range(len(recent) - 1, -1, -1):
+        if not recent[i]:
+            recent[i] = True
+            return

@@ -1,16 +1,14 @@
 """OpenAIJudge: the shipped judge, for any server that speaks OpenAI's chat-completions API.
 
-OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio and llama.cpp's server all work. What it adds
-over a bare `openai.OpenAI` call:
+OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio and llama.cpp's server all work. `OpenAIChat`
+speaks the protocol and says what each failure means; `OpenAIJudge` is it inside a
+`ResilientJudge` (judges/resilient.py), which does the retries, the limiter, the cache and usage:
 
-- retries it does itself (the client's own are off) so it can count them, honour
-  `Retry-After` / `retry-after-ms`, and tell the concurrency limiter about throttling:
-  429, 5xx, timeouts, dropped connections and malformed bodies are retried with exponential
-  backoff and jitter; 400/401/403/404/422 fail at once (kind "rejected"); a refused connection
-  or an unknown host is retried only briefly (kind "unreachable", about 2 s in all) so a dead
-  judge is known in seconds; after the last try it raises `JudgeError`, which the evaluator
-  turns into a visible heuristic fallback (and its JudgeHealth into an early stop);
-- an `AIMDLimiter` around every HTTP call, so concurrent samples back off together;
+- failures classified for the retries (the client's own are off): 429, 5xx, timeouts, dropped
+  connections and malformed bodies are retried, 429/503/timeouts also slow every caller down,
+  `Retry-After` / `retry-after-ms` are honoured; 400/401/403/404/422 fail at once (kind
+  "rejected"); a refused connection or an unknown host is retried only briefly (kind
+  "unreachable", about 2 s in all) so a dead judge is known in seconds;
 - JSON output where the server supports it: `json_object` first, then none, stepping down
   once per judge when a server rejects it. `json_mode="schema"` sends a (loose) JSON schema
   instead; "auto" does not, because a schema is re-sent with every call and costs ~57 prompt
@@ -32,24 +30,23 @@ from __future__ import annotations
 
 import email.utils
 import http
-import json
 import logging
 import os
-import random
-import socket
 import threading
 import time
-from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 from urllib.parse import urlsplit
 
 import openai
 
-from ..errors import JudgeConfigError, JudgeError
-from .messages import display_url, one_line
+from ..bounded import JUDGE_REPLY_BYTES, MAX_RETRY_AFTER, ReplyTooLarge, bounded_client, over_retry_cap
+from ..errors import JudgeConfigError
+from ..io.redact import redact_text, remember, remember_url
+from ..safetext import safe
 from ..text import estimate_tokens
-from .cache import JudgeCache, cache_key
-from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
+from .messages import display_url, one_line
+from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
+                        Failure, ResilientJudge, unreachable_reason)
 
 log = logging.getLogger("ragmeter")
 
@@ -58,7 +55,6 @@ KEY_PLACEHOLDER = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) accept
 JSON_MODES = ("auto", "schema", "object", "none")
 BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
 BACKOFF_CAP = 30.0
-MAX_RETRY_AFTER = 120.0  # a server asking for longer is capped: the run must finish
 # Nothing listening / no such host: a few quick tries cover a server still starting up, and a
 # dead judge is reported in seconds, not after minutes of backoff.
 UNREACHABLE_BACKOFF = 0.25
@@ -84,245 +80,112 @@ _RESPONSE_FORMATS: Dict[str, Optional[dict]] = {
 _NEXT_MODE = {"schema": "object", "object": "none"}
 
 
-@dataclass
-class _CallInfo:
-    retries: int = 0
-    cached: bool = False
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    json_mode: str = "none"
-    top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
-    logprobs: Optional[list] = None  # [[token, [[alternative, logprob], ...]], ...] when the server sent them
-
-
-@dataclass
-class _Failure:
-    """Why one HTTP attempt failed and what to do about it."""
-
-    message: str
-    kind: str  # "retry", "throttle" (retry and slow down), "unreachable" (retry briefly), "fatal" or "downgrade"
-    retry_after: Optional[float] = None
-    status: Optional[int] = None
-
-
 class _MalformedReply(Exception):
     """A 2xx answer that is not a chat completion (bad JSON, missing fields)."""
 
 
-class OpenAIJudge:
-    """A judge backed by an OpenAI-compatible chat-completions endpoint.
+class OpenAIChat:
+    """The chat-completions protocol: one request per `generate`, and what each failure means.
 
-    `generate(prompt)` is thread-safe and returns the reply text; `call_info()` describes the
-    last call on the calling thread, `usage()` the running totals.
-    """
-
-    offline = False
+    Retries, the limiter, the cache and usage are `ResilientJudge`'s (see OpenAIJudge)."""
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
-                 api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
-                 temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
-                 max_tokens: Optional[int] = None, http_client: Any = None,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 api_key_env: Optional[str] = None, timeout: float = 60.0, temperature: float = 0.0, json_mode: str = "auto",
+                 max_tokens: Optional[int] = None, http_client: Any = None) -> None:
         if not model:
             raise JudgeConfigError("No model name: pass model=..., e.g. 'gpt-4o-mini' or the name your server serves.")
         if json_mode not in JSON_MODES:
             raise JudgeConfigError(f"json_mode must be one of {JSON_MODES}, not {json_mode!r}")
-        if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
-            raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
+        if timeout <= 0:
+            raise JudgeConfigError("timeout must be > 0 (seconds)")
         self.model, self.temperature, self.timeout = model, float(temperature), float(timeout)
-        self.max_retries, self.max_concurrency, self.max_tokens = max_retries, max_concurrency, max_tokens
-        self.json_mode = json_mode
+        self.json_mode, self.max_tokens = json_mode, max_tokens
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        self._shown_url = display_url(self.base_url)
-        self.name = f"{model} @ {self._shown_url}"
+        self.shown_url = display_url(self.base_url)
+        self.name = f"{model} @ {self.shown_url}"
         self._key = _resolve_key(api_key, self.base_url, api_key_env)
-        self._sleep, self._random = sleep, random.Random()
+        if self._key != KEY_PLACEHOLDER:
+            remember(self._key)  # masked wherever anything is stored or shown (io.redact)
+        remember_url(self.base_url)
         self._mode = "object" if json_mode == "auto" else json_mode
         self._lock = threading.Lock()
-        self._local = threading.local()
-        self._totals = dict.fromkeys(("calls", "requests", "cache_hits", "prompt_tokens",
-                                      "completion_tokens", "retries", "failures", "rate_limited"), 0)
-        self.limiter = AIMDLimiter(max_concurrency, clock=clock, sleep=sleep)
-        self._cache = JudgeCache(cache) if cache is not None else None
+        self._local = threading.local()  # the JSON mode this thread's last request was sent with
         self._owns_http = http_client is None
-        self._client = openai.OpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
-                                     timeout=self.timeout, http_client=http_client)
+        if http_client is None:  # `timeout` is the whole call's deadline, and replies are capped
+            http_client = bounded_client(self.base_url, self.timeout, JUDGE_REPLY_BYTES)
+        self.client = openai.OpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
+                                    timeout=self.timeout, http_client=http_client)
 
-    # -- the judge interface ---------------------------------------------------------------------
-    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
-        """The judge's reply to `prompt` (from the cache when present); raises JudgeError.
+    def generate(self, prompt: str, *, top_logprobs: int = 0) -> Completion:
+        """One chat-completions request; raises whatever the client raised (see `classify`)."""
+        self._local.mode = mode = self._mode
+        completion = self.client.chat.completions.create(**self.request(prompt, mode, top_logprobs))
+        text, (prompt_tokens, completion_tokens) = _reply_and_tokens(completion, prompt)
+        return Completion(text, prompt_tokens, completion_tokens,
+                          _token_logprobs(completion) if top_logprobs else None)
 
-        `repeat` is the index of a repeated judgement of the same prompt: each has its own cache
-        entry, so a cached re-run of a k-repeat run is still free. `top_logprobs` > 0 asks for the
-        token probabilities too (see call_info()["logprobs"]).
-        """
-        info = _CallInfo(json_mode=self._mode, top_logprobs=top_logprobs)
-        self._local.info = info
-        key = ""
-        if self._cache is not None:
-            key = self._cache_key(prompt, repeat, top_logprobs)
-            hit = _unpack(self._cache.get(key), info)
-            if hit is not None:
-                info.cached = True
-                self._add(cache_hits=1)
-                return hit
-        text = self._call_with_retries(prompt, info)
-        if self._cache is not None:
-            self._cache.put(key, _pack(text, info) if text.strip() else text)
-        return text
-
-    def call_info(self) -> dict:
-        """The last generate() on this thread: retries, cached, prompt/completion tokens, json_mode
-        (and top_logprobs, logprobs when the call asked for token probabilities)."""
-        info = getattr(self._local, "info", None) or _CallInfo(json_mode=self._mode)
-        data = asdict(info)
-        if not info.top_logprobs:
-            del data["top_logprobs"], data["logprobs"]
-        return data
-
-    def usage(self) -> dict:
-        """Running totals. `calls` counts HTTP requests answered with a completion, `requests` every
-        HTTP attempt; `rate_limited` the 429s; `failures` the generate() calls that raised."""
-        with self._lock:
-            return dict(self._totals)
+    def call_facts(self) -> dict:
+        return {"json_mode": getattr(self._local, "mode", self._mode)}
 
     def settings(self) -> dict:
-        """How this judge is configured, safe to store and export (never the API key)."""
-        return {"model": self.model, "base_url": self._shown_url, "temperature": self.temperature,
-                "timeout": self.timeout, "max_retries": self.max_retries,
-                "max_concurrency": self.max_concurrency, "json_mode": self.json_mode,
-                "max_tokens": self.max_tokens,
-                "cache": str(self._cache.path) if self._cache is not None else None}
+        return {"model": self.model, "base_url": self.shown_url, "temperature": self.temperature,
+                "timeout": self.timeout, "json_mode": self.json_mode, "max_tokens": self.max_tokens}
 
-    # -- what the Batch API (judges/batch.py) reuses ---------------------------------------------------
-    @property
-    def client(self) -> openai.OpenAI:
-        """The `openai` client this judge calls (its files and batches APIs serve `--batch`)."""
-        return self._client
-
-    def request_body(self, prompt: str, *, top_logprobs: int = 0) -> dict:
-        """The chat-completions body generate() would send for `prompt` now."""
-        return self._request(prompt, self._mode, top_logprobs)
-
-    def cached(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> Optional[Tuple[str, Optional[list]]]:
-        """(reply, token logprobs or None) that generate() would take from the cache, else None."""
-        if self._cache is None:
-            return None
-        info = _CallInfo(top_logprobs=top_logprobs)
-        text = _unpack(self._cache.get(self._cache_key(prompt, repeat, top_logprobs)), info)
-        return None if text is None else (text, info.logprobs)
-
-    def remember(self, prompt: str, reply: str, *, repeat: int = 0, top_logprobs: int = 0,
-                 logprobs: Optional[list] = None) -> None:
-        """Cache a reply obtained elsewhere (a batch) as generate() would have cached it."""
-        if self._cache is not None and reply.strip():
-            info = _CallInfo(top_logprobs=top_logprobs, logprobs=logprobs)
-            self._cache.put(self._cache_key(prompt, repeat, top_logprobs), _pack(reply, info))
-
-    def _cache_key(self, prompt: str, repeat: int, top_logprobs: int) -> str:
-        return cache_key(self.base_url, self.model, self.temperature, prompt, repeat=repeat,
-                         top_logprobs=top_logprobs)
-
-    def close(self) -> None:
-        """Close the HTTP client (unless it was passed in) and the cache."""
-        if self._owns_http:
-            self._client.close()
-        if self._cache is not None:
-            self._cache.close()
-
-    def __enter__(self) -> "OpenAIJudge":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"OpenAIJudge(model={self.model!r}, base_url={self._shown_url!r})"
-
-    # -- one judge call: attempts, retries, downgrades ------------------------------------------------
-    def _call_with_retries(self, prompt: str, info: _CallInfo) -> str:
-        attempt = 0
-        while True:
-            mode = self._mode
-            info.json_mode = mode
-            outcome = self._attempt(prompt, mode, info)
-            if isinstance(outcome, str):
-                return outcome
-            if outcome.kind == "downgrade":
-                self._downgrade(mode, outcome.message)
-                continue  # a format the server cannot do is not a failed try
-            if outcome.kind == "fatal" or attempt >= self.max_retries:
-                self._add(failures=1)
-                raise JudgeError(_final_message(outcome, attempt), kind=_ERROR_KINDS.get(outcome.kind, "exhausted"),
-                                 status=outcome.status)
-            attempt += 1
-            info.retries = attempt
-            self._add(retries=1)
-            delay = self._backoff(attempt, outcome.retry_after, outcome.kind == "unreachable")
-            log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
-                      self.max_retries, delay)
-            self._sleep(delay)
-
-    def _attempt(self, prompt: str, mode: str, info: _CallInfo) -> str | _Failure:
-        permit = self.limiter.acquire()
-        self._add(requests=1)
-        try:
-            completion = self._client.chat.completions.create(**self._request(prompt, mode, info.top_logprobs))
-            text, tokens = _reply_and_tokens(completion, prompt)
-            info.logprobs = _token_logprobs(completion) if info.top_logprobs else None
-        except Exception as exc:  # every failure is classified; none escapes unexplained
-            failure = self._classify(exc, mode)
-            failure.message = self._redact(failure.message)  # servers may echo the key back
-            outcome = THROTTLE if failure.kind == "throttle" else ERROR
-            self.limiter.release(permit, outcome, failure.retry_after)
-            return failure
-        self.limiter.release(permit, SUCCESS)
-        info.prompt_tokens, info.completion_tokens = tokens
-        self._add(calls=1, prompt_tokens=tokens[0], completion_tokens=tokens[1])
-        return text
-
-    def _request(self, prompt: str, mode: str, top_logprobs: int = 0) -> dict:
+    def request(self, prompt: str, mode: Optional[str] = None, top_logprobs: int = 0) -> dict:
+        """The chat-completions body for `prompt` in JSON mode `mode` (default: the current one)."""
         request: Dict[str, Any] = {"model": self.model, "temperature": self.temperature,
                                    "messages": [{"role": "user", "content": prompt}]}
         if top_logprobs:
             request["logprobs"], request["top_logprobs"] = True, top_logprobs
-        if _RESPONSE_FORMATS[mode] is not None:
-            request["response_format"] = _RESPONSE_FORMATS[mode]
+        response_format = _RESPONSE_FORMATS[mode or self._mode]
+        if response_format is not None:
+            request["response_format"] = response_format
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
         return request
 
-    def _classify(self, exc: Exception, mode: str) -> _Failure:
-        url = f"{self._shown_url}/chat/completions"
+    def classify(self, exc: BaseException) -> Failure:
+        """What a failed request means (retry, throttle, unreachable, fatal, or resend in a plainer JSON mode)."""
+        failure = self._classify(exc, getattr(self._local, "mode", self._mode))
+        failure.message = self._redact(failure.message)  # servers may echo the key back
+        return failure
+
+    def _classify(self, exc: BaseException, mode: str) -> Failure:
+        url = f"{self.shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
-            return _Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", "throttle")
+            return Failure(f"no reply from {url} within {self.timeout:g}s (timeout)", THROTTLE_KIND, timed_out=True)
+        if isinstance(exc.__cause__, ReplyTooLarge):  # the same server would send the same again
+            return Failure(f"reply from {url} refused: {exc.__cause__}", FATAL)
         if isinstance(exc, openai.APIConnectionError):
-            unreachable = _unreachable_reason(exc)
+            unreachable = unreachable_reason(exc)
             if unreachable:
-                return _Failure(f"Could not reach the judge at {self._shown_url} ({unreachable})", "unreachable")
-            return _Failure(f"connection to {url} failed: {exc.__cause__ or exc}", "retry")
+                return Failure(f"Could not reach the judge at {self.shown_url} ({unreachable})", UNREACHABLE)
+            return Failure(f"connection to {url} failed: {exc.__cause__ or exc}", RETRY)
         if isinstance(exc, openai.APIStatusError):
             return self._classify_status(exc, url, mode)
         if isinstance(exc, (_MalformedReply, ValueError)):
-            return _Failure(f"malformed reply from {url}: {one_line(exc)}", "retry")
-        return _Failure(f"{type(exc).__name__} calling {url}: {one_line(exc)}", "retry")
+            return Failure(f"malformed reply from {url}: {one_line(exc)}", RETRY)
+        return Failure(f"{type(exc).__name__} calling {url}: {one_line(exc)}", RETRY)
 
-    def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> _Failure:
+    def _classify_status(self, exc: openai.APIStatusError, url: str, mode: str) -> Failure:
         status, detail = exc.status_code, _error_detail(exc)
         message = f"HTTP {status} from {url}: {detail}"
         if status in _REJECTED:
-            message = f"Judge rejected the request: HTTP {status} {_phrase(status)} from {self._shown_url}: {detail}"
+            message = f"Judge rejected the request: HTTP {status} {_phrase(status)} from {self.shown_url}: {detail}"
         if self.json_mode == "auto" and mode != "none" and _rejects_format(status, detail):
-            return _Failure(message, "downgrade")
+            self._downgrade(mode, message)
+            return Failure(message, AGAIN)
+        wait = _retry_after(exc.response.headers)
+        if over_retry_cap(wait) and (status >= 500 or status in (408, 409, 429)):
+            return Failure(f"{message} — it asks to retry after {wait:g} s, longer than the "
+                           f"{MAX_RETRY_AFTER:g} s ragmeter waits", FATAL, status=status)
         if status == 429:
-            self._add(rate_limited=1)
-            return _Failure(message, "throttle", _retry_after(exc.response.headers))
+            return Failure(message, THROTTLE_KIND, wait, rate_limited=True)
         if status == 503:
-            return _Failure(message, "throttle", _retry_after(exc.response.headers))
+            return Failure(message, THROTTLE_KIND, wait)
         if status >= 500 or status in (408, 409):
-            return _Failure(message, "retry", _retry_after(exc.response.headers), status)
-        return _Failure(message + _HINTS.get(status, ""), "fatal", status=status)
+            return Failure(message, RETRY, wait, status)
+        return Failure(message + _HINTS.get(status, ""), FATAL, status=status)
 
     def _downgrade(self, mode: str, why: str) -> None:
         with self._lock:
@@ -331,20 +194,61 @@ class OpenAIJudge:
                 log.info("judge %s rejected response_format %r (%s); using %r from now on",
                          self.name, mode, why, self._mode)
 
-    def _backoff(self, attempt: int, retry_after: Optional[float], quick: bool = False) -> float:
-        base, cap = (UNREACHABLE_BACKOFF, UNREACHABLE_CAP) if quick else (BACKOFF_BASE, BACKOFF_CAP)
-        delay = retry_after if retry_after is not None else min(cap, base * 2 ** (attempt - 1))
-        return delay + self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
-
-    def _add(self, **counts: int) -> None:
-        with self._lock:
-            for name, value in counts.items():
-                self._totals[name] += value
-
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key and self._key != KEY_PLACEHOLDER else text
+        return redact_text(text)
+
+    def close(self) -> None:
+        """Close the HTTP client, unless it was passed in."""
+        if self._owns_http:
+            self.client.close()
 
 
+class OpenAIJudge(ResilientJudge):
+    """A judge backed by an OpenAI-compatible chat-completions endpoint: `OpenAIChat` in a ResilientJudge.
+
+    `generate(prompt)` is thread-safe and returns the reply text; `call_info()` describes the
+    last call on the calling thread, `usage()` the running totals.
+    """
+
+    def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None, *,
+                 api_key_env: Optional[str] = None, max_retries: int = 3, timeout: float = 60.0, cache: str | os.PathLike | None = None,
+                 temperature: float = 0.0, max_concurrency: int = 16, json_mode: str = "auto",
+                 max_tokens: Optional[int] = None, http_client: Any = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic, max_call_seconds: Optional[float] = None) -> None:
+        if max_retries < 0 or timeout <= 0 or max_concurrency < 1:
+            raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
+        # One generate(), every retry and backoff included, ends near this: a judge that never answers
+        # costs a call two timeouts and the first backoff, not (max_retries + 1) timeouts.
+        max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout + 2 * BACKOFF_BASE
+        self.chat = OpenAIChat(model, base_url, api_key, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
+                               json_mode=json_mode, max_tokens=max_tokens, http_client=http_client)
+        super().__init__(self.chat, scope=(self.chat.base_url, self.chat.model, self.chat.temperature),
+                         max_retries=max_retries, max_concurrency=max_concurrency, cache=cache,
+                         backoff=Backoff(BACKOFF_BASE, BACKOFF_CAP, UNREACHABLE_BACKOFF, UNREACHABLE_CAP),
+                         sleep=sleep, clock=clock, max_call_seconds=max_call_seconds)
+        self.model, self.base_url, self.temperature = self.chat.model, self.chat.base_url, self.chat.temperature
+        self.timeout, self.json_mode, self.max_tokens = self.chat.timeout, json_mode, max_tokens
+        self._client = self.chat.client
+
+    # -- what the Batch API (judges/batch.py) reuses ---------------------------------------------------
+    @property
+    def client(self) -> openai.OpenAI:
+        """The `openai` client this judge calls (its files and batches APIs serve `--batch`)."""
+        return self.chat.client
+
+    def request_body(self, prompt: str, *, top_logprobs: int = 0) -> dict:
+        """The chat-completions body generate() would send for `prompt` now."""
+        return self.chat.request(prompt, top_logprobs=top_logprobs)
+
+    def __enter__(self) -> "OpenAIJudge":
+        return self
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudge(model={self.model!r}, base_url={self.chat.shown_url!r})"
+
+
+CALL_DEADLINE_FACTOR = 2.0  # a generate()'s total deadline, in attempt timeouts, unless max_call_seconds says
 KEY_HINT = "check the API key (OPENAI_API_KEY or api_key=...)"  # surfaces swap in their own syntax
 _HINTS = {
     400: " — the server refused the request as sent; check the model and base_url.",
@@ -355,8 +259,6 @@ _HINTS = {
 }
 # Replies that retrying cannot change (auth, unknown model, a request the server will never accept).
 _REJECTED = (400, 401, 403, 404, 422)
-# _Failure.kind of the last attempt -> JudgeError.kind.
-_ERROR_KINDS = {"fatal": "rejected", "unreachable": "unreachable"}
 
 
 def _phrase(status: int) -> str:
@@ -366,17 +268,6 @@ def _phrase(status: int) -> str:
         return ""
 
 
-def _unreachable_reason(exc: BaseException) -> Optional[str]:
-    """'connection refused' or 'unknown host' when nothing could even be connected to, else None."""
-    seen: set = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(exc, socket.gaierror):
-            return f"unknown host: {exc.strerror or exc}"
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]  # the loop ends on None
-    return None
 
 
 def _environment_url(base_url: str) -> bool:
@@ -403,6 +294,8 @@ def _resolve_key(api_key: Optional[str], base_url: str, api_key_env: Optional[st
     return KEY_PLACEHOLDER
 
 
+
+
 def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int]]:
     try:
         text = completion.choices[0].message.content or ""
@@ -410,6 +303,7 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
         raise _MalformedReply(f"not a chat completion ({type(completion).__name__}: {one_line(completion)})") from exc
     if not isinstance(text, str):
         raise _MalformedReply("message content is not text")
+    text = safe(text)  # a lone surrogate or NUL would break the cache, the history and the exports
     usage = getattr(completion, "usage", None)
     p, c = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
     if isinstance(p, int) and isinstance(c, int):
@@ -432,28 +326,17 @@ def _token_logprobs(completion: Any) -> Optional[list]:
     return out
 
 
-def _pack(text: str, info: _CallInfo) -> str:
-    """What the cache keeps for a call that asked for logprobs: the reply and its token probabilities."""
-    return json.dumps({"reply": text, "logprobs": info.logprobs}) if info.top_logprobs else text
 
 
-def _unpack(cached: Optional[str], info: _CallInfo) -> Optional[str]:
-    if cached is None or not info.top_logprobs:
-        return cached
-    try:
-        data = json.loads(cached)
-        info.logprobs = data["logprobs"]
-        return data["reply"]
-    except (ValueError, KeyError, TypeError):
-        return None  # not an entry written by _pack: ask the judge again
 
 
 def _retry_after(headers: Any) -> Optional[float]:
-    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date)."""
+    """Seconds the server asked us to wait (`retry-after-ms`, `Retry-After` seconds or date);
+    over MAX_RETRY_AFTER the call fails instead (_classify_status)."""
     value = headers.get("retry-after-ms")
     if value:
         try:
-            return min(MAX_RETRY_AFTER, max(0.0, float(value) / 1000))
+            return max(0.0, float(value) / 1000)
         except ValueError:
             pass
     value = headers.get("retry-after")
@@ -466,7 +349,7 @@ def _retry_after(headers: Any) -> Optional[float]:
             seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
         except (TypeError, ValueError):
             return None
-    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+    return max(0.0, seconds)
 
 
 def _error_detail(exc: openai.APIStatusError) -> str:
@@ -489,9 +372,4 @@ def _rejects_format(status: int, detail: str) -> bool:
     return status in (422, 500) and mentions
 
 
-def _final_message(failure: _Failure, attempts_retried: int) -> str:
-    if failure.kind == "fatal":
-        return failure.message
-    if failure.kind == "unreachable":
-        return f"{failure.message} — is the server running, and is the base URL right?"
-    return f"{failure.message.rstrip('.')} after {attempts_retried} retries"
+

@@ -23,7 +23,7 @@ from ..model import EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore
 from .metric import Metric, advice
-from .prompts import DATA_CLOSE, DATA_OPEN, GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN
+from .prompts import GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN, fenced
 
 RELEVANT_AT = 0.5  # a turn counts as relevant for conversation_relevancy from this answer_relevancy up
 NO_GOAL = "No scenario or expected_outcome for this conversation: nothing to judge the goal against."
@@ -72,10 +72,6 @@ class ConversationSample(EvalSample):
     conversation: Optional[Conversation] = None
 
 
-def _clean(text: str) -> str:
-    return (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")
-
-
 def goal_text(conv: Conversation) -> str:
     parts = [f"Scenario: {conv.scenario}" if conv.scenario else "",
              f"Expected outcome: {conv.expected_outcome}" if conv.expected_outcome else ""]
@@ -100,12 +96,11 @@ class ConversationMetric(Metric):
         lang = lang if lang in self.prompts else "en"
         conv = getattr(sample, "conversation")
         chat_head, goal_head = _HEADINGS[lang]
-        parts = [DATA_OPEN, f"[{chat_head}]", _clean(transcript(conv.turns, LABELS[lang]))]
+        parts = [f"[{chat_head}]", transcript(conv.turns, LABELS[lang])]
         if self.with_goal:
-            parts += [f"[{goal_head}]", _clean(goal_text(conv))]
-        parts.append(DATA_CLOSE)
+            parts += [f"[{goal_head}]", goal_text(conv)]
         guard, json_only = (GUARD_AR, JSON_ONLY_AR) if lang == "ar" else (GUARD_EN, JSON_ONLY_EN)
-        return self.prompts[lang].format(guard=guard, json_only=json_only, data="\n".join(parts))
+        return self.prompts[lang].format(guard=guard, json_only=json_only, data=fenced(parts))
 
 
 def re_asked(conv: Conversation) -> List[str]:

@@ -15,6 +15,10 @@ A parser that guesses invents scores: the seed took the first bare number, so
 4. otherwise a bare number that is the whole reply (`1`, or `4` on a 1-5 scale);
 5. otherwise nothing: the caller falls back visibly (heuristic, or unscored).
 
+A reply that ends inside a JSON object (cut off by max_tokens or a dropped stream) gives no score
+at all (`how` "truncated"): the verdicts that would have decided it are lost, and a "score" that
+survived the cut would be read as if the judge had finished.
+
 Scores are normalised from the metric's scale to 0-1 ("1-5": (s-1)/4; "pass-fail": 1/0) and
 clamped to [0, 1].
 """
@@ -50,8 +54,9 @@ class ParsedReply:
     score: Optional[float]
     reasoning: str = ""
     verdicts: List[Dict[str, Any]] = field(default_factory=list)
-    how: str = "unparsed"  # "verdicts", "json", "statement", "number" or "unparsed"
+    how: str = "unparsed"  # "verdicts", "json", "statement", "number", "unparsed" or "truncated"
     stated: Optional[float] = None  # the score as written, on the metric's scale
+    contradiction: str = ""  # set when the reply's own "score" disagrees with its verdicts
 
 
 @dataclass
@@ -183,12 +188,26 @@ def _scored(stated: Optional[float], scale: str, how: str, reasoning: str = "",
     return ParsedReply(normalise(stated, scale), reasoning, list(verdicts or []), how, stated)
 
 
+# A judge's "score" may differ from its verdicts' score by rounding; past this it contradicts them,
+# which an injected "reply with score 1" or a confused judge produces.
+CONTRADICTION = 0.25
+
+
+def _contradiction(obj: dict, computed: float, scale: str) -> str:
+    stated = _value(obj.get("score"), scale) if "score" in obj else None
+    if stated is None or abs(normalise(stated, scale) - clamp(computed)) <= CONTRADICTION:
+        return ""
+    return (f"The judge's reply contradicts itself: it states score {stated:g} but its own verdicts give "
+            f"{clamp(computed):.3f}; the verdicts' score is used.")
+
+
 def _from_object(obj: dict, verdicts: Optional[Verdicts], scale: str) -> Optional[ParsedReply]:
     """The verdict an object carries, or None when it carries none (no verdicts, no "score" key)."""
     reasoning = str(obj.get("reasoning") or obj.get("reason") or "")
     computed = verdicts(obj) if verdicts is not None else None
     if computed is not None:
-        return ParsedReply(clamp(computed[0]), reasoning, list(computed[1]), "verdicts", computed[0])
+        return ParsedReply(clamp(computed[0]), reasoning, list(computed[1]), "verdicts", computed[0],
+                           _contradiction(obj, computed[0], scale))
     if "score" not in obj:
         return None
     return _scored(_value(obj["score"], scale), scale, "json", reasoning)
@@ -232,6 +251,8 @@ def parse_score(reply: str, verdicts: Optional[Verdicts] = None, scale: str = "0
         whole = None
     if isinstance(whole, dict):
         return _from_object(whole, verdicts, scale) or ParsedReply(None)
+    if is_truncated_json(text):
+        return ParsedReply(None, how="truncated")
     found, masked = _candidates(text, verdicts, scale)
     if found:
         return max(found, key=lambda c: c.pos).parsed
@@ -239,6 +260,33 @@ def parse_score(reply: str, verdicts: Optional[Verdicts] = None, scale: str = "0
     if decimals:
         return _scored(float(decimals[-1]), scale, "number")
     return _whole_number(text, scale)
+
+
+_OPENS = {"{": "}", "[": "]"}
+
+
+def is_truncated_json(text: str) -> bool:
+    """Whether `text` ends inside a JSON object it began (`{"` ... with no closing brace)."""
+    start = text.find('{"')
+    if start == -1:
+        start = text.find("{\n")
+    if start == -1:
+        return False
+    closers: List[str] = []
+    in_string = escaped = False
+    for ch in text[start:]:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif not closers:  # between objects (prose): only a brace opens one
+            if ch == "{":
+                closers.append("}")
+        elif ch == '"':
+            in_string = True
+        elif ch in _OPENS:
+            closers.append(_OPENS[ch])
+        elif ch == closers[-1]:
+            closers.pop()
+    return bool(closers)
 
 
 def _whole_number(text: str, scale: str) -> ParsedReply:

@@ -3,11 +3,12 @@
 Each prompt asks for its evidence (claims, per-context verdicts, TP/FP/FN) as JSON so the score
 can be computed in code from the verdicts (see parsing.py) and the verdicts can be shown in
 the drill-down. The sample's text sits inside a fenced data section; the instructions say
-that nothing inside it is an instruction, and the fence markers are removed from the data so
-the data cannot close its own section early.
+that nothing inside it is an instruction, and `fence` neutralises anything in the data that
+spells a marker, so the data cannot close its own section early.
 """
 from __future__ import annotations
 
+import re
 from typing import List, Mapping, Optional, Sequence
 
 DATA_OPEN = "<<<RAGMETER_DATA"
@@ -107,24 +108,43 @@ _HEADINGS = {
 }
 
 
-def _clean(text: str) -> str:
-    """Remove the fence markers from sample text so it cannot end its data section early."""
-    return (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")
+# Both markers contain RAGMETER_DATA. Sample text loses every spelling of those words (any case,
+# joined by up to 8 characters that are not letters or digits, so "RAGMETER-DATA>>>" and
+# zero-width tricks go too), in one pass. Removing them (the seed's way) let the pieces of
+# "RAGMETER_RAGMETER_DATA>>>DATA>>>" close up into a real marker; the placeholder cannot join
+# anything into one: its letter runs ("fence", "marker", "removed") are too short to hold
+# RAGMETER or DATA, and each is walled in by punctuation followed or preceded by a letter.
+_MARKER_WORDS = re.compile(r"ragmeter[\W_]{0,8}data", re.IGNORECASE)
+FENCE_REMOVED = "(fence-marker-removed)"
+
+
+def fence(text: str) -> str:
+    """Sample text made safe to place between the data markers: no input can leave a marker in it
+    (tests/metrics/test_prompt_fence.py proves it on generated input)."""
+    return _MARKER_WORDS.sub(FENCE_REMOVED, text or "")
+
+
+_clean = fence  # the seed's name
+
+
+def fenced(lines: Sequence[str]) -> str:
+    """The data section: each line passed through `fence`, between one opening and one closing
+    marker, each on its own line. Every prompt that shows sample text builds its data with this."""
+    return "\n".join([DATA_OPEN, *(fence(line) for line in lines), DATA_CLOSE])
 
 
 def data_section(lang: str, fields: tuple, question: str, answer: str,
                  contexts: List[str], reference: Optional[str]) -> str:
     heads = _HEADINGS[lang]
     values = {"question": question, "answer": answer, "reference": reference or ""}
-    parts = [DATA_OPEN]
+    parts = []
     for name in fields:
         parts.append(f"[{heads[name]}]")
         if name == "contexts":
-            parts.extend(f"({i}) {_clean(c)}" for i, c in enumerate(contexts, 1))
+            parts.extend(f"({i}) {c}" for i, c in enumerate(contexts, 1))
         else:
-            parts.append(_clean(values[name]))
-    parts.append(DATA_CLOSE)
-    return "\n".join(parts)
+            parts.append(values[name] or "")
+    return fenced(parts)
 
 
 def render_prompt(templates: Mapping[str, str], shows: Sequence[str], lang: str, question: str, answer: str,

@@ -30,7 +30,7 @@ from ..errors import MetricError
 from .builtin import BUILTINS
 from .metric import Metric
 from .parsing import SCALES
-from .prompts import DATA_CLOSE, DATA_OPEN
+from .prompts import fence
 
 RUBRIC_FIELDS = ("question", "answer", "contexts", "ground_truth")
 DEFAULT_FIELDS = ("question", "answer")
@@ -59,7 +59,7 @@ _SCALE_RULES = {
 
 def _literal(text: str) -> str:
     """User text placed in a template: braces escaped for str.format, data fence markers removed."""
-    return text.replace(DATA_OPEN, "").replace(DATA_CLOSE, "").replace("{", "{{").replace("}", "}}")
+    return fence(text).replace("{", "{{").replace("}", "}}")
 
 
 def rubric_prompt(criteria: str, scale: str, steps: Sequence[str]) -> str:

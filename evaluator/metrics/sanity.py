@@ -4,7 +4,8 @@ The heuristics count shared words, so a "word salad" made of the context's own w
 faithful, relevant and correct. Two signs of garbage that no real answer shows, both about word
 *order*, which word counting cannot see:
 
-- no sentence structure: eight or more words, almost no function words (the, of, is, ...) and
+- no sentence structure: eight or more words, almost no function words (the, of, is, ...; in
+  Arabic also those written as clitics: the article in الكتاب, بالبطاقة, a pronoun in كتابها) and
   few capitalised names (a sentence of names, "Zazie Beetz appeared in 20th Century Fox films",
   has few function words too);
 - a bag of the context's words: eight or more words, nearly all found in the contexts, yet
@@ -26,7 +27,7 @@ from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 from ..model import EvalSample
-from ..text import STOP_WORDS, analyse, tokens
+from ..text import analyse, carries_function_word, tokens
 from .heuristic_sets import heuristic_score
 from .heuristics import HeuristicScore
 from .units import spell_units, with_units_spelled
@@ -73,7 +74,7 @@ def _tokens(text: str) -> Sequence[str]:
 
 
 def _no_structure(text: str, toks: Sequence[str]) -> bool:
-    function = sum(map(STOP_WORDS.__contains__, toks))
+    function = sum(map(carries_function_word, toks))  # Arabic clitics count: بالبطاقة holds "with the"
     names = sum(1 for w in text.split() if w[:1].isupper())
     return function <= MAX_FUNCTION_SHARE * len(toks) and names < MAX_NAME_SHARE * len(toks)
 

@@ -10,6 +10,7 @@ from ..model import (
     METHOD_BLEND,
     METHOD_EMPTY,
     METHOD_FALLBACK,
+    METHOD_FLAGGED,
     METHOD_LLM,
     METHOD_OFFLINE,
     METHOD_SKIPPED,
@@ -115,6 +116,10 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
         reasoning += f" (judge call succeeded after {n} retr{'y' if n == 1 else 'ies'})"
     # Without a heuristic to blend with (a rubric), the judge's score is the score.
     score, method = (round(llm, 4), METHOD_LLM) if h is None else (blend(llm, h.score), METHOD_BLEND)
+    contradictions = [j.parsed.contradiction for j in good if j.parsed.contradiction]
+    if contradictions:  # the verdicts' score stands, and says so where the score is shown
+        reasoning = f"{contradictions[0]} {reasoning}"
+        method = METHOD_FLAGGED
     return MetricScore(name, score, reasoning, method=method, llm_score=round(llm, 4),
                        heuristic_score=None if h is None else h.score, raw_reply=first.reply,
                        verdicts=first.parsed.verdicts,

@@ -12,14 +12,16 @@ compared trimmed and case-insensitively; the reasoning names the missing and the
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
-from ..text import content_words
-from .heuristics import HeuristicScore, is_evasive
+from ..text import analyse, content_words
+from .heuristics import HeuristicScore, answer_type_match, is_evasive
 from .metric import RULE, Metric, advice
-from .prompts import DATA_CLOSE, DATA_OPEN, GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN
+from .units import spell_units
+from .prompts import GUARD_AR, GUARD_EN, JSON_ONLY_AR, JSON_ONLY_EN, fenced
 
 # The judge's instructions: one call a sample. The steps are shown so that an answer claiming a
 # result no step produced can be marked as not accomplished.
@@ -86,24 +88,64 @@ def steps_text(calls: List[Dict[str, Any]]) -> str:
     return "\n".join(lines) or "(no tool was called)"
 
 
-def task_completion_heuristic(sample: EvalSample, lang: str = "en", kind: str = "") -> HeuristicScore:
-    """Offline estimate: an answer that is not evasive, on the question's words, after steps that did not fail.
+# "How far/long/old/often…" asks for a quantity of one kind: an answer giving a number of another
+# kind (a price for "how far") has not given it. The unit words, as `units.spell_units` writes them.
+_ASKED_KIND = re.compile(r"\bhow (far|long|old|often)\b", re.IGNORECASE)
+_KIND_WORDS = {
+    "far": r"kilometres?|miles?|metres?|yards?|feet|foot|km|mi",
+    "long": r"seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?|hrs?|mins?|"
+            r"kilometres?|miles?|metres?|centimetres?|millimetres?|feet|foot|inch(?:es)?",
+    "old": r"years?|months?|weeks?|days?|old|age|aged?",
+    "often": r"times?|daily|weekly|monthly|yearly|annually|every|each|once|twice|hourly|per",
+}
+KIND_MISSING_CREDIT = 0.4
+SHAPE_COVERAGE = 0.8
+_QUESTION_WORDS = frozenset(content_words("far long old often"))
 
-    score = 0 for an evasive answer, else 0.5 * (share of the question's content words found in
-    the answer or the tool outputs) + 0.5 * (share of tool calls whose output is not an error;
-    1 when no tool was called).
+
+def _kind_missing(question: str, answer: str) -> Optional[str]:
+    """The kind of quantity the question asks for ("far") when the answer gives none of it, else None."""
+    asked = _ASKED_KIND.search(question or "")
+    if not asked:
+        return None
+    kind = asked.group(1).lower()
+    found = re.search(rf"\b(?:{_KIND_WORDS[kind]})\b", spell_units(answer), re.IGNORECASE)
+    return None if found else kind
+
+
+def task_completion_heuristic(sample: EvalSample, lang: str = "en", kind: str = "") -> HeuristicScore:
+    """Offline estimate: an answer that is not evasive, takes up the question and gives what it asks
+    for, after steps that did not fail.
+
+    score = coverage x kind x steps: coverage is the share of the question's content words the
+    final answer takes up (the tool outputs are not read: a retrieved passage that repeats the
+    question's words says nothing of whether the answer addressed it); kind is KIND_MISSING_CREDIT
+    when a "how far/long/old/often" question gets no quantity of that kind, else 1, and an answer of
+    the shape the question asks for (a distance for "how far", yes/no, a name) has coverage at least
+    SHAPE_COVERAGE, as a terse right answer ("About 60 km.") repeats few of its words; steps is
+    0.6 + 0.4 x the share of tool calls whose output is not an error (1 when no tool was called).
     """
     answer = (sample.answer or "").strip()
     if not answer or is_evasive(answer):
         return HeuristicScore(0.0, "The final answer is empty or declines the task.")
-    asked = set(content_words(sample.question))
-    seen = set(content_words(answer + " " + steps_text(sample.tool_calls)))
-    coverage = len(asked & seen) / len(asked) if asked else 1.0
+    asked = set(content_words(sample.question)) - _QUESTION_WORDS  # "far" in "how far" asks, it is not a topic
+    said = set(content_words(answer))
+    coverage = len(asked & said) / len(asked) if asked else 1.0
+    reasoning = f"the final answer takes up {coverage:.0%} of the question's content words"
+    unaddressed = sorted(asked - said)
+    if unaddressed:
+        reasoning += f" (not: {', '.join(map(analyse(sample.question).as_written, unaddressed[:4]))})"
+    missing = _kind_missing(sample.question, answer)
+    if missing:
+        reasoning += f"; the question asks how {missing} and the answer gives no such quantity"
+    elif coverage < SHAPE_COVERAGE and answer_type_match(sample.question, answer) > 0:
+        coverage = SHAPE_COVERAGE
+        reasoning += f", but gives the kind of answer it asks for (counted as {SHAPE_COVERAGE:.0%})"
     failed = [c["name"] for c in sample.tool_calls if _looks_failed(c.get("output"))]
     ok_share = 1 - len(failed) / len(sample.tool_calls) if sample.tool_calls else 1.0
-    reasoning = f"{coverage:.0%} of the question's words are addressed; {len(failed)} failed step(s)"
-    reasoning += f" ({', '.join(failed)})." if failed else "."
-    return HeuristicScore(round(0.5 * coverage + 0.5 * ok_share, 4), reasoning)
+    score = coverage * (KIND_MISSING_CREDIT if missing else 1.0) * (0.6 + 0.4 * ok_share)
+    reasoning += f"; {len(failed)} failed step(s)" + (f" ({', '.join(failed)})." if failed else ".")
+    return HeuristicScore(round(score, 4), reasoning[0].upper() + reasoning[1:])
 
 
 def _looks_failed(output: Any) -> bool:
@@ -124,10 +166,8 @@ class TaskCompletionMetric(Metric):
 
     def prompt(self, sample: EvalSample, lang: str) -> str:
         lang = lang if lang in self.prompts else "en"
-        clean = lambda text: (text or "").replace(DATA_OPEN, "").replace(DATA_CLOSE, "")  # noqa: E731
         question, steps, answer = (f"[{h}]" for h in _HEADINGS[lang])
-        data = "\n".join([DATA_OPEN, question, clean(sample.question), steps, clean(steps_text(sample.tool_calls)),
-                          answer, clean(sample.answer), DATA_CLOSE])
+        data = fenced([question, sample.question or "", steps, steps_text(sample.tool_calls), answer, sample.answer or ""])
         guard, json_only = (GUARD_AR, JSON_ONLY_AR) if lang == "ar" else (GUARD_EN, JSON_ONLY_EN)
         return self.prompts[lang].format(guard=guard, json_only=json_only, data=data)
 

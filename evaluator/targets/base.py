@@ -7,12 +7,14 @@ failed call, plus `describe()`: what the run history keeps about it (never a hea
 """
 from __future__ import annotations
 
+import inspect
 import random
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
 
+from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
 from .shapes import TargetResponse
 
@@ -36,7 +38,7 @@ class RetryPolicy:
 
     retries: int = 3
     base_delay: float = 0.5  # doubled each attempt, with jitter
-    max_delay: float = 30.0  # a Retry-After longer than this is cut to it
+    max_delay: float = MAX_RETRY_AFTER  # backoff never waits longer (a longer Retry-After fails the call: http.py)
 
     def delay(self, attempt: int, retry_after: Optional[float]) -> float:
         if retry_after is not None:
@@ -45,6 +47,24 @@ class RetryPolicy:
 
 
 NO_RETRY = RetryPolicy(retries=0)
+# The error of a call abandoned because the run is stopping: the row stays unanswered (resume asks again).
+STOPPED = "stopped before the target answered"
+
+
+class TargetStopped(TargetError):
+    """The run stopped while the call was in flight; the call was abandoned, not failed."""
+
+    def __init__(self) -> None:
+        super().__init__(STOPPED)
+
+
+def _call(target: Target, question: str, stop: Optional[threading.Event]) -> TargetResponse:
+    """target.call, handing it the stop flag when it can abandon a call on it (FunctionTarget)."""
+    try:
+        takes_stop = "stop" in inspect.signature(target.call).parameters
+    except (TypeError, ValueError):
+        takes_stop = False
+    return target.call(question, stop=stop) if takes_stop else target.call(question)  # type: ignore[call-arg]
 
 
 def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
@@ -54,8 +74,10 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
     attempt = 0
     while True:
         try:
-            response = target.call(question)
+            response = _call(target, question, stop)
             return _timed(response, start)
+        except TargetStopped:
+            return _timed(TargetResponse(error=STOPPED), start)
         except TargetError as exc:
             if not exc.retryable or attempt >= policy.retries or (stop is not None and stop.is_set()):
                 tries = f" (after {attempt + 1} attempts)" if attempt else ""

@@ -3,8 +3,12 @@
 The function takes the question and returns a string, `(answer, contexts)` or a dict with
 `answer`, `contexts` and optional `tool_calls` (see shapes.py for the forms each may take).
 `async def` functions run on one event loop per worker thread, so clients bound to a loop keep
-working from call to call; their timeout is enforced. A plain function runs on the worker
-thread itself and cannot be interrupted: its timeout is not enforced.
+working from call to call; their timeout is enforced by cancelling them. A plain function runs on
+a helper thread kept for each worker thread (thread-local state stays valid from call to call),
+and the worker waits for it at most `timeout` seconds, or until the run is stopped: a Python
+thread cannot be killed, so a call past its timeout is abandoned, not ended. It goes on in the
+background (a daemon thread, so it never keeps the process alive) and whatever it returns is
+dropped; the next call gets a fresh helper thread.
 """
 from __future__ import annotations
 
@@ -14,13 +18,18 @@ import importlib
 import importlib.util
 import inspect
 import os
+import queue
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 
 from ..errors import TargetConfigError, TargetError
+from .base import TargetStopped
 from .shapes import TargetResponse, response_from_value
+
+_POLL = 0.1  # seconds between looks at the stop flag while a call runs
 
 
 def load_function(spec: str) -> Callable[..., Any]:
@@ -73,11 +82,29 @@ class FunctionTarget:
     def from_spec(cls, spec: str, *, timeout: float = 60.0) -> "FunctionTarget":
         return cls(load_function(spec), spec=spec, timeout=timeout)
 
-    def call(self, question: str) -> TargetResponse:
-        value = self._run_async(question) if self._is_async else self.function(question)
+    def call(self, question: str, stop: Optional[threading.Event] = None) -> TargetResponse:
+        value = self._run_async(question) if self._is_async else self._run_sync(question, stop)
         if inspect.isawaitable(value):  # a plain function that returned a coroutine
             value = self._await(value)
         return response_from_value(value)
+
+    def _run_sync(self, question: str, stop: Optional[threading.Event]) -> Any:
+        helper = getattr(self._local, "helper", None)
+        if helper is None:
+            helper = self._local.helper = _Helper()
+        job = helper.submit(self.function, question)
+        deadline = time.monotonic() + self.timeout
+        while not job.done.wait(max(0.0, min(_POLL, deadline - time.monotonic()))):
+            if stop is not None and stop.is_set() or time.monotonic() >= deadline:
+                helper.retire()  # it finishes the abandoned call, drops its result, and ends
+                self._local.helper = None
+                if stop is not None and stop.is_set():
+                    raise TargetStopped()
+                raise TargetError(f"the target timed out after {self.timeout:g} s (the call was abandoned "
+                                  "and may still be running)")
+        if job.error is not None:
+            raise job.error
+        return job.value
 
     def _run_async(self, question: str) -> Any:
         return self._await(self.function(question))
@@ -107,3 +134,36 @@ class FunctionTarget:
     def describe(self) -> Dict[str, Any]:
         name = self.spec or f"{getattr(self.function, '__module__', '?')}:{getattr(self.function, '__qualname__', '?')}"
         return {"kind": "python", "function": name, "timeout_s": self.timeout}
+
+
+class _Job:
+    def __init__(self, function: Callable[..., Any], question: str) -> None:
+        self.function, self.question = function, question
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+
+
+class _Helper:
+    """A daemon thread that runs one worker's calls, one at a time."""
+
+    def __init__(self) -> None:
+        self._jobs: "queue.Queue[Optional[_Job]]" = queue.Queue()
+        threading.Thread(target=self._loop, name="ragmeter-target-call", daemon=True).start()
+
+    def submit(self, function: Callable[..., Any], question: str) -> _Job:
+        job = _Job(function, question)
+        self._jobs.put(job)
+        return job
+
+    def retire(self) -> None:
+        self._jobs.put(None)  # read once the abandoned call returns, if it ever does
+
+    def _loop(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                job.value = job.function(job.question)
+            except BaseException as exc:  # handed to the waiting worker, which raises it there
+                job.error = exc
+            finally:
+                job.done.set()

@@ -17,15 +17,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import urllib.error
-import urllib.request
 from email.utils import parsedate_to_datetime
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx2
+
+from ..bounded import MAX_RETRY_AFTER, TARGET_REPLY_BYTES, ReplyTooLarge, bounded_client, over_retry_cap
 from ..errors import TargetConfigError, TargetError
+from ..io.redact import redact_text, remember, remember_url
 from .fields import FIELD_NAMES, no_answer_message, parse_path, pick
 from .policy import check_url, check_variables, public_url, url_allowed
 from .shapes import TargetResponse, assemble_response
@@ -80,12 +81,14 @@ def parse_headers(lines: Sequence[str], policy: Any = None) -> Dict[str, str]:
 
 
 def resolve(value: str, policy: Any = None) -> str:
-    """A header value with its ${VAR}s read from the environment now (only the names `policy` allows)."""
+    """A header value with its ${VAR}s read from the environment now (only the names `policy` allows);
+    each value read is remembered as a secret (io.redact), so an endpoint echoing it cannot carry it to disk."""
     check_variables(value, _policy(policy))
 
     def sub(match: "re.Match[str]") -> str:
         if match.group(1) not in os.environ:
             raise TargetConfigError(f"${{{match.group(1)}}} is not set in the environment")
+        remember(os.environ[match.group(1)])
         return os.environ[match.group(1)]
 
     return _VAR.sub(sub, value)
@@ -104,10 +107,12 @@ class HttpTarget:
         self.policy = _policy(policy)
         check_url(url, self.policy)
         self.url, self.timeout = url, float(timeout)
+        remember_url(url)
         self.body = check_body(body or DEFAULT_BODY)
         self.headers = parse_headers(headers, self.policy)
         self.fields = _check_fields(fields or {})
         self.no_contexts_reason = no_contexts_reason
+        self._http: Optional[httpx2.Client] = None
 
     def call(self, question: str) -> TargetResponse:
         reply = _decode(self._post(render_body(self.body, question)))
@@ -121,45 +126,50 @@ class HttpTarget:
                          pick(reply, "tool_calls", self.fields.get("tool_calls")))
 
     def _post(self, data: bytes) -> bytes:
+        """The reply body; the whole call (connect, every read) ends within `timeout` seconds."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         headers.update({name: resolve(value, self.policy) for name, value in self.headers.items()})
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         try:
-            with _opener(self.policy).open(request, timeout=self.timeout) as response:
-                return response.read()
-        except urllib.error.HTTPError as exc:
-            raise _status_error(exc) from None
-        except (TimeoutError, socket.timeout):
+            response = self._client().post(self.url, content=data, headers=headers)
+        except httpx2.TimeoutException:
             raise TargetError(f"timed out after {self.timeout:g} s", retryable=True) from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                raise TargetError(f"timed out after {self.timeout:g} s", retryable=True) from None
-            raise TargetError(f"cannot reach {public_url(self.url)} ({exc.reason})", retryable=True) from None
-        except (ConnectionError, OSError) as exc:  # reset or closed mid-reply
-            raise TargetError(f"connection to {public_url(self.url)} failed ({exc})", retryable=True) from None
+        except ReplyTooLarge as exc:
+            raise TargetError(f"{exc}; the endpoint must answer with the answer and its contexts only") from None
+        except httpx2.ConnectError as exc:
+            raise TargetError(f"cannot reach {public_url(self.url)} ({_reason(exc)})", retryable=True) from None
+        except (httpx2.TransportError, OSError) as exc:  # reset or closed mid-reply
+            raise TargetError(f"connection to {public_url(self.url)} failed ({_reason(exc)})", retryable=True) from None
+        if response.status_code >= 400:
+            raise _status_error(response)
+        return response.content
+
+    def _client(self) -> httpx2.Client:
+        """One pooled client per target (thread-safe), built on first use."""
+        if self._http is None:
+            hooks = {"response": [_redirect_check(getattr(self.policy, "allow", ()))]} \
+                if getattr(self.policy, "restricted", False) else {}
+            self._http = bounded_client(self.url, self.timeout, TARGET_REPLY_BYTES, trust_env=False,
+                                        event_hooks=hooks)
+        return self._http
 
     def describe(self) -> Dict[str, Any]:
         return {"kind": self.kind, "url": public_url(self.url), "body": self.body,
                 "header_names": sorted(self.headers), "fields": dict(self.fields), "timeout_s": self.timeout}
 
 
-class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only to a URL the allow-list covers (urllib would carry the headers there)."""
+def _redirect_check(allow: Sequence[str]) -> Any:
+    """A response hook that refuses a redirect to a URL the allow-list does not cover (the client
+    would carry the headers there); httpx2 calls it before following each redirect."""
+    allowed = tuple(allow)
 
-    def __init__(self, allow: Sequence[str]) -> None:
-        self.allow = tuple(allow)
+    def check(response: httpx2.Response) -> None:
+        if response.has_redirect_location:
+            newurl = str(response.request.url.join(response.headers["location"]))
+            if not url_allowed(newurl, allowed):
+                raise TargetError(f"the target redirected to {public_url(newurl)}, which is not allowed here "
+                                  "(not under [targets].allow)")
 
-    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
-        if not url_allowed(newurl, self.allow):
-            raise TargetError(f"the target redirected to {public_url(newurl)}, which is not allowed here "
-                              "(not under [targets].allow)")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-def _opener(policy: Any) -> urllib.request.OpenerDirector:
-    if not getattr(policy, "restricted", False):
-        return urllib.request.build_opener()
-    return urllib.request.build_opener(_CheckedRedirects(getattr(policy, "allow", ())))
+    return check
 
 
 def _check_fields(fields: Dict[str, str]) -> Dict[str, str]:
@@ -170,11 +180,24 @@ def _check_fields(fields: Dict[str, str]) -> Dict[str, str]:
     return dict(fields)
 
 
-def _status_error(exc: urllib.error.HTTPError) -> TargetError:
-    snippet = exc.read()[:_SNIPPET].decode("utf-8", "replace").strip()
-    message = f"HTTP {exc.code} {exc.reason}" + (f": {snippet}" if snippet else "")
-    retryable = exc.code in (408, 409, 429) or exc.code >= 500
-    return TargetError(message, retryable=retryable, retry_after=_retry_after(exc.headers.get("Retry-After")))
+def _status_error(response: httpx2.Response) -> TargetError:
+    # A 401 body may echo the request's Authorization header: masked before it becomes a message.
+    # Masked before it is cut, so a secret straddling the cut cannot leave its first half behind.
+    snippet = redact_text(response.content[:64 * _SNIPPET].decode("utf-8", "replace").strip())[:_SNIPPET]
+    message = f"HTTP {response.status_code} {response.reason_phrase}" + (f": {snippet}" if snippet else "")
+    retryable = response.status_code in (408, 409, 429) or response.status_code >= 500
+    wait = _retry_after(response.headers.get("Retry-After"))
+    if retryable and over_retry_cap(wait):
+        message += f" (it asks to retry after {wait:g} s, longer than the {MAX_RETRY_AFTER:g} s ragmeter waits)"
+        retryable = False
+    return TargetError(message, retryable=retryable, retry_after=wait)
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost cause's words ('[Errno 111] Connection refused'), not the wrapper's."""
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return str(exc) or type(exc).__name__
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:

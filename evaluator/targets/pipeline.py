@@ -24,7 +24,8 @@ from ..errors import JudgeFailed
 from ..evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
 from ..scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPass
-from .base import RetryPolicy, Target, ask
+from ..safetext import clean_sample
+from .base import STOPPED, RetryPolicy, Target, ask
 from .shapes import TargetResponse
 
 AnswerCallback = Callable[[int, EvalSample], None]
@@ -36,11 +37,12 @@ def is_answered(sample: EvalSample) -> bool:
 
 
 def with_response(sample: EvalSample, response: TargetResponse, target: Any = None) -> EvalSample:
-    """The sample carrying the target's answer, contexts, tool calls, latency and any error."""
-    return replace(sample, answer=response.answer, contexts=list(response.contexts),
+    """The sample carrying the target's answer, contexts, tool calls, latency and any error; their
+    text made safe (safetext), with a note of what was replaced."""
+    return clean_sample(replace(sample, answer=response.answer, contexts=list(response.contexts),
                    tool_calls=list(response.tool_calls), target_latency_ms=response.latency_ms,
                    target_error=response.error,
-                   no_contexts_reason=getattr(target, "no_contexts_reason", None))
+                   no_contexts_reason=getattr(target, "no_contexts_reason", None)))
 
 
 class _Pipeline:
@@ -79,7 +81,10 @@ class _Pipeline:
                 on_answer: Optional[AnswerCallback], progress: Progress) -> None:
         if future in self.asking:
             index = self.asking.pop(future)
-            sample = with_response(samples[index], future.result(), self.target)
+            response = future.result()
+            if response.error == STOPPED:  # abandoned on stop: left unanswered, so a resume asks again
+                return
+            sample = with_response(samples[index], response, self.target)
             if on_answer is not None:
                 on_answer(index, sample)
             self._judge_all([(index, sample)], pool)

@@ -327,7 +327,9 @@ def test_a_third_party_file_says_how_it_is_read(app):
     data = (ROOT / "tests" / "fixtures" / "deepeval_dataset.csv").read_bytes()
     upload(app, "deepeval_dataset.csv", data)
     no_exception(app)
-    assert any(i.value.startswith("deepeval file: retrieval_context") for i in app.info)
+    notes = [i.value for i in app.info]
+    assert any(n.startswith("deepeval recognised.") for n in notes), notes
+    assert any("retrieval_context cells joined with '|'" in n and "row 1: 2" in n for n in notes), notes
     assert app.session_state["dataset"].samples[0].contexts == [
         "Warranty: kettles are covered for two years against manufacturing defects.",
         "Shipping: orders over $40 ship free."]

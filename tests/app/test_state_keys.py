@@ -13,6 +13,7 @@ STATE, ERRORS = ROOT / "pages" / "_state.py", ROOT / "pages" / "_errors.py"
 KEY_VALUES = {v for k, v in vars(state).items() if k.isupper() and isinstance(v, str) and k != "KEEP"}
 BOXES = {"error", "warning", "info", "success", "exception", "toast"}
 LOGGERS = {"log", "logging", "logger", "errors"}
+ACCESSORS = {"get", "has", "put", "drop", "take", "drop_stale"}  # _state's readers and writers (not key builders)
 
 
 def tree(path: Path) -> ast.AST:
@@ -35,7 +36,7 @@ def literal_keys_given_to_state(path: Path):
     """`state.get("report")` and the like: a key by literal, past the constants."""
     return [where(path, n) for n in ast.walk(tree(path))
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            and isinstance(n.func.value, ast.Name) and n.func.value.id == "state"
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "state" and n.func.attr in ACCESSORS
             and n.args and literal(n.args[0])]
 
 

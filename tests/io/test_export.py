@@ -175,7 +175,7 @@ def test_html_header_names_a_failed_judge_and_the_fallbacks():
                                      error="JudgeError: Judge rejected the request: HTTP 401 Unauthorized")
     report.usage = {"calls": 0, "failures": 6, "stopped_on_judge_failure": "Judge rejected the request: HTTP 401"}
     html = html_report(report, settings={"judge": "openai", "model": "gpt-4o-mini"}, use_vl_convert=False)
-    assert "gpt-4o-mini · 0/6 calls succeeded · HTTP 401" in html
+    assert "gpt-4o-mini · 0/6 calls answered, 0/6 replies usable · HTTP 401" in html
     assert "The run stopped: the judge failed." in html and "6 of 6 judged scores" in html
     assert "lexical estimates (words shared" not in html  # not an offline run
 

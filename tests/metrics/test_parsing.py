@@ -82,7 +82,7 @@ def test_nested_objects_are_not_mistaken_for_the_verdict():
     ("I would rate this 0.8 overall.", 0.8),
     ("Score: 4/5", 0.8),
     ("**Final score:** 0.9", 0.9),
-    ('{"score": 0.7, "reasoning": "cut off', 0.7),
+    ('{"score": 0.7, "reasoning": "cut off', None),  # truncated JSON: its surviving score is not used
     ("2 of 3 claims are supported; 0 errors.", None),
     ('{"reasoning": "no score given"}', None),
     ('My verdict: {"score": 0.3}. Oh wait, {"score": null}', None),

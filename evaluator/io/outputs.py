@@ -1,0 +1,44 @@
+"""Where a report is written (`-o PATH`): checked before the run starts, not after it.
+
+The extension chooses the format; a path that is a folder, that cannot be created or written,
+or whose extension ragmeter does not write, is refused with `OutputError` naming the path before
+any judge or target call, so a long run never ends in a report that cannot be saved.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import OutputError
+
+REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html", ".htm": "html", ".parquet": "parquet"}
+ACCEPTED = ".json, .csv, .html or .parquet"
+
+
+def report_format(path: str) -> str:
+    """'json', 'csv', 'html' or 'parquet' for this path's extension (OutputError otherwise)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in REPORT_FORMATS:
+        raise OutputError(f"{path}: ragmeter writes {ACCEPTED} reports, not '{suffix or '(no extension)'}'; "
+                          "name the file with one of these extensions")
+    return REPORT_FORMATS[suffix]
+
+
+def check_output(path: str) -> str:
+    """The report format of `path`, once it is known the file can be written there."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise OutputError(f"{path} is a folder; give a file name, e.g. {target / 'report.json'}")
+    fmt = report_format(path)
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"{path} cannot be written (permission denied); choose another path")
+        return fmt
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:  # write_output creates missing folders
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"{path} cannot be created: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{path} cannot be created: no permission to write in {parent}")
+    return fmt

@@ -1,0 +1,358 @@
+"""ResilientJudge: what every judge that calls a model gets, whatever protocol it speaks.
+
+A backend says how to ask its model and what its failures mean; this wrapper does the rest, once:
+
+- retries with exponential backoff and jitter, honouring a server's `Retry-After` (capped), with
+  a short schedule for a server that cannot be reached so a dead judge is known in seconds; after
+  the last try it raises `JudgeError`, which the evaluator turns into a visible heuristic fallback;
+- a total deadline per generate() (`max_call_seconds`): no retry starts, and no backoff is slept,
+  past it, so a judge that never answers costs a call about max_call_seconds plus one attempt's
+  own timeout, not (max_retries + 1) timeouts; a call whose last try timed out raises a
+  JudgeError of kind "timeout", which the run's health check counts;
+- an `AIMDLimiter` slot around every attempt, so concurrent samples back off together;
+- the SQLite reply cache (`cache=` a path), keyed by `scope` and the prompt (and the repeat index
+  and logprobs request when there are any);
+- usage counting: calls, requests, cache hits, tokens (estimated from the text when the backend
+  reports none), retries, failures, rate limits; `call_info()` for this thread's last call.
+
+The early stop and circuit breaker (judges/health.py) watch whatever judge a run uses, so the
+`JudgeError` raised here feeds them too.
+
+What a backend offers (only `generate` is required):
+
+- `generate(prompt) -> str`, or a `Completion` when it knows the tokens (and, when its
+  `generate` takes `top_logprobs`, the token probabilities);
+- `classify(exc) -> Failure`: what an exception from `generate` means (see `Failure`); without
+  it, `default_classify` decides: an exception with a `retry_after` attribute is a throttle to
+  wait out, a JudgeError of kind "rejected" is fatal, a refused connection is "unreachable",
+  anything else is retried;
+- `call_facts() -> dict`: extra facts for `call_info()` (OpenAI's json_mode);
+- `name`, `settings() -> dict`, `close()`.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import socket
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+from ..errors import JudgeConfigError, JudgeError
+from ..text import estimate_tokens
+from .base import accepts, judge_settings
+from .cache import JudgeCache, cache_key
+from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
+
+log = logging.getLogger("ragmeter")
+
+MAX_RETRY_AFTER = 120.0  # a server asking for longer is capped: the run must finish
+
+# Failure kinds: what to do after a failed attempt.
+RETRY = "retry"  # try again after the backoff
+THROTTLE_KIND = "throttle"  # try again after the backoff (or Retry-After) and slow every caller down
+UNREACHABLE = "unreachable"  # nothing listening: retry on the short schedule
+FATAL = "fatal"  # retrying cannot help (auth, unknown model): fail now
+AGAIN = "again"  # the backend changed its request (e.g. a JSON mode the server lacks): resend at once, no retry
+KINDS = (RETRY, THROTTLE_KIND, UNREACHABLE, FATAL, AGAIN)
+# Failure.kind of the last attempt -> JudgeError.kind.
+_ERROR_KINDS = {FATAL: "rejected", UNREACHABLE: "unreachable"}
+
+
+@dataclass
+class Failure:
+    """Why one attempt failed and what to do about it; `classify` returns one."""
+
+    message: str
+    kind: str = RETRY  # one of KINDS
+    retry_after: Optional[float] = None  # seconds the server asked us to wait
+    status: Optional[int] = None  # HTTP status, when there was one
+    rate_limited: bool = False  # an HTTP 429 (counted in usage()["rate_limited"])
+    timed_out: bool = False  # no reply within the attempt's timeout (JudgeError kind "timeout")
+
+
+@dataclass
+class Completion:
+    """A reply and what it cost; a backend may return this instead of bare text."""
+
+    text: str
+    prompt_tokens: Optional[int] = None
+    completion_tokens: Optional[int] = None
+    logprobs: Optional[list] = None  # [[token, [[alternative, logprob], ...]], ...]
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Seconds before retry n: base * 2**(n-1), capped; the quick schedule is for an unreachable server."""
+
+    base: float = 0.5
+    cap: float = 30.0
+    quick_base: float = 0.25
+    quick_cap: float = 1.0
+
+    def delay(self, attempt: int, retry_after: Optional[float], quick: bool = False) -> float:
+        base, cap = (self.quick_base, self.quick_cap) if quick else (self.base, self.cap)
+        return retry_after if retry_after is not None else min(cap, base * 2 ** (attempt - 1))
+
+
+@dataclass
+class _CallInfo:
+    retries: int = 0
+    cached: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
+    logprobs: Optional[list] = None
+
+
+Scope = Tuple[str, str, float]  # (where, model, temperature): what keys the cache besides the prompt
+
+
+class ResilientJudge:
+    """Any judge backend with retries, rate limiting, a cache and usage counting (module docstring).
+
+    `generate(prompt)` is thread-safe; `call_info()` describes the last call on the calling
+    thread, `usage()` the running totals. `sleep` and `clock` are injectable so tests drive time.
+    """
+
+    offline = False
+
+    def __init__(self, backend: Any, *, scope: Optional[Scope] = None, max_retries: int = 3,
+                 max_concurrency: int = 16, cache: Union[str, "os.PathLike[str]", None] = None,
+                 backoff: Backoff = Backoff(), sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic, max_call_seconds: Optional[float] = None) -> None:
+        if max_retries < 0 or max_concurrency < 1 or (max_call_seconds is not None and max_call_seconds <= 0):
+            raise JudgeConfigError("max_retries must be >= 0, max_concurrency >= 1 and max_call_seconds > 0")
+        self.backend = backend
+        self.max_call_seconds, self._clock = max_call_seconds, clock
+        self.max_retries, self.max_concurrency, self.backoff = max_retries, max_concurrency, backoff
+        self.name = str(getattr(backend, "name", None) or type(backend).__name__)
+        self.scope: Scope = scope or (f"judge:{type(backend).__module__}.{type(backend).__qualname__}", "", 0.0)
+        self._sleep, self._random = sleep, random.Random()
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._totals = dict.fromkeys(("calls", "requests", "cache_hits", "prompt_tokens",
+                                      "completion_tokens", "retries", "failures", "rate_limited"), 0)
+        self.limiter = AIMDLimiter(max_concurrency, clock=clock, sleep=sleep)
+        self._cache = JudgeCache(cache) if cache is not None else None
+        self._classify = getattr(backend, "classify", None) or default_classify
+        self._takes_logprobs = accepts(backend, "top_logprobs")
+
+    # -- the judge interface ---------------------------------------------------------------------
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
+        """The judge's reply to `prompt` (from the cache when present); raises JudgeError.
+
+        `repeat` is the index of a repeated judgement of the same prompt: each has its own cache
+        entry. `top_logprobs` > 0 asks for token probabilities (call_info()["logprobs"]) from a
+        backend that can give them.
+        """
+        info = _CallInfo(top_logprobs=top_logprobs if self._takes_logprobs else 0)
+        self._local.info = info
+        key = ""
+        if self._cache is not None:
+            key = self._cache_key(prompt, repeat, info.top_logprobs)
+            hit = _unpack(self._cache.get(key), info)
+            if hit is not None:
+                info.cached = True
+                self._add(cache_hits=1)
+                return hit
+        text = self._call_with_retries(prompt, info)
+        if self._cache is not None:
+            self._cache.put(key, _pack(text, info) if text.strip() else text)
+        return text
+
+    def accepts_option(self, option: str) -> bool:
+        """`repeat` always (it keys the cache); `top_logprobs` when the backend takes it."""
+        return option == "repeat" or (option == "top_logprobs" and self._takes_logprobs)
+
+    def call_info(self) -> dict:
+        """The last generate() on this thread: retries, cached, prompt/completion tokens, the backend's
+        own facts (and top_logprobs, logprobs when the call asked for token probabilities)."""
+        info = getattr(self._local, "info", None) or _CallInfo()
+        data = asdict(info)
+        if not info.top_logprobs:
+            del data["top_logprobs"], data["logprobs"]
+        facts = getattr(self.backend, "call_facts", None)
+        data.update(facts() if callable(facts) else {})
+        return data
+
+    def usage(self) -> dict:
+        """Running totals. `calls` counts attempts answered with a reply, `requests` every attempt;
+        `rate_limited` the 429s; `failures` the generate() calls that raised."""
+        with self._lock:
+            return dict(self._totals)
+
+    def settings(self) -> dict:
+        """The backend's settings plus retries, concurrency and cache; safe to store (never a key)."""
+        return {**judge_settings(self.backend), "max_retries": self.max_retries,
+                "max_concurrency": self.max_concurrency, "max_call_seconds": self.max_call_seconds,
+                "cache": str(self._cache.path) if self._cache is not None else None}
+
+    # -- the cache, for replies obtained elsewhere (the Batch API, judges/batch.py) -----------------
+    def cached(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> Optional[Tuple[str, Optional[list]]]:
+        """(reply, token logprobs or None) that generate() would take from the cache, else None."""
+        if self._cache is None:
+            return None
+        info = _CallInfo(top_logprobs=top_logprobs)
+        text = _unpack(self._cache.get(self._cache_key(prompt, repeat, top_logprobs)), info)
+        return None if text is None else (text, info.logprobs)
+
+    def remember(self, prompt: str, reply: str, *, repeat: int = 0, top_logprobs: int = 0,
+                 logprobs: Optional[list] = None) -> None:
+        """Cache a reply obtained elsewhere (a batch) as generate() would have cached it."""
+        if self._cache is not None and reply.strip():
+            info = _CallInfo(top_logprobs=top_logprobs, logprobs=logprobs)
+            self._cache.put(self._cache_key(prompt, repeat, top_logprobs), _pack(reply, info))
+
+    def _cache_key(self, prompt: str, repeat: int, top_logprobs: int) -> str:
+        where, model, temperature = self.scope
+        return cache_key(where, model, temperature, prompt, repeat=repeat, top_logprobs=top_logprobs)
+
+    def close(self) -> None:
+        """Close the backend and the cache."""
+        close = getattr(self.backend, "close", None)
+        if callable(close):
+            close()
+        if self._cache is not None:
+            self._cache.close()
+
+    def __enter__(self) -> "ResilientJudge":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResilientJudge({self.name!r})"
+
+    # -- one judge call: attempts and retries ---------------------------------------------------------
+    def _call_with_retries(self, prompt: str, info: _CallInfo) -> str:
+        attempt, start = 0, self._clock()
+        while True:
+            outcome = self._attempt(prompt, info)
+            if isinstance(outcome, str):
+                return outcome
+            if outcome.kind == AGAIN:
+                continue  # the backend changed its request (a format the server cannot do): not a failed try
+            delay = self.backoff.delay(attempt + 1, outcome.retry_after, outcome.kind == UNREACHABLE)
+            delay += self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
+            past_deadline = self._past_deadline(start, delay)
+            if outcome.kind == FATAL or attempt >= self.max_retries or past_deadline:
+                self._add(failures=1)
+                message = final_message(outcome, attempt)
+                if past_deadline and outcome.kind != FATAL and attempt < self.max_retries:
+                    message += (f"; no further retry: the call's total deadline is {self.max_call_seconds:g} s "
+                                "(max_call_seconds)")
+                raise JudgeError(message, kind=_error_kind(outcome), status=outcome.status)
+            attempt += 1
+            info.retries = attempt
+            self._add(retries=1)
+            log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
+                      self.max_retries, delay)
+            self._sleep(delay)
+
+    def _past_deadline(self, start: float, delay: float) -> bool:
+        """Would a retry after `delay` seconds begin past this call's total deadline?"""
+        return self.max_call_seconds is not None and self._clock() - start + delay >= self.max_call_seconds
+
+    def _attempt(self, prompt: str, info: _CallInfo) -> Union[str, Failure]:
+        permit = self.limiter.acquire()
+        self._add(requests=1)
+        try:
+            options = {"top_logprobs": info.top_logprobs} if info.top_logprobs else {}
+            reply = _completion(self.backend.generate(prompt, **options), prompt)
+        except Exception as exc:  # every failure is classified; none escapes unexplained
+            failure = self._classify(exc)
+            if failure.rate_limited:
+                self._add(rate_limited=1)
+            self.limiter.release(permit, THROTTLE if failure.kind == THROTTLE_KIND else ERROR, failure.retry_after)
+            return failure
+        self.limiter.release(permit, SUCCESS)
+        info.logprobs = reply.logprobs if info.top_logprobs else None
+        info.prompt_tokens, info.completion_tokens = reply.prompt_tokens or 0, reply.completion_tokens or 0
+        self._add(calls=1, prompt_tokens=info.prompt_tokens, completion_tokens=info.completion_tokens)
+        return reply.text
+
+    def _add(self, **counts: int) -> None:
+        with self._lock:
+            for name, value in counts.items():
+                self._totals[name] += value
+
+
+def _error_kind(failure: Failure) -> str:
+    """JudgeError.kind for a call whose last attempt failed this way (the health check reads it)."""
+    if failure.timed_out and failure.kind != FATAL:
+        return "timeout"
+    return _ERROR_KINDS.get(failure.kind, "exhausted")
+
+
+def _completion(reply: Any, prompt: str) -> Completion:
+    """A backend's reply as a Completion, tokens estimated from the text when it gave none."""
+    if isinstance(reply, str):
+        reply = Completion(reply)
+    if not isinstance(reply, Completion) or not isinstance(reply.text, str):
+        raise TypeError(f"a judge's generate() must return text, not {type(reply).__name__}")
+    if reply.prompt_tokens is None or reply.completion_tokens is None:
+        reply.prompt_tokens, reply.completion_tokens = estimate_tokens(prompt), estimate_tokens(reply.text)
+    return reply
+
+
+def default_classify(exc: BaseException) -> Failure:
+    """What a failure means for a backend that does not say (module docstring)."""
+    message = f"{type(exc).__name__}: {short(exc)}"
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool):
+        return Failure(message, THROTTLE_KIND, min(MAX_RETRY_AFTER, max(0.0, float(retry_after))))
+    if isinstance(exc, JudgeError):
+        kind = {"rejected": FATAL, "unreachable": UNREACHABLE}.get(exc.kind, RETRY)
+        return Failure(str(exc), kind, status=exc.status)
+    if unreachable_reason(exc):
+        return Failure(f"Could not reach the judge ({unreachable_reason(exc)})", UNREACHABLE)
+    if isinstance(exc, TimeoutError):
+        return Failure(message, THROTTLE_KIND, timed_out=True)
+    return Failure(message, RETRY)
+
+
+def unreachable_reason(exc: Optional[BaseException]) -> Optional[str]:
+    """'connection refused' or 'unknown host' when nothing could even be connected to, else None."""
+    seen: set = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(exc, socket.gaierror):
+            return f"unknown host: {exc.strerror or exc}"
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def final_message(failure: Failure, attempts_retried: int) -> str:
+    if failure.kind == FATAL:
+        return failure.message
+    if failure.kind == UNREACHABLE:
+        return f"{failure.message} — is the server running, and is the base URL right?"
+    return f"{failure.message.rstrip('.')} after {attempts_retried} retries"
+
+
+def _pack(text: str, info: _CallInfo) -> str:
+    """What the cache keeps for a call that asked for logprobs: the reply and its token probabilities."""
+    return json.dumps({"reply": text, "logprobs": info.logprobs}) if info.top_logprobs else text
+
+
+def _unpack(cached: Optional[str], info: _CallInfo) -> Optional[str]:
+    if cached is None or not info.top_logprobs:
+        return cached
+    try:
+        data = json.loads(cached)
+        info.logprobs = data["logprobs"]
+        return data["reply"]
+    except (ValueError, KeyError, TypeError):
+        return None  # not an entry written by _pack: ask the judge again
+
+
+def short(value: Any, limit: int = 300) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[:limit] + "…"

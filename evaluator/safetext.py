@@ -1,0 +1,113 @@
+"""Text made safe once, where it enters: dataset files and uploads, target answers, judge replies.
+
+Two kinds of character break what comes after: a lone surrogate (`\\ud800`, which JSON's `\\u`
+escapes and Python literals can spell, and UTF-8 cannot encode: SQLite, the exports and
+Streamlit's data frames all fail on it) and the NUL character (C strings end at it; it slips
+into CSV cells past the binary-file check). Each is replaced by U+FFFD, the replacement
+character, so the text stays readable and the row is kept; a surrogate *pair* written as two
+escapes is joined into the character it spells. `clean_sample` also notes what it replaced in
+`sample.metadata["text_repairs"]` (e.g. "answer: 1 lone surrogate replaced with U+FFFD"), which
+the drill-down and the exports show.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Dict, List, Tuple
+
+from .model import EvalSample
+
+REPLACEMENT = "\ufffd"
+REPAIRS_KEY = "text_repairs"  # sample.metadata key: a list of notes, one per repaired field
+_BAD = re.compile("[\x00\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TEXT_FIELDS = ("question", "answer", "ground_truth", "sample_id", "category", "target_error",
+                "no_contexts_reason")
+_LIST_FIELDS = ("contexts", "expected_answer_keywords", "expected_docs", "expected_tools", "tool_calls")
+
+
+def clean_text(text: str) -> Tuple[str, int, int]:
+    """(safe text, NULs replaced, lone surrogates replaced)."""
+    if not _BAD.search(text):
+        return text, 0, 0
+    nuls = text.count("\x00")
+    text = text.replace("\x00", REPLACEMENT)
+    surrogates = 0
+    if _SURROGATE.search(text):
+        # utf-16 joins valid pairs back into one character and replaces the rest.
+        joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        surrogates = joined.count(REPLACEMENT) - text.count(REPLACEMENT)
+        text = joined
+    return text, nuls, surrogates
+
+
+def safe(text: str) -> str:
+    """`text` with NULs and lone surrogates replaced (no note)."""
+    return clean_text(text)[0]
+
+
+def clean_value(value: Any, counts: List[int]) -> Any:
+    """Strings inside lists, tuples and dicts (keys too) cleaned; `counts` is [NULs, lone surrogates,
+    1 if anything changed], added to."""
+    if isinstance(value, str):
+        text, nuls, surrogates = clean_text(value)
+        counts[0] += nuls
+        counts[1] += surrogates
+        if text is not value:
+            counts[2] = 1  # changed, even where nothing was lost (a surrogate pair joined)
+        return text
+    if isinstance(value, list):
+        return [clean_value(v, counts) for v in value]
+    if isinstance(value, tuple):
+        return tuple(clean_value(v, counts) for v in value)
+    if isinstance(value, dict):
+        return {clean_value(k, counts): clean_value(v, counts) for k, v in value.items()}
+    return value
+
+
+def _dirty(value: Any) -> bool:
+    """Whether any string inside `value` holds a NUL or a surrogate."""
+    if isinstance(value, str):
+        return _BAD.search(value) is not None
+    if isinstance(value, (list, tuple)):
+        return any(_dirty(v) for v in value)
+    if isinstance(value, dict):
+        return any(_dirty(k) or _dirty(v) for k, v in value.items())
+    return False
+
+
+def note(field: str, nuls: int, surrogates: int) -> str:
+    """'answer: 2 NUL characters and 1 lone surrogate replaced with U+FFFD'."""
+    parts = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((nuls, "NUL character"),
+                                                                   (surrogates, "lone surrogate")) if n]
+    return f"{field}: {' and '.join(parts)} replaced with U+FFFD"
+
+
+def clean_row(row: Dict[str, Any]) -> Dict[str, Any]:
+    """A raw row (a preview's) with every string cleaned."""
+    return clean_value(row, [0, 0, 0])
+
+
+def clean_sample(sample: EvalSample) -> EvalSample:
+    """The sample with every text cleaned and a note per repaired field in metadata["text_repairs"];
+    the same object when nothing needed it."""
+    changes: Dict[str, Any] = {}
+    notes: List[str] = []
+    for name in _TEXT_FIELDS + _LIST_FIELDS + ("metadata",):
+        value = getattr(sample, name)
+        if not _dirty(value):  # the usual case: nothing copied
+            continue
+        counts = [0, 0, 0]
+        cleaned = clean_value(value, counts)
+        if counts[2]:
+            changes[name] = cleaned
+        if counts[0] or counts[1]:
+            notes.append(note(name, counts[0], counts[1]))
+    if not changes:
+        return sample
+    if not notes:
+        return replace(sample, **changes)
+    metadata = dict(changes.get("metadata", sample.metadata) or {})
+    metadata[REPAIRS_KEY] = list(metadata.get(REPAIRS_KEY) or []) + notes
+    changes["metadata"] = metadata
+    return replace(sample, **changes)

@@ -1,0 +1,181 @@
+"""What the Review page and the Report share: the claims view, the review store, the reviewer's
+name, one sample's review form, and the agreement with reviewers.
+
+Session keys (pages/_state.py): the Review page's widgets keep their values across pages
+(persist_state); REV_SHOWN is the (run, sample, reviewer) whose stored reviews the form was last
+filled from, so moving to another sample refills it.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import streamlit as st
+
+from evaluator.analysis.claims import claim_views
+from evaluator.analysis.highlight import sample_html
+from evaluator.analysis.review_agreement import ReviewAgreement, corrected_line, review_agreement
+from evaluator.history import RunInfo, default_owner
+from evaluator.metrics.registry import get_metric
+from evaluator.model import METHOD_RULE, EvalResult, MetricScore
+from evaluator.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
+
+from pages import _errors as errors
+from pages import _runs as runs
+from pages import _state as state
+from pages import _team as team
+from pages import _views as views
+
+REV_SHOWN, REVIEWER = state.REV_SHOWN, state.REVIEWER
+PASS_FAIL = {"pass": 1.0, "fail": 0.0}
+
+
+def claims_view(result: EvalResult) -> None:
+    """The sample's text with each metric's claims marked (escaped HTML; Arabic right-to-left)."""
+    if result.sample is None:
+        return
+    claims = claim_views(result.sample, result.scores)
+    if claims:
+        st.html(sample_html(result.sample, claims))
+
+
+def store() -> ReviewStore:
+    return ReviewStore(runs.open_store())
+
+
+def reviewer() -> Optional[str]:
+    """The team-mode user, or the name typed on this laptop (the login name until changed)."""
+    if team.config().team:
+        name = team.user()
+        errors.caption("Reviewing as **{name}** (signed in)", name=name or "?")
+        return name
+    if not state.has(REVIEWER):
+        state.put(REVIEWER, default_owner())
+    name = st.text_input("Your name", key=REVIEWER, help="Stored with each review; typed once per session",
+                         persist_state=state.KEEP)
+    return name.strip() or None
+
+
+def scale_of(metric: str, info: RunInfo) -> str:
+    """The scale a metric asks the judge for (rubrics keep theirs in the run's settings)."""
+    rubric = (info.settings.get("rubrics") or {}).get(metric)
+    if isinstance(rubric, dict) and rubric.get("scale"):
+        return str(rubric["scale"])
+    try:
+        return get_metric(metric).scale
+    except Exception:  # a plugin metric that is not installed here: its scores are 0-1
+        return "0-1"
+
+
+def reviewable(result: EvalResult) -> List[MetricScore]:
+    return [ms for ms in result.scores.values() if not ms.skipped and ms.method != METHOD_RULE]
+
+
+def fill_form(run_id: str, index: int, name: str, scores: List[MetricScore], reviews: List[Review]) -> None:
+    """Set the form's widgets from this reviewer's stored reviews when the sample shown changed."""
+    shown = (run_id, index, name)
+    if state.get(REV_SHOWN) == shown:
+        return
+    mine = {r.metric: r for r in reviews if r.index == index and r.reviewer == name}
+    for ms in scores:
+        r = mine.get(ms.name)
+        state.put(state.review_field("v", ms.name), r.verdict if r else None)
+        corrected: Any = None if r is None else r.corrected
+        if r is not None and r.scale == "pass-fail" and corrected is not None:
+            corrected = "pass" if corrected == 1.0 else "fail"
+        state.put(state.review_field("c", ms.name), corrected)
+        state.put(state.review_field("n", ms.name), r.note if r else "")
+    state.put(REV_SHOWN, shown)
+
+
+def corrected_widget(ms: MetricScore, scale: str) -> Any:
+    key = state.review_field("c", ms.name)
+    if scale == "pass-fail":
+        return st.radio("Corrected", list(PASS_FAIL), index=None, horizontal=True, key=key, persist_state=state.KEEP)
+    if scale == "1-5":
+        return st.number_input("Corrected (1-5)", min_value=1.0, max_value=5.0, step=1.0, value=None, key=key,
+                               persist_state=state.KEEP)
+    return st.number_input("Corrected (0-1)", min_value=0.0, max_value=1.0, step=0.05, value=None, key=key,
+                           persist_state=state.KEEP)
+
+
+def metric_form(ms: MetricScore, scale: str) -> None:
+    """One metric's verdict, corrected score and note."""
+    with st.container(border=True):
+        st.markdown(f"**{errors.md(ms.name)}** &nbsp; {views.badge(ms.score)}", unsafe_allow_html=True)
+        if ms.reasoning:
+            errors.caption("{reasoning}", reasoning=ms.reasoning[:300])  # the judge's text: shown as text
+        st.radio("Verdict", [AGREE, DISAGREE], index=None, horizontal=True, key=state.review_field("v", ms.name),
+                 persist_state=state.KEEP)
+        corrected_widget(ms, scale)
+        st.text_input("Note", key=state.review_field("n", ms.name), persist_state=state.KEEP)
+
+
+def form_reviews(info: RunInfo, index: int, result: EvalResult, name: str, order: str,
+                 scores: List[MetricScore], agree_all: bool = False) -> List[Review]:
+    """The reviews the form holds now (every metric agreed when `agree_all`)."""
+    out = []
+    for ms in scores:
+        verdict = AGREE if agree_all else state.get(state.review_field("v", ms.name))
+        if verdict is None:
+            continue
+        scale = scale_of(ms.name, info)
+        corrected = None if agree_all else state.get(state.review_field("c", ms.name))
+        if isinstance(corrected, str):
+            corrected = PASS_FAIL[corrected]
+        out.append(Review(info.run_id, index, ms.name, verdict, name, corrected=corrected, scale=scale,
+                          note="" if agree_all else str(state.get(state.review_field("n", ms.name)) or ""),
+                          judge_score=ms.score, judge=judge_settings(info), sample_id=result.sample_id, queue=order))
+    return out
+
+
+# --- agreement with reviewers, for the Review page and the Report --------------------------------
+
+def agreement(run_id: Optional[str]) -> Dict[str, ReviewAgreement]:
+    if not run_id:
+        return {}
+    reviews = store()
+    return review_agreement(reviews.reviews(run_id), reviews.runs.indexed_results(run_id))
+
+
+def _ci(ci: Optional[Tuple[float, float]]) -> str:
+    return "" if ci is None else f" (95% CI {ci[0]:.2f}–{ci[1]:.2f})"
+
+
+def card_line(a: Optional[ReviewAgreement]) -> str:
+    """The line under a metric's mean on the Report: judge agreement with your reviewers."""
+    if a is None or a.agree_rate is None:
+        return ""
+    line = f"reviewers agree {a.agree_rate:.0%}{_ci(a.agree_ci)}, n={a.n_reviews}"
+    corrected = corrected_line(a)
+    return line + (f" · {corrected}" if corrected else "")
+
+
+def agreement_table(table: Dict[str, ReviewAgreement]) -> None:
+    """Per metric: agree rate, Spearman/AUROC, bias, reviewers' alpha, human-corrected mean."""
+    three = st.column_config.NumberColumn(format="%.3f")
+    rows = [{"metric": m, "reviews": a.n_reviews, "reviewers": a.n_reviewers, "agree rate": a.agree_rate,
+             "agree 95% CI": _ci(a.agree_ci).strip(" ()"), "Spearman": a.spearman, "AUROC": a.auroc,
+             "bias (judge - human)": a.bias, "bias 95% CI": _ci(a.bias_ci).strip(" ()"),
+             "reviewers' alpha": a.alpha, "corrected mean": corrected_line(a)} for m, a in table.items()]
+    views.records_table(rows, column_config={c: three for c in ("agree rate", "Spearman", "AUROC",
+                                                             "bias (judge - human)", "reviewers' alpha")})
+
+
+def reviewers_view(run_id: Optional[str]) -> None:
+    """The Report's section: judge agreement with your reviewers, and the largest disagreements."""
+    with errors.guard("Reading the reviews"):
+        table = agreement(run_id)
+        if not table:
+            return
+        st.subheader("Judge agreement with your reviewers")
+        st.caption("From the reviews given on the Review page. Bias > 0: the judge scores higher than people. "
+                   "Reviewers' alpha: how far reviewers agree with each other, the most a judge can be held to. "
+                   "The corrected mean uses only samples drawn by the random-sample queue.")
+        agreement_table(table)
+        worst = [{"metric": m, "sample #": i, "judge": j, "reviewers": h, "gap": j - h}
+                 for m, a in table.items() for i, j, h in a.disagreements]
+        if worst:
+            st.caption("Where they disagree most")
+            views.records_table(sorted(worst, key=lambda r: -abs(r["gap"]))[:10],
+                             column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                            for c in ("judge", "reviewers", "gap")})

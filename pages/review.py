@@ -1,0 +1,110 @@
+"""Review: go through a run's samples in a chosen order, see the claims on the text, and record per
+metric whether you agree with the judge, your own score and a note (pages/_reviewing.py does the work)."""
+from typing import List
+
+import streamlit as st
+
+from evaluator.analysis.review_queue import ORDERS, review_queue
+
+from pages import _errors as errors
+from pages import _nav as nav
+from pages import _reviewing as rv
+from pages import _state as state
+from pages import _views as views
+
+nav.page_setup()
+st.title(":material/rate_review: Review")
+st.caption("Check the judge: agree or disagree per metric, give the score you would give, add a note. "
+           "Keys: **Ctrl+Enter** save and next, **A** agree with every metric and next, **J** next, **K** previous.")
+
+store = rv.store()
+runs = store.runs.list_runs()
+if not runs:
+    errors.info("No runs in the history yet: score a dataset on the Evaluate page first.")
+    st.stop()
+ids = [r.run_id for r in runs]
+labels = {r.run_id: f"{r.label} · {r.run_id}" for r in runs}
+current = state.run_meta()
+if not state.has(state.REV_RUN):
+    wanted = str(st.query_params.get("run") or (current.run_id if current is not None else "") or "")
+    state.put(state.REV_RUN, wanted if wanted in ids else ids[0])
+state.drop_stale(state.REV_RUN, ids)
+run_id = st.selectbox("Run", ids, format_func=labels.__getitem__, key=state.REV_RUN, persist_state=state.KEEP)
+info = store.runs.get_run(run_id)
+results = store.runs.indexed_results(run_id)
+metrics: List[str] = list(dict.fromkeys(ms.name for _, r in results for ms in rv.reviewable(r)))
+if not metrics:
+    errors.info("This run has no scores to review yet.")
+    st.stop()
+
+name = rv.reviewer()
+c1, c2, c3, c4 = st.columns([2, 3, 1, 1])
+state.drop_stale(state.REV_METRIC, metrics)
+metric = c1.selectbox("Queue by metric", metrics, key=state.REV_METRIC, persist_state=state.KEEP)
+order = c2.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key="rev_order", persist_state=state.KEEP)
+size = c3.number_input("N", min_value=1, value=min(30, len(results)), step=1, key="rev_n", persist_state=state.KEEP,
+                       disabled=order != "random", help="How many samples the random draw takes")
+seed = c4.number_input("Seed", min_value=0, value=0, step=1, key="rev_seed", disabled=order != "random",
+                       persist_state=state.KEEP)
+reviews = store.reviews(run_id)
+queue = review_queue(results, metric, order, n=int(size) if order == "random" else None, seed=int(seed),
+                     reviewed=store.reviewed_indices(run_id, metric))
+if not queue:
+    errors.success("Nothing left in this queue." if order == "unreviewed" else "No sample has a score on this metric.",
+                   icon=None)
+    rv.agreement_table(rv.agreement(run_id))
+    st.stop()
+pos = min(int(state.get(state.REV_POS, 0)), len(queue) - 1)
+index = queue[pos]
+result = dict(results)[index]
+scores = rv.reviewable(result)
+done = sum(1 for r in reviews if r.metric == metric and r.index in set(queue))
+st.progress((pos + 1) / len(queue), text=f"Sample {pos + 1} of {len(queue)} (#{index}, {result.sample_id}) · "
+                                         f"{done} reviews of this queue's samples on {metric}")
+
+left, right = st.columns([3, 2])
+with left:
+    if result.sample is not None:
+        views.text_block("Question", result.sample.question)
+    rv.claims_view(result)
+with right:
+    if name:
+        rv.fill_form(run_id, index, name, scores, reviews)
+    for ms in scores:
+        rv.metric_form(ms, rv.scale_of(ms.name, info))
+
+
+def move(step: int) -> None:
+    state.put(state.REV_POS, max(0, min(len(queue) - 1, pos + step)))
+
+
+def save(agree_all: bool = False) -> None:
+    if not name:
+        state.put(state.REV_FLASH, "Type your name first: every review records who gave it.")
+        return
+    with errors.guard("Saving the reviews"):
+        saved = store.record_many(rv.form_reviews(info, index, result, name, order, scores, agree_all))
+        state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{index}.")
+        if order != "unreviewed":  # a reviewed sample leaves that queue: the next one takes its place
+            move(1)
+        state.drop(state.REV_SHOWN)
+
+
+b1, b2, b3, b4 = st.columns(4)
+b1.button("Previous", key="rev_prev", shortcut="K", icon=":material/arrow_back:", on_click=move, args=(-1,))
+b2.button("Next", key="rev_next", shortcut="J", icon=":material/arrow_forward:", on_click=move, args=(1,))
+b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":material/done_all:", on_click=save,
+          args=(True,))
+b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary", icon=":material/save:",
+          on_click=save)
+flash = state.take(state.REV_FLASH)
+if flash:
+    # The flash is this page's own sentence (counts and an index, no user text): it is the template.
+    (errors.warning if flash.startswith("Type") else errors.success)(flash, icon=None)
+
+st.subheader("Judge agreement with your reviewers")
+table = rv.agreement(run_id)
+if table:
+    rv.agreement_table(table)
+else:
+    st.caption("No reviews of this run yet.")

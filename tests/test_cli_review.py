@@ -1,0 +1,95 @@
+"""`ragmeter review export/import/stats/align` and `evaluate --align-with`, through main() on real files."""
+import json
+
+import pytest
+
+from evaluator.cli import main
+from evaluator.history import RunStore
+from evaluator.reviews import Review, ReviewStore
+
+ROWS = [
+    {"question": "How long is the warranty?", "answer": "The warranty lasts two years.",
+     "contexts": ["Warranty terms: every device has a two year warranty."], "ground_truth": "Two years.",
+     "sample_id": "w1"},
+    {"question": "Do you ship abroad?", "answer": "Yes, we ship to 40 countries.",
+     "contexts": ["Shipping FAQ: we ship to 40 countries worldwide."], "sample_id": "s1"},
+    {"question": "ما هي مدة الضمان؟", "answer": "مدة الضمان سنتان.",
+     "contexts": ["شروط الضمان: لكل جهاز ضمان لمدة سنتين."], "ground_truth": "سنتان", "sample_id": "a1"},
+]
+
+
+@pytest.fixture
+def run(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in ROWS) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(data), "-q", "--offline"]) == 0
+    store = ReviewStore(RunStore())
+    (info,) = store.runs.list_runs()
+    results = dict(store.runs.indexed_results(info.run_id))
+    faith = [results[i].scores["faithfulness"].score for i in range(3)]
+    store.record(Review(info.run_id, 0, "faithfulness", "agree", "ana", judge_score=faith[0]))
+    store.record(Review(info.run_id, 1, "faithfulness", "disagree", "ana", corrected=0.25, note="40 is wrong",
+                        judge_score=faith[1]))
+    store.record(Review(info.run_id, 2, "faithfulness", "disagree", "ana", corrected=2, scale="1-5",
+                        judge_score=faith[2]))
+    return info.run_id, store, faith
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_exported_labels_are_read_back_by_labels(run, tmp_path, capsys, suffix):
+    run_id, _, faith = run
+    out = tmp_path / f"labels{suffix}"
+    assert main(["review", "export", run_id, "-o", str(out)]) == 0
+    assert "Wrote 3 reviewed samples" in capsys.readouterr().out
+    assert main(["evaluate", str(out), "-q", "--offline", "--labels", "--no-history"]) == 0
+    printed = capsys.readouterr().out
+    table = printed[printed.index("metric "):]
+    assert "faithfulness" in table and "graded" in table and "No human_<metric>" not in printed
+    from evaluator.io.datasets import load_dataset
+    labels = [s.metadata["human_labels"]["faithfulness"] for s in load_dataset(str(out))]
+    assert labels == [pytest.approx(faith[0]), 0.25, 0.25]  # 2 on 1-5 is 0.25
+
+
+def test_imported_labels_become_reviews_of_another_reviewer(run, tmp_path, capsys):
+    run_id, store, faith = run
+    out = tmp_path / "labels.csv"
+    assert main(["review", "export", run_id, "-o", str(out)]) == 0
+    assert main(["review", "import", run_id, str(out), "--reviewer", "bo"]) == 0
+    assert "Stored 3 reviews by bo" in capsys.readouterr().out
+    bo = {r.index: r for r in store.reviews(run_id, reviewer="bo")}
+    assert (bo[0].verdict, bo[1].verdict, bo[1].human_score) == ("agree", "disagree", 0.25)
+    assert main(["review", "stats", run_id]) == 0
+    stats = capsys.readouterr().out
+    assert "faithfulness" in stats and "reviewers' alpha 1.00" in stats
+
+
+def test_importing_a_row_of_another_run_names_it(run, tmp_path, capsys):
+    run_id, _, _ = run
+    bad = tmp_path / "other.jsonl"
+    bad.write_text(json.dumps({"sample_id": "zz", "question": "q", "answer": "a", "human_faithfulness": 1}) + "\n")
+    assert main(["review", "import", run_id, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "data row 1 has sample_id 'zz', which is not a sample of run" in err
+
+
+def test_a_run_aligned_with_a_saved_set_sends_the_examples_and_records_the_set(run, capsys):
+    from openai_server import ChatServer
+
+    run_id, _, _ = run
+    assert main(["review", "align", run_id, "--name", "strict"]) == 0
+    assert "Saved example set strict@v1: faithfulness 2" in capsys.readouterr().out
+    with ChatServer() as srv:
+        assert main(["evaluate", "--rescore", run_id, "-q", "--model", "judge", "--base-url", srv.base_url,
+                     "--metrics", "faithfulness,answer_relevancy", "--align-with", "strict", "--no-cache"]) == 0
+        prompts = [r.body["messages"][-1]["content"] for r in srv.chat_requests]
+    faith = [p for p in prompts if "{\"claims\": [" in p]  # the English and the Arabic prompt
+    assert len(faith) == 3 and all("[EXAMPLE 2]" in p and "REVIEWER NOTE: 40 is wrong" in p for p in faith)
+    assert not any("[EXAMPLE" in p for p in prompts if p not in faith)  # only the metric with examples
+    newest = RunStore().list_runs()[0]
+    assert newest.settings["alignment"]["name"] == "strict" and newest.settings["alignment"]["version"] == 1
+
+
+def test_an_unknown_set_is_named_with_the_saved_ones(run, capsys):
+    run_id, _, _ = run
+    assert main(["evaluate", "--rescore", run_id, "-q", "--align-with", "nope"]) == 2
+    assert "no example set 'nope'" in capsys.readouterr().err
