@@ -25,9 +25,10 @@ from evaluator.errors import RagmeterError
 
 log = logging.getLogger("ragmeter.dashboard")
 
-# Markdown's inline syntax (links, images, emphasis, code, HTML, strikethrough, LaTeX, tables,
+# Markdown's inline syntax (links, images, emphasis, code, HTML, strikethrough, LaTeX, headings,
 # entities). Backslash-escaping ASCII punctuation is CommonMark's own way to say "this is text".
-_SPECIAL = re.compile(r"([\\`*\[\]<>!~$|#&])")
+# "|" is left alone: a table needs a delimiter row on a line of its own, and `md` makes one line.
+_SPECIAL = re.compile(r"([\\`*\[\]<>!~$#&])")
 # "_" makes emphasis only at a word's edge: "retrieval_context" stays as it is, "_x_" is escaped.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 # Streamlit's Markdown turns ":name:" / ":material/name:" into an icon, and bare URLs ("http://",
