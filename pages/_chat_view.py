@@ -2,7 +2,7 @@
 
 A conversation file is recognised by its shape (evaluator.io.conversations), previewed as
 conversations (one table row each, the first one as a chat), and scored as a ConversationRun
-(`ui.start_run` picks it). On the Report, the table has one row per conversation; the drill-down
+(`runs.start_run` picks it). On the Report, the table has one row per conversation; the drill-down
 shows the chosen conversation as chat bubbles (st.chat_message), its conversation-level scores on
 top, each assistant turn with its scores, contexts and tool calls, and a button that opens the
 run's worst turn. Every text from the file, the target or the judge is escaped (`said`), never
@@ -26,7 +26,11 @@ from evaluator.io.conversations import CONVERSATIONS, ConversationSet, dataset_k
 from evaluator.io.datasets import DASHBOARD
 from evaluator.model import EvalReport, MetricScore
 
-from pages import _ui as ui
+from pages import _data as data_ui
+from pages import _errors as errors
+from pages import _report_data as report_data
+from pages import _state as state
+from pages import _views as views
 
 PICK = "rep_sample"  # the Report's drill-down selectbox (the conversation's row number)
 FOCUS = "rep_chat_focus"  # (row, turn index) the "worst turn" button asked to open
@@ -59,27 +63,28 @@ def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
     return rows
 
 
-def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[ui.LoadedDataset]:
+def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[data_ui.LoadedDataset]:
     """The preview of a conversation file and the dataset to score (None after a shown error)."""
     try:
         found = read(data, name, max_bytes)
     except DatasetError as exc:
-        st.error(f"Cannot use this file. {ui.plain(str(exc))}", icon=":material/block:")
+        errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None
     convs = found.conversations
     turns = sum(len(c.turns) for c in convs)
-    st.caption(f"**{ui.plain(name)}** · {found.format} · {len(convs):,} conversations · {turns:,} turns")
+    errors.caption("**{name}** · {format} · {n:,} conversations · {turns:,} turns", name=name, format=found.format,
+                   n=len(convs), turns=turns)
     for cid, reason in found.skipped:
-        st.warning(ui.plain(f"Skipped conversation {cid}: {reason}"), icon=":material/warning:")
-    ui.records_table(preview_rows(convs[:200]))
+        errors.warning("Skipped conversation {cid}: {reason}", cid=cid, reason=reason, icon=":material/warning:")
+    views.records_table(preview_rows(convs[:200]))
     if convs:
         with st.expander(f"First conversation ({len(convs[0].turns)} turns)"):
             for turn in convs[0].turns:
                 bubble(turn)
-    return ui.LoadedDataset(name, [conversation_sample(c) for c in convs], ui.digest(data + b"conversations"))
+    return data_ui.LoadedDataset(name, [conversation_sample(c) for c in convs], data_ui.digest(data + b"conversations"))
 
 
-def estimate_caption(dataset: ui.LoadedDataset, offline: bool) -> None:
+def estimate_caption(dataset: data_ui.LoadedDataset, offline: bool) -> None:
     convs = [c for c in (conversation_of(s) for s in dataset.samples) if c is not None]
     replies = sum(1 for c in convs for e in c.exchanges() if e.reply is not None)
     cost = ("0 judge calls · no cost" if offline else
@@ -91,7 +96,7 @@ def estimate_caption(dataset: ui.LoadedDataset, offline: bool) -> None:
 # --- showing a conversation --------------------------------------------------------------------
 def said(text: str) -> None:
     """Text from the file, the target or the judge: escaped, line breaks kept, right to left when Arabic."""
-    way = ui.direction(text)
+    way = views.direction(text)
     align = "right" if way == "rtl" else "start"
     st.html(f'<div class="chat-text" dir="{way}" style="text-align:{align};unicode-bidi:plaintext;'
             f'white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(text)}</div>')
@@ -99,7 +104,7 @@ def said(text: str) -> None:
 
 def score_line(scores: Dict[str, MetricScore], overall: Optional[float]) -> str:
     """Badges (HTML) for a set of scores; metric names escaped (a rubric's name is typed by a user)."""
-    parts = [f"overall {ui.badge(overall)}"] + [f"{html.escape(n)} {ui.badge(ms.score, ms.skipped)}"
+    parts = [f"overall {views.badge(overall)}"] + [f"{html.escape(n)} {views.badge(ms.score, ms.skipped)}"
                                                 for n, ms in scores.items()]
     return " &nbsp; ".join(parts)
 
@@ -116,7 +121,7 @@ def bubble(turn: Turn, scored: Optional[TurnResult] = None, *, worst: bool = Fal
         elif turn.role == ASSISTANT:
             st.caption("(no text: this step only called tools)")
         if turn.error:
-            st.error(ui.plain(f"The target call failed: {turn.error}"), icon=":material/error:")
+            errors.error("The target call failed: {problem}", problem=turn.error, icon=":material/error:")
         if turn.role != ASSISTANT or turn.not_asked:
             return
         if scored is not None:
@@ -131,10 +136,10 @@ def turn_details(turn: Turn, scored: Optional[TurnResult]) -> None:
     if scored is not None:
         with tabs[0]:
             for ms in scored.result.scores.values():
-                ui.metric_view(ms)
+                views.metric_view(ms)
     with tabs[-2]:
         for i, ctx in enumerate(turn.contexts, 1):
-            ui.text_block(f"Context {i}", ctx)
+            views.text_block(f"Context {i}", ctx)
         if not turn.contexts:
             st.caption("No contexts were retrieved for this turn.")
     with tabs[-1]:
@@ -154,9 +159,9 @@ def conversation_view(result: ConversationResult, focus: Optional[int] = None) -
     with st.popover("Conversation-level details", icon=":material/forum:"):
         for label, text in (("Scenario", conv.scenario), ("Expected outcome", conv.expected_outcome)):
             if text:
-                ui.text_block(label, text)
+                views.text_block(label, text)
         for ms in result.scores.values():
-            ui.metric_view(ms)
+            views.metric_view(ms)
     worst = result.worst_turn()
     marked = focus if focus is not None else (worst.index if worst is not None and len(result.turns) > 1 else None)
     by_index = {t.index: t for t in result.turns}
@@ -171,9 +176,9 @@ def is_conversations(report: EvalReport) -> bool:
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def results_frame(token: str, _report: EvalReport) -> Any:
-    """One row per conversation: ui.results_frame's columns, the first user message as `question`,
+    """One row per conversation: report_data.results_frame's columns, the first user message as `question`,
     the last reply as `answer`, and its turn count and worst turn."""
-    frame = ui.results_frame(token, _report).copy()
+    frame = report_data.results_frame(token, _report).copy()
     convs = [r.conversation for r in _report.results if isinstance(r, ConversationResult)]
     frame["question"] = [next((t.content for t in c.turns if t.role == USER), "") for c in convs]
     frame.insert(2, "turns", [len(c.turns) for c in convs])
@@ -207,7 +212,7 @@ def worst_turn(report: EvalReport) -> Optional[Tuple[int, TurnResult]]:
 
 def turns_table(report: EvalReport) -> None:
     with st.expander("Every assistant turn (one row per turn)"):
-        ui.records_table(turn_rows(report), height=300)
+        views.records_table(turn_rows(report), height=300)
 
 
 def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
@@ -217,14 +222,14 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
         n, turn = worst
         cid = report.results[n].sample_id
         if st.button(f"Open the worst turn: {cid}, turn {turn.index + 1} (overall "
-                     f"{ui.format_score(turn.result.overall_score())})", key="btn_worst_turn",
+                     f"{views.format_score(turn.result.overall_score())})", key="btn_worst_turn",
                      icon=":material/trending_down:"):
             st.session_state[PICK], st.session_state[FOCUS] = n, (n, turn.index)
     options = shown["#"].tolist()[:1000]
     if not options:
-        st.info("No conversation matches the filters.")
+        errors.info("No conversation matches the filters.")
         return
-    ui.drop_stale(PICK, options)
+    state.drop_stale(PICK, options)
     pick = st.selectbox("Conversation", options, format_func=lambda i: label(frame, i), key=PICK)
     focus = st.session_state.get(FOCUS)
     result = report.results[pick]
@@ -238,4 +243,4 @@ def label(frame: Any, i: int) -> str:
     first = first if len(first) <= 60 else first[:57] + "…"
     overall = row["overall"]
     return (f"#{i} · {row.get('sample_id')} · {row.get('turns')} turns · {first} "
-            f"(overall {ui.format_score(None if overall != overall else overall)})")
+            f"(overall {views.format_score(None if overall != overall else overall)})")

@@ -1,13 +1,12 @@
 """What the Review page and the Report share: the claims view, the review store, the reviewer's
 name, one sample's review form, and the agreement with reviewers.
 
-Session keys: every widget of the Review page starts with "rev_" (kept across pages by
-_ui.keep_widget_state); REV_SHOWN is the (run, sample, reviewer) whose stored reviews the form
-was last filled from, so moving to another sample refills it.
+Session keys (pages/_state.py): the Review page's widgets keep their values across pages
+(persist_state); REV_SHOWN is the (run, sample, reviewer) whose stored reviews the form was last
+filled from, so moving to another sample refills it.
 """
 from __future__ import annotations
 
-import html
 from typing import Any, Dict, List, Optional, Tuple
 
 import streamlit as st
@@ -20,11 +19,13 @@ from evaluator.metrics.registry import get_metric
 from evaluator.model import METHOD_RULE, EvalResult, MetricScore
 from evaluator.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
+from pages import _errors as errors
+from pages import _runs as runs
+from pages import _state as state
 from pages import _team as team
-from pages import _ui as ui
+from pages import _views as views
 
-REV_SHOWN = "rev_shown"
-REVIEWER = "rev_reviewer"
+REV_SHOWN, REVIEWER = state.REV_SHOWN, state.REVIEWER
 PASS_FAIL = {"pass": 1.0, "fail": 0.0}
 
 
@@ -32,24 +33,25 @@ def claims_view(result: EvalResult) -> None:
     """The sample's text with each metric's claims marked (escaped HTML; Arabic right-to-left)."""
     if result.sample is None:
         return
-    views = claim_views(result.sample, result.scores)
-    if views:
-        st.html(sample_html(result.sample, views))
+    claims = claim_views(result.sample, result.scores)
+    if claims:
+        st.html(sample_html(result.sample, claims))
 
 
 def store() -> ReviewStore:
-    return ReviewStore(ui.open_store())
+    return ReviewStore(runs.open_store())
 
 
 def reviewer() -> Optional[str]:
     """The team-mode user, or the name typed on this laptop (the login name until changed)."""
     if team.config().team:
         name = team.user()
-        st.caption(f"Reviewing as **{html.escape(name or '?')}** (signed in)")
+        errors.caption("Reviewing as **{name}** (signed in)", name=name or "?")
         return name
-    if REVIEWER not in st.session_state:
-        st.session_state[REVIEWER] = default_owner()
-    name = st.text_input("Your name", key=REVIEWER, help="Stored with each review; typed once per session")
+    if not state.has(REVIEWER):
+        state.put(REVIEWER, default_owner())
+    name = st.text_input("Your name", key=REVIEWER, help="Stored with each review; typed once per session",
+                         persist_state=state.KEEP)
     return name.strip() or None
 
 
@@ -71,38 +73,41 @@ def reviewable(result: EvalResult) -> List[MetricScore]:
 def fill_form(run_id: str, index: int, name: str, scores: List[MetricScore], reviews: List[Review]) -> None:
     """Set the form's widgets from this reviewer's stored reviews when the sample shown changed."""
     shown = (run_id, index, name)
-    if st.session_state.get(REV_SHOWN) == shown:
+    if state.get(REV_SHOWN) == shown:
         return
     mine = {r.metric: r for r in reviews if r.index == index and r.reviewer == name}
     for ms in scores:
         r = mine.get(ms.name)
-        st.session_state[f"rev_v_{ms.name}"] = r.verdict if r else None
+        state.put(state.review_field("v", ms.name), r.verdict if r else None)
         corrected: Any = None if r is None else r.corrected
         if r is not None and r.scale == "pass-fail" and corrected is not None:
             corrected = "pass" if corrected == 1.0 else "fail"
-        st.session_state[f"rev_c_{ms.name}"] = corrected
-        st.session_state[f"rev_n_{ms.name}"] = r.note if r else ""
-    st.session_state[REV_SHOWN] = shown
+        state.put(state.review_field("c", ms.name), corrected)
+        state.put(state.review_field("n", ms.name), r.note if r else "")
+    state.put(REV_SHOWN, shown)
 
 
 def corrected_widget(ms: MetricScore, scale: str) -> Any:
-    key = f"rev_c_{ms.name}"
+    key = state.review_field("c", ms.name)
     if scale == "pass-fail":
-        return st.radio("Corrected", list(PASS_FAIL), index=None, horizontal=True, key=key)
+        return st.radio("Corrected", list(PASS_FAIL), index=None, horizontal=True, key=key, persist_state=state.KEEP)
     if scale == "1-5":
-        return st.number_input("Corrected (1-5)", min_value=1.0, max_value=5.0, step=1.0, value=None, key=key)
-    return st.number_input("Corrected (0-1)", min_value=0.0, max_value=1.0, step=0.05, value=None, key=key)
+        return st.number_input("Corrected (1-5)", min_value=1.0, max_value=5.0, step=1.0, value=None, key=key,
+                               persist_state=state.KEEP)
+    return st.number_input("Corrected (0-1)", min_value=0.0, max_value=1.0, step=0.05, value=None, key=key,
+                           persist_state=state.KEEP)
 
 
 def metric_form(ms: MetricScore, scale: str) -> None:
     """One metric's verdict, corrected score and note."""
     with st.container(border=True):
-        st.markdown(f"**{html.escape(ms.name)}** &nbsp; {ui.badge(ms.score)}", unsafe_allow_html=True)
+        st.markdown(f"**{errors.md(ms.name)}** &nbsp; {views.badge(ms.score)}", unsafe_allow_html=True)
         if ms.reasoning:
-            st.caption(ms.reasoning[:300])
-        st.radio("Verdict", [AGREE, DISAGREE], index=None, horizontal=True, key=f"rev_v_{ms.name}")
+            errors.caption("{reasoning}", reasoning=ms.reasoning[:300])  # the judge's text: shown as text
+        st.radio("Verdict", [AGREE, DISAGREE], index=None, horizontal=True, key=state.review_field("v", ms.name),
+                 persist_state=state.KEEP)
         corrected_widget(ms, scale)
-        st.text_input("Note", key=f"rev_n_{ms.name}")
+        st.text_input("Note", key=state.review_field("n", ms.name), persist_state=state.KEEP)
 
 
 def form_reviews(info: RunInfo, index: int, result: EvalResult, name: str, order: str,
@@ -110,15 +115,15 @@ def form_reviews(info: RunInfo, index: int, result: EvalResult, name: str, order
     """The reviews the form holds now (every metric agreed when `agree_all`)."""
     out = []
     for ms in scores:
-        verdict = AGREE if agree_all else st.session_state.get(f"rev_v_{ms.name}")
+        verdict = AGREE if agree_all else state.get(state.review_field("v", ms.name))
         if verdict is None:
             continue
         scale = scale_of(ms.name, info)
-        corrected = None if agree_all else st.session_state.get(f"rev_c_{ms.name}")
+        corrected = None if agree_all else state.get(state.review_field("c", ms.name))
         if isinstance(corrected, str):
             corrected = PASS_FAIL[corrected]
         out.append(Review(info.run_id, index, ms.name, verdict, name, corrected=corrected, scale=scale,
-                          note="" if agree_all else str(st.session_state.get(f"rev_n_{ms.name}") or ""),
+                          note="" if agree_all else str(state.get(state.review_field("n", ms.name)) or ""),
                           judge_score=ms.score, judge=judge_settings(info), sample_id=result.sample_id, queue=order))
     return out
 
@@ -152,13 +157,13 @@ def agreement_table(table: Dict[str, ReviewAgreement]) -> None:
              "agree 95% CI": _ci(a.agree_ci).strip(" ()"), "Spearman": a.spearman, "AUROC": a.auroc,
              "bias (judge - human)": a.bias, "bias 95% CI": _ci(a.bias_ci).strip(" ()"),
              "reviewers' alpha": a.alpha, "corrected mean": corrected_line(a)} for m, a in table.items()]
-    ui.records_table(rows, column_config={c: three for c in ("agree rate", "Spearman", "AUROC",
+    views.records_table(rows, column_config={c: three for c in ("agree rate", "Spearman", "AUROC",
                                                              "bias (judge - human)", "reviewers' alpha")})
 
 
 def reviewers_view(run_id: Optional[str]) -> None:
     """The Report's section: judge agreement with your reviewers, and the largest disagreements."""
-    with ui.guard("Reading the reviews"):
+    with errors.guard("Reading the reviews"):
         table = agreement(run_id)
         if not table:
             return
@@ -171,6 +176,6 @@ def reviewers_view(run_id: Optional[str]) -> None:
                  for m, a in table.items() for i, j, h in a.disagreements]
         if worst:
             st.caption("Where they disagree most")
-            ui.records_table(sorted(worst, key=lambda r: -abs(r["gap"]))[:10],
+            views.records_table(sorted(worst, key=lambda r: -abs(r["gap"]))[:10],
                              column_config={c: st.column_config.NumberColumn(format="%.3f")
                                             for c in ("judge", "reviewers", "gap")})

@@ -1,6 +1,6 @@
 """The Evaluate page's metric choice: which metrics, rubric metrics in plain words, judge repeats.
 
-Rubrics live in session state (`_ui.RUBRICS`: name -> TOML table) so they survive page switches,
+Rubrics live in session state (`_state.RUBRICS`: name -> TOML table) so they survive page switches,
 and go into the run's settings (RunConfig.rubrics) so a stored run re-runs with them. They import
 from and export to the same TOML file the CLI's --rubrics reads.
 """
@@ -14,35 +14,37 @@ from evaluator.metrics.registry import DEFAULT_METRICS, known_metrics
 from evaluator.metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS, parse_rubrics, rubric_from_table, rubrics_to_toml
 from evaluator.metrics.parsing import SCALES
 
-from pages import _ui as ui
+from pages import _errors as errors
+from pages import _state as state
 
-CHOSEN = "eval_metrics"  # the multiselect's key (kept across pages with the other eval_ widgets)
-PROBLEM = "rubric_problem"  # the last rubric form / import error, shown once
+CHOSEN = state.CHOSEN_METRICS
 
 
 def rubrics() -> Dict[str, Dict[str, Any]]:
-    return st.session_state.setdefault(ui.RUBRICS, {})
+    if not state.has(state.RUBRICS):
+        state.put(state.RUBRICS, {})
+    return state.get(state.RUBRICS)
 
 
 def _choose(names: List[str]) -> None:
     """Add `names` to the chosen metrics (a new rubric is meant to be scored)."""
-    chosen = list(st.session_state.get(CHOSEN) or [*DEFAULT_METRICS, *rubrics()])
-    st.session_state[CHOSEN] = chosen + [n for n in names if n not in chosen]
+    chosen = list(state.get(CHOSEN) or [*DEFAULT_METRICS, *rubrics()])
+    state.put(CHOSEN, chosen + [n for n in names if n not in chosen])
 
 
 def add_rubric() -> None:
     """The form's submit callback: check the rubric, keep it, choose it."""
-    name = str(st.session_state.get("rubric_name") or "").strip()
-    steps = [s.strip() for s in str(st.session_state.get("rubric_steps") or "").splitlines() if s.strip()]
-    table = {"criteria": str(st.session_state.get("rubric_criteria") or "").strip(),
-             "fields": list(st.session_state.get("rubric_fields") or []),
-             "scale": st.session_state.get("rubric_scale") or "0-1", "steps": steps}
+    name = str(state.get(state.RUBRIC_NAME) or "").strip()
+    steps = [s.strip() for s in str(state.get(state.RUBRIC_STEPS) or "").splitlines() if s.strip()]
+    table = {"criteria": str(state.get(state.RUBRIC_CRITERIA) or "").strip(),
+             "fields": list(state.get(state.RUBRIC_FIELDS) or []),
+             "scale": state.get(state.RUBRIC_SCALE) or "0-1", "steps": steps}
     try:
         if name in known_metrics():
             raise MetricError(f"rubric {name!r}: a metric has that name already; choose another name")
         rubric = rubric_from_table(name or "(no name)", table, "rubric form")
     except MetricError as exc:
-        st.session_state[PROBLEM] = str(exc)
+        state.put(state.RUBRIC_PROBLEM, str(exc))
         return
     rubrics()[rubric.name] = rubric.to_dict()
     _choose([rubric.name])
@@ -50,12 +52,12 @@ def add_rubric() -> None:
 
 def remove_rubric(name: str) -> None:
     rubrics().pop(name, None)
-    st.session_state[CHOSEN] = [n for n in st.session_state.get(CHOSEN) or [] if n != name]
+    state.put(CHOSEN, [n for n in state.get(CHOSEN) or [] if n != name])
 
 
 def import_rubrics() -> None:
     """The TOML uploader's callback: add (or replace) every rubric in the file."""
-    upload = st.session_state.get("rubric_upload")
+    upload = state.get(state.RUBRIC_UPLOAD)
     if upload is None:
         return
     try:
@@ -64,7 +66,7 @@ def import_rubrics() -> None:
         if clash:
             raise MetricError(f"{upload.name}: {', '.join(clash)} is already a metric's name; rename the rubric")
     except (MetricError, UnicodeDecodeError) as exc:
-        st.session_state[PROBLEM] = str(exc)
+        state.put(state.RUBRIC_PROBLEM, str(exc))
         return
     rubrics().update({r.name: r.to_dict() for r in found})
     _choose([r.name for r in found])
@@ -74,50 +76,53 @@ def rubric_form() -> None:
     with st.form("rubric_form", clear_on_submit=True, border=True):
         st.markdown("**New rubric metric** — a criterion in plain words, judged by the LLM")
         c1, c2 = st.columns([2, 1])
-        c1.text_input("Name", key="rubric_name", placeholder="politeness",
+        c1.text_input("Name", key=state.RUBRIC_NAME, placeholder="politeness",
                       help="Letters, digits and underscores; the metric's name in reports and exports.")
-        c2.selectbox("Scale", SCALES, key="rubric_scale",
+        c2.selectbox("Scale", SCALES, key=state.RUBRIC_SCALE,
                      help="0-1, 1-5 (normalised as (s-1)/4) or pass-fail (1/0). 1-5 and pass-fail use the "
                           "judge's token probabilities when the server gives them (G-Eval).")
-        st.text_area("Criteria", key="rubric_criteria", height=80,
+        st.text_area("Criteria", key=state.RUBRIC_CRITERIA, height=80,
                      placeholder="The answer is polite and professional: no sarcasm, no blame.")
-        st.multiselect("The judge sees", RUBRIC_FIELDS, default=list(DEFAULT_FIELDS), key="rubric_fields")
-        st.text_area("Evaluation steps (optional, one per line)", key="rubric_steps", height=68)
+        st.multiselect("The judge sees", RUBRIC_FIELDS, default=list(DEFAULT_FIELDS), key=state.RUBRIC_FIELDS)
+        st.text_area("Evaluation steps (optional, one per line)", key=state.RUBRIC_STEPS, height=68)
         st.form_submit_button("Add rubric", on_click=add_rubric, icon=":material/add:", key="btn_rubric_add")
 
 
 def rubric_list() -> None:
     for name, table in list(rubrics().items()):
         c1, c2 = st.columns([6, 1], vertical_alignment="center")
-        c1.markdown(f"**{name}** · {table['scale']} · sees {', '.join(table['fields'])} — {table['criteria']}")
+        c1.markdown(errors.fmt("**{name}** · {scale} · sees {fields} — {criteria}", name=name, scale=table["scale"],
+                               fields=", ".join(table["fields"]), criteria=table["criteria"]))
         c2.button("Remove", key=f"btn_rubric_remove_{name}", on_click=remove_rubric, args=(name,))
 
 
 def metric_widgets(offline: bool) -> Dict[str, Any]:
     """The metrics, rubrics, repeats, temperature and judge mode of the run (RunConfig fields)."""
     options = [*known_metrics(), *(n for n in rubrics() if n not in known_metrics())]
-    ui.drop_stale(CHOSEN, options)
-    if CHOSEN not in st.session_state:  # set here, not as default=, so callbacks may change it
-        st.session_state[CHOSEN] = [*DEFAULT_METRICS, *rubrics()]
-    chosen = st.multiselect("Metrics", options, key=CHOSEN,
+    state.drop_stale(CHOSEN, options)
+    if not state.has(CHOSEN):  # set here, not as default=, so callbacks may change it
+        state.put(CHOSEN, [*DEFAULT_METRICS, *rubrics()])
+    chosen = st.multiselect("Metrics", options, key=CHOSEN, persist_state=state.KEEP,
                             help="Each judged metric costs one judge call per sample (per repeat); rule-based "
                                  "ones (keyword coverage, expected-doc recall) cost none.")
-    with st.expander(f"Rubric metrics ({len(rubrics())})", expanded=bool(st.session_state.get(PROBLEM))):
-        problem = st.session_state.pop(PROBLEM, None)
+    with st.expander(f"Rubric metrics ({len(rubrics())})", expanded=bool(state.get(state.RUBRIC_PROBLEM))):
+        problem = state.take(state.RUBRIC_PROBLEM)
         if problem:
-            st.error(f"Rubric not added: {problem}", icon=":material/warning:")
+            errors.error("Rubric not added: {problem}", problem=problem)
         rubric_list()
         rubric_form()
         c1, c2 = st.columns(2)
-        c1.file_uploader("Import rubrics (TOML)", type=["toml"], key="rubric_upload", on_change=import_rubrics)
+        c1.file_uploader("Import rubrics (TOML)", type=["toml"], key=state.RUBRIC_UPLOAD, on_change=import_rubrics)
         if rubrics():
             c2.download_button("Export rubrics (TOML)", rubrics_to_toml(_rubric_objects()), "rubrics.toml",
                                mime="application/toml", key="btn_rubrics_export", icon=":material/download:")
     c1, c2 = st.columns(2)
     repeats = c1.number_input("Judge repeats", 1, 10, 1, key="eval_repeats", disabled=offline,
+                              persist_state=state.KEEP,
                               help="Ask the judge K times per judged metric; the score is the mean and the report "
                                    "shows the judge's own noise.")
     temperature = c2.number_input("Judge temperature", 0.0, 2.0, 0.0, 0.1, key="eval_temperature", disabled=offline,
+                                  persist_state=state.KEEP,
                                   help="Above 0 the judge samples, so repeats can differ; 0 is the usual setting.")
     mode = st.radio("Judge calls", JUDGE_MODES, key="eval_judge_mode", horizontal=True, disabled=offline,
                     format_func=lambda m: {"separate": "one per metric", "combined": "one per sample"}[m],

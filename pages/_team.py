@@ -12,7 +12,7 @@ behave as before. In team mode (README "Team mode"):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Any, Optional
 from urllib.parse import quote
 
 import streamlit as st
@@ -20,6 +20,8 @@ import streamlit as st
 from evaluator.config import LOCAL_USER, Config, ConfigError, current
 from evaluator.errors import RagmeterError
 from evaluator.runs import RunConfig
+
+from pages import _errors as errors
 
 ROLE_HELP = {"viewer": "open reports and the history", "evaluator": "upload datasets and run evaluations",
              "admin": "rename and delete any run"}
@@ -30,7 +32,7 @@ def config() -> Config:
     try:
         return current()
     except ConfigError as exc:
-        st.error(f"The dashboard cannot start: {exc}", icon=":material/error:")
+        errors.error("The dashboard cannot start: {problem}", problem=exc, icon=":material/error:")
         st.stop()
         raise  # st.stop raises; this line only tells type checkers so
 
@@ -66,16 +68,16 @@ def gate() -> None:
     if name is None:
         st.title("ragmeter")
         if cfg.server.auth == "oidc":
-            st.info("Sign in to see this team's evaluations.", icon=":material/login:")
+            errors.info("Sign in to see this team's evaluations.", icon=":material/login:")
             st.button("Sign in", key="btn_team_login", on_click=st.login)
         else:
-            st.info("Sign in through your organisation's single sign-on to see this team's evaluations. "
-                    "(This server only accepts users its sign-in proxy has identified.)", icon=":material/login:")
+            errors.info("Sign in through your organisation's single sign-on to see this team's evaluations. "
+                        "(This server only accepts users its sign-in proxy has identified.)", icon=":material/login:")
         st.stop()
     if cfg.roles.role_of(name) is None:
         st.title("ragmeter")
-        st.warning("You are signed in, but this dashboard has not been shared with you. Ask its admins for access.",
-                   icon=":material/lock:")
+        errors.warning("You are signed in, but this dashboard has not been shared with you. Ask its admins for "
+                       "access.", icon=":material/lock:")
         st.text(f"Signed in as {name}")
         st.stop()
 
@@ -83,8 +85,8 @@ def gate() -> None:
 def require(role: str) -> None:
     """Stop the page with a note when the user's role does not allow `role`'s actions."""
     if not allowed(role):
-        st.info(f"Your role does not let you {ROLE_HELP[role]}; ask this dashboard's admins.",
-                icon=":material/lock:")
+        errors.info("Your role does not let you {action}; ask this dashboard's admins.", action=ROLE_HELP[role],
+                    icon=":material/lock:")
         st.stop()
 
 
@@ -101,7 +103,7 @@ def identity_line() -> None:
         st.text(f"Signed in as {name} ({cfg.roles.role_of(name)})")
 
 
-def judge_picker(prefix: str, language: str) -> RunConfig:
+def judge_picker(prefix: str, language: Any) -> RunConfig:
     """Team mode's judge choice: one of [[judges]] by name, nothing typed."""
     cfg = config()
     names = ["Offline (no API key)"] + [j.name for j in cfg.judges]

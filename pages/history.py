@@ -1,207 +1,37 @@
 """History: every run, saved row by row as it is scored. Reopen, rename, delete, resume, compare."""
-from typing import Any, Dict, List, Sequence
-
 import streamlit as st
 
 from evaluator.errors import RagmeterError
-from evaluator.analysis.compare import compare_runs
-from evaluator.history import RunInfo, RunStore
-from evaluator.chat_runs import run_class
-from evaluator.judges.registry import get_judge
 
-from pages import _team as team
-from pages import _ui as ui
+from pages import _errors as errors
+from pages import _history_sections as sections
+from pages import _nav as nav
+from pages import _runs as runs
+from pages import _views as views
 
-ui.page_setup("History")
-
-
-def judge_needs_key(kind: str) -> bool:
-    """Does this stored run's judge take an API key? (An unknown kind: no; resuming says why in a red box.)"""
-    try:
-        return get_judge(kind).needs_key
-    except RagmeterError:
-        return False
-
-
-def run_label(info: RunInfo) -> str:
-    return f"{info.label} · {info.status} · {info.run_id}"
-
-
-def runs_table(runs: Sequence[RunInfo]) -> List[Dict[str, Any]]:
-    return [{"name": r.name or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
-             "status": r.status, "scored": f"{r.n_done}/{r.n_samples}", "overall": r.overall_mean,
-             "verdict": (r.verdict.label if r.verdict.ok else f"{r.verdict.label}: {r.verdict.counts.summary()}")
-             if r.verdict else "",
-             "judge": r.settings.get("model") or r.settings.get("judge", ""),
-             "time": ui.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in runs]
-
-
-def open_in_report(store: RunStore, info: RunInfo) -> None:
-    ui.show_report(store.load_report(info.run_id), ui.RunMeta(info.dataset_name, info.settings, info.status,
-                                                              info.run_id, info.created_at, total=info.n_samples))
-    st.switch_page(ui.REPORT_PAGE)
-
-
-def confirm_delete(store: RunStore, info: RunInfo) -> None:
-    """The second step of deleting a run."""
-    st.warning(f"Delete **{info.label}** and its {info.n_done} saved results? This cannot be undone.")
-    c1, c2, _ = st.columns([1, 1, 4])
-    if c1.button("Yes, delete", key="btn_hist_delete_yes", type="primary"):
-        with ui.guard("Deleting"):
-            store.delete_run(info.run_id)
-            st.session_state.pop(ui.DELETE_PENDING, None)
-            st.session_state.pop(ui.COMPARISON, None)
-            st.rerun()
-    if c2.button("Cancel", key="btn_hist_delete_no"):
-        st.session_state.pop(ui.DELETE_PENDING, None)
-        st.rerun()
-
-
-def resumable(info: RunInfo) -> bool:
-    """Stopped, failed or crashed (still 'running' but not in this session) with samples left."""
-    live = st.session_state.get(ui.LIVE)
-    mine = live is not None and live.running and live.run_id == info.run_id
-    return info.n_done < info.n_samples and info.status in ("stopped", "failed", "running") and not mine
-
-
-def resume_controls(store: RunStore, info: RunInfo) -> None:
-    """Resume a run with its stored settings; asks for the API key again (it was never stored)."""
-    with st.container(border=True):
-        st.markdown(f"**Resume** · {info.n_samples - info.n_done} of {info.n_samples} samples left, "
-                    "same judge and settings.")
-        if info.status == "running":
-            st.caption("Marked running but not scored in this window: it probably crashed. If another window "
-                       "is still scoring it, resuming here would score its remaining samples twice.")
-        key, headers = "", []
-        names = (info.settings.get("target") or {}).get("header_names") or []
-        if names:
-            headers = st.text_area(f"Target headers ({', '.join(names)})", key="hist_resume_headers", height=68,
-                                   help="Header values are never stored: give them again, one 'Name: value' a "
-                                        "line (${VAR} reads the environment).").splitlines()
-        judge = info.settings.get("judge") or "offline"
-        if judge_needs_key(judge) and not team.config().team:
-            key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
-                                on_change="ignore",
-                                help="Keys are never stored, so a resumed run needs it again "
-                                     "(empty: OPENAI_API_KEY from the environment).")
-        if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
-            with ui.guard("Resuming the run"):
-                fallback = ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
-                kind = run_class(info.settings)  # a conversation run resumes as one
-                run = kind.resume(store, info.run_id, api_key=key or fallback, config=team.resumed_config(info.settings),
-                                  target_headers=[h.strip() for h in headers if h.strip()])
-                st.session_state[ui.LIVE] = run.start()
-                st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
-
-
-def rescore_controls(store: RunStore, info: RunInfo) -> None:
-    """Score this run's saved answers again with another judge: a new run, and the pipeline is not called."""
-    with st.expander("Re-score with another judge"):
-        st.caption("Scores the answers saved in this run again, as a new run; your pipeline is not called.")
-        config = ui.judge_widgets("hist_rescore")
-        if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
-            with ui.guard("Re-scoring the run"):
-                kind = run_class(info.settings)
-                run = kind.rescore(store, info.run_id, config, api_key=ui.api_key("hist_rescore"))
-                st.session_state[ui.LIVE] = run.start()
-                st.switch_page(ui.EVALUATE_PAGE)  # where the progress is drawn
-
-
-def comparison_view(cmp: Any) -> None:
-    """Per-metric mean deltas with the paired bootstrap CI, each run's own means, the rows lost, the movers."""
-    st.caption(f"B = **{ui.plain(cmp.run_b.label)}** against A = **{ui.plain(cmp.run_a.label)}**: {cmp.n_paired} "
-               f"samples paired by sample_id ({cmp.only_a} only in A, {cmp.only_b} only in B). A change is clear "
-               "when its 95% CI excludes 0; \"all A\"/\"all B\" are each run's mean over every row it scored.")
-    for line in cmp.regressions:
-        st.error(f"Regression: {ui.plain(line)}", icon=":material/trending_down:")
-    rows = []
-    for d in cmp.metrics:
-        verdict = "–" if d.delta is None else ("clearly better" if d.significant and d.delta > 0 else
-                                               "clearly worse" if d.significant else "no clear change")
-        rows.append({"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
-                     "95% CI low": d.ci_low, "95% CI high": d.ci_high, "pairs": d.n_pairs, "verdict": verdict,
-                     "all A": d.all_a, "all B": d.all_b, "scored A": f"{d.scored_a}/{cmp.total_a}",
-                     "scored B": f"{d.scored_b}/{cmp.total_b}"})
-    ui.records_table(rows, column_config=DELTA_FORMAT)
-    changed = [*cmp.lost, *cmp.gained]
-    if changed:
-        st.markdown("**Rows scored in one run, missing or unscored in the other**")
-        ui.records_table([{"sample": c.sample_id, "A": c.a, "B": c.b, "question": c.question} for c in changed])
-    if cmp.movers:
-        st.markdown("**Samples that moved most**")
-        ui.records_table([{"sample": m.sample_id, "metric": m.metric, "A": m.a, "B": m.b, "delta": m.delta,
-                           "question": m.question} for m in cmp.movers], column_config=DELTA_FORMAT)
-    elif not changed:
-        st.caption("No sample's score changed between the two runs.")
-
-
-THREE = st.column_config.NumberColumn(format="%.3f")
-SIGNED = st.column_config.NumberColumn(format="%+.3f")
-DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "all A": THREE, "all B": THREE, "A": THREE, "B": THREE, "95% CI low": SIGNED,
-                "95% CI high": SIGNED, "delta (B−A)": SIGNED, "delta": SIGNED}
+nav.page_setup()
 
 st.title(":material/history: History")
 try:
-    store = ui.open_store()
-    st.caption("Runs are saved as they are scored in:")
-    st.text(store.location)  # shown as text: a typed path is not Markdown
-    owners, projects = store.owners_and_projects()
-    f1, f2 = st.columns(2)
-    owner = f1.selectbox("Owner", ["Everyone", *owners], key="hist_owner")
-    project = f2.selectbox("Project", ["All projects", *projects], key="hist_project")
-    runs = store.list_runs(owner=None if owner == "Everyone" else owner,
-                           project=None if project == "All projects" else project)
+    store = runs.open_store()
+    found = sections.list_runs(store)
 except RagmeterError as exc:
-    st.error(f"The run history cannot be opened. {exc}", icon=":material/block:")
+    errors.error("The run history cannot be opened. {problem}", problem=exc, icon=":material/block:")
     st.stop()
-if not runs:
-    st.info("No runs yet: every evaluation is saved here automatically.", icon=":material/waving_hand:")
-    ui.button_link("Go to Evaluate", ui.EVALUATE_PAGE, key="btn_hist_go_evaluate")
+if not found:
+    errors.info("No runs yet: every evaluation is saved here automatically.", icon=":material/waving_hand:")
+    nav.button_link("Go to Evaluate", nav.EVALUATE_PAGE, key="btn_hist_go_evaluate")
     st.stop()
 
-ui.records_table(runs_table(runs), column_config={"overall": THREE})
-by_id = {r.run_id: r for r in runs}
+views.records_table(sections.runs_table(found), column_config={"overall": sections.THREE})
+by_id = {r.run_id: r for r in found}
 
 st.subheader("Manage a run")
-run_id = st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]), key="hist_run")
-info = by_id[run_id]
-c1, c2, c3, c4 = st.columns([2, 4, 1, 2], vertical_alignment="bottom")
-if c1.button("Open in report", key="btn_hist_open", type="primary", icon=":material/bar_chart:"):
-    with ui.guard("Opening the run"):
-        open_in_report(store, info)
-if team.allowed("admin"):  # team mode: only admins rename or delete (any run)
-    new_name = c2.text_input("Name", value=info.name or "", key=f"hist_name_{run_id}",
-                             placeholder="New name for this run")
-    if c3.button("Rename", key="btn_hist_rename"):
-        with ui.guard("Renaming"):
-            store.rename_run(run_id, new_name.strip())
-            st.rerun()
-    if c4.button("Delete run", key="btn_hist_delete", icon=":material/delete:"):
-        st.session_state[ui.DELETE_PENDING] = run_id
-    if st.session_state.get(ui.DELETE_PENDING) == run_id:
-        confirm_delete(store, info)
-if resumable(info) and team.allowed("evaluator"):
-    resume_controls(store, info)
-if info.n_done and team.allowed("evaluator"):
-    rescore_controls(store, info)
+run_id = st.selectbox("Run", list(by_id), format_func=lambda i: sections.run_label(by_id[i]), key="hist_run")
+sections.manage(store, by_id[run_id])
 
 st.subheader("Compare two runs")
-if len(runs) < 2:
+if len(found) < 2:
     st.caption("Save a second run (for example after changing your prompt or retriever) to compare them.")
     st.stop()
-ids = list(by_id)
-shared = [i for i in str(st.query_params.get("compare") or "").split(",") if i in by_id]
-c1, c2 = st.columns(2)
-run_a = c1.selectbox("Baseline (A)", ids, index=ids.index(shared[0]) if len(shared) == 2 else 1,
-                     format_func=lambda i: run_label(by_id[i]), key="hist_cmp_a")
-run_b = c2.selectbox("Compared (B)", ids, index=ids.index(shared[1]) if len(shared) == 2 else 0,
-                     format_func=lambda i: run_label(by_id[i]), key="hist_cmp_b")
-if st.button("Compare runs", key="btn_hist_compare", type="primary") or (
-        len(shared) == 2 and st.session_state.get("hist_cmp_shared") != shared):
-    st.session_state["hist_cmp_shared"] = shared  # a share link compares once, then the page is the user's
-    with ui.guard("Comparing"):
-        st.session_state[ui.COMPARISON] = compare_runs(store, run_a, run_b)
-        st.query_params["compare"] = f"{run_a},{run_b}"
-comparison = st.session_state.get(ui.COMPARISON)
-if comparison is not None:
-    comparison_view(comparison)
+sections.compare_controls(store, by_id)

@@ -6,10 +6,13 @@ import streamlit as st
 
 from evaluator.analysis.review_queue import ORDERS, review_queue
 
+from pages import _errors as errors
+from pages import _nav as nav
 from pages import _reviewing as rv
-from pages import _ui as ui
+from pages import _state as state
+from pages import _views as views
 
-ui.page_setup("Review")
+nav.page_setup()
 st.title(":material/rate_review: Review")
 st.caption("Check the judge: agree or disagree per metric, give the score you would give, add a note. "
            "Keys: **Ctrl+Enter** save and next, **A** agree with every metric and next, **J** next, **K** previous.")
@@ -17,39 +20,41 @@ st.caption("Check the judge: agree or disagree per metric, give the score you wo
 store = rv.store()
 runs = store.runs.list_runs()
 if not runs:
-    st.info("No runs in the history yet: score a dataset on the Evaluate page first.")
+    errors.info("No runs in the history yet: score a dataset on the Evaluate page first.")
     st.stop()
 ids = [r.run_id for r in runs]
 labels = {r.run_id: f"{r.label} · {r.run_id}" for r in runs}
-current = st.session_state.get(ui.RUN)
-if "rev_run" not in st.session_state:
+current = state.run_meta()
+if not state.has(state.REV_RUN):
     wanted = str(st.query_params.get("run") or (current.run_id if current is not None else "") or "")
-    st.session_state["rev_run"] = wanted if wanted in ids else ids[0]
-ui.drop_stale("rev_run", ids)
-run_id = st.selectbox("Run", ids, format_func=labels.__getitem__, key="rev_run")
+    state.put(state.REV_RUN, wanted if wanted in ids else ids[0])
+state.drop_stale(state.REV_RUN, ids)
+run_id = st.selectbox("Run", ids, format_func=labels.__getitem__, key=state.REV_RUN, persist_state=state.KEEP)
 info = store.runs.get_run(run_id)
 results = store.runs.indexed_results(run_id)
 metrics: List[str] = list(dict.fromkeys(ms.name for _, r in results for ms in rv.reviewable(r)))
 if not metrics:
-    st.info("This run has no scores to review yet.")
+    errors.info("This run has no scores to review yet.")
     st.stop()
 
 name = rv.reviewer()
 c1, c2, c3, c4 = st.columns([2, 3, 1, 1])
-ui.drop_stale("rev_metric", metrics)
-metric = c1.selectbox("Queue by metric", metrics, key="rev_metric")
-order = c2.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key="rev_order")
-size = c3.number_input("N", min_value=1, value=min(30, len(results)), step=1, key="rev_n",
+state.drop_stale(state.REV_METRIC, metrics)
+metric = c1.selectbox("Queue by metric", metrics, key=state.REV_METRIC, persist_state=state.KEEP)
+order = c2.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key="rev_order", persist_state=state.KEEP)
+size = c3.number_input("N", min_value=1, value=min(30, len(results)), step=1, key="rev_n", persist_state=state.KEEP,
                        disabled=order != "random", help="How many samples the random draw takes")
-seed = c4.number_input("Seed", min_value=0, value=0, step=1, key="rev_seed", disabled=order != "random")
+seed = c4.number_input("Seed", min_value=0, value=0, step=1, key="rev_seed", disabled=order != "random",
+                       persist_state=state.KEEP)
 reviews = store.reviews(run_id)
 queue = review_queue(results, metric, order, n=int(size) if order == "random" else None, seed=int(seed),
                      reviewed=store.reviewed_indices(run_id, metric))
 if not queue:
-    st.success("Nothing left in this queue." if order == "unreviewed" else "No sample has a score on this metric.")
+    errors.success("Nothing left in this queue." if order == "unreviewed" else "No sample has a score on this metric.",
+                   icon=None)
     rv.agreement_table(rv.agreement(run_id))
     st.stop()
-pos = min(int(st.session_state.get("rev_pos", 0)), len(queue) - 1)
+pos = min(int(state.get(state.REV_POS, 0)), len(queue) - 1)
 index = queue[pos]
 result = dict(results)[index]
 scores = rv.reviewable(result)
@@ -60,7 +65,7 @@ st.progress((pos + 1) / len(queue), text=f"Sample {pos + 1} of {len(queue)} (#{i
 left, right = st.columns([3, 2])
 with left:
     if result.sample is not None:
-        ui.text_block("Question", result.sample.question)
+        views.text_block("Question", result.sample.question)
     rv.claims_view(result)
 with right:
     if name:
@@ -70,19 +75,19 @@ with right:
 
 
 def move(step: int) -> None:
-    st.session_state["rev_pos"] = max(0, min(len(queue) - 1, pos + step))
+    state.put(state.REV_POS, max(0, min(len(queue) - 1, pos + step)))
 
 
 def save(agree_all: bool = False) -> None:
     if not name:
-        st.session_state["rev_flash"] = "Type your name first: every review records who gave it."
+        state.put(state.REV_FLASH, "Type your name first: every review records who gave it.")
         return
-    with ui.guard("Saving the reviews"):
+    with errors.guard("Saving the reviews"):
         saved = store.record_many(rv.form_reviews(info, index, result, name, order, scores, agree_all))
-        st.session_state["rev_flash"] = f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{index}."
+        state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{index}.")
         if order != "unreviewed":  # a reviewed sample leaves that queue: the next one takes its place
             move(1)
-        st.session_state.pop(rv.REV_SHOWN, None)
+        state.drop(state.REV_SHOWN)
 
 
 b1, b2, b3, b4 = st.columns(4)
@@ -92,9 +97,10 @@ b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":m
           args=(True,))
 b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary", icon=":material/save:",
           on_click=save)
-flash = st.session_state.pop("rev_flash", None)
+flash = state.take(state.REV_FLASH)
 if flash:
-    (st.warning if flash.startswith("Type") else st.success)(flash)
+    # The flash is this page's own sentence (counts and an index, no user text): it is the template.
+    (errors.warning if flash.startswith("Type") else errors.success)(flash, icon=None)
 
 st.subheader("Judge agreement with your reviewers")
 table = rv.agreement(run_id)

@@ -149,7 +149,9 @@ STOP_APP = '''
 import time
 import streamlit as st
 from evaluator import EvalSample
-from pages import _ui as ui
+from evaluator.runs import RunConfig
+from pages import _runs as runs
+from pages import _state as state
 
 class SlowJudge:
     """A real judge that takes its time, so the run can be stopped half-way."""
@@ -157,21 +159,21 @@ class SlowJudge:
         time.sleep(0.01)
         return '{"score": 0.8, "reasoning": "slow but sure"}'
 
-if ui.LIVE not in st.session_state and ui.REPORT not in st.session_state:
+if state.LIVE not in st.session_state and state.REPORT not in st.session_state:
     samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
                for i in range(40)]
-    live = ui.start_run(samples, ui.RunConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
+    live = runs.start_run(samples, RunConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
     while live.done < 3:
         time.sleep(0.01)
     live.stop()
-    ui.watch(live)
+    runs.finish(live)
 '''
 
 
 def test_stop_through_the_session_keeps_every_finished_row_and_leaves_the_rest_pending(history):
     at = AppTest.from_string(STOP_APP, default_timeout=TIMEOUT).run()
     no_exception(at)
-    assert "live_run" not in at.session_state  # watch() collected the run
+    assert "live_run" not in at.session_state  # finish() collected the run
     report, meta = at.session_state["report"], at.session_state["run"]
     kept = len(report.results)
     assert 3 <= kept < 40 and (meta.status, meta.total, meta.error) == ("stopped", 40, None)
@@ -184,7 +186,9 @@ def test_stop_through_the_session_keeps_every_finished_row_and_leaves_the_rest_p
 FAIL_APP = '''
 import streamlit as st
 from evaluator import EvalSample
-from pages import _ui as ui
+from evaluator.runs import RunConfig
+from pages import _runs as runs
+from pages import _state as state
 
 class Gone(BaseException):
     """Not an Exception: nothing inside the scoring catches it."""
@@ -198,10 +202,10 @@ class DyingJudge:
             raise Gone("judge process gone")
         return '{"score": 0.8, "reasoning": "fine"}'
 
-if ui.REPORT not in st.session_state:
+if state.REPORT not in st.session_state:
     samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
                for i in range(6)]
-    ui.watch(ui.start_run(samples, ui.RunConfig(), dataset_name="dying.jsonl", judge=DyingJudge()))
+    runs.finish(runs.start_run(samples, RunConfig(), dataset_name="dying.jsonl", judge=DyingJudge()))
 '''
 
 

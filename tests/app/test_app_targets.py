@@ -68,7 +68,7 @@ def test_bad_target_options_are_shown_not_raised(app):
 
 def test_report_shows_target_latency_failures_and_the_trajectory(app):
     from evaluator.demo import agent_answer
-    from pages._ui import RunMeta
+    from pages._runs import RunMeta
 
     def target(question):
         if "refund" in question:

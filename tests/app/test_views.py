@@ -1,7 +1,7 @@
-"""pages/_ui.py helpers that need no running app."""
+"""pages/_views.py helpers that need no running app."""
 import pytest
 
-from pages._ui import format_duration
+from pages._views import format_duration
 
 
 @pytest.mark.parametrize("seconds, text", [

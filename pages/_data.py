@@ -1,0 +1,69 @@
+"""Datasets for the dashboard: uploads and bundled samples, parsed once per content (st.cache_data)."""
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import streamlit as st
+
+from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
+from evaluator.model import EvalSample
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+DEFAULT_SAMPLE = "sample.jsonl"
+SAMPLE_SUFFIXES = (".csv", ".jsonl", ".json")
+DEFAULT_MAX_ROWS = 100_000
+DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
+
+
+@dataclass
+class LoadedDataset:
+    """The dataset the Evaluate page will score."""
+
+    name: str
+    samples: List[EvalSample]
+    token: str  # content + mapping digest: a new token means a new dataset
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def bundled_files() -> List[str]:
+    """The bundled sample files, the default first."""
+    names = sorted(p.name for p in SAMPLE_DIR.glob("*") if p.suffix in SAMPLE_SUFFIXES)
+    return sorted(names, key=lambda n: n != DEFAULT_SAMPLE)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
+    """Columns, first rows and detected mapping of an upload (cached by content)."""
+    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name, surface=DASHBOARD)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
+def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
+          max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
+    """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
+    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
+                        surface=DASHBOARD, needs_answer=needs_answer)
+
+
+def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
+               max_rows: Optional[int] = DEFAULT_MAX_ROWS,
+               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True) -> LoadedDataset:
+    """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column.
+
+    `needs_answer=False` reads files without answers (a target will answer each question).
+    """
+    items = tuple(sorted((mapping or {}).items()))
+    samples = parse(data, name, items, max_rows, max_bytes, needs_answer)
+    return LoadedDataset(name, samples, digest(data + repr((items, needs_answer)).encode()))
+
+
+def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:
+    """A bundled sample dataset."""
+    return load_bytes((SAMPLE_DIR / name).read_bytes(), name)

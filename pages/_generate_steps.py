@@ -1,0 +1,198 @@
+"""The Generate page's steps: documents, settings, the live generation, its outcome, review and save.
+
+The generation runs on its own thread (evaluator.generate.runner.Generation); `live_generation` is
+an st.fragment that redraws its progress, as pages/_runs.py does for a run.
+"""
+import html
+from typing import Any, List, Optional
+
+import streamlit as st
+from streamlit import config as st_config
+
+from evaluator.generate.chart import coverage_chart
+from evaluator.generate.chunking import Chunk, chunk_documents
+from evaluator.generate.coverage import compute_coverage
+from evaluator.generate.documents import TABLE_FILES, TEXT_FILES, load_documents, load_uploads
+from evaluator.generate.gate import REASONS
+from evaluator.generate.items import TestItem, apply_edits, testset_bytes
+from evaluator.generate.kinds import DEFAULT_MIX, KINDS
+from evaluator.generate.runner import GenerateSettings, Generation
+from evaluator.judges.offline import OfflineJudge
+from evaluator.text import content_words, sentences
+
+from pages import _errors as errors
+from pages import _judge as judge_ui
+from pages import _nav as nav
+from pages import _runs as runs
+from pages import _state as state
+from pages import _team as team
+from pages._data import digest
+
+ITEM_LANGUAGES = {"auto": "each document's own", "en": "English", "ar": "Arabic",
+                  "mix": "English and Arabic, half each"}
+UPLOADS, FOLDER = "Upload files", "A folder on this computer"
+LOCAL = ("127.0.0.1", "localhost", "::1")
+
+
+def is_local() -> bool:
+    """A folder path is offered only when the dashboard serves this machine alone (a laptop). Team mode
+    never offers it: behind an SSO proxy on the same host the server listens on 127.0.0.1 too."""
+    return not team.config().team and str(st_config.get_option("server.address") or "127.0.0.1") in LOCAL
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading and chunking the documents…")
+def chunks_of(token: str, _source: Any, chunk_chars: int) -> List[Chunk]:
+    docs = load_uploads(_source) if isinstance(_source, list) else load_documents(_source)
+    return chunk_documents(docs, chunk_chars)
+
+
+def documents_step() -> Optional[List[Chunk]]:
+    st.subheader("1. Documents")
+    sources = [UPLOADS, FOLDER] if is_local() else [UPLOADS]
+    source = st.radio("Documents", sources, key="gen_source", horizontal=True, label_visibility="collapsed")
+    size = int(st.number_input("Largest chunk (characters)", 200, 8000, 1200, step=100, key="gen_chunk_chars"))
+    if source == FOLDER:
+        folder = st.text_input("Folder", key="gen_folder", placeholder="/home/me/docs")
+        if not folder.strip():
+            return None
+        with errors.guard("Reading the folder"):
+            return chunks_of(f"folder:{folder.strip()}", folder.strip(), size)
+        return None
+    types = [t.lstrip(".") for t in TEXT_FILES + TABLE_FILES]
+    files = st.file_uploader("Documents (.md .txt .html .pdf, or a CSV/JSONL/Parquet table with title and body)",
+                             type=types, accept_multiple_files=True, key="gen_uploads")
+    if not files:
+        return None
+    token = "|".join(f"{f.name}:{digest(f.getvalue())}" for f in files)
+    with errors.guard("Reading the documents"):
+        return chunks_of(token, list(files), size)
+    return None
+
+
+def settings_step() -> tuple:
+    st.subheader("2. Settings")
+    c1, c2, c3 = st.columns(3)
+    n = int(c1.number_input("Items to keep", 1, 1000, 20, key="gen_n"))
+    kinds = c2.multiselect("Kinds", list(KINDS), default=list(DEFAULT_MIX), key="gen_kinds",
+                           format_func=lambda k: f"{k} ({KINDS[k].label})")
+    language: str = c3.selectbox("Language of the items", list(ITEM_LANGUAGES), key="gen_item_language",
+                                 format_func=ITEM_LANGUAGES.__getitem__)
+    config = judge_ui.judge_widgets("gen", run_options=False)
+    if config.offline:
+        errors.warning("No model: offline extractive mode. Each question is a sentence of a chunk with one word "
+                       "blanked. Use such a set for retrieval checks (expected-document recall) only, not to judge "
+                       "answers.", icon=":material/science:")
+    mix = {k: DEFAULT_MIX[k] for k in kinds} or dict(DEFAULT_MIX)
+    return GenerateSettings(n=n, mix=mix, language=language, workers=4), config
+
+
+def start(chunks: List[Chunk], settings: GenerateSettings, config: Any, existing: List[TestItem]) -> None:
+    judge = OfflineJudge() if config.offline else config.build_judge(judge_ui.api_key("gen"))
+    gen = Generation(judge, chunks, settings, existing=existing, generator=config.model)
+    state.put(state.GEN, gen.start())
+
+
+def progress(gen: Generation) -> None:
+    total = gen.settings.n
+    st.progress(min(len(gen.items) / total, 1.0), text=f"{len(gen.items)}/{total} items kept, "
+                f"{gen.attempts} attempts, {sum(gen.rejected.values())} rejected, {gen.calls} judge calls")
+
+
+def busy(gen: Optional[Generation]) -> bool:
+    return gen is not None and (gen.running or gen.status == "ready")
+
+
+@st.fragment(run_every=runs.UI_INTERVAL)
+def live_generation() -> None:
+    """The generation's progress and Stop, redrawn by Streamlit; reruns the page when it has ended."""
+    gen: Optional[Generation] = state.get(state.GEN)
+    if gen is None or getattr(gen, "collected", False):
+        return  # a late tick after the page has shown the outcome: nothing to redraw
+    if runs.no_browser():
+        gen.join()
+    if not busy(gen):
+        st.rerun()  # the whole page: it collects the items and shows the outcome and the review
+    if st.button("Stop", key="gen_stop", icon=":material/stop:"):
+        gen.stop()
+    progress(gen)
+
+
+def collect(gen: Generation) -> None:
+    """Add an ended generation's items to the page's items, once."""
+    if getattr(gen, "collected", False):
+        return
+    gen.collected = True  # type: ignore[attr-defined]
+    state.put(state.GEN_ITEMS, list(gen.existing) + list(gen.items))
+
+
+def outcome(gen: Generation, chunks: List[Chunk], config: Any) -> None:
+    if gen.status == "failed":
+        errors.error("The model failed, so generation stopped: {problem}", problem=gen.error or "",
+                     icon=":material/error:")
+    short = gen.shortfall()
+    if short:
+        errors.warning("{short}", short=short, icon=":material/warning:")
+    reasons = [{"reason": r, "items": c, "what it means": REASONS.get(r, r)} for r, c in gen.rejected.most_common()]
+    if reasons:
+        st.caption("Rejected by the quality gate")
+        st.dataframe(reasons, hide_index=True)
+    kept = state.get(state.GEN_ITEMS, [])
+    wanted = state.get(state.GEN_TARGET_N, gen.settings.n)
+    if gen.status in ("stopped", "short") and len(kept) < wanted:
+        if st.button(f"Resume ({wanted - len(kept)} more)", key="gen_resume", icon=":material/play_arrow:"):
+            with errors.guard("Resuming"):
+                start(chunks, GenerateSettings(**{**gen.settings.__dict__, "n": wanted - len(kept)}), config, kept)
+                st.rerun()
+
+
+def highlighted(chunk: Chunk, reference: str) -> str:
+    """The chunk as escaped HTML, the sentences that share most of the reference's words marked."""
+    ref = set(content_words(reference))
+    parts = []
+    for sent in sentences(chunk.text):
+        words = set(content_words(sent))
+        text = html.escape(sent)
+        parts.append(f"<mark>{text}</mark>" if ref and len(words & ref) >= 0.5 * min(len(ref), len(words) or 1)
+                     else text)
+    head = html.escape(f"{chunk.title} · {chunk.section} · {chunk.chunk_id}")
+    return f"<div dir='auto'><b>{head}</b><br>{' '.join(parts)}</div>"
+
+
+def review(chunks: List[Chunk]) -> None:
+    items: List[TestItem] = state.get(state.GEN_ITEMS, [])
+    if not items:
+        return
+    st.subheader("3. Review")
+    coverage = compute_coverage(chunks, items)
+    errors.caption("{summary}", summary=coverage.summary())  # names the documents: user text
+    st.altair_chart(coverage_chart(coverage), use_container_width=True)
+    gaps = coverage.uncovered()
+    if gaps:
+        with st.expander(f"{len(gaps)} sections no item touches"):
+            st.dataframe([{"document": t, "section": s} for t, s in gaps], hide_index=True)
+    rows = [{"keep": True, "id": i.id, "kind": i.kind, "language": i.language, "question": i.question,
+             "reference answer": i.ground_truth, "expected docs": "; ".join(i.expected_docs),
+             "keywords": "; ".join(i.expected_answer_keywords)} for i in items]
+    edited = st.data_editor(rows, key="gen_editor", hide_index=True, disabled=["id", "kind", "language"])
+    kept = apply_edits(items, edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited))
+    by_id = {c.chunk_id: c for c in chunks}
+    pick = st.selectbox("Source of", [i.id for i in items], key="gen_pick")
+    chosen = next(i for i in items if i.id == pick)
+    st.text(chosen.question)
+    for cid in chosen.chunk_ids:
+        if cid in by_id:
+            st.html(highlighted(by_id[cid], chosen.ground_truth))
+    save(kept)
+
+
+def save(items: List[TestItem]) -> None:
+    st.subheader("4. Save")
+    st.caption(f"{len(items)} items. The file is a dataset: run it against your pipeline on the Evaluate page "
+               "(answers: call my pipeline) or with `ragmeter evaluate testset.jsonl --target …`.")
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Download JSONL", testset_bytes(items, ".jsonl"), "testset.jsonl", key="gen_dl_jsonl")
+    c2.download_button("Download CSV", testset_bytes(items, ".csv"), "testset.csv", key="gen_dl_csv")
+    if c3.button("Use on the Evaluate page", key="gen_use", type="primary", icon=":material/science:"):
+        state.put(state.UPLOAD, ("generated-testset.jsonl", testset_bytes(items, ".jsonl")))
+        state.drop(state.EVAL_SOURCE)  # the Evaluate page then opens on the upload
+        st.switch_page(nav.EVALUATE_PAGE)

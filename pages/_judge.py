@@ -1,0 +1,155 @@
+"""The judge picker (judge, language, model, key, run options), its pre-run estimate and its key.
+
+The same widgets are drawn under a key prefix on several pages ("eval", "spot", "hist_rescore");
+`_state.judge_key(prefix, field)` names each one. The API key is never part of a RunConfig (it is
+never stored): read it with `api_key(prefix)` when the judge is built.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from typing import Any, Dict, List
+
+import streamlit as st
+
+from evaluator.judges.cache import default_cache_path
+from evaluator.judges.openai import DEFAULT_BASE_URL
+from evaluator.judges.registry import get_judge, judge_kinds, judge_plugin_errors
+from evaluator.model import EvalSample
+from evaluator.runs import OPENAI as OPENAI_JUDGE, RunConfig
+
+from pages import _errors as errors
+from pages import _state as state
+from pages import _team as team
+
+OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
+LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
+
+
+def env_api_key(base_url: str = "") -> str:
+    """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else '' -- for OpenAI's own URL
+    (or none typed) only: a base URL typed in the page never receives the server's key. In team mode
+    never: a configured judge's key is read from its api_key_env when the judge is built."""
+    if team.config().team or base_url.strip().rstrip("/") not in ("", DEFAULT_BASE_URL):
+        return ""
+    key = os.environ.get("OPENAI_API_KEY", "")
+    if key:
+        return key
+    try:
+        return str(st.secrets.get("OPENAI_API_KEY", "") or "")
+    except Exception:  # no secrets file at all: Streamlit raises rather than returning empty
+        return ""
+
+
+def api_key(prefix: str) -> str:
+    """The key typed in `prefix`'s API key field, read from its state at the moment of use (a key left
+    with Tab counts as much as one confirmed with Enter), else OPENAI_API_KEY from the environment/secrets."""
+    typed = "" if team.config().team else str(state.get(state.judge_key(prefix, "api_key")) or "")
+    if state.get(state.judge_key(prefix, "judge"), OPENAI) != OPENAI:
+        return typed  # another judge reads its own variable when it is built
+    return typed or env_api_key(str(state.get(state.judge_key(prefix, "base_url")) or ""))
+
+
+def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
+    """Judge, language and (for runs) workers/cache/prices; widget keys start with `prefix`.
+
+    The API key is not part of the config (it is never stored): read it with `api_key(prefix)`.
+    """
+    key = lambda field: state.judge_key(prefix, field)  # noqa: E731
+    if team.config().team:  # judges by name from [[judges]]: no base URL, no key field
+        c1, c2 = st.columns([3, 2])
+        language: Any = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__,
+                                     key=key("language"), persist_state=state.KEEP)
+        with c1:
+            config = team.judge_picker(prefix, language)
+        return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config
+    for problem in judge_plugin_errors():  # a judge package that fails to load: said, not a traceback
+        errors.error("{problem}", problem=problem, icon=":material/extension_off:")
+    labels = {get_judge(kind).label: kind for kind in judge_kinds()}  # the registered judges, built-ins first
+    c1, c2 = st.columns([3, 2])
+    label = c1.radio("Judge", list(labels), key=key("judge"), horizontal=True, persist_state=state.KEEP)
+    language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
+                            persist_state=state.KEEP)
+    entry = get_judge(labels.get(label, "offline"))
+    if entry.offline:
+        st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
+        return RunConfig(language=language)
+    if entry.kind != OPENAI_JUDGE:
+        return plugin_judge_widgets(prefix, entry.kind, language, run_options)
+    c1, c2, c3 = st.columns(3)
+    base_url = c1.text_input("Base URL", key=key("base_url"), placeholder="https://api.openai.com/v1",
+                             help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.",
+                             persist_state=state.KEEP)
+    model = c2.text_input("Model", value="gpt-4o-mini", key=key("model"), persist_state=state.KEEP)
+    # The field starts empty on purpose: a pre-filled value would travel to the browser.
+    # A password field left with Tab never commits (focus moves to its own show-password eye, so the
+    # field is not blurred) and Run would go without the key. live="0ms" + "ignore": every keystroke
+    # stages the value in the browser, which sends it with the next rerun (the Run click) without
+    # rerunning by itself, so even a click right after typing carries the key.
+    typed = c3.text_input("API key", type="password", key=key("api_key"), live="0ms", on_change="ignore",
+                          help="Used for this session's judge calls only; never saved or exported.",
+                          persist_state=state.KEEP)
+    if not typed:
+        st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
+                                        if env_api_key(base_url) else "fine for local servers; hosted APIs need one "
+                                        "(the server's own key goes only to OpenAI's URL)."))
+    config = RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(), language=language,
+                       max_workers=1)
+    return replace(config, **run_option_widgets(prefix)) if run_options else config
+
+
+def plugin_judge_widgets(prefix: str, kind: str, language: Any, run_options: bool) -> RunConfig:
+    """A registered judge other than the built-ins: a model name and a key when its entry asks for them."""
+    entry = get_judge(kind)
+    c1, c2 = st.columns(2)
+    model = c1.text_input("Model", key=state.judge_key(prefix, f"{kind}_model"),
+                          persist_state=state.KEEP) if entry.needs_model else ""
+    if entry.needs_key:  # the field starts empty: a pre-filled value would travel to the browser
+        c2.text_input("API key", type="password", key=state.judge_key(prefix, "api_key"), live="0ms",
+                      on_change="ignore", persist_state=state.KEEP,
+                      help=f"Used for this session's judge calls only; empty: {entry.key_env or 'none'} "
+                           "from the environment.")
+    config = RunConfig(judge=kind, model=model.strip(), language=language, max_workers=1)
+    return replace(config, **run_option_widgets(prefix, entry.batch_api)) if run_options else config
+
+
+def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
+    """Workers, judge cache, token prices and Batch API of a run with an API judge (RunConfig fields)."""
+    key = lambda field: state.judge_key(prefix, field)  # noqa: E731
+    c1, c2, c3, c4 = st.columns(4)
+    batch = batch_api and st.checkbox("Batch API", key=key("batch"), persist_state=state.KEEP,
+                        help="Send every judge call in one OpenAI Batch API job (/files + /batches): half price "
+                             "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
+                             "or leave: resuming the run from History picks the batch up.")
+    cache = c2.checkbox("Judge cache", value=True, key=key("cache"), persist_state=state.KEEP,
+                        help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}")
+    return {
+        "batch": batch,
+        "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=key("workers"), persist_state=state.KEEP,
+                                           help="Samples scored at once; backs off by itself on rate limits.")),
+        "cache": str(default_cache_path()) if cache else "",
+        "price_in": c3.number_input("Price / 1M input tokens", 0.0, None, None, key=key("price_in"),
+                                    persist_state=state.KEEP),
+        "price_out": c4.number_input("Price / 1M output tokens", 0.0, None, None, key=key("price_out"),
+                                     persist_state=state.KEEP),
+    }
+
+
+@st.cache_data(max_entries=8, show_spinner="Estimating judge calls…")
+def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[str, Any]:
+    """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token and
+    run config (`config_json`: RunConfig.to_dict() as sorted JSON)."""
+    from evaluator.costs import estimate_run
+
+    config = RunConfig.from_dict(json.loads(config_json))
+    return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
+                        metrics=config.chosen_metrics(), repeats=config.repeats,
+                        judge_mode=config.judge_mode).to_dict()
+
+
+def dashboard_hint(message: str) -> str:
+    """A library error's advice in the dashboard's own words."""
+    from evaluator.judges.openai import KEY_HINT
+
+    return message.replace(KEY_HINT, "check the API key (type it under Judge, or set OPENAI_API_KEY)")

@@ -1,0 +1,325 @@
+"""The Report page's sections, top to bottom: header, metric cards, summary, advice, judge noise and
+usage, target, agreement with people, the samples table with its filters, the drill-down, downloads."""
+from functools import partial
+from pathlib import Path
+from typing import Any, Dict, Sequence
+
+import streamlit as st
+
+from evaluator.analysis import judging
+from evaluator.analysis.advice import recommendations
+from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
+from evaluator.analysis.noise import judge_noise
+from evaluator.costs import price
+from evaluator.metrics.rubric import rubrics_in_settings
+from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.runs import RunConfig
+from evaluator.verdict import RowCounts, verdict
+
+from pages import _data as data
+from pages import _errors as errors
+from pages import _nav as nav
+from pages import _report_data as report_data
+from pages import _reviewing as rv
+from pages import _runs as runs
+from pages import _state as state
+from pages import _team as team
+from pages import _views as views
+from pages._run_panel import verdict_box as run_verdict_box
+from pages._judge import dashboard_hint
+from pages._runs import RunMeta
+
+
+def empty_report() -> None:
+    """No report yet: say where to get one, and offer the one-click sample run."""
+    meta = state.run_meta()
+    if meta is not None and meta.error:
+        errors.error("The last run failed before scoring anything: {problem}", problem=meta.error)
+    errors.info("No report yet. Score a dataset on the **Evaluate** page, or try the bundled sample right now: "
+            "offline, no API key, a few seconds.", icon=":material/waving_hand:")
+    c1, c2, _ = st.columns([2, 2, 3])
+    if c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
+        with errors.guard("Running the sample"):
+            dataset = data.load_sample()
+            runs.start_run(dataset.samples, RunConfig(), dataset_name=dataset.name)
+            st.rerun()  # the page follows the run, then shows its report
+    with c2:
+        nav.button_link("Go to Evaluate", nav.EVALUATE_PAGE, key="btn_go_evaluate")
+
+
+def report_caption(report: EvalReport, meta: RunMeta) -> str:
+    """Dataset, size, judge (its model name is the user's), time, status and run id, as Markdown."""
+    n = len(report.results)
+    parts = [errors.fmt("**{name}**", name=meta.dataset_name), f"{n:,} sample{'' if n == 1 else 's'}",
+             errors.fmt("judge: {judge}", judge=judging.judge_status(report, meta.settings)),
+             views.format_duration(report.total_time), errors.fmt("status: {status}", status=meta.status)]
+    return " · ".join(parts + ([errors.fmt("run {id}", id=errors.code_span(meta.run_id))] if meta.run_id else []))
+
+
+def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None:
+    """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
+    if meta.status == "stopped" and meta.total > len(report.results):
+        errors.warning("This run was stopped: {n:,} of {total:,} samples are scored. Resume it from the History "
+                       "page.", n=len(report.results), total=meta.total)
+    cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
+    reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
+    for start in range(0, len(cards), 4):
+        for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
+            with col.container(border=True, height="stretch"):
+                st.metric(errors.md(name), "N/A" if mean is None else f"{mean:.3f}",
+                          help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
+                          "Mean over the samples this metric could score.")
+                st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
+                st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
+                if s is not None and rv.card_line(reviewed.get(s.name)):
+                    st.caption(rv.card_line(reviewed.get(s.name)))
+
+
+def card_caption(s: Any) -> str:
+    if s.mean is None:
+        return f"not scored on any of {s.n_total} samples"
+    text = f"± {s.std:.3f}" if s.std is not None else "± –"
+    if s.ci_low is not None:
+        text += f" · 95% CI {s.ci_low:.3f}–{s.ci_high:.3f}"
+    text += f" · scored {s.n_scored}/{s.n_total}"
+    return text + (f" · :material/warning: {s.n_fallback} fallback" if s.n_fallback else "")
+
+
+def summary_table(sums: Sequence[Any]) -> None:
+    """The per-metric summary: mean, std, CI, counts, band and how the scores were made."""
+    rows = [{"metric": s.name, "mean": s.mean, "std": s.std, "95% CI low": s.ci_low, "95% CI high": s.ci_high,
+             "scored": s.n_scored, "total": s.n_total, "fallback": s.n_fallback, "skipped": s.n_skipped,
+             "band": band(s.mean) if s.mean is not None else "N/A",
+             "how": ", ".join(f"{METHOD_LABELS.get(m, m)}: {n}" for m, n in s.methods.items())} for s in sums]
+    three = st.column_config.NumberColumn(format="%.3f")
+    config = {c: three for c in ("mean", "std", "95% CI low", "95% CI high")}
+    config["how"] = st.column_config.TextColumn("how", width="large")
+    views.records_table(rows, column_config=config)
+
+
+def advice_view(sums: Sequence[Any], meta: RunMeta) -> None:
+    st.subheader("What to improve")
+    advice = recommendations({s.name: s.mean for s in sums}, metrics=rubrics_in_settings(meta.settings))
+    for item in advice:
+        with st.container(border=True):
+            st.markdown(errors.fmt("**{metric}** {badge} — {diagnosis}", metric=item.metric,
+                                   badge=errors.Markdown(views.badge(item.score)), diagnosis=item.diagnosis),
+                        unsafe_allow_html=True)
+            st.markdown("\n".join(f"- {errors.md(action)}" for action in item.actions))
+    if not advice:
+        errors.success("Every metric is at least Good ({good}). Nothing urgent to fix.", good=band_ranges()["Good"],
+                       icon=None)
+
+
+def noise_view(report: EvalReport) -> None:
+    """The judge's disagreement with itself, when each metric was asked more than once per sample."""
+    noise = judge_noise(report)
+    if not noise:
+        return
+    st.subheader("Judge noise")
+    st.caption("Each judged metric was asked more than once per sample. Within-sample std: the mean spread of "
+               "one sample's judge scores. Band flips: samples whose band differs between repeats.")
+    views.records_table([{"metric": n.metric, "repeats": n.repeats, "samples": n.samples,
+                       "within-sample std": n.mean_std, "band flips": f"{n.band_flip_share:.0%}"} for n in noise],
+                     column_config={"within-sample std": st.column_config.NumberColumn(format="%.3f")})
+
+
+def usage_view(report: EvalReport, meta: RunMeta) -> None:
+    """Judge calls, cache hits, tokens, retries and cost."""
+    st.subheader("Judge usage")
+    if (meta.settings.get("judge") or "offline") == "offline":
+        st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
+        return
+    usage = report.usage or {}
+    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
+                 meta.settings.get("price_in"), meta.settings.get("price_out"))
+    ok, asked = judging.judge_calls(usage)
+    cells = [("Judge calls", "calls"), ("Failed calls", "failures"), ("Cache hits", "cache_hits"),
+             ("Prompt tokens", "prompt_tokens"), ("Completion tokens", "completion_tokens"), ("Retries", "retries")]
+    columns = st.columns(len(cells) + 1)
+    for col, (label, key) in zip(columns, cells):
+        col.metric(label, f"{usage.get(key, 0):,}")
+    columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
+                       help="Give prices per million tokens in the judge settings to see the cost." if cost is None
+                       else None)
+    usable, _ = judging.usable_replies(usage)
+    cached = usage.get("cached_prompt_tokens") or 0
+    note = (f" {cached:,} of the prompt tokens were read from the server's prompt cache (billed at a discount "
+            "by OpenAI; the cost shown counts them at the full price)." if cached else "")
+    st.caption(f"{ok:,} of {asked:,} judge calls answered, {usable:,} of {asked:,} replies usable"
+               + ("; no prices given, so no cost." if cost is None else ".") + note)
+
+
+def target_view(report: EvalReport) -> None:
+    """Latency and failures of the calls to the user's pipeline, when a target answered."""
+    stats = report.target_stats()
+    if not stats:
+        return
+    st.subheader("Target")
+    fmt = lambda ms: "–" if ms is None else f"{ms:,.0f} ms"  # noqa: E731
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Target calls", f"{stats['calls']:,}")
+    c2.metric("Failed calls", f"{stats['failures']:,}")
+    c3.metric("Latency p50", fmt(stats["p50_ms"]))
+    c4.metric("Latency p95", fmt(stats["p95_ms"]))
+    if stats["failures"]:
+        errors.error("{failures} of {calls} target calls failed: their rows are kept with the reason (column "
+                     "target_error) and their metrics are skipped.", failures=stats["failures"], calls=stats["calls"],
+                     icon=":material/error:")
+
+
+def agreement_view(report: EvalReport, meta: RunMeta) -> None:
+    """Agreement with human labels (human_<metric> columns), when the data has any."""
+    table = report_data.agreement(meta.token, report)
+    if not table:
+        return
+    from evaluator.charts import calibration_chart
+
+    st.subheader("Agreement with human labels")
+    st.caption("AUROC for 0/1 labels (0.5 = chance, 1 = perfect ranking); Spearman/Kendall for graded labels; "
+               "MAE against labels scaled to 0–1. Trust a metric's chart only as far as it agrees with people.")
+    three = st.column_config.NumberColumn(format="%.3f")
+    views.records_table([{"metric": a.metric, "rows": a.n, "labels": a.kind, "AUROC": a.auroc, "Spearman": a.spearman,
+                       "Kendall": a.kendall, "MAE": a.mae} for a in table.values()],
+                     column_config={c: three for c in ("AUROC", "Spearman", "Kendall", "MAE")})
+    chart = calibration_chart(table)
+    if chart is not None:
+        st.altair_chart(chart, width="stretch")
+
+
+def filter_frame(frame: Any) -> Any:
+    """Filter widgets (text, category, metric threshold, method) and the rows they keep."""
+    cols = report_data.score_columns(frame)
+    categories = sorted(frame["category"].dropna().unique()) if "category" in frame else []
+    state.drop_stale(state.REP_CATEGORIES, categories)  # kept from a report with other categories
+    state.drop_stale(state.REP_METRIC, ["(any)"] + cols)
+    c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
+    text = c1.text_input("Search question / answer / id", key="rep_search", persist_state=state.KEEP)
+    chosen = c2.multiselect("Category", categories, key=state.REP_CATEGORIES,
+                            persist_state=state.KEEP) if categories else []
+    metric = c3.selectbox("Metric", ["(any)"] + cols, key=state.REP_METRIC, persist_state=state.KEEP)
+    at_most = c4.slider("at most", 0.0, 1.0, 1.0, 0.05, key="rep_max", disabled=metric == "(any)",
+                        persist_state=state.KEEP)
+    methods = st.multiselect("Scored by (any metric)", list(METHOD_LABELS), format_func=METHOD_LABELS.__getitem__,
+                             key="rep_methods", persist_state=state.KEEP)
+    return report_data.select_rows(frame, text=text, categories=chosen,
+                                   metric=None if metric == "(any)" else metric, at_most=at_most, methods=methods)
+
+
+def samples_table(frame: Any, limit: int = 2_000) -> None:
+    """Scores before the long texts, to 3 decimals, tinted by band (up to `limit` rows: styling is slow)."""
+    cols = report_data.score_columns(frame)
+    head = [c for c in ("#", "sample_id", "category", "turns", "worst turn") if c in frame.columns]
+    texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
+    table = frame[head + ["overall"] + [c for c in cols if c != "overall"] + texts]
+    config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols}
+    if len(table) <= limit:
+        views.records_table(table.style.map(band_tint, subset=cols), column_config=config, height=360)
+    else:  # sent in chunks as the user scrolls or sorts: 10,000 rows at once slow the page down
+        views.records_table(table, column_config=config, height=360, lazy=True)
+
+
+def band_tint(value: Any) -> str:
+    if value is None or value != value:  # None or NaN: skipped
+        return ""
+    return f"background-color: {BAND_COLORS[band(float(value))]}40"  # the band's colour, light
+
+
+def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
+    st.subheader("Drill-down")
+    options = shown["#"].tolist()[:1000]
+    if not options:
+        errors.info("No sample matches the filters.")
+        return
+    if len(shown) > len(options):
+        st.caption("Listing the first 1,000 matches; narrow the filters to reach the others.")
+    state.drop_stale(state.REP_SAMPLE, options)  # kept from a bigger report, or filtered out
+    pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key=state.REP_SAMPLE,
+                        persist_state=state.KEEP)  # options are plain text: the question is shown as typed
+    with st.expander("Claims on the text", expanded=True):
+        rv.claims_view(report.results[pick])
+    views.result_view(report.results[pick])
+
+
+def sample_label(frame: Any, i: int) -> str:
+    row = frame.loc[frame["#"] == i].iloc[0]
+    question = str(row.get("question") or "")
+    question = question if len(question) <= 70 else question[:67] + "…"
+    overall = row["overall"]
+    shown = views.format_score(None if overall != overall else overall)  # NaN: nothing scored
+    return f"#{i} · {row.get('sample_id')} · {question} (overall {shown})"
+
+
+def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None:
+    """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
+    from evaluator import charts as chart_io
+    from evaluator.io import export
+
+    stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
+    # A download needs no rerun; one would also replace the other buttons' deferred files while a
+    # second click is on its way ("Deferred file not found", and that download never starts).
+    c1, c2, c3, c4 = st.columns(4)
+    c1.download_button("Download CSV", lambda: export.results_csv(report), f"{stem}.csv", "text/csv", key="dl_csv",
+                       icon=":material/table:", on_click="ignore")
+    c2.download_button("Download JSON", lambda: export.results_json(report, settings=meta.settings),
+                       f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
+                       on_click="ignore")
+    c3.download_button("Download HTML report", lambda: export.html_report(
+        report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
+        settings=meta.settings, labels_agreement=report_data.agreement(meta.token, report) or None), f"{stem}.html",
+        "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
+    c4.download_button("Download Parquet", lambda: export.results_parquet(report), f"{stem}.parquet",
+                       "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
+                       on_click="ignore")
+    for i, (name, chart) in enumerate(charts.items()):
+        slug = name.split()[0].lower()
+        c1, c2, _ = st.columns(3)
+        c1.download_button(f"{name} chart (PNG)", partial(chart_io.chart_png, chart), f"{stem}-{slug}.png",
+                           "image/png", key=f"dl_png_{i}", on_click="ignore")
+        c2.download_button(f"{name} chart (SVG)", partial(chart_io.chart_svg, chart), f"{stem}-{slug}.svg",
+                           "image/svg+xml", key=f"dl_svg_{i}", on_click="ignore")
+
+
+def trust_notes(report: EvalReport) -> None:
+    """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
+    from evaluator.analysis import judging
+
+    stopped = judging.stopped_reason(report)
+    fallback, judged = judging.fallback_counts(report)
+    if stopped:
+        errors.error("**The run stopped: the judge failed.** {hint}", hint=dashboard_hint(stopped),
+                     icon=":material/error:")
+    if fallback:
+        errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
+                       "({cause}): those scores are lexical estimates.", fallback=fallback, judged=judged,
+                       cause=judging.main_cause(report) or "see each score", icon=":material/warning:")
+    if judging.is_offline(report):
+        errors.info("{notice}", notice=judging.OFFLINE_NOTICE, icon=":material/info:")
+
+
+def verdict_box(report: EvalReport) -> None:
+    """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
+    ending = verdict(report)
+    if not ending.ok and not judging.stopped_reason(report):
+        run_verdict_box(ending)
+
+
+def open_shared_run() -> None:
+    """A share link (/report?run=<run_id>) opens its run, unless the id is the one this page put there itself;
+    then the address bar names the run shown, so it is the share link."""
+    shared = str(st.query_params.get("run") or "")
+    meta = state.run_meta()
+    if shared and shared != state.get(state.LINKED) and (meta is None or meta.run_id != shared):
+        with errors.guard("Opening the shared run"):
+            runs.open_run(shared)
+    meta = state.run_meta()
+    if meta is not None and meta.run_id:
+        st.query_params["run"] = meta.run_id
+        state.put(state.LINKED, meta.run_id)
+
+
+def copy_link(meta: RunMeta) -> None:
+    if meta.run_id:
+        with st.popover("Copy link", icon=":material/link:"):
+            st.caption("Anyone allowed to view this dashboard opens this run with:")
+            st.code(runs.share_url(team.share_link("report", run=meta.run_id)), language=None)  # has a copy button
