@@ -32,8 +32,8 @@ from pages import _report_data as report_data
 from pages import _state as state
 from pages import _views as views
 
-PICK = "rep_sample"  # the Report's drill-down selectbox (the conversation's row number)
-FOCUS = "rep_chat_focus"  # (row, turn index) the "worst turn" button asked to open
+PICK = state.REP_SAMPLE  # the Report's drill-down selectbox (the conversation's row number)
+FOCUS = state.REP_CHAT_FOCUS  # (row, turn index) the "worst turn" button asked to open
 AVATARS = {USER: ":material/person:", ASSISTANT: ":material/smart_toy:", TOOL: ":material/build:"}
 
 
@@ -224,14 +224,15 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
         if st.button(f"Open the worst turn: {cid}, turn {turn.index + 1} (overall "
                      f"{views.format_score(turn.result.overall_score())})", key="btn_worst_turn",
                      icon=":material/trending_down:"):
-            st.session_state[PICK], st.session_state[FOCUS] = n, (n, turn.index)
+            state.put(PICK, n)
+            state.put(FOCUS, (n, turn.index))
     options = shown["#"].tolist()[:1000]
     if not options:
         errors.info("No conversation matches the filters.")
         return
     state.drop_stale(PICK, options)
     pick = st.selectbox("Conversation", options, format_func=lambda i: label(frame, i), key=PICK)
-    focus = st.session_state.get(FOCUS)
+    focus = state.get(FOCUS)
     result = report.results[pick]
     if isinstance(result, ConversationResult):
         conversation_view(result, focus[1] if focus and focus[0] == pick else None)

@@ -63,6 +63,7 @@ CHOSEN_METRICS = "eval_metrics"  # Evaluate: the metrics multiselect (callbacks 
 RUBRIC_NAME, RUBRIC_CRITERIA, RUBRIC_FIELDS = "rubric_name", "rubric_criteria", "rubric_fields"
 RUBRIC_SCALE, RUBRIC_STEPS, RUBRIC_UPLOAD = "rubric_scale", "rubric_steps", "rubric_upload"
 REP_CATEGORIES, REP_METRIC, REP_SAMPLE = "rep_categories", "rep_metric", "rep_sample"  # Report filters
+REP_CHAT_FOCUS = "rep_chat_focus"  # Report: (row, turn index) the "worst turn" button asked to open
 SPOT_QUESTION, SPOT_ANSWER = "spot_question", "spot_answer"
 SPOT_CONTEXTS, SPOT_GROUND_TRUTH = "spot_contexts", "spot_ground_truth"
 
