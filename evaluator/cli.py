@@ -279,6 +279,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 def is_conversation_run(args: argparse.Namespace) -> bool:
     """A conversation file, or --resume/--rescore of a run whose rows are conversations."""
+    if args.rescore and (args.resume or args.data or getattr(args, "target", None)):
+        return False  # a usage error, said by rescored_run before any run is looked up
     stored = args.resume or args.rescore
     if stored:
         return not args.no_history and open_store(args.history).get_run(stored).settings.get("kind") == CONVERSATIONS

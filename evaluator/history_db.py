@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence, Tuple, Type
@@ -106,6 +107,19 @@ class Session:
         return list(self.execute(sql, params).fetchall())
 
 
+def _switch_to_wal(db: sqlite3.Connection, attempts: int = 50) -> None:
+    """WAL mode, retried: several processes opening one new file at once make the switch answer
+    "database is locked" at once (SQLite's busy timeout does not cover it)."""
+    for attempt in range(attempts):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 + 0.01 * attempt)
+
+
 class SqliteDatabase(Database):
     dialect = "sqlite"
     order_column = "rowid"
@@ -122,7 +136,7 @@ class SqliteDatabase(Database):
         # page of their own. 8 KB pages cut the file by a fifth. Only a new, empty file takes the
         # setting (it must precede WAL mode); older files keep their page size.
         db.execute("PRAGMA page_size=8192")
-        db.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(db)
 
     def _db(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use (opening one per write costs ~1 ms)."""
