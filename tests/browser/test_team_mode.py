@@ -381,7 +381,8 @@ def test_no_page_sends_the_servers_secrets_anywhere_or_writes_a_typed_path(team,
         commit(page.get_by_role("textbox", name="Headers"), f"X-Leak: ${{{name}}}")
         refusal = main(page).get_by_text(re.compile("not allowed here")).first
         expect(refusal).to_be_visible()
-        refusals.append(refusal.inner_text().replace(name, "VAR"))
+        said = refusal.inner_text().replace("\u2060", "")
+        refusals.append(re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", "${VAR}", said))  # only the name may differ
     assert refusals[0] == refusals[1] and "not set" not in refusals[0]
     commit(page.get_by_role("textbox", name="Headers"), "X-Ok: ${RAG_TOKEN}")
     pick(page, "Judge", "team judge")

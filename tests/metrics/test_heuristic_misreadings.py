@@ -15,10 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def spot_check_examples():
-    """The Spot check page's own examples, read from the page (it imports streamlit)."""
-    source = (ROOT / "pages" / "spot_check.py").read_text()
-    start = source.index("EXAMPLES = ") + len("EXAMPLES = ")
-    return ast.literal_eval(source[start:source.index("\n\n\ndef fill_example")])
+    """The Spot check page's own examples (pages/_spot.py), keyed by its session keys."""
+    from pages._spot import EXAMPLES
+
+    return EXAMPLES
 
 
 def as_sample(example):
