@@ -33,7 +33,7 @@ from .analysis import judging
 from .analysis.noise import format_judge_noise, judge_noise
 from .cli_args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
 from .costs import estimate_run, usage_line
-from .errors import RagmeterError
+from .errors import HistoryError, RagmeterError
 from .io.conversations import CONVERSATIONS, dataset_kind
 from .io.datasets import CLI, load_dataset
 from .io.outputs import check_output, report_format
@@ -279,11 +279,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 def is_conversation_run(args: argparse.Namespace) -> bool:
     """A conversation file, or --resume/--rescore of a run whose rows are conversations."""
-    if args.rescore and (args.resume or args.data or getattr(args, "target", None)):
-        return False  # a usage error, said by rescored_run before any run is looked up
     stored = args.resume or args.rescore
     if stored:
-        return not args.no_history and open_store(args.history).get_run(stored).settings.get("kind") == CONVERSATIONS
+        if args.no_history:
+            return False
+        try:
+            return open_store(args.history).get_run(stored).settings.get("kind") == CONVERSATIONS
+        except HistoryError:
+            if args.rescore and (args.resume or args.data or getattr(args, "target", None)):
+                return False  # the usage error comes first: rescored_run says it
+            raise
     return bool(args.data) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS
 
 
