@@ -109,7 +109,7 @@ def team(browser, postgres_server, tmp_path_factory) -> Iterator[Dict[str, Any]]
     from pgserver import fresh_database
     from target_server import TargetServer
 
-    expect.set_options(timeout=20_000)  # this shared machine can take more than the default 5 s to draw a page
+    expect.set_options(timeout=60_000)  # this shared machine can take far more than the default 5 s inside the full suite to draw a page
     folder = tmp_path_factory.mktemp("team")
     history = fresh_database(postgres_server, "team_browser")
     listener = Listener()
@@ -140,7 +140,7 @@ def as_user(browser, team, artifacts_dir, request):
     def open_page(name: str | None) -> Page:
         headers = {HEADER: name} if name else {}
         context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, extra_http_headers=headers)
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(60_000)
         contexts.append(context)
         return context.new_page()
 
