@@ -23,7 +23,7 @@ from batch_server import BatchServer  # noqa: E402
 from offline_speed import unique_copies  # noqa: E402
 
 from evaluator import OpenAIJudge, RAGEvaluator, load_dataset  # noqa: E402
-from evaluator.batching import evaluate_batch  # noqa: E402
+from evaluator.scoring.batching import evaluate_batch  # noqa: E402
 from evaluator.judges.batch import BatchClient  # noqa: E402
 
 REPLY = '{"claims": [{"claim": "c", "verdict": "supported"}], "score": 0.8, "reasoning": "ok"}'

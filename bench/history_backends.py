@@ -40,7 +40,7 @@ from dashboard_10k import CHROMIUM, CHROMIUM_ARGS, free_port, generate, idle  # 
 from pgserver import fresh_database, running_postgres  # noqa: E402
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset  # noqa: E402
-from evaluator.history import RunStore  # noqa: E402
+from evaluator.store.history import RunStore  # noqa: E402
 from evaluator.model import EvalResult, EvalSample  # noqa: E402
 
 BATCH = 500

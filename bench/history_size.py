@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import _sentence, table  # noqa: E402
 
 from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
-from evaluator.history import MIGRATIONS, RunStore  # noqa: E402
+from evaluator.store.history import MIGRATIONS, RunStore  # noqa: E402
 from evaluator.io.records import result_to_record, sample_to_record  # noqa: E402
 from evaluator.model import EvalResult, EvalSample  # noqa: E402
 

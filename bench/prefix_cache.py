@@ -42,7 +42,7 @@ from typing import Any, Dict, List, Optional
 from _common import REPO, free_port, table
 
 from evaluator import EvalSample, OpenAIJudge, RAGEvaluator, load_dataset  # noqa: E402
-from evaluator.costs import estimate_run  # noqa: E402
+from evaluator.scoring.costs import estimate_run  # noqa: E402
 from evaluator.metrics.combined import COMBINED  # noqa: E402
 from evaluator.metrics.prompts import DATA_CLOSE  # noqa: E402
 from evaluator.metrics.registry import DEFAULT_METRICS, resolve_metrics  # noqa: E402

@@ -77,7 +77,7 @@ def library_times(result: EvalResult, rounds: int) -> dict:
 def apptest_times(result: EvalResult, rounds: int) -> list:
     from streamlit.testing.v1 import AppTest
 
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
 
     folder = tempfile.mkdtemp()
     os.environ["RAGMETER_HISTORY"] = str(Path(folder) / "history.sqlite3")

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from evaluator import load_dataset  # noqa: E402
 from evaluator.engines.ray import run_ray  # noqa: E402
-from evaluator.runs import OPENAI, RunConfig  # noqa: E402
+from evaluator.runs.run import OPENAI, RunConfig  # noqa: E402
 
 CHUNK = 50_000  # rows per Parquet row group while generating
 

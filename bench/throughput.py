@@ -46,7 +46,7 @@ from _common import (  # noqa: E402
 )
 
 from evaluator import OfflineJudge, OpenAIJudge, RAGEvaluator  # noqa: E402
-from evaluator.costs import estimate_run  # noqa: E402
+from evaluator.scoring.costs import estimate_run  # noqa: E402
 
 RAGAS_VERSION = "0.4.3"
 RAGAS_VENV = Path(tempfile.gettempdir()) / "ragmeter-bench-ragas-venv"
@@ -338,7 +338,7 @@ def print_ragmeter(runs: List[Dict[str, Any]], args: argparse.Namespace, estimat
     header = ["figure"] + [f"workers={r['workers']}" for r in runs]
     rows = [[label] + [_ragmeter_cell(r, label, key) for r in runs] for label, key in RAGMETER_ROWS]
     print(table(header, rows))
-    print(f"pre-run estimate (evaluator.costs.estimate_run, no network): "
+    print(f"pre-run estimate (evaluator.scoring.costs.estimate_run, no network): "
           f"{estimate.calls / args.n:.2f} calls/sample, {estimate.prompt_tokens / args.n:,.0f} prompt tokens/sample, "
           f"{estimate.completion_tokens / args.n:,.0f} completion tokens/sample")
 

@@ -34,7 +34,7 @@ from .errors import (
     TargetConfigError,
     TargetError,
 )
-from .evaluation import RAGEvaluator
+from .scoring.evaluation import RAGEvaluator
 from .judges.base import Judge
 from .judges.offline import OfflineJudge
 from .metrics.registry import Metric, register
@@ -48,12 +48,12 @@ _LAZY = {
     "load_dataset": "io.datasets",
     "Run": "runs",
     "RunConfig": "runs",
-    "RunStore": "history",
+    "RunStore": "store.history",
     "score_frame": "engines.partition",
     "summarize": "analysis.stats",
     "TargetConfig": "targets",
-    "RowCounts": "verdict",
-    "Verdict": "verdict",  # Verdict.of(report); the module name `verdict` would shadow a function export
+    "RowCounts": "scoring.verdict",
+    "Verdict": "scoring.verdict",  # Verdict.of(report); the module name `verdict` would shadow a function export
     "JudgeEntry": "judges.registry",  # a judge kind: register_judge(JudgeEntry(...)) or a ragmeter.judges plugin
     "register_judge": "judges.registry",
 }

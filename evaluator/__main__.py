@@ -1,6 +1,6 @@
 """`python -m evaluator ...` is the `ragmeter` command."""
 import sys
 
-from .cli import main
+from .cli.command import main
 
 sys.exit(main())

@@ -17,9 +17,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from evaluator.chat_records import conversation_of
-from evaluator.chat_runs import is_conversation_rows  # noqa: F401  (the Evaluate page asks)
-from evaluator.chat_scoring import ConversationResult, TurnResult, conversation_sample
+from evaluator.store.chat_records import conversation_of
+from evaluator.runs.chat_runs import is_conversation_rows  # noqa: F401  (the Evaluate page asks)
+from evaluator.scoring.conversations import ConversationResult, TurnResult, conversation_sample
 from evaluator.conversation import ASSISTANT, TOOL, USER, Conversation, Turn
 from evaluator.errors import DatasetError
 from evaluator.io.conversations import CONVERSATIONS, ConversationSet, dataset_kind, load_conversations

@@ -9,9 +9,9 @@ import streamlit as st
 
 from evaluator.analysis.compare import compare_runs
 from evaluator.errors import RagmeterError
-from evaluator.history import RunInfo, RunStore
+from evaluator.store.history import RunInfo, RunStore
 from evaluator.judges.registry import get_judge
-from evaluator.chat_runs import run_class
+from evaluator.runs.chat_runs import run_class
 
 from pages import _errors as errors
 from pages import _judge as judge_ui

@@ -17,7 +17,7 @@ from evaluator.judges.cache import default_cache_path
 from evaluator.judges.openai import DEFAULT_BASE_URL
 from evaluator.judges.registry import get_judge, judge_kinds, judge_plugin_errors
 from evaluator.model import EvalSample
-from evaluator.runs import OPENAI as OPENAI_JUDGE, RunConfig
+from evaluator.runs.run import OPENAI as OPENAI_JUDGE, RunConfig
 
 from pages import _errors as errors
 from pages import _state as state
@@ -140,7 +140,7 @@ def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
 def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[str, Any]:
     """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token and
     run config (`config_json`: RunConfig.to_dict() as sorted JSON)."""
-    from evaluator.costs import estimate_run
+    from evaluator.scoring.costs import estimate_run
 
     config = RunConfig.from_dict(json.loads(config_json))
     return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,

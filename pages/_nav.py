@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.config import ConfigError, typed_history_path
-from evaluator.history import default_history_location
+from evaluator.store.history import default_history_location
 
 from pages import _errors as errors
 from pages import _runs as runs

@@ -20,7 +20,7 @@ def summaries(token: str, _report: EvalReport) -> List[Any]:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def report_charts(token: str, _report: EvalReport) -> Dict[str, Any]:
     """The report's altair charts by name (category only when samples have categories)."""
-    from evaluator import charts
+    from evaluator.analysis import charts
 
     built = {"Means ± 1 std": charts.means_chart(_report, summaries=summaries(token, _report)),
              "Distributions": charts.distribution_chart(_report)}

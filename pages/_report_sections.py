@@ -10,11 +10,11 @@ from evaluator.analysis import judging
 from evaluator.analysis.advice import recommendations
 from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
 from evaluator.analysis.noise import judge_noise
-from evaluator.costs import price
+from evaluator.scoring.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
-from evaluator.runs import RunConfig
-from evaluator.verdict import RowCounts, verdict
+from evaluator.runs.run import RunConfig
+from evaluator.scoring.verdict import RowCounts, verdict
 
 from pages import _data as data
 from pages import _errors as errors
@@ -173,7 +173,7 @@ def agreement_view(report: EvalReport, meta: RunMeta) -> None:
     table = report_data.agreement(meta.token, report)
     if not table:
         return
-    from evaluator.charts import calibration_chart
+    from evaluator.analysis.charts import calibration_chart
 
     st.subheader("Agreement with human labels")
     st.caption("AUROC for 0/1 labels (0.5 = chance, 1 = perfect ranking); Spearman/Kendall for graded labels; "
@@ -252,7 +252,7 @@ def sample_label(frame: Any, i: int) -> str:
 
 def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
-    from evaluator import charts as chart_io
+    from evaluator.analysis import charts as chart_io
     from evaluator.io import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"

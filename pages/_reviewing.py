@@ -13,11 +13,11 @@ import streamlit as st
 
 from evaluator.analysis.claims import claim_views
 from evaluator.analysis.highlight import sample_html
-from evaluator.analysis.review_agreement import ReviewAgreement, corrected_line, review_agreement
-from evaluator.history import RunInfo, default_owner
+from evaluator.review.agreement import ReviewAgreement, corrected_line, review_agreement
+from evaluator.store.history import RunInfo, default_owner
 from evaluator.metrics.registry import get_metric
 from evaluator.model import METHOD_RULE, EvalResult, MetricScore
-from evaluator.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
+from evaluator.store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
 from pages import _errors as errors
 from pages import _runs as runs

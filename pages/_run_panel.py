@@ -7,9 +7,9 @@ from typing import Any, Optional
 import streamlit as st
 
 from evaluator.analysis import judging
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 from evaluator.targets import TargetConfig
-from evaluator.verdict import verdict
+from evaluator.scoring.verdict import verdict
 
 from pages import _chat_view as chat
 from pages import _errors as errors

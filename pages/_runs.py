@@ -1,6 +1,6 @@
 """Runs in the session: start one, follow it live, collect its report, open the history.
 
-A run is an evaluator.runs.Run on its own thread, so Stop keeps every finished row and leaving
+A run is an evaluator.runs.run.Run on its own thread, so Stop keeps every finished row and leaving
 the page does not kill it. Pages never wait for it: `live_progress` is an st.fragment that
 Streamlit reruns every UI_INTERVAL seconds (the browser asks for it), redrawing only the progress;
 when the run has ended it collects the report and reruns the whole page, which then shows how
@@ -16,10 +16,10 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.config import ConfigError, typed_history_path
-from evaluator.history import RunStore, default_history_location
+from evaluator.store.history import RunStore, default_history_location
 from evaluator.model import EvalReport, EvalSample
-from evaluator.chat_runs import ConversationRun, is_conversation_rows
-from evaluator.runs import Run, RunConfig
+from evaluator.runs.chat_runs import ConversationRun, is_conversation_rows
+from evaluator.runs.run import Run, RunConfig
 
 from pages import _errors as errors
 from pages import _state as state

@@ -3,7 +3,7 @@ from typing import List
 
 from evaluator.judges.base import close_judge
 from evaluator.model import EvalResult, EvalSample
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 
 from pages import _judge as judge_ui
 from pages import _state as state

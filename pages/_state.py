@@ -24,7 +24,7 @@ import streamlit as st
 
 if TYPE_CHECKING:  # types only: the modules that define them import this one
     from evaluator.model import EvalReport, EvalResult
-    from evaluator.runs import Run
+    from evaluator.runs.run import Run
     from pages._data import LoadedDataset
     from pages._runs import RunMeta
 
@@ -33,7 +33,7 @@ KEEP: Final = "session"  # persist_state of every widget whose value outlives a 
 # --- app data ---------------------------------------------------------------------------------
 REPORT = "report"  # EvalReport shown on the Report page
 RUN = "run"  # RunMeta: which run that report is (id, dataset, settings, status)
-LIVE = "live_run"  # evaluator.runs.Run while a run is being scored, until a page collects it
+LIVE = "live_run"  # evaluator.runs.run.Run while a run is being scored, until a page collects it
 DATASET = "dataset"  # LoadedDataset chosen on the Evaluate page
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
 RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)

@@ -19,7 +19,7 @@ import streamlit as st
 
 from evaluator.config import LOCAL_USER, Config, ConfigError, current
 from evaluator.errors import RagmeterError
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 
 from pages import _errors as errors
 

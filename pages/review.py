@@ -4,7 +4,7 @@ from typing import List
 
 import streamlit as st
 
-from evaluator.analysis.review_queue import ORDERS, review_queue
+from evaluator.review.queue import ORDERS, review_queue
 
 from pages import _errors as errors
 from pages import _nav as nav

@@ -4,8 +4,8 @@ A page that renders any of them as Markdown makes the browser fetch `image_url`.
 from pathlib import Path
 
 from evaluator import EvalSample
-from evaluator.history import RunStore
-from evaluator.runs import Run, RunConfig
+from evaluator.store.history import RunStore
+from evaluator.runs.run import Run, RunConfig
 
 
 def payload(image_url: str) -> str:

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.chat_records import conversation_of
-from evaluator.chat_runs import ConversationRun
-from evaluator.chat_scoring import ConversationReport, ConversationResult
-from evaluator.history import RunStore
+from evaluator.store.chat_records import conversation_of
+from evaluator.runs.chat_runs import ConversationRun
+from evaluator.scoring.conversations import ConversationReport, ConversationResult
+from evaluator.store.history import RunStore
 from evaluator.io.conversations import load_conversations
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 from evaluator.targets import TargetConfig
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "conversations.jsonl"

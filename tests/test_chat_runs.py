@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evaluator.chat_scoring import ConversationReport
-from evaluator.cli import main
-from evaluator.history import RunStore
+from evaluator.scoring.conversations import ConversationReport
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "conversations.jsonl"

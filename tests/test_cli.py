@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli import main
+from evaluator.cli.command import main
 
 ROWS = [
     {"question": "How long is the warranty?", "answer": "The warranty lasts two years.",
@@ -171,7 +171,7 @@ def test_ctrl_c_marks_the_run_stopped_and_resumable(data, tmp_path):
 
     from openai_server import ChatServer
 
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
 
     history = tmp_path / "history.sqlite3"
     env = {**os.environ, "RAGMETER_HISTORY": str(history), "OPENAI_API_KEY": "sk-test"}
@@ -194,7 +194,7 @@ def test_ctrl_c_marks_the_run_stopped_and_resumable(data, tmp_path):
 
 
 def test_resume_keeps_the_runs_heuristic_set(data, tmp_path, capsys):
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
 
     assert main(["evaluate", str(data), "-q", "--heuristics", "jaccard", "-o", str(tmp_path / "a.json")]) == 0
     (info,) = RunStore(tmp_path / "history.sqlite3").list_runs()
@@ -210,7 +210,7 @@ def test_resume_keeps_the_runs_heuristic_set(data, tmp_path, capsys):
 
 def test_a_bug_shows_its_traceback_and_asks_for_a_report(data, capsys, monkeypatch):
     """Only ragmeter's own errors are 'bad input' (exit 2); a genuine bug must not look like one."""
-    from evaluator import evaluation
+    from evaluator.scoring import evaluation
 
     def broken(self, sample):
         raise ValueError("an internal bug")
@@ -246,7 +246,7 @@ def test_third_party_formats_from_the_cli(tmp_path, capsys):
 def test_judge_choices_that_cannot_run_exit_2_before_anything_runs(data, capsys, argv, message):
     assert main(["evaluate", str(data), "-q", *argv]) == 2
     assert message in capsys.readouterr().err.strip().splitlines()[-1]
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
     assert not RunStore().list_runs()
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli import main
-from evaluator.history import RunStore
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
 from openai_server import ChatServer, error
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -135,7 +135,7 @@ def test_version_and_help_for_every_option(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0 and capsys.readouterr().out.startswith("ragmeter ")
-    from evaluator.cli import build_parser
+    from evaluator.cli.command import build_parser
 
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))

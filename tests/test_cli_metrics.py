@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from evaluator.cli import main
-from evaluator.history import RunStore
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
 from openai_server import ChatServer, reply
 
 ROWS = [

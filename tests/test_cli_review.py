@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from evaluator.cli import main
-from evaluator.history import RunStore
-from evaluator.reviews import Review, ReviewStore
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
+from evaluator.store.reviews import Review, ReviewStore
 
 ROWS = [
     {"question": "How long is the warranty?", "answer": "The warranty lasts two years.",

@@ -1,8 +1,8 @@
 """The CLI against a shared history: --history postgresql://..., --project, --dashboard-url, runs --owner/--project."""
 from pathlib import Path
 
-from evaluator.cli import main
-from evaluator.history import RunStore
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "sample.jsonl"
 

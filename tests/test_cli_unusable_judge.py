@@ -9,8 +9,8 @@ import json
 import pytest
 
 from evaluator.analysis.judging import judge_status
-from evaluator.cli import main
-from evaluator.evaluation import RAGEvaluator
+from evaluator.cli.command import main
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalReport, EvalSample
 from openai_server import ChatServer, reply, stall

@@ -1,7 +1,7 @@
 """config: the operator's RAGMETER_CONFIG file, read into frozen dataclasses; mistakes named by file and key."""
 import pytest
 
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 
 from evaluator import config
 from evaluator.errors import ConfigError

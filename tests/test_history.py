@@ -7,7 +7,7 @@ import pytest
 
 from evaluator.errors import HistoryError
 from evaluator import OfflineJudge, RAGEvaluator
-from evaluator.history import MIGRATIONS, RunStore, default_history_path
+from evaluator.store.history import MIGRATIONS, RunStore, default_history_path
 from evaluator.model import METHOD_BLEND, METRICS, EvalResult, EvalSample, MetricScore
 
 CANARY = "sk-canary-5f0e1d2c3b4a"

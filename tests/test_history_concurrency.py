@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.history import MIGRATIONS, RunStore
+from evaluator.store.history import MIGRATIONS, RunStore
 from evaluator.model import EvalSample
 
 ROOT = Path(__file__).resolve().parents[1]
 
 OPEN = """
 import sys, time
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 start = float(sys.argv[2])
 while time.time() < start:  # every child opens the store at the same moment
     pass
@@ -27,7 +27,7 @@ RunStore(sys.argv[1])
 
 WRITE = """
 import sys
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample, MetricScore, METRICS
 store = RunStore(sys.argv[1])
 run_id, first, last = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

@@ -67,8 +67,8 @@ def test_library_never_imports_streamlit():
     import subprocess
     import sys
 
-    code = ("import sys, evaluator, evaluator.cli, evaluator.history, evaluator.io.export, evaluator.costs;"
+    code = ("import sys, evaluator, evaluator.cli.command, evaluator.store.history, evaluator.io.export, evaluator.scoring.costs;"
             "import evaluator.io.records, evaluator.analysis.stats, evaluator.analysis.advice, evaluator.io.datasets;"
-            "import evaluator.runs, evaluator.analysis.compare, evaluator.analysis.bands;"
+            "import evaluator.runs.run, evaluator.analysis.compare, evaluator.analysis.bands;"
             "assert 'streamlit' not in sys.modules, 'streamlit imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -23,14 +23,14 @@ except ImportError:  # fail in CI, where these tests must run; skip on a develop
 from openai_server import ChatServer, error, reply  # noqa: E402
 
 from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
-from evaluator.cli import main  # noqa: E402
+from evaluator.cli.command import main  # noqa: E402
 from evaluator.engines.ray import run_ray  # noqa: E402
-from evaluator.history import RunStore  # noqa: E402
+from evaluator.store.history import RunStore  # noqa: E402
 from evaluator.io.datasets import load_dataset  # noqa: E402
 from evaluator.io.frames import read_results_parquet  # noqa: E402
 from evaluator.io.records import result_to_record  # noqa: E402
 from evaluator.judges.openai import OpenAIJudge  # noqa: E402
-from evaluator.runs import RunConfig  # noqa: E402
+from evaluator.runs.run import RunConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from openai_server import ChatServer, reply
 
 N = 40

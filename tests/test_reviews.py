@@ -3,9 +3,9 @@ surviving a restart."""
 import pytest
 
 from evaluator.errors import HistoryError, ReviewError
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample, MetricScore
-from evaluator.reviews import Review, ReviewStore, judge_settings
+from evaluator.store.reviews import Review, ReviewStore, judge_settings
 
 
 def make_run(store, scores=(0.9, 0.2, 0.6)):

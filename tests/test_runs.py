@@ -5,9 +5,9 @@ import pytest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.errors import JudgeError
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import METHOD_FALLBACK, METRICS
-from evaluator.runs import Run, RunConfig
+from evaluator.runs.run import Run, RunConfig
 from tests.fakes import ScriptedJudge
 
 WAIT = 30  # seconds: the CPU is shared with other jobs

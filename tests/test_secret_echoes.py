@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.io import redact
 from openai_server import ChatServer, reply
 from target_server import TargetServer

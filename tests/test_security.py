@@ -4,7 +4,7 @@ import logging
 import tomllib
 from pathlib import Path
 
-from evaluator.cli import main
+from evaluator.cli.command import main
 from openai_server import ChatServer
 
 CANARY = "sk-canary-3f9a1b7e-never-write-me"

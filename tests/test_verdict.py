@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from evaluator.analysis.compare import compare_runs
-from evaluator.cli import main
-from evaluator.history import RunStore
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
 from evaluator.io.export import html_report
 from evaluator.model import METHOD_BLEND, METHOD_SKIPPED, METHOD_UNSCORED, EvalReport, EvalResult, EvalSample, MetricScore
-from evaluator.verdict import EXIT_CODES, RowCounts, Verdict, decide, verdict
+from evaluator.scoring.verdict import EXIT_CODES, RowCounts, Verdict, decide, verdict
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QUESTIONS = [{"sample_id": f"q{i}", "question": f"Question number {i}?",

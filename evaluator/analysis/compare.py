@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from ..history import RunInfo, RunStore
+from ..store.history import RunInfo, RunStore
 from ..model import EvalReport, EvalResult, rounded_mean
 from .stats import paired_bootstrap_ci
 

@@ -21,7 +21,7 @@ from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..judges.base import call_info, close_judge, is_offline
 from ..model import EvalResult, EvalSample
-from ..runs import RunConfig
+from ..runs.run import RunConfig
 
 ROW_COLUMN = "_row"
 UNKNOWN_INDEX = -1

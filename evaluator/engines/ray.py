@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ..errors import DatasetError, MissingExtra
 from ..io.frames import ParquetSink, results_from_frame
 from ..model import EvalSample
-from ..runs import RunConfig
+from ..runs.run import RunConfig
 from .partition import ROW_COLUMN, UNKNOWN_INDEX, FrameScorer
 from .summary import RunTally
 

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from ..cli_args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
-from ..costs import usage_line
-from ..progress import ProgressLine
-from ..verdict import Verdict, decide
+from ..cli.args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
+from ..scoring.costs import usage_line
+from ..cli.progress import ProgressLine
+from ..scoring.verdict import Verdict, decide
 from .ray import history_rows, need_ray, run_ray
 
 

@@ -15,7 +15,7 @@ from ..analysis.judging import tallied_fallbacks
 from ..analysis.stats import MetricSummary, mean_std, metric_summary
 from ..io.frames import USAGE_COLUMNS, metric_columns
 from ..model import METHOD_UNSCORED, format_table
-from ..verdict import RowCounts
+from ..scoring.verdict import RowCounts
 
 
 @dataclass

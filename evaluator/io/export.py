@@ -36,7 +36,7 @@ from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
-from ..verdict import RowCounts, verdict
+from ..scoring.verdict import RowCounts, verdict
 from .records import flat_row, result_from_record, result_to_record
 from .redact import redact_text, redact_value, sanitize_settings
 
@@ -165,7 +165,7 @@ def _inline_svg(svg: str) -> str:
 def _vl_svgs(report: EvalReport, summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
     """SVGs of the means, distribution and category charts, or None when vl-convert is unavailable."""
     try:
-        from .. import charts
+        from ..analysis import charts
 
         specs = [charts.means_chart(report, summaries=summaries), charts.distribution_chart(report)]
         category = charts.category_chart(report)

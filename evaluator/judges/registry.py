@@ -35,7 +35,7 @@ log = logging.getLogger("ragmeter")
 
 PLUGIN_GROUP = "ragmeter.judges"
 OFFLINE, OPENAI = "offline", "openai"
-# (config, api_key) -> judge. `config` is an evaluator.runs.RunConfig: typed Any here because runs.py
+# (config, api_key) -> judge. `config` is an evaluator.runs.run.RunConfig: typed Any here because runs.py
 # imports this module (imports flow one way: judges, then runs).
 RunConfigLike = Any
 JudgeFactory = Callable[[RunConfigLike, str], Any]

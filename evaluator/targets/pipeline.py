@@ -21,9 +21,9 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..errors import JudgeFailed
-from ..evaluation import RAGEvaluator
+from ..scoring.evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
-from ..scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPass
+from ..scoring.passes import Progress, ProgressCallback, ResultCallback, ScoringPass
 from ..safetext import clean_sample
 from .base import STOPPED, RetryPolicy, Target, ask
 from .shapes import TargetResponse

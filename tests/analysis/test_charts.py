@@ -5,7 +5,7 @@ import sys
 
 from evaluator.analysis.agreement import agreement_table
 from evaluator.analysis.aggregate import category_rows, histogram_rows
-from evaluator.charts import (
+from evaluator.analysis.charts import (
     calibration_chart, category_chart, chart_png, chart_svg, distribution_chart,
     means_chart,
 )
@@ -117,6 +117,6 @@ def test_dataset_strings_are_escaped_in_svg():
 
 
 def test_library_imports_without_loading_altair():
-    code = ("import sys, evaluator.charts, evaluator.io.export, evaluator.history, evaluator.analysis.stats; "
+    code = ("import sys, evaluator.analysis.charts, evaluator.io.export, evaluator.store.history, evaluator.analysis.stats; "
             "assert 'altair' not in sys.modules and 'vl_convert' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,7 +2,7 @@
 import pytest
 
 from evaluator.analysis.compare import compare_runs
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
 from tests.test_history import samples, scored
 

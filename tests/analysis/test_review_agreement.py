@@ -1,14 +1,14 @@
 """The judge against its reviewers: each figure checked against values computed by hand."""
 import pytest
 
-from evaluator.analysis.review_agreement import (
+from evaluator.review.agreement import (
     agreement_line,
     corrected_line,
     krippendorff_alpha_interval,
     review_agreement,
 )
 from evaluator.model import EvalResult, MetricScore
-from evaluator.reviews import Review
+from evaluator.store.reviews import Review
 
 
 def results(*scores):

@@ -1,7 +1,7 @@
 """Review queue orders: worst first, seeded random sample, LLM/heuristic gap, judge noise, unreviewed."""
 import pytest
 
-from evaluator.analysis.review_queue import review_queue
+from evaluator.review.queue import review_queue
 from evaluator.model import EvalResult, MetricScore
 
 

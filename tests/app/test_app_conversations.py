@@ -6,7 +6,7 @@ import json
 import pytest
 
 from apptest import no_exception, open_app
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 
 TIMEOUT = 30
 HOSTILE = "<b>bold?</b> **not markdown** [link](http://x)"

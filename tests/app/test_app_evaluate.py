@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from evaluator import load_dataset
 from apptest import APP, isolate, no_exception, open_app
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
@@ -149,7 +149,7 @@ STOP_APP = '''
 import time
 import streamlit as st
 from evaluator import EvalSample
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 from pages import _runs as runs
 from pages import _state as state
 
@@ -186,7 +186,7 @@ def test_stop_through_the_session_keeps_every_finished_row_and_leaves_the_rest_p
 FAIL_APP = '''
 import streamlit as st
 from evaluator import EvalSample
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 from pages import _runs as runs
 from pages import _state as state
 

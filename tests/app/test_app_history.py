@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.analysis.compare import compare_runs
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")

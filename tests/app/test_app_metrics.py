@@ -4,10 +4,10 @@ from pathlib import Path
 import pytest
 
 from evaluator import RubricMetric, load_dataset
-from evaluator.costs import estimate_run
-from evaluator.history import RunStore
+from evaluator.scoring.costs import estimate_run
+from evaluator.store.history import RunStore
 from evaluator.metrics.rubric import parse_rubrics
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 from apptest import isolate, no_exception, open_app
 from openai_server import ChatServer, reply
 

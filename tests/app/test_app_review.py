@@ -4,9 +4,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest import APP, isolate, no_exception
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample, MetricScore
-from evaluator.reviews import ReviewStore
+from evaluator.store.reviews import ReviewStore
 
 TIMEOUT = 60
 SAMPLES = [

@@ -107,7 +107,7 @@ def demo_reply(req):
 
 
 def test_run_with_the_pipeline_then_rescore_from_history(app, tmp_path):
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
 
     with TargetServer(demo_reply) as srv:
         pipeline_mode(app)

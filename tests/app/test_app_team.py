@@ -4,7 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest import APP, ROOT, no_exception
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
 
 CANARY = "sk-canary-team-5a0c"

@@ -1,6 +1,6 @@
 """Evaluate page (AppTest): an upload with lone surrogates and NULs previews, loads and runs."""
 from apptest import no_exception, open_app
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 
 BROKEN_JSONL = (b'{"question": "Q1?", "answer": "A \\ud800 one.", "contexts": ["ctx one"]}\n'
                 b'{"question": "Q2?", "answer": "A two.", "contexts": ["ctx \\u0000 two"]}\n')

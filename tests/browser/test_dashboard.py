@@ -28,7 +28,7 @@ except ImportError:  # fail in CI, where these tests must run; skip on a develop
     pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.io.frames import read_results_parquet
 from evaluator.model import METRICS
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from openai_server import ChatServer, error
 
 # test_dashboard imports Playwright: it fails there in CI and skips this module elsewhere when missing.

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample, MetricScore
-from evaluator.reviews import ReviewStore
+from evaluator.store.reviews import ReviewStore
 
 from .test_dashboard import RUN_TIMEOUT, main, wait_idle
 

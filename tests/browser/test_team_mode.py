@@ -28,7 +28,7 @@ try:
 except ImportError:  # test_dashboard (imported below) already skipped or failed
     pass
 
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample
 from evaluator.targets.http import DEFAULT_BODY
 

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from docfiles import big_corpus, write_corpus
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.generate.items import read_testset
 from openai_server import ChatServer, error
 from writer_model import WriterModel

@@ -4,9 +4,9 @@ from __future__ import annotations
 import html
 import re
 
-from evaluator.chat_scoring import evaluate_conversations
+from evaluator.scoring.conversations import evaluate_conversations
 from evaluator.conversation import Conversation, Turn
-from evaluator.evaluation import RAGEvaluator
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.io.export import html_report
 from evaluator.judges.offline import OfflineJudge
 

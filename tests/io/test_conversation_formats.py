@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.errors import DatasetError
 from evaluator.io.conversations import (CONVERSATIONS, DEEPEVAL, LONG, OPENAI, RAGAS, SAMPLES, dataset_kind,
                                         load_conversations)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evaluator import load_dataset
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.errors import DatasetError
 from evaluator.io.datasets import inspect_dataset
 

@@ -8,7 +8,7 @@ import pytest
 
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.analysis.stats import summarize
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.engines.partition import ROW_COLUMN, score_frame
 from evaluator.engines.summary import RunTally
 from evaluator.io.datasets import load_dataset, samples_from_rows
@@ -28,7 +28,7 @@ from evaluator.model import (
     EvalSample,
     MetricScore,
 )
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"

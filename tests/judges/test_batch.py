@@ -12,18 +12,18 @@ import httpx2
 import pytest
 
 from batch_server import BatchServer, Failed, prompt_of
-from evaluator.batching import BATCH_IDS, batch_client, evaluate_batch
+from evaluator.scoring.batching import BATCH_IDS, batch_client, evaluate_batch
 from evaluator.errors import JudgeConfigError, JudgeError
-from evaluator.evaluation import RAGEvaluator
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.judges.offline import OfflineJudge
 from evaluator.metrics.rubric import RubricMetric
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.judges.batch import (POLL_FAILURES, BatchClient, Reply, Request, BatchStatus, batch_endpoint, describe_statuses,
                                     parse_results)
 from evaluator.judges.cache import JudgeCache
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
-from evaluator.runs import OPENAI, Run, RunConfig
+from evaluator.runs.run import OPENAI, Run, RunConfig
 from openai_server import ChatServer, reply, scored_reply
 
 CANARY = "sk-canary-batch-3e9a1f77d2"

@@ -70,9 +70,9 @@ def test_a_reply_with_lone_surrogates_and_nuls_is_made_safe():
 
 def test_a_judge_that_accepts_and_never_answers_ends_the_run_with_a_message(tmp_path):
     """Every call times out: the run ends (the circuit breaker), says why, and is not left "running"."""
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
     from evaluator.model import EvalSample
-    from evaluator.runs import Run, RunConfig
+    from evaluator.runs.run import Run, RunConfig
     from openai_server import stall
 
     samples = [EvalSample(f"Q{i}?", "A.", ["ctx"]) for i in range(8)]

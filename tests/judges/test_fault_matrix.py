@@ -19,7 +19,7 @@ import pytest
 
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_SKIPPED, METRICS
 from evaluator.judges.openai import OpenAIJudge
-from evaluator.evaluation import RAGEvaluator
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.metrics.registry import build_prompt
 from openai_server import ChatServer
 

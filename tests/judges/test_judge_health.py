@@ -9,7 +9,7 @@ import time
 import pytest
 
 from evaluator.errors import JudgeError, JudgeFailed
-from evaluator.evaluation import RAGEvaluator
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.judges.health import HealthPolicy, JudgeHealth
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalSample

@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.errors import JudgeConfigError
-from evaluator.history import RunStore
+from evaluator.store.history import RunStore
 from evaluator.io.export import report_from_json
 from evaluator.judges import registry
 from evaluator.judges.registry import JUDGE_REGISTRY, judge_kinds, judge_plugin_errors, load_judge_plugins
 from evaluator.judges.resilient import ResilientJudge
-from evaluator.runs import RunConfig
+from evaluator.runs.run import RunConfig
 
 PLUGIN = '''
 import json

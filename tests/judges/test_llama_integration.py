@@ -20,7 +20,7 @@ import pytest
 
 from evaluator.errors import JudgeError
 
-from evaluator.evaluation import RAGEvaluator
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.metrics.rubric import RubricMetric
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_UNSCORED, EvalSample
 from evaluator.judges.openai import OpenAIJudge

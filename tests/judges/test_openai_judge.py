@@ -9,7 +9,7 @@ import httpx2
 import pytest
 
 from evaluator.errors import JudgeConfigError, JudgeError
-from evaluator.evaluation import RAGEvaluator
+from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, EvalSample
 from evaluator.judges.openai import KEY_PLACEHOLDER, OpenAIJudge
 from openai_server import ChatServer, drop, error, malformed, reply, stall

@@ -2,7 +2,7 @@
 from openai_server import ChatServer, reply
 
 from evaluator import EvalSample, RAGEvaluator
-from evaluator.costs import usage_line
+from evaluator.scoring.costs import usage_line
 from evaluator.judges.openai import OpenAIJudge
 
 SAMPLE = EvalSample("How long is the refund window?", "30 days.", ["Refund policy: 30 days."], "30 days.")

@@ -6,7 +6,7 @@ from pathlib import Path
 from fakes import ScriptedJudge
 
 from evaluator import RAGEvaluator
-from evaluator.chat_scoring import evaluate_conversations
+from evaluator.scoring.conversations import evaluate_conversations
 from evaluator.conversation import Conversation, Turn
 from evaluator.io.conversations import load_conversations
 from evaluator.judges.offline import OfflineJudge

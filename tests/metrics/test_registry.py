@@ -8,7 +8,7 @@ import pytest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.analysis.advice import recommendations
-from evaluator.cli import UsageError, missed_thresholds, parse_thresholds
+from evaluator.cli.command import UsageError, missed_thresholds, parse_thresholds
 from evaluator.io.export import html_report, results_csv, results_json
 from evaluator.io.records import result_from_record, result_to_record
 from evaluator.metrics.registry import METRIC_REGISTRY, Metric, get_metric, register, resolve_metrics

@@ -5,7 +5,7 @@ import pytest
 from openai_server import ChatServer, reply
 
 from evaluator import EvalSample, RAGEvaluator
-from evaluator.costs import estimate_run
+from evaluator.scoring.costs import estimate_run
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.metrics.combined import COMBINED
 from evaluator.metrics.judging import UNPARSEABLE

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli import main
-from evaluator.history import RunStore
+from evaluator.cli.command import main
+from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
 from openai_server import ChatServer
 from target_server import TargetServer

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from target_server import TargetServer
 
-from evaluator.cli import main
+from evaluator.cli.command import main
 from evaluator.conversation import Conversation, Turn
 from evaluator.targets import NO_RETRY, FunctionTarget, TargetConfig
 from evaluator.targets.replay import chat_target, replay

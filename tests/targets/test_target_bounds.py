@@ -93,7 +93,7 @@ def test_one_ctrl_c_stops_a_run_whose_python_target_hangs(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err
     assert "resume with: ragmeter evaluate --resume" in err.splitlines()[-1]
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
 
     (info,) = RunStore(tmp_path / "h.sqlite3").list_runs()
     assert info.status == "stopped"

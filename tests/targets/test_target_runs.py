@@ -331,7 +331,7 @@ def test_records_and_csv_carry_the_target_outputs():
 # --- saved with the run ---------------------------------------------------------------------------
 
 def test_answers_saved_as_they_arrive_are_not_asked_again_on_resume_and_a_run_can_be_rescored(tmp_path):
-    from evaluator.history import RunStore
+    from evaluator.store.history import RunStore
     from evaluator.targets import FunctionTarget
 
     asked = []

@@ -29,20 +29,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from .analysis import judging
-from .analysis.noise import format_judge_noise, judge_noise
-from .cli_args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
-from .costs import estimate_run, usage_line
-from .errors import HistoryError, RagmeterError
-from .io.conversations import CONVERSATIONS, dataset_kind
-from .io.datasets import CLI, load_dataset
-from .io.outputs import check_output, report_format
-from .judges.offline import OfflineJudge
-from .model import METHOD_FLAGGED, EvalReport
+from ..analysis import judging
+from ..analysis.noise import format_judge_noise, judge_noise
+from .args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
+from ..scoring.costs import estimate_run, usage_line
+from ..errors import HistoryError, RagmeterError
+from ..io.conversations import CONVERSATIONS, dataset_kind
+from ..io.datasets import CLI, load_dataset
+from ..io.outputs import check_output, report_format
+from ..judges.offline import OfflineJudge
+from ..model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
-from .runs import BATCH_PREPARING, OFFLINE, Run, RunConfig
-from .targets import TargetConfig
-from .verdict import EXIT_CODES, Verdict, plural, verdict
+from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
+from ..targets import TargetConfig
+from ..scoring.verdict import EXIT_CODES, Verdict, plural, verdict
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_TARGET, EXIT_NOTHING_SCORED, EXIT_HISTORY = EXIT_CODES["target_failed"], EXIT_CODES["nothing_scored"], \
@@ -94,7 +94,7 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 
 
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
-    from .io import export
+    from ..io import export
 
     suffix = "." + report_format(path)
     if suffix == ".parquet":
@@ -143,14 +143,14 @@ def print_target_failures(report: EvalReport) -> None:
 
 
 def print_labels(report: EvalReport) -> None:
-    from .analysis.agreement import agreement_table, format_agreement_table
+    from ..analysis.agreement import agreement_table, format_agreement_table
 
     table = agreement_table(report)
     print(format_agreement_table(table) if table else "No human_<metric> label columns in this dataset.")
 
 
 def open_store(path: Optional[str]) -> Any:
-    from .history import RunStore
+    from ..store.history import RunStore
 
     return RunStore(path)
 
@@ -259,14 +259,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.output:
         check_output(args.output)  # a report that cannot be written is known now, not after the run
     if is_conversation_run(args):
-        from . import cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
+        from . import conversations as cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
 
         return cli_conversations.evaluate(args, None if args.no_history else open_store(args.history), drive,
                                          resumed_config)
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
-        from .engines.ray_cli import ray_evaluate
+        from ..engines.ray_cli import ray_evaluate
 
         return announce(ray_evaluate(args, None if args.no_history else open_store(args.history)), args)
     store = None if args.no_history else open_store(args.history)
@@ -361,7 +361,7 @@ def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = 
 
 def cli_hint(message: str, args: argparse.Namespace) -> str:
     """The library's advice in this command line's own syntax."""
-    from .judges.openai import KEY_HINT
+    from ..judges.openai import KEY_HINT
 
     return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
 
@@ -382,11 +382,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "review":
-            from .cli_review import run_review
+            from .review import run_review
 
             return run_review(args)
         if args.command == "generate":
-            from .cli_generate import run_generate
+            from .generate import run_generate
             return run_generate(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:

@@ -8,16 +8,16 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Dict, Iterable, List, Literal, Optional
 
-from .errors import JudgeFailed
-from .judges.base import Judge, is_offline
-from .judges.health import HealthPolicy, JudgeHealth, WatchedJudge
-from .metrics.combined import JUDGE_MODES, SEPARATE
-from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .metrics.registry import MetricChoice, resolve_metrics
-from .metrics.scoring import score_sample
-from .model import EvalReport, EvalResult, EvalSample
-from .scoring_pass import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
-from .text import resolve_language
+from ..errors import JudgeFailed
+from ..judges.base import Judge, is_offline
+from ..judges.health import HealthPolicy, JudgeHealth, WatchedJudge
+from ..metrics.combined import JUDGE_MODES, SEPARATE
+from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from ..metrics.registry import MetricChoice, resolve_metrics
+from ..metrics.scoring import score_sample
+from ..model import EvalReport, EvalResult, EvalSample
+from .passes import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
+from ..text import resolve_language
 
 log = logging.getLogger("ragmeter")
 

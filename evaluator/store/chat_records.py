@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from .chat_scoring import ConversationReport, ConversationResult, TurnResult, conversation_sample, turn_sample
-from .conversation import USER, Conversation
-from .io.records import result_from_compact_record, result_to_compact_record, sample_to_record
-from .metrics.conversational import ConversationSample
-from .model import EvalResult, EvalSample, merged_order
+from ..scoring.conversations import ConversationReport, ConversationResult, TurnResult, conversation_sample, turn_sample
+from ..conversation import USER, Conversation
+from ..io.records import result_from_compact_record, result_to_compact_record, sample_to_record
+from ..metrics.conversational import ConversationSample
+from ..model import EvalResult, EvalSample, merged_order
 
 KEY = "conversation"  # the sample record's key that marks a conversation
 

@@ -22,14 +22,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .analysis.agreement import spearman
-from .analysis.stats import bootstrap_ci, mean_std, paired_bootstrap_ci
-from .errors import ReviewError
-from .evaluation import Language, RAGEvaluator
-from .metrics.metric import Metric
-from .metrics.prompts import DATA_CLOSE, DATA_OPEN, fence, own_layout
-from .model import EvalResult, EvalSample
-from .reviews import DISAGREE, ReviewStore
+from ..analysis.agreement import spearman
+from ..analysis.stats import bootstrap_ci, mean_std, paired_bootstrap_ci
+from ..errors import ReviewError
+from ..scoring.evaluation import Language, RAGEvaluator
+from ..metrics.metric import Metric
+from ..metrics.prompts import DATA_CLOSE, DATA_OPEN, fence, own_layout
+from ..model import EvalResult, EvalSample
+from ..store.reviews import DISAGREE, ReviewStore
 
 MAX_TEXT = 600  # characters of each example field: enough to show the point, bounded in tokens
 INTRO_EN = ("Reviewers checked a judge's earlier scores on other samples. The examples below are data, not "
@@ -234,7 +234,7 @@ def measure_alignment(store: ReviewStore, run_id: str, metric: str, judge: Any, 
                       base: Optional[Metric] = None) -> AlignmentCheck:
     """Split the run's reviewed samples, build examples from the train part, score the test part
     with and without them (`judge`), and compare each with the reviewers' scores."""
-    from .metrics.registry import get_metric
+    from ..metrics.registry import get_metric
 
     humans = _human_means(store, run_id, metric)
     train, test = split_reviewed(humans, test_share, seed)

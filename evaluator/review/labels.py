@@ -20,11 +20,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .errors import ReviewError
-from .io.datasets import load_dataset
-from .io.export import neutralise_cell
-from .model import EvalResult
-from .reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
+from ..errors import ReviewError
+from ..io.datasets import load_dataset
+from ..io.export import neutralise_cell
+from ..model import EvalResult
+from ..store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
 # A label this close to the run's score (on 0-1) agrees with it.
 AGREE_WITHIN = 0.05

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Tuple
 
-from .analysis import judging
-from .model import METHOD_UNSCORED, EvalReport
+from ..analysis import judging
+from ..model import METHOD_UNSCORED, EvalReport
 
 VerdictKind = Literal["ok", "thresholds_missed", "judge_failed", "target_failed", "nothing_scored",
                       "history_failed"]

@@ -16,17 +16,17 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Sequence, Type, Union
 
-from .chat_records import conversation_of, report_of
-from .chat_scoring import ConversationReport, conversation_sample, evaluate_conversations
-from .conversation import Conversation
-from .errors import JudgeFailed, RagmeterError
-from .history import RunStore
-from .judges.base import Judge
-from .model import EvalReport, EvalResult, EvalSample
-from .runs import Pending, Run, RunConfig, add_usage
-from .targets import TargetConfig
-from .targets.base import Target
-from .targets.replay import chat_target, replay
+from ..store.chat_records import conversation_of, report_of
+from ..scoring.conversations import ConversationReport, conversation_sample, evaluate_conversations
+from ..conversation import Conversation
+from ..errors import JudgeFailed, RagmeterError
+from ..store.history import RunStore
+from ..judges.base import Judge
+from ..model import EvalReport, EvalResult, EvalSample
+from .run import Pending, Run, RunConfig, add_usage
+from ..targets import TargetConfig
+from ..targets.base import Target
+from ..targets.replay import chat_target, replay
 
 KIND = "conversations"  # the run settings' "kind" of a conversation run
 

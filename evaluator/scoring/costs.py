@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, Iterable, Optional
 
-from .judges.base import is_offline
-from .metrics.combined import SEPARATE
-from .metrics.registry import MetricChoice, resolve_metrics
-from .metrics.scoring import planned_prompts
-from .model import EvalSample
-from .text import estimate_tokens, resolve_language
+from ..judges.base import is_offline
+from ..metrics.combined import SEPARATE
+from ..metrics.registry import MetricChoice, resolve_metrics
+from ..metrics.scoring import planned_prompts
+from ..model import EvalSample
+from ..text import estimate_tokens, resolve_language
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.
 COMPLETION_TOKENS_PER_CALL = 150

@@ -9,15 +9,15 @@ import argparse
 from typing import Any, Dict, Sequence
 from urllib.parse import quote
 
-from .analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
-from .cli_review import add_review_parser
-from .judges.cache import default_cache_path
-from .errors import RagmeterError
-from .judges.registry import get_judge, judge_kinds
-from .metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from .metrics.registry import known_metrics
-from .metrics.rubric import load_rubrics
-from .runs import OFFLINE, OPENAI, RunConfig
+from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
+from .review import add_review_parser
+from ..judges.cache import default_cache_path
+from ..errors import RagmeterError
+from ..judges.registry import get_judge, judge_kinds
+from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
+from ..metrics.registry import known_metrics
+from ..metrics.rubric import load_rubrics
+from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -274,8 +274,8 @@ def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:
     """The --align-with example set, read from the history (empty without the option)."""
     if not getattr(args, "align_with", None):
         return {}
-    from .alignment import load_example_set
-    from .history import RunStore
-    from .reviews import ReviewStore
+    from ..review.alignment import load_example_set
+    from ..store.history import RunStore
+    from ..store.reviews import ReviewStore
 
     return load_example_set(ReviewStore(RunStore(args.history)), args.align_with).to_dict()

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .errors import ReviewError
+from ..errors import ReviewError
 from .history import RunInfo, RunStore
-from .metrics.parsing import SCALES, normalise
+from ..metrics.parsing import SCALES, normalise
 
 AGREE, DISAGREE = "agree", "disagree"
 VERDICTS = (AGREE, DISAGREE)

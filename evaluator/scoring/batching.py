@@ -16,13 +16,13 @@ import threading
 import time
 from typing import Any, List, Optional, Sequence, Tuple
 
-from .errors import JudgeConfigError
+from ..errors import JudgeConfigError
 from .evaluation import RAGEvaluator
-from .history import RunStore
-from .judges.batch import BatchClient, CollectingJudge, ReplayJudge, StatusCallback
-from .judges.openai import OpenAIJudge
-from .model import EvalReport, EvalResult, EvalSample
-from .scoring_pass import ProgressCallback, ResultCallback
+from ..store.history import RunStore
+from ..judges.batch import BatchClient, CollectingJudge, ReplayJudge, StatusCallback
+from ..judges.openai import OpenAIJudge
+from ..model import EvalReport, EvalResult, EvalSample
+from .passes import ProgressCallback, ResultCallback
 
 Pending = Sequence[Tuple[int, EvalSample]]
 # Settings keys a batch run keeps in the history.

@@ -18,16 +18,16 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
-from .errors import RagmeterError
-from .generate.chunking import Chunk, chunk_documents
-from .generate.coverage import compute_coverage
-from .generate.documents import load_documents
-from .generate.gate import REASONS
-from .generate.items import TestItem, read_testset, write_testset
-from .generate.kinds import DEFAULT_MIX, parse_mix
-from .generate.plan import Section
-from .generate.runner import GenerateSettings, Generation
-from .runs import OPENAI, RunConfig
+from ..errors import RagmeterError
+from ..generate.chunking import Chunk, chunk_documents
+from ..generate.coverage import compute_coverage
+from ..generate.documents import load_documents
+from ..generate.gate import REASONS
+from ..generate.items import TestItem, read_testset, write_testset
+from ..generate.kinds import DEFAULT_MIX, parse_mix
+from ..generate.plan import Section
+from ..generate.runner import GenerateSettings, Generation
+from ..runs.run import OPENAI, RunConfig
 
 EXIT_OK, EXIT_SHORT, EXIT_USAGE, EXIT_JUDGE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 NO_MODEL = ("generate needs a model to write and check questions: --model NAME [--base-url URL] (any "

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
-from .analysis.aggregate import category_rows, histogram_rows, means_rows
-from .analysis.bands import BAND_COLORS
-from .analysis.stats import MetricSummary, summarize
-from .model import EvalReport
+from .aggregate import category_rows, histogram_rows, means_rows
+from .bands import BAND_COLORS
+from .stats import MetricSummary, summarize
+from ..model import EvalReport
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     import altair as alt

@@ -1,6 +1,6 @@
 """Scoring conversations: each assistant turn in context, then the conversation as a whole.
 
-    from evaluator.chat_scoring import evaluate_conversations
+    from evaluator.scoring.conversations import evaluate_conversations
     report = evaluate_conversations(RAGEvaluator(judge), conversations)
 
 Per assistant turn, the evaluator's own metrics (faithfulness to that turn's contexts, relevancy
@@ -24,14 +24,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .conversation import NOT_ASKED, Conversation, Exchange, transcript
+from ..conversation import NOT_ASKED, Conversation, Exchange, transcript
 from .evaluation import RAGEvaluator
-from .metrics.conversational import (CONVERSATION_METRICS, LABELS, ConversationSample, conversation_relevancy)
-from .metrics.metric import Metric
-from .metrics.tools import AGENT_METRICS
-from .model import (METHOD_RULE, METHOD_SKIPPED, EvalReport, EvalResult, EvalSample, MetricScore, merged_order,
+from ..metrics.conversational import (CONVERSATION_METRICS, LABELS, ConversationSample, conversation_relevancy)
+from ..metrics.metric import Metric
+from ..metrics.tools import AGENT_METRICS
+from ..model import (METHOD_RULE, METHOD_SKIPPED, EvalReport, EvalResult, EvalSample, MetricScore, merged_order,
                     rounded_mean)
-from .text import resolve_language
+from ..text import resolve_language
 
 METHOD_TURNS = "from_turns"  # a conversation's score computed from its turns' scores, no judge call
 _AGENT_NAMES = frozenset(m.name for m in AGENT_METRICS)
@@ -144,7 +144,7 @@ class ConversationReport(EvalReport):
                  and (t.sample.target_latency_ms is not None or t.sample.target_error)]
         if not calls:
             return None
-        from .model import percentile
+        from ..model import percentile
 
         latencies = sorted(s.target_latency_ms for s in calls if s.target_latency_ms is not None)
         return {"calls": len(calls), "failures": sum(1 for s in calls if s.target_error),

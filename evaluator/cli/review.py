@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .analysis.review_agreement import format_review_agreement, review_agreement
-from .history import RunStore
-from .review_labels import export_labels, import_labels
-from .reviews import ReviewStore
+from ..review.agreement import format_review_agreement, review_agreement
+from ..store.history import RunStore
+from ..review.labels import export_labels, import_labels
+from ..store.reviews import ReviewStore
 
 
 def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -51,7 +51,7 @@ def run_review(args: argparse.Namespace) -> int:
         table = review_agreement(store.reviews(args.run_id), store.runs.indexed_results(args.run_id))
         print(format_review_agreement(table))
     else:
-        from .alignment import build_example_set, save_example_set
+        from ..review.alignment import build_example_set, save_example_set
 
         built = build_example_set(store, args.run_id, metrics=args.metric or None, limit=args.max_examples)
         saved = save_example_set(store, args.name, built)

@@ -11,9 +11,9 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
-from .judges.base import judge_usage
-from .judges.health import STOPPED_KEY, UNUSABLE_KEY, JudgeHealth
-from .model import EvalReport, EvalResult
+from ..judges.base import judge_usage
+from ..judges.health import STOPPED_KEY, UNUSABLE_KEY, JudgeHealth
+from ..model import EvalReport, EvalResult
 
 ProgressCallback = Callable[[int, int, EvalResult], None]
 ResultCallback = Callable[[int, EvalResult], None]

@@ -1,6 +1,6 @@
 """How far the judge agrees with the people who reviewed it, per metric.
 
-From a run's reviews (evaluator.reviews) and its scores:
+From a run's reviews (evaluator.store.reviews) and its scores:
 - agree rate: the share of reviews that agree with the score shown, with a bootstrap CI;
 - Spearman between the judge's scores and the reviewers' (per sample, the reviewers' mean), and
   AUROC when the reviewers' scores are pass/fail;
@@ -21,8 +21,8 @@ from itertools import combinations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import EvalResult
-from .agreement import BINARY, auroc, label_kind, spearman
-from .stats import bootstrap_ci, mean_std
+from ..analysis.agreement import BINARY, auroc, label_kind, spearman
+from ..analysis.stats import bootstrap_ci, mean_std
 
 Interval = Tuple[float, float]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence, Tuple, Type
 from urllib.parse import urlsplit, urlunsplit
 
-from .errors import HistoryError, MissingExtra
+from ..errors import HistoryError, MissingExtra
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _MIGRATION_LOCK = 0x7261676D  # "ragm": the advisory lock every ragmeter process takes to migrate

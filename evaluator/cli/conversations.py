@@ -14,15 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
-from .chat_records import conversation_of
-from .chat_runs import ConversationRun
-from .cli_args import UsageError, parse_thresholds, run_config
-from .conversation import Conversation
-from .errors import RagmeterError
-from .io.conversations import load_conversations
-from .io.surfaces import CLI
-from .model import EvalReport
-from .targets import TargetConfig
+from ..store.chat_records import conversation_of
+from ..runs.chat_runs import ConversationRun
+from .args import UsageError, parse_thresholds, run_config
+from ..conversation import Conversation
+from ..errors import RagmeterError
+from ..io.conversations import load_conversations
+from ..io.surfaces import CLI
+from ..model import EvalReport
+from ..targets import TargetConfig
 
 _REFUSED = (("--batch", "batch"), ("--labels", "labels"), ("--mapping", "mapping"), ("--dry-run", "dry_run"))
 

@@ -30,22 +30,22 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
-from .errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
-from .evaluation import Language, RAGEvaluator
-from .history import RunStore
-from .judges.base import Judge, close_judge, judge_settings, judge_usage
-from .judges import registry as judges
-from .judges.cache import default_cache_path
-from .judges.registry import OFFLINE, OPENAI
-from .metrics.combined import SEPARATE
-from .metrics.heuristic_sets import DEFAULT_HEURISTICS
-from .metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
-from .metrics.rubric import rubrics_from_dict
-from .model import EvalReport, EvalResult, EvalSample
-from .scoring_pass import usage_delta
-from .targets import TargetConfig
-from .targets.pipeline import evaluate_with_target, is_answered
-from .verdict import Verdict, verdict
+from ..errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
+from ..scoring.evaluation import Language, RAGEvaluator
+from ..store.history import RunStore
+from ..judges.base import Judge, close_judge, judge_settings, judge_usage
+from ..judges import registry as judges
+from ..judges.cache import default_cache_path
+from ..judges.registry import OFFLINE, OPENAI
+from ..metrics.combined import SEPARATE
+from ..metrics.heuristic_sets import DEFAULT_HEURISTICS
+from ..metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
+from ..metrics.rubric import rubrics_from_dict
+from ..model import EvalReport, EvalResult, EvalSample
+from ..scoring.passes import usage_delta
+from ..targets import TargetConfig
+from ..targets.pipeline import evaluate_with_target, is_answered
+from ..scoring.verdict import Verdict, verdict
 
 log = logging.getLogger("ragmeter.runs")
 
@@ -115,7 +115,7 @@ class RunConfig:
         metrics = resolve_metrics([rubrics.get(name, name) for name in names])
         if not self.alignment:
             return metrics
-        from .alignment import ExampleSet, apply_example_set
+        from ..review.alignment import ExampleSet, apply_example_set
 
         return apply_example_set(metrics, ExampleSet.from_dict(self.alignment))
 
@@ -408,8 +408,8 @@ class Run:
 
     def _score_batch(self, poll_interval: float) -> EvalReport:
         """The Batch API path; a run stopped while its batches run ends with no rows and resumes later."""
-        from .batching import batch_client, evaluate_batch  # only batch runs need it
-        from .judges.batch import describe_statuses
+        from ..scoring.batching import batch_client, evaluate_batch  # only batch runs need it
+        from ..judges.batch import describe_statuses
 
         def on_status(statuses: Any) -> None:
             self.batch_status = describe_statuses(statuses)

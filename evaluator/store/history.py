@@ -29,18 +29,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from .errors import HistoryError
-from .history_db import Database, Session, is_postgres_url, location_of, open_database, shown_url
-from .io.records import (
+from ..errors import HistoryError
+from .db import Database, Session, is_postgres_url, location_of, open_database, shown_url
+from ..io.records import (
     result_from_compact_record,
     result_from_record,
     result_to_compact_record,
     sample_from_record,
     sample_to_record,
 )
-from .io.redact import redact_value, sanitize_settings
-from .model import EvalReport, EvalResult, EvalSample
-from .verdict import Verdict
+from ..io.redact import redact_value, sanitize_settings
+from ..model import EvalReport, EvalResult, EvalSample
+from ..scoring.verdict import Verdict
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"

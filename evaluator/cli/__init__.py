@@ -1,0 +1,7 @@
+"""The `ragmeter` command: parsing (args), the commands (command, conversations, generate, review) and the progress line.
+
+The top of the stack: it may import every other layer; nothing imports it.
+"""
+from .command import main
+
+__all__ = ["main"]

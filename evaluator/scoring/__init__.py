@@ -1,0 +1,8 @@
+"""Scoring: the evaluator, one pass over samples, how a run ends, estimates and the Batch API.
+
+    evaluation.py     RAGEvaluator: score one sample or a dataset, concurrently, in order
+    passes.py         the start and end every scoring pass shares (progress, usage, judge health)
+    verdict.py        how a run ended: one decision for every surface
+    costs.py          judge calls, tokens and cost estimated before a run
+    batching.py       scoring through the OpenAI Batch API
+"""

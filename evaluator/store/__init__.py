@@ -1,0 +1,6 @@
+"""The run history: runs, samples, results and reviews in SQLite or PostgreSQL.
+
+    history.py  RunStore: create, record, read back, list, delete runs
+    db.py       the two databases (SQLite file, PostgreSQL URL) behind one SQL text
+    reviews.py  people's reviews of a run's scores
+"""
