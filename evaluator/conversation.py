@@ -4,7 +4,8 @@ A `Conversation` is an id and its ordered `Turn`s (user, assistant or tool), wit
 conversation-level fields: the scenario (the user's goal), the expected outcome, a reference
 answer and the tools it should use. An assistant turn carries that turn's retrieved contexts and
 tool calls; a tool turn is the output of the call before it (the loaders also copy it onto that
-call's "output"). A dataset holds conversations or single-turn samples, never both.
+call's "output"). A dataset holds conversations or single-turn samples, never both; either way its rows are
+`EvalSample`s (model.py): a conversation's row carries it in `EvalSample.conversation`.
 
 Scoring works on *exchanges*: a user turn and the assistant's reply to it (the last assistant turn
 with text before the next user turn; the tool calls of every assistant turn in between are its
@@ -16,9 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from .text import resolve_language
+
 USER, ASSISTANT, TOOL = "user", "assistant", "tool"
 ROLES = (USER, ASSISTANT, TOOL)
 NOT_ASKED = "Not asked: the target failed on an earlier turn of this conversation."
+# How a judge prompt names the speakers, and heads the conversation before a follow-up, per language.
+LABELS = {"en": {USER: "User", ASSISTANT: "Assistant", TOOL: "Tool output"},
+          "ar": {USER: "المستخدم", ASSISTANT: "المساعد", TOOL: "مخرجات الأداة"}}
+HISTORY_HEAD = {"en": ("Conversation so far:", "The user now says:"), "ar": ("المحادثة حتى الآن:", "يقول المستخدم الآن:")}
 
 
 @dataclass
@@ -127,6 +134,15 @@ class Conversation:
             if t.error:
                 return f"turn {i + 1}: {t.error}"
         return None
+
+
+def in_context(ex: Exchange, language: str) -> str:
+    """The user's turn as the judge sees it: the conversation so far, then what the user now says."""
+    if not ex.history:
+        return ex.user.content
+    lang = resolve_language(language, ex.user.content)
+    before, now = HISTORY_HEAD.get(lang, HISTORY_HEAD["en"])
+    return f"{before}\n{transcript(ex.history, LABELS.get(lang, LABELS['en']))}\n\n{now}\n{ex.user.content}"
 
 
 def transcript(turns: List[Turn], labels: Optional[Dict[str, str]] = None) -> str:

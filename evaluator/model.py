@@ -1,5 +1,10 @@
 """The data model: what goes in (EvalSample) and what comes out (MetricScore, EvalResult, EvalReport).
 
+Every row is a conversation. A single-turn row is one exchange (question, answer, contexts); a
+multi-turn row also carries its `Conversation` (conversation.py), and its result the scores of each
+assistant turn (`EvalResult.turns`). `EvalReport` means are over rows (`mean_scores`) and over every
+assistant turn (`turn_mean_scores`); for single-turn rows the two are the same.
+
 Everything here is plain data with no I/O, so every other module can import it.
 """
 from __future__ import annotations
@@ -9,6 +14,8 @@ import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from .conversation import ASSISTANT, USER, Conversation, Exchange, Turn, in_context, transcript
 
 # The five judged metrics, in display order: the default choice (evaluator.metrics.registry
 # defines each metric; these names stay for code that lists the seed's metrics).
@@ -68,6 +75,46 @@ class EvalSample:
     target_latency_ms: Optional[float] = None
     target_error: Optional[str] = None
     no_contexts_reason: Optional[str] = None
+    # A multi-turn row's turns (None: the row is the one exchange above). Its question is then the
+    # transcript up to the last reply, its answer that reply, what conversation-level metrics judge.
+    conversation: Optional[Conversation] = None
+
+    @classmethod
+    def from_conversation(cls, conv: Conversation) -> "EvalSample":
+        """The row of a conversation: every turn's contexts and tool calls, the expected outcome as ground truth,
+        and its first target failure (a replay's) as `target_error`."""
+        replies = [i for i, t in enumerate(conv.turns) if t.role == ASSISTANT and not t.not_asked]
+        last = conv.turns[replies[-1]] if replies else None
+        upto = replies[-1] if replies else len(conv.turns)
+        return cls(transcript(conv.turns[:upto]), last.content if last else "",
+                   [c for i in replies for c in conv.turns[i].contexts], conv.expected_outcome or conv.reference,
+                   sample_id=conv.conversation_id, metadata=dict(conv.metadata), tool_calls=conv.all_tool_calls(),
+                   expected_tools=conv.expected_tools, target_error=conv.first_error(), conversation=conv)
+
+    @property
+    def answered(self) -> bool:
+        """Whether a target already answered this row: its latency or failure is recorded, or a replay
+        recorded its conversation (a resumed run never asks the target again for it)."""
+        if self.conversation is not None:
+            return self.conversation.recorded_by is not None
+        return self.target_latency_ms is not None or self.target_error is not None
+
+    def exchanges(self) -> List[Exchange]:
+        """The row's user turns with their replies: a conversation's, or the one exchange of a single-turn row."""
+        if self.conversation is not None:
+            return self.conversation.exchanges()
+        reply = Turn(ASSISTANT, self.answer, list(self.contexts), list(self.tool_calls), self.ground_truth,
+                     error=self.target_error, latency_ms=self.target_latency_ms)
+        return [Exchange(0, 1, [], Turn(USER, self.question), reply, list(self.tool_calls))]
+
+    def turn_sample(self, ex: Exchange, number: int, language: str) -> "EvalSample":
+        """What one reply's turn metrics score: the reply, its contexts and steps, the user's turn in context."""
+        reply, cid = ex.reply, self.sample_id or ""
+        assert reply is not None  # callers pass exchanges with a reply
+        return EvalSample(in_context(ex, language), reply.content, list(reply.contexts), reply.reference,
+                          sample_id=f"{cid}#{number}", tool_calls=list(ex.tool_calls),
+                          metadata={"conversation_id": cid, "turn": ex.reply_index},
+                          target_latency_ms=reply.latency_ms, target_error=reply.error)
 
 
 @dataclass
@@ -168,6 +215,20 @@ class _Seed:
         result.scores[self.name] = value
 
 
+@dataclass
+class TurnResult:
+    """The scores of one assistant turn of a conversation: its index in Conversation.turns, the index
+    of the user turn it answers, and its result (the turn sample and the turn metrics)."""
+
+    index: int
+    user_index: int
+    result: "EvalResult"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"turn": self.index, "user_turn": self.user_index,
+                "scores": {n: ms.to_dict() for n, ms in self.result.scores.items()}}
+
+
 @dataclass(init=False)
 class EvalResult:
     """The scores of one sample: `scores` maps every chosen metric's name to its MetricScore.
@@ -175,12 +236,16 @@ class EvalResult:
     The seed's `EvalResult(sample_id, faithfulness, answer_relevancy, context_precision,
     context_recall, answer_correctness, elapsed_sec, extra, sample)` still works, and so do
     `result.faithfulness` and the other four; new code passes `scores={...}`.
+
+    A conversation's result also has `turns`, each assistant turn's scores; its own `scores` are the
+    conversation-level metrics plus, per turn metric, the mean over its turns. A single-turn row has none.
     """
 
     sample_id: Optional[str]
     scores: Scores
     elapsed_sec: float
     sample: Optional[EvalSample]
+    turns: List[TurnResult]
 
     faithfulness = _Seed()
     answer_relevancy = _Seed()
@@ -192,7 +257,8 @@ class EvalResult:
                  answer_relevancy: Optional[MetricScore] = None, context_precision: Optional[MetricScore] = None,
                  context_recall: Optional[MetricScore] = None, answer_correctness: Optional[MetricScore] = None,
                  elapsed_sec: float = 0.0, extra: Optional[Dict[str, MetricScore]] = None,
-                 sample: Optional[EvalSample] = None, *, scores: Optional[Dict[str, MetricScore]] = None) -> None:
+                 sample: Optional[EvalSample] = None, *, scores: Optional[Dict[str, MetricScore]] = None,
+                 turns: Optional[List[TurnResult]] = None) -> None:
         seed = dict(zip(METRICS, (faithfulness, answer_relevancy, context_precision, context_recall,
                                   answer_correctness)))
         self.sample_id = sample_id
@@ -201,6 +267,21 @@ class EvalResult:
         self.scores.update(scores or {})
         self.elapsed_sec = elapsed_sec
         self.sample = sample
+        self.turns = list(turns or [])
+
+    @property
+    def conversation(self) -> Optional[Conversation]:
+        """The row's conversation (None for a single-turn row)."""
+        return None if self.sample is None else self.sample.conversation
+
+    def turn_results(self) -> List["EvalResult"]:
+        """The results of its assistant turns; a single-turn row is its own one turn."""
+        return [t.result for t in self.turns] if self.conversation is not None else [self]
+
+    def worst_turn(self) -> Optional[TurnResult]:
+        """The turn with the lowest mean score (None when no turn was scored)."""
+        scored = [t for t in self.turns if any(not ms.skipped for ms in t.result.scores.values())]
+        return min(scored, key=lambda t: t.result.overall(), default=None)
 
     @property
     def extra(self) -> Mapping[str, MetricScore]:
@@ -243,6 +324,13 @@ class EvalResult:
         data["overall"] = self.overall_score()
         data["elapsed_sec"] = round(self.elapsed_sec, 4)
         data["sample_id"] = self.sample_id
+        conv = self.conversation
+        if conv is not None:  # every turn, each reply with its scores
+            by_turn = {t.index: t.to_dict()["scores"] for t in self.turns}
+            data.update(conversation_id=conv.conversation_id, scores={n: ms.to_dict() for n, ms in self.scores.items()},
+                        turns=[dict(t.to_dict(), index=i, **({"scores": by_turn[i]} if i in by_turn else {}))
+                               for i, t in enumerate(conv.turns)])
+            data.update({k: getattr(conv, k) for k in ("scenario", "expected_outcome") if getattr(conv, k)})
         return data
 
 
@@ -328,9 +416,34 @@ class EvalReport:
                 counts[ms.method] = counts.get(ms.method, 0) + 1
         return counts
 
+    @property
+    def multi_turn(self) -> bool:
+        """Whether the rows are conversations (then reports say "conversations" and show the turn means)."""
+        return any(r.conversation is not None for r in self.results)
+
+    def turn_results(self) -> List[EvalResult]:
+        """Every assistant turn's result, in row order (a single-turn row is its own one turn)."""
+        return [t for r in self.results for t in r.turn_results()]
+
+    def turn_metric_names(self) -> List[str]:
+        return merged_order(t.scores for t in self.turn_results())
+
+    def turn_mean_scores(self) -> Dict[str, Optional[float]]:
+        """Per turn metric, the mean over every assistant turn (equal to mean_scores for single-turn rows)."""
+        turns = self.turn_results()
+        return {m: rounded_mean([t.scores[m].score for t in turns if m in t.scores and not t.scores[m].skipped])
+                for m in self.turn_metric_names()}
+
+    def turn_counts(self) -> Dict[str, Tuple[int, int]]:
+        """Per turn metric: (turns scored, turns that have it), the scored/total of the turn means."""
+        turns = self.turn_results()
+        return {m: (sum(1 for t in turns if m in t.scores and not t.scores[m].skipped),
+                    sum(1 for t in turns if m in t.scores)) for m in self.turn_metric_names()}
+
     def target_stats(self) -> Optional[Dict[str, Any]]:
-        """Target calls: how many, how many failed, p50/p95 latency in ms; None when no target answered."""
-        samples = [r.sample for r in self.results if r.sample is not None]
+        """Target calls (one per assistant turn): how many, how many failed, p50/p95 latency in ms; None when
+        no target answered."""
+        samples = [r.sample for r in self.turn_results() if r.sample is not None]
         called = [s for s in samples if s.target_latency_ms is not None or s.target_error]
         if not called:
             return None
@@ -352,6 +465,15 @@ class EvalReport:
         target = self.target_stats()
         if target:
             data["target"] = target
+        if self.multi_turn:
+            counts = self.turn_counts()
+            data.update(kind="conversations", num_conversations=len(self.results),
+                        num_turns_scored=len(self.turn_results()),
+                        means_over="mean_scores: over conversations (each conversation's turn mean); "
+                                   "turn_mean_scores: over every assistant turn",
+                        turn_mean_scores=self.turn_mean_scores(),
+                        turn_scored={m: f"{s}/{n}" for m, (s, n) in counts.items()})
+            data["conversations"] = data.pop("samples")
         return data
 
     def format_report(self) -> str:
@@ -360,8 +482,15 @@ class EvalReport:
         target = self.target_stats()
         notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
                  f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
+        if not self.multi_turn:
+            return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
+                                n_overall=len(self.overall_scores()))
+        counts = self.turn_counts()
+        notes.append(" per turn (mean over all assistant turns):")
+        notes += [f"   {m:<18} {_cell(mean):<15} {counts[m][0]}/{counts[m][1]} turns"
+                  for m, mean in self.turn_mean_scores().items()]
         return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
-                            n_overall=len(self.overall_scores()))
+                            n_overall=len(self.overall_scores()), title="Conversation report", noun="conversation")
 
     def print_report(self) -> None:
         print(self.format_report())
@@ -372,12 +501,13 @@ def _cell(value: Optional[float]) -> str:
 
 
 def format_table(n_samples: int, total_time: float, rows: List[Tuple[str, Optional[float], Optional[float], int]],
-                 overall: Optional[float], notes: Sequence[str] = (), *, n_overall: Optional[int] = None) -> str:
+                 overall: Optional[float], notes: Sequence[str] = (), *, n_overall: Optional[int] = None,
+                 title: str = "RAG evaluation report", noun: str = "sample") -> str:
     """The printed report: one line per (metric, mean, std, scored/total), then the overall mean over the
     `n_overall` rows that have one (N/A when none), then `notes`."""
     width = 44
-    title = f" RAG evaluation report: {n_samples} sample{'' if n_samples == 1 else 's'}, {total_time:.2f}s"
-    lines = ["=" * width, title, "=" * width]
+    heading = f" {title}: {n_samples} {noun}{'' if n_samples == 1 else 's'}, {total_time:.2f}s"
+    lines = ["=" * width, heading, "=" * width]
     for m, mean, std, n in rows:
         cell = _cell(mean) + (f" ± {std:.3f}" if mean is not None and std is not None else "")
         lines.append(f" {m:<20} {cell:<15} n={n}/{n_samples}")

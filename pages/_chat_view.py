@@ -1,8 +1,8 @@
 """Conversations on the dashboard: the Evaluate page's preview and the Report's chat drill-down.
 
 A conversation file is recognised by its shape (evaluator.io.conversations), previewed as
-conversations (one table row each, the first one as a chat), and scored as a ConversationRun
-(`runs.start_run` picks it). On the Report, the table has one row per conversation; the drill-down
+conversations (one table row each, the first one as a chat), and scored by the one `Run` like any
+dataset (each row an `EvalSample` carrying its conversation). On the Report, the table has one row per conversation; the drill-down
 shows the chosen conversation as chat bubbles (st.chat_message), its conversation-level scores on
 top, each assistant turn with its scores, contexts and tool calls, and a button that opens the
 run's worst turn. Every text from the file, the target or the judge is escaped (`said`), never
@@ -17,14 +17,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from evaluator.store.chat_records import conversation_of
-from evaluator.runs.chat_runs import is_conversation_rows  # noqa: F401  (the Evaluate page asks)
-from evaluator.scoring.conversations import ConversationResult, TurnResult, conversation_sample
 from evaluator.conversation import ASSISTANT, TOOL, USER, Conversation, Turn
 from evaluator.errors import DatasetError
 from evaluator.io.conversations import CONVERSATIONS, ConversationSet, dataset_kind, load_conversations
 from evaluator.io.datasets import DASHBOARD
-from evaluator.model import EvalReport, MetricScore
+from evaluator.model import EvalReport, EvalResult, EvalSample, MetricScore, TurnResult
 
 from pages import _data as data_ui
 from pages import _errors as errors
@@ -38,6 +35,11 @@ AVATARS = {USER: ":material/person:", ASSISTANT: ":material/smart_toy:", TOOL: "
 
 
 # --- Evaluate: reading and previewing a conversation file -----------------------------------------
+def is_conversation_rows(samples: List[EvalSample]) -> bool:
+    """Whether these rows are conversations (the Evaluate page words its estimate and summary so)."""
+    return any(s.conversation is not None for s in samples)
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def is_conversation_file(data: bytes, name: str, max_bytes: Optional[int] = None) -> bool:
     try:
@@ -81,11 +83,11 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
         with st.expander(f"First conversation ({len(convs[0].turns)} turns)"):
             for turn in convs[0].turns:
                 bubble(turn)
-    return data_ui.LoadedDataset(name, [conversation_sample(c) for c in convs], data_ui.digest(data + b"conversations"))
+    return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(data + b"conversations"))
 
 
 def estimate_caption(dataset: data_ui.LoadedDataset, offline: bool) -> None:
-    convs = [c for c in (conversation_of(s) for s in dataset.samples) if c is not None]
+    convs = [s.conversation for s in dataset.samples if s.conversation is not None]
     replies = sum(1 for c in convs for e in c.exchanges() if e.reply is not None)
     cost = ("0 judge calls · no cost" if offline else
             f"judge calls: one per judged metric per assistant turn ({replies:,} turns), and up to 4 per "
@@ -150,9 +152,10 @@ def turn_details(turn: Turn, scored: Optional[TurnResult]) -> None:
             st.caption("No tool was called in this turn.")
 
 
-def conversation_view(result: ConversationResult, focus: Optional[int] = None) -> None:
+def conversation_view(result: EvalResult, focus: Optional[int] = None) -> None:
     """Conversation-level scores on top, then the chat; `focus` (a turn index) is marked like the worst."""
     conv = result.conversation
+    assert conv is not None  # the drill-down shows conversation rows only
     st.markdown(score_line(result.scores, result.overall_score()), unsafe_allow_html=True)
     st.caption("Conversation scores: knowledge retention, goal completion and the agent metrics score the whole "
                "chat; each turn metric here is the mean over this conversation's turns.")
@@ -171,7 +174,7 @@ def conversation_view(result: ConversationResult, focus: Optional[int] = None) -
 
 # --- Report: the table and the drill-down --------------------------------------------------------
 def is_conversations(report: EvalReport) -> bool:
-    return bool(report.results) and isinstance(report.results[0], ConversationResult)
+    return report.multi_turn
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -179,10 +182,10 @@ def results_frame(token: str, _report: EvalReport) -> Any:
     """One row per conversation: report_data.results_frame's columns, the first user message as `question`,
     the last reply as `answer`, and its turn count and worst turn."""
     frame = report_data.results_frame(token, _report).copy()
-    convs = [r.conversation for r in _report.results if isinstance(r, ConversationResult)]
+    convs = [r.conversation for r in _report.results if r.conversation is not None]
     frame["question"] = [next((t.content for t in c.turns if t.role == USER), "") for c in convs]
     frame.insert(2, "turns", [len(c.turns) for c in convs])
-    worst = [r.worst_turn() for r in _report.results if isinstance(r, ConversationResult)]
+    worst = [r.worst_turn() for r in _report.results if r.conversation is not None]
     frame.insert(3, "worst turn", [None if w is None else w.index + 1 for w in worst])
     return frame
 
@@ -191,21 +194,22 @@ def turn_rows(report: EvalReport) -> List[Dict[str, Any]]:
     """Every scored assistant turn of the run, one row each: the per-turn view of the table."""
     rows = []
     for n, r in enumerate(report.results):
-        if not isinstance(r, ConversationResult):
+        conv = r.conversation
+        if conv is None:
             continue
         for t in r.turns:
-            reply = r.conversation.turns[t.index]
-            row: Dict[str, Any] = {"#": n, "conversation_id": r.conversation.conversation_id, "turn": t.index + 1,
+            reply = conv.turns[t.index]
+            row: Dict[str, Any] = {"#": n, "conversation_id": conv.conversation_id, "turn": t.index + 1,
                                    "overall": t.result.overall_score()}
             row.update(t.result.score_values())
-            row.update(user=r.conversation.turns[t.user_index].content[:200], reply=reply.content[:200])
+            row.update(user=conv.turns[t.user_index].content[:200], reply=reply.content[:200])
             rows.append(row)
     return rows
 
 
 def worst_turn(report: EvalReport) -> Optional[Tuple[int, TurnResult]]:
     """(row, turn) with the lowest overall score of the whole run."""
-    found = [(n, r.worst_turn()) for n, r in enumerate(report.results) if isinstance(r, ConversationResult)]
+    found = [(n, r.worst_turn()) for n, r in enumerate(report.results) if r.conversation is not None]
     scored = [(n, w) for n, w in found if w is not None]
     return min(scored, key=lambda p: p[1].result.overall(), default=None)
 
@@ -234,7 +238,7 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
     pick = st.selectbox("Conversation", options, format_func=lambda i: label(frame, i), key=PICK)
     focus = state.get(FOCUS)
     result = report.results[pick]
-    if isinstance(result, ConversationResult):
+    if result.conversation is not None:
         conversation_view(result, focus[1] if focus and focus[0] == pick else None)
 
 

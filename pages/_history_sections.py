@@ -9,9 +9,9 @@ import streamlit as st
 
 from evaluator.analysis.compare import compare_runs
 from evaluator.errors import RagmeterError
+from evaluator.runs.run import Run
 from evaluator.store.history import RunInfo, RunStore
 from evaluator.judges.registry import get_judge
-from evaluator.runs.chat_runs import run_class
 
 from pages import _errors as errors
 from pages import _judge as judge_ui
@@ -101,8 +101,7 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming the run"):
                 fallback = judge_ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
-                kind = run_class(info.settings)  # a conversation run resumes as one
-                run = kind.resume(store, info.run_id, api_key=key or fallback,
+                run = Run.resume(store, info.run_id, api_key=key or fallback,
                                   config=team.resumed_config(info.settings), target_headers=[h.strip() for h in headers if h.strip()])
                 runs.follow(run.start())
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
@@ -115,8 +114,8 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
         config = judge_ui.judge_widgets("hist_rescore")
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with errors.guard("Re-scoring the run"):
-                run = run_class(info.settings).rescore(store, info.run_id, config,
-                                                       api_key=judge_ui.api_key("hist_rescore"))
+                run = Run.rescore(store, info.run_id, config,
+                                  api_key=judge_ui.api_key("hist_rescore"))
                 runs.follow(run.start())
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 

@@ -18,7 +18,6 @@ from streamlit import config as st_config
 from evaluator.config import ConfigError, typed_history_path
 from evaluator.store.history import RunStore, default_history_location
 from evaluator.model import EvalReport, EvalSample
-from evaluator.runs.chat_runs import ConversationRun, is_conversation_rows
 from evaluator.runs.run import Run, RunConfig
 
 from pages import _errors as errors
@@ -94,10 +93,9 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
     `target` (a TargetConfig) answers each question first.
     """
-    kind = ConversationRun if is_conversation_rows(samples) else Run  # a conversation file's rows are chats
-    run = kind.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
-                  judge=judge, target=target, owner=team.owner(),
-                  project=str(state.get(state.EVAL_PROJECT) or "").strip() or None)
+    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
+                 judge=judge, target=target, owner=team.owner(),
+                 project=str(state.get(state.EVAL_PROJECT) or "").strip() or None)
     return follow(run.start())
 
 

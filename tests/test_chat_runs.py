@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evaluator.scoring.conversations import ConversationReport
 from evaluator.cli.command import main
 from evaluator.store.history import RunStore
 
@@ -39,11 +38,14 @@ def test_a_killed_conversation_run_resumes_without_asking_again(tmp_path):
     bot.write_text(BOT, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT), BOT_LOG=str(log), RAGMETER_HISTORY=str(history),
                BOT_DIE_ON="Someone stole the bike")  # the first user turn of the third conversation
-    died = _cli(["evaluate", str(SAMPLE), "--target", f"{bot}:chat", "--offline", "-q"], env)
+    died = _cli(["evaluate", str(SAMPLE), "--target", f"{bot}:chat", "--target-workers", "1", "--offline", "-q"],
+                env)
     assert died.returncode == 9, died.stderr
     store = RunStore(history)
     info = store.list_runs()[0]
-    assert (info.status, info.n_done, info.n_samples) == ("running", 2, 4)  # two conversations saved
+    assert (info.status, info.n_samples) == ("running", 4)
+    # Each replayed conversation is saved as soon as its replay ends, before it is scored.
+    assert [s.answered for s in store.samples(info.run_id)] == [True, True, False, False]
     before = log.read_text(encoding="utf-8").splitlines()
     assert len(before) == 5  # 2 + 2 turns, then the call that killed it
 
@@ -57,7 +59,7 @@ def test_a_killed_conversation_run_resumes_without_asking_again(tmp_path):
     assert data["num_conversations"] == 4 and [c["conversation_id"] for c in data["conversations"]][:2] == [
         "c01-prices", "c02-ebike-ar"]
     report = store.load_report(info.run_id)
-    assert isinstance(report, ConversationReport) and store.get_run(info.run_id).status == "finished"
+    assert report.multi_turn and store.get_run(info.run_id).status == "finished"
     assert store.get_run(info.run_id).verdict.ok and len(report.turn_results()) == 7
 
 
@@ -73,4 +75,4 @@ def test_runs_lists_a_conversation_run_and_rescore_takes_its_recording(tmp_path,
     again = json.loads(out.read_text(encoding="utf-8"))
     assert again["conversations"][0]["turns"][3]["content"].startswith("The annual membership costs 79 euros")
     assert main(["evaluate", "--rescore", run_id, "--target", "evaluator.demo:chat", "--offline", "-q"]) == 2
-    assert "--rescore takes the saved replies" in capsys.readouterr().err
+    assert "--rescore takes the saved answers" in capsys.readouterr().err

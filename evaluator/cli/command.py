@@ -27,14 +27,13 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..analysis import judging
 from ..analysis.noise import format_judge_noise, judge_noise
 from .args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import estimate_run, usage_line
-from ..errors import HistoryError, RagmeterError
-from ..io.conversations import CONVERSATIONS, dataset_kind
+from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
 from ..io.outputs import check_output, report_format
 from ..judges.offline import OfflineJudge
@@ -42,6 +41,7 @@ from ..model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
 from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from ..targets import TargetConfig
+from ..targets.replay import MESSAGES
 from ..scoring.verdict import EXIT_CODES, Verdict, plural, verdict
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
@@ -64,7 +64,8 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
     config = TargetConfig.from_options(args.target, body=args.target_body, headers=args.target_header,
                                        fields=args.target_field, base_url=args.target_base_url,
                                        timeout=args.target_timeout, workers=max(1, args.target_workers))
-    config.build()  # a bad spec, path or header fails here, before any file is read
+    if MESSAGES not in (args.target_body or ""):  # a history body is checked once the rows are known
+        config.build()  # a bad spec, path or header fails here, before any file is read
     return config
 
 
@@ -258,11 +259,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.output:
         check_output(args.output)  # a report that cannot be written is known now, not after the run
-    if is_conversation_run(args):
-        from . import conversations as cli_conversations  # multi-turn chats take their own path (cli_conversations.py)
-
-        return cli_conversations.evaluate(args, None if args.no_history else open_store(args.history), drive,
-                                         resumed_config)
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
@@ -274,27 +270,29 @@ def run_evaluate(args: argparse.Namespace) -> int:
         run = rescored_run(args, store)
     else:
         run = resumed_run(args, store) if args.resume else new_run(args, store)
+    if run.target is not None and store is None and not args.record and _conversations(run.pending):
+        print("note: the replayed conversations are not saved (--no-history and no --record)", file=sys.stderr)
     return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names))
 
 
-def is_conversation_run(args: argparse.Namespace) -> bool:
-    """A conversation file, or --resume/--rescore of a run whose rows are conversations."""
-    stored = args.resume or args.rescore
-    if stored:
-        if args.no_history:
-            return False
-        try:
-            return open_store(args.history).get_run(stored).settings.get("kind") == CONVERSATIONS
-        except HistoryError:
-            if args.rescore and (args.resume or args.data or getattr(args, "target", None)):
-                return False  # the usage error comes first: rescored_run says it
-            raise
-    return bool(args.data) and dataset_kind(args.data, surface=CLI) == CONVERSATIONS
+def _conversations(pending: Sequence[Any]) -> bool:
+    return any(s.conversation is not None for _, s in pending)
 
 
-def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], rows: str = "sample",
-          ended: Optional[Callable[[Run], None]] = None) -> int:
-    """Start the run, show its progress until it ends (Ctrl-C stops it, rows kept), `ended(run)`, then `finish`."""
+def save_recording(report: EvalReport, path: Path) -> None:
+    """--record: the replayed conversations as JSON Lines, ready to score again."""
+    conversations = [r.conversation for r in report.results if r.conversation is not None]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for conv in conversations:
+            f.write(json.dumps(conv.to_dict(), ensure_ascii=False, default=str) + "\n")
+    print(f"recorded {len(conversations)} conversations to {path} (re-score: ragmeter evaluate {path})",
+          file=sys.stderr)
+
+
+def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
+    """Start the run, show its progress until it ends (Ctrl-C stops it, rows kept), then `finish`."""
+    rows = "conversation" if _conversations(run.pending) else "sample"
     run.start()
     if run.run_id and not args.quiet:
         print(f"run {run.run_id}: {plural(len(run.pending), rows)} to score (resume with --resume {run.run_id})",
@@ -314,8 +312,8 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], rows
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
-    if ended is not None:
-        ended(run)
+    if args.record and run.target is not None and run.report is not None:
+        save_recording(run.report, Path(args.record))
     return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
                   history_error=run.history_error)
 

@@ -26,7 +26,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
 from ..errors import DatasetError, TargetError
 from ..targets.shapes import contexts_of, tool_call
-from .sources import Where, open_source
+from ..model import EvalSample
+from .sources import Source, Where, open_source
 from .surfaces import LIBRARY, Surface
 
 CONVERSATIONS, SAMPLES = "conversations", "samples"
@@ -83,28 +84,38 @@ def row_format(row: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
-def _first_row(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface
-               ) -> Tuple[Any, Optional[Tuple[Where, Dict[str, Any]]]]:
+def holds_conversations(src: Source) -> bool:
+    """Whether an opened source's first row is a conversation (or a turn of one)."""
     from .datasets import source_rows  # the readers of every single-turn format, shared
 
-    src = open_source(source, name, max_bytes, surface)
     with source_rows(src) as rows:
-        return src, next(rows.records, None)
+        first = next(rows.records, None)
+    return first is not None and row_format(first[1]) is not None
 
 
 def dataset_kind(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
                  surface: Surface = LIBRARY) -> str:
     """CONVERSATIONS when the file's first row is a conversation (or a turn of one), else SAMPLES."""
-    _, first = _first_row(source, name, max_bytes, surface)
-    return CONVERSATIONS if first is not None and row_format(first[1]) else SAMPLES
+    return CONVERSATIONS if holds_conversations(open_source(source, name, max_bytes, surface)) else SAMPLES
 
 
 def load_conversations(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
                        max_rows: Optional[int] = None, surface: Surface = LIBRARY) -> ConversationSet:
     """Every conversation of a file (see the module docstring for the formats)."""
+    return read_conversations(open_source(source, name, max_bytes, surface), max_rows, surface)
+
+
+def conversation_rows(src: Source, max_rows: Optional[int], surface: Surface, notes: List[str]) -> List[EvalSample]:
+    """The rows of a conversation file (how `load_dataset` reads one): one EvalSample per conversation."""
+    found = read_conversations(src, max_rows, surface)
+    notes.append(f"{found.format} recognised: {len(found.conversations)} conversations read.")
+    notes.extend(f"skipped conversation {cid}: {reason}" for cid, reason in found.skipped)
+    return [EvalSample.from_conversation(c) for c in found.conversations]
+
+
+def read_conversations(src: Source, max_rows: Optional[int], surface: Surface) -> ConversationSet:
     from .datasets import source_rows
 
-    src = open_source(source, name, max_bytes, surface)
     with source_rows(src) as rows:
         records = list(rows.records)
     if not records:

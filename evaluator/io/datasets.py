@@ -78,6 +78,7 @@ from ..errors import DatasetError
 from ..model import EvalSample
 from ..safetext import clean_row, clean_sample
 from .arrow_rows import parquet_records, saved_dataset_records
+from .conversations import conversation_rows, holds_conversations
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .csv_rows import csv_records
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
@@ -229,6 +230,12 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     user = check_mapping(mapping)
     src = open_source(source, name, max_bytes, surface)
     said = notes if notes is not None else []
+    if holds_conversations(src):  # every row a conversation (io/conversations.py)
+        if user:
+            raise DatasetError("is a conversation file: --mapping names a table's columns for single-turn rows, "
+                               "while a conversation's format is recognised by its own keys (messages, turns, "
+                               "user_input, or conversation_id/role/content); drop the mapping", file=src.name)
+        return conversation_rows(src, max_rows, surface, said)
     with source_rows(src) as rows:
         reading = _peek(rows, user)
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n

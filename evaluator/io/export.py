@@ -321,12 +321,12 @@ _ROLE_LABELS = {"user": "User", "assistant": "Assistant", "tool": "Tool output"}
 
 def chat_turns(result: EvalResult) -> Optional[List[Dict[str, Any]]]:
     """A conversation's turns as the report's chat shows them, each assistant turn with its scores
-    (None for a single-turn row). Read by duck type: chat_scoring.ConversationResult sits above io/."""
-    conversation, scored = getattr(result, "conversation", None), getattr(result, "turns", None)
-    if conversation is None or scored is None:
+    (None for a single-turn row)."""
+    conversation = result.conversation
+    if conversation is None:
         return None
-    by_index = {t.index: t for t in scored}
-    worst = result.worst_turn() if hasattr(result, "worst_turn") else None
+    by_index = {t.index: t for t in result.turns}
+    worst = result.worst_turn()
     turns = []
     for i, turn in enumerate(conversation.turns):
         scores = list(by_index[i].result.metric_scores().items()) if i in by_index else []

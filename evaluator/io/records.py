@@ -5,14 +5,23 @@ parts, reasoning, raw reply), so a result read back from a record is the result 
 
 The compact record (`result_to_compact_record`) is the history's form: no sample text, since the
 history keeps each sample once, and no metric field that holds its default value.
+
+A conversation's row has the same records. Its sample record's `conversation` key holds every turn
+(`Conversation.to_dict()`: a replay's replies, errors and turns not asked), and its question is the
+first user turn, its answer the last reply (the turns hold the rest, so SQL over `samples` still reads
+it). Its result record's `turns` holds each scored assistant turn's compact record, with the turn's
+index (`turn`) and the index of the user turn it answers (`user_turn`).
 """
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, replace
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore
+from ..conversation import USER, Conversation
+from ..model import METRICS, RULE_METRICS, EvalResult, EvalSample, MetricScore, TurnResult
+
+CONVERSATION = "conversation"  # the sample record's key holding a conversation's turns
 
 # Sample fields copied into a record, in record order.
 SAMPLE_FIELDS = (
@@ -40,7 +49,14 @@ def _metric_record(ms: MetricScore) -> Dict[str, Any]:
 
 
 def sample_to_record(sample: Optional[EvalSample], index: Optional[int] = None) -> Dict[str, Any]:
-    """A sample's fields as a JSON-ready dict (all None when there is no sample)."""
+    """A sample's fields as a JSON-ready dict (all None when there is no sample); a conversation's turns
+    under `conversation` (see the module docstring)."""
+    conv = sample.conversation if sample is not None else None
+    if sample is not None and conv is not None:
+        first = next((t.content for t in conv.turns if t.role == USER), "")
+        record = sample_to_record(replace(sample, question=first, contexts=[], conversation=None), index)
+        record[CONVERSATION] = conv.to_dict()
+        return record
     record: Dict[str, Any] = {"index": index, "sample_id": sample.sample_id if sample else None}
     for name in SAMPLE_FIELDS:
         value = getattr(sample, name) if sample is not None else None
@@ -67,6 +83,8 @@ def result_to_record(result: EvalResult, index: Optional[int] = None) -> Dict[st
 
 def sample_from_record(record: Dict[str, Any]) -> Optional[EvalSample]:
     """The sample stored in a record, or None when the record has no sample text."""
+    if isinstance(record.get(CONVERSATION), dict):
+        return EvalSample.from_conversation(Conversation.from_dict(record[CONVERSATION]))
     if record.get("question") is None and record.get("answer") is None:
         return None
     return EvalSample(
@@ -137,6 +155,9 @@ def result_to_compact_record(result: EvalResult, *, with_sample: bool = False) -
     }
     if with_sample:
         record["sample"] = None if result.sample is None else sample_to_record(result.sample)
+    if result.conversation is not None:
+        record["turns"] = [dict(result_to_compact_record(t.result), turn=t.index, user_turn=t.user_index)
+                           for t in result.turns]
     return record
 
 
@@ -149,7 +170,22 @@ def result_from_compact_record(record: Dict[str, Any], sample: Optional[EvalSamp
         for name, data in (record.get("metrics") or {}).items()
     }
     return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
-                      sample=sample, scores=metrics)
+                      sample=sample, scores=metrics, turns=_turns_from(record.get("turns") or [], sample))
+
+
+def _turns_from(records: List[Dict[str, Any]], sample: Optional[EvalSample]) -> List[TurnResult]:
+    """A conversation's turn results, each with its turn sample rebuilt from the conversation."""
+    if sample is None or sample.conversation is None:
+        return []
+    replies = [ex for ex in sample.exchanges() if ex.reply is not None]
+    by_reply = {ex.reply_index: (n, ex) for n, ex in enumerate(replies, 1)}
+    turns = []
+    for data in records:
+        number, ex = by_reply.get(data.get("turn"), (0, None))
+        asked = None if ex is None else sample.turn_sample(ex, number, "auto")
+        turns.append(TurnResult(int(data.get("turn") or 0), int(data.get("user_turn") or 0),
+                                result_from_compact_record({k: v for k, v in data.items() if k != "sample"}, asked)))
+    return turns
 
 
 def column_names(names: Sequence[str] = ()) -> List[str]:

@@ -10,15 +10,15 @@
                             (judged in context) is at least 0.5.
 
 Both judged metrics are ordinary `Metric`s (one judge call per conversation and repeat, blended
-with their heuristic, cached like any other prompt); they read the conversation from a
-`ConversationSample`, whose `question` is the transcript and `answer` the last reply.
+with their heuristic, cached like any other prompt); they read the conversation from the row's
+`EvalSample.conversation` (its `question` is the transcript and `answer` the last reply).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from ..conversation import ASSISTANT, USER, Conversation, transcript
+from ..conversation import ASSISTANT, LABELS, USER, Conversation, transcript
 from ..model import EvalSample, MetricScore
 from ..text import content_words
 from .heuristics import HeuristicScore
@@ -60,18 +60,6 @@ GOAL_COMPLETION_AR = """اقرأ المحادثة وهدف المستخدم (س�
 
 {data}"""
 _HEADINGS = {"en": ("CONVERSATION", "GOAL"), "ar": ("المحادثة", "الهدف")}
-LABELS = {"en": {USER: "User", ASSISTANT: "Assistant", "tool": "Tool output"},
-          "ar": {USER: "المستخدم", ASSISTANT: "المساعد", "tool": "مخرجات الأداة"}}
-
-
-@dataclass
-class ConversationSample(EvalSample):
-    """A whole conversation as one sample: the transcript as `question`, the last reply as `answer`,
-    every turn's contexts and tool calls, and the expected outcome as `ground_truth`."""
-
-    conversation: Optional[Conversation] = None
-
-
 def goal_text(conv: Conversation) -> str:
     parts = [f"Scenario: {conv.scenario}" if conv.scenario else "",
              f"Expected outcome: {conv.expected_outcome}" if conv.expected_outcome else ""]
@@ -85,7 +73,7 @@ class ConversationMetric(Metric):
     with_goal: bool = False
 
     def skip_reason(self, sample: EvalSample) -> Optional[str]:
-        conv = getattr(sample, "conversation", None)
+        conv = sample.conversation
         if conv is None:
             return "Not a conversation: this metric scores multi-turn conversations."
         if self.with_goal and not (conv.scenario or conv.expected_outcome):
@@ -95,7 +83,8 @@ class ConversationMetric(Metric):
     def prompt(self, sample: EvalSample, lang: str, fields: Optional[Sequence[str]] = None) -> str:
         # Its own layout (the steps / the transcript): `fields` of the shared prefix do not apply.
         lang = lang if lang in self.prompts else "en"
-        conv = getattr(sample, "conversation")
+        conv = sample.conversation
+        assert conv is not None  # skip_reason said so first
         chat_head, goal_head = _HEADINGS[lang]
         parts = [f"[{chat_head}]", transcript(conv.turns, LABELS[lang])]
         if self.with_goal:
@@ -132,7 +121,8 @@ def _questions(text: str) -> List[str]:
 
 
 def knowledge_retention_heuristic(sample: EvalSample, lang: str = "en", kind: str = "") -> HeuristicScore:
-    conv = getattr(sample, "conversation")
+    conv = sample.conversation
+    assert conv is not None
     asked = re_asked(conv)
     replies = sum(1 for t in conv.turns if t.role == ASSISTANT and not t.not_asked)
     if not asked:
@@ -144,7 +134,8 @@ def knowledge_retention_heuristic(sample: EvalSample, lang: str = "en", kind: st
 
 
 def goal_completion_heuristic(sample: EvalSample, lang: str = "en", kind: str = "") -> HeuristicScore:
-    conv = getattr(sample, "conversation")
+    conv = sample.conversation
+    assert conv is not None
     wanted = set(content_words(conv.expected_outcome or conv.scenario or ""))
     said = set(content_words(" ".join(t.content for t in conv.turns if t.role == ASSISTANT)))
     share = len(wanted & said) / len(wanted) if wanted else 0.0

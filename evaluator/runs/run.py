@@ -44,7 +44,8 @@ from ..metrics.rubric import rubrics_from_dict
 from ..model import EvalReport, EvalResult, EvalSample
 from ..scoring.passes import usage_delta
 from ..targets import TargetConfig
-from ..targets.pipeline import evaluate_with_target, is_answered
+from ..targets.pipeline import evaluate_with_target
+from ..targets.replay import row_target
 from ..scoring.verdict import Verdict, verdict
 
 log = logging.getLogger("ragmeter.runs")
@@ -189,16 +190,19 @@ class Run:
             raise RagmeterError("a run cannot both call a target and send its judge calls as a batch: run the "
                                 "target first, then score its saved answers with --rescore RUN_ID --batch")
         self.evaluator, self.pending = evaluator, list(pending)
-        self.target = target  # the user's pipeline, called for each sample it has not answered yet
-        self._target = target.build() if target is not None else None  # TargetConfigError now, not mid-run
+        self.target = target  # the user's pipeline, called for each row it has not answered yet
+        # TargetConfigError now, not mid-run; a conversation's row gets the target that takes the history.
+        self._target = row_target(target, [s for _, s in self.pending]) if target is not None else None
         self.dataset_name, self.settings = dataset_name, dict(settings or {})
+        if target is not None and run_id is None:  # what the history keeps of it (no header value)
+            self.settings["target"] = target.settings(self._target)
         self.store, self.run_id, self.prior = store, run_id, prior
         self.owner: Optional[str] = None  # who started it (history.default_owner() when None)
         self.project: Optional[str] = None  # the project it is listed under (the dataset name when None)
         self.total = prior + len(self.pending)
         self.done = prior  # rows finished in the whole run, earlier sessions' included
         # rows the target has answered, earlier sessions' included (their answers are in the history)
-        self.answered = prior + sum(1 for _, s in self.pending if is_answered(s))
+        self.answered = prior + sum(1 for _, s in self.pending if s.answered)
         self.status: RunStatus = "ready"  # then running, and finally finished, stopped or failed
         self.report: Optional[EvalReport] = None  # set when the run has ended
         self.error: Optional[str] = None
@@ -242,7 +246,7 @@ class Run:
         built = judge is None
         judge = config.build_judge(api_key) if judge is None else judge
         run = cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=dataset_name,
-                  settings=_with_target(config.settings(judge), target), store=store,
+                  settings=config.settings(judge), store=store,
                   max_workers=config.workers, close_judge=built, target=target,
                   batch_poll=config.batch_poll if config.batch else None)
         run.owner, run.project = owner, project
@@ -393,6 +397,7 @@ class Run:
         assert self.target is not None  # set together with self._target
         return evaluate_with_target(self.evaluator, samples, self._target, policy=self.target.policy,
                                     target_workers=self.target.workers, judge_workers=self._workers,
+                                    spec=self.target.spec,
                                     on_answer=self._answer, on_progress=self._tally, on_result=self._keep,
                                     stop=self._stop)
 
@@ -511,17 +516,10 @@ class Run:
             close_judge(self.evaluator.llm)
 
 
-def _with_target(settings: Dict[str, Any], target: Optional[TargetConfig]) -> Dict[str, Any]:
-    """Run settings plus what the history keeps about the target (kind, URL or function, paths; no header value)."""
-    if target is not None:
-        settings = dict(settings, target=target.settings())
-    return settings
-
-
 def _stored_target(settings: Dict[str, Any], pending: Pending, headers: Sequence[str]) -> Optional[TargetConfig]:
     """The stored run's target, when some pending row still needs an answer from it."""
     stored = settings.get("target")
-    if not stored or all(is_answered(s) for _, s in pending):
+    if not stored or all(s.answered for _, s in pending):
         return None
     return TargetConfig.from_settings(stored, headers)
 

@@ -1,4 +1,4 @@
-"""RAGEvaluator: scores samples with a judge, one at a time or concurrently, keeping order."""
+"""RAGEvaluator: scores rows (single-turn or conversations) with a judge, one at a time or concurrently, keeping order."""
 from __future__ import annotations
 
 import copy
@@ -13,9 +13,10 @@ from ..judges.base import Judge, is_offline
 from ..judges.health import HealthPolicy, JudgeHealth, WatchedJudge
 from ..metrics.combined import JUDGE_MODES, SEPARATE
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from ..metrics.registry import MetricChoice, resolve_metrics
+from ..metrics.registry import Metric, MetricChoice, resolve_metrics
 from ..metrics.scoring import score_sample
 from ..model import EvalReport, EvalResult, EvalSample
+from .conversations import score_conversation
 from .passes import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
 from ..text import resolve_language
 
@@ -79,15 +80,22 @@ class RAGEvaluator:
         return twin
 
     def evaluate(self, sample: EvalSample, *, parallel_calls: bool = False) -> EvalResult:
-        """Score one sample on every chosen metric (skipped ones say why).
+        """Score one sample on every chosen metric (skipped ones say why); a conversation's row turn by
+        turn, then as a whole (scoring/conversations.py).
 
         The sample's first judge call goes alone; with `parallel_calls` the others then go
         together (evaluate_dataset asks for that when it runs several workers)."""
+        if sample.conversation is not None:
+            return score_conversation(self, sample, parallel_calls=parallel_calls)
+        return self.score(sample, self.metrics, parallel_calls=parallel_calls)
+
+    def score(self, sample: EvalSample, metrics: List[Metric], *, parallel_calls: bool = False) -> EvalResult:
+        """Score one exchange on `metrics` (one of the evaluator's own choice, or a conversation's share of it)."""
         start = time.perf_counter()
         lang = resolve_language(self.language, sample.question, sample.answer, *sample.contexts)
         # After each metric: a judge known to fail drops this sample (it stays pending).
         check = self.health.check if self.health is not None else None
-        scores = score_sample(self.metrics, sample, self._judge, lang, self.heuristics, self.repeats, check,
+        scores = score_sample(metrics, sample, self._judge, lang, self.heuristics, self.repeats, check,
                               parallel_calls=parallel_calls, judge_mode=self.judge_mode)
         return EvalResult(sample.sample_id, elapsed_sec=time.perf_counter() - start, sample=sample, scores=scores)
 

@@ -9,7 +9,8 @@ threads while CLI processes write too. Every run records its owner (who started 
 
 Each sample is stored once, in `samples`; a result row keeps only its scores and metric details
 (the compact record) and is joined back to its sample when read. Rows written before that
-(m003) hold the whole record, sample included, and still load as they are.
+(m003) hold the whole record, sample included, and still load as they are. A conversation's row
+has the same two records, its turns in them (io/records.py).
 
 The schema evolves through MIGRATIONS, applied in order and recorded in the `_migrations` table,
 under a lock (SQLite's write lock, a PostgreSQL advisory lock) so processes opening a new
@@ -172,6 +173,18 @@ def m006_reviews(db: Any) -> None:
     )
 
 
+@migration
+def m007_one_row_type(db: Any) -> None:
+    # Conversation runs were marked `"kind": "conversations"` so that they resumed on a run path of their
+    # own; every run now resumes through one Run, its rows saying what they are (a sample record with a
+    # `conversation` key), so the mark, shown among a run's settings, goes. Rows keep their records.
+    rows = db.execute("SELECT run_id, settings FROM runs WHERE settings LIKE ?", ('%"kind"%',)).fetchall()
+    for run_id, text in rows:
+        settings = json.loads(text or "{}")
+        if settings.pop("kind", None) == "conversations":
+            db.execute("UPDATE runs SET settings = ? WHERE run_id = ?", (_dumps(settings), run_id))
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
@@ -320,7 +333,7 @@ class RunStore:
         `owner` defaults to `default_owner()`, `project` to the dataset name.
         """
         run_id = uuid.uuid4().hex[:12]
-        sample_rows = [(run_id, i, _dumps(_sample_record(s, i))) for i, s in enumerate(samples)]
+        sample_rows = [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in enumerate(samples)]
         try:
             with self._connect() as db:
                 db.execute(
@@ -337,13 +350,13 @@ class RunStore:
 
     def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
         """Persist one finished sample now. Writing the same (run, index) again replaces it."""
-        sample_text = None if result.sample is None else _dumps(_sample_record(result.sample, index))
+        sample_text = None if result.sample is None else _dumps(sample_to_record(result.sample, index))
         try:
             with self._connect() as db:
                 stored = db.fetchall("SELECT record FROM samples WHERE run_id = ? AND idx = ?", (run_id, index))
                 # The run's own sample is joined back when read; any other sample (or none) is embedded.
                 own = bool(stored) and stored[0][0] == sample_text
-                record = _dumps(_result_record(result, with_sample=not own))
+                record = _dumps(result_to_compact_record(result, with_sample=not own))
                 db.execute(_UPSERT_RESULT, (run_id, index, result.sample_id, result.overall_score(), record))
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
@@ -357,9 +370,9 @@ class RunStore:
         a million-row run from spending its time in commits.
         """
         # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
-        samples = [(run_id, i, _dumps(_sample_record(r.sample, i))) for i, r in pairs if r.sample is not None]
+        samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs if r.sample is not None]
         results = [(run_id, i, r.sample_id, r.overall_score(),
-                    _dumps(_result_record(r, with_sample=r.sample is None))) for i, r in pairs]
+                    _dumps(result_to_compact_record(r, with_sample=r.sample is None))) for i, r in pairs]
         try:
             with self._connect() as db:
                 db.executemany(_UPSERT_SAMPLE, samples)
@@ -372,7 +385,7 @@ class RunStore:
     def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
         """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
         if not self._write("UPDATE samples SET record = ? WHERE run_id = ? AND idx = ?",
-                           (_dumps(_sample_record(sample, index)), run_id, index)):
+                           (_dumps(sample_to_record(sample, index)), run_id, index)):
             raise self._unknown(run_id)
 
     def answered_samples(self, run_id: str) -> List[EvalSample]:
@@ -384,7 +397,7 @@ class RunStore:
         rows = self._query("SELECT idx, record FROM samples WHERE run_id = ? ORDER BY idx", (run_id,))
         samples = [(idx, results[idx].sample if idx in results else _sample_from_json(text)) for idx, text in rows]
         asked = bool(self.get_run(run_id).settings.get("target"))
-        return [s for idx, s in samples if s is not None and (idx in results or not asked or _answered(s))]
+        return [s for idx, s in samples if s is not None and (idx in results or not asked or s.answered)]
 
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
                    usage: Optional[Dict[str, Any]] = None, verdict: Optional[Verdict] = None) -> None:
@@ -503,10 +516,6 @@ class RunStore:
         usage_rows = self._query("SELECT usage FROM runs WHERE run_id = ?", (run_id,))
         usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
         results = [result for _, result in self.indexed_results(run_id)]
-        if info.settings.get("kind") == "conversations":
-            from .chat_records import report_of
-
-            return report_of(results, info.total_time or 0.0, usage)
         return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
 
 
@@ -524,51 +533,13 @@ def _is_database_error(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg")
 
 
-def _answered(sample: EvalSample) -> bool:
-    conversation = getattr(sample, "conversation", None)
-    if conversation is not None:  # a conversation is answered once a replay has recorded it
-        return conversation.recorded_by is not None
-    return sample.target_latency_ms is not None or sample.target_error is not None
-
-
-# Conversations (chat_records.py) are one sample row each, their turns in the record. Imported when
-# first met: chat_records pulls in the scoring modules, which single-turn history readers never need.
-def _sample_record(sample: EvalSample, index: Optional[int]) -> Dict[str, Any]:
-    if getattr(sample, "conversation", None) is not None:
-        from . import chat_records
-
-        return chat_records.sample_record(sample, index)  # type: ignore[arg-type]
-    return sample_to_record(sample, index)
-
-
-def _result_record(result: EvalResult, *, with_sample: bool) -> Dict[str, Any]:
-    if getattr(result.sample, "conversation", None) is not None:
-        from . import chat_records
-
-        return chat_records.result_record(result, with_sample=with_sample)
-    return result_to_compact_record(result, with_sample=with_sample)
-
-
 def _result_from_row(compact: int, text: str, sample_text: Optional[str]) -> EvalResult:
     """A stored result: a compact row joined to its run's sample, or an older full record as it is."""
     if not compact:
         return result_from_record(json.loads(text))
-    record = json.loads(text)
-    sample_data = json.loads(sample_text) if sample_text else None
-    embedded = record.get("sample")
-    if "turns" in record and any(isinstance(d, dict) and "conversation" in d for d in (sample_data, embedded)):
-        from . import chat_records
-
-        return chat_records.result_from(record, _sample_from_json(sample_text) if sample_text else None)
-    sample = sample_from_record(sample_data) if sample_data else None
-    return result_from_compact_record(record, sample)
+    return result_from_compact_record(json.loads(text), _sample_from_json(sample_text) if sample_text else None)
 
 
 def _sample_from_json(text: str) -> EvalSample:
-    record = json.loads(text)
-    if isinstance(record.get("conversation"), dict):
-        from . import chat_records
-
-        return chat_records.sample_from(record)
-    sample = sample_from_record(record)
+    sample = sample_from_record(json.loads(text))
     return sample if sample is not None else EvalSample("", "", [])

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..conversation import ASSISTANT, USER, Conversation, Turn
 from ..errors import TargetConfigError
+from ..model import EvalSample
 from .base import RetryPolicy, Target, ask
 from .chat import ChatTarget
 from .function import FunctionTarget
@@ -102,6 +103,12 @@ def chat_target(config: Any) -> Target:
     return target
 
 
+def row_target(config: Any, samples: Sequence[EvalSample]) -> Target:
+    """The target that answers these rows: its conversation form when they are conversations (a dataset
+    holds one kind), else the target itself; TargetConfigError when it cannot be used."""
+    return chat_target(config) if any(s.conversation is not None for s in samples) else config.build()
+
+
 def history_messages(turns: List[Turn]) -> List[Dict[str, str]]:
     return [{"role": t.role, "content": t.content} for t in turns
             if t.role in (USER, ASSISTANT) and not t.not_asked and (t.role == USER or t.content)]
@@ -151,4 +158,4 @@ def _reference_after(conv: Conversation, user: Turn) -> Optional[str]:
     return None
 
 
-__all__ = ["ChatHistoryTarget", "HttpChatTarget", "chat_target", "replay"]
+__all__ = ["ChatHistoryTarget", "HttpChatTarget", "chat_target", "replay", "row_target"]

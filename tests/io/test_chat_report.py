@@ -4,11 +4,11 @@ from __future__ import annotations
 import html
 import re
 
-from evaluator.scoring.conversations import evaluate_conversations
 from evaluator.conversation import Conversation, Turn
 from evaluator.scoring.evaluation import RAGEvaluator
 from evaluator.io.export import html_report
 from evaluator.judges.offline import OfflineJudge
+from evaluator.model import EvalSample
 
 HOSTILE = '<script>alert("x")</script> **bold** <img src=x onerror=alert(1)>'
 ARABIC = "كم تكلفة الدراجة الكهربائية؟"
@@ -27,7 +27,7 @@ def _report():
         Conversation("c-ar", [Turn("user", ARABIC), Turn("assistant", "تكلف 20 سنتًا في الدقيقة.",
                                                        contexts=["تكلف الدراجة الكهربائية 20 سنتًا في الدقيقة."])]),
     ]
-    return evaluate_conversations(RAGEvaluator(OfflineJudge()), convs)
+    return RAGEvaluator(OfflineJudge()).evaluate_dataset([EvalSample.from_conversation(c) for c in convs])
 
 
 def test_every_turn_is_in_the_report_escaped_with_its_scores():

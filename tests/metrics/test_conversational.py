@@ -6,12 +6,17 @@ from pathlib import Path
 from fakes import ScriptedJudge
 
 from evaluator import RAGEvaluator
-from evaluator.scoring.conversations import evaluate_conversations
 from evaluator.conversation import Conversation, Turn
 from evaluator.io.conversations import load_conversations
 from evaluator.judges.offline import OfflineJudge
+from evaluator.model import EvalSample
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "conversations.jsonl"
+
+
+def evaluate_conversations(evaluator, conversations):
+    """Conversations scored as rows, by the one scoring pass every dataset goes through."""
+    return evaluator.evaluate_dataset([EvalSample.from_conversation(c) for c in conversations])
 
 
 def _shipping() -> Conversation:

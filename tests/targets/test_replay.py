@@ -65,11 +65,3 @@ def test_cli_demo_chat_offline_records_and_rescores(tmp_path):
     recorded = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
     assert recorded[0]["recorded_by"] == "evaluator.demo:chat"
     assert main(["evaluate", str(record), "--offline", "-q", "--no-history", "-o", str(tmp_path / "again.json")]) == 0
-
-
-def test_cli_refuses_what_conversations_cannot_do(tmp_path, capsys):
-    data = str(ROOT / "sample_data" / "conversations.jsonl")
-    assert main(["evaluate", data, "--offline", "--batch", "-q", "--no-history"]) == 2
-    assert "--batch does not work with a conversation dataset" in capsys.readouterr().err
-    assert main(["evaluate", data, "--offline", "--engine", "ray", "-q", "--no-history"]) == 2
-    assert "--engine ray" in capsys.readouterr().err
