@@ -161,8 +161,10 @@ def result_to_compact_record(result: EvalResult, *, with_sample: bool = False) -
     return record
 
 
-def result_from_compact_record(record: Dict[str, Any], sample: Optional[EvalSample]) -> EvalResult:
-    """The EvalResult that `result_to_compact_record` wrote, with `sample` unless the record embeds one."""
+def result_from_compact_record(record: Dict[str, Any], sample: Optional[EvalSample], *,
+                               language: str = "auto") -> EvalResult:
+    """The EvalResult that `result_to_compact_record` wrote, with `sample` unless the record embeds one;
+    a conversation's turn samples rebuilt in `language` (the run's), as its judge saw them."""
     if "sample" in record:
         sample = None if record["sample"] is None else sample_from_record(record["sample"])
     metrics = {
@@ -170,10 +172,10 @@ def result_from_compact_record(record: Dict[str, Any], sample: Optional[EvalSamp
         for name, data in (record.get("metrics") or {}).items()
     }
     return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
-                      sample=sample, scores=metrics, turns=_turns_from(record.get("turns") or [], sample))
+                      sample=sample, scores=metrics, turns=_turns_from(record.get("turns") or [], sample, language))
 
 
-def _turns_from(records: List[Dict[str, Any]], sample: Optional[EvalSample]) -> List[TurnResult]:
+def _turns_from(records: List[Dict[str, Any]], sample: Optional[EvalSample], language: str) -> List[TurnResult]:
     """A conversation's turn results, each with its turn sample rebuilt from the conversation."""
     if sample is None or sample.conversation is None:
         return []
@@ -182,7 +184,7 @@ def _turns_from(records: List[Dict[str, Any]], sample: Optional[EvalSample]) -> 
     turns = []
     for data in records:
         number, ex = by_reply.get(data.get("turn"), (0, None))
-        asked = None if ex is None else sample.turn_sample(ex, number, "auto")
+        asked = None if ex is None else sample.turn_sample(ex, number, language)
         turns.append(TurnResult(int(data.get("turn") or 0), int(data.get("user_turn") or 0),
                                 result_from_compact_record({k: v for k, v in data.items() if k != "sample"}, asked)))
     return turns

@@ -501,14 +501,16 @@ class RunStore:
         return [_sample_from_json(text) for (text,) in rows]
 
     def indexed_results(self, run_id: str) -> List[Tuple[int, EvalResult]]:
-        """(index, result) of every stored result, in index order."""
-        self.get_run(run_id)
+        """(index, result) of every stored result, in index order (a conversation's turns as its run's
+        language put them to the judge)."""
+        language = self.get_run(run_id).settings.get("language") or "auto"
         rows = self._query(
             "SELECT r.idx, r.compact, r.record, s.record FROM results r "
             "LEFT JOIN samples s ON s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? ORDER BY r.idx",
             (run_id,),
         )
-        return [(idx, _result_from_row(compact, text, sample_text)) for idx, compact, text, sample_text in rows]
+        return [(idx, _result_from_row(compact, text, sample_text, language))
+                for idx, compact, text, sample_text in rows]
 
     def load_report(self, run_id: str) -> EvalReport:
         """The run's report: stored results in index order, total time and judge usage."""
@@ -533,11 +535,12 @@ def _is_database_error(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg")
 
 
-def _result_from_row(compact: int, text: str, sample_text: Optional[str]) -> EvalResult:
+def _result_from_row(compact: int, text: str, sample_text: Optional[str], language: str) -> EvalResult:
     """A stored result: a compact row joined to its run's sample, or an older full record as it is."""
     if not compact:
         return result_from_record(json.loads(text))
-    return result_from_compact_record(json.loads(text), _sample_from_json(sample_text) if sample_text else None)
+    sample = _sample_from_json(sample_text) if sample_text else None
+    return result_from_compact_record(json.loads(text), sample, language=language)
 
 
 def _sample_from_json(text: str) -> EvalSample:
