@@ -485,12 +485,9 @@ class EvalReport:
         if not self.multi_turn:
             return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
                                 n_overall=len(self.overall_scores()))
-        counts = self.turn_counts()
-        notes.append(" per turn (mean over all assistant turns):")
-        notes += [f"   {m:<18} {_cell(mean):<15} {counts[m][0]}/{counts[m][1]} turns"
-                  for m, mean in self.turn_mean_scores().items()]
-        return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
-                            n_overall=len(self.overall_scores()), title="Conversation report", noun="conversation")
+        return format_table(len(self.results), self.total_time, rows, self.overall_mean(),
+                            notes + turn_notes(self.turn_mean_scores(), self.turn_counts()),
+                            n_overall=len(self.overall_scores()), **CONVERSATION_TABLE)
 
     def print_report(self) -> None:
         print(self.format_report())
@@ -498,6 +495,15 @@ class EvalReport:
 
 def _cell(value: Optional[float]) -> str:
     return "N/A" if value is None else f"{value:.3f}"
+
+
+CONVERSATION_TABLE = {"title": "Conversation report", "noun": "conversation"}  # format_table's words for chats
+
+
+def turn_notes(means: Mapping[str, Optional[float]], counts: Mapping[str, Tuple[int, int]]) -> List[str]:
+    """The report's per-turn lines: each turn metric's mean over every assistant turn, scored/total turns."""
+    return [" per turn (mean over all assistant turns):"] + [
+        f"   {m:<18} {_cell(mean):<15} {counts[m][0]}/{counts[m][1]} turns" for m, mean in means.items()]
 
 
 def format_table(n_samples: int, total_time: float, rows: List[Tuple[str, Optional[float], Optional[float], int]],

@@ -87,6 +87,8 @@ def records(pairs):
     for i, r in pairs:
         rec = result_to_record(r, i)
         rec.pop("elapsed_sec")
+        for turn in rec.get("turns", []):  # a conversation's turns are timed too
+            turn.pop("elapsed_sec")
         out.append(rec)
     return out
 
@@ -101,6 +103,24 @@ def test_offline_scores_equal_the_single_process_run(cluster, tmp_path):
     expected = single_process(OfflineJudge(), load_dataset(SAMPLE))
     assert run.rows == len(expected)
     assert records(read_results_parquet(out)) == records(expected)
+
+
+def test_conversations_score_on_ray_as_they_do_locally(cluster, tmp_path, capsys):
+    chats = ROOT / "sample_data" / "conversations.jsonl"
+    history, out = tmp_path / "h.sqlite3", tmp_path / "r.parquet"
+    assert main(["evaluate", str(chats), "-q", "--history", str(history)]) == 0
+    local = capsys.readouterr().out
+    assert main(["evaluate", str(chats), "-q", "--engine", "ray", "--ray-workers", "2", "--history", str(history),
+                 "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert _table(printed) == _table(local) and "per turn (mean over all assistant turns):" in printed
+    store = RunStore(history)
+    ray_run, local_run = store.list_runs()  # newest first
+    assert (ray_run.status, ray_run.n_done) == ("finished", 4)
+    expected = records(store.indexed_results(local_run.run_id))
+    assert records(store.indexed_results(ray_run.run_id)) == expected and expected[0]["turns"]
+    assert records(read_results_parquet(out)) == expected
+    assert store.load_report(ray_run.run_id).turn_mean_scores() == store.load_report(local_run.run_id).turn_mean_scores()
 
 
 def test_parquet_input_without_ids_is_numbered_in_input_order(cluster, tmp_path):
@@ -188,8 +208,8 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_no_row(cluster, tmp_path):
 def _table(printed: str) -> list:
     """The report table's lines, without the title line that carries the run time."""
     lines = printed.splitlines()
-    start = next(i for i, line in enumerate(lines) if "RAG evaluation report" in line)
-    end = next(i for i, line in enumerate(lines) if line.startswith(" overall"))
+    start = next(i for i, line in enumerate(lines) if " report: " in line)
+    end = max(i for i, line in enumerate(lines) if line.startswith("=")) - 1
     return lines[start + 1:end + 1]
 
 

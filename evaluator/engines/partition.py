@@ -22,6 +22,7 @@ from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..judges.base import call_info, close_judge, is_offline
 from ..model import EvalResult, EvalSample
 from ..runs.run import RunConfig
+from ..scoring.conversations import row_metric_names
 
 ROW_COLUMN = "_row"
 UNKNOWN_INDEX = -1
@@ -80,11 +81,13 @@ class FrameScorer:
     The judge reads its key from this process's environment (the variable `config.api_key_env`).
     """
 
-    def __init__(self, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]] = None) -> None:
+    def __init__(self, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]] = None,
+                 metrics: Optional[List[str]] = None) -> None:
         self.config, self.mapping = config, mapping
         self.judge = CountingJudge(config.build_judge())
         self.evaluator = config.evaluator(self.judge)
-        self.metrics = list(self.evaluator.metric_names)  # every frame gets these columns, in this order
+        # Every frame gets these columns, in this order (a conversation run's: frame_metrics(..., True)).
+        self.metrics = metrics or list(self.evaluator.metric_names)
         self.workers = config.workers
 
     def __call__(self, df: Any) -> Any:
@@ -116,6 +119,12 @@ class FrameScorer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def frame_metrics(config: RunConfig, conversations: bool) -> List[str]:
+    """The metric columns of a run's results frames: the chosen metrics, or every score a conversation has."""
+    chosen = config.chosen_metrics()
+    return row_metric_names(chosen) if conversations else [m.name for m in chosen]
 
 
 def _numbered_rows(df: Any) -> List[Tuple[Optional[int], Dict[str, Any]]]:

@@ -25,6 +25,7 @@ restarts and task retries); output order is kept, so a retried batch lands once,
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import time
 from contextlib import nullcontext
@@ -34,9 +35,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..errors import DatasetError, MissingExtra
 from ..io.frames import ParquetSink, results_from_frame
+from ..io.records import CONVERSATION
 from ..model import EvalSample
 from ..runs.run import RunConfig
-from .partition import ROW_COLUMN, UNKNOWN_INDEX, FrameScorer
+from .partition import ROW_COLUMN, UNKNOWN_INDEX, FrameScorer, frame_metrics
 from .summary import RunTally
 
 OFFLINE_BATCH = 500  # rows per task offline: big enough to amortise Ray's per-task cost
@@ -109,6 +111,8 @@ def samples_frame(samples: List[EvalSample]) -> Any:
                "expected_answer_keywords": s.expected_answer_keywords, "expected_docs": s.expected_docs,
                "category": s.category, "tool_calls": s.tool_calls or None, "expected_tools": s.expected_tools,
                ROW_COLUMN: number}
+        if s.conversation is not None:  # its turns, as JSON text: the worker rebuilds the row from them
+            row[CONVERSATION] = json.dumps(s.conversation.to_dict(), ensure_ascii=False, default=str)
         meta = dict(s.metadata or {})
         for metric, label in (meta.pop("human_labels", None) or {}).items():
             meta[f"human_{metric}"] = label
@@ -120,21 +124,25 @@ def samples_frame(samples: List[EvalSample]) -> Any:
     return pd.DataFrame(rows)
 
 
-def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> Tuple[Any, Optional[Dict]]:
-    """(dataset, the mapping its rows need): Parquet read by the cluster, other formats on the driver."""
+def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> Tuple[Any, Optional[Dict], bool]:
+    """(dataset, the mapping its rows need, whether they are conversations): Parquet read by the cluster,
+    other formats (conversation files too) on the driver."""
     ray = need_ray()
     if Path(data).suffix.lower() == ".parquet" or Path(data).is_dir():
         # Blocks of `batch` rows (streamed, no shuffle) so one big file still feeds every worker.
         ds = ray.data.read_parquet(data)
-        return ds.repartition(target_num_rows_per_block=batch), mapping
+        return ds.repartition(target_num_rows_per_block=batch), mapping, False
     from ..io.datasets import load_dataset
 
-    frame = samples_frame(load_dataset(data, mapping))
+    samples = load_dataset(data, mapping)
+    frame = samples_frame(samples)
     chunks = [frame.iloc[i:i + batch] for i in range(0, len(frame), batch)]
-    return ray.data.from_pandas(chunks), None  # the frame already has the canonical column names
+    # The frame already has the canonical column names.
+    return ray.data.from_pandas(chunks), None, any(s.conversation is not None for s in samples)
 
 
-def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]], workers: int, batch: int) -> Any:
+def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]], workers: int, batch: int,
+           metrics: List[str]) -> Any:
     """The lazy scored dataset: a pool of up to `workers` FrameScorers, one CPU each.
 
     The pool grows from one worker, not starts at `workers`: a fixed pool holding every CPU of a
@@ -145,7 +153,7 @@ def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]
     return ds.map_batches(FrameScorer, batch_format="pandas", batch_size=batch,
                           compute=ray.data.ActorPoolStrategy(min_size=1, max_size=workers), num_cpus=1,
                           fn_constructor_args=(per_worker(config, workers),),
-                          fn_constructor_kwargs={"mapping": mapping}, udf_modifying_row_count=False)
+                          fn_constructor_kwargs={"mapping": mapping, "metrics": metrics}, udf_modifying_row_count=False)
 
 
 def number_rows(frame: Any, start: int) -> Any:
@@ -181,13 +189,13 @@ def run_ray(data: str, config: RunConfig, *, workers: int = 2, address: Optional
     start = time.perf_counter()
     try:
         batch = batch or batch_size(config, workers)
-        ds, worker_mapping = read(data, mapping, batch)
+        ds, worker_mapping, conversations = read(data, mapping, batch)
         run = RayRun(RunTally(), workers, total=ds.count(), output=output)
         if on_start is not None:
             on_start(run.total)
-        metrics = [m.name for m in config.chosen_metrics()]
+        metrics = frame_metrics(config, conversations)
         with ParquetSink(output, metrics) if output else nullcontext() as sink:
-            for frame in scored(ds, config, worker_mapping, workers, batch).iter_batches(
+            for frame in scored(ds, config, worker_mapping, workers, batch, metrics).iter_batches(
                     batch_format="pandas", batch_size=None):
                 frame = number_rows(frame, run.rows)
                 run.rows += len(frame)

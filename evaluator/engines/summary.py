@@ -6,6 +6,7 @@ gives the same `MetricSummary` figures (mean, std, CI, counts) as `analysis.stat
 """
 from __future__ import annotations
 
+import json
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from typing import Any, Dict, List, Optional
 from ..analysis.judging import tallied_fallbacks
 from ..analysis.stats import MetricSummary, mean_std, metric_summary
 from ..io.frames import USAGE_COLUMNS, metric_columns
-from ..model import METHOD_UNSCORED, format_table
+from ..model import CONVERSATION_TABLE, METHOD_UNSCORED, format_table, turn_notes
 from ..scoring.verdict import RowCounts
 
 
@@ -28,7 +29,10 @@ class RunTally:
     overall: array = field(default_factory=lambda: array("d"))
     usage: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_COLUMNS, 0))
     unusable_rows: int = 0  # rows with a score the judge's reply could not give
-
+    # Conversations' assistant turns, per turn metric: their scores and how many turns have the metric.
+    turn_scores: Dict[str, array] = field(default_factory=dict)
+    turn_totals: Dict[str, int] = field(default_factory=dict)
+    conversations: bool = False
 
     def add(self, frame: Any) -> None:
         """Count one results frame (see io.frames for its columns)."""
@@ -47,6 +51,18 @@ class RunTally:
             for column in unscored[1:]:  # `|`, not `+`: pyarrow-backed bool columns cannot be added
                 any_unscored = any_unscored | column
             self.unusable_rows += int(any_unscored.fillna(False).sum())
+        for more in frame["sample_more"].dropna():
+            if '"turns"' in more:  # a conversation's row (cheap test first: most rows are single-turn)
+                self._add_turns(json.loads(more).get("turns") or [])
+
+    def _add_turns(self, turns: List[Dict[str, Any]]) -> None:
+        self.conversations = True
+        for turn in turns:
+            for name, detail in (turn.get("metrics") or {}).items():
+                scores = self.turn_scores.setdefault(name, array("d"))
+                self.turn_totals[name] = self.turn_totals.get(name, 0) + 1
+                if not detail.get("skipped"):
+                    scores.append(float(detail.get("score") or 0.0))
 
     def metric_names(self) -> List[str]:
         """The metrics at least one row has, in the run's order (as EvalReport.metric_names)."""
@@ -85,7 +101,12 @@ class RunTally:
         for name in self.metric_names():
             mean, std = mean_std(self.scores[name])
             rows.append((name, _round(mean), _round(std), len(self.scores[name])))
-        return format_table(self.n, total_time, rows, self.overall_mean(), n_overall=len(self.overall))
+        if not self.conversations:
+            return format_table(self.n, total_time, rows, self.overall_mean(), n_overall=len(self.overall))
+        means = {m: _round(mean_std(v)[0]) for m, v in self.turn_scores.items()}
+        counts = {m: (len(self.turn_scores[m]), n) for m, n in self.turn_totals.items()}
+        return format_table(self.n, total_time, rows, self.overall_mean(), turn_notes(means, counts),
+                            n_overall=len(self.overall), **CONVERSATION_TABLE)
 
     def means(self) -> Dict[str, Optional[float]]:
         """Mean score per metric (None when no row could be scored), rounded as reports show them."""

@@ -27,6 +27,8 @@ from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
 from ..errors import DatasetError, TargetError
 from ..targets.shapes import contexts_of, tool_call
 from ..model import EvalSample
+from .cells import label_cell
+from .dialects import HUMAN_PREFIX, is_label
 from .sources import Source, Where, open_source
 from .surfaces import LIBRARY, Surface
 
@@ -197,10 +199,14 @@ def _id(keys: Dict[str, Any], number: int) -> str:
     return f"conv-{number}"
 
 
-def _conversation(keys: Dict[str, Any], turns: List[Turn], number: int, **known: Any) -> Conversation:
+def _conversation(keys: Dict[str, Any], turns: List[Turn], number: int, where: Where, **known: Any) -> Conversation:
     taken = {"conversation_id", "id", "name", "turns", "messages", "user_input", "scenario", "expected_outcome",
              "reference", "reference_tool_calls", "expected_tools", "recorded_by"}
-    meta = {k: v for k, v in keys.items() if k not in taken and v not in (None, "", [])}
+    meta = {k: v for k, v in keys.items() if k not in taken and not is_label(k) and v not in (None, "", [])}
+    # human_<metric> keys are people's labels of the conversation, as a single-turn file's columns are (--labels).
+    labels = {k[len(HUMAN_PREFIX):]: label_cell(v, where, k) for k, v in keys.items() if is_label(k)}
+    if any(v is not None for v in labels.values()):
+        meta["human_labels"] = {k: v for k, v in labels.items() if v is not None}
     return Conversation(_id(keys, number), turns, scenario=_opt(keys.get("scenario")),
                         expected_outcome=_opt(keys.get("expected_outcome")),
                         reference=_opt(keys.get("reference")), metadata=meta,
@@ -220,7 +226,8 @@ def _read_ragas(rows: Rows, where: Where, number: int) -> Conversation:
     for i, msg in enumerate(_decoded(keys["user_input"]), 1):
         role = _role(msg.get("type", msg.get("role")), where, i)
         turns.append(Turn(role, _text(msg.get("content")), tool_calls=_calls(msg.get("tool_calls"), where, i)))
-    return _conversation(keys, turns, number, expected_tools=_tool_names(keys.get("reference_tool_calls"), where))
+    return _conversation(keys, turns, number, where,
+                         expected_tools=_tool_names(keys.get("reference_tool_calls"), where))
 
 
 def _read_turn_list(rows: Rows, where: Where, number: int) -> Conversation:
@@ -235,7 +242,7 @@ def _read_turn_list(rows: Rows, where: Where, number: int) -> Conversation:
                           _contexts(t.get("contexts", t.get("retrieval_context")), where, i),
                           _calls(t.get("tool_calls", t.get("tools_called")), where, i), _opt(t.get("reference")),
                           bool(t.get("not_asked")), _opt(t.get("error")), t.get("latency_ms")))
-    return _conversation(keys, turns, number, expected_tools=_tool_names(keys.get("expected_tools"), where))
+    return _conversation(keys, turns, number, where, expected_tools=_tool_names(keys.get("expected_tools"), where))
 
 
 def _read_openai(rows: Rows, where: Where, number: int) -> Conversation:
@@ -247,7 +254,7 @@ def _read_openai(rows: Rows, where: Where, number: int) -> Conversation:
             continue
         turns.append(Turn(_role(msg.get("role"), where, i), _text(msg.get("content")),
                           _contexts(msg.get("contexts"), where, i), _calls(msg.get("tool_calls"), where, i)))
-    conv = _conversation(keys, turns, number)
+    conv = _conversation(keys, turns, number, where)
     if system:
         conv.metadata["system"] = "\n".join(system)
     return conv
@@ -286,7 +293,7 @@ def _read_long(rows: Rows, where: Where, number: int) -> Conversation:
     first = dict(rows[0][1])
     first.pop("role", None), first.pop("content", None), first.pop("turn", None), first.pop("contexts", None)
     first.pop("tool_calls", None)
-    return _conversation(first, turns, number)
+    return _conversation(first, turns, number, where)
 
 
 _READERS: Dict[str, Callable[[Rows, Where, int], Conversation]] = {

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -78,7 +79,9 @@ from ..errors import DatasetError
 from ..model import EvalSample
 from ..safetext import clean_row, clean_sample
 from .arrow_rows import parquet_records, saved_dataset_records
+from ..conversation import Conversation
 from .conversations import conversation_rows, holds_conversations
+from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .csv_rows import csv_records
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
@@ -350,6 +353,8 @@ def samples_from_rows(rows: Iterable[Tuple[Optional[int], Dict[str, Any]]],
     rows = list(rows)
     if not rows:
         return []
+    if CONVERSATION in rows[0][1]:  # a conversation's row, its turns as samples_frame wrote them
+        return [EvalSample.from_conversation(Conversation.from_dict(_json(row[CONVERSATION]))) for _, row in rows]
     user = check_mapping(mapping)
     reading = detect_reading([str(k) for k in rows[0][1]], rows[0][1], user)
     merged = {**reading.mapping, **user}
@@ -366,3 +371,7 @@ def samples_from_rows(rows: Iterable[Tuple[Optional[int], Dict[str, Any]]],
         samples.append(clean_sample(sample))
     planner.finish(name)
     return samples
+
+
+def _json(cell: Any) -> Dict[str, Any]:
+    return json.loads(cell) if isinstance(cell, str) else dict(cell)

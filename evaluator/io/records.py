@@ -78,7 +78,13 @@ def result_to_record(result: EvalResult, index: Optional[int] = None) -> Dict[st
     record["elapsed_sec"] = result.elapsed_sec
     record["overall"] = result.overall_score()
     record["metrics"] = {name: _metric_record(ms) for name, ms in result.metric_scores().items()}
+    if result.conversation is not None:
+        record["turns"] = _turn_records(result)
     return record
+
+
+def _turn_records(result: EvalResult) -> List[Dict[str, Any]]:
+    return [dict(result_to_compact_record(t.result), turn=t.index, user_turn=t.user_index) for t in result.turns]
 
 
 def sample_from_record(record: Dict[str, Any]) -> Optional[EvalSample]:
@@ -112,8 +118,9 @@ def _optional_list(value: Any) -> Optional[List[str]]:
 def result_from_record(record: Dict[str, Any]) -> EvalResult:
     """The EvalResult (sample included) that `result_to_record` turned into `record`."""
     metrics = {name: MetricScore.from_dict(data) for name, data in (record.get("metrics") or {}).items()}
+    sample = sample_from_record(record)
     return EvalResult(record.get("sample_id"), elapsed_sec=float(record.get("elapsed_sec") or 0.0),
-                      sample=sample_from_record(record), scores=metrics)
+                      sample=sample, scores=metrics, turns=_turns_from(record.get("turns") or [], sample, "auto"))
 
 
 def _metric_defaults() -> Dict[str, Any]:
@@ -156,8 +163,7 @@ def result_to_compact_record(result: EvalResult, *, with_sample: bool = False) -
     if with_sample:
         record["sample"] = None if result.sample is None else sample_to_record(result.sample)
     if result.conversation is not None:
-        record["turns"] = [dict(result_to_compact_record(t.result), turn=t.index, user_turn=t.user_index)
-                           for t in result.turns]
+        record["turns"] = _turn_records(result)
     return record
 
 

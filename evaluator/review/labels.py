@@ -1,7 +1,7 @@
 """Reviews out as `human_<metric>` label columns, and label files in as reviews.
 
 Export: one row per reviewed sample of a run, with the sample's own columns (sample_id,
-question, answer, contexts, ground_truth) and, per reviewed metric, `human_<metric>`: the mean of
+question, answer, contexts, ground_truth; a conversation's id, turns and goal) and, per reviewed metric, `human_<metric>`: the mean of
 its reviewers' scores on 0-1. The file is a dataset like any other, so `ragmeter evaluate
 labels.csv --labels` and the dashboard's agreement panel read the labels back.
 
@@ -49,6 +49,8 @@ def label_rows(results: Sequence[Tuple[int, EvalResult]], reviews: Sequence[Revi
         row: Dict[str, Any] = {"sample_id": s.sample_id or result.sample_id or f"row-{index + 1}",
                                "question": s.question, "answer": s.answer, "contexts": list(s.contexts),
                                "ground_truth": s.ground_truth or ""}
+        if s.conversation is not None:  # the conversation itself (our own format), read back as one
+            row = s.conversation.to_dict()
         for m in metrics:
             values = scores[index].get(m)
             row[f"human_{m}"] = round(sum(values) / len(values), 4) if values else None

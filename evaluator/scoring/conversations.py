@@ -19,7 +19,7 @@ import dataclasses
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..conversation import NOT_ASKED
+from ..conversation import NOT_ASKED, Exchange
 from ..metrics.conversational import CONVERSATION_METRICS, conversation_relevancy
 from ..metrics.metric import Metric
 from ..metrics.tools import AGENT_METRICS
@@ -47,21 +47,49 @@ def split_metrics(metrics: Sequence[Metric]) -> Tuple[List[Metric], List[Metric]
     return turn, conv
 
 
+def row_metric_names(metrics: Sequence[Metric]) -> List[str]:
+    """Every score a conversation's row can have, in the order its result holds them: the turn metrics'
+    means, conversation_relevancy, then the conversation metrics (a results table's columns)."""
+    turn, conv = split_metrics(metrics)
+    names = [m.name for m in turn] + (["conversation_relevancy"] if any(m.name == "answer_relevancy" for m in turn)
+                                      else [])
+    return names + [m.name for m in conv if m.name not in names]
+
+
+def judged_parts(sample: EvalSample, metrics: Sequence[Metric], language: str) -> List[Tuple[EvalSample, List[Metric]]]:
+    """What one row puts to the judge, as (exchange, its metrics): a single-turn row with every metric; a
+    conversation's asked replies with the turn metrics, then the whole with the conversation metrics
+    (what costs.py estimates, and what `score_conversation` scores)."""
+    if sample.conversation is None:
+        return [(sample, list(metrics))]
+    turn_metrics, conv_metrics = split_metrics(metrics)
+    asked = [s for ex, s in _replies(sample, language) if ex.reply is not None and not ex.reply.not_asked]
+    return [(s, turn_metrics) for s in asked] + [(_whole(sample), conv_metrics)]
+
+
+def _replies(sample: EvalSample, language: str) -> List[Tuple[Exchange, EvalSample]]:
+    """Each exchange with a reply, and the turn sample its turn metrics score (numbered from 1)."""
+    replies = [e for e in sample.exchanges() if e.reply is not None]
+    return [(ex, sample.turn_sample(ex, n, language)) for n, ex in enumerate(replies, 1)]
+
+
+def _whole(sample: EvalSample) -> EvalSample:
+    # A failed turn leaves the rest of the conversation scorable: the whole is judged without the error.
+    return dataclasses.replace(sample, target_error=None)
+
+
 def score_conversation(evaluator: Any, sample: EvalSample, *, parallel_calls: bool = False) -> EvalResult:
     """The row's result (see the module docstring). `evaluator` is the RAGEvaluator scoring the pass:
     its `score(sample, metrics)` judges under the pass's health watch, so a failing judge drops the row."""
     assert sample.conversation is not None
     turn_metrics, conv_metrics = split_metrics(evaluator.metrics)
     turns = []
-    for number, ex in enumerate((e for e in sample.exchanges() if e.reply is not None), 1):
+    for ex, asked in _replies(sample, evaluator.language):
         assert ex.reply is not None
-        asked = sample.turn_sample(ex, number, evaluator.language)
         result = (_not_asked(asked, turn_metrics) if ex.reply.not_asked
                   else evaluator.score(asked, turn_metrics, parallel_calls=parallel_calls))
         turns.append(TurnResult(ex.reply_index or 0, ex.user_index, result))
-    # A failed turn leaves the rest of the conversation scorable: the whole is judged without the error.
-    whole = evaluator.score(dataclasses.replace(sample, target_error=None), conv_metrics,
-                            parallel_calls=parallel_calls)
+    whole = evaluator.score(_whole(sample), conv_metrics, parallel_calls=parallel_calls)
     return _combine(sample, turns, whole)
 
 

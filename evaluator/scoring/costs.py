@@ -9,14 +9,15 @@ budget decision needs.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..judges.base import is_offline
 from ..metrics.combined import SEPARATE
-from ..metrics.registry import MetricChoice, resolve_metrics
+from ..metrics.registry import Metric, MetricChoice, resolve_metrics
 from ..metrics.scoring import planned_prompts
 from ..model import EvalSample
 from ..text import estimate_tokens, resolve_language
+from .conversations import judged_parts
 
 # A judge reply is a short JSON verdict list; measured ~60-250 tokens on the loopback bench.
 COMPLETION_TOKENS_PER_CALL = 150
@@ -54,12 +55,25 @@ def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
                  repeats: int = 1, judge_mode: str = SEPARATE) -> RunEstimate:
     """Judge calls and tokens a run of the chosen `metrics`, each asked `repeats` times, would spend
     (zero for the offline judge), in `judge_mode` ("separate" or "combined")."""
-    judged = [m for m in resolve_metrics(metrics) if m.judged]
+    chosen = resolve_metrics(metrics)
     n = calls = prompt_tokens = cached = 0
-    for sample in samples:
+    for row in samples:
         n += 1
         if judge is not None and is_offline(judge):
             continue
+        for sample, asked in judged_parts(row, chosen, language):  # a conversation: each reply, then the whole
+            c, p, k = _estimate(sample, [m for m in asked if m.judged], language, repeats, judge_mode)
+            calls, prompt_tokens, cached = calls + c, prompt_tokens + p, cached + k
+    completion = calls * COMPLETION_TOKENS_PER_CALL
+    return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out),
+                       cached)
+
+
+def _estimate(sample: EvalSample, judged: List[Metric], language: str, repeats: int,
+              judge_mode: str) -> Tuple[int, int, int]:
+    """(calls, prompt tokens, cached prompt tokens) of one exchange."""
+    calls = prompt_tokens = cached = 0
+    if judged:
         lang = resolve_language(language, sample.question, sample.answer, *sample.contexts)
         prompts, prefix = planned_prompts(judged, sample, lang, judge_mode)
         prefix_tokens = estimate_tokens(prefix)
@@ -69,9 +83,7 @@ def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
             prompt_tokens += repeats * tokens
             # The first call of a sample fills the cache; every later one (repeats too) can read it.
             cached += (repeats - (i == 0)) * openai_cached_tokens(prefix_tokens, tokens)
-    completion = calls * COMPLETION_TOKENS_PER_CALL
-    return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out),
-                       cached)
+    return calls, prompt_tokens, cached
 
 
 def openai_cached_tokens(prefix_tokens: int, prompt_tokens: int) -> int:
