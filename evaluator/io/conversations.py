@@ -29,6 +29,7 @@ from ..targets.shapes import contexts_of, tool_call
 from ..model import EvalSample
 from .cells import label_cell
 from .dialects import HUMAN_PREFIX, is_label
+from .rows import source_rows
 from .sources import Source, Where, open_source
 from .surfaces import LIBRARY, Surface
 
@@ -88,8 +89,6 @@ def row_format(row: Mapping[str, Any]) -> Optional[str]:
 
 def holds_conversations(src: Source) -> bool:
     """Whether an opened source's first row is a conversation (or a turn of one)."""
-    from .datasets import source_rows  # the readers of every single-turn format, shared
-
     with source_rows(src) as rows:
         first = next(rows.records, None)
     return first is not None and row_format(first[1]) is not None
@@ -116,8 +115,6 @@ def conversation_rows(src: Source, max_rows: Optional[int], surface: Surface, no
 
 
 def read_conversations(src: Source, max_rows: Optional[int], surface: Surface) -> ConversationSet:
-    from .datasets import source_rows
-
     with source_rows(src) as rows:
         records = list(rows.records)
     if not records:

@@ -67,36 +67,30 @@ row over the limit.
 """
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import logging
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError
 from ..model import EvalSample
 from ..safetext import clean_row, clean_sample
-from .arrow_rows import parquet_records, saved_dataset_records
 from ..conversation import Conversation
 from .conversations import conversation_rows, holds_conversations
 from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
-from .csv_rows import csv_records
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
                        pipe_warning, split_notes)
-from .encodings import choose_encoding, text_stream
-from .json_rows import json_records, jsonl_records
 from .paths import NestedPaths, nested_paths
 from .plans import Plan, Planner, check_mapping
 from .readings import Tally
-from .sources import FORMATS, SAVED_DATASET, Records, Source, Where, open_source
+from .rows import Rows, source_rows
+from .sources import FORMATS, Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
 
 __all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "FORMATS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
            "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
-ARROW_FORMATS = ("parquet", SAVED_DATASET)
 log = logging.getLogger("ragmeter")
 
 
@@ -162,39 +156,7 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
     )
 
 
-# --- rows from each format ------------------------------------------------------------------------
-
-@dataclass
-class _Rows:
-    """A source's rows, once its encoding is known: columns where the format fixes them, then records."""
-
-    encoding: str  # "binary" for Arrow formats
-    columns: List[str]  # CSV header or Arrow schema; [] for JSON, whose objects each carry their keys
-    header: Optional[Where]  # where the columns are (CSV line / Arrow file); None for JSON
-    records: Records
-
-
-@contextmanager
-def source_rows(src: Source) -> Iterator[_Rows]:
-    """The rows of a source; read errors that slip past the readers become a DatasetError."""
-    try:
-        if src.format in ARROW_FORMATS:
-            columns, records = (parquet_records if src.format == "parquet" else saved_dataset_records)(src)
-            yield _Rows("binary", columns, Where(src.name), records)
-            return
-        encoding = choose_encoding(src)
-        with text_stream(src, encoding) as text:
-            if src.format == "csv":
-                columns, header, records = csv_records(text, src)
-                yield _Rows(encoding, columns, header, records)
-            else:
-                yield _Rows(encoding, [], None, (jsonl_records if src.format == "jsonl" else json_records)(text, src))
-    except (UnicodeError, csv.Error, RecursionError) as exc:  # backstop: the readers convert these first
-        raise DatasetError(f"cannot be read ({type(exc).__name__}: {exc}); save it as UTF-8 CSV or JSON Lines",
-                           file=src.name) from None
-
-
-def _peek(rows: _Rows, mapping: Dict[str, Optional[str]]) -> Reading:
+def _peek(rows: Rows, mapping: Dict[str, Optional[str]]) -> Reading:
     """The Reading for these rows, from their columns and first row (kept for iteration)."""
     first = next(rows.records, None)
     if first is not None:
@@ -326,7 +288,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
     )
 
 
-def _scan(rows: _Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any]], int]:
+def _scan(rows: Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any]], int]:
     seen = dict.fromkeys(rows.columns)
     raw: List[Dict[str, Any]] = []
     count = 0

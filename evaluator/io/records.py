@@ -54,9 +54,8 @@ def sample_to_record(sample: Optional[EvalSample], index: Optional[int] = None) 
     conv = sample.conversation if sample is not None else None
     if sample is not None and conv is not None:
         first = next((t.content for t in conv.turns if t.role == USER), "")
-        record = sample_to_record(replace(sample, question=first, contexts=[], conversation=None), index)
-        record[CONVERSATION] = conv.to_dict()
-        return record
+        light = sample_to_record(replace(sample, question=first, contexts=[], conversation=None), index)
+        return dict(light, **{CONVERSATION: conv.to_dict()})
     record: Dict[str, Any] = {"index": index, "sample_id": sample.sample_id if sample else None}
     for name in SAMPLE_FIELDS:
         value = getattr(sample, name) if sample is not None else None

@@ -51,7 +51,8 @@ def test_run_then_the_report_shows_the_conversation_as_chat_bubbles(app, history
     no_exception(app)
     assert app.success and app.success[0].value.startswith("Done: 2 conversations of")
     runs = RunStore(history).list_runs()
-    assert [(r.n_done, r.n_samples, r.settings["kind"]) for r in runs] == [(2, 2, "conversations")]
+    assert [(r.n_done, r.n_samples) for r in runs] == [(2, 2)]
+    assert RunStore(history).load_report(runs[0].run_id).multi_turn  # its rows say what they are
     app.switch_page("pages/report.py").run()
     no_exception(app)
     table = next(d.value for d in app.dataframe if "turns" in getattr(d.value, "columns", ()))
