@@ -86,15 +86,6 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
     return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(data + b"conversations"))
 
 
-def estimate_caption(dataset: data_ui.LoadedDataset, offline: bool) -> None:
-    convs = [s.conversation for s in dataset.samples if s.conversation is not None]
-    replies = sum(1 for c in convs for e in c.exchanges() if e.reply is not None)
-    cost = ("0 judge calls · no cost" if offline else
-            f"judge calls: one per judged metric per assistant turn ({replies:,} turns), and up to 4 per "
-            f"conversation (knowledge retention, goal completion, task completion, conversation rubrics)")
-    st.caption(f"Estimate: {len(convs):,} conversations · {cost}.")
-
-
 # --- showing a conversation --------------------------------------------------------------------
 def said(text: str) -> None:
     """Text from the file, the target or the judge: escaped, line breaks kept, right to left when Arabic."""

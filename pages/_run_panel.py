@@ -23,12 +23,9 @@ from pages._views import format_duration
 
 def estimate_view(dataset: LoadedDataset, config: RunConfig) -> None:
     """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
-    n = len(dataset.samples)
-    if chat.is_conversation_rows(dataset.samples):
-        chat.estimate_caption(dataset, config.offline)
-        return
+    n, rows = len(dataset.samples), "conversations" if chat.is_conversation_rows(dataset.samples) else "samples"
     if config.offline:
-        st.caption(f"Estimate: {n:,} samples · 0 judge calls · no cost · a few seconds per 10,000 rows.")
+        st.caption(f"Estimate: {n:,} {rows} · 0 judge calls · no cost · a few seconds per 10,000 rows.")
         return
     with errors.guard("Estimating the run"):
         est = judge_ui.estimate(dataset.token, dataset.samples, json.dumps(config.to_dict(), sort_keys=True))

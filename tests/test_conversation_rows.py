@@ -1,8 +1,8 @@
 """A conversation file runs with the flags a single-turn file runs with: one row type, one run path.
 
---dry-run, --labels, --target-workers, --batch, combined judge mode, resume and the review desk; the
-Ray engine is in test_ray_engine.py. --mapping is refused with its reason (a conversation's format is
-recognised by its own keys).
+--dry-run, --labels, --mapping, --target-workers, --batch, combined judge mode and the review desk;
+the Ray engine is in test_ray_engine.py, resume and rescore in test_chat_runs.py and
+test_history_migration.py.
 """
 from __future__ import annotations
 
@@ -81,9 +81,20 @@ def test_labels_on_a_conversation_file_report_agreement(tmp_path, capsys):
     assert "goal_completion" in table and "binary" in table
 
 
-def test_mapping_is_refused_for_a_conversation_file_with_the_reason(capsys):
+def test_mapping_names_a_conversation_file_s_own_columns(tmp_path, capsys):
+    table = tmp_path / "chats.csv"
+    table.write_text("chat,n,speaker,text\nk,1,user,Which kettle?\nk,2,assistant,The steel one.\n"
+                     "k,3,user,Shipping to Canada?\nk,4,assistant,Yes: 12 dollars.\n", encoding="utf-8")
+    mapping = ["--mapping", "conversation_id=chat", "--mapping", "turn=n", "--mapping", "role=speaker",
+               "--mapping", "content=text"]
+    assert main(["evaluate", str(table), "--offline", "-q", "--no-history", "-o", str(tmp_path / "r.json"),
+                 *mapping]) == 0
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert data["num_conversations"] == 1 and data["num_turns_scored"] == 2
+    # A single-turn field means nothing for a conversation: refused, naming the fields it has.
     assert main(["evaluate", str(SAMPLE), "--offline", "--mapping", "question=prompt", "--no-history"]) == 2
-    assert "recognised by its own keys" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'question', which a conversation does not have" in err and "conversation_id, turn, role" in err
 
 
 def test_target_workers_replay_conversations_at_once_and_the_judge_overlaps():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
 from ..errors import DatasetError, TargetError
@@ -34,6 +34,9 @@ from .sources import Source, Where, open_source
 from .surfaces import LIBRARY, Surface
 
 CONVERSATIONS, SAMPLES = "conversations", "samples"
+# The keys a conversation is read from, in any of the formats: what --mapping FIELD=COLUMN may name.
+FIELDS = ("conversation_id", "turn", "role", "content", "contexts", "tool_calls", "reference", "turns", "messages",
+          "user_input", "scenario", "expected_outcome", "expected_tools", "reference_tool_calls")
 RAGAS, DEEPEVAL, OPENAI, LONG = "ragas MultiTurnSample", "deepeval conversational", "OpenAI messages", "long table"
 # ragas message types and other tools' role names, as our three roles.
 ROLE_NAMES = {"human": USER, "user": USER, "ai": ASSISTANT, "assistant": ASSISTANT, "bot": ASSISTANT,
@@ -91,7 +94,7 @@ def holds_conversations(src: Source) -> bool:
     """Whether an opened source's first row is a conversation (or a turn of one)."""
     with source_rows(src) as rows:
         first = next(rows.records, None)
-    return first is not None and row_format(first[1]) is not None
+    return first is not None and is_conversation_row(first[1])
 
 
 def dataset_kind(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
@@ -106,19 +109,49 @@ def load_conversations(source: Any, *, name: Optional[str] = None, max_bytes: Op
     return read_conversations(open_source(source, name, max_bytes, surface), max_rows, surface)
 
 
-def conversation_rows(src: Source, max_rows: Optional[int], surface: Surface, notes: List[str]) -> List[EvalSample]:
-    """The rows of a conversation file (how `load_dataset` reads one): one EvalSample per conversation."""
-    found = read_conversations(src, max_rows, surface)
+def is_conversation_row(row: Dict[str, Any], mapping: Optional[Mapping[str, Optional[str]]] = None) -> bool:
+    """Whether a file's first row (its keys renamed by `mapping`) starts a conversation file."""
+    return row_format(_renamed(row, mapping)) is not None
+
+
+def conversation_rows(records: Iterable[Tuple[Where, Dict[str, Any]]], name: str, max_rows: Optional[int],
+                      surface: Surface, notes: List[str],
+                      mapping: Optional[Mapping[str, Optional[str]]] = None) -> List[EvalSample]:
+    """The rows of a conversation file (how `load_dataset` reads one): one EvalSample per conversation.
+
+    `mapping` (FIELD -> column) renames the file's keys to the FIELDS a conversation is read from."""
+    unknown = [f for f in mapping or {} if f not in FIELDS]
+    if unknown:
+        raise DatasetError(f"is a conversation file: the mapping names {', '.join(map(repr, unknown))}, which a "
+                           f"conversation does not have; its fields are {', '.join(FIELDS)}", file=name)
+    found = conversations_in([(w, _renamed(r, mapping)) for w, r in records], name, max_rows, surface)
     notes.append(f"{found.format} recognised: {len(found.conversations)} conversations read.")
     notes.extend(f"skipped conversation {cid}: {reason}" for cid, reason in found.skipped)
     return [EvalSample.from_conversation(c) for c in found.conversations]
 
 
+def _renamed(row: Dict[str, Any], mapping: Optional[Mapping[str, Optional[str]]]) -> Dict[str, Any]:
+    """The row with each mapped column under its field's name."""
+    if not mapping:
+        return row
+    by_key = {str(k).strip().lower(): k for k in row}
+    out = dict(row)
+    for name, column in mapping.items():
+        key = by_key.get(str(column or "").strip().lower())
+        if key is not None:
+            out[name] = out.pop(key)
+    return out
+
+
 def read_conversations(src: Source, max_rows: Optional[int], surface: Surface) -> ConversationSet:
     with source_rows(src) as rows:
-        records = list(rows.records)
+        return conversations_in(list(rows.records), src.name, max_rows, surface)
+
+
+def conversations_in(records: Rows, name: str, max_rows: Optional[int], surface: Surface) -> ConversationSet:
+    """The conversations of a file's rows (`name` for messages)."""
     if not records:
-        raise DatasetError("has no rows; add one conversation per line", file=src.name)
+        raise DatasetError("has no rows; add one conversation per line", file=name)
     fmt = row_format(records[0][1])
     if fmt is None:
         raise records[0][0].error("is not a conversation: give each line a 'messages' or 'turns' list, a ragas "
@@ -128,16 +161,16 @@ def read_conversations(src: Source, max_rows: Optional[int], surface: Surface) -
     for number, (where, rows_of) in enumerate(groups, 1):
         if max_rows is not None and len(found.conversations) >= max_rows:
             raise DatasetError(f"has more than {max_rows:,} conversations; {surface.limit_advice('rows')}",
-                               file=src.name)
+                               file=name)
         conv = _READERS[fmt](rows_of, where, number)
         if not conv.turns:
             found.skipped.append((conv.conversation_id, "empty conversation: it has no turns"))
             continue
         _check(conv, where)
         found.conversations.append(conv)
-    _check_ids(found.conversations, src.name)
+    _check_ids(found.conversations, name)
     if not found.conversations:
-        raise DatasetError("has no conversation with turns; every one was empty", file=src.name)
+        raise DatasetError("has no conversation with turns; every one was empty", file=name)
     return found
 
 

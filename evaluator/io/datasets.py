@@ -77,7 +77,7 @@ from ..errors import DatasetError
 from ..model import EvalSample
 from ..safetext import clean_row, clean_sample
 from ..conversation import Conversation
-from .conversations import conversation_rows, holds_conversations
+from .conversations import conversation_rows, is_conversation_row
 from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
@@ -192,16 +192,14 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     `notes`, when given, receives what was recognised and how it was read (also logged), including
     rows another tool's format left out and why; the notes said before a DatasetError stay in it.
     """
-    user = check_mapping(mapping)
     src = open_source(source, name, max_bytes, surface)
     said = notes if notes is not None else []
-    if holds_conversations(src):  # every row a conversation (io/conversations.py)
-        if user:
-            raise DatasetError("is a conversation file: --mapping names a table's columns for single-turn rows, "
-                               "while a conversation's format is recognised by its own keys (messages, turns, "
-                               "user_input, or conversation_id/role/content); drop the mapping", file=src.name)
-        return conversation_rows(src, max_rows, surface, said)
     with source_rows(src) as rows:
+        first = next(rows.records, None)
+        rows.records = itertools.chain([first] if first is not None else [], rows.records)
+        if first is not None and is_conversation_row(first[1], mapping):  # every row a conversation
+            return conversation_rows(rows.records, src.name, max_rows, surface, said, mapping)
+        user = check_mapping(mapping)
         reading = _peek(rows, user)
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
                     for i, n in enumerate(reading.notes))

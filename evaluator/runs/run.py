@@ -15,9 +15,11 @@ way it started. It never holds a key: the key is passed when the judge is built.
     Run.new(config, questions, dataset_name="q.jsonl", target=TargetConfig("http://127.0.0.1:8765/ask"))
     Run.rescore(store, run_id, RunConfig(judge="openai", model="gpt-4o-mini"))  # stored answers, new judge
 
-With a target, each question is sent to the user's pipeline and each answer is judged as soon as
-it arrives (`evaluator.targets.pipeline`); every answer is saved to the history as it arrives, so
-a resumed run never asks the target again for a row it already answered. `answered` counts them.
+Rows are single-turn samples or conversations (an `EvalSample` carrying its turns): both run here,
+scored by one pass. With a target, each question is sent to the user's pipeline (a conversation's
+user turns one by one) and each answer is judged as soon as it arrives (`evaluator.targets.pipeline`);
+every answer is saved to the history as it arrives, so a resumed run never asks the target again for
+a row it already answered. `answered` counts them.
 
 A history that cannot be written never stops the run: it goes on unsaved and says why in `warning`.
 """

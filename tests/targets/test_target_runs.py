@@ -349,13 +349,13 @@ def test_answers_saved_as_they_arrive_are_not_asked_again_on_resume_and_a_run_ca
                          on_result=lambda i, r: store.record_result(run_id, i, r))
     store.record_answer(run_id, 2, evaluate_with_target(RAGEvaluator(OfflineJudge()), [samples[2]],
                                                         FunctionTarget(target)).results[0].sample)
-    assert asked == ["q0", "q1", "q2"]
+    assert sorted(asked) == ["q0", "q1", "q2"]  # four target workers: in any order
     pending = store.pending_samples(run_id)
     assert [i for i, _ in pending] == [2, 3] and pending[0][1].answer == "answer to q2"
     # resume: q2 was answered already, only q3 is asked
     evaluate_with_target(RAGEvaluator(OfflineJudge()), [s for _, s in pending], FunctionTarget(target),
                          on_result=lambda j, r: store.record_result(run_id, pending[j][0], r))
-    assert asked == ["q0", "q1", "q2", "q3"]
+    assert sorted(asked) == ["q0", "q1", "q2", "q3"]
     # re-score with another judge: the stored answers, no target call at all
     again = store.answered_samples(run_id)
     assert [s.answer for s in again] == [f"answer to q{i}" for i in range(4)]
