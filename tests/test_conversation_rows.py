@@ -6,15 +6,20 @@ test_history_migration.py.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
+
+import pytest
 
 from batch_server import BatchServer, prompt_of
 from fakes import ScriptedJudge
 
 from evaluator.cli.command import main
 from evaluator.conversation import Conversation, Turn
+from evaluator.errors import JudgeError, JudgeFailed
+from evaluator.judges.health import HealthPolicy
 from evaluator.io.conversations import load_conversations
 from evaluator.judges.openai import OpenAIJudge
 from evaluator.judges.offline import OfflineJudge
@@ -152,3 +157,16 @@ def test_the_review_desk_reviews_a_conversation_and_exports_it_as_one(tmp_path, 
     assert main(["review", "import", info.run_id, str(out), "--reviewer", "bo"]) == 0
     (bo,) = store.reviews(info.run_id, reviewer="bo")
     assert (bo.index, bo.metric, bo.human_score) == (worst, "knowledge_retention", 0.0)
+
+
+def test_one_judge_health_window_spans_every_conversation_of_the_pass():
+    rows = [dataclasses.replace(_shipping(), sample_id=f"c{i}") for i in range(8)]
+    ok = '{"score": 0.8, "reasoning": "ok"}'
+    judge = ScriptedJudge(JudgeError("HTTP 500 after 3 retries", kind="exhausted"), queue=[ok] * 12)
+    evaluator = RAGEvaluator(judge, metrics=["answer_relevancy"], judge_health=HealthPolicy(window=10))
+    kept = []
+    with pytest.raises(JudgeFailed, match="failed 6 of its last 10 calls") as stopped:
+        evaluator.evaluate_dataset(rows, on_result=lambda i, r: kept.append(i))
+    # 4 calls a conversation: 3 answered, the 4th fell back, the 6th failure (c4's 2nd call) stopped the pass.
+    assert kept == [0, 1, 2, 3] and [r.sample_id for r in stopped.value.report.results] == ["c0", "c1", "c2", "c3"]
+    assert judge.calls == 18 and stopped.value.report.usage["stopped_on_judge_failure"]
