@@ -1,6 +1,7 @@
 """Scoring: the evaluator, one pass over samples, how a run ends, estimates and the Batch API.
 
     evaluation.py     RAGEvaluator: score one sample or a dataset, concurrently, in order
+    conversations.py  a conversation's row: each reply in context, then the whole (evaluation.py calls it)
     passes.py         the start and end every scoring pass shares (progress, usage, judge health)
     verdict.py        how a run ended: one decision for every surface
     costs.py          judge calls, tokens and cost estimated before a run
