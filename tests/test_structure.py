@@ -10,6 +10,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _is_module(name: str) -> bool:
+    path = ROOT.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
 def imports_of(path: Path) -> set:
     """Every evaluator module `path` imports, anywhere in the file (functions included)."""
     name = module_name(path)
@@ -24,8 +29,10 @@ def imports_of(path: Path) -> set:
             else:
                 target = node.module or ""
             if target.startswith("evaluator"):
-                found.add(target)
-                found.update(f"{target}.{a.name}" for a in node.names)
+                names = {f"{target}.{a.name}" for a in node.names}
+                if not all(_is_module(n) for n in names):  # `from . import sub` imports sub, not the package
+                    found.add(target)
+                found.update(names)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("evaluator"))
     return found
