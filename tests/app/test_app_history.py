@@ -182,3 +182,28 @@ def test_resume_of_an_openai_run_asks_for_the_key_again(store):
     info = store.get_run(run_id)
     assert (info.status, info.n_done) == ("finished", 6)
     assert key not in repr(info.settings)
+
+
+def test_an_old_conversation_run_resumes_and_rescores_from_the_history_page(tmp_path, monkeypatch):
+    """A run written by 2f405f4 (tests/fixtures/history_2f405f4.sqlite3) goes on through the one Run."""
+    import shutil
+
+    path = tmp_path / "old.sqlite3"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "history_2f405f4.sqlite3", path)
+    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
+    chats = next(r for r in RunStore(path).list_runs() if r.dataset_name == "conversations.jsonl")
+    at = history_page()
+    at.selectbox(key="hist_run").set_value(chats.run_id).run()
+    at.button(key="btn_hist_resume").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    info = RunStore(path).get_run(chats.run_id)
+    assert (info.status, info.n_done, info.n_samples) == ("finished", 4, 4)
+    report = at.session_state["report"]
+    assert report.multi_turn and [len(r.turns) for r in report.results] == [2, 2, 1, 2]  # 7 assistant turns
+    at = history_page()
+    at.selectbox(key="hist_run").set_value(chats.run_id).run()
+    at.button(key="btn_hist_rescore").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    rescored = at.session_state["run"]
+    assert rescored.run_id != chats.run_id and rescored.settings["rescored_from"] == chats.run_id
+    assert at.session_state["report"].multi_turn
