@@ -83,3 +83,19 @@ def test_metric_score_dict_round_trip():
     m = MetricScore("faithfulness", 0.75, "why", method="llm_blend", llm_score=0.9, heuristic_score=0.4,
                     raw_reply="{}", verdicts=[{"claim": "x", "verdict": "supported"}])
     assert MetricScore.from_dict(m.to_dict()) == m
+
+
+def test_a_single_turn_row_is_a_conversation_of_one_exchange():
+    from evaluator.model import EvalReport, EvalSample, MetricScore
+    from evaluator.model import EvalResult as Result
+
+    row = EvalSample("Capital of France?", "Paris.", ["Paris is the capital."], "Paris", sample_id="q1")
+    (ex,) = row.exchanges()
+    assert (ex.user.content, ex.reply.content, ex.reply.contexts, ex.reply.reference) == (
+        "Capital of France?", "Paris.", ["Paris is the capital."], "Paris")
+    report = EvalReport([Result("q1", sample=row, scores={"faithfulness": MetricScore("faithfulness", 0.5)}),
+                         Result("q2", sample=row, scores={"faithfulness": MetricScore("faithfulness", 1.0)})])
+    assert not report.multi_turn and report.turn_mean_scores() == report.mean_scores() == {"faithfulness": 0.75}
+    assert report.turn_counts() == {"faithfulness": (2, 2)}
+    assert "RAG evaluation report: 2 samples" in report.format_report() and "per turn" not in report.format_report()
+    assert "conversations" not in report.to_dict()
