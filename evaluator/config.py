@@ -3,7 +3,8 @@
 No file (the laptop default) means today's behaviour: one user, every feature open. A file with
 `[server] shared = true` switches on team mode (README "Team mode"):
 
-    [server]   shared, history, auth ("proxy" | "oidc"), user_header, max_upload_mb
+    [server]   shared, history, auth ("proxy" | "oidc"), user_header, max_upload_mb,
+               trusted_proxies (CIDRs), proxy_secret_header + proxy_secret_env, identity_claim (oidc)
     [roles]    viewers, evaluators, admins: lists of user names, "*" = any signed-in user
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
@@ -20,10 +21,12 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from .errors import ConfigError
+from .identity import config_name, parse_networks
 
 ENV_VAR = "RAGMETER_CONFIG"
 AUTH_KINDS = ("proxy", "oidc")
 DEFAULT_USER_HEADER = "X-Forwarded-Email"
+DEFAULT_SECRET_HEADER = "X-Ragmeter-Proxy-Secret"
 DEFAULT_MAX_UPLOAD_MB = 200  # Streamlit's own default upload limit
 ANYONE = "*"
 ROLES = ("viewer", "evaluator", "admin")  # each role can do everything the one before it can
@@ -37,6 +40,10 @@ class ServerConfig:
     auth: str = ""
     user_header: str = DEFAULT_USER_HEADER
     max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB
+    trusted_proxies: Tuple[str, ...] = ()  # peers whose user header counts (evaluator.identity)
+    proxy_secret_header: str = DEFAULT_SECRET_HEADER
+    proxy_secret_env: str = ""  # the variable holding the secret the proxy sends; never the secret itself
+    identity_claim: str = ""  # oidc: "" = the e-mail claim, only when email_verified is true
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class RolesConfig:
 
     def role_of(self, user: str) -> Optional[str]:
         """The user's highest role, or None when they may not even view."""
+        # Names are normalised when the file is read and when the user signs in (evaluator.identity).
         for role, names in (("admin", self.admins), ("evaluator", self.evaluators), ("viewer", self.viewers)):
             if ANYONE in names or user in names:
                 return role
@@ -158,13 +166,20 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
 
 
 def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
-    _known(table, ("shared", "history", "auth", "user_header", "max_upload_mb"), "server", source)
+    _known(table, ("shared", "history", "auth", "user_header", "max_upload_mb", "trusted_proxies",
+                   "proxy_secret_header", "proxy_secret_env", "identity_claim"), "server", source)
+    trusted = tuple(_strings(table, "trusted_proxies", [], "server", source))
+    parse_networks(trusted, f"{source}: server")
     server = ServerConfig(
         shared=_get(table, "shared", bool, False, "server", source),
         history=_get(table, "history", str, "", "server", source).strip(),
         auth=_get(table, "auth", str, "", "server", source).strip(),
         user_header=_get(table, "user_header", str, DEFAULT_USER_HEADER, "server", source).strip(),
-        max_upload_mb=_get(table, "max_upload_mb", int, DEFAULT_MAX_UPLOAD_MB, "server", source))
+        max_upload_mb=_get(table, "max_upload_mb", int, DEFAULT_MAX_UPLOAD_MB, "server", source),
+        trusted_proxies=trusted,
+        proxy_secret_header=_get(table, "proxy_secret_header", str, DEFAULT_SECRET_HEADER, "server", source).strip(),
+        proxy_secret_env=_get(table, "proxy_secret_env", str, "", "server", source).strip(),
+        identity_claim=_get(table, "identity_claim", str, "", "server", source).strip())
     if server.auth and server.auth not in AUTH_KINDS:
         raise ConfigError(f"{source}: server.auth must be one of {', '.join(map(repr, AUTH_KINDS))}, "
                           f"not {server.auth!r}")
@@ -181,7 +196,8 @@ def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
 
 def _roles(table: Mapping[str, Any], source: str) -> RolesConfig:
     _known(table, ("viewers", "evaluators", "admins"), "roles", source)
-    return RolesConfig(*(tuple(_strings(table, key, default, "roles", source))
+    return RolesConfig(*(tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}")
+                               for n in _strings(table, key, default, "roles", source))
                          for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", []))))
 
 

@@ -21,6 +21,7 @@
     ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
     │                              an extension ragmeter does not write; checked before the run
     ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
+    ├── NotAllowed (PermissionError)  team mode: this user may not make this write (evaluator.access)
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,
@@ -118,6 +119,10 @@ class ReviewError(RagmeterError, ValueError):
     """A review (or a label file's row) cannot be stored as given; the message says what to change."""
 class ConfigError(RagmeterError, ValueError):
     """The operator's configuration file ($RAGMETER_CONFIG) is unreadable or wrong; names the file and key."""
+
+
+class NotAllowed(RagmeterError, PermissionError):
+    """The signed-in user's role (or not owning the run) does not allow this write; says who may."""
 
 
 class MissingExtra(RagmeterError, ImportError):

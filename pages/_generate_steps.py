@@ -87,6 +87,7 @@ def settings_step() -> tuple:
 
 
 def start(chunks: List[Chunk], settings: GenerateSettings, config: Any, existing: List[TestItem]) -> None:
+    team.authorize("generate")  # before the judge is built: a viewer never reaches the team's judge
     judge = OfflineJudge() if config.offline else config.build_judge(judge_ui.api_key("gen"))
     gen = Generation(judge, chunks, settings, existing=existing, generator=config.model)
     state.put(state.GEN, gen.start())

@@ -62,6 +62,7 @@ def confirm_delete(store: RunStore, info: RunInfo) -> None:
     c1, c2, _ = st.columns([1, 1, 4])
     if c1.button("Yes, delete", key="btn_hist_delete_yes", type="primary"):
         with errors.guard("Deleting"):
+            team.authorize("delete", info.owner)
             store.delete_run(info.run_id)
             state.drop(state.DELETE_PENDING, state.COMPARISON)
             st.rerun()
@@ -100,6 +101,7 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming the run"):
+                team.authorize("resume", info.owner)
                 fallback = judge_ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
                 run = Run.resume(store, info.run_id, api_key=key or fallback,
                                   config=team.resumed_config(info.settings), target_headers=[h.strip() for h in headers if h.strip()])
@@ -114,6 +116,7 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
         config = judge_ui.judge_widgets("hist_rescore")
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with errors.guard("Re-scoring the run"):
+                team.authorize("rescore", info.owner)
                 run = Run.rescore(store, info.run_id, config,
                                   api_key=judge_ui.api_key("hist_rescore"))
                 runs.follow(run.start())
@@ -155,20 +158,21 @@ def manage(store: RunStore, info: RunInfo) -> None:
     if c1.button("Open in report", key="btn_hist_open", type="primary", icon=":material/bar_chart:"):
         with errors.guard("Opening the run"):
             open_in_report(store, info)
-    if team.allowed("admin"):  # team mode: only admins rename or delete (any run)
+    if team.may("rename"):  # team mode: only admins rename or delete (any run)
         new_name = c2.text_input("Name", value=info.name or "", key=f"hist_name_{info.run_id}",
                                  placeholder="New name for this run")
         if c3.button("Rename", key="btn_hist_rename"):
             with errors.guard("Renaming"):
+                team.authorize("rename", info.owner)
                 store.rename_run(info.run_id, new_name.strip())
                 st.rerun()
         if c4.button("Delete run", key="btn_hist_delete", icon=":material/delete:"):
             state.put(state.DELETE_PENDING, info.run_id)
         if state.get(state.DELETE_PENDING) == info.run_id:
             confirm_delete(store, info)
-    if resumable(info) and team.allowed("evaluator"):
+    if resumable(info) and team.may("resume", info.owner):  # team mode: the run's owner and admins
         resume_controls(store, info)
-    if info.n_done and team.allowed("evaluator"):
+    if info.n_done and team.may("rescore", info.owner):
         rescore_controls(store, info)
 
 
@@ -195,7 +199,7 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
 def list_runs(store: RunStore) -> List[RunInfo]:
     """Where the runs are kept (as text: a path is not Markdown), the owner and project filters, the runs."""
     st.caption("Runs are saved as they are scored in:")
-    st.text(store.location)
+    st.text(store.shown)  # team mode: a label, never the database URL
     owners, projects = store.owners_and_projects()
     f1, f2 = st.columns(2)
     owner = f1.selectbox("Owner", ["Everyone", *owners], key="hist_owner")

@@ -38,7 +38,7 @@ def empty_report() -> None:
     errors.info("No report yet. Score a dataset on the **Evaluate** page, or try the bundled sample right now: "
             "offline, no API key, a few seconds.", icon=":material/waving_hand:")
     c1, c2, _ = st.columns([2, 2, 3])
-    if c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
+    if team.may("run") and c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
         with errors.guard("Running the sample"):
             dataset = data.load_sample()
             runs.start_run(dataset.samples, RunConfig(), dataset_name=dataset.name)

@@ -39,7 +39,8 @@ def claims_view(result: EvalResult) -> None:
 
 
 def store() -> ReviewStore:
-    return ReviewStore(runs.open_store())
+    """The review store, writing as this session's user: a viewer's save is refused by the store itself."""
+    return ReviewStore(runs.open_store(), access=team.access())
 
 
 def reviewer() -> Optional[str]:

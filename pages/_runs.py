@@ -44,9 +44,13 @@ def history_path() -> str:
         return default  # the sidebar shows why under the field
 
 
+TEAM_HISTORY = "this team's shared run history"  # what team mode calls its history: never its URL or path
+
+
 def open_store() -> RunStore:
-    """The run history; raises HistoryError with a fix when the path cannot be used."""
-    return RunStore(history_path())
+    """The run history; raises HistoryError with a fix when the path cannot be used. In team mode it
+    is named by a label in every message: the database URL (user, host, port) is the operator's."""
+    return RunStore(history_path(), label=TEAM_HISTORY if team.config().team else None)
 
 
 @dataclass
@@ -91,8 +95,9 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     """Score `samples` on a background thread, saved to the history; the run goes in session state.
 
     `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
-    `target` (a TargetConfig) answers each question first.
+    `target` (a TargetConfig) answers each question first. NotAllowed when this session's user may not run.
     """
+    team.authorize("run")
     run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
                  judge=judge, target=target, owner=team.owner(),
                  project=str(state.get(state.EVAL_PROJECT) or "").strip() or None)
@@ -143,7 +148,9 @@ def live_progress(stoppable: bool = False) -> None:
     if stoppable:
         if st.button("Stop run", key="btn_stop", icon=":material/stop:",
                      help="Finish the samples in flight, keep every finished row."):
-            run.stop()
+            with errors.guard("Stopping the run"):
+                team.authorize("stop", run.owner)
+                run.stop()
         if run.stopping:
             st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
     progress_view(run)

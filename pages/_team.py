@@ -2,9 +2,13 @@
 
 Off on a laptop (no $RAGMETER_CONFIG): every function here then answers "allowed" and the pages
 behave as before. In team mode (README "Team mode"):
-- the user is the value of the SSO proxy's header (`auth = "proxy"`, read from st.context.headers)
-  or Streamlit's own sign-in (`auth = "oidc"`, st.login / st.user); an unknown user, or one in no
+- the user is the value of the SSO proxy's header from a trusted proxy (`auth = "proxy"`) or the
+  verified e-mail of Streamlit's own sign-in (`auth = "oidc"`, st.login / st.user), normalised and
+  checked for look-alikes (evaluator.identity, pages/_sessions.py); an unknown user, or one in no
   [roles] list, sees a sign-in message and nothing else;
+- a server that must not start (evaluator.startup: reachable by anyone, upload limit not the
+  operator's, OIDC without Authlib or [auth]) shows why instead of any page;
+- every write asks `authorize(action, owner)` (evaluator.access) right before it happens;
 - judges are picked by name from [[judges]]; no base URL or key field exists, and the key is read
   on the server from the entry's api_key_env, for that entry's base URL only;
 - the history is [server].history, never a field in the page.
@@ -12,42 +16,72 @@ behave as before. In team mode (README "Team mode"):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 from urllib.parse import quote
 
 import streamlit as st
 
+from evaluator import startup
+from evaluator.access import LAPTOP_ACCESS, Access
 from evaluator.config import LOCAL_USER, Config, ConfigError, current
 from evaluator.errors import RagmeterError
+from evaluator.identity import Decision
 from evaluator.runs.run import RunConfig
 
 from pages import _errors as errors
+from pages import _sessions as sessions
 
 ROLE_HELP = {"viewer": "open reports and the history", "evaluator": "upload datasets and run evaluations",
              "admin": "rename and delete any run"}
 
 
 def config() -> Config:
-    """The server's configuration; a broken one (team mode without auth included) stops the page."""
+    """The server's configuration; a broken one, or a team server that must not start, stops the page."""
     try:
-        return current()
+        cfg = current()
     except ConfigError as exc:
-        errors.error("The dashboard cannot start: {problem}", problem=exc, icon=":material/error:")
-        st.stop()
-        raise  # st.stop raises; this line only tells type checkers so
+        _cannot_start(str(exc))
+    if cfg.team:
+        st.set_option("client.showErrorDetails", "none")  # no traceback, type or message reaches a user
+        sessions.guard_uploads()
+        found = startup.problems(cfg, sessions.server_options())
+        if found:
+            _cannot_start("; ".join(found))
+    return cfg
+
+
+def _cannot_start(problem: str) -> NoReturn:
+    errors.error("The dashboard cannot start: {problem}", problem=problem, icon=":material/error:")
+    st.stop()
+    raise AssertionError("st.stop returned")  # it raises; this line only tells type checkers so
+
+
+def decision() -> Decision:
+    """Who this session's user is in team mode, or why nobody (evaluator.identity)."""
+    cfg = config()
+    return sessions.decision(cfg, sessions.current_session()) if cfg.team else Decision()
 
 
 def user() -> Optional[str]:
-    """The signed-in user's name (an e-mail address, usually); LOCAL_USER on a laptop; None when unknown."""
+    """The signed-in user's name, one spelling per person (team mode); None on a laptop or when unknown."""
+    return decision().user
+
+
+def access() -> Access:
+    """This session's standing, for evaluator.access (everything allowed on a laptop)."""
     cfg = config()
-    if not cfg.team:
-        return None
-    if cfg.server.auth == "oidc":
-        if not getattr(st.user, "is_logged_in", False):
-            return None
-        return str(st.user.get("email") or st.user.get("name") or "") or None
-    value = st.context.headers.get(cfg.server.user_header) or ""
-    return value.strip() or None
+    return Access.of(cfg, user()) if cfg.team else LAPTOP_ACCESS
+
+
+def authorize(action: str, owner: Optional[str] = None) -> None:
+    """NotAllowed unless this session's user may do `action` (to a run owned by `owner`): called right
+    before every write, whatever button led there."""
+    access().check(action, owner)
+
+
+def may(action: str, owner: Optional[str] = None) -> bool:
+    """Whether to draw the control for `action` (the write itself still calls authorize)."""
+    return access().may(action, owner)
 
 
 def allowed(role: str) -> bool:
@@ -64,9 +98,12 @@ def gate() -> None:
     cfg = config()
     if not cfg.team:
         return
-    name = user()
+    found = decision()
+    name = found.user
     if name is None:
         st.title("ragmeter")
+        if found.problem:
+            errors.warning("Not signed in: {problem}.", problem=found.problem, icon=":material/gpp_bad:")
         if cfg.server.auth == "oidc":
             errors.info("Sign in to see this team's evaluations.", icon=":material/login:")
             st.button("Sign in", key="btn_team_login", on_click=st.login)
@@ -122,7 +159,8 @@ def share_link(page: str, **params: str) -> str:
     return f"/{page}" + (f"?{query}" if query else "")
 
 
-__all__ = ["LOCAL_USER", "allowed", "config", "gate", "judge_picker", "owner", "require", "share_link", "user"]
+__all__ = ["LOCAL_USER", "access", "allowed", "authorize", "config", "gate", "judge_picker", "may", "owner", "require",
+           "share_link", "user"]
 
 
 def resumed_config(settings: dict) -> Optional[RunConfig]:

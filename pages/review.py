@@ -93,10 +93,14 @@ def save(agree_all: bool = False) -> None:
 b1, b2, b3, b4 = st.columns(4)
 b1.button("Previous", key="rev_prev", shortcut="K", icon=":material/arrow_back:", on_click=move, args=(-1,))
 b2.button("Next", key="rev_next", shortcut="J", icon=":material/arrow_forward:", on_click=move, args=(1,))
-b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":material/done_all:", on_click=save,
-          args=(True,))
-b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary", icon=":material/save:",
-          on_click=save)
+if store.access.may("review"):  # the store refuses a viewer's save anyway; the buttons are not drawn for one
+    b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":material/done_all:",
+              on_click=save, args=(True,))
+    b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary", icon=":material/save:",
+              on_click=save)
+else:
+    errors.info("Your role lets you read reviews, not save them; ask this dashboard's admins.",
+                icon=":material/lock:")
 flash = state.take(state.REV_FLASH)
 if flash:
     # The flash is this page's own sentence (counts and an index, no user text): it is the template.

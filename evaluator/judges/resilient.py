@@ -194,7 +194,7 @@ class ResilientJudge:
         """The backend's settings plus retries, concurrency and cache; safe to store (never a key)."""
         return {**judge_settings(self.backend), "max_retries": self.max_retries,
                 "max_concurrency": self.max_concurrency, "max_call_seconds": self.max_call_seconds,
-                "cache": str(self._cache.path) if self._cache is not None else None}
+                "cache": self._cache is not None}  # whether, never where: no server path in settings
 
     # -- the cache, for replies obtained elsewhere (the Batch API, judges/batch.py) -----------------
     def cached(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> Optional[Tuple[str, Optional[list]]]:

@@ -158,6 +158,9 @@ class RunConfig:
         """What the history keeps about a run: this config, and the judge's own settings (never a key)."""
         settings = self.to_dict()
         settings["max_workers"] = self.workers
+        # Whether replies were cached, never where: a server's file path must not reach the history,
+        # a report or an export (from_settings reads True as the default cache file).
+        settings["cache"] = bool(self.cache)
         settings.update({k: v for k, v in judge_settings(judge).items() if k not in settings})
         return settings
 

@@ -257,9 +257,12 @@ class RunStore:
     """The run history at `path`: a SQLite file or a postgresql:// URL (default: $RAGMETER_HISTORY,
     else ~/.ragmeter/history.sqlite3)."""
 
-    def __init__(self, path: Optional[os.PathLike | str] = None) -> None:
+    def __init__(self, path: Optional[os.PathLike | str] = None, *, label: Optional[str] = None) -> None:
+        """`label` names the history in every message instead of its path or URL (a team server's
+        users must not learn its database's user, host and port)."""
         chosen = location_of(path) if path is not None else default_history_location()
         self.path: Path | str = chosen  # a Path for SQLite, the URL for PostgreSQL
+        self._label = label
         self._database: Database = self._open_or_explain(chosen)
 
     # -- connection and schema ------------------------------------------------------------
@@ -267,6 +270,11 @@ class RunStore:
     def location(self) -> str:
         """Where the history is, as messages show it (a URL without its password)."""
         return self._database.location
+
+    @property
+    def shown(self) -> str:
+        """How pages and messages name the history: the label when given, else the location."""
+        return self._label or self.location
 
     @property
     def dialect(self) -> str:
@@ -283,7 +291,7 @@ class RunStore:
         except Exception as exc:
             if not isinstance(exc, OSError) and not _is_database_error(exc):
                 raise
-            shown = shown_url(str(location)) if is_postgres_url(location) else location
+            shown = self._label or (shown_url(str(location)) if is_postgres_url(location) else location)
             raise HistoryError(
                 f"Cannot use the run history at {shown}: {exc}. Choose a writable location with "
                 f"the {ENV_VAR} environment variable, e.g. {ENV_VAR}=/tmp/ragmeter-history.sqlite3"
@@ -314,11 +322,11 @@ class RunStore:
             with self._connect() as db:
                 return db.rowcount(sql, params)
         except self._database.errors as exc:
-            raise HistoryError(f"Could not write to the run history at {self.location}: {exc}") from exc
+            raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
     def _unknown(self, run_id: str) -> HistoryError:
         return HistoryError(
-            f"No run with id {run_id!r} in {self.location}. Copy the id from the History page, or point "
+            f"No run with id {run_id!r} in {self.shown}. Copy the id from the History page, or point "
             f"{ENV_VAR} at the history that holds the run."
         )
 
@@ -345,7 +353,7 @@ class RunStore:
                 )
                 db.executemany("INSERT INTO samples VALUES (?, ?, ?)", sample_rows)
         except self._database.errors as exc:
-            raise HistoryError(f"Could not save the run in the run history at {self.location}: {exc}") from exc
+            raise HistoryError(f"Could not save the run in the run history at {self.shown}: {exc}") from exc
         return run_id
 
     def record_result(self, run_id: str, index: int, result: EvalResult) -> None:
@@ -361,7 +369,7 @@ class RunStore:
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except self._database.errors as exc:
-            raise HistoryError(f"Could not write to the run history at {self.location}: {exc}") from exc
+            raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
     def record_results(self, run_id: str, pairs: Sequence[Tuple[int, EvalResult]]) -> None:
         """Persist many finished samples, and the samples themselves, in one transaction.
@@ -380,7 +388,7 @@ class RunStore:
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except self._database.errors as exc:
-            raise HistoryError(f"Could not write to the run history at {self.location}: {exc}") from exc
+            raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
     def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
         """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
@@ -448,7 +456,7 @@ class RunStore:
             with self._connect(write=False) as db:
                 return db.fetchall(sql, params)
         except self._database.errors as exc:
-            raise HistoryError(f"Could not read the run history at {self.location}: {exc}") from exc
+            raise HistoryError(f"Could not read the run history at {self.shown}: {exc}") from exc
 
     def list_runs(self, *, owner: Optional[str] = None, project: Optional[str] = None) -> List[RunInfo]:
         """Every run, newest first; only `owner`'s and only `project`'s when given."""

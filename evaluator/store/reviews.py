@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ..access import LAPTOP_ACCESS, Access
 from ..errors import ReviewError
 from .history import RunInfo, RunStore
 from ..metrics.parsing import SCALES, normalise
@@ -102,11 +103,14 @@ def _review(row: Sequence[Any]) -> Review:
 class ReviewStore:
     """Reviews in the run history at `runs.path` (the same database file as the runs)."""
 
-    def __init__(self, runs: Optional[RunStore] = None) -> None:
+    def __init__(self, runs: Optional[RunStore] = None, access: Access = LAPTOP_ACCESS) -> None:
         self.runs = runs if runs is not None else RunStore()
+        self.access = access  # who writes through this store: every write asks it (evaluator.access)
 
     def record(self, review: Review) -> Review:
-        """Store `review`, replacing the same reviewer's earlier review of that sample and metric."""
+        """Store `review`, replacing the same reviewer's earlier review of that sample and metric.
+        NotAllowed when this store's user may not review (a viewer, in team mode)."""
+        self.access.check("review")
         self.runs.get_run(review.run_id)  # a clear error for an unknown run
         row = _row(review)
         self.runs.write(
@@ -126,6 +130,7 @@ class ReviewStore:
 
     def remove(self, run_id: str, index: int, metric: str, reviewer: str) -> bool:
         """Withdraw one review; False when there was none."""
+        self.access.check("review")
         return bool(self.runs.write("DELETE FROM reviews WHERE run_id = ? AND idx = ? AND metric = ? AND reviewer = ?",
                                      (run_id, index, metric, reviewer)))
 

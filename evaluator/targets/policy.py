@@ -7,18 +7,21 @@ the user owns both the machine and its environment. In team mode the URL must fa
 A URL is compared by its parts, never as a string: scheme, host (lower-cased) and port (the
 scheme's default filled in) must be equal, and its path must start with the prefix's path at a
 segment boundary. A URL with user info (`http://allowed.example@evil/`), a backslash, or a dot
-segment (`/api/../admin`, also percent-encoded) is refused outright, since servers and clients
+segment (`/api/../admin`, also percent-encoded once or twice, or written with look-alike dots
+such as `‥`) is refused outright, since servers and clients
 disagree about what those mean. Redirects are checked the same way before they are followed.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Optional, Sequence, Tuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ..errors import TargetConfigError
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_DOTS = set(".\u2024\u2025\u2026\uff0e\ufe52\u3002")  # a segment of only these reads as dots somewhere
 NOT_ALLOWED = "is not allowed here"
 
 
@@ -35,10 +38,20 @@ def _parts(url: str) -> Optional[Tuple[str, str, int, str]]:
     if scheme not in _DEFAULT_PORTS or not parts.hostname or "@" in parts.netloc:
         return None
     path = parts.path or "/"
-    segments = unquote(path).split("/")
-    if any(s in (".", "..") for s in segments):
+    if _dot_segments(path):
         return None
     return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[scheme], path
+
+
+def _dot_segments(path: str) -> bool:
+    """Does `path` hold a dot segment, or something a server may read as one? Encoded once (`%2e%2e`)
+    or twice (`%252e%252e`: any `%25` is refused, since a proxy and a server may each decode once),
+    or written with look-alikes NFKC makes into dots (`‥`, full-width `．．`)."""
+    decoded = unquote(path)
+    if "%" in decoded:  # a percent sign that survives one decoding was encoded twice
+        return True
+    segments = unicodedata.normalize("NFKC", decoded).split("/")
+    return any(s.strip() in (".", "..") or (s and set(s) <= _DOTS) for s in segments)
 
 
 def check_prefix(prefix: str) -> str:

@@ -30,6 +30,12 @@ ALLOW = ("http://rag.internal:8000/api/", "https://search.example/v1")
     ("http://rag.internal:8000@evil.example/api/", False),  # user info: the host is evil.example
     ("http://rag.internal:8000/api/../admin", False),    # dot segments
     ("http://rag.internal:8000/api/%2e%2e/admin", False),
+    ("http://rag.internal:8000/api/%252e%252e/admin", False),  # encoded twice: a proxy and a server decode once each
+    ("http://rag.internal:8000/api/%25/ask", False),
+    ("http://rag.internal:8000/api/\u2025/admin", False),  # "‥", two dots as one character (NFKC: "..")
+    ("http://rag.internal:8000/api/%E2%80%A5/admin", False),  # the same, percent-encoded
+    ("http://rag.internal:8000/api/\uff0e\uff0e/admin", False),  # full-width dots
+    ("http://rag.internal:8000/api/v1.2/ask", True),  # a dot inside a segment is fine
     ("http://rag.internal:8000/api\\..\\admin", False),
     ("http://rag.internal.evil.example:8000/api/", False),
     ("http://evil.example/?u=http://rag.internal:8000/api/", False),
