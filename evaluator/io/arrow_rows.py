@@ -12,20 +12,26 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, List, Tuple
 
 from ..errors import DatasetError
+from .decoded import Budget, batch_size, check_metadata, string_columns
 from .sources import Records, Source, Where
 
 _BATCH = 1024
 
 
 def parquet_records(src: Source) -> Tuple[List[str], Records]:
-    """The columns of a Parquet file and its rows."""
+    """The columns of a Parquet file and its rows; DatasetError when it decodes to more than
+    `src.max_decoded` bytes, found from its metadata or batch by batch before rows are built (io.decoded)."""
     parquet = _pyarrow(src.name, "pyarrow.parquet")
+    budget = Budget(src.name, src.max_decoded)
     try:
-        handle = parquet.ParquetFile(src.open())
+        metadata = parquet.ParquetFile(src.open()).metadata
+        # Strings stay dictionaries until a batch is known to fit: a repeated value is not copied per row.
+        handle = parquet.ParquetFile(src.open(), read_dictionary=string_columns(metadata))
         columns = list(handle.schema_arrow.names)
     except Exception as exc:  # pyarrow raises ArrowInvalid/OSError subclasses for a damaged file
         raise DatasetError(f"is not a readable Parquet file ({exc}); export it again", file=src.name) from None
-    return columns, _numbered(src.name, handle.iter_batches(batch_size=_BATCH))
+    check_metadata(handle.metadata, budget)
+    return columns, _numbered(src.name, handle.iter_batches(batch_size=_BATCH), budget)
 
 
 def saved_dataset_records(src: Source) -> Tuple[List[str], Records]:
@@ -33,7 +39,7 @@ def saved_dataset_records(src: Source) -> Tuple[List[str], Records]:
     assert src.folder is not None
     files = _arrow_files(src.folder, src.name)
     columns = list(_open_stream(files[0], src.name).schema.names)
-    return columns, _numbered(src.name, _batches(files, src.name))
+    return columns, _numbered(src.name, _batches(files, src.name), Budget(src.name, src.max_decoded))
 
 
 def _arrow_files(folder: Path, name: str) -> List[Path]:
@@ -79,7 +85,7 @@ def _batches(files: List[Path], name: str) -> Iterator[Any]:
         yield from _open_stream(path, name)
 
 
-def _numbered(name: str, batches: Iterable[Any]) -> Records:
+def _numbered(name: str, batches: Iterable[Any], budget: Budget) -> Records:
     number = 0
     iterator = iter(batches)
     while True:
@@ -92,6 +98,7 @@ def _numbered(name: str, batches: Iterable[Any]) -> Records:
                                f"({type(exc).__name__}: {_short(exc)}); export it again", file=name) from None
         if batch is None:
             return
+        budget.spend(batch_size(batch), f"by row {number + batch.num_rows:,}")  # before any row is built
         for row in batch.to_pylist():
             number += 1
             yield Where(name, item=number), row

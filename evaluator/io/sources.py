@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
 
 from ..errors import DatasetError
+from .decoded import DEFAULT_MAX_DECODED
 from .surfaces import LIBRARY, Surface
 
 FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
@@ -52,6 +53,9 @@ class Source:
     delimiter: str
     open: Callable[[], IO[bytes]]  # a fresh binary stream at offset 0
     folder: Optional[Path] = None  # a saved Hugging Face dataset: the folder, read by arrow_rows
+    # The decoded bytes its cells may take (io.decoded): the byte limit when one is given, since a
+    # compressed file must not hold more text than an uncompressed one may.
+    max_decoded: int = DEFAULT_MAX_DECODED
 
 
 def _format_of(name: str) -> Tuple[str, str]:
@@ -72,14 +76,15 @@ def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface
 def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface = LIBRARY) -> Source:
     """A path or file-like object as a Source, after the extension and size checks."""
     if isinstance(source, (str, os.PathLike)):
-        return _open_path(Path(source), name or str(source), max_bytes, surface)
+        return replace(_open_path(Path(source), name or str(source), max_bytes, surface),
+                       max_decoded=max_bytes or DEFAULT_MAX_DECODED)
     name = name or getattr(source, "name", None)
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
                            f"name='data.csv' (the extension decides the format: {ACCEPTED})")
     fmt, delimiter = _format_of(str(name))
     data = _read_upload(source, str(name), max_bytes, surface)
-    return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data))
+    return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data), max_decoded=max_bytes or DEFAULT_MAX_DECODED)
 
 
 def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:

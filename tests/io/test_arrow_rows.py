@@ -92,3 +92,41 @@ def test_max_bytes_counts_a_saved_dataset_s_arrow_files():
 @pytest.mark.parametrize("name", ["ragas_v0.parquet", "ragas_v0_saved"])
 def test_max_rows_in_arrow_formats(name):
     assert "more than 1 rows" in str(load_error(FIXTURES / name, max_rows=1))
+
+
+# --- decoded size: a small file that unpacks into gigabytes is refused before it is unpacked -----
+def _bomb(rows: int = 400, cell: int = 1 << 20) -> bytes:
+    """A few kB of Parquet: one `cell`-byte answer and context, dictionary-encoded, on every row."""
+    big = pa.array(["x" * cell]).dictionary_encode()
+    indices = pa.array([0] * rows, pa.int32())
+    answers = pa.DictionaryArray.from_arrays(indices, big.dictionary)
+    table = pa.table({"question": [f"q{i}?" for i in range(rows)], "answer": answers,
+                      "contexts": pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()), answers)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def test_a_parquet_bomb_is_refused_by_its_decoded_size_with_the_file_named():
+    data = _bomb()
+    assert len(data) < 100_000  # 0.1 MB that would decode to 800 MB
+    with pytest.raises(Exception) as caught:
+        load_dataset(io.BytesIO(data), name="bomb.parquet", max_bytes=50_000_000)
+    message = str(caught.value)
+    assert message.startswith("bomb.parquet: decodes to more than 50.0 MB") and "split the file" in message
+    with pytest.raises(Exception, match="decodes to more than"):
+        inspect_dataset(io.BytesIO(data), name="bomb.parquet", max_bytes=50_000_000)
+
+
+def test_plain_text_compressed_away_is_refused_from_the_metadata(tmp_path):
+    path = tmp_path / "plain.parquet"
+    pq.write_table(pa.table({"question": ["q?"] * 40, "answer": ["y" * 1_000_000 + str(i) for i in range(40)]}),
+                   path, compression="zstd", use_dictionary=False)
+    assert path.stat().st_size < 200_000
+    with pytest.raises(Exception, match=r"plain.parquet: decodes to more than 10.0 MB \(its columns hold"):
+        load_dataset(path, max_bytes=10_000_000)
+
+
+def test_a_file_within_its_decoded_size_reads_as_before():
+    rows = load_dataset(io.BytesIO(_bomb(rows=5, cell=1000)), name="small.parquet", max_bytes=1_000_000)
+    assert len(rows) == 5 and rows[4].answer == "x" * 1000 and rows[4].contexts == ["x" * 1000]
