@@ -1,0 +1,132 @@
+"""Peak memory of the dashboard server when a small Parquet file decodes to gigabytes (issue 27 §4).
+
+    python bench/parquet_bomb.py                      # this checkout: ~0.1 MB file, 1 GB decoded
+    python bench/parquet_bomb.py --source /work/main  # another checkout (e.g. main's), same file
+    python bench/parquet_bomb.py --rows 500 --cell-mb 1
+
+Starts the real app (`streamlit run app.py` on 127.0.0.1, offline, its own history), drives Debian's
+Chromium with Playwright to upload the file on the Evaluate page, waits for the page to settle, and
+reads the server's peak RSS (VmHWM in /proc/PID/status, Linux only) before and after. Printed: file
+size, decoded size, whether the page refused it (and its message), RSS before and at the peak,
+seconds to the answer. Target: refused, peak under 300 MB. The file is generated here: one
+`--cell-mb` answer and context, dictionary-encoded, on every one of `--rows` rows.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TARGET_MB = 300
+
+
+def bomb(rows: int, cell_mb: float) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    big = pa.array(["x" * int(cell_mb * 1_000_000)]).dictionary_encode()
+    answers = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), big.dictionary)
+    table = pa.table({"question": [f"Question {i}?" for i in range(rows)], "answer": answers,
+                      "contexts": pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()), answers)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_app(source: Path, port: int, history: Path) -> subprocess.Popen:
+    env = dict(os.environ, RAGMETER_HISTORY=str(history), PYTHONPATH=str(source))
+    env.pop("RAGMETER_CONFIG", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"],
+        cwd=source, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return proc
+        except OSError:
+            time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise SystemExit("the dashboard did not start within 90 s")
+
+
+def rss_mb(pid: int, field: str) -> float:
+    """VmRSS (now) or VmHWM (peak) of a process, in MB."""
+    text = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(rf"{field}:\s+(\d+) kB", text).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def upload_and_wait(url: str, path: Path, timeout_s: float) -> str:
+    """Upload `path` on the Evaluate page; the first error shown, or '' when the preview appeared."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_role("button", name="Run evaluation").wait_for(timeout=90_000)
+        page.locator('[data-testid="stRadioOption"]').filter(has_text="Upload a file").click()
+        uploader = page.locator('[data-testid="stFileUploader"]').filter(has_not_text="Import rubrics")
+        uploader.locator('input[type="file"]').set_input_files(str(path))
+        answer = page.locator('[data-testid="stAlertContentError"]').or_(
+            page.get_by_text(re.compile(rf"{re.escape(path.name)} · PARQUET · ", re.IGNORECASE)))
+        answer.first.wait_for(timeout=timeout_s * 1000)
+        text = answer.first.inner_text()
+        browser.close()
+    return text if "decodes to" in text or "failed" in text.lower() or "error" in text.lower() else ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=500)
+    parser.add_argument("--cell-mb", type=float, default=1.0)
+    parser.add_argument("--source", type=Path, default=ROOT, help="the checkout whose app.py is measured")
+    parser.add_argument("--timeout", type=float, default=300)
+    args = parser.parse_args()
+    data = bomb(args.rows, args.cell_mb)
+    decoded_mb = args.rows * args.cell_mb * 2
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bomb.parquet"
+        path.write_bytes(data)
+        proc = start_app(args.source.resolve(), port := free_port(), Path(folder) / "history.sqlite3")
+        try:
+            before = rss_mb(proc.pid, "VmRSS")
+            started = time.perf_counter()
+            message = upload_and_wait(f"http://127.0.0.1:{port}", path, args.timeout)
+            seconds = time.perf_counter() - started
+            peak = rss_mb(proc.pid, "VmHWM")
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+    print(f"source            {args.source.resolve()}")
+    print(f"file              {len(data) / 1e6:.3f} MB, decodes to {decoded_mb:,.0f} MB "
+          f"({args.rows} rows x {args.cell_mb:g} MB answer + context)")
+    print(f"refused           {'yes: ' + ' '.join(message.split())[:160] if message else 'no: the preview was shown'}")
+    print(f"server RSS        {before:,.0f} MB before · {peak:,.0f} MB peak (target: under {TARGET_MB} MB)")
+    print(f"time to answer    {seconds:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
