@@ -1,4 +1,9 @@
-"""Datasets for the dashboard: uploads and bundled samples, parsed once per content (st.cache_data)."""
+"""Datasets for the dashboard: uploads and bundled samples, parsed once per content.
+
+Small files are parsed into st.cache_data, shared by every session. A file over CACHE_MAX_BYTES is
+parsed for its session alone and kept only as that session's dataset: the shared cache would hold
+up to 8 large datasets for as long as the server runs, whoever uploaded them.
+"""
 from __future__ import annotations
 
 import hashlib
@@ -17,6 +22,7 @@ DEFAULT_SAMPLE = "sample.jsonl"
 SAMPLE_SUFFIXES = (".csv", ".jsonl", ".json")
 DEFAULT_MAX_ROWS = 100_000
 DEFAULT_MAX_MB = 200  # matches server.maxUploadSize in .streamlit/config.toml
+CACHE_MAX_BYTES = 5_000_000  # uploads above this are never put in the shared parse cache
 
 
 @dataclass
@@ -44,24 +50,32 @@ def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
     return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name, surface=DASHBOARD)
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the dataset…")
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
           max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
-    """The samples of an upload under `mapping` (cached by content, mapping and limits)."""
+    """The samples of an upload under `mapping`."""
     return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
                         surface=DASHBOARD, needs_answer=needs_answer)
 
 
+cached_parse = st.cache_data(max_entries=8, show_spinner="Reading the dataset…")(parse)  # small files only
+
+
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                max_rows: Optional[int] = DEFAULT_MAX_ROWS,
-               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True) -> LoadedDataset:
+               max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True,
+               held: Optional[LoadedDataset] = None) -> LoadedDataset:
     """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column.
 
-    `needs_answer=False` reads files without answers (a target will answer each question).
+    `needs_answer=False` reads files without answers (a target will answer each question). `held`
+    is the session's dataset: when it is this very content and mapping it is returned as it is, so a
+    large file (never in the shared cache) is not parsed again on every rerun.
     """
     items = tuple(sorted((mapping or {}).items()))
-    samples = parse(data, name, items, max_rows, max_bytes, needs_answer)
-    return LoadedDataset(name, samples, digest(data + repr((items, needs_answer)).encode()))
+    token = digest(data + repr((items, needs_answer, max_rows, max_bytes)).encode())
+    if held is not None and held.token == token:
+        return held
+    reader = cached_parse if len(data) <= CACHE_MAX_BYTES else parse
+    return LoadedDataset(name, reader(data, name, items, max_rows, max_bytes, needs_answer), token)
 
 
 def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:

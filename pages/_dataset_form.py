@@ -128,7 +128,7 @@ def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:
         with st.expander("Column mapping", expanded=bool(missing)):
             mapping = mapping_widgets(pre, data.digest(content), needs_answer)
         return data.load_bytes(content, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000),
-                               needs_answer=needs_answer)
+                               needs_answer=needs_answer, held=state.dataset())
     except DatasetError as exc:
         errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None

@@ -27,6 +27,7 @@ from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
 from pages._data import digest
+from pages._dataset_form import upload_limit_mb
 
 ITEM_LANGUAGES = {"auto": "each document's own", "en": "English", "ar": "Arabic",
                   "mix": "English and Arabic, half each"}
@@ -62,6 +63,12 @@ def documents_step() -> Optional[List[Chunk]]:
     files = st.file_uploader("Documents (.md .txt .html .pdf, or a CSV/JSONL/Parquet table with title and body)",
                              type=types, accept_multiple_files=True, key="gen_uploads")
     if not files:
+        return None
+    total, limit = sum(f.size for f in files), upload_limit_mb()
+    if total > limit * 1_000_000:  # the server's limit holds for all the files together, not each one
+        errors.error("These {n} files hold {mb:,.1f} MB together; this server reads up to {limit} MB of documents "
+                     "at once. Remove some files, or generate from them in parts.", n=len(files), mb=total / 1e6,
+                     limit=limit, icon=":material/block:")
         return None
     token = "|".join(f"{f.name}:{digest(f.getvalue())}" for f in files)
     with errors.guard("Reading the documents"):
