@@ -260,3 +260,12 @@ def test_a_bad_rubric_in_the_config_fails_before_any_judge_is_built(store):
                        rubrics={"tone": {"criteria": "", "fields": ["answer"]}})
     with pytest.raises(ValueError, match="criteria is empty"):
         Run.new(config, samples(1), dataset_name="x.jsonl", store=store)
+
+
+def test_run_settings_say_whether_replies_were_cached_never_where(tmp_path):
+    """A server's file path must not reach the history or an export; resuming uses the default cache."""
+    config = RunConfig(cache=str(tmp_path / "server-only" / "judge-cache.sqlite3"))
+    settings = config.settings(config.build_judge())
+    assert settings["cache"] is True and "server-only" not in repr(settings)
+    assert RunConfig.from_settings(settings).cache.endswith(".sqlite3")
+    assert RunConfig().settings()["cache"] is False and RunConfig.from_settings(RunConfig().settings()).cache == ""
