@@ -245,3 +245,14 @@ def test_a_postgres_url_is_a_history_location_and_its_password_is_never_shown(po
     with pytest.raises(HistoryError) as failed:
         RunStore(f"postgresql://postgres:{CANARY}@{host}_missing")
     assert CANARY not in str(failed.value) and "Cannot connect to the run history" in str(failed.value)
+
+
+def test_a_labelled_history_never_names_its_location(tmp_path):
+    """Team mode names its history by a label: the database URL (user, host, port) is the operator's."""
+    from evaluator.errors import HistoryError
+
+    store = RunStore(tmp_path / "secret-folder" / "h.sqlite3", label="this team's shared run history")
+    assert store.shown == "this team's shared run history" and "secret-folder" in store.location
+    with pytest.raises(HistoryError) as caught:
+        store.get_run("nope")
+    assert "this team's shared run history" in str(caught.value) and "secret-folder" not in str(caught.value)
