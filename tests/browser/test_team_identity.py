@@ -2,11 +2,14 @@
 `streamlit run app.py` (issue 27 §2–4). Two servers, each with its own team.toml and SQLite history:
 
 - "local": listens on 127.0.0.1 with no trusted_proxies, so every connection comes from its own
-  machine (the proxy's); the browser sends the proxy's header itself (`extra_http_headers`);
-- "remote": trusted_proxies = 10.9.9.0/24, so a header from 127.0.0.1 (not the proxy) is forged.
+  machine, where the sign-in proxy runs;
+- "remote": trusted_proxies = 10.9.9.0/24, so a header sent from 127.0.0.1 (not the proxy) is forged.
 
-Checked: a forged header signs nobody in; "ALICE@Example.COM" is alice's admin account; a Cyrillic
-look-alike of her address is refused with a reason; a viewer sees no save on Review and no sample run
+Each user's browser goes through its own tests/header_proxy.py, which sets the identity header on
+every request, the websocket handshake included (Chromium sends no extra headers there).
+Checked: a forged header signs nobody in; a header sent twice signs nobody in; "ALICE@Example.COM" is
+alice's admin account; a UTF-8 name arrives intact; a Cyrillic look-alike of her address is refused
+with a reason; a viewer sees no save on Review and no sample run
 on the Report; an evaluator sees no Resume or Re-score on another's run but does on their own; an
 upload PUT from a session nobody signed into is refused (400) while an evaluator's is accepted.
 """
@@ -25,6 +28,8 @@ except ImportError:  # the conftest's fixtures skip or fail
 
 from evaluator.model import EvalResult, EvalSample
 from evaluator.store.history import RunStore
+
+from header_proxy import HeaderProxy
 
 from .conftest import VIEWPORT, serve_app
 from .test_dashboard import RUN_TIMEOUT, main, wait_idle
@@ -72,20 +77,34 @@ def remote(browser, tmp_path_factory) -> Iterator[Dict[str, Any]]:
     yield from _server(tmp_path_factory, "remote", 'trusted_proxies = ["10.9.9.0/24"]')
 
 
+class Visitor:
+    """A browser tab and the address it opens the app at: through its own sign-in proxy, or direct."""
+
+    def __init__(self, page: Page, url: str) -> None:
+        self.page, self.url = page, url
+
+
 @pytest.fixture
 def as_user(browser):
-    """`as_user(name)`: a page whose every request carries the proxy header naming `name` (None: no header)."""
-    contexts = []
+    """`as_user(server, *names)`: a tab behind a proxy that sends the header once per name (none: the
+    server itself, no header)."""
+    contexts, proxies = [], []
 
-    def open_page(name: str | None) -> Page:
-        context = browser.new_context(viewport=VIEWPORT, extra_http_headers={HEADER: name} if name else {})
+    def open_visitor(server: Dict[str, Any], *names: str) -> Visitor:
+        context = browser.new_context(viewport=VIEWPORT)
         context.set_default_timeout(60_000)
         contexts.append(context)
-        return context.new_page()
+        url = server["url"]
+        if names:
+            proxies.append(HeaderProxy(int(url.rsplit(":", 1)[1]), HEADER, names))
+            url = proxies[-1].url
+        return Visitor(context.new_page(), url)
 
-    yield open_page
+    yield open_visitor
     for context in contexts:
         context.close()
+    for proxy in proxies:
+        proxy.close()
 
 
 def seed_run(history: str, owner: str, *, stopped: bool = False) -> str:
@@ -103,103 +122,114 @@ def seed_run(history: str, owner: str, *, stopped: bool = False) -> str:
     return run_id
 
 
-def open_page(page: Page, url: str, path: str, expected: Any) -> None:
-    page.goto(url + path)
+def open_page(v: Visitor, path: str, expected: Any) -> None:
+    v.page.goto(v.url + path)
     expect(expected).to_be_visible(timeout=RUN_TIMEOUT)
-    wait_idle(page)
+    wait_idle(v.page)
 
 
-def signed_in(page: Page, text: str):
-    return page.get_by_test_id("stSidebar").get_by_text(f"Signed in as {text}")
+def signed_in(v: Visitor, text: str):
+    return v.page.get_by_test_id("stSidebar").get_by_text(f"Signed in as {text}")
 
 
-def button(page: Page, label: str):
-    return page.get_by_role("button", name=re.compile(rf"(^|\s){re.escape(label)}$"))
+def button(v: Visitor, label: str):
+    return v.page.get_by_role("button", name=re.compile(rf"(^|\s){re.escape(label)}$"))
 
 
-def pick_run(page: Page, run_id: str) -> None:
-    page.get_by_role("combobox", name="Run", exact=True).click()
-    page.get_by_role("option", name=re.compile(re.escape(run_id))).click()
-    wait_idle(page)
+def pick_run(v: Visitor, run_id: str) -> None:
+    v.page.get_by_role("combobox", name="Run", exact=True).click()
+    v.page.get_by_role("option", name=re.compile(re.escape(run_id))).click()
+    wait_idle(v.page)
 
 
 # --- identity --------------------------------------------------------------------------------------
-def test_a_header_from_a_peer_that_is_not_a_trusted_proxy_signs_nobody_in(remote, as_user):
-    page = as_user(ADMIN)  # sent straight from 127.0.0.1, which is not in trusted_proxies
-    open_page(page, remote["url"], "/history", page.get_by_text(SIGN_IN))
-    expect(main(page).locator("input, textarea, button")).to_have_count(0)
-    assert ADMIN not in page.inner_text("body")
+def test_a_header_from_a_peer_that_is_not_a_trusted_proxy_signs_nobody_in(remote, local, as_user):
+    forged = as_user(remote, ADMIN)  # sent from 127.0.0.1, which is not in trusted_proxies
+    open_page(forged, "/history", forged.page.get_by_text(SIGN_IN))
+    expect(main(forged.page).locator("input, textarea, button")).to_have_count(0)
+    assert ADMIN not in forged.page.inner_text("body")
+    trusted = as_user(local, ADMIN)  # the same header where the proxy is trusted: signed in
+    open_page(trusted, "/history", signed_in(trusted, f"{ADMIN} (admin)"))
+
+
+def test_a_header_sent_twice_signs_nobody_in(local, as_user):
+    appended = as_user(local, "mallory@example.com", ADMIN)  # a proxy that appends to the client's copy
+    open_page(appended, "/history", appended.page.get_by_text(SIGN_IN))
+    expect(appended.page.get_by_text(re.compile("sent the user header more than once"))).to_be_visible()
+    expect(appended.page.get_by_text(re.compile("Signed in as"))).to_have_count(0)
 
 
 def test_one_person_whatever_the_case_and_a_look_alike_is_refused(local, as_user):
-    page = as_user("ALICE@Example.COM")
-    open_page(page, local["url"], "/history", signed_in(page, f"{ADMIN} (admin)"))
-    fake = as_user("\u0430lice@example.com")  # a Cyrillic "а" in front of "lice@example.com"
-    open_page(fake, local["url"], "/history", fake.get_by_text(SIGN_IN))
-    expect(fake.get_by_text(re.compile("mixes letters of several scripts"))).to_be_visible()
-    expect(fake.get_by_text(re.compile("Signed in as"))).to_have_count(0)
+    shouting = as_user(local, "ALICE@Example.COM")
+    open_page(shouting, "/history", signed_in(shouting, f"{ADMIN} (admin)"))
+    accented = as_user(local, "José@Example.com")  # raw UTF-8 bytes on the wire, read as Latin-1 by the server
+    open_page(accented, "/history", signed_in(accented, "josé@example.com (viewer)"))
+    fake = as_user(local, "\u0430lice@example.com")  # a Cyrillic "а" in front of "lice@example.com"
+    open_page(fake, "/history", fake.page.get_by_text(SIGN_IN))
+    expect(fake.page.get_by_text(re.compile("mixes letters of several scripts"))).to_be_visible()
+    expect(fake.page.get_by_text(re.compile("Signed in as"))).to_have_count(0)
 
 
 # --- one authorisation check at every write --------------------------------------------------------
 def test_a_viewer_sees_no_review_save_and_no_sample_run(local, as_user):
     seed_run(local["history"], OTHER)
-    page = as_user(VIEWER)
-    open_page(page, local["url"], "/review", signed_in(page, f"{VIEWER} (viewer)"))
-    expect(main(page).get_by_text("Your role lets you read reviews, not save them")).to_be_visible()
+    viewer = as_user(local, VIEWER)
+    open_page(viewer, "/review", signed_in(viewer, f"{VIEWER} (viewer)"))
+    expect(main(viewer.page).get_by_text("Your role lets you read reviews, not save them")).to_be_visible()
     for absent in ("Save and next", "Agree with all and next"):
-        expect(button(page, absent)).to_have_count(0)
-    open_page(page, local["url"], "/report", main(page).get_by_text(re.compile("No report yet")))
-    expect(button(page, "Run the sample data offline")).to_have_count(0)
+        expect(button(viewer, absent)).to_have_count(0)
+    open_page(viewer, "/report", main(viewer.page).get_by_text(re.compile("No report yet")))
+    expect(button(viewer, "Run the sample data offline")).to_have_count(0)
 
 
 def test_resume_and_rescore_belong_to_the_runs_owner_and_admins(local, as_user):
     others = seed_run(local["history"], OTHER, stopped=True)
     mine = seed_run(local["history"], EVALUATOR, stopped=True)
-    page = as_user(EVALUATOR)
-    open_page(page, local["url"], "/history", signed_in(page, f"{EVALUATOR} (evaluator)"))
-    pick_run(page, others)
-    expect(button(page, "Open in report")).to_be_visible()
-    expect(button(page, "Resume run")).to_have_count(0)
-    expect(page.get_by_text("Re-score with another judge")).to_have_count(0)
-    pick_run(page, mine)
-    expect(button(page, "Resume run")).to_be_visible()
-    expect(page.get_by_text("Re-score with another judge")).to_be_visible()
-    admin = as_user(ADMIN)
-    open_page(admin, local["url"], "/history", signed_in(admin, f"{ADMIN} (admin)"))
+    eve = as_user(local, EVALUATOR)
+    open_page(eve, "/history", signed_in(eve, f"{EVALUATOR} (evaluator)"))
+    pick_run(eve, others)
+    expect(button(eve, "Open in report")).to_be_visible()
+    expect(button(eve, "Resume run")).to_have_count(0)
+    expect(eve.page.get_by_text("Re-score with another judge")).to_have_count(0)
+    pick_run(eve, mine)
+    expect(button(eve, "Resume run")).to_be_visible()
+    expect(eve.page.get_by_text("Re-score with another judge")).to_be_visible()
+    admin = as_user(local, ADMIN)
+    open_page(admin, "/history", signed_in(admin, f"{ADMIN} (admin)"))
     pick_run(admin, others)
     expect(button(admin, "Resume run")).to_be_visible()
 
 
 # --- uploads need a signed-in evaluator ------------------------------------------------------------
-UPLOAD_JS = """async () => {
+UPLOAD_JS = """async (session) => {
   const cookie = document.cookie.split('; ').find(c => c.startsWith('_streamlit_xsrf='));
   const xsrf = cookie ? decodeURIComponent(cookie.split('=').slice(1).join('=')) : '';
   const form = new FormData();
   form.append('file', new Blob(['question,answer\\nq?,a.\\n'], {type: 'text/csv'}), 'probe.csv');
-  const r = await fetch('/_stcore/upload_file/' + window.__ragmeterSession + '/probe-file',
+  const r = await fetch('/_stcore/upload_file/' + session + '/probe-file',
                         {method: 'PUT', body: form, headers: {'X-Xsrftoken': xsrf}, credentials: 'same-origin'});
   return r.status;
 }"""
 SESSION_ID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-def upload_status(page: Page, url: str, expected: Any) -> int:
-    """Open the app, learn this tab's session id from the server's first websocket message, then PUT
-    a file to the upload route the way Streamlit's own uploader does."""
-    seen: list[bytes] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: seen.append(
-        payload if isinstance(payload, bytes) else payload.encode())))
-    open_page(page, url, "/", expected)
-    ids = [m.group(0).decode() for frame in seen for m in SESSION_ID.finditer(frame)]
+def upload_statuses(v: Visitor, expected: Any) -> set:
+    """Open the app, then PUT a file to the upload route the way Streamlit's own uploader does (its
+    XSRF token included), once for every id in the server's first websocket messages: the tab's
+    session id is among them (next to run and page ids, which no upload can use)."""
+    seen: list = []
+    v.page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: seen.append(payload)))
+    open_page(v, "/", expected)
+    frames = [f if isinstance(f, bytes) else f.encode() for f in seen[:3]]
+    ids = {m.group(0).decode() for frame in frames for m in SESSION_ID.finditer(frame)}
     assert ids, "the server's new-session message names the session"
-    page.evaluate(f"window.__ragmeterSession = {ids[0]!r}")
-    return int(page.evaluate(UPLOAD_JS))
+    return {int(v.page.evaluate(UPLOAD_JS, session)) for session in sorted(ids)}
 
 
 def test_an_upload_from_a_session_nobody_signed_into_is_refused(local, as_user):
-    stranger = as_user(None)
-    assert upload_status(stranger, local["url"], stranger.get_by_text(SIGN_IN)) == 400
-    viewer = as_user(VIEWER)
-    assert upload_status(viewer, local["url"], signed_in(viewer, f"{VIEWER} (viewer)")) == 400
-    evaluator = as_user(EVALUATOR)  # the same request from an evaluator's session is stored
-    assert upload_status(evaluator, local["url"], button(evaluator, "Run evaluation")) in (200, 204)
+    stranger = as_user(local)
+    assert upload_statuses(stranger, stranger.page.get_by_text(SIGN_IN)) == {400}
+    viewer = as_user(local, VIEWER)
+    assert upload_statuses(viewer, signed_in(viewer, f"{VIEWER} (viewer)")) == {400}
+    evaluator = as_user(local, EVALUATOR)  # the same request from an evaluator's session is stored
+    assert upload_statuses(evaluator, button(evaluator, "Run evaluation")) & {200, 204}
