@@ -43,7 +43,8 @@ def is_local() -> bool:
 
 @st.cache_data(max_entries=4, show_spinner="Reading and chunking the documents…")
 def chunks_of(token: str, _source: Any, chunk_chars: int) -> List[Chunk]:
-    docs = load_uploads(_source) if isinstance(_source, list) else load_documents(_source)
+    limit = upload_limit_mb() * 1_000_000  # a small Parquet table may not decode to more than the upload limit
+    docs = load_uploads(_source, max_decoded=limit) if isinstance(_source, list) else load_documents(_source)
     return chunk_documents(docs, chunk_chars)
 
 

@@ -20,6 +20,7 @@ from typing import Any, NoReturn, Optional
 from urllib.parse import quote
 
 import streamlit as st
+from streamlit import config as st_config
 
 from evaluator import startup
 from evaluator.access import LAPTOP_ACCESS, Access
@@ -42,7 +43,8 @@ def config() -> Config:
     except ConfigError as exc:
         _cannot_start(str(exc))
     if cfg.team:
-        st.set_option("client.showErrorDetails", "none")  # no traceback, type or message reaches a user
+        if not st_config.get_option("global.appTest"):  # AppTest shares one process: leave its tests' option
+            st.set_option("client.showErrorDetails", "none")  # no traceback, type or message reaches a user
         sessions.guard_uploads()
         found = startup.problems(cfg, sessions.server_options())
         if found:

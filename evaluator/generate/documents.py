@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html.parser
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -63,11 +63,12 @@ def load_documents(spec: Any, *, query: Optional[str] = None, name: Optional[str
     return _unique(file_documents(label, spec.getvalue() if hasattr(spec, "getvalue") else spec.read()), label)
 
 
-def load_uploads(files: Iterable[Any]) -> List[Document]:
-    """Documents from several uploaded files (Streamlit UploadedFile or anything with name/getvalue)."""
+def load_uploads(files: Iterable[Any], max_decoded: Optional[int] = None) -> List[Document]:
+    """Documents from several uploaded files (Streamlit UploadedFile or anything with name/getvalue).
+    `max_decoded` caps what a Parquet table may decode to (io.decoded), however small the file."""
     docs: List[Document] = []
     for f in files:
-        docs.extend(file_documents(f.name, f.getvalue()))
+        docs.extend(file_documents(f.name, f.getvalue(), max_decoded=max_decoded))
     return _unique(docs, "the uploads")
 
 
@@ -82,12 +83,12 @@ def folder_documents(folder: Path) -> List[Document]:
     return docs
 
 
-def file_documents(name: str, data: bytes, source: str = "") -> List[Document]:
+def file_documents(name: str, data: bytes, source: str = "", max_decoded: Optional[int] = None) -> List[Document]:
     """The documents in one file's bytes: one for a text file, one per row for a table."""
     suffix = Path(name).suffix.lower()
     source = source or name
     if suffix in TABLE_FILES:
-        return table_documents(name, data)
+        return table_documents(name, data, max_decoded)
     if suffix not in TEXT_FILES:
         raise DatasetError(f"unknown document type '{suffix or '(none)'}'; use {', '.join(TEXT_FILES)} files "
                            f"or a {', '.join(TABLE_FILES)} table of documents", file=name)
@@ -185,9 +186,11 @@ def html_text(markup: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def table_documents(name: str, data: bytes) -> List[Document]:
+def table_documents(name: str, data: bytes, max_decoded: Optional[int] = None) -> List[Document]:
     """One document per row of a CSV/JSONL/JSON/Parquet table, with its title and body columns."""
     src = open_source(_Upload(name, data), name, None)
+    if max_decoded is not None:
+        src = replace(src, max_decoded=max_decoded)
     docs: List[Document] = []
     if src.format == "parquet":
         columns, records = parquet_records(src)

@@ -100,3 +100,27 @@ def test_documents_from_a_real_postgresql_table(postgres_url):
         load_documents(postgres_url)
     with pytest.raises(DatasetError, match="failed: .*read-only"):
         load_documents(postgres_url, query="DELETE FROM documents RETURNING title, body")
+
+
+def test_an_uploaded_parquet_table_that_decodes_past_the_limit_is_refused():
+    """A few kB of Parquet whose body is one 1 MB string on every row: refused before it is unpacked."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from evaluator.generate.documents import load_uploads
+
+    body = pa.array(["Bikes need lights. " * 50_000]).dictionary_encode()
+    bodies = pa.DictionaryArray.from_arrays(pa.array([0] * 200, pa.int32()), body.dictionary)
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"title": [f"Doc {i}" for i in range(200)], "body": bodies}), buf, compression="zstd")
+
+    class Upload:
+        name, data = "docs.parquet", buf.getvalue()
+
+        def getvalue(self):
+            return self.data
+
+    with pytest.raises(DatasetError, match=r"docs.parquet: decodes to more than 20.0 MB"):
+        load_uploads([Upload()], max_decoded=20_000_000)
