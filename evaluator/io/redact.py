@@ -104,10 +104,14 @@ def sanitize_settings(value: Any) -> Any:
 
     Keys containing key/secret/token/password/authorization (any case) are dropped at any depth,
     except numeric "token" counts and limits such as max_tokens; every string passes through
-    `redact_text` (credentials in URLs, `?key=…` query values, known secret values).
+    `redact_text` (credentials in URLs, `?key=…` query values, known secret values). A judge-cache
+    path (`cache`) becomes True: no server path in an export.
     """
     if isinstance(value, dict):
-        return {str(k): sanitize_settings(v) for k, v in value.items() if not _is_secret(k, v)}
+        # "cache" held the judge-cache file's path in runs saved before it became a flag: a server
+        # path is not for a report, so any string there becomes "a cache was used".
+        return {str(k): bool(v) if str(k) == "cache" and isinstance(v, str) else sanitize_settings(v)
+                for k, v in value.items() if not _is_secret(k, v)}
     if isinstance(value, (list, tuple)):
         return [sanitize_settings(v) for v in value]
     if isinstance(value, str):

@@ -15,3 +15,11 @@ def test_sanitize_settings_drops_secrets_at_any_depth():
     assert CANARY not in repr(clean)
     assert clean == {"model": "gpt", "max_tokens": 256, "judge": {"temperature": 0.0},
                      "headers": [{"Accept": "json"}], "base_url": "https://example.invalid/v1"}
+
+
+def test_a_stored_judge_cache_path_is_exported_as_a_flag():
+    from evaluator.io.redact import sanitize_settings
+
+    old = {"judge": "openai", "cache": "/srv/ragmeter/.cache/judge-cache.sqlite3", "usage": {"cache": True}}
+    assert sanitize_settings(old) == {"judge": "openai", "cache": True, "usage": {"cache": True}}
+    assert sanitize_settings({"cache": ""}) == {"cache": False}
