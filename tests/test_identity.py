@@ -147,3 +147,16 @@ def test_oidc_needs_authlib_and_an_auth_section():
     assert "ragmeter[oidc]" in found and "[auth] section" in found
     ready = startup.ServerOptions(max_upload_mb=50, authlib=True, auth_secrets=True)
     assert startup.problems(team("oidc"), ready, {}) == []
+
+
+def test_a_sessions_identity_comes_from_its_handshake_headers_and_peer():
+    cfg = team(extra='proxy_secret_env = "PROXY_SECRET"\nproxy_secret_header = "X-Proxy-Secret"')
+    options = startup.ServerOptions(address="0.0.0.0", max_upload_mb=50)
+    env = {"PROXY_SECRET": "s3cret"}
+    sent = [("x-forwarded-email", "Alice@example.com"), ("x-proxy-secret", "s3cret")]
+    assert startup.request_identity(cfg, options, sent, "203.0.113.9", {}, env).user == "alice@example.com"
+    assert startup.request_identity(cfg, options, sent[:1], "203.0.113.9", {}, env).user is None
+    oidc = team("oidc")
+    claims = {"is_logged_in": True, "email": "Alice@example.com", "email_verified": True}
+    assert startup.request_identity(oidc, options, [], None, claims).user == "alice@example.com"
+    assert startup.request_identity(oidc, options, [], None, {**claims, "is_logged_in": False}).user is None
