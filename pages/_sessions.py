@@ -27,11 +27,13 @@ log = logging.getLogger("ragmeter.dashboard")
 _GUARDED = "_ragmeter_upload_guard"  # marks the runtime whose session check is already wrapped
 
 
-def server_options() -> ServerOptions:
-    """The running server's address, upload limit and sign-in parts, for evaluator.startup."""
+def server_options(cfg: Config) -> ServerOptions:
+    """The running server's address, upload limit and (for OIDC) sign-in parts, for evaluator.startup."""
+    oidc = cfg.server.auth == "oidc"
     return ServerOptions(address=str(st_config.get_option("server.address") or ""),
                          max_upload_mb=int(st_config.get_option("server.maxUploadSize")),
-                         authlib=importlib.util.find_spec("authlib") is not None, auth_secrets=_auth_secrets())
+                         authlib=oidc and importlib.util.find_spec("authlib") is not None,
+                         auth_secrets=oidc and _auth_secrets())
 
 
 def _auth_secrets() -> bool:
@@ -72,7 +74,7 @@ def _claims(session_id: Optional[str]) -> Dict[str, Any]:
 def decision(cfg: Config, session_id: Optional[str]) -> Decision:
     headers, peer = connection(session_id)
     claims = _claims(session_id) if cfg.server.auth == "oidc" else {}
-    return request_identity(cfg, server_options(), headers, peer, claims)
+    return request_identity(cfg, server_options(cfg), headers, peer, claims)
 
 
 def current_session() -> Optional[str]:

@@ -46,7 +46,7 @@ def config() -> Config:
         if not st_config.get_option("global.appTest"):  # AppTest shares one process: leave its tests' option
             st.set_option("client.showErrorDetails", "none")  # no traceback, type or message reaches a user
         sessions.guard_uploads()
-        found = startup.problems(cfg, sessions.server_options())
+        found = startup.problems(cfg, sessions.server_options(cfg))
         if found:
             _cannot_start("; ".join(found))
     return cfg
