@@ -87,3 +87,23 @@ def test_deleting_a_run_deletes_its_reviews(path):
     store.record(Review(run_id, 0, "faithfulness", "agree", "ana"))
     store.runs.delete_run(run_id)
     assert store.runs._query("SELECT COUNT(*) FROM reviews") == [(0,)]
+
+
+def test_the_store_refuses_a_viewers_review_in_team_mode(tmp_path):
+    """The check sits at the write: a viewer's review never reaches the table, whatever page sent it."""
+    from evaluator.access import Access
+    from evaluator.config import RolesConfig
+    from evaluator.errors import NotAllowed
+
+    runs = RunStore(tmp_path / "history.sqlite3")
+    run_id = make_run(runs)
+    roles = RolesConfig(viewers=("*",), evaluators=("eve@example.com",))
+    viewer = ReviewStore(runs, access=Access("vera@example.com", roles, team=True))
+    with pytest.raises(NotAllowed, match="vera@example.com may not save reviews"):
+        viewer.record(Review(run_id, 0, "faithfulness", "disagree", "vera@example.com", judge_score=0.9))
+    with pytest.raises(NotAllowed):
+        viewer.remove(run_id, 0, "faithfulness", "eve@example.com")
+    assert viewer.reviews(run_id) == []  # reading is still allowed
+    evaluator = ReviewStore(runs, access=Access("eve@example.com", roles, team=True))
+    evaluator.record(Review(run_id, 0, "faithfulness", "agree", "eve@example.com", judge_score=0.9))
+    assert [r.reviewer for r in viewer.reviews(run_id)] == ["eve@example.com"]
