@@ -10,7 +10,8 @@ every request, the websocket handshake included (Chromium sends no extra headers
 Checked: a forged header signs nobody in; a header sent twice signs nobody in; "ALICE@Example.COM" is
 alice's admin account; a UTF-8 name arrives intact; a Cyrillic look-alike of her address is refused
 with a reason; a viewer sees no save on Review and no sample run
-on the Report; an evaluator sees no Resume or Re-score on another's run but does on their own; an
+on the Report; an evaluator sees no Resume or Re-score on another's run but does on their own, and the history
+named by a label, not its path; an
 upload PUT from a session nobody signed into is refused (400) while an evaluator's is accepted.
 """
 from __future__ import annotations
@@ -187,6 +188,8 @@ def test_resume_and_rescore_belong_to_the_runs_owner_and_admins(local, as_user):
     mine = seed_run(local["history"], EVALUATOR, stopped=True)
     eve = as_user(local, EVALUATOR)
     open_page(eve, "/history", signed_in(eve, f"{EVALUATOR} (evaluator)"))
+    expect(main(eve.page).get_by_text("this team's shared run history")).to_be_visible()  # a label, not its path
+    assert local["history"] not in eve.page.inner_text("body")
     pick_run(eve, others)
     expect(button(eve, "Open in report")).to_be_visible()
     expect(button(eve, "Resume run")).to_have_count(0)
