@@ -106,7 +106,11 @@ def gate() -> None:
         st.title("ragmeter")
         if found.problem:
             errors.warning("Not signed in: {problem}.", problem=found.problem, icon=":material/gpp_bad:")
-        if cfg.server.auth == "oidc":
+        if cfg.server.auth == "oidc" and found.problem:  # signed in, but not as anyone we can trust
+            errors.info("Sign out, then sign in with an account whose e-mail address is verified.",
+                        icon=":material/login:")
+            st.button("Sign out", key="btn_team_logout", on_click=st.logout)
+        elif cfg.server.auth == "oidc":
             errors.info("Sign in to see this team's evaluations.", icon=":material/login:")
             st.button("Sign in", key="btn_team_login", on_click=st.login)
         else:
