@@ -19,6 +19,9 @@ The package reads like a table of contents (each folder's __init__ says what it 
     verdict.py     how a run ended (ok, thresholds missed, judge/target failed, nothing scored): one decision
     scoring_pass.py  the start and end every scoring pass shares (progress, usage, judge health)
     cli.py         the `ragmeter` command
+    config.py      the operator's team-mode file; identity.py who a request is (trusted proxy, OIDC, one
+                   spelling per person); access.py who may make each write; startup.py what a team
+                   server needs before it serves anyone
 """
 import typing
 
