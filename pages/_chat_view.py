@@ -48,8 +48,15 @@ def is_conversation_file(data: bytes, name: str, max_bytes: Optional[int] = None
         return False  # the row reader says what is wrong with the file
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the conversations…")
 def read(data: bytes, name: str, max_bytes: Optional[int]) -> ConversationSet:
+    """The conversations of an upload; a large one is never put in the shared cache (pages/_data.py)."""
+    if len(data) <= data_ui.CACHE_MAX_BYTES:
+        return _cached_read(data, name, max_bytes)
+    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the conversations…")
+def _cached_read(data: bytes, name: str, max_bytes: Optional[int]) -> ConversationSet:
     return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD)
 
 
