@@ -272,7 +272,7 @@ def test_name_and_settings_hide_credentials_in_the_url(clock):
     assert "pw" not in repr(judge) and "abc" not in json.dumps(judge.settings())
     assert judge.settings() == {"model": "m", "base_url": "http://127.0.0.1:9/v1", "temperature": 0.0,
                                 "timeout": 60.0, "max_retries": 3, "max_concurrency": 16, "max_call_seconds": 121.0,
-                                "json_mode": "auto", "max_tokens": None, "cache": None}
+                                "json_mode": "auto", "max_tokens": None, "cache": False}
 
 
 @pytest.mark.parametrize("kw", [{"json_mode": "yaml"}, {"max_retries": -1}, {"timeout": 0},
