@@ -95,6 +95,7 @@ def upload_and_wait(url: str, path: Path, timeout_s: float) -> str:
         answer.first.wait_for(timeout=timeout_s * 1000)
         text = answer.first.inner_text()
         browser.close()
+    text = text.removeprefix("block").strip()  # the error icon's name comes first in its text
     return text if "decodes to" in text or "failed" in text.lower() or "error" in text.lower() else ""
 
 
