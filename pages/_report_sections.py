@@ -253,7 +253,7 @@ def sample_label(frame: Any, i: int) -> str:
 def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
     from evaluator.analysis import charts as chart_io
-    from evaluator.io import export
+    from evaluator.report import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
     # A download needs no rerun; one would also replace the other buttons' deferred files while a

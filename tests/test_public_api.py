@@ -67,7 +67,7 @@ def test_library_never_imports_streamlit():
     import subprocess
     import sys
 
-    code = ("import sys, evaluator, evaluator.cli.command, evaluator.store.history, evaluator.io.export, evaluator.scoring.costs;"
+    code = ("import sys, evaluator, evaluator.cli.command, evaluator.store.history, evaluator.report.export, evaluator.scoring.costs;"
             "import evaluator.io.records, evaluator.analysis.stats, evaluator.analysis.advice, evaluator.io.datasets;"
             "import evaluator.runs.run, evaluator.analysis.compare, evaluator.analysis.bands;"
             "assert 'streamlit' not in sys.modules, 'streamlit imported'")

@@ -8,7 +8,7 @@ import pytest
 from evaluator.analysis.compare import compare_runs
 from evaluator.cli.command import main
 from evaluator.store.history import RunStore
-from evaluator.io.export import html_report
+from evaluator.report.export import html_report
 from evaluator.model import METHOD_BLEND, METHOD_SKIPPED, METHOD_UNSCORED, EvalReport, EvalResult, EvalSample, MetricScore
 from evaluator.scoring.verdict import EXIT_CODES, RowCounts, Verdict, decide, verdict
 

@@ -95,7 +95,7 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 
 
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
-    from ..io import export
+    from ..report import export
 
     suffix = "." + report_format(path)
     if suffix == ".parquet":
@@ -262,7 +262,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
-        from ..engines.ray_cli import ray_evaluate
+        from .ray import ray_evaluate
 
         return announce(ray_evaluate(args, None if args.no_history else open_store(args.history)), args)
     store = None if args.no_history else open_store(args.history)
