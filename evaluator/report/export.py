@@ -36,7 +36,7 @@ from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
-from ..scoring.verdict import RowCounts, verdict
+from ..scoring.verdict import row_counts, verdict
 from ..io.records import flat_row, result_from_record, result_to_record
 from ..io.redact import redact_text, redact_value, sanitize_settings
 
@@ -351,7 +351,7 @@ def _meta_line(report: EvalReport, dataset_name: str) -> str:
     n = len(report.results)
     overall = report.overall_mean()
     parts = [f"{n} sample{'' if n == 1 else 's'}",
-             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({RowCounts.of(report).summary()})",
+             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({row_counts(report).summary()})",
              f"run time {report.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
