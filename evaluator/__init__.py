@@ -5,7 +5,7 @@
     report.print_report()
 
 The package reads like a table of contents, one layer per line, low to high. A module imports only
-its own layer and those above it in this list (tests/test_structure.py holds the same table):
+its own layer and the layers listed before it (tests/test_structure.py holds the same table):
 
     core         model.py (EvalSample in; MetricScore, EvalResult, EvalReport, Verdict out), errors.py (every
                  error ragmeter raises, drawn as a tree), text.py, conversation.py, safetext.py, bounded.py
