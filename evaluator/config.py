@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from .errors import ConfigError
-from .identity import config_name, parse_networks
+from .team.identity import config_name, parse_networks
 
 ENV_VAR = "RAGMETER_CONFIG"
 AUTH_KINDS = ("proxy", "oidc")
@@ -40,7 +40,7 @@ class ServerConfig:
     auth: str = ""
     user_header: str = DEFAULT_USER_HEADER
     max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB
-    trusted_proxies: Tuple[str, ...] = ()  # peers whose user header counts (evaluator.identity)
+    trusted_proxies: Tuple[str, ...] = ()  # peers whose user header counts (evaluator.team.identity)
     proxy_secret_header: str = DEFAULT_SECRET_HEADER
     proxy_secret_env: str = ""  # the variable holding the secret the proxy sends; never the secret itself
     identity_claim: str = ""  # oidc: "" = the e-mail claim, only when email_verified is true
@@ -56,7 +56,7 @@ class RolesConfig:
 
     def role_of(self, user: str) -> Optional[str]:
         """The user's highest role, or None when they may not even view."""
-        # Names are normalised when the file is read and when the user signs in (evaluator.identity).
+        # Names are normalised when the file is read and when the user signs in (evaluator.team.identity).
         for role, names in (("admin", self.admins), ("evaluator", self.evaluators), ("viewer", self.viewers)):
             if ANYONE in names or user in names:
                 return role

@@ -21,7 +21,7 @@
     ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
     │                              an extension ragmeter does not write; checked before the run
     ├── ConfigError (ValueError)   the operator's $RAGMETER_CONFIG file is wrong: names the file and key
-    ├── NotAllowed (PermissionError)  team mode: this user may not make this write (evaluator.access)
+    ├── NotAllowed (PermissionError)  team mode: this user may not make this write (evaluator.team.access)
     ├── MissingExtra (ImportError) an optional feature's packages are not installed: names the
     │                              `pip install 'ragmeter[extra]'` that adds them
     └── TargetError                a call to the user's pipeline failed (HTTP status, timeout,

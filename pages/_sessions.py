@@ -1,6 +1,6 @@
 """What the server knows about a browser session, read from its connection rather than from a page.
 
-- `decision(session_id)`: who the session's user is (evaluator.startup.request_identity), from the
+- `decision(session_id)`: who the session's user is (evaluator.team.startup.request_identity), from the
   headers and peer address of the session's websocket handshake (every copy of a repeated header,
   which st.context.headers would hide), or from Streamlit's OIDC sign-in;
 - `guard_uploads()`: Streamlit stores an upload (PUT /_stcore/upload_file/SESSION/FILE) for any live
@@ -18,17 +18,17 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator import config as ragmeter_config
-from evaluator.access import Access
+from evaluator.team.access import Access
 from evaluator.config import Config
-from evaluator.identity import Decision
-from evaluator.startup import ServerOptions, request_identity
+from evaluator.team.identity import Decision
+from evaluator.team.startup import ServerOptions, request_identity
 
 log = logging.getLogger("ragmeter.dashboard")
 _GUARDED = "_ragmeter_upload_guard"  # marks the runtime whose session check is already wrapped
 
 
 def server_options(cfg: Config) -> ServerOptions:
-    """The running server's address, upload limit and (for OIDC) sign-in parts, for evaluator.startup."""
+    """The running server's address, upload limit and (for OIDC) sign-in parts, for evaluator.team.startup."""
     oidc = cfg.server.auth == "oidc"
     return ServerOptions(address=str(st_config.get_option("server.address") or ""),
                          max_upload_mb=int(st_config.get_option("server.maxUploadSize")),

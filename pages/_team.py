@@ -4,11 +4,11 @@ Off on a laptop (no $RAGMETER_CONFIG): every function here then answers "allowed
 behave as before. In team mode (README "Team mode"):
 - the user is the value of the SSO proxy's header from a trusted proxy (`auth = "proxy"`) or the
   verified e-mail of Streamlit's own sign-in (`auth = "oidc"`, st.login / st.user), normalised and
-  checked for look-alikes (evaluator.identity, pages/_sessions.py); an unknown user, or one in no
+  checked for look-alikes (evaluator.team.identity, pages/_sessions.py); an unknown user, or one in no
   [roles] list, sees a sign-in message and nothing else;
-- a server that must not start (evaluator.startup: reachable by anyone, upload limit not the
+- a server that must not start (evaluator.team.startup: reachable by anyone, upload limit not the
   operator's, OIDC without Authlib or [auth]) shows why instead of any page;
-- every write asks `authorize(action, owner)` (evaluator.access) right before it happens;
+- every write asks `authorize(action, owner)` (evaluator.team.access) right before it happens;
 - judges are picked by name from [[judges]]; no base URL or key field exists, and the key is read
   on the server from the entry's api_key_env, for that entry's base URL only;
 - the history is [server].history, never a field in the page.
@@ -22,11 +22,11 @@ from urllib.parse import quote
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator import startup
-from evaluator.access import LAPTOP_ACCESS, Access
+from evaluator.team import startup
+from evaluator.team.access import LAPTOP_ACCESS, Access
 from evaluator.config import LOCAL_USER, Config, ConfigError, current
 from evaluator.errors import RagmeterError
-from evaluator.identity import Decision
+from evaluator.team.identity import Decision
 from evaluator.runs.run import RunConfig
 
 from pages import _errors as errors
@@ -59,7 +59,7 @@ def _cannot_start(problem: str) -> NoReturn:
 
 
 def decision() -> Decision:
-    """Who this session's user is in team mode, or why nobody (evaluator.identity)."""
+    """Who this session's user is in team mode, or why nobody (evaluator.team.identity)."""
     cfg = config()
     return sessions.decision(cfg, sessions.current_session()) if cfg.team else Decision()
 
@@ -70,7 +70,7 @@ def user() -> Optional[str]:
 
 
 def access() -> Access:
-    """This session's standing, for evaluator.access (everything allowed on a laptop)."""
+    """This session's standing, for evaluator.team.access (everything allowed on a laptop)."""
     cfg = config()
     return Access.of(cfg, user()) if cfg.team else LAPTOP_ACCESS
 

@@ -93,7 +93,7 @@ def save(agree_all: bool = False) -> None:
 b1, b2, b3, b4 = st.columns(4)
 b1.button("Previous", key="rev_prev", shortcut="K", icon=":material/arrow_back:", on_click=move, args=(-1,))
 b2.button("Next", key="rev_next", shortcut="J", icon=":material/arrow_forward:", on_click=move, args=(1,))
-if store.access.may("review"):  # the store refuses a viewer's save anyway; the buttons are not drawn for one
+if store.access is None or store.access.may("review"):  # the store refuses a viewer's save anyway; the buttons are not drawn for one
     b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":material/done_all:",
               on_click=save, args=(True,))
     b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary", icon=":material/save:",

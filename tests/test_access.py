@@ -1,7 +1,7 @@
 """access: one decision for every write, per role and per run owner; a laptop allows everything."""
 import pytest
 
-from evaluator.access import ACTIONS, Access
+from evaluator.team.access import ACTIONS, Access
 from evaluator.config import RolesConfig
 from evaluator.errors import NotAllowed
 

@@ -4,9 +4,10 @@ import ipaddress
 
 import pytest
 
-from evaluator import config, startup
+from evaluator import config
+from evaluator.team import startup
 from evaluator.errors import ConfigError
-from evaluator.identity import (Decision, IdentityRefused, ProxyTrust, from_header, is_loopback_bind, normalise,
+from evaluator.team.identity import (Decision, IdentityRefused, ProxyTrust, from_header, is_loopback_bind, normalise,
                                 oidc_identity, proxy_identity)
 
 HEADER = "X-Forwarded-Email"

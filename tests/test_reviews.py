@@ -91,7 +91,7 @@ def test_deleting_a_run_deletes_its_reviews(path):
 
 def test_the_store_refuses_a_viewers_review_in_team_mode(tmp_path):
     """The check sits at the write: a viewer's review never reaches the table, whatever page sent it."""
-    from evaluator.access import Access
+    from evaluator.team.access import Access
     from evaluator.config import RolesConfig
     from evaluator.errors import NotAllowed
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..access import LAPTOP_ACCESS, Access
 from ..errors import ReviewError
 from .history import RunInfo, RunStore
 from ..metrics.parsing import SCALES, normalise
@@ -103,14 +102,20 @@ def _review(row: Sequence[Any]) -> Review:
 class ReviewStore:
     """Reviews in the run history at `runs.path` (the same database file as the runs)."""
 
-    def __init__(self, runs: Optional[RunStore] = None, access: Access = LAPTOP_ACCESS) -> None:
+    def __init__(self, runs: Optional[RunStore] = None, access: Optional[Any] = None) -> None:
         self.runs = runs if runs is not None else RunStore()
-        self.access = access  # who writes through this store: every write asks it (evaluator.access)
+        # Who writes through this store (an evaluator.team.access.Access; None: the laptop's one user).
+        # Every write asks it; it is passed in because the store sits below the team layer.
+        self.access = access
+
+    def _check(self) -> None:
+        if self.access is not None:
+            self.access.check("review")  # NotAllowed for a viewer in team mode
 
     def record(self, review: Review) -> Review:
         """Store `review`, replacing the same reviewer's earlier review of that sample and metric.
         NotAllowed when this store's user may not review (a viewer, in team mode)."""
-        self.access.check("review")
+        self._check()
         self.runs.get_run(review.run_id)  # a clear error for an unknown run
         row = _row(review)
         self.runs.write(
@@ -130,7 +135,7 @@ class ReviewStore:
 
     def remove(self, run_id: str, index: int, metric: str, reviewer: str) -> bool:
         """Withdraw one review; False when there was none."""
-        self.access.check("review")
+        self._check()
         return bool(self.runs.write("DELETE FROM reviews WHERE run_id = ? AND idx = ? AND metric = ? AND reviewer = ?",
                                      (run_id, index, metric, reviewer)))
 

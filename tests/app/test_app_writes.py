@@ -1,4 +1,4 @@
-"""The write itself asks who may (evaluator.access through pages/_team.authorize): called with no
+"""The write itself asks who may (evaluator.team.access through pages/_team.authorize): called with no
 signed-in user in team mode, the run starter writes nothing, whatever page or script called it."""
 import pytest
 

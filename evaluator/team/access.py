@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from .config import Config, RolesConfig
-from .errors import NotAllowed
+from ..config import Config, RolesConfig
+from ..errors import NotAllowed
 from .identity import IdentityRefused, normalise
 
 OWNER = "owner"  # the action belongs to the run's owner (and to admins)

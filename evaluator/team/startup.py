@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
-from .config import Config
+from ..config import Config
 from .identity import Decision, ProxyTrust, is_loopback_bind, oidc_identity, parse_networks, proxy_identity
 
 
