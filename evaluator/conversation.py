@@ -35,6 +35,8 @@ class Turn:
     For an assistant turn: `contexts` it retrieved, `tool_calls` it made ({"name", "arguments",
     "output"}), and an optional `reference` (the expected reply). `not_asked` marks a turn a target
     replay never reached; `error` the target failure at this turn; `latency_ms` its call time.
+    `context_origins`, when set, says where each context came from ("retrieved", or "tool": the
+    output of a tool called before this reply, read as evidence by the loaders).
     """
 
     role: str
@@ -45,6 +47,7 @@ class Turn:
     not_asked: bool = False
     error: Optional[str] = None
     latency_ms: Optional[float] = None
+    context_origins: List[str] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"role": self.role, "content": self.content}
@@ -57,13 +60,16 @@ class Turn:
                 data[key] = getattr(self, key)
         if self.not_asked:
             data["not_asked"] = True
+        if self.context_origins:
+            data["context_origins"] = list(self.context_origins)
         return data
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Turn":
         return cls(str(data["role"]), str(data.get("content") or ""), list(data.get("contexts") or []),
                    [dict(c) for c in data.get("tool_calls") or []], data.get("reference"),
-                   bool(data.get("not_asked")), data.get("error"), data.get("latency_ms"))
+                   bool(data.get("not_asked")), data.get("error"), data.get("latency_ms"),
+                   [str(o) for o in data.get("context_origins") or []])
 
 
 @dataclass(frozen=True)

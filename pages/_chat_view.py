@@ -131,8 +131,10 @@ def turn_details(turn: Turn, scored: Optional[TurnResult]) -> None:
             for ms in scored.result.scores.values():
                 views.metric_view(ms)
     with tabs[-2]:
+        origins = turn.context_origins or []
         for i, ctx in enumerate(turn.contexts, 1):
-            views.text_block(f"Context {i}", ctx)
+            tool = i <= len(origins) and origins[i - 1] == "tool"  # a tool's reply read as evidence
+            views.text_block(f"Context {i} · tool output" if tool else f"Context {i}", ctx)
         if not turn.contexts:
             st.caption("No contexts were retrieved for this turn.")
     with tabs[-1]:

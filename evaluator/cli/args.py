@@ -89,7 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "OpenAI and Azure, replies within 24 h; give batch prices to --price-in/--price-out")
     ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
                     help="seconds between looks at a running batch (default %(default)s)")
-    ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns and "
+                    "with other tools' grades (external_<tool>_<metric>) of the metrics ragmeter also scores")
+    ev.add_argument("--no-tool-evidence", action="store_true", help="conversations: do not read a tool's reply as "
+                    "a context of the assistant turn after it (it is, by default)")
     ev.add_argument("--align-with", metavar="SET", help="add a saved few-shot example set (NAME or NAME@vN, made "
                     "by 'ragmeter review align') to the judged metrics' prompts")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

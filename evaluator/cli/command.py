@@ -162,7 +162,8 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
     notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
     try:
-        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes)
+        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes,
+                            tool_evidence=not getattr(args, "no_tool_evidence", False))
     finally:
         for note in notes:
             print(f"ragmeter: note: {note}", file=sys.stderr)

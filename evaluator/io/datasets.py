@@ -82,6 +82,7 @@ from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
                        pipe_warning, split_notes)
+from .grades import external_number, grades_note, is_external
 from .paths import NestedPaths, nested_paths
 from .plans import Plan, Planner, check_mapping
 from .readings import Tally
@@ -113,10 +114,17 @@ class DatasetPreview:
 
 def _metadata(row: Dict[str, Any], plan: Plan, where: Where) -> Dict[str, Any]:
     meta: Dict[str, Any] = {}
+    external: Dict[str, float] = {}
     for column in plan.extra:
+        number = external_number(row.get(column)) if is_external(column) else None
+        if number is not None:  # another tool's grade, as a number beside our scores (grades.py)
+            external[column.strip()] = number
+            continue
         value = meta_cell(row.get(column), where, column)
         if value:
             meta[column] = value
+    if external:
+        meta["external_scores"] = external
     labels = {}
     for metric, column in plan.labels:
         label = label_cell(row.get(column), where, column)
@@ -179,7 +187,8 @@ def _no_rows(name: str) -> DatasetError:
 def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
                  name: Optional[str] = None, surface: Surface = LIBRARY,
-                 needs_answer: bool = True, notes: Optional[List[str]] = None) -> List[EvalSample]:
+                 needs_answer: bool = True, notes: Optional[List[str]] = None,
+                 tool_evidence: bool = True) -> List[EvalSample]:
     """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
     `mapping` maps EvalSample fields to column names, or to nested paths inside a column
@@ -191,6 +200,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     `needs_answer=False` reads files without answers (a target will answer each question).
     `notes`, when given, receives what was recognised and how it was read (also logged), including
     rows another tool's format left out and why; the notes said before a DatasetError stay in it.
+    `tool_evidence` (conversations): a tool's reply is a context of the assistant turn after it.
     """
     src = open_source(source, name, max_bytes, surface)
     said = notes if notes is not None else []
@@ -198,7 +208,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         first = next(rows.records, None)
         rows.records = itertools.chain([first] if first is not None else [], rows.records)
         if first is not None and is_conversation_row(first[1], mapping):  # every row a conversation
-            return conversation_rows(rows.records, src.name, max_rows, surface, said, mapping)
+            return conversation_rows(rows.records, src.name, max_rows, surface, said, mapping, tool_evidence)
         user = check_mapping(mapping)
         reading = _peek(rows, user)
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
@@ -218,6 +228,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
             raise
         finally:
             said.extend(tally.notes())
+    said.extend(grades_note(k for s in samples for k in s.metadata.get("external_scores", {})))
     for note in said:
         log.info("%s: %s", src.name, note)
     return samples
