@@ -94,6 +94,8 @@ def _message_list(value: Any) -> bool:
 def row_format(row: Mapping[str, Any]) -> Optional[str]:
     """Which conversation format a row is in, or None for a single-turn sample."""
     keys = _norm_keys(row)
+    if {"epoch", "target"} <= set(keys):  # an inspect_ai sample: its messages are the prompt a solver built
+        return None
     if _message_list(keys.get("messages")):
         return OPENAI
     if _message_list(keys.get("conversations")) and _sharegpt_turn(_decoded(keys["conversations"])[0]):

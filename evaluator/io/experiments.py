@@ -38,7 +38,7 @@ REFERENCE_KEYS = ("expected_response", "expected_output", "reference", "ground_t
 RowReader = Callable[[Dict[str, Any], Where, Tally], Optional[Dict[str, Any]]]
 
 
-def _pick(value: Any, keys: Iterable[str]) -> Any:
+def pick(value: Any, keys: Iterable[str]) -> Any:
     """The text of a tool's input/output value: itself, its known key, or its only value."""
     value = decoded(value)
     if not isinstance(value, dict):
@@ -50,7 +50,7 @@ def _pick(value: Any, keys: Iterable[str]) -> Any:
     return texts[0] if len(value) == 1 and texts else None
 
 
-def _contexts(*values: Any) -> Any:
+def contexts_in(*values: Any) -> Any:
     for value in values:
         value = decoded(value)
         if isinstance(value, dict):
@@ -60,7 +60,7 @@ def _contexts(*values: Any) -> Any:
     return None
 
 
-def _reading(tool: str, what: str, note: str, read: RowReader) -> Reading:
+def regrouped(tool: str, what: str, note: str, read: RowReader) -> Reading:
     def regroup(records: Records, tally: Tally) -> Records:
         for where, row in records:
             tally.found += 1
@@ -70,7 +70,7 @@ def _reading(tool: str, what: str, note: str, read: RowReader) -> Reading:
     return Reading(tool, regroup=regroup, what=what, notes=(note,))
 
 
-def _kept(row: Mapping[str, Any], used: Iterable[str]) -> Dict[str, Any]:
+def kept(row: Mapping[str, Any], used: Iterable[str]) -> Dict[str, Any]:
     """The columns a reader did not use, kept as metadata: nothing is dropped."""
     skip = set(used)
     return {k: v for k, v in row.items() if k not in skip}
@@ -84,11 +84,11 @@ def _langsmith_examples(by_key: Dict[str, str], first: Mapping[str, Any], mappin
         return None
 
     def read(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
-        out = {"sample_id": row.get("id"), "question": _pick(row.get("inputs"), QUESTION_KEYS),
-               "ground_truth": _pick(row.get("outputs"), REFERENCE_KEYS),
-               "contexts": _contexts(row.get("inputs"), row.get("outputs"))}
-        return {**_kept(row, ("id",)), **out}
-    return _reading("LangSmith examples", "examples",
+        out = {"sample_id": row.get("id"), "question": pick(row.get("inputs"), QUESTION_KEYS),
+               "ground_truth": pick(row.get("outputs"), REFERENCE_KEYS),
+               "contexts": contexts_in(row.get("inputs"), row.get("outputs"))}
+        return {**kept(row, ("id",)), **out}
+    return regrouped("LangSmith examples", "examples",
                     "LangSmith dataset examples: question from inputs, reference from outputs. Examples hold no "
                     "answers from your app: answer them with a target (--target, or the target step).", read)
 
@@ -109,11 +109,11 @@ def _langsmith_frame(by_key: Dict[str, str], first: Mapping[str, Any], mapping: 
         scores = grades_of("langsmith", ((str(k)[len("feedback."):], v) for k, v in row.items()
                                          if str(k).startswith("feedback.")))
         used = [k for k in row if str(k).startswith(("inputs.", "outputs.", "reference.", "feedback."))]
-        out = {"sample_id": row.get("example_id"), "question": _pick(group["inputs"], QUESTION_KEYS),
-               "answer": _pick(group["outputs"], ANSWER_KEYS), "contexts": _contexts(group["outputs"]),
-               "ground_truth": _pick(group["reference"], REFERENCE_KEYS), **scores}
-        return {**_kept(row, used + ["example_id", "error"]), "run_id": row.get("id"), **out}
-    return _reading("LangSmith experiment", "runs",
+        out = {"sample_id": row.get("example_id"), "question": pick(group["inputs"], QUESTION_KEYS),
+               "answer": pick(group["outputs"], ANSWER_KEYS), "contexts": contexts_in(group["outputs"]),
+               "ground_truth": pick(group["reference"], REFERENCE_KEYS), **scores}
+        return {**kept(row, used + ["example_id", "error"]), "run_id": row.get("id"), **out}
+    return regrouped("LangSmith experiment", "runs",
                     "LangSmith experiment (evaluate(...).to_pandas()): question from inputs.*, answer from outputs.*, "
                     "reference from reference.*, feedback.* kept as their grader's scores; rows whose run failed "
                     "(error set) are skipped.", read)
@@ -130,11 +130,11 @@ def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: M
         if str(row.get("status", "")).upper() == "ARCHIVED":
             tally.skip(f"item {row.get('id') or where.label()}", "archived in Langfuse")
             return None
-        out = {"sample_id": row.get("id"), "question": _pick(row.get("input"), QUESTION_KEYS + ("messages",)),
-               "ground_truth": _pick(row.get("expectedOutput"), REFERENCE_KEYS),
-               "contexts": _contexts(row.get("input"))}
-        return {**_kept(row, ("id",)), **out}
-    return _reading("Langfuse dataset items", "items",
+        out = {"sample_id": row.get("id"), "question": pick(row.get("input"), QUESTION_KEYS + ("messages",)),
+               "ground_truth": pick(row.get("expectedOutput"), REFERENCE_KEYS),
+               "contexts": contexts_in(row.get("input"))}
+        return {**kept(row, ("id",)), **out}
+    return regrouped("Langfuse dataset items", "items",
                     "Langfuse dataset items: question from input, reference from expectedOutput. Items hold no "
                     "answers from your app: answer them with a target (--target, or the target step).", read)
 
@@ -144,11 +144,11 @@ def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: M
 def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
             ) -> Optional[Reading]:
     if {"request", "response"} <= set(by_key) and ({"assessments", "trace"} & set(by_key)):
-        return _reading("MLflow evaluation results", "results",
+        return regrouped("MLflow evaluation results", "results",
                         "MLflow GenAI result_df: question from request, answer from response, contexts from the "
                         "trace's RETRIEVER spans, assessments kept as their judges' scores.", _mlflow_result)
     if "inputs" in by_key and ("expectations" in by_key or "outputs" in by_key) and "dataset_id" not in by_key:
-        return _reading("MLflow evaluation data", "records",
+        return regrouped("MLflow evaluation data", "records",
                         "MLflow GenAI eval data: question from inputs, answer from outputs, reference from "
                         "expectations.expected_response.", _mlflow_data)
     return None
@@ -156,10 +156,10 @@ def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[s
 
 def _mlflow_data(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
     expectations = decoded(row.get("expectations")) or {}
-    out = {"question": _pick(row.get("inputs"), QUESTION_KEYS), "answer": _pick(row.get("outputs"), ANSWER_KEYS),
-           "contexts": _contexts(row.get("outputs"), row.get("inputs")),
-           "ground_truth": _pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations}
-    return {**_kept(row, ("inputs", "outputs")), **out}
+    out = {"question": pick(row.get("inputs"), QUESTION_KEYS), "answer": pick(row.get("outputs"), ANSWER_KEYS),
+           "contexts": contexts_in(row.get("outputs"), row.get("inputs")),
+           "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations}
+    return {**kept(row, ("inputs", "outputs")), **out}
 
 
 def _mlflow_result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
@@ -168,11 +168,11 @@ def _mlflow_result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[
     scores = {**grades_of("mlflow", ((n, v) for n, v, human in marks if not human)),
               **grades_of("mlflow", ((n, v) for n, v, human in marks if human), human=True)}
     out = {"sample_id": row.get("trace_id") or row.get("request_id"),
-           "question": _pick(row.get("request"), QUESTION_KEYS), "answer": _pick(row.get("response"), ANSWER_KEYS),
+           "question": pick(row.get("request"), QUESTION_KEYS), "answer": pick(row.get("response"), ANSWER_KEYS),
            "contexts": _trace_documents(row.get("trace")),
-           "ground_truth": _pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict)
+           "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict)
            else row.get("expected_response/value"), **scores}
-    return {**_kept(row, ("trace_id", "request_id", "request", "response", "trace", "assessments", "inputs",
+    return {**kept(row, ("trace_id", "request_id", "request", "response", "trace", "assessments", "inputs",
                           "outputs")), **out}
 
 
@@ -216,13 +216,13 @@ _PF_REASON = re.compile(r"\n\n(?:Pass|Fail) Reason:(.*)$", re.DOTALL)
 def _promptfoo(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
                ) -> Optional[Reading]:
     if {"testcase", "response"} <= set(by_key) or ({"vars", "gradingresult"} <= set(by_key)):
-        return _reading("promptfoo results", "results",
+        return regrouped("promptfoo results", "results",
                         "promptfoo results: vars are the inputs (question from vars.question/query), response.output "
                         "the answer, the grader's pass and score kept as promptfoo_pass / promptfoo_score (never in "
                         "the answer), assertion scores as their grader's scores.", _once(_promptfoo_result))
     outputs = [c for c in by_key.values() if c.startswith("[") and "] " in c]
     if outputs and isinstance(first.get(outputs[0]), str) and _PF_CELL.match(first[outputs[0]]):
-        return _reading("promptfoo CSV", "rows",
+        return regrouped("promptfoo CSV", "rows",
                         f"promptfoo CSV: the answer is the text of '{outputs[0]}' without its \"[PASS] (score)\" "
                         "prefix and \"Pass Reason\" line, which are kept as promptfoo_pass, promptfoo_score and "
                         "promptfoo_reason; the other columns are the vars.", _promptfoo_csv(outputs[0]))
@@ -241,9 +241,9 @@ def _promptfoo_result(row: Dict[str, Any], where: Where, tally: Tally) -> Option
     scores = grades_of("promptfoo", ((str((part.get("assertion") or {}).get("type", "")), part.get("score"))
                                      for part in grading.get("componentResults") or [] if isinstance(part, dict)))
     output = response["output"]
-    out = {"sample_id": row.get("id"), "question": _pick(variables, QUESTION_KEYS),
+    out = {"sample_id": row.get("id"), "question": pick(variables, QUESTION_KEYS),
            "answer": output if isinstance(output, str) else json.dumps(output, ensure_ascii=False),
-           "contexts": _contexts(variables), "ground_truth": _pick(variables, ("expected", "reference", "ground_truth")),
+           "contexts": contexts_in(variables), "ground_truth": pick(variables, ("expected", "reference", "ground_truth")),
            "promptfoo_pass": row.get("success"), "promptfoo_score": row.get("score"),
            "promptfoo_reason": grading.get("reason"), "provider": (row.get("provider") or {}).get("id"), **scores}
     return {**{f"vars.{k}": v for k, v in variables.items()}, **out}
@@ -275,15 +275,15 @@ def _promptfoo_csv(column: str) -> RowReader:
         reason = _PF_REASON.search(text)
         answer = text[:reason.start()] if reason else text
         variables = {k: v for k, v in row.items() if k != column}
-        return {**{f"vars.{k}": v for k, v in variables.items()}, "question": _pick(variables, QUESTION_KEYS),
-                "answer": answer.strip(), "contexts": _contexts(variables),
-                "ground_truth": _pick(variables, ("expected", "reference", "ground_truth")),
+        return {**{f"vars.{k}": v for k, v in variables.items()}, "question": pick(variables, QUESTION_KEYS),
+                "answer": answer.strip(), "contexts": contexts_in(variables),
+                "ground_truth": pick(variables, ("expected", "reference", "ground_truth")),
                 "promptfoo_pass": verdict == "PASS", "promptfoo_score": float(score),
                 "promptfoo_reason": reason.group(1).strip() if reason else None, "provider": column}
     return read
 
 
-def _unless_paths(detect: Detector) -> Detector:
+def unless_paths(detect: Detector) -> Detector:
     """A caller who maps a field to a nested path reads the raw rows: the regrouping steps back."""
     def detector(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
                  ) -> Optional[Reading]:
@@ -293,5 +293,5 @@ def _unless_paths(detect: Detector) -> Detector:
     return detector
 
 
-DETECTORS: Tuple[Detector, ...] = tuple(_unless_paths(d) for d in (
+DETECTORS: Tuple[Detector, ...] = tuple(unless_paths(d) for d in (
     _langsmith_examples, _langsmith_frame, _langfuse_items, _mlflow, _promptfoo))
