@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from . import deepeval_runs, experiments, inspect_logs, traces
+from . import deepeval_runs, experiments, inspect_logs, langfuse_traces, traces
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
 from .readings import Detector, Reading, Tally
@@ -231,6 +231,7 @@ DETECTORS: Tuple[Detector, ...] = (
     traces.detect,
     experiments.unless_paths(deepeval_runs.detect),  # before Langfuse items: both have input, expectedOutput
     experiments.unless_paths(inspect_logs.detect),
+    experiments.unless_paths(langfuse_traces.detect),
     *experiments.DETECTORS,
     _ragas_scores,
     _deepeval,
