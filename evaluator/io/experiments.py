@@ -149,7 +149,8 @@ def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[s
                         "trace's RETRIEVER spans, assessments kept as their judges' scores.", _mlflow_result)
     if "inputs" in by_key and ("expectations" in by_key or "outputs" in by_key) and "dataset_id" not in by_key:
         return regrouped("MLflow evaluation data", "records",
-                        "MLflow GenAI eval data: question from inputs, answer from outputs, reference from "
+                        "MLflow GenAI eval data: question from inputs, answer from outputs (response), contexts from "
+                        "outputs.retrieved_context (their doc_uri kept as retrieval_ids), reference from "
                         "expectations.expected_response.", _mlflow_data)
     return None
 
@@ -158,8 +159,14 @@ def _mlflow_data(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Di
     expectations = decoded(row.get("expectations")) or {}
     out = {"question": pick(row.get("inputs"), QUESTION_KEYS), "answer": pick(row.get("outputs"), ANSWER_KEYS),
            "contexts": contexts_in(row.get("outputs"), row.get("inputs")),
-           "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations}
+           "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations,
+           "retrieval_ids": _doc_uris(contexts_in(row.get("outputs")))}
     return {**kept(row, ("inputs", "outputs")), **out}
+
+
+def _doc_uris(docs: Any) -> Optional[List[str]]:
+    uris = [str(d["doc_uri"]) for d in docs if isinstance(d, dict) and d.get("doc_uri")] if isinstance(docs, list) else []
+    return uris or None
 
 
 def _mlflow_result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
