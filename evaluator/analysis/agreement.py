@@ -244,6 +244,23 @@ def labelled_pairs(report: Any) -> Dict[str, List[Tuple[float, float]]]:
     return dict(pairs)
 
 
+def external_pairs(report: Any) -> Dict[str, List[Tuple[float, float]]]:
+    """"<metric> vs <external column>" -> (our score, the other tool's grade) for each grade another tool gave
+    (`metadata["external_scores"]`, io/grades.py) of a metric this run scored: what `--labels` compares."""
+    from ..io.grades import EXTERNAL_PREFIX, measures
+
+    pairs: Dict[str, List[Tuple[float, float]]] = defaultdict(list)
+    for result in report.results:
+        grades = (getattr(result.sample, "metadata", None) or {}).get("external_scores") or {}
+        scored = result.metric_scores()
+        for column, grade in grades.items():
+            metric = measures(str(column)[len(EXTERNAL_PREFIX):].split("_", 1)[-1])
+            ms = scored.get(metric) if metric else None
+            if ms is not None and not ms.skipped and isinstance(grade, (int, float)):
+                pairs[f"{metric} vs {column}"].append((ms.score, float(grade)))
+    return dict(pairs)
+
+
 def agreement_table(report_or_pairs: Any, bins: int = 5) -> Dict[str, MetricAgreement]:
     """Per metric with human labels: n, label kind, AUROC or Spearman + Kendall, MAE, calibration.
 

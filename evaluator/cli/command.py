@@ -144,10 +144,16 @@ def print_target_failures(report: EvalReport) -> None:
 
 
 def print_labels(report: EvalReport) -> None:
-    from ..analysis.agreement import agreement_table, format_agreement_table
+    from ..analysis.agreement import agreement_table, external_pairs, format_agreement_table
 
-    table = agreement_table(report)
-    print(format_agreement_table(table) if table else "No human_<metric> label columns in this dataset.")
+    table, external = agreement_table(report), agreement_table(external_pairs(report))
+    if table:
+        print(format_agreement_table(table))
+    if external:  # other tools' grades of the metrics we scored: how far the two evaluators agree
+        print("Agreement with other tools' grades (external_<tool>_<metric>):")
+        print(format_agreement_table(external))
+    if not table and not external:
+        print("No human_<metric> label columns (nor other tools' grades of these metrics) in this dataset.")
 
 
 def open_store(path: Optional[str]) -> Any:
