@@ -220,6 +220,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         if rows.header is not None and reading.regroup is None:  # one plan for every row, checked first
             planner.fix(paths.columns(rows.columns), rows.header)
         records = _prepared(rows.records, reading, tally, paths)
+        told = len(said)  # the grades note goes before the tally's, which ends the notes
         try:
             samples = _load(records, src, planner, max_rows, surface)
         except DatasetError as exc:
@@ -228,7 +229,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
             raise
         finally:
             said.extend(tally.notes())
-    said.extend(grades_note(k for s in samples for k in s.metadata.get("external_scores", {})))
+    said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
     for note in said:
         log.info("%s: %s", src.name, note)
     return samples

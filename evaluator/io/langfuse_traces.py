@@ -57,7 +57,9 @@ def _trace(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str
                    "no output (answer) on the trace or its generations")
         return None
     docs, source = seen_documents(observations, generations)
-    tally.count(f"with contexts from {source.split(' ', 1)[0]}" if source else "without retrieval")
+    tally.count("with retrieval", 1 if docs else 0)
+    if source and not source.startswith("retriever"):  # the model saw other documents than the retriever's list
+        tally.count(f"with contexts from the {source.split(' ', 1)[0]}")
     scores = [s for s in row.get("scores") or [] if isinstance(s, dict) and s.get("name")]
     human = [(str(s["name"]), s.get("value")) for s in scores if str(s.get("source", "")).upper() == "ANNOTATION"]
     machine = [(str(s["name"]), s.get("value")) for s in scores if str(s.get("source", "")).upper() != "ANNOTATION"]

@@ -230,8 +230,9 @@ def trace_row(trace_id: str, spans: List[Span], tally: Tally) -> Optional[Dict[s
     row["contexts"] = [str(d.get("document.content", "")) for d in docs if d.get("document.content")]
     tally.count("with retrieval", 1 if row["contexts"] else 0)
     if row["contexts"]:
-        tally.count(f"with contexts from {source.split(' ', 1)[0]}")
         row["contexts_from"] = source
+        if not source.startswith("retriever"):  # the documents the model saw were not the retriever's list
+            tally.count(f"with contexts from the {source.split(' ', 1)[0]} span")
     row.update(_doc_metadata(docs))
     calls = tool_calls(spans)
     if calls:
