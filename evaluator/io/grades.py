@@ -43,7 +43,12 @@ def measures(name: str) -> Optional[str]:
     key = slug(name)
     for suffix in ("_metric", "_score", "_scorer"):
         key = key[:-len(suffix)] if key.endswith(suffix) else key
-    return key if key in METRICS else SYNONYMS.get(key)
+    parts = key.split("_")
+    for end in range(len(parts), 0, -1):  # "factual_correctness_mode_f1" (ragas' parameters) -> factual_correctness
+        found = "_".join(parts[:end])
+        if found in METRICS or found in SYNONYMS:
+            return found if found in METRICS else SYNONYMS[found]
+    return None
 
 
 def grade_column(tool: str, name: str) -> str:

@@ -60,3 +60,16 @@ def test_upload_of_spans_with_skips_names_them_in_the_preview(history):
     app = upload(open_app(TIMEOUT), "spans_bad.jsonl")
     no_exception(app)
     assert any("2 skipped" in i.value and "no root span" in i.value for i in app.info)
+
+
+def test_other_tools_grades_show_beside_our_scores_in_the_report(history):
+    app = upload(open_app(TIMEOUT), "deepeval_test_run.json")
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    app.switch_page("pages/report.py").run()
+    no_exception(app)
+    table = next(d.value for d in app.dataframe if "faithfulness" in getattr(d.value, "columns", ()))
+    columns = list(table.columns)
+    assert columns.index("external_deepeval_faithfulness") > columns.index("faithfulness")
+    assert list(table["external_deepeval_faithfulness"]) == [1.0, 1.0, 0.5]
+    assert any("vs external_deepeval_faithfulness" in str(d.value) for d in app.dataframe)  # the agreement panel

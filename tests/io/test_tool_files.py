@@ -204,3 +204,17 @@ def test_labels_compares_our_metric_with_the_other_tools_grade(tmp_path, capsys)
     assert "Agreement with other tools' grades" in out
     assert "faithfulness vs external_deepeval_faithfulness" in out
     assert "conciseness" not in out.split("Agreement with other tools' grades")[1]  # no metric of ours: no pair
+
+
+@pytest.mark.parametrize("name", ["ragas_results.csv", "ragas_results.jsonl"])
+def test_ragas_result_frames_keep_ragas_scores_as_external_grades(name):
+    notes = []
+    kettle, arabic, cards = load_dataset(FIXTURES / name, notes=notes)
+    assert [len(s.contexts) for s in (kettle, arabic, cards)] == [2, 1, 1]
+    assert kettle.metadata["external_scores"] == {
+        "external_ragas_faithfulness": 1.0, "external_ragas_answer_relevancy": 0.93,
+        "external_ragas_context_precision": 1.0, "external_ragas_factual_correctness_mode_f1": 0.67}
+    assert "external_ragas_answer_relevancy" not in cards.metadata["external_scores"]  # ragas' NaN: no grade
+    assert not any(k in s.metadata for s in (kettle, arabic, cards) for k in ("faithfulness", "answer_relevancy"))
+    assert "ragas results recognised" in notes[0]
+    assert "external_ragas_factual_correctness_mode_f1 (vs answer_correctness)" in notes[1]
