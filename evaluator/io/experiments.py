@@ -192,8 +192,8 @@ def _assessments(value: Any) -> List[Tuple[str, Any, bool]]:
             continue
         name = item.get("assessment_name") or item.get("name")
         feedback = item.get("feedback")
-        source = item.get("source") if isinstance(item.get("source"), dict) else {}
-        human = str(source.get("source_type", "")).upper() == "HUMAN"
+        source = item.get("source")
+        human = isinstance(source, dict) and str(source.get("source_type", "")).upper() == "HUMAN"
         if name and isinstance(feedback, dict) and "value" in feedback:
             out.append((str(name), feedback["value"], human))
     return out

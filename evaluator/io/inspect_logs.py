@@ -41,17 +41,17 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
 
 
 def _sample(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
-    row = _resolved(row, row.get("attachments") if isinstance(row.get("attachments"), dict) else {})
+    row = _resolved(row, _dict(row.get("attachments")))
     sid = f"{row.get('id')}" if row.get("epoch") in (None, 1) else f"{row.get('id')} (epoch {row['epoch']})"
     if row.get("error"):
         message = row["error"].get("message") if isinstance(row["error"], dict) else row["error"]
         tally.skip(f"sample {sid}", f"it ended in an error ({str(message)[:80]})")
         return None
-    meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+    meta = _dict(row.get("metadata"))
     key = next((k for k in CONTEXT_KEYS if meta.get(k)), None)
     target = row.get("target")
     targets = target if isinstance(target, list) else [target]
-    scores = row.get("scores") if isinstance(row.get("scores"), dict) else {}
+    scores = _dict(row.get("scores"))
     out: Dict[str, Any] = {
         "sample_id": sid, "question": _question(row.get("input")), "answer": _answer(row),
         "contexts": meta.get(key) if key else None, "ground_truth": targets[0] if targets else None,
@@ -81,6 +81,10 @@ def _resolved(value: Any, attachments: Mapping[str, Any]) -> Any:
     return value
 
 
+def _dict(value: Any) -> Dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _score_pairs(scores: Mapping[str, Any]) -> Iterable[Tuple[str, Any]]:
     for name, score in scores.items():
         value = score.get("value") if isinstance(score, dict) else score
@@ -98,7 +102,7 @@ def _question(value: Any) -> Any:
 
 
 def _answer(row: Dict[str, Any]) -> Any:
-    output = row.get("output") if isinstance(row.get("output"), dict) else {}
+    output = _dict(row.get("output"))
     if output.get("completion"):
         return output["completion"]
     for choice in output.get("choices") or []:
