@@ -1,6 +1,9 @@
 """Files in and out. Reading: `datasets` (load_dataset, inspect_dataset; a conversation file's rows from
 `conversations`) over `rows` (a source's records, any format), `sources`, `encodings`, `csv_rows`,
 `json_rows`, `arrow_rows` (Parquet, Hugging Face save_to_disk), `dialects` (other tools' column names and
-cell forms), `cells`, `plans`, `surfaces` (advice worded for library, CLI or dashboard).
+cell forms; DETECTORS lists every other tool's format, in one place), `cells`, `plans`, `surfaces` (advice
+worded for library, CLI or dashboard). Other tools' files, one module each: `traces` (OpenInference /
+OTLP spans), `experiments` (LangSmith, Langfuse items, MLflow, promptfoo), `deepeval_runs`, `inspect_logs`
+(.eval archives and .json logs), `langfuse_traces`; `grades` (their scores as external_<tool>_<metric>).
 Writing: `records` (the lossless dict form of results), `frames` (tables and Parquet), `export` (CSV,
 JSON and the HTML report from `templates/`), `redact` (secrets removed before anything is stored)."""

@@ -11,6 +11,7 @@ Formats, chosen by the file name's extension (or a folder's contents):
     .jsonl (.ndjson)  one JSON object per line; blank lines are skipped.
     .json             a list of objects, or an object holding that list under "samples" or "data".
     .parquet          one sample per row (pyarrow, read in batches).
+    .eval             an inspect_ai log archive (inspect_logs.py; zstandard, the `formats` extra).
     a folder          a Hugging Face `datasets` folder written by save_to_disk (its Arrow files;
                       a DatasetDict folder with one split, or the folder of one split).
 
@@ -32,7 +33,10 @@ except with `needs_answer=False` (a target answers each question): then only `qu
 a missing `contexts` column means no contexts. Files from deepeval, Phoenix, ragas 0.0.x and TruLens
 are recognised and their cells read the way those tools write them (see dialects.py); spans
 (OpenInference, OTLP/JSON, Phoenix span exports: one sample per trace, traces.py) and LangSmith,
-Langfuse, MLflow and promptfoo files (experiments.py) are regrouped into samples;
+Langfuse, MLflow and promptfoo files (experiments.py), deepeval test runs (deepeval_runs.py),
+inspect_ai logs (inspect_logs.py) and Langfuse traces (langfuse_traces.py) are regrouped into samples;
+other tools' grades become external_<tool>_<metric> numbers in sample.metadata["external_scores"]
+(grades.py), listed in a note;
 `inspect_dataset(...).notes` says what was recognised and how it is read.
 
 Cell values:
