@@ -64,7 +64,10 @@ class ConversationSet:
 
     def note(self) -> str:
         """The load note: "ShareGPT: 120 conversations, 3 system messages kept as metadata"."""
-        parts = [f"{len(self.conversations):,} conversations"] + [f"{n:,} {what}" for what, n in self.counts.items() if n]
+        n = len(self.conversations)
+        parts = [f"{n:,} conversation{'s' if n != 1 else ''}"] + [
+            f"{k:,} {what.format(s='s' if k != 1 else '', them='them' if k != 1 else 'it')}"
+            for what, k in self.counts.items() if k]
         return f"{self.format}: {', '.join(parts)}."
 
     @property
@@ -381,7 +384,7 @@ def _read_sharegpt(rows: Rows, where: Where, number: int) -> Conversation:
 _READERS: Dict[str, Callable[[Rows, Where, int], Conversation]] = {
     RAGAS: _read_ragas, DEEPEVAL: _read_turn_list, OPENAI: _read_openai, LONG: _read_long, SHAREGPT: _read_sharegpt}
 _SYSTEM_NOTE = "with a system message kept as metadata (not a turn)"
-_EVIDENCE_NOTE = "tool outputs used as contexts of the reply after them"
+_EVIDENCE_NOTE = "tool output{s} used as context of the reply after {them}"
 
 
 def tool_evidence_of(conv: Conversation) -> int:

@@ -23,7 +23,7 @@ from .experiments import CONTEXT_KEYS, pick, regrouped
 from .grades import grades_of
 from .paths import decoded
 from .readings import Reading, Tally
-from .sources import Where
+from .sources import Records, Where
 from .traces import ANSWER_KEYS, QUESTION_KEYS
 
 _DOC_TEXT = ("page_content", "pageContent", "content", "text", "document")
@@ -32,6 +32,8 @@ _USED = ("id", "input", "output", "observations", "scores")
 
 def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
            ) -> Optional[Reading]:
+    if {"traceid", "type", "starttime"} <= set(by_key) and "observations" not in by_key:
+        return Reading("Langfuse observations", regroup=_observations_only, what="observations")
     observations = first.get(by_key.get("observations", ""))
     if not isinstance(observations, list) or not {"input", "id"} <= set(by_key):
         return None
@@ -41,6 +43,16 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
                      "Langfuse traces: the question from the trace's input, the answer from its output, contexts "
                      "from the documents the model saw (the generation's own input documents, else the reranker's "
                      "output, else the retriever's), scores as external_langfuse_<name>.", _trace)
+
+
+def _observations_only(records: Records, tally: Tally) -> Records:
+    """A flat export of observations (one row each) has no trace's question and answer: say what to export."""
+    for where, _ in records:
+        raise where.error("is a Langfuse observations export (one row per observation, without their traces' "
+                          "input and output), which ragmeter does not read; export the traces instead (the API's "
+                          "GET /api/public/traces/{id}, or the UI's trace export, with their observations)")
+    return
+    yield  # a generator, like every regroup
 
 
 def _trace(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:

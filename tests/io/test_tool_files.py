@@ -37,7 +37,7 @@ def test_sharegpt_conversations_load_with_turns_and_system_prompts_kept(name):
     assert convs[0].turns[1].tool_calls[0]["name"] == "get_weather"  # LLaMA-Factory's function_call turn
     assert convs[1].metadata["system"] == "You are the support assistant of a kitchen shop."
     assert notes[0] == ("ShareGPT: 4 conversations, 2 with a system message kept as metadata (not a turn), "
-                        "1 tool outputs used as contexts of the reply after them.")
+                        "1 tool output used as context of the reply after it.")
 
 
 def test_a_tools_reply_is_evidence_for_the_assistant_turn_after_it():
@@ -77,7 +77,7 @@ def test_cli_no_tool_evidence_leaves_the_reply_without_contexts(tmp_path, capsys
     out = tmp_path / "r.json"
     assert main(["evaluate", str(FIXTURES / "sharegpt.jsonl"), "--offline", "-q", "--no-history", "--no-tool-evidence",
                  "-o", str(out)]) == 0
-    assert "tool outputs used as contexts" not in capsys.readouterr().err
+    assert "used as context" not in capsys.readouterr().err
     weather = json.loads(out.read_text(encoding="utf-8"))["conversations"][0]
     assert weather["conversation_id"] == "weather-1" and weather["faithfulness"] is None
 
@@ -218,3 +218,25 @@ def test_ragas_result_frames_keep_ragas_scores_as_external_grades(name):
     assert not any(k in s.metadata for s in (kettle, arabic, cards) for k in ("faithfulness", "answer_relevancy"))
     assert "ragas results recognised" in notes[0]
     assert "external_ragas_factual_correctness_mode_f1 (vs answer_correctness)" in notes[1]
+
+
+def test_a_flat_langfuse_observations_export_says_to_export_traces(tmp_path):
+    path = tmp_path / "observations.jsonl"
+    path.write_text(json.dumps({"id": "o1", "traceId": "t1", "type": "GENERATION", "startTime": "2026-05-04T09:00:00Z",
+                                "input": "q", "output": "a"}) + "\n")
+    with pytest.raises(DatasetError, match="Langfuse observations export.*export the traces"):
+        load_dataset(path)
+
+
+def test_openai_messages_tool_reply_is_evidence_too(tmp_path):
+    chat = {"messages": [
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+        {"role": "tool", "content": "Paris: 18 °C, cloudy."},
+        {"role": "assistant", "content": "It is 18 °C and cloudy in Paris."}]}
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps(chat, ensure_ascii=False) + "\n", encoding="utf-8")
+    notes = []
+    (sample,) = load_dataset(path, notes=notes)
+    assert sample.conversation.turns[3].contexts == ["Paris: 18 °C, cloudy."]
+    assert notes == ["OpenAI messages: 1 conversation, 1 tool output used as context of the reply after it."]
