@@ -142,6 +142,25 @@ class Conversation:
         return None
 
 
+def tool_outputs_as_contexts(conv: Conversation) -> int:
+    """Each tool turn's output becomes a context of the next assistant turn, marked "tool"; how many were added.
+
+    The assistant's reply after a tool ran is grounded in that output ("It is 18 °C in Paris" after the weather
+    tool said so), so faithfulness must see it as evidence, not report "no contexts were retrieved"."""
+    added, pending = 0, []
+    for turn in conv.turns:
+        if turn.role == TOOL and turn.content.strip():
+            pending.append(turn.content)
+        elif turn.role == ASSISTANT and pending and turn.content.strip():
+            origins = turn.context_origins or ["retrieved"] * len(turn.contexts)
+            turn.contexts = list(turn.contexts) + pending
+            turn.context_origins = origins + ["tool"] * len(pending)
+            added, pending = added + len(pending), []
+        elif turn.role == USER:
+            pending = []
+    return added
+
+
 def in_context(ex: Exchange, language: str) -> str:
     """The user's turn as the judge sees it: the conversation so far, then what the user now says."""
     if not ex.history:

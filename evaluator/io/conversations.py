@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
+from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn, tool_outputs_as_contexts
 from ..errors import DatasetError, TargetError
 from ..targets.shapes import contexts_of, tool_call
 from ..model import EvalSample
@@ -195,7 +195,7 @@ def conversations_in(records: Rows, name: str, max_rows: Optional[int], surface:
             continue
         _check(conv, where)
         found.counts[_SYSTEM_NOTE] = found.counts.get(_SYSTEM_NOTE, 0) + ("system" in conv.metadata)
-        used = tool_evidence_of(conv) if tool_evidence else 0
+        used = tool_outputs_as_contexts(conv) if tool_evidence else 0
         found.counts[_EVIDENCE_NOTE] = found.counts.get(_EVIDENCE_NOTE, 0) + used
         found.conversations.append(conv)
     _check_ids(found.conversations, name)
@@ -387,23 +387,6 @@ _SYSTEM_NOTE = "with a system message kept as metadata (not a turn)"
 _EVIDENCE_NOTE = "tool output{s} used as context of the reply after {them}"
 
 
-def tool_evidence_of(conv: Conversation) -> int:
-    """Each tool turn's output becomes a context of the next assistant turn, marked "tool"; how many were added.
-
-    The assistant's reply after a tool ran is grounded in that output ("It is 18 °C in Paris" after the weather
-    tool said so), so faithfulness must see it as evidence, not report "no contexts were retrieved"."""
-    added, pending = 0, []
-    for turn in conv.turns:
-        if turn.role == TOOL and turn.content.strip():
-            pending.append(turn.content)
-        elif turn.role == ASSISTANT and pending and turn.content.strip():
-            origins = turn.context_origins or ["retrieved"] * len(turn.contexts)
-            turn.contexts = list(turn.contexts) + pending
-            turn.context_origins = origins + ["tool"] * len(pending)
-            added, pending = added + len(pending), []
-        elif turn.role == USER:
-            pending = []
-    return added
 
 
 # --- checks ---------------------------------------------------------------------------------------
