@@ -34,6 +34,11 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
 
 
 def _case(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
+    if "turns" in row and "input" not in row:
+        tally.skip(f"conversational test case {row.get('name') or where.label()}",
+                   "a test run's conversations are not read; save them with EvaluationDataset.save_as('jsonl') "
+                   "and load that file")
+        return None
     metrics = [m for m in row.get("metricsData") or [] if isinstance(m, dict) and m.get("name")]
     failed = [str(m["name"]) for m in metrics if m.get("score") is None]
     if failed:

@@ -43,6 +43,8 @@ def json_records(text: IO[str], src: Source) -> Records:
     if isinstance(data, dict):
         _refuse_known(data, where)
         items = next((data[k] for k in _LIST_KEYS if data.get(k) is not None), None)
+        if isinstance(items, list) and isinstance(data.get("conversationalTestCases"), list):  # deepeval: the
+            items = items + data["conversationalTestCases"]  # reader names each one it cannot read
         if items is None and isinstance(data.get("results"), dict):  # promptfoo eval -o json
             items = data["results"].get("results")
     if not isinstance(items, list):

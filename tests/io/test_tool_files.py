@@ -240,3 +240,14 @@ def test_openai_messages_tool_reply_is_evidence_too(tmp_path):
     (sample,) = load_dataset(path, notes=notes)
     assert sample.conversation.turns[3].contexts == ["Paris: 18 °C, cloudy."]
     assert notes == ["OpenAI messages: 1 conversation, 1 tool output used as context of the reply after it."]
+
+
+def test_deepeval_conversational_cases_beside_test_cases_are_named_not_dropped_silently(tmp_path):
+    run = json.loads((FIXTURES / "deepeval_test_run.json").read_text(encoding="utf-8"))
+    run["conversationalTestCases"] = [{"name": "returns-chat", "turns": [{"role": "user", "content": "Hi"}]}]
+    path = tmp_path / "test_run.json"
+    path.write_text(json.dumps(run), encoding="utf-8")
+    notes = []
+    assert len(load_dataset(path, notes=notes)) == 3
+    assert notes[-1].startswith("4 test cases; 1 skipped (conversational test case returns-chat: a test run's "
+                                "conversations are not read")
