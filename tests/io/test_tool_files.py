@@ -251,3 +251,9 @@ def test_deepeval_conversational_cases_beside_test_cases_are_named_not_dropped_s
     assert len(load_dataset(path, notes=notes)) == 3
     assert notes[-1].startswith("4 test cases; 1 skipped (conversational test case returns-chat: a test run's "
                                 "conversations are not read")
+
+
+def test_an_eval_archive_without_zstandard_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "zstandard", None)  # as if the formats extra were not installed
+    with pytest.raises(DatasetError, match=r"ragmeter\[formats\].*inspect log convert --to json"):
+        load_dataset(FIXTURES / "inspect_log.eval")
