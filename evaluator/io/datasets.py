@@ -297,9 +297,15 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         mapping=mapping, row_count=count,
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
-        notes=said + tally.notes() + split_notes(raw, reading) + pipe_warning(raw, mapping.get("contexts"), reading),
+        notes=said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
+        + pipe_warning(raw, mapping.get("contexts"), reading),
         paths=nested_paths(([first[1]] if first else []) + raw),
     )
+
+
+def _grades_seen(columns: List[str], raw: List[Dict[str, Any]]) -> List[str]:
+    """The preview's note on other tools' grades: external_ columns holding numbers in the first rows."""
+    return grades_note(c for c in columns if is_external(c) and any(external_number(r.get(c)) is not None for r in raw))
 
 
 def _scan(rows: Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any]], int]:

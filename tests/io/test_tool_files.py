@@ -257,3 +257,11 @@ def test_an_eval_archive_without_zstandard_says_what_to_install(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "zstandard", None)  # as if the formats extra were not installed
     with pytest.raises(DatasetError, match=r"ragmeter\[formats\].*inspect log convert --to json"):
         load_dataset(FIXTURES / "inspect_log.eval")
+
+
+def test_the_preview_lists_other_tools_grades():
+    from evaluator.io.datasets import inspect_dataset
+
+    notes = inspect_dataset(FIXTURES / "deepeval_test_run.json").notes
+    assert any(n.startswith("Other tools' grades kept beside ours") and "external_deepeval_faithfulness (vs "
+               "faithfulness)" in n and "_reason" not in n for n in notes), notes
