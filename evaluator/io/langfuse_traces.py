@@ -1,5 +1,6 @@
 """Langfuse traces with their observations: what `GET /api/public/traces/{id}` returns and the UI's JSON
-export holds (a list of them, or the API's page {"data": [...]}), one sample per trace.
+export holds (a list of them, or the API's page {"data": [...]}), one sample per trace. A flat export of
+observations (one row each, with traceId and parentObservationId) is grouped into its traces first.
 
     {"id", "name", "input", "output", "sessionId", "userId", "metadata", "tags",
      "observations": [{"id", "type": "GENERATION"|"SPAN"|"RETRIEVER"|..., "name", "startTime",
@@ -33,7 +34,9 @@ _USED = ("id", "input", "output", "observations", "scores")
 def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
            ) -> Optional[Reading]:
     if {"traceid", "type", "starttime"} <= set(by_key) and "observations" not in by_key:
-        return Reading("Langfuse observations", regroup=_observations_only, what="observations")
+        return Reading("Langfuse observations", regroup=_grouped, what="traces", notes=(
+            "Langfuse observations (one row each): grouped by traceId; the root observation's input is the "
+            "question and its output the answer; contexts as for a trace export.",))
     observations = first.get(by_key.get("observations", ""))
     if not isinstance(observations, list) or not {"input", "id"} <= set(by_key):
         return None
@@ -45,14 +48,24 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
                      "output, else the retriever's), scores as external_langfuse_<name>.", _trace)
 
 
-def _observations_only(records: Records, tally: Tally) -> Records:
-    """A flat export of observations (one row each) has no trace's question and answer: say what to export."""
-    for where, _ in records:
-        raise where.error("is a Langfuse observations export (one row per observation, without their traces' "
-                          "input and output), which ragmeter does not read; export the traces instead (the API's "
-                          "GET /api/public/traces/{id}, or the UI's trace export, with their observations)")
-    return
-    yield  # a generator, like every regroup
+def _grouped(records: Records, tally: Tally) -> Records:
+    """A flat export of observations (one row each), grouped by trace: its root observation (no parent) holds
+    the question and answer, and the trace is read like a trace export."""
+    traces: Dict[str, List[Tuple[Where, Dict[str, Any]]]] = {}
+    for where, row in records:
+        traces.setdefault(str(row.get("traceId") or ""), []).append((where, row))
+    for trace_id, rows in traces.items():
+        tally.found += 1
+        roots = [r for _, r in rows if not r.get("parentObservationId")]
+        if not trace_id or not roots:
+            tally.skip(f"trace {trace_id or '(no traceId)'}", "no root observation (every one names a parent)")
+            continue
+        root = min(roots, key=lambda r: str(r.get("startTime") or ""))
+        trace = {"id": trace_id, "input": root.get("input"), "output": root.get("output"),
+                 "observations": [r for _, r in rows]}
+        out = _trace(trace, rows[0][0], tally)
+        if out is not None:
+            yield rows[0][0], {k: v for k, v in out.items() if v is not None}
 
 
 def _trace(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:

@@ -220,11 +220,22 @@ def test_ragas_result_frames_keep_ragas_scores_as_external_grades(name):
     assert "external_ragas_factual_correctness_mode_f1 (vs answer_correctness)" in notes[1]
 
 
-def test_a_flat_langfuse_observations_export_says_to_export_traces(tmp_path):
+def test_a_flat_langfuse_observations_export_is_grouped_into_its_traces():
+    notes = []
+    kettle, cards, arabic, weather = load_dataset(FIXTURES / "langfuse_observations.jsonl", notes=notes)
+    assert (kettle.sample_id, kettle.question, kettle.contexts) == ("tr-kettle", KETTLE, [WARRANTY])  # reranked
+    assert cards.metadata["contexts_from"] == "generation 'answer' input" and len(arabic.contexts) == 1
+    assert weather.answer == "It is 4 degrees and raining in Oslo." and weather.contexts == []
+    assert "Langfuse observations recognised" in notes[0]
+    assert notes[-1] == ("4 traces, 3 with retrieval, 1 with contexts from the reranker, "
+                         "1 with contexts from the generation.")
+
+
+def test_observations_without_a_root_are_skipped_by_name(tmp_path):
     path = tmp_path / "observations.jsonl"
     path.write_text(json.dumps({"id": "o1", "traceId": "t1", "type": "GENERATION", "startTime": "2026-05-04T09:00:00Z",
-                                "input": "q", "output": "a"}) + "\n")
-    with pytest.raises(DatasetError, match="Langfuse observations export.*export the traces"):
+                                "parentObservationId": "gone", "input": "q", "output": "a"}) + "\n")
+    with pytest.raises(DatasetError, match="trace t1: no root observation"):
         load_dataset(path)
 
 
