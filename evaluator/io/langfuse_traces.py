@@ -86,11 +86,16 @@ def _trace(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str
     if source and not source.startswith("retriever"):  # the model saw other documents than the retriever's list
         tally.count(f"with contexts from the {source.split(' ', 1)[0]}")
     scores = [s for s in row.get("scores") or [] if isinstance(s, dict) and s.get("name")]
-    human = [(str(s["name"]), s.get("value")) for s in scores if str(s.get("source", "")).upper() == "ANNOTATION"]
-    machine = [(str(s["name"]), s.get("value")) for s in scores if str(s.get("source", "")).upper() != "ANNOTATION"]
+    human = [(str(s["name"]), _value(s)) for s in scores if str(s.get("source", "")).upper() == "ANNOTATION"]
+    machine = [(str(s["name"]), _value(s)) for s in scores if str(s.get("source", "")).upper() != "ANNOTATION"]
     out = {"sample_id": row.get("id"), "question": question, "answer": answer, "contexts": docs or None,
            "contexts_from": source, **grades_of("langfuse", machine), **grades_of("langfuse", human, human=True)}
     return {**{k: v for k, v in row.items() if k not in _USED}, **out}
+
+
+def _value(score: Mapping[str, Any]) -> Any:
+    """A score's value; a CATEGORICAL score's stringValue ("pass", "yes") when it has no number."""
+    return score.get("value") if score.get("value") is not None else score.get("stringValue")
 
 
 def seen_documents(observations: List[Dict[str, Any]], generations: List[Dict[str, Any]]
