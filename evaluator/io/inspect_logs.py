@@ -151,7 +151,8 @@ _LOCAL_HEADER = 30  # bytes before a member's name in its local header
 def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, src: Source) -> bytes:
     """A member's bytes, Zstandard members included (zstandard package, the `formats` extra)."""
     if info.compress_type != _ZSTD:
-        return archive.read(info)
+        with archive.open(info) as member:
+            return _capped(member.read(MAX_MEMBER_BYTES + 1), info, src)
     try:
         import zstandard
     except ImportError:
@@ -165,7 +166,12 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, src: Source) -> byt
         raw.seek(info.header_offset + _LOCAL_HEADER + skip)
         packed = raw.read(info.compress_size)
     reader = zstandard.ZstdDecompressor().stream_reader(packed)
-    data = reader.read(MAX_MEMBER_BYTES + 1)  # the size in the directory could lie: the cap is on what unpacks
+    return _capped(reader.read(MAX_MEMBER_BYTES + 1), info, src)
+
+
+def _capped(data: bytes, info: zipfile.ZipInfo, src: Source) -> bytes:
+    """The member's bytes, refused past the cap (the size in the zip's directory could lie: the cap is on
+    what actually unpacks, read at most one byte past it)."""
     if len(data) > MAX_MEMBER_BYTES:
         raise Where(src.name).error(f"{info.filename} unpacks to more than {MAX_MEMBER_BYTES:,} bytes; load a "
                                     "smaller log")

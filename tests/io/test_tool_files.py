@@ -276,3 +276,14 @@ def test_the_preview_lists_other_tools_grades():
     notes = inspect_dataset(FIXTURES / "deepeval_test_run.json").notes
     assert any(n.startswith("Other tools' grades kept beside ours") and "external_deepeval_faithfulness (vs "
                "faithfulness)" in n and "_reason" not in n for n in notes), notes
+
+
+def test_an_eval_member_that_unpacks_past_the_cap_is_refused(tmp_path, monkeypatch):
+    from evaluator.io import inspect_logs
+
+    monkeypatch.setattr(inspect_logs, "MAX_MEMBER_BYTES", 1000)
+    archive = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("samples/x_epoch_1.json", json.dumps({"id": "x", "epoch": 1, "input": "q" * 5000, "target": "t"}))
+    with pytest.raises(DatasetError, match="unpacks to"):
+        load_dataset(archive)
