@@ -178,7 +178,6 @@ def conversations_in(records: Rows, name: str, max_rows: Optional[int], surface:
     """The conversations of a file's rows (`name` for messages)."""
     if not records:
         raise DatasetError("has no rows; add one conversation per line", file=name)
-    # A row without "conversations" in a ShareGPT file, or one of another format, fails below, by line.
     fmt = row_format(records[0][1])
     if fmt is None:
         raise records[0][0].error("is not a conversation: give each line a 'messages' or 'turns' list, a ragas "
@@ -365,7 +364,11 @@ def _read_sharegpt(rows: Rows, where: Where, number: int) -> Conversation:
     keys = _norm_keys(rows[0][1])
     turns: List[Turn] = []
     system = [_text(keys.pop("system"))] if _opt(keys.get("system")) else []
-    for i, msg in enumerate(_decoded(keys.pop("conversations")), 1):
+    messages = _decoded(keys.pop("conversations", None))
+    if not isinstance(messages, list):
+        raise where.error('has no "conversations" list; in a ShareGPT file every line holds one: '
+                          '{"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}')
+    for i, msg in enumerate(messages, 1):
         if not isinstance(msg, dict) or not _sharegpt_turn(msg):
             raise where.error(f"turn {i} is not a ShareGPT message; each needs \"from\" and \"value\"")
         speaker, value = str(msg.get("from") or "").strip().lower(), _text(msg.get("value"))

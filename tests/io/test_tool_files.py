@@ -287,3 +287,11 @@ def test_an_eval_member_that_unpacks_past_the_cap_is_refused(tmp_path, monkeypat
         zf.writestr("samples/x_epoch_1.json", json.dumps({"id": "x", "epoch": 1, "input": "q" * 5000, "target": "t"}))
     with pytest.raises(DatasetError, match="unpacks to"):
         load_dataset(archive)
+
+
+def test_a_sharegpt_line_without_its_list_is_named(tmp_path):
+    path = tmp_path / "chats.jsonl"
+    good = {"conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello"}]}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({"id": "x", "text": "stray"}) + "\n")
+    with pytest.raises(DatasetError, match=r'line 2: has no "conversations" list'):
+        load_dataset(path)
