@@ -18,6 +18,7 @@ human_<metric> for an ANNOTATION (a person's label) of a metric ragmeter scores.
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .experiments import CONTEXT_KEYS, pick, regrouped
@@ -72,11 +73,11 @@ def _trace(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str
     observations = sorted((o for o in row.get("observations") or [] if isinstance(o, dict)),
                           key=lambda o: str(o.get("startTime") or ""))
     generations = [o for o in observations if str(o.get("type", "")).upper() == "GENERATION"]
-    question = _message(pick(row.get("input"), QUESTION_KEYS), "user")
+    question = _text(row.get("input"), QUESTION_KEYS, "user")
     answer = row.get("output")
     if answer is None and generations:
         answer = generations[-1].get("output")
-    answer = _message(pick(answer, ANSWER_KEYS), "assistant")
+    answer = _text(answer, ANSWER_KEYS, "assistant")
     if not question or answer is None:
         tally.skip(f"trace {row.get('id') or where.label()}", "no input (question)" if not question else
                    "no output (answer) on the trace or its generations")
@@ -143,6 +144,14 @@ def _documents(value: Any) -> List[str]:
         if text and text.strip():
             texts.append(text)
     return texts
+
+
+def _text(value: Any, keys: Tuple[str, ...], role: str) -> Optional[str]:
+    """An input/output as text: its known key, a message list's `role` message, else its JSON (nothing lost)."""
+    found = _message(pick(value, keys), role)
+    if found is None or isinstance(found, (dict, list)):
+        return None if value is None else json.dumps(decoded(value), ensure_ascii=False, default=str)
+    return str(found)
 
 
 def _message(value: Any, role: str) -> Any:
