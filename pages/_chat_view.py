@@ -76,6 +76,7 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
     turns = sum(len(c.turns) for c in convs)
     errors.caption("**{name}** · {format} · {n:,} conversations · {turns:,} turns", name=name, format=found.format,
                    n=len(convs), turns=turns)
+    errors.caption("{note}", note=found.note())  # what was kept aside (system prompts) or added (tool evidence)
     for cid, reason in found.skipped:
         errors.warning("Skipped conversation {cid}: {reason}", cid=cid, reason=reason, icon=":material/warning:")
     views.records_table(preview_rows(convs[:200]))

@@ -90,7 +90,9 @@ def test_a_tools_reply_shows_as_tool_output_among_the_turns_contexts(history):
     at = open_app(TIMEOUT)
     at.radio(key="eval_source").set_value("Upload a file").run()
     at.file_uploader(key="upload_file").set_value(("sharegpt.jsonl", sharegpt.read_bytes(), "application/json"))
-    at.run().button(key="btn_run").click().run()
+    at.run()
+    assert any("1 tool output used as context of the reply after it" in c.value for c in at.caption)  # the note
+    at.button(key="btn_run").click().run()
     no_exception(at)
     at.switch_page("pages/report.py").run()
     no_exception(at)
