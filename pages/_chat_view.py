@@ -49,8 +49,9 @@ def is_conversation_file(data: bytes, name: str, max_bytes: Optional[int] = None
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the conversations…")
-def read(data: bytes, name: str, max_bytes: Optional[int]) -> ConversationSet:
-    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD)
+def read(data: bytes, name: str, max_bytes: Optional[int], tool_evidence: bool = True) -> ConversationSet:
+    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD,
+                              tool_evidence=tool_evidence)
 
 
 def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
@@ -67,8 +68,11 @@ def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
 
 def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[data_ui.LoadedDataset]:
     """The preview of a conversation file and the dataset to score (None after a shown error)."""
+    evidence = st.toggle("Tool replies are evidence", value=True, key=state.TOOL_EVIDENCE, persist_state=state.KEEP,
+                         help="A tool's output becomes a context of the assistant turn after it, so a reply "
+                              "that repeats what the tool said is scored as grounded (CLI: --no-tool-evidence).")
     try:
-        found = read(data, name, max_bytes)
+        found = read(data, name, max_bytes, evidence)
     except DatasetError as exc:
         errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None
@@ -84,7 +88,8 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
         with st.expander(f"First conversation ({len(convs[0].turns)} turns)"):
             for turn in convs[0].turns:
                 bubble(turn)
-    return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(data + b"conversations"))
+    return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(
+        data + (b"conversations" if evidence else b"conversations without tool evidence")))
 
 
 # --- showing a conversation --------------------------------------------------------------------

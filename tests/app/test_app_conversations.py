@@ -99,3 +99,19 @@ def test_a_tools_reply_shows_as_tool_output_among_the_turns_contexts(history):
     reply = at.chat_message[3]  # weather-1: user, the call, the tool's reply, then the assistant's answer
     shown = " ".join(m.value for m in reply.markdown) + " ".join(_htmls(reply))
     assert "Context 1 · tool output" in shown and "Paris: 18 °C, cloudy" in shown
+
+
+def test_the_tool_evidence_toggle_turns_it_off(history):
+    from pathlib import Path
+
+    sharegpt = Path(__file__).resolve().parents[1] / "fixtures" / "sharegpt.jsonl"
+    at = open_app(TIMEOUT)
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("sharegpt.jsonl", sharegpt.read_bytes(), "application/json"))
+    at.run().toggle(key="eval_tool_evidence").set_value(False).run()
+    no_exception(at)
+    assert not any("used as context" in c.value for c in at.caption)
+    at.button(key="btn_run").click().run()
+    no_exception(at)
+    weather = at.session_state["report"].results[0].sample.conversation
+    assert weather.conversation_id == "weather-1" and weather.turns[3].contexts == []
