@@ -24,13 +24,13 @@ from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 # Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats).
 READABLE_FORMATS = (
-    ("datasets", "evaluate DATA", ".csv .tsv .jsonl .ndjson .json .parquet, or a Hugging Face save_to_disk folder"),
+    ("datasets", "evaluate DATA", ".csv .tsv .jsonl .ndjson .json .parquet .eval (an inspect_ai log), or a "
+                                   "Hugging Face save_to_disk folder"),
     ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
                                         "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
     ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix, TruLens, LangSmith, "
                                              "Langfuse (items, traces, observations), MLflow and promptfoo exports; "
-                                             "inspect_ai logs (.eval, .json); OpenInference, OTLP/JSON and Phoenix "
-                                             "spans"),
+                                             "inspect_ai logs; OpenInference, OTLP/JSON and Phoenix spans"),
     ("documents", "generate --docs", ".md .markdown .txt .html .htm .pdf files in a folder, tables .csv .tsv "
                                       ".jsonl .ndjson .json .parquet, or PostgreSQL with --docs-query"),
     ("labels", "review import", ".csv .jsonl .parquet with human_<metric> columns"),
