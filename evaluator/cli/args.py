@@ -10,6 +10,7 @@ from typing import Any, Dict, Sequence
 from urllib.parse import quote
 
 from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
+from .ab import add_ab_parser
 from .review import add_review_parser
 from ..judges.cache import default_cache_path
 from ..errors import RagmeterError
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "another judge); the target is not called")
     add_target_arguments(ev)
     add_review_parser(sub)
+    add_ab_parser(sub)
     add_generate_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
