@@ -162,3 +162,22 @@ def run_ab(samples: Sequence[EvalSample], targets: Tuple[Target, Target], specs:
             if on_step is not None:
                 on_step(test.result)
     return test.result
+
+
+def ab_from_runs(store: Any, run_a: str, run_b: str, settings: ABSettings = ABSettings()) -> Dict[str, ABResult]:
+    """Metric -> the sequential test over two stored runs of the same dataset: rows paired by sample_id,
+    read in run A's stored order (a run's rows are in the dataset's order, not a random one: the
+    test then assumes the dataset's order is unrelated to the difference)."""
+    rows_a, rows_b = store.indexed_results(run_a), store.indexed_results(run_b)
+    by_id = {r.sample_id: r for _, r in rows_b}
+    pairs = [(a, by_id[a.sample_id]) for _, a in rows_a if a.sample_id in by_id]
+    metrics = list(dict.fromkeys(m for a, _ in pairs for m in a.scores))
+    out: Dict[str, ABResult] = {}
+    for metric in metrics:
+        def score(r: EvalResult) -> Optional[float]:
+            ms = r.scores.get(metric)
+            return None if ms is None or ms.skipped else ms.score
+
+        out[metric] = ab_from_scores([score(a) for a, _ in pairs], [score(b) for _, b in pairs],
+                                     ABSettings(metric, settings.alpha, settings.tie, settings.max_samples))
+    return out
