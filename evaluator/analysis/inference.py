@@ -4,12 +4,18 @@
    interval. Prediction-powered inference (PPI, Angelopoulos, Bates, Fannjiang, Jordan, Zrnic,
    "Prediction-powered inference", Science 2023) and its power-tuned form PPI++ (Angelopoulos,
    Duchi, Zrnic, "PPI++: Efficient prediction-powered inference", 2023):
-       mean = lam * mean(judge over unlabelled rows) + mean(label - lam * judge over labelled rows)
+       mean = lam * mean(judge over all N rows) + mean(label - lam * judge over the n labelled rows)
+   The target is the mean over the run's own rows, whose judge scores are all known, so the judge
+   part has no sampling error and the label part carries the finite-population correction:
+       var = (1 - n/N) * Var(label - lam * judge) / n
+   (the difference/regression estimator of survey sampling, Särndal, Swensson, Wretman, "Model
+   Assisted Survey Sampling", 1992, §6.3-6.4, which PPI++ is for a finite population).
    Assumptions: the labelled rows are a uniform random sample of the rows (the random review
-   queue); labels and judge scores are bounded; rows are exchangeable. lam = 1 is plain PPI; the
-   tuned lam = Cov(label, judge) / ((1 + n/N) Var(judge over all rows)), clipped to [0, 1], minimises the
-   variance, so a useless judge (lam -> 0) gives the labels-only interval, never a worse one. The
-   interval is the CLT one with a Student-t quantile (n - 1 degrees of freedom) for small n.
+   queue); rows are exchangeable; n large enough for the CLT (a Student-t quantile with n - 1
+   degrees of freedom widens small-n intervals). lam = 1 is plain PPI; the tuned lam =
+   Cov(label, judge) / Var(judge) over the labelled rows, clipped to [0, 1], minimises the
+   variance, so a useless judge (lam -> 0) gives the labels-only interval, never a worse one; the
+   fitted slope costs one degree of freedom (n - 2), and under 3 labels plain PPI is used.
 2. `weighted_corrected_mean`: the same correction when rows were drawn with unequal, known
    probabilities (active inference: Zrnic and Candès, "Active statistical inference", ICML 2024).
    The estimator is the survey-sampling GREG/difference estimator (Särndal, Swensson, Wretman,
@@ -42,12 +48,17 @@ def _z(confidence: float) -> float:
 
 
 def t_quantile(confidence: float, df: int) -> float:
-    """Two-sided Student-t quantile (Cornish-Fisher expansion, Abramowitz & Stegun 26.7.5; < 0.1%
-    off for df >= 5); the normal one for large df."""
+    """Two-sided Student-t quantile: exact for 1 and 2 degrees of freedom, else the Cornish-Fisher
+    expansion (Abramowitz & Stegun 26.7.5; under 0.8% off for df >= 3, 0.1% for df >= 5); the normal one for large df."""
     z = _z(confidence)
+    p = 0.5 + confidence / 2
+    if df <= 1:  # Cauchy: exact
+        return math.tan(math.pi * (p - 0.5))
+    if df == 2:  # exact
+        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
     if df >= 1000:
         return z
-    d = max(df, 1)
+    d = df
     z3, z5, z7 = z ** 3, z ** 5, z ** 7
     return (z + (z3 + z) / (4 * d) + (5 * z5 + 16 * z3 + 3 * z) / (96 * d ** 2)
             + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * d ** 3))
@@ -76,8 +87,7 @@ class CorrectedMean:
     judged_mean: float  # the judge's plain mean over every row
     confidence: float = 0.95
     lam: float = 1.0  # how much the judge is trusted: 1 is plain PPI, 0 is labels only
-    fixed_var: float = 0.0  # the variance the labels cannot shrink (the judge's part)
-    label_var: float = 0.0  # per-label variance of label - lam * judge
+    label_var: float = 0.0  # per-label variance of label - lam * judge (the weighted one's, per label)
     quantile: float = 1.96
     method: str = "ppi++"
 
@@ -85,18 +95,16 @@ class CorrectedMean:
     def half_width(self) -> float:
         return (self.high - self.low) / 2
 
-    def labels_needed(self, half_width: float) -> Optional[int]:
-        """How many labels in all (this many or more) would bring the half-width down to `half_width`,
-        if the spread stays as measured; None when no number of this run's rows would."""
+    def labels_needed(self, half_width: float) -> int:
+        """How many labels in all would bring the half-width down to `half_width` if the spread stays as
+        measured (never fewer than given; at most every row: a census has no sampling error)."""
         if half_width <= 0:
             raise ValueError(f"half_width must be positive, not {half_width!r}")
-        room = (half_width / self.quantile) ** 2 - self.fixed_var
-        if self.label_var <= 0:
+        if self.label_var <= 0 or self.half_width <= half_width:
             return self.n_labels
-        if room <= 0:
-            return None
-        needed = math.ceil(self.label_var / room)
-        return max(needed, self.n_labels) if needed <= self.n_rows else None
+        # (1/n - 1/N) * var = (h/q)^2  ->  n = 1 / ((h/q)^2 / var + 1/N)
+        needed = math.ceil(1 / ((half_width / self.quantile) ** 2 / self.label_var + 1 / self.n_rows) - 1e-9)
+        return min(self.n_rows, max(needed, self.n_labels))
 
     def to_dict(self) -> Dict[str, object]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n_labels": self.n_labels,
@@ -118,43 +126,43 @@ def _check(judge_scores: Sequence[float], labels: Mapping[int, float]) -> List[f
     return scores
 
 
-def tuned_lambda(labels: Sequence[float], preds: Sequence[float], unlabelled: Sequence[float]) -> float:
-    """PPI++'s variance-minimising weight on the judge, clipped to [0, 1]."""
-    n, big_n = len(labels), len(unlabelled)
-    var_f = _var(list(preds) + list(unlabelled))  # the judge's spread over every row, as ppi_py does
-    if var_f <= 0 or big_n == 0:
-        return 0.0
-    return min(1.0, max(0.0, _cov(labels, preds) / ((1 + n / big_n) * var_f)))
+def tuned_lambda(labels: Sequence[float], preds: Sequence[float]) -> float:
+    """PPI++'s variance-minimising weight on the judge (the regression slope), clipped to [0, 1]."""
+    var_f = _var(preds)
+    return 0.0 if var_f <= 0 else min(1.0, max(0.0, _cov(labels, preds) / var_f))
 
 
 def corrected_mean(judge_scores: Sequence[float], labels: Mapping[int, float], confidence: float = 0.95,
                    tuned: bool = True) -> CorrectedMean:
-    """The judge's mean over `judge_scores` corrected by `labels` ({row index: human score}, a uniform
-    random subset of the rows): PPI++ when `tuned`, plain PPI otherwise. ValueError on bad input."""
+    """The mean over the rows of `judge_scores`, corrected by `labels` ({row index: human score}, a
+    uniform random subset of the rows): PPI++ when `tuned`, plain PPI otherwise (module docstring).
+    ValueError on bad input."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence!r}")
     scores = _check(judge_scores, labels)
     order = sorted(labels)
     ys = [float(labels[i]) for i in order]
     fs = [scores[i] for i in order]
-    rest = [s for i, s in enumerate(scores) if i not in labels]
-    lam = tuned_lambda(ys, fs, rest) if tuned else (1.0 if rest else 0.0)
+    n, big_n = len(ys), len(scores)
+    tuned = tuned and n >= 3  # a slope fitted to 2 labels would leave no spread to measure
+    lam = tuned_lambda(ys, fs) if tuned else 1.0
     residuals = [y - lam * f for y, f in zip(ys, fs)]
-    n, big_n = len(ys), len(rest)
-    mean = (lam * statistics.fmean(rest) if rest else 0.0) + statistics.fmean(residuals)
-    fixed = lam ** 2 * _var(rest) / big_n if big_n else 0.0
-    label_var = _var(residuals)
-    q = t_quantile(confidence, n - 1)
-    half = q * math.sqrt(fixed + label_var / n)
-    return CorrectedMean(mean, mean - half, mean + half, n, len(scores), statistics.fmean(scores), confidence,
-                         lam, fixed, label_var, q, "ppi++" if tuned else "ppi")
+    mean = lam * statistics.fmean(scores) + statistics.fmean(residuals)
+    fitted = 1 if tuned else 0  # the fitted slope costs a degree of freedom (regression estimator)
+    label_var = _var(residuals) * (n - 1) / (n - 1 - fitted)
+    q = t_quantile(confidence, n - 1 - fitted)
+    half = q * math.sqrt(max(0.0, 1 / n - 1 / big_n) * label_var)
+    return CorrectedMean(mean, mean - half, mean + half, n, big_n, statistics.fmean(scores), confidence,
+                         lam, label_var, q, "ppi++" if tuned else "ppi")
 
 
-def labels_only_mean(labels: Sequence[float], confidence: float = 0.95) -> Interval:
-    """The classical t interval from the labels alone (what the correction is measured against)."""
+def labels_only_mean(labels: Sequence[float], confidence: float = 0.95, n_rows: Optional[int] = None) -> Interval:
+    """The classical t interval from the labels alone (what the correction is measured against), with
+    the finite-population correction when the labels are a sample of `n_rows` rows."""
     n = len(labels)
     m = statistics.fmean(labels)
-    half = t_quantile(confidence, n - 1) * math.sqrt(_var(labels) / n)
+    fpc = 1 - n / n_rows if n_rows else 1.0
+    half = t_quantile(confidence, n - 1) * math.sqrt(fpc * _var(labels) / n)
     return m - half, m + half
 
 
@@ -241,10 +249,11 @@ def weighted_corrected_mean(judge_scores: Sequence[float], labels: Mapping[int, 
     var_sum = math.fsum(e * e * (1 - p) / p ** 2 for e, p in zip(errors, pis))
     q = t_quantile(confidence, len(drawn) - 2)
     half = q * math.sqrt(var_sum) / big_n
-    # labels_needed: the variance shrinks about as 1/n at fixed weights
-    label_var = var_sum * len(drawn) / big_n ** 2
-    return CorrectedMean(mean, mean - half, mean + half, len(drawn), big_n, statistics.fmean(scores), confidence,
-                         b, 0.0, label_var, q, "active")
+    # labels_needed reads the variance as (1/n - 1/N) * label_var, as it shrinks at fixed weights
+    n = len(drawn)
+    label_var = var_sum / big_n ** 2 / (1 / n - 1 / big_n) if n < big_n else 0.0
+    return CorrectedMean(mean, mean - half, mean + half, n, big_n, statistics.fmean(scores), confidence,
+                         b, label_var, q, "active")
 
 
 # --- sequential A/B: an anytime-valid confidence sequence ---------------------------------------

@@ -31,11 +31,10 @@ class Correction:
     note: str = ""  # why there is no estimate ("" when there is one or no review at all)
 
     def more_labels(self, half_width: float = TARGET_HALF_WIDTH) -> Optional[int]:
-        """Labels still to give for ±half_width (0: reached; None: this run has too few rows)."""
+        """Labels still to give for ±half_width (0: reached); None without an estimate."""
         if self.estimate is None:
             return None
-        needed = self.estimate.labels_needed(half_width)
-        return None if needed is None else max(0, needed - self.estimate.n_labels)
+        return max(0, self.estimate.labels_needed(half_width) - self.estimate.n_labels)
 
     def line(self, half_width: float = TARGET_HALF_WIDTH) -> str:
         """ "judged 0.82 → corrected 0.76 [0.72, 0.80] from 60 reviews; 40 more for ±0.03"."""
@@ -45,8 +44,7 @@ class Correction:
             return f"judged {self.judged_mean:.2f}; {self.note}" if self.note else ""
         e = self.estimate
         more = self.more_labels(half_width)
-        tail = (f"±{half_width:.2f} reached" if more == 0 else f"{more} more for ±{half_width:.2f}" if more
-                else f"±{half_width:.2f} needs more reviews than the run has samples")
+        tail = f"±{half_width:.2f} reached" if not more else f"{more} more for ±{half_width:.2f}"
         weighted = ", weighted" if self.queue == "informative" else ""
         return (f"judged {self.judged_mean:.2f} → corrected {e.mean:.2f} [{e.low:.2f}, {e.high:.2f}] from "
                 f"{e.n_labels} review{'' if e.n_labels == 1 else 's'}{weighted}; {tail}")

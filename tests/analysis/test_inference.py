@@ -15,23 +15,29 @@ LABELS = {0: 1.0, 1: 0.0, 2: 1.0}
 
 
 def test_plain_ppi_matches_the_hand_computed_case():
-    # unlabelled judge mean (0.2 + 0.5) / 2 = 0.35; residuals y - f = 0.2, -0.4, 0.4 -> mean 0.0667
+    # judge mean over all 5 rows 0.5; residuals y - f = 0.2, -0.4, 0.4 -> mean 0.0667, variance 0.17333
     c = corrected_mean(SCORES, LABELS, tuned=False)
-    assert c.mean == pytest.approx(0.35 + 0.2 / 3)
+    assert c.mean == pytest.approx(0.5 + 0.2 / 3)
     assert c.lam == 1.0 and c.n_labels == 3 and c.n_rows == 5 and c.judged_mean == pytest.approx(0.5)
-    # se^2 = var(unlabelled)/N + var(residuals)/n = 0.045/2 + 0.17333/3
-    se = math.sqrt(0.045 / 2 + 0.52 / 3 / 3)
-    assert c.half_width == pytest.approx(t_quantile(0.95, 2) * se)
+    # var = (1/n - 1/N) * 0.17333 (finite-population correction: the target is these 5 rows' mean)
+    assert c.half_width == pytest.approx(t_quantile(0.95, 2) * math.sqrt((1 / 3 - 1 / 5) * 0.52 / 3))
 
 
 def test_power_tuned_ppi_matches_the_hand_computed_case():
-    # cov(y, f) over labelled = 0.1; var(f) over all rows = 0.05; lam = 0.1 / ((1 + 3/2) * 0.05) = 0.8
-    c = corrected_mean(SCORES, LABELS)
-    assert c.lam == pytest.approx(0.8)
-    # 0.8 * 0.35 + mean(1 - 0.64, 0 - 0.32, 1 - 0.48) = 0.28 + 0.56 / 3
-    assert c.mean == pytest.approx(0.28 + 0.56 / 3)
-    assert c.fixed_var == pytest.approx(0.64 * 0.045 / 2)
-    assert c.label_var == pytest.approx(0.397867 / 2, abs=1e-6)
+    labels = {0: 0.6, 1: 0.4, 2: 0.2}
+    # labelled f = 0.8, 0.4, 0.6: cov(y, f) = 0.02, var(f) = 0.04 -> lam = 0.5
+    c = corrected_mean(SCORES, labels)
+    assert c.lam == pytest.approx(0.5)
+    # 0.5 * 0.5 + mean(0.6 - 0.4, 0.4 - 0.2, 0.2 - 0.3) = 0.25 + 0.1
+    assert c.mean == pytest.approx(0.35)
+    # residual variance 0.06 / (n - 2): the fitted slope costs a degree of freedom
+    assert c.label_var == pytest.approx(0.06)
+    assert c.half_width == pytest.approx(t_quantile(0.95, 1) * math.sqrt((1 / 3 - 1 / 5) * 0.06))
+
+
+def test_a_judge_that_disagrees_is_not_trusted():
+    c = corrected_mean(SCORES, {0: 0.0, 1: 1.0, 2: 0.5})  # labels fall as the judge's scores rise
+    assert c.lam == 0.0 and c.mean == pytest.approx(0.5)
 
 
 def test_a_useless_judge_gives_the_labels_only_interval():
@@ -40,7 +46,7 @@ def test_a_useless_judge_gives_the_labels_only_interval():
     labels = {i: float(rng.random() < 0.5) for i in range(0, 400, 4)}
     # judge scores independent of the labels: lam is near 0 and nothing is worse than labels alone
     c = corrected_mean(scores, labels)
-    low, high = labels_only_mean(list(labels.values()))
+    low, high = labels_only_mean(list(labels.values()), n_rows=400)
     assert c.lam < 0.3
     assert c.half_width <= (high - low) / 2 * 1.05
 
@@ -59,11 +65,10 @@ def test_a_good_judge_narrows_the_interval_and_corrects_its_bias():
 
 def test_labels_needed_inverts_the_half_width():
     c = corrected_mean(SCORES * 40, {i: float(i % 3 == 0) for i in range(0, 200, 5)})
-    need = c.labels_needed(c.half_width / 2)
-    # a quarter of the variance: about four times the labels (the judge's fixed part is small)
-    assert need is not None and 4 * c.n_labels <= need <= 4.5 * c.n_labels
+    # 40 of 200 rows; a quarter of the variance: (1/n - 1/200) = (1/40 - 1/200) / 4 -> n = 100
+    assert c.labels_needed(c.half_width / 2) == 100
     assert c.labels_needed(c.half_width * 2) == c.n_labels
-    assert c.labels_needed(1e-6) is None  # more labels than the run has rows
+    assert c.labels_needed(1e-6) == 200  # every row: a census has no sampling error
     with pytest.raises(ValueError):
         c.labels_needed(0)
 
@@ -85,8 +90,8 @@ def test_corrected_mean_is_public():
 
 
 def test_t_quantiles_match_the_table():
-    for df, table in ((5, 2.571), (10, 2.228), (30, 2.042), (5000, 1.960)):
-        assert t_quantile(0.95, df) == pytest.approx(table, abs=0.004)
+    for df, table in ((1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (5, 2.571), (10, 2.228), (30, 2.042), (5000, 1.960)):
+        assert t_quantile(0.95, df) == pytest.approx(table, rel=0.008)
 
 
 # --- active sampling -----------------------------------------------------------------------------

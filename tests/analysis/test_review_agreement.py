@@ -67,8 +67,10 @@ def test_human_corrected_mean_from_the_random_sample(table):
     # the corrected figure: PPI++ over the two random reviews (0.9 on row 0, 0.6 on row 1)
     e = corrected_mean([0.9, 0.2, 0.6, 0.4], {0: 0.9, 1: 0.6})
     assert a.correction.estimate == e and a.correction.queue == "random"
+    more = e.labels_needed(0.03) - 2  # two labels: plain PPI (a fitted slope needs three)
+    assert e.method == "ppi" and more > 0
     assert corrected_line(a) == (f"judged 0.53 → corrected {e.mean:.2f} [{e.low:.2f}, {e.high:.2f}] from 2 reviews; "
-                                 "±0.03 needs more reviews than the run has samples")
+                                 f"{more} more for ±0.03")
 
 
 def test_no_corrected_figure_from_reviews_picked_on_purpose():
