@@ -13,46 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..runs.ab import DEFAULT_METRIC, ABResult, ABSettings
+from ..runs.ab import ABResult, ABSettings
+from .args import UsageError, run_config
 
 EXIT_DECIDED, EXIT_UNDECIDED = 0, 1
 
 
-def add_ab_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    ab = sub.add_parser("ab", help="sequential A/B test of two pipelines: stops as soon as one wins or they tie",
-                        description="Send the dataset's questions in random order to both targets, score both "
-                                    "answers, and stop when an anytime-valid confidence sequence for the mean "
-                                    "difference excludes 0 (a winner) or lies within ±tie (no practical difference).")
-    ab.add_argument("data", help="dataset file with the questions (CSV, JSONL or JSON)")
-    ab.add_argument("--target", required=True, help="pipeline A: URL, module:function, file.py:function or openai:MODEL")
-    ab.add_argument("--target-b", required=True, help="pipeline B, in the same forms")
-    ab.add_argument("--target-header", action="append", default=[], metavar="'NAME: VALUE'",
-                    help="HTTP header for both targets; ${VAR} is read from the environment at call time")
-    ab.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
-    ab.add_argument("--metric", default=DEFAULT_METRIC, help="the metric compared (default %(default)s)")
-    ab.add_argument("--alpha", type=float, default=0.05, help="chance of a false winner (default %(default)s)")
-    ab.add_argument("--tie", type=float, default=0.02,
-                    help="differences within ±this are no practical difference (default %(default)s)")
-    ab.add_argument("--max-samples", type=int, default=None, metavar="N", help="ask at most N questions")
-    ab.add_argument("--seed", type=int, default=0, help="seed of the random order (default 0)")
-    ab.add_argument("--json", metavar="PATH", help="write the decision as JSON")
-    judge = ab.add_mutually_exclusive_group()
-    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
-    ab.add_argument("--judge", metavar="NAME", help="which judge scores (as for evaluate)")
-    ab.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint")
-    ab.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
-    ab.add_argument("--language", choices=["ar", "en", "auto"], default="auto", help="prompt language (default auto)")
-    ab.add_argument("--quiet", "-q", action="store_true", help="no progress line")
-    # evaluate's judge options this command keeps at their defaults (run_config reads them)
-    ab.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode="separate",
-                    heuristics="ragmeter", max_workers=2, no_cache=True, cache="", price_in=None, price_out=None,
-                    batch=False, batch_poll=10.0, judge_timeout=60.0, resume=None, history=None)
-
-
 def settings_of(args: argparse.Namespace) -> ABSettings:
-    from .args import UsageError
-
     try:
         return ABSettings(args.metric, args.alpha, args.tie, args.max_samples, args.seed)
     except ValueError as exc:
@@ -80,7 +47,6 @@ def run_ab_command(args: argparse.Namespace) -> int:
     from ..judges.base import close_judge
     from ..runs.ab import run_ab
     from ..targets import TargetConfig
-    from .args import UsageError, run_config
 
     settings = settings_of(args)
     config = run_config(args)
