@@ -1,4 +1,5 @@
-"""Runs: `RunConfig` (what a user picked, as plain data) and `Run` (start, stop, resume, re-score, saved row by row).
+"""Runs: `RunConfig` (what a user picked, as plain data) and `Run` (start, stop, resume, re-score, saved row by row);
+`ab` the sequential A/B test of two targets (or two stored runs).
 
 Used by the CLI, the dashboard and the engines; built on scoring/ and store/.
 """
