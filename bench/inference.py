@@ -15,8 +15,12 @@ metric are pooled, as one run would mix them (a pool must be larger than the big
    interval over the labels-only t interval, both with the finite-population correction (the
    ratio: < 1 is narrower).
 2. Active vs random: the labels the informative queue (priority sampling weighted by the judge's
-   uncertainty) needs to reach the real error (RMSE over draws) random PPI++ has at n=100; the
-   ratio < 1 means fewer labels. Also both mean half-widths at n=100 and active's coverage.
+   uncertainty) needs to reach the real error (RMSE over draws) random PPI++ has at n=100 (both
+   measured at n=100, active's variance scaled as (1/n - 1/N)); the ratio < 1 means fewer labels. Also both mean half-widths at n=100 and active's coverage. Three
+   weightings: the offline judge as the informative queue weighs it (flat: a lexical score carries
+   no uncertainty signal), the offline judge weighted by closeness to 0.5 (what that would cost),
+   and a simulated calibrated judge (labels drawn as pass with probability = the score), where
+   closeness to 0.5 is the true uncertainty: the case the informative order is for.
 3. Sequential A/B: pass/fail pairs simulated from a pool's judge scores (p_i = 0.05 + 0.9 s_i per
    row, rows drawn with replacement); identical pipelines (the false-winner rate over `--draws`
    runs at alpha 0.05) and B worse by 0.05 (mean samples to a decision, against the fixed-size
@@ -110,26 +114,25 @@ def active_draw(pool: Pool, weights: Sequence[float], n: int, seed: int):
     return weighted_corrected_mean(scores, {i: labels[i] for i in top}, sample.probabilities)
 
 
-def active_vs_random(pool: Pool, draws: int, seed: int, mix: float) -> Dict[str, float]:
-    """Labels the informative queue needs for the real error (RMSE over draws) random PPI++ has at n=100."""
+def active_vs_random(pool: Pool, draws: int, seed: int, mix: float, uncertainties: Sequence[float]) -> Dict[str, float]:
+    """Labels the informative queue needs for the real error random PPI++ has at n=100: both errors
+    measured over `draws` draws at n=100, then active's variance scaled as (1/n - 1/N), as a sample's
+    variance shrinks, to the n where it matches random's."""
     scores, labels = pool
+    big_n = len(scores)
     truth = statistics.fmean(labels)
-    weights = sampling_weights([uncertainty(s) for s in scores], mix)
+    weights = sampling_weights(uncertainties, mix)
     rng = random.Random(seed)
-    randoms = [corrected_mean(scores, {i: labels[i] for i in rng.sample(range(len(scores)), 100)})
-               for _ in range(draws)]
-    rmse = lambda cs: math.sqrt(statistics.fmean((c.mean - truth) ** 2 for c in cs))  # noqa: E731
-    target = rmse(randoms)
-    at: Dict[int, float] = {}
-    for n in range(40, min(len(scores) - 1, 201), 10):
-        at[n] = rmse([active_draw(pool, weights, n, seed + 7919 * d) for d in range(draws)])
-    reached = [n for n, e in sorted(at.items()) if e <= target]
+    randoms = [corrected_mean(scores, {i: labels[i] for i in rng.sample(range(big_n), 100)}) for _ in range(draws)]
     actives = [active_draw(pool, weights, 100, seed + 7919 * d) for d in range(draws)]
-    needed = reached[0] if reached else None
-    return {"random_rmse": target, "active_rmse": rmse(actives), "active_labels": needed,
-            "labels_ratio": needed / 100 if needed else None,
+    mse = lambda cs: statistics.fmean((c.mean - truth) ** 2 for c in cs)  # noqa: E731
+    var_r, var_a = mse(randoms), mse(actives)
+    needed = 1 / (var_r / var_a * (1 / 100 - 1 / big_n) + 1 / big_n)
+    return {"random_rmse": math.sqrt(var_r), "active_rmse": math.sqrt(var_a), "active_labels": round(needed),
+            "labels_ratio": needed / 100,
             "random_half_width": statistics.fmean(c.half_width for c in randoms),
             "active_half_width": statistics.fmean(c.half_width for c in actives),
+            "random_coverage": statistics.fmean(c.low <= truth <= c.high for c in randoms),
             "active_coverage": statistics.fmean(c.low <= truth <= c.high for c in actives)}
 
 
@@ -176,17 +179,23 @@ def main(argv: Sequence[str] = ()) -> int:
                   f"  {c['width_ratio']:>12.2f} [{c['ppi_width_ratio']:.2f}]")
     out["coverage"] = cover
     print(f"\n2. informative (active) vs random review: labels for the error random PPI++ has at n=100 "
-          f"(RMSE over draws; weights mix {args.mix})")
-    print(f"{'pool':<19}{'rmse rand':>10}{'active n':>9}{'ratio':>7}{'rmse act@100':>13}{'hw rand':>8}"
-          f"{'hw act':>8}{'act cover':>10}")
+          f"(RMSE over draws; weights mix {args.mix} with uniform)")
+    print(f"{'pool':<19}{'weighting':<29}{'rmse rand':>10}{'active n':>9}{'ratio':>7}{'rmse act@100':>13}"
+          f"{'hw rand':>8}{'hw act':>8}{'act cover':>10}")
     active: Dict[str, Dict[str, float]] = {}
     for metric, pool in pools.items():
-        a = active_vs_random(pool, max(40, args.draws // 5), args.seed, args.mix)
-        active[metric] = a
-        ratio = "n/a" if a["labels_ratio"] is None else f"{a['labels_ratio']:.2f}"
-        print(f"{metric:<19}{a['random_rmse']:>10.4f}{str(a['active_labels'] or '>200'):>9}{ratio:>7}"
-              f"{a['active_rmse']:>13.4f}{a['random_half_width']:>8.3f}{a['active_half_width']:>8.3f}"
-              f"{a['active_coverage']:>10.3f}")
+        rng = random.Random(args.seed)
+        calibrated = (pool[0], [float(rng.random() < s) for s in pool[0]])  # a judge whose score is P(pass)
+        binomial = [uncertainty(s) for s in pool[0]]
+        for name, p, u in (("offline: flat (as shipped)", pool, [0.5] * len(pool[0])),
+                           ("offline: closeness to 0.5", pool, binomial),
+                           ("calibrated judge (simulated)", calibrated, binomial)):
+            a = active_vs_random(p, args.draws, args.seed, args.mix, u)
+            active[f"{metric} / {name}"] = a
+            ratio = "n/a" if a["labels_ratio"] is None else f"{a['labels_ratio']:.2f}"
+            print(f"{metric:<19}{name:<29}{a['random_rmse']:>10.4f}{str(a['active_labels'] or '>200'):>9}"
+                  f"{ratio:>7}{a['active_rmse']:>13.4f}{a['random_half_width']:>8.3f}{a['active_half_width']:>8.3f}"
+                  f"{a['active_coverage']:>10.3f}")
     out["active"] = active
     probs = [0.05 + 0.9 * s for s in pools["answer_relevancy"][0]]
     null = ab_runs(probs, 0.0, args.draws, 3000, args.seed)

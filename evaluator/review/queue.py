@@ -8,7 +8,8 @@ Each order is a function (indexed results, metric, reviewed counts, options) -> 
 - noise: largest spread of the judge over repeats first (the judge disagrees with itself);
 - unreviewed: samples with no review on the metric yet, in run order;
 - informative: a seeded priority sample weighted by the judge's uncertainty (its spread over
-  repeats, else how close the score is to 0.5), so labels go where they shrink the corrected
+  repeats, else its LLM/heuristic gap or how close a judged score is to 0.5; heuristic-only scores
+  carry no such signal and weigh alike), so labels go where they shrink the corrected
   interval fastest; the weights are recomputed from the stored scores and seed, which keeps the
   corrected mean unbiased (evaluator.analysis.inference, active inference).
 Samples the metric skipped are never queued: there is no score to review.
@@ -19,7 +20,7 @@ import random
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..analysis.inference import PrioritySample, priorities, priority_sample, sampling_weights, uncertainty
-from ..model import EvalResult, MetricScore
+from ..model import METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, EvalResult, MetricScore
 
 Indexed = Sequence[Tuple[int, EvalResult]]
 ORDERS = {
@@ -68,9 +69,25 @@ def _unreviewed(scored: List[Tuple[int, MetricScore]], reviewed: Mapping[int, in
     return [i for i, _ in scored if not reviewed.get(i)]
 
 
+JUDGED = (METHOD_BLEND, METHOD_LLM, METHOD_FLAGGED)  # scores a model gave: their distance from 0.5 means something
+
+
+def row_uncertainty(ms: MetricScore) -> float:
+    """The judge's uncertainty on one row: its spread over repeats; else the gap between its LLM and
+    heuristic parts, or how near a judged score is to 0.5. A lexical heuristic's score is not a
+    probability, so heuristic-only rows get one flat weight: bench/inference.py measured that weighting
+    by its distance from 0.5 costs 1.1-1.3x the labels of a random draw."""
+    if ms.llm_std:
+        return ms.llm_std
+    if ms.method not in JUDGED:
+        return 0.5
+    gap = abs(ms.llm_score - ms.heuristic_score) if ms.llm_score is not None and ms.heuristic_score is not None else 0
+    return max(uncertainty(ms.score), gap)
+
+
 def informative_weights(scored: Sequence[Tuple[int, MetricScore]]) -> List[float]:
     """Each scored row's sampling weight for the informative order (same scores, same weights)."""
-    return sampling_weights([uncertainty(ms.score, ms.llm_std) for _, ms in scored])
+    return sampling_weights([row_uncertainty(ms) for _, ms in scored])
 
 
 def _informative(scored: List[Tuple[int, MetricScore]], seed: int = DEFAULT_SEED, **_: object) -> List[int]:
