@@ -22,9 +22,9 @@ metric are pooled, as one run would mix them (a pool must be larger than the big
    and a simulated calibrated judge (labels drawn as pass with probability = the score), where
    closeness to 0.5 is the true uncertainty: the case the informative order is for.
 3. Sequential A/B: pass/fail pairs simulated from a pool's judge scores (p_i = 0.05 + 0.9 s_i per
-   row, rows drawn with replacement); identical pipelines (the false-winner rate over `--draws`
-   runs at alpha 0.05) and B worse by 0.05 (mean samples to a decision, against the fixed-size
-   paired z-test of the same power).
+   row, rows drawn with replacement, a dataset of 4,000 questions); identical pipelines (the
+   false-winner rate over `--draws` runs at alpha 0.05) and B worse by 0.05 (mean samples to a
+   decision, against the fixed-size paired z-test of the same power, and of power 0.8).
 
 Seeded; pure Python; about 2-4 minutes on one core (`--draws 200` for a quick look):
 
@@ -64,6 +64,7 @@ POOLS = {
     "context_recall": [("hotpotqa_context", "context_recall_gold", None)],
 }
 SIZES = (30, 100, 300)
+AB_PAIRS = 4000  # the simulated A/B dataset's size (the cap, and the horizon its bets are tuned for)
 Pool = Tuple[List[float], List[float]]  # (judge scores, labels), aligned
 
 
@@ -143,7 +144,7 @@ def ab_runs(probs: Sequence[float], delta: float, runs: int, max_samples: int, s
     used: List[int] = []
     diffs: List[float] = []
     for _ in range(runs):
-        cs = ConfidenceSequence(alpha=0.05)
+        cs = ConfidenceSequence(alpha=0.05, horizon=max_samples)  # as `ragmeter ab` on a dataset of that size
         decision, t = UNDECIDED, 0
         while t < max_samples and decision == UNDECIDED:
             p = rng.choice(probs)
@@ -198,15 +199,16 @@ def main(argv: Sequence[str] = ()) -> int:
                   f"{a['active_coverage']:>10.3f}")
     out["active"] = active
     probs = [0.05 + 0.9 * s for s in pools["answer_relevancy"][0]]
-    null = ab_runs(probs, 0.0, args.draws, 3000, args.seed)
-    alt = ab_runs(probs, 0.05, args.draws, 6000, args.seed + 1)
+    null = ab_runs(probs, 0.0, args.draws, AB_PAIRS, args.seed)
+    alt = ab_runs(probs, 0.05, args.draws, AB_PAIRS, args.seed + 1)
     power = alt["decisions"].get(A, 0) / args.draws
+    # the fixed test of the same power (a power of 1 in the runs is read as 0.999: a fixed test can't reach 1)
     fixed_same = fixed_sample_size(0.05, alt["sd"], 0.05, min(power, 0.999)) if power > 0.5 else None
     fixed_80 = fixed_sample_size(0.05, alt["sd"], 0.05, 0.8)
     false = (null["decisions"].get("A", 0) + null["decisions"].get("B", 0)) / args.draws
     print(f"\n3. sequential A/B (pass/fail scores, alpha 0.05, tie ±0.02), {args.draws} runs each")
-    print(f"identical pipelines: false winner {false:.3%} (decisions {null['decisions']}, cap 3000)")
-    print(f"A better by 0.05 (sd of a pair {alt['sd']:.2f}): power {power:.3f} within 6000; mean samples "
+    print(f"identical pipelines: false winner {false:.3%} (decisions {null['decisions']}, a dataset of {AB_PAIRS})")
+    print(f"A better by 0.05 (sd of a pair {alt['sd']:.2f}): power {power:.3f} within {AB_PAIRS}; mean samples "
           f"{alt['mean_samples']:.0f} (median {alt['median_samples']:.0f}); fixed test of the same power "
           f"{fixed_same} -> ratio {alt['mean_samples'] / fixed_same if fixed_same else float('nan'):.2f}; "
           f"fixed test at power 0.8: {fixed_80}")

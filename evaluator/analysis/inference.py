@@ -268,6 +268,9 @@ class ConfidenceSequence:
 
     alpha: float = 0.05
     truncation: float = 0.5  # the largest bet (c in the paper); 1/2 or 3/4 are their choices
+    # The sample size the bets are tuned for (their eq. 24-25): tightest near it, valid at every size.
+    # None: tuned for every size at once (lambda_t ~ 1/sqrt(t log t)).
+    horizon: Optional[int] = None
     n: int = 0
     _sum: float = 0.0  # running sums on the [0, 1] scale: x' = (x + 1) / 2
     _sq: float = 0.25  # the prior's (1/4) plus squared deviations from the running mean
@@ -284,7 +287,8 @@ class ConfidenceSequence:
         t = self.n + 1
         mean_before = (0.5 + self._sum) / t  # mu-hat_{t-1} with its prior 1/2
         var_before = self._sq / t  # sigma-hat^2_{t-1}
-        lam = min(math.sqrt(2 * math.log(2 / self.alpha) / (var_before * t * math.log(1 + t))), self.truncation)
+        scale = self.horizon if self.horizon else t * math.log(1 + t)
+        lam = min(math.sqrt(2 * math.log(2 / self.alpha) / (var_before * scale)), self.truncation)
         self._penalty += 4 * (v - mean_before) ** 2 * (-math.log(1 - lam) - lam) / 4
         self._lam_sum += lam
         self._lam_x += lam * v

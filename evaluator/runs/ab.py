@@ -83,7 +83,9 @@ class SequentialAB:
 
     def __init__(self, settings: ABSettings, samples_total: int) -> None:
         self.result = ABResult(settings, samples_total)
-        self.sequence = ConfidenceSequence(alpha=settings.alpha)
+        # the bets are tuned for the most pairs the test can see: tightest there, valid at every step
+        horizon = min(samples_total, settings.max_samples or samples_total)
+        self.sequence = ConfidenceSequence(alpha=settings.alpha, horizon=max(1, horizon))
         self._sums = [0.0, 0.0]
 
     @property

@@ -183,6 +183,18 @@ def test_identical_pipelines_rarely_show_a_winner_at_any_stopping_time():
     assert false / 200 <= 0.05
 
 
+def test_bets_tuned_for_a_horizon_are_tighter_there():
+    def width_at(t, horizon):
+        cs = ConfidenceSequence(horizon=horizon)
+        for i in range(t):
+            cs.add(0.9 if i % 2 else -0.8)
+        low, high = cs.interval
+        return high - low
+
+    assert width_at(1000, horizon=1000) < 0.8 * width_at(1000, horizon=None)  # 0.158 against 0.207
+    assert width_at(200, horizon=1000) > width_at(200, horizon=None)  # the price: wider long before it
+
+
 @pytest.mark.parametrize("interval, decision", [
     ((0.01, 0.2), A), ((-0.2, -0.001), B), ((-0.01, 0.015), TIE), ((-0.05, 0.01), UNDECIDED)])
 def test_decisions(interval, decision):
