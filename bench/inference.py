@@ -165,14 +165,16 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--mix", type=float, default=0.5, help="uniform share of the active weights")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--parts", default="1,2,3", help="which figures to compute, e.g. 3 (default all)")
     args = parser.parse_args(list(argv) or None)
     start = time.perf_counter()
+    parts = set(args.parts.split(","))
     pools = {m: load_pool(Path(args.data), m) for m in POOLS}
     out: Dict[str, object] = {"draws": args.draws}
     print(f"1. corrected mean (PPI++; plain PPI in brackets), {args.draws} draws, 95% intervals")
     print(f"{'pool':<19}{'rows':>5}{'n':>5}  {'coverage':>16}  {'width / labels-only':>22}")
     cover: List[Dict[str, float]] = []
-    for metric, pool in pools.items():
+    for metric, pool in pools.items() if "1" in parts else ():
         for n in (n for n in SIZES if n < len(pool[0])):
             c = coverage(pool, n, args.draws, args.seed)
             cover.append({"pool": metric, **c})
@@ -184,7 +186,7 @@ def main(argv: Sequence[str] = ()) -> int:
     print(f"{'pool':<19}{'weighting':<29}{'rmse rand':>10}{'active n':>9}{'ratio':>7}{'rmse act@100':>13}"
           f"{'hw rand':>8}{'hw act':>8}{'act cover':>10}")
     active: Dict[str, Dict[str, float]] = {}
-    for metric, pool in pools.items():
+    for metric, pool in pools.items() if "2" in parts else ():
         rng = random.Random(args.seed)
         calibrated = (pool[0], [float(rng.random() < s) for s in pool[0]])  # a judge whose score is P(pass)
         binomial = [uncertainty(s) for s in pool[0]]
