@@ -117,10 +117,3 @@ def metric_correction(metric: str, reviews: Sequence[Any], results: Sequence[Tup
                           f"{'' if len(unbiased) == 1 else 's'} so far: a corrected figure needs 2 random or 3 "
                           "informative ones in queue order")
     return Correction(metric, judged, note=NOT_RANDOM if mine else "")
-
-
-def corrections(reviews: Sequence[Any], results: Sequence[Tuple[int, EvalResult]],
-                confidence: float = 0.95) -> Mapping[str, Correction]:
-    """Metric -> Correction for every metric that has a review, in the order first reviewed."""
-    metrics = list(dict.fromkeys(r.metric for r in reviews))
-    return {m: metric_correction(m, reviews, results, confidence) for m in metrics}
