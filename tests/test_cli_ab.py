@@ -115,3 +115,18 @@ def test_bad_options_exit_two_with_one_line(data, capsys, extra, needle):
 def test_stored_scores_in_order():
     r = ab_from_scores([1.0] * 100, [0.0] * 50 + [None] + [0.0] * 49, ABSettings(tie=0.0))
     assert r.decision == "A" and r.samples_used < 20 and r.samples_total == 100
+
+
+def test_a_real_judge_counts_its_calls_and_the_calls_saved(data, tmp_path, capsys):
+    from openai_server import ChatServer
+
+    out = tmp_path / "ab.json"
+    with ChatServer() as judge, TargetServer(faithful) as a, TargetServer(faithful) as b:
+        code = main(["ab", str(data), "--target", a.url, "--target-b", b.url, "--model", "judge",
+                     "--base-url", judge.base_url, "--max-samples", "6", "-q", "--json", str(out)])
+        calls = len(judge.chat_requests)
+    result = json.loads(out.read_text())
+    assert code == 1 and result["samples_used"] == 6
+    assert result["judge_calls"] == calls > 0  # every call the judge server saw, A's and B's
+    assert result["judge_calls_saved"] == round(calls / 6 * 194)
+    assert f"judge calls {calls}, about {result['judge_calls_saved']} saved" in capsys.readouterr().out
