@@ -187,7 +187,8 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
         state.put(state.COMPARE_SHARED, shared)  # a share link compares once, then the page is the user's
         with errors.guard("Comparing"):
             state.put(state.COMPARISON, compare_runs(store, run_a, run_b))
-            state.put(state.AB_TEST, ab_from_runs(store, run_a, run_b))
+            same = by_id[run_a].dataset_name == by_id[run_b].dataset_name  # the test pairs rows of one dataset
+            state.put(state.AB_TEST, ab_from_runs(store, run_a, run_b) if same else {})
             st.query_params["compare"] = f"{run_a},{run_b}"
     comparison = state.get(state.COMPARISON)
     if comparison is not None:
@@ -201,6 +202,7 @@ AB_WORDS = {"A": "A better", "B": "B better", "tie": "no practical difference", 
 def ab_view(tests: Dict[str, Any]) -> None:
     """The sequential A/B test over the paired rows: where it could have stopped, and what it decided."""
     if not tests:
+        st.caption("The sequential test runs when both runs scored the same dataset.")
         return
     st.markdown("**Sequential test** (stops at the first pair where the answer is known)")
     st.caption("An anytime-valid 95% confidence sequence for the mean difference, read over the paired rows in "
