@@ -233,8 +233,8 @@ def weighted_corrected_mean(judge_scores: Sequence[float], labels: Mapping[int, 
     variance (1/N^2) sum_labelled e^2 (1 - pi) / pi^2. Rows with a label but no probability are ignored."""
     scores = _check(judge_scores, labels)
     drawn = sorted(i for i in labels if i in probabilities)
-    if len(drawn) < 2:
-        raise ValueError(f"a weighted corrected mean needs at least 2 labelled rows with a probability, got {len(drawn)}")
+    if len(drawn) < 3:  # intercept and slope are fitted: two labels would leave no spread to measure
+        raise ValueError(f"a weighted corrected mean needs at least 3 labelled rows with a probability, got {len(drawn)}")
     if any(not 0 < probabilities[i] <= 1 for i in drawn):
         raise ValueError("inclusion probabilities must be in (0, 1]")
     ys = [float(labels[i]) for i in drawn]

@@ -124,11 +124,13 @@ def test_weighted_mean_of_a_census_is_the_label_mean():
     assert c.mean == pytest.approx(0.75) and c.half_width == pytest.approx(0.0)
 
 
-def test_weighted_mean_is_horvitz_thompson_when_the_judge_is_flat():
-    # flat judge: slope 0, intercept = the 1/pi-weighted label mean; the error terms then sum to 0
-    labels = {0: 1.0, 1: 0.0}
-    c = weighted_corrected_mean([0.5, 0.5, 0.5, 0.5], labels, {0: 0.5, 1: 0.5})
-    assert c.mean == pytest.approx(0.5)
+def test_weighted_mean_is_the_inverse_probability_weighted_mean_when_the_judge_is_flat():
+    # flat judge: slope 0, intercept = the 1/pi-weighted label mean (1/0.5 + 0 + 1/0.25) / (2 + 2 + 4) = 0.75
+    labels = {0: 1.0, 1: 0.0, 2: 1.0}
+    c = weighted_corrected_mean([0.5] * 6, labels, {0: 0.5, 1: 0.5, 2: 0.25})
+    assert c.lam == 0.0 and c.mean == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="at least 3"):
+        weighted_corrected_mean([0.5] * 6, {0: 1.0, 1: 0.0}, {0: 0.5, 1: 0.5})
 
 
 def test_active_sampling_is_unbiased_over_many_draws():
