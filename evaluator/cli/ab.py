@@ -1,7 +1,7 @@
 """`ragmeter ab`: which of two pipelines answers better, stopping as soon as the data says so.
 
     ragmeter ab DATA --target A --target-b B [--metric faithfulness] [--alpha 0.05] [--tie 0.02]
-                [--max-samples N] [--seed S] [--json out.json] [--offline | --model M --base-url URL]
+                [--max-samples N] [--seed S] [--workers N] [--json out.json] [--offline | --model M --base-url URL]
 
 Exit codes: 0 the test decided (a winner or a tie), 1 undecided when the samples ran out, 2 bad input.
 """
@@ -49,6 +49,8 @@ def run_ab_command(args: argparse.Namespace) -> int:
     from ..targets import TargetConfig
 
     settings = settings_of(args)
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: at least 1")
     config = run_config(args)
     from dataclasses import replace
 
@@ -68,7 +70,8 @@ def run_ab_command(args: argparse.Namespace) -> int:
     judge = config.build_judge()
     try:
         result = run_ab(samples, (targets[0], targets[1]), specs, config.evaluator(judge), settings,
-                        on_step=None if args.quiet else _progress)
+                        on_step=None if args.quiet else _progress, policy=TargetConfig(args.target).policy,
+                        workers=args.workers)
     finally:
         close_judge(judge)
     if not args.quiet:

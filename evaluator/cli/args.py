@@ -149,6 +149,9 @@ def add_ab_parser(sub: Any) -> None:
                     help="differences within ±this are no practical difference (default %(default)s)")
     ab.add_argument("--max-samples", type=int, default=None, metavar="N", help="ask at most N questions")
     ab.add_argument("--seed", type=int, default=0, help="seed of the random order (default 0)")
+    ab.add_argument("--workers", type=int, default=4, metavar="N",
+                    help="questions in flight at once, each asked of A and B (default %(default)s); at most N-1 "
+                         "are asked past the one the test stops at")
     ab.add_argument("--json", metavar="PATH", help="write the decision as JSON")
     judge = ab.add_mutually_exclusive_group()
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")

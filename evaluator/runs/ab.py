@@ -12,9 +12,10 @@ The same test reads two stored runs' paired rows in stored order (`ab_from_score
 from __future__ import annotations
 
 import random
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from ..analysis.inference import UNDECIDED, ConfidenceSequence, decide
 from ..judges.base import judge_usage
@@ -140,29 +141,46 @@ Step = Callable[[ABResult], None]
 
 def run_ab(samples: Sequence[EvalSample], targets: Tuple[Target, Target], specs: Tuple[str, str],
            evaluator: RAGEvaluator, settings: ABSettings = ABSettings(), *,
-           policy: RetryPolicy = RetryPolicy(), on_step: Optional[Step] = None) -> ABResult:
+           policy: RetryPolicy = RetryPolicy(), on_step: Optional[Step] = None, workers: int = 1) -> ABResult:
     """Ask both targets each sample's question in a seeded random order, score both answers on
-    `settings.metric` and stop as soon as the test decides (module docstring)."""
+    `settings.metric` and stop as soon as the test decides (module docstring).
+
+    `workers` samples are in flight at once (each asked of A and B together); the test still reads
+    them in the random order, so at most workers - 1 samples are asked past the one it stops at
+    (their judge calls are counted)."""
     if settings.metric not in evaluator.metric_names:
         raise ValueError(f"metric {settings.metric!r} is not scored by this evaluator ({', '.join(evaluator.metric_names)})")
     order = list(range(len(samples)))
     random.Random(settings.seed).shuffle(order)
     test = SequentialAB(settings, len(samples))
     calls_before = int(judge_usage(evaluator.llm).get("calls", 0))
-    with ThreadPoolExecutor(max_workers=2) as pool:  # A and B answer the same question at once
-        for index in order:
-            if test.done:
-                break
-            futures = [pool.submit(_score, evaluator, t, s, samples[index], settings.metric, policy)
-                       for t, s in zip(targets, specs)]
+    queue = iter(order)
+    in_flight: Deque[Tuple[int, List[Future]]] = deque()
+    with ThreadPoolExecutor(max_workers=2 * max(1, workers)) as pool:
+        def ask_next() -> None:
+            index = next(queue, None)
+            if index is not None:
+                in_flight.append((index, [pool.submit(_score, evaluator, t, s, samples[index], settings.metric, policy)
+                                          for t, s in zip(targets, specs)]))
+
+        for _ in range(max(1, workers)):
+            ask_next()
+        while in_flight and not test.done:
+            index, futures = in_flight.popleft()
             (a, why_a), (b, why_b) = (f.result() for f in futures)
             if a is None or b is None:
                 test.skip(f"sample {samples[index].sample_id}: {why_a or why_b}")
             else:
                 test.add(a, b)
+            if not test.done:
+                ask_next()
             test.result.judge_calls = int(judge_usage(evaluator.llm).get("calls", 0)) - calls_before
             if on_step is not None:
                 on_step(test.result)
+        for _, futures in in_flight:  # decided: what has not started is never sent
+            for future in futures:
+                future.cancel()
+    test.result.judge_calls = int(judge_usage(evaluator.llm).get("calls", 0)) - calls_before
     return test.result
 
 
