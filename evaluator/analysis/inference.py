@@ -15,12 +15,14 @@
    degrees of freedom widens small-n intervals). lam = 1 is plain PPI; the tuned lam =
    Cov(label, judge) / Var(judge) over the labelled rows, clipped to [0, 1], minimises the
    variance, so a useless judge (lam -> 0) gives the labels-only interval, never a worse one; the
-   fitted slope costs one degree of freedom (n - 2), and under 3 labels plain PPI is used.
+   fitted slope costs one degree of freedom (n - 2), and under 3 labels plain PPI is used. With a
+   fixed lam the estimate is exactly unbiased; with lam fitted to the same labels, up to O(1/n).
 2. `weighted_corrected_mean`: the same correction when rows were drawn with unequal, known
    probabilities (active inference: Zrnic and Candès, "Active statistical inference", ICML 2024).
    The estimator is the survey-sampling GREG/difference estimator (Särndal, Swensson, Wretman,
-   "Model Assisted Survey Sampling", 1992): unbiased for any fixed fit, the fit chosen by weighted
-   least squares. Probabilities come from priority sampling (Duffield, Lund, Thorup, "Priority
+   "Model Assisted Survey Sampling", 1992): unbiased for any fixed fit, and up to O(1/n) with the
+   intercept and slope fitted by 1/pi-weighted least squares; variance sum e^2 (1 - pi) / pi^2 / N^2
+   (the Poisson-design formula), t quantile with n - 2 degrees of freedom. Probabilities come from priority sampling (Duffield, Lund, Thorup, "Priority
    sampling for estimation of arbitrary subset sums", JACM 2007): row i gets priority
    w_i / U_i (U_i uniform, seeded); reviewing the k highest priorities is a sample in which row i
    is included with probability min(1, w_i / tau), tau the (k+1)-th priority, and the
@@ -30,7 +32,10 @@
    [-1, 1]: the predictable plug-in empirical-Bernstein sequence of Waudby-Smith and Ramdas,
    "Estimating means of bounded random variables by betting", JRSS-B 2024 (Theorem 2), with the
    running intersection. Valid at every sample size at once, so a test may stop the moment it
-   excludes 0. Assumption: the pairs are drawn independently (random order) with a common mean.
+   excludes 0. Its bets may be tuned for a horizon (the dataset's size: tightest there, still valid
+   everywhere). Assumption: the pairs are drawn independently (random order) with a common mean.
+   `decide` reads an interval as A, B, tie (inside ±tie) or undecided; `fixed_sample_size` is the
+   fixed-size paired z-test it is compared with (bench/inference.py).
 """
 from __future__ import annotations
 
