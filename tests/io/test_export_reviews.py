@@ -1,7 +1,7 @@
 """The HTML report's "Corrected by your reviewers" section: the corrected mean per metric, escaped."""
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.analysis.inference import corrected_mean
-from evaluator.io.export import html_report
+from evaluator.report.export import html_report
 from evaluator.model import EvalSample
 from evaluator.review.agreement import review_agreement, corrected_line
 from evaluator.store.reviews import Review
