@@ -100,6 +100,7 @@ def test_summarize_of_empty_report_has_no_means():
     assert all(s.n_total == 0 and s.ci_low is None for s in summaries)
 
 
+@pytest.mark.slow
 def test_summarize_10k_results_is_fast():
     rng = random.Random(0)
     report = EvalReport([result(i, rng.random(), fallback=i % 9 == 0) for i in range(10_000)])
