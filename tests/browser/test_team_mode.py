@@ -122,7 +122,8 @@ def team(browser, postgres_server, tmp_path_factory) -> Iterator[Dict[str, Any]]
                                            judge_url=judge.base_url, target_url=target.url))
         import os
         env = {**os.environ, "RAGMETER_CONFIG": str(config), "OPENAI_API_KEY": KEY_CANARY,
-               "AWS_SECRET_ACCESS_KEY": VAR_CANARY, "RAG_TOKEN": RAG_TOKEN}
+               "AWS_SECRET_ACCESS_KEY": VAR_CANARY, "RAG_TOKEN": RAG_TOKEN,
+               "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "5"}  # = max_upload_mb, or the team server refuses to start
         env.pop("RAGMETER_HISTORY", None)
         log = folder / "server.log"
         with serve_app(env, log) as direct, SignInProxy(int(direct.rsplit(":", 1)[1]), HEADER) as proxy:
