@@ -355,6 +355,9 @@ def _meta_line(report: EvalReport, dataset_name: str) -> str:
              f"run time {report.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
+    language = report.language_note()
+    if language:
+        parts.append(language.strip())
     return " · ".join(parts)
 
 
