@@ -38,6 +38,7 @@ from ..store.history import RunStore
 from ..judges.base import Judge, close_judge, judge_settings, judge_usage
 from ..judges import registry as judges
 from ..judges.cache import default_cache_path
+from ..judges.health import STOPPED_KEY
 from ..judges.registry import OFFLINE, OPENAI
 from ..metrics.combined import SEPARATE
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS
@@ -476,6 +477,8 @@ class Run:
         full.total_time += report.total_time
         # The usage stored now holds this session's calls in part (saved row by row): add to what it was.
         full.usage = add_usage(self._usage_prior, report.usage or {})
+        if STOPPED_KEY not in (report.usage or {}):  # an earlier session's judge stop is over: this one went on
+            full.usage.pop(STOPPED_KEY, None)
         self._mark(full.total_time, full.usage or None, full)
         return full
 
