@@ -42,7 +42,11 @@ def run_review(args: argparse.Namespace) -> int:
     store = ReviewStore(RunStore(args.history))
     if args.review_command == "export":
         n = export_labels(store, args.run_id, args.output)
-        print(f"Wrote {n} reviewed sample{'' if n == 1 else 's'} to {args.output}.")
+        if store.reviews(args.run_id):
+            print(f"Wrote {n} reviewed sample{'' if n == 1 else 's'} to {args.output}.")
+        else:
+            print(f"Wrote {n} row{'' if n == 1 else 's'} to label to {args.output}: fill in the human_<metric> "
+                  f"columns, then ragmeter review import {args.run_id} {args.output}")
     elif args.review_command == "import":
         reviewer = args.reviewer or f"import:{Path(args.labels).name}"
         n = import_labels(store, args.run_id, args.labels, reviewer)
