@@ -10,10 +10,10 @@ stop it, each with one message naming the cause:
   unusable (prose, no verdicts, JSON cut off), and no call gave a usable reply;
 - circuit breaker: more than `max_failure_rate` of the last `window` calls failed;
 - timeouts hold the run: once a call times out before any call succeeded, no new call starts
-  (WatchedJudge waits) until a call in flight succeeds (then all go on) or every call in flight has
-  ended without one (then the run stops). A judge that trickles bytes past each call's deadline so
-  ends a run within about two call deadlines, not after three deadlines in a row while new calls
-  keep starting.
+  (WatchedJudge waits) while calls are in flight; when none is, one call at a time probes the judge,
+  until one succeeds (then all go on) or the early-stop count of timeouts is reached. A judge that
+  trickles bytes past each call's deadline so ends a run within about two call deadlines (the first
+  wave, then one probe), not after three deadlines in a row while new calls keep starting.
 
 A reply that answers HTTP 200 but cannot be scored is a failed call here: the metric that asked
 reports it (`reply_unusable`), turning the call WatchedJudge counted as a success into a failure.
@@ -65,7 +65,7 @@ class JudgeHealth:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # a call ended, or the run tripped
         self.in_flight = 0
-        self._holding = False  # a call timed out before any success: new calls wait (module docstring)
+        self._holding = False  # a call timed out before any success: one call at a time (module docstring)
 
     @property
     def tripped(self) -> bool:
@@ -74,7 +74,7 @@ class JudgeHealth:
     def begin(self) -> None:
         """A call may start: waits while timeouts hold the run; JudgeError once the run is stopping."""
         with self._lock:
-            while self._holding and self._trip is None:
+            while self._holding and self.in_flight and self._trip is None:  # one probe at a time
                 self._changed.wait()
             if self._trip is not None:
                 raise JudgeError("The run is stopping because the judge is failing.", kind="stopped")
@@ -100,8 +100,6 @@ class JudgeHealth:
             if kind == TIMEOUT_KIND and not self.successes:
                 self._holding = True  # start nothing new until the calls in flight show the judge answers
             self._settle(kind)
-            if self._holding and not self.in_flight and self._trip is None:
-                self._trip, self._at_trip = TIMEOUT_KIND, (self.unusable, self.timeouts, self.calls)
 
     def _ended(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)
