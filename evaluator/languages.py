@@ -17,7 +17,7 @@ from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence
 
 SCORED = ("en", "ar")  # languages with their own prompts and heuristics
 NOTE_KEY = "language_note"  # sample.metadata key of the per-row note
-READ_CHARS = 1000
+READ_CHARS = 400  # enough words to tell, and little beside a row's offline scoring
 MIN_HITS = 2  # function words needed before a language other than English is named
 
 NAMES = {"en": "English", "ar": "Arabic", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
