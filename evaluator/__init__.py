@@ -7,6 +7,7 @@
 The package reads like a table of contents (each folder's __init__ says what it holds):
     model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
     errors.py      every error ragmeter raises on purpose, drawn as a tree
+    languages.py   which language a row is in; rows without prompts of their own are scored in English, noted
     judges/        who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
                    resilient wrapper (retries, rate limit, cache, usage), offline, OpenAI-compatible
     metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
