@@ -14,7 +14,7 @@ import streamlit as st
 
 from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from evaluator.model import METHOD_LABELS, EvalResult, EvalSample
-from evaluator.languages import NOTE_KEY as LANGUAGE_NOTE
+from evaluator.model import LANGUAGE_NOTE_KEY as LANGUAGE_NOTE
 
 from pages import _errors as errors
 

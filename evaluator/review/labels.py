@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ReviewError
 from .label_files import read_label_file
-from ..io.export import neutralise_cell
+from ..report.export import neutralise_cell
 from ..model import EvalResult, merged_order
 from ..store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 

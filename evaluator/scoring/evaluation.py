@@ -18,7 +18,7 @@ from ..metrics.scoring import score_sample
 from ..model import EvalReport, EvalResult, EvalSample
 from .conversations import score_conversation
 from .passes import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
-from ..languages import noted
+from ..metrics.languages import noted
 from ..text import resolve_language
 
 log = logging.getLogger("ragmeter")

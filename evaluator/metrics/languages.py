@@ -2,7 +2,8 @@
 
 Scoring knows two languages (`SCORED`: English and Arabic, see text.py and metrics/prompts.py). A row
 in another language is scored with the English prompts and heuristics, and says so: `language_note`
-gives the sentence kept per row (sample.metadata[NOTE_KEY]) and `EvalReport` counts them in its header.
+gives the sentence kept per row (sample.metadata[NOTE_KEY]) and `EvalReport.language_note()` counts them
+for the run's header.
 
 Identification is by function words (articles, pronouns, auxiliaries: the words every sentence of a
 language uses and others do not) plus a few letters only one language writes; Arabic by its script.
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence
+from typing import Any, Dict, FrozenSet, Optional
+
+from ..model import LANGUAGE_NOTE_KEY
 
 SCORED = ("en", "ar")  # languages with their own prompts and heuristics
-NOTE_KEY = "language_note"  # sample.metadata key of the per-row note
+NOTE_KEY = LANGUAGE_NOTE_KEY  # sample.metadata key of the per-row note (model.py counts them for the header)
 READ_CHARS = 400  # enough words to tell, and little beside a row's offline scoring
 MIN_HITS = 2  # function words needed before a language other than English is named
 
@@ -79,13 +82,3 @@ def noted(sample: Any, setting: str) -> Any:
         metadata[NOTE_KEY] = note
     return replace(sample, metadata=metadata)
 
-
-def header_note(metadatas: Sequence[Mapping[str, Any]], noun: str = "sample") -> Optional[str]:
-    """The run header's line: how many rows were scored with English prompts for want of their own, in which
-    languages; None when there are none."""
-    names = [m[NOTE_KEY].split(":")[0].replace("Written in ", "") for m in metadatas if m.get(NOTE_KEY)]
-    if not names:
-        return None
-    which = ", ".join(sorted(set(names)))
-    return (f" language: {len(names)} of {len(metadatas)} {noun}s in {which}, scored with the English prompts "
-            "and heuristics (no prompts of their own)")

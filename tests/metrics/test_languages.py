@@ -1,9 +1,9 @@
 """languages: a row in a language without prompts of its own is scored with the English ones, and says so."""
 import pytest
 
-from evaluator.io.export import html_report
+from evaluator.report.export import html_report
 from evaluator.judges.offline import OfflineJudge
-from evaluator.languages import NOTE_KEY, identify
+from evaluator.metrics.languages import NOTE_KEY, identify
 from evaluator.model import EvalSample
 from evaluator.scoring.evaluation import RAGEvaluator
 
