@@ -149,28 +149,21 @@ def test_resume_writes_the_outputs_the_run_was_started_with_and_its_hint_names_t
     assert all(f"r{i}" in page for i in (0, N_SAMPLES - 1))
 
 
-def test_a_trickling_judge_ends_a_two_sample_run_within_about_two_call_deadlines(tmp_path, capsys):
-    """Once calls in flight time out, no new call starts but one probe: the run ends after the first wave and
-    that probe (about two call deadlines), not after three deadlines in a row while new calls keep starting.
-    The time margin is wide (3 call deadlines, measured here); the request count is exact."""
-    import time
-
+def test_a_trickling_judge_ends_a_two_sample_run_with_the_first_wave_and_one_probe(tmp_path, capsys):
+    """Once calls in flight time out, no new call starts but one probe: the run stops after the first wave
+    and that probe (about two call deadlines), not after three deadlines in a row while new calls keep
+    starting. Counted in requests here; bench/trickle.py measures the time in call deadlines."""
     from openai_server import trickle
     rows = [{"sample_id": f"t{i}", "question": f"Is item {i} waterproof?", "answer": "Yes.",
              "contexts": [f"Item {i} is waterproof."], "ground_truth": "Yes."} for i in range(2)]
     data = tmp_path / "two.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     with ChatServer(default=trickle(0.2)) as srv:
-        start = time.monotonic()
         with pytest.raises(Exception):
             OpenAIJudge("m", srv.base_url, timeout=0.5).generate("one call, with its retry")
-        deadline = time.monotonic() - start  # one call's whole deadline: its tries and backoff
-        asked = len(srv.chat_requests)
-        start = time.monotonic()
+        asked = len(srv.chat_requests)  # the requests of one call: its tries
         code, last, _ = run_cli(["evaluate", str(data), "--no-cache", "--no-history", "--model", "m",
                                  "--base-url", srv.base_url, "--judge-timeout", "0.5"], capsys)
-        took = time.monotonic() - start
         requests = len(srv.chat_requests) - asked
-    assert code == 3 and "judge timed out" in last, last
-    assert requests <= 3 * asked, (requests, asked)  # each sample's first call and one probe, with their retries
-    assert took < 3 * deadline, f"the run took {took:.1f} s; one call's deadline is {deadline:.1f} s"
+    assert code == 3 and "judge timed out: 3 of the first 3 calls" in last, last
+    assert requests <= 3 * asked, (requests, asked)  # each sample's first call and one probe, with their tries
