@@ -13,6 +13,7 @@ from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from ..judges.cache import default_cache_path
 from ..errors import RagmeterError
+from ..io.filetypes import DATASET, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
@@ -20,11 +21,19 @@ from ..metrics.rubric import load_rubrics
 from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
+def _formats_read() -> str:
+    """Every format ragmeter reads, from the one table (io/filetypes.py), for `ragmeter --help`."""
+    documents_only = [s for s in readable_formats() if s not in formats_for(DATASET)]
+    return (f"Reads {' '.join(readable_formats())} files: datasets and labels from {' '.join(formats_for(DATASET))} "
+            f"(or a Hugging Face save_to_disk folder); `generate` also reads documents from {' '.join(documents_only)}.")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
+    parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.",
+                                     epilog=_formats_read())
     parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
+    ev = sub.add_parser("evaluate", help=f"score a dataset ({' '.join(formats_for(DATASET))})")
     ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
     judge = ev.add_mutually_exclusive_group()
     judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")

@@ -10,18 +10,12 @@ import os
 from pathlib import Path
 
 from ..errors import OutputError
-
-REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html", ".htm": "html", ".parquet": "parquet"}
-ACCEPTED = ".json, .csv, .html or .parquet"
+from .filetypes import REPORT, file_type
 
 
 def report_format(path: str) -> str:
     """'json', 'csv', 'html' or 'parquet' for this path's extension (OutputError otherwise)."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in REPORT_FORMATS:
-        raise OutputError(f"{path}: ragmeter writes {ACCEPTED} reports, not '{suffix or '(no extension)'}'; "
-                          "name the file with one of these extensions")
-    return REPORT_FORMATS[suffix]
+    return file_type(path, REPORT).format
 
 
 def check_output(path: str) -> str:

@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
 
 from ..errors import DatasetError
+from .filetypes import DATASET, file_type, formats_for
 from .surfaces import LIBRARY, Surface
 
-FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-                           ".parquet": "parquet"}
-ACCEPTED = ".csv, .jsonl, .json or .parquet"
 SAVED_DATASET = "saved"  # the format of a Hugging Face `save_to_disk` folder
 # Files that `Dataset.save_to_disk` / `DatasetDict.save_to_disk` write beside their Arrow data.
 _SAVED_MARKERS = ("state.json", "dataset_dict.json")
@@ -55,12 +53,8 @@ class Source:
 
 
 def _format_of(name: str) -> Tuple[str, str]:
-    suffix = Path(name).suffix.lower()
-    if suffix not in FORMATS:
-        raise DatasetError(f"unknown file type '{suffix or '(none)'}'; ragmeter reads {ACCEPTED} files and "
-                           "Hugging Face datasets folders made by save_to_disk (rename the file or export it "
-                           "in one of these formats)", file=name)
-    return FORMATS[suffix], "\t" if suffix == ".tsv" else ","
+    kind = file_type(name, DATASET)
+    return kind.format, kind.delimiter
 
 
 def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:
@@ -76,7 +70,7 @@ def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surf
     name = name or getattr(source, "name", None)
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
-                           f"name='data.csv' (the extension decides the format: {ACCEPTED})")
+                           f"name='data.csv' (the extension decides the format: {', '.join(formats_for(DATASET))})")
     fmt, delimiter = _format_of(str(name))
     data = _read_upload(source, str(name), max_bytes, surface)
     return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data))
