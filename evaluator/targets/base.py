@@ -12,10 +12,11 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Dict, Optional, Protocol, Union, runtime_checkable
 
 from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
+from ..retrying import Failed, GaveUp, with_retries
 from .shapes import TargetResponse
 
 
@@ -71,21 +72,32 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
         stop: Optional[threading.Event] = None, sleep: Callable[[float], Any] = time.sleep) -> TargetResponse:
     """Call `target` with retries; the response carries the latency (all attempts) or the error."""
     start = time.perf_counter()
-    attempt = 0
-    while True:
-        try:
-            response = _call(target, question, stop)
-            return _timed(response, start)
-        except TargetStopped:
-            return _timed(TargetResponse(error=STOPPED), start)
-        except TargetError as exc:
-            if not exc.retryable or attempt >= policy.retries or (stop is not None and stop.is_set()):
-                tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                return _timed(TargetResponse(error=f"{exc}{tries}"), start)
-            sleep(policy.delay(attempt, exc.retry_after))
-            attempt += 1
-        except Exception as exc:  # the user's own code raised: a failed row, never a crashed run
-            return _timed(TargetResponse(error=f"the target raised {type(exc).__name__}: {exc}"), start)
+    outcome = with_retries(lambda: _attempt(target, question, stop), retries=policy.retries, sleep=sleep,
+                           delay=lambda n, failed: policy.delay(n - 1, failed.error.retry_after))
+    if isinstance(outcome, GaveUp):
+        tries = f" (after {outcome.retries + 1} attempts)" if outcome.retries else ""
+        outcome = TargetResponse(error=f"{outcome.failure.error}{tries}")
+    return _timed(outcome, start)
+
+
+@dataclass(frozen=True)
+class _Failed(Failed):
+    error: TargetError
+    stopping: bool  # the run is stopping: no retry, whatever the error
+
+    def retryable(self) -> bool:
+        return self.error.retryable and not self.stopping
+
+
+def _attempt(target: Target, question: str, stop: Optional[threading.Event]) -> Union[TargetResponse, _Failed]:
+    try:
+        return _call(target, question, stop)
+    except TargetStopped:
+        return TargetResponse(error=STOPPED)
+    except TargetError as exc:
+        return _Failed(exc, stop is not None and stop.is_set())
+    except Exception as exc:  # the user's own code raised: a failed row, never a crashed run
+        return TargetResponse(error=f"the target raised {type(exc).__name__}: {exc}")
 
 
 def _timed(response: TargetResponse, start: float) -> TargetResponse:
