@@ -72,8 +72,12 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
         stop: Optional[threading.Event] = None, sleep: Callable[[float], Any] = time.sleep) -> TargetResponse:
     """Call `target` with retries; the response carries the latency (all attempts) or the error."""
     start = time.perf_counter()
-    outcome = with_retries(lambda: _attempt(target, question, stop), retries=policy.retries, sleep=sleep,
-                           delay=lambda n, failed: policy.delay(n - 1, failed.error.retry_after))
+
+    def delay(retry: int, failed: _Failed) -> float:
+        return policy.delay(retry - 1, failed.error.retry_after)
+
+    outcome: Union[TargetResponse, GaveUp[_Failed]] = with_retries(
+        lambda: _attempt(target, question, stop), retries=policy.retries, delay=delay, sleep=sleep)
     if isinstance(outcome, GaveUp):
         tries = f" (after {outcome.retries + 1} attempts)" if outcome.retries else ""
         outcome = TargetResponse(error=f"{outcome.failure.error}{tries}")
