@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Tuple
 
 from ..errors import JudgeConfigError
 from ..plugins import PluginGroup
@@ -76,13 +76,11 @@ def _openai(config: RunConfigLike, api_key: str) -> Any:
 
 JUDGE_REGISTRY: Dict[str, JudgeEntry] = {}
 _plugins: PluginGroup[JudgeEntry] = PluginGroup(PLUGIN_GROUP, "judge", JudgeEntry, JUDGE_REGISTRY, lambda e: e.kind)
-
-
-def register_judge(entry: JudgeEntry, *, replace: bool = False) -> JudgeEntry:
-    """Add `entry` so its kind can be chosen, and return it; a kind already taken is an error
-    unless `replace=True`."""
-    return _plugins.register(entry, replace=replace)
-
+# register_judge(entry, replace=False) -> entry: a kind already taken is an error unless replace=True.
+register_judge = _plugins.register
+load_judge_plugins = _plugins.load  # (reload=False) -> the problems met; plugins load once per process
+judge_plugin_errors = _plugins.load  # () -> why judge plugins failed to load (empty when all loaded)
+judge_kinds = _plugins.names  # every kind that can be chosen: built-ins, then plugins
 
 register_judge(JudgeEntry(OFFLINE, "Offline (no API key)", _offline))
 # No key_env: OpenAIJudge reads OPENAI_API_KEY itself, and only for OpenAI's (or $OPENAI_BASE_URL's) URL,
@@ -90,23 +88,6 @@ register_judge(JudgeEntry(OFFLINE, "Offline (no API key)", _offline))
 register_judge(JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, needs_model=True,
                           json_mode=True, logprobs=True, batch_api=True))
 _plugins.builtin = frozenset(JUDGE_REGISTRY)
-
-
-def load_judge_plugins(*, reload: bool = False) -> List[str]:
-    """Register every judge offered under `ragmeter.judges`; returns the problems met (a plugin that
-    fails to import, offers something that is not a JudgeEntry, or reuses a built-in kind)."""
-    return _plugins.load(reload=reload)
-
-
-def judge_plugin_errors() -> List[str]:
-    """Why judge plugins failed to load (empty when all loaded)."""
-    return _plugins.load()
-
-
-def judge_kinds() -> List[str]:
-    """Every kind that can be chosen, in registry order (built-ins, then plugins)."""
-    return _plugins.names()
-
 
 def get_judge(kind: str) -> JudgeEntry:
     """The registered entry for `kind`; JudgeConfigError naming the registered kinds otherwise."""

@@ -39,7 +39,7 @@ import socket
 import threading
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
 from ..errors import JudgeConfigError, JudgeError
 from ..retrying import Failed, GaveUp, with_retries

@@ -19,7 +19,7 @@ the unknown-metric error) and never stops ragmeter.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 from ..errors import MetricError
 from ..plugins import PluginGroup
@@ -44,27 +44,11 @@ DEFAULT_METRICS = tuple(m.name for m in BUILTINS)
 MetricChoice = Union[str, Metric]
 
 
-def register(metric: Metric, *, replace: bool = False) -> Metric:
-    """Add `metric` to the registry so its name can be chosen, and return it.
-
-    A name already taken by another metric is an error unless `replace=True`."""
-    return _plugins.register(metric, replace=replace)
-
-
-def load_plugins(*, reload: bool = False) -> List[str]:
-    """Register every metric offered under the `ragmeter.metrics` entry-point group; returns the
-    problems met (a plugin that fails to import, or that reuses a built-in metric's name)."""
-    return _plugins.load(reload=reload)
-
-
-def plugin_errors() -> List[str]:
-    """Why metric plugins failed to load (empty when all loaded)."""
-    return _plugins.load()
-
-
-def known_metrics() -> List[str]:
-    """Every name that can be chosen, in registry order (built-ins, then plugins and registered ones)."""
-    return _plugins.names()
+# register(metric, replace=False) -> metric: a name already taken is an error unless replace=True.
+register = _plugins.register
+load_plugins = _plugins.load  # (reload=False) -> the problems met; plugins load once per process
+plugin_errors = _plugins.load  # () -> why metric plugins failed to load (empty when all loaded)
+known_metrics = _plugins.names  # every name that can be chosen: built-ins, then plugins and registered ones
 
 
 def get_metric(name: str) -> Metric:
