@@ -1,4 +1,5 @@
 """The one retry loop, and its two users (the judge wrapper and the targets) giving up for the same reasons."""
+import threading
 from dataclasses import dataclass
 
 import pytest
@@ -12,10 +13,7 @@ from fakes import FakeClock, ScriptedJudge
 
 @dataclass
 class Oops(Failed):
-    again: bool = True
-
-    def retryable(self) -> bool:
-        return self.again
+    retryable: bool = True
 
 
 def attempts(*outcomes):
@@ -33,7 +31,7 @@ def test_a_result_after_failures_is_returned_and_each_retry_is_reported_before_i
 def test_it_gives_up_when_retries_run_out_when_the_failure_is_final_or_when_the_wait_would_not_fit():
     out = with_retries(attempts(Oops(), Oops(), Oops()), retries=2, delay=lambda n, f: 0, sleep=lambda s: None)
     assert isinstance(out, GaveUp) and out.retries == 2 and not out.out_of_time
-    final = Oops(again=False)
+    final = Oops(retryable=False)
     assert with_retries(attempts(final), retries=5, delay=lambda n, f: 0) == GaveUp(final, 0)
     late = with_retries(attempts(Oops(), Oops()), retries=5, delay=lambda n, f: n * 10.0, sleep=lambda s: None,
                         fits=lambda wait: wait < 15)
@@ -67,6 +65,17 @@ def test_the_judge_and_a_target_wait_out_retry_after_and_give_up_alike(fails):
         assert answer.error == "busy (after 3 attempts)"
     assert slept == [0.25] * min(fails, 2) and len(clock.slept) == len(slept)
     assert all(0.25 <= s <= 0.275 for s in clock.slept)  # the judge adds up to 10% jitter
+
+
+def test_a_stopping_run_retries_no_target_call():
+    stop, calls = threading.Event(), []
+
+    def pipeline(question):
+        calls.append(question)
+        stop.set()  # the run is stopped while this call is in flight
+        raise TargetError("busy", retryable=True)
+
+    assert ask(FunctionTarget(pipeline), "Q?", RetryPolicy(retries=3), stop=stop).error == "busy" and calls == ["Q?"]
 
 
 def test_a_final_failure_is_tried_once_by_both():

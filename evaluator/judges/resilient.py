@@ -74,8 +74,8 @@ class Failure(Failed):
     rate_limited: bool = False  # an HTTP 429 (counted in usage()["rate_limited"])
     timed_out: bool = False  # no reply within the attempt's timeout (JudgeError kind "timeout")
 
-    def retryable(self) -> bool:
-        return self.kind != FATAL
+    def __post_init__(self) -> None:
+        self.retryable = self.kind != FATAL
 
 
 @dataclass
@@ -266,14 +266,6 @@ class ResilientJudge:
         return self.max_call_seconds is not None and self._clock() - start + delay >= self.max_call_seconds
 
     def _attempt(self, prompt: str, info: _CallInfo) -> Union[str, Failure]:
-        """One attempt; a backend that changed its request (a format the server cannot do) is resent at
-        once, which is not a failed try."""
-        while True:
-            outcome = self._attempt_once(prompt, info)
-            if isinstance(outcome, str) or outcome.kind != AGAIN:
-                return outcome
-
-    def _attempt_once(self, prompt: str, info: _CallInfo) -> Union[str, Failure]:
         permit = self.limiter.acquire()
         self._add(requests=1)
         try:
@@ -284,7 +276,8 @@ class ResilientJudge:
             if failure.rate_limited:
                 self._add(rate_limited=1)
             self.limiter.release(permit, THROTTLE if failure.kind == THROTTLE_KIND else ERROR, failure.retry_after)
-            return failure
+            # AGAIN: the backend changed its request (a format the server cannot do): resent now, not a failed try.
+            return self._attempt(prompt, info) if failure.kind == AGAIN else failure
         self.limiter.release(permit, SUCCESS)
         info.logprobs = reply.logprobs if info.top_logprobs else None
         info.prompt_tokens, info.completion_tokens = reply.prompt_tokens or 0, reply.completion_tokens or 0

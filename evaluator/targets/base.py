@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Optional, Protocol, Union, runtime_check
 
 from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
-from ..retrying import Failed, GaveUp, with_retries
+from ..retrying import GaveUp, with_retries
 from .shapes import TargetResponse
 
 
@@ -73,33 +73,25 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
     """Call `target` with retries; the response carries the latency (all attempts) or the error."""
     start = time.perf_counter()
 
-    def delay(retry: int, failed: _Failed) -> float:
-        return policy.delay(retry - 1, failed.error.retry_after)
+    def delay(retry: int, failed: TargetError) -> float:
+        return policy.delay(retry - 1, failed.retry_after)
 
-    outcome: Union[TargetResponse, GaveUp[_Failed]] = with_retries(
-        lambda: _attempt(target, question, stop), retries=policy.retries, delay=delay, sleep=sleep)
+    outcome: Union[TargetResponse, GaveUp[TargetError]] = with_retries(
+        lambda: _attempt(target, question, stop), retries=policy.retries, delay=delay, sleep=sleep,
+        fits=lambda wait: stop is None or not stop.is_set())  # a stopping run retries nothing
     if isinstance(outcome, GaveUp):
         tries = f" (after {outcome.retries + 1} attempts)" if outcome.retries else ""
-        outcome = TargetResponse(error=f"{outcome.failure.error}{tries}")
+        outcome = TargetResponse(error=f"{outcome.failure}{tries}")
     return _timed(outcome, start)
 
 
-@dataclass(frozen=True)
-class _Failed(Failed):
-    error: TargetError
-    stopping: bool  # the run is stopping: no retry, whatever the error
-
-    def retryable(self) -> bool:
-        return self.error.retryable and not self.stopping
-
-
-def _attempt(target: Target, question: str, stop: Optional[threading.Event]) -> Union[TargetResponse, _Failed]:
+def _attempt(target: Target, question: str, stop: Optional[threading.Event]) -> Union[TargetResponse, TargetError]:
     try:
         return _call(target, question, stop)
     except TargetStopped:
         return TargetResponse(error=STOPPED)
     except TargetError as exc:
-        return _Failed(exc, stop is not None and stop.is_set())
+        return exc  # a failed attempt: the retry loop decides what comes next
     except Exception as exc:  # the user's own code raised: a failed row, never a crashed run
         return TargetResponse(error=f"the target raised {type(exc).__name__}: {exc}")
 
