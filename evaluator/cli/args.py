@@ -21,16 +21,10 @@ from ..metrics.rubric import load_rubrics
 from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
-def _formats_read() -> str:
-    """Every format ragmeter reads, from the one table (io/filetypes.py), for `ragmeter --help`."""
-    documents_only = [s for s in readable_formats() if s not in formats_for(DATASET)]
-    return (f"Reads {' '.join(readable_formats())} files: datasets and labels from {' '.join(formats_for(DATASET))} "
-            f"(or a Hugging Face save_to_disk folder); `generate` also reads documents from {' '.join(documents_only)}.")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.",
-                                     epilog=_formats_read())
+                                     epilog=f"Reads {' '.join(readable_formats())} files (datasets: "
+                                     f"{' '.join(formats_for(DATASET))} or a Hugging Face save_to_disk folder).")
     parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help=f"score a dataset ({' '.join(formats_for(DATASET))})")

@@ -15,17 +15,15 @@ DatasetError naming the file (and row) and what to do.
 from __future__ import annotations
 
 import html.parser
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import DatasetError, MissingExtra
-from ..io.arrow_rows import parquet_records
-from ..io.csv_rows import csv_records
-from ..io.encodings import choose_encoding, text_stream
 from ..io.filetypes import DOCUMENTS, file_type, formats_for
-from ..io.json_rows import json_records, jsonl_records
+from ..io.rows import source_rows
 from ..io.sources import Records, open_source
 
 TITLE_COLUMNS = ("title", "name", "doc_title", "document", "source", "id", "doc_id")
@@ -184,26 +182,8 @@ def html_text(markup: str) -> str:
 
 def table_documents(name: str, data: bytes) -> List[Document]:
     """One document per row of a CSV/JSONL/JSON/Parquet table, with its title and body columns."""
-    src = open_source(_Upload(name, data), name, None)
-    docs: List[Document] = []
-    if src.format == "parquet":
-        columns, records = parquet_records(src)
-        return _rows_to_documents(name, columns, records)
-    with text_stream(src, choose_encoding(src)) as text:
-        if src.format == "csv":
-            columns, _, records = csv_records(text, src)
-        else:
-            columns, records = [], (jsonl_records if src.format == "jsonl" else json_records)(text, src)
-        docs = _rows_to_documents(name, columns, records)
-    return docs
-
-
-class _Upload:
-    def __init__(self, name: str, data: bytes) -> None:
-        self.name, self._data = name, data
-
-    def getvalue(self) -> bytes:
-        return self._data
+    with source_rows(open_source(io.BytesIO(data), name, None)) as rows:  # the dataset readers, row by row
+        return _rows_to_documents(name, rows.columns, rows.records)
 
 
 def pick_columns(columns: Sequence[str], where: str) -> Tuple[str, str]:
