@@ -105,18 +105,12 @@ def file_type(path: Any, purpose: Purpose) -> FileType:
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
-def formula_safe(value: Any) -> Any:
-    """A text cell that a spreadsheet would read as a formula, prefixed with ' so it stays text."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
-
-
 def _cell(value: Any) -> Any:
-    """Lists and dicts as JSON text (a CSV cell holds them losslessly), then the formula guard."""
+    """Lists and dicts as JSON text (a CSV cell holds them losslessly); text a spreadsheet would run as a
+    formula gets a leading ' so it stays text."""
     if isinstance(value, (list, dict)):
         value = json.dumps(value, ensure_ascii=False)
-    return formula_safe(value)
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
 
 
 def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:

@@ -41,10 +41,11 @@ class RetryPolicy:
     base_delay: float = 0.5  # doubled each attempt, with jitter
     max_delay: float = MAX_RETRY_AFTER  # backoff never waits longer (a longer Retry-After fails the call: http.py)
 
-    def delay(self, attempt: int, retry_after: Optional[float]) -> float:
-        if retry_after is not None:
-            return min(max(0.0, retry_after), self.max_delay)
-        return min(self.base_delay * 2 ** attempt * (0.5 + random.random() / 2), self.max_delay)
+    def delay(self, retry: int, failed: TargetError) -> float:
+        """Seconds before retry `retry` (1, 2, ...): the server's Retry-After, else the backoff."""
+        if failed.retry_after is not None:
+            return min(max(0.0, failed.retry_after), self.max_delay)
+        return min(self.base_delay * 2 ** (retry - 1) * (0.5 + random.random() / 2), self.max_delay)
 
 
 NO_RETRY = RetryPolicy(retries=0)
@@ -72,12 +73,8 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
         stop: Optional[threading.Event] = None, sleep: Callable[[float], Any] = time.sleep) -> TargetResponse:
     """Call `target` with retries; the response carries the latency (all attempts) or the error."""
     start = time.perf_counter()
-
-    def delay(retry: int, failed: TargetError) -> float:
-        return policy.delay(retry - 1, failed.retry_after)
-
     outcome: Union[TargetResponse, GaveUp[TargetError]] = with_retries(
-        lambda: _attempt(target, question, stop), retries=policy.retries, delay=delay, sleep=sleep,
+        lambda: _attempt(target, question, stop), retries=policy.retries, delay=policy.delay, sleep=sleep,
         fits=lambda wait: stop is None or not stop.is_set())  # a stopping run retries nothing
     if isinstance(outcome, GaveUp):
         tries = f" (after {outcome.retries + 1} attempts)" if outcome.retries else ""
