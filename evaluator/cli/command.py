@@ -36,7 +36,8 @@ from ..scoring.costs import estimate_run, usage_line
 from ..scoring.progress import Progress
 from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
-from ..io.outputs import check_output, report_format
+from ..io.filetypes import REPORT, file_type
+from ..io.outputs import check_output
 from ..judges.offline import OfflineJudge
 from ..model import METHOD_FLAGGED, EvalReport
 from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
@@ -97,7 +98,7 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
     from ..io import export
 
-    fmt = report_format(path)
+    fmt = file_type(path, REPORT).format
     if fmt == "parquet":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_bytes(export.results_parquet(report))

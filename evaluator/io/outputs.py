@@ -13,17 +13,12 @@ from ..errors import OutputError
 from .filetypes import REPORT, file_type
 
 
-def report_format(path: str) -> str:
-    """'json', 'csv', 'html' or 'parquet' for this path's extension (OutputError otherwise)."""
-    return file_type(path, REPORT).format
-
-
 def check_output(path: str) -> str:
     """The report format of `path`, once it is known the file can be written there."""
     target = Path(path).expanduser()
     if target.is_dir():
         raise OutputError(f"{path} is a folder; give a file name, e.g. {target / 'report.json'}")
-    fmt = report_format(path)
+    fmt = file_type(path, REPORT).format  # an extension ragmeter does not write: OutputError
     if target.exists():
         if not os.access(target, os.W_OK):
             raise OutputError(f"{path} cannot be written (permission denied); choose another path")
