@@ -78,6 +78,7 @@ def test_register_refuses_a_taken_name_and_the_wrong_kind(group):
 
 
 def test_judges_and_metrics_load_through_the_one_group():
-    assert isinstance(judges._plugins, PluginGroup) and judges._plugins.registry is judges.JUDGE_REGISTRY
-    assert isinstance(metrics._plugins, PluginGroup) and metrics._plugins.registry is metrics.METRIC_REGISTRY
-    assert judges._plugins.builtin == {"offline", "openai"}
+    assert isinstance(judges.JUDGE_PLUGINS, PluginGroup) and judges.JUDGE_PLUGINS.registry is judges.JUDGE_REGISTRY
+    assert isinstance(metrics.METRIC_PLUGINS, PluginGroup)
+    assert metrics.METRIC_PLUGINS.registry is metrics.METRIC_REGISTRY
+    assert judges.JUDGE_PLUGINS.builtin == {"offline", "openai"}

@@ -75,26 +75,29 @@ def _openai(config: RunConfigLike, api_key: str) -> Any:
 
 
 JUDGE_REGISTRY: Dict[str, JudgeEntry] = {}
-_plugins: PluginGroup[JudgeEntry] = PluginGroup(PLUGIN_GROUP, "judge", JudgeEntry, JUDGE_REGISTRY, lambda e: e.kind)
+JUDGE_PLUGINS: PluginGroup[JudgeEntry] = PluginGroup(PLUGIN_GROUP, "judge", JudgeEntry, JUDGE_REGISTRY,
+                                                     lambda e: e.kind)
 # register_judge(entry, replace=False) -> entry: a kind already taken is an error unless replace=True.
-register_judge = _plugins.register
-load_judge_plugins = _plugins.load  # (reload=False) -> the problems met; plugins load once per process
-judge_plugin_errors = _plugins.load  # () -> why judge plugins failed to load (empty when all loaded)
-judge_kinds = _plugins.names  # every kind that can be chosen: built-ins, then plugins
+register_judge = JUDGE_PLUGINS.register
+load_judge_plugins = JUDGE_PLUGINS.load  # (reload=False) -> the problems met; plugins load once per process
+judge_plugin_errors = JUDGE_PLUGINS.load  # () -> why judge plugins failed to load (empty when all loaded)
+judge_kinds = JUDGE_PLUGINS.names  # every kind that can be chosen: built-ins, then plugins
 
 register_judge(JudgeEntry(OFFLINE, "Offline (no API key)", _offline))
 # No key_env: OpenAIJudge reads OPENAI_API_KEY itself, and only for OpenAI's (or $OPENAI_BASE_URL's) URL,
 # so a base URL someone typed never receives the operator's key.
 register_judge(JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, needs_model=True,
                           json_mode=True, logprobs=True, batch_api=True))
-_plugins.builtin = frozenset(JUDGE_REGISTRY)
+JUDGE_PLUGINS.builtin = frozenset(JUDGE_REGISTRY)
+
 
 def get_judge(kind: str) -> JudgeEntry:
     """The registered entry for `kind`; JudgeConfigError naming the registered kinds otherwise."""
-    found = _plugins.find(kind)
+    found = JUDGE_PLUGINS.find(kind)
     if found is not None:
         return found
-    raise JudgeConfigError(f"Unknown judge {kind!r}; registered judges: {', '.join(judge_kinds())}{_plugins.hint()}. "
+    raise JudgeConfigError(f"Unknown judge {kind!r}; registered judges: {', '.join(judge_kinds())}"
+                           f"{JUDGE_PLUGINS.hint()}. "
                            f"A judge package registers more under the {PLUGIN_GROUP!r} entry points.")
 
 

@@ -33,8 +33,8 @@ __all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE
 
 METRIC_REGISTRY: Dict[str, Metric] = {m.name: m for m in BUILTINS}
 PLUGIN_GROUP = "ragmeter.metrics"
-_plugins: PluginGroup[Metric] = PluginGroup(PLUGIN_GROUP, "metric", Metric, METRIC_REGISTRY, lambda m: m.name,
-                                            builtin=frozenset(METRIC_REGISTRY))
+METRIC_PLUGINS: PluginGroup[Metric] = PluginGroup(PLUGIN_GROUP, "metric", Metric, METRIC_REGISTRY,
+                                                  lambda m: m.name, builtin=frozenset(METRIC_REGISTRY))
 
 
 # What a run scores when no metrics are chosen: the five judged metrics, plus the rule-based
@@ -45,18 +45,19 @@ MetricChoice = Union[str, Metric]
 
 
 # register(metric, replace=False) -> metric: a name already taken is an error unless replace=True.
-register = _plugins.register
-load_plugins = _plugins.load  # (reload=False) -> the problems met; plugins load once per process
-plugin_errors = _plugins.load  # () -> why metric plugins failed to load (empty when all loaded)
-known_metrics = _plugins.names  # every name that can be chosen: built-ins, then plugins and registered ones
+register = METRIC_PLUGINS.register
+load_plugins = METRIC_PLUGINS.load  # (reload=False) -> the problems met; plugins load once per process
+plugin_errors = METRIC_PLUGINS.load  # () -> why metric plugins failed to load (empty when all loaded)
+known_metrics = METRIC_PLUGINS.names  # every name that can be chosen: built-ins, then plugins and registered ones
 
 
 def get_metric(name: str) -> Metric:
     """The registered metric called `name`; an unknown name raises ValueError listing the known ones."""
-    found = _plugins.find(name)
+    found = METRIC_PLUGINS.find(name)
     if found is not None:
         return found
-    raise MetricError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}{_plugins.hint()}")
+    raise MetricError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}"
+                      f"{METRIC_PLUGINS.hint()}")
 
 
 def resolve_metrics(choice: Optional[Iterable[MetricChoice]] = None) -> List[Metric]:
