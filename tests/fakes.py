@@ -48,3 +48,15 @@ class FakeClock:
         with self._lock:
             self.slept.append(seconds)
             self.now += seconds
+
+
+def install_plugin(site, dist: str, entry_points: str, module: Optional[str] = None, code: str = "", *,
+                   group: str) -> None:
+    """A minimal installed distribution in the folder `site` (on sys.path): a module, and a .dist-info whose
+    entry_points.txt offers `entry_points` lines under `group` (ragmeter.judges, ragmeter.metrics, ...)."""
+    if module:
+        (site / f"{module}.py").write_text(code, encoding="utf-8")
+    info = site / f"{dist}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry_points}", encoding="utf-8")

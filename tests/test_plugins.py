@@ -3,12 +3,14 @@
 Judges and metrics use the same group (tests/judges/test_judge_plugins.py, tests/metrics/test_plugins.py).
 """
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 
 from evaluator.judges import registry as judges
 from evaluator.metrics import registry as metrics
 from evaluator.plugins import PluginGroup
+from fakes import install_plugin
 
 GROUP = "ragmeter.test_formats"
 
@@ -27,13 +29,7 @@ NOT_A_FORMAT = 42
 '''
 
 
-def install(site, dist, lines, module=None):
-    if module:
-        (site / f"{module}.py").write_text(MODULE, encoding="utf-8")
-    info = site / f"{dist}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[{GROUP}]\n{lines}", encoding="utf-8")
+install = partial(install_plugin, group=GROUP, code=MODULE)
 
 
 @pytest.fixture
