@@ -14,10 +14,10 @@ from evaluator.errors import JudgeConfigError
 from evaluator.store.history import RunStore
 from evaluator.io.export import report_from_json
 from evaluator.judges import registry
-from evaluator.judges.registry import JUDGE_REGISTRY, judge_kinds, judge_plugin_errors, load_judge_plugins
+from evaluator.judges.registry import judge_kinds, judge_plugin_errors, load_judge_plugins
 from evaluator.judges.resilient import ResilientJudge
 from evaluator.runs.run import RunConfig
-from fakes import install_plugin
+from fakes import install_plugin, plugin_site
 
 PLUGIN = '''
 import json
@@ -69,17 +69,9 @@ install = partial(install_plugin, group=registry.PLUGIN_GROUP, code=PLUGIN)
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    site = tmp_path / "site"
-    site.mkdir()
-    monkeypatch.syspath_prepend(str(site))
-    before = dict(JUDGE_REGISTRY)
-    yield site
-    JUDGE_REGISTRY.clear()
-    JUDGE_REGISTRY.update(before)
-    for name in ("ragmeter_echo", "ragmeter_broken_judge"):
-        sys.modules.pop(name, None)
-    monkeypatch.undo()
-    load_judge_plugins(reload=True)  # back to the plugins really installed
+    modules = ("ragmeter_echo", "ragmeter_broken_judge")
+    with plugin_site(tmp_path / "site", monkeypatch, registry.JUDGE_PLUGINS, modules) as folder:
+        yield folder
 
 
 @pytest.fixture

@@ -1,13 +1,12 @@
 """Metric plugins: a distribution installed on sys.path registers metrics under `ragmeter.metrics`."""
-import sys
 from functools import partial
 
 import pytest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.metrics import registry
-from evaluator.metrics.registry import METRIC_REGISTRY, get_metric, known_metrics, load_plugins, plugin_errors
-from tests.fakes import ScriptedJudge, install_plugin
+from evaluator.metrics.registry import get_metric, known_metrics, load_plugins, plugin_errors
+from tests.fakes import ScriptedJudge, install_plugin, plugin_site
 
 PLUGIN_MODULE = '''
 from evaluator.metrics.registry import Metric
@@ -28,15 +27,9 @@ install = partial(install_plugin, group=registry.PLUGIN_GROUP, code=PLUGIN_MODUL
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(tmp_path))
-    before = dict(METRIC_REGISTRY)
-    yield tmp_path
-    METRIC_REGISTRY.clear()
-    METRIC_REGISTRY.update(before)
-    for name in ("ragmeter_shouting", "ragmeter_broken"):
-        sys.modules.pop(name, None)
-    monkeypatch.undo()
-    load_plugins(reload=True)  # back to the plugins really installed
+    modules = ("ragmeter_shouting", "ragmeter_broken")
+    with plugin_site(tmp_path, monkeypatch, registry.METRIC_PLUGINS, modules) as folder:
+        yield folder
 
 
 def test_an_installed_plugin_metric_can_be_chosen_by_name(site):
