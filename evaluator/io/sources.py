@@ -52,11 +52,6 @@ class Source:
     folder: Optional[Path] = None  # a saved Hugging Face dataset: the folder, read by arrow_rows
 
 
-def _format_of(name: str) -> Tuple[str, str]:
-    kind = file_type(name, DATASET)
-    return kind.format, kind.delimiter
-
-
 def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:
     if max_bytes is not None and size > max_bytes:
         raise DatasetError(f"is {size:,} bytes, more than the limit of {max_bytes:,} bytes; "
@@ -71,16 +66,16 @@ def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surf
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
                            f"name='data.csv' (the extension decides the format: {', '.join(formats_for(DATASET))})")
-    fmt, delimiter = _format_of(str(name))
+    kind = file_type(name, DATASET)
     data = _read_upload(source, str(name), max_bytes, surface)
-    return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data))
+    return Source(str(name), kind.format, kind.delimiter, lambda: io.BytesIO(data))
 
 
 def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:
     if path.is_dir() and any((path / marker).is_file() for marker in _SAVED_MARKERS):
         _check_size(sum(p.stat().st_size for p in path.rglob("*.arrow")), max_bytes, name, surface)
         return Source(name, SAVED_DATASET, "", lambda: io.BytesIO(b""), folder=path)
-    fmt, delimiter = _format_of(name)
+    kind = file_type(name, DATASET)
     try:
         if not path.is_file():
             what = "is a folder, not a file" if path.is_dir() else "does not exist"
@@ -89,7 +84,7 @@ def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface
     except OSError as exc:
         raise DatasetError(f"cannot be read ({exc.strerror or exc}); check the path and permissions",
                            file=name) from None
-    return Source(name, fmt, delimiter, lambda: path.open("rb"))
+    return Source(name, kind.format, kind.delimiter, lambda: path.open("rb"))
 
 
 def _read_upload(source: Any, name: str, max_bytes: Optional[int], surface: Surface) -> bytes:
