@@ -108,3 +108,9 @@ def test_documents_read_text_and_tables_by_the_table(tmp_path):
 def test_ragmeter_help_lists_every_readable_format():
     text = build_parser().format_help()
     assert all(suffix in text for suffix in readable_formats())
+
+
+def test_generate_refuses_an_output_type_before_reading_any_document(tmp_path, capsys):
+    assert main(["generate", "--docs", str(tmp_path / "no_docs_here"), "--offline", "-o", str(tmp_path / "t.xlsx")]) == 2
+    said = capsys.readouterr().err
+    assert "t.xlsx" in said and all(suffix in said for suffix in formats_for(TESTSET))
