@@ -91,7 +91,8 @@ class Completion:
 
 @dataclass(frozen=True)
 class Backoff:
-    """Seconds before retry n: base * 2**(n-1), capped; the quick schedule is for an unreachable server."""
+    """Seconds before retry n: base * 2**(n-1), capped. The quick schedule is for nothing listening / no such
+    host: a few quick tries cover a server still starting up, and a dead judge is reported in seconds."""
 
     base: float = 0.5
     cap: float = 30.0
