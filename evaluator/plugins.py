@@ -8,8 +8,8 @@ A package offers plugins under an entry-point group; in its pyproject.toml:
 The object named may be one item, a list of them, or a function returning either. A registry
 (a plain dict of name -> item) owns a `PluginGroup`, which loads the group once per process, on the
 first lookup of a name that is not built in. A plugin that fails to import, offers the wrong kind of
-object, or reuses a built-in name is reported (`errors()`, and in the unknown-name error), never a
-crash: a broken package must not break ragmeter. Core layer: imports nothing of ragmeter.
+object, or reuses a built-in name is reported (`load()` returns why, `hint()` adds it to an unknown-name
+error), never a crash: a broken package must not break ragmeter. Core layer: imports nothing of ragmeter.
 """
 from __future__ import annotations
 
