@@ -7,6 +7,8 @@
 The package reads like a table of contents (each folder's __init__ says what it holds):
     model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
     errors.py      every error ragmeter raises on purpose, drawn as a tree
+    plugins.py     the one entry-point loader every plugin kind uses (judges, metrics, ...)
+    retrying.py    the one retry loop every outside call uses (the judge wrapper, targets)
     judges/        who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
                    resilient wrapper (retries, rate limit, cache, usage), offline, OpenAI-compatible
     metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
