@@ -3,6 +3,8 @@ extension itself now goes through io/filetypes.py, and every CSV ragmeter writes
 import csv
 import io
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +63,13 @@ def test_report_csv_and_cli_csv_output_neutralise_formulas(formula, tmp_path, mo
     assert main(["evaluate", str(data), "--offline", "-q", "-o", str(tmp_path / "out.csv")]) == 0
     [row] = read_csv((tmp_path / "out.csv").read_bytes().decode("utf-8"))
     assert row["question"] == "'" + formula.strip()  # the loader trims the question; the guard still holds
+
+
+def test_no_module_writes_csv_but_the_one_with_the_guard():
+    root = Path(__file__).resolve().parents[2]
+    writers = [p.relative_to(root).as_posix() for folder in ("evaluator", "pages") for p in (root / folder).rglob("*.py")
+               if re.search(r"csv\.(writer|DictWriter)\(|\.to_csv\(", p.read_text(encoding="utf-8"))]
+    assert writers == ["evaluator/io/filetypes.py"]
 
 
 def test_plain_text_and_numbers_are_left_alone(tmp_path):
