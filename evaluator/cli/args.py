@@ -22,9 +22,11 @@ from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
+    tables, documents = formats_for(DATASET), [s for s in readable_formats() if s not in formats_for(DATASET)]
     parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.",
-                                     epilog=f"Reads {' '.join(readable_formats())} files (datasets: "
-                                     f"{' '.join(formats_for(DATASET))} or a Hugging Face save_to_disk folder).")
+                                     epilog=f"Reads datasets and labels from {' '.join(tables)} files or a Hugging "
+                                     f"Face save_to_disk folder; `generate` also reads documents from "
+                                     f"{' '.join(documents)} files.")
     parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help=f"score a dataset ({' '.join(formats_for(DATASET))})")
