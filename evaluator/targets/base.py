@@ -16,8 +16,8 @@ from typing import Any, Callable, Dict, Optional, Protocol, Union, runtime_check
 
 from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
+from ..io.shapes import TargetResponse
 from ..retrying import GaveUp, with_retries
-from .shapes import TargetResponse
 
 
 @runtime_checkable

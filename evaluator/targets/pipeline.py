@@ -30,7 +30,7 @@ from ..scoring.progress import Progress, ProgressCallback, ResultCallback
 from ..safetext import clean_sample
 from .base import STOPPED, RetryPolicy, Target, ask
 from .replay import replay
-from .shapes import TargetResponse
+from ..io.shapes import TargetResponse
 
 AnswerCallback = Callable[[int, EvalSample], None]
 

@@ -16,7 +16,7 @@ from evaluator.generate.documents import load_documents
 from evaluator.generate import items as testsets  # (its testset_bytes would be collected as a test)
 from evaluator.generate.items import TestItem, write_testset
 from evaluator.io.datasets import load_dataset
-from evaluator.io.export import results_csv
+from evaluator.report.export import results_csv
 from evaluator.io.filetypes import DATASET, DOCUMENTS, LABELS, REPORT, TESTSET, file_type, formats_for, readable_formats
 from evaluator.io.outputs import check_output
 from evaluator.review.labels import write_labels

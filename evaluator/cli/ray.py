@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from ..cli.args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
+from .args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import usage_line
 from ..scoring.progress import Progress
 from ..scoring.verdict import Verdict, decide
-from .ray import history_rows, need_ray, run_ray
+from ..engines.ray import history_rows, need_ray, run_ray
 
 
 def check_ray_args(args: argparse.Namespace) -> None:
