@@ -15,7 +15,7 @@ from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from ..judges.cache import default_cache_path
 from ..errors import RagmeterError
-from ..io.filetypes import DATASET, formats_for, readable_formats
+from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
@@ -25,14 +25,16 @@ from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 # Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats). The file types
 # come from the one table (io/filetypes.py), so a format added there is listed here.
-_TABLES = " ".join(formats_for(DATASET))
+_DATASETS = " ".join(formats_for(DATASET))
+_TABLES = " ".join(s for s in formats_for(DATASET) if s in formats_for(DOCUMENTS))
 _DOCUMENTS = " ".join(s for s in readable_formats() if s not in formats_for(DATASET))
 READABLE_FORMATS = (
-    ("datasets", "evaluate DATA", f"{_TABLES}, or a Hugging Face save_to_disk folder"),
+    ("datasets", "evaluate DATA", f"{_DATASETS} (.eval: an inspect_ai log), or a Hugging Face save_to_disk folder"),
     ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
-                                        "messages, one row per turn, or ragmeter's own turns"),
-    ("other tools' files", "evaluate DATA", "ragas, deepeval, Phoenix, TruLens, LangSmith, Langfuse, MLflow and "
-                                             "promptfoo exports; OpenInference, OTLP/JSON and Phoenix spans"),
+                                        "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
+    ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix, TruLens, LangSmith, "
+                                             "Langfuse (items, traces, observations), MLflow and promptfoo exports; "
+                                             "inspect_ai logs; OpenInference, OTLP/JSON and Phoenix spans"),
     ("documents", "generate --docs", f"{_DOCUMENTS} files in a folder, tables {_TABLES}, or PostgreSQL with "
                                       "--docs-query"),
     ("labels", "review import", f"{_TABLES} with human_<metric> columns"),
@@ -76,7 +78,10 @@ def _data_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN",
                        help="read a field from a column, or from a path inside one "
                             "(question=inputs.question, contexts=outputs.documents[].page_content)")
-    group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns "
+                       "and with other tools' grades (external_<tool>_<metric>) of the metrics ragmeter also scores")
+    group.add_argument("--no-tool-evidence", action="store_true", help="conversations: do not read a tool's reply as "
+                       "a context of the assistant turn after it (it is, by default)")
 
 
 def _judge_group(ev: argparse.ArgumentParser) -> None:

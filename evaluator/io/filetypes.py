@@ -67,6 +67,7 @@ FILE_TYPES = (
     _row(".ndjson", "jsonl", DATASET, DOCUMENTS),
     _row(".json", "json", DATASET, DOCUMENTS, REPORT),
     _row(".parquet", "parquet", DATASET, DOCUMENTS, TESTSET, LABELS, REPORT),
+    _row(".eval", "inspect_eval", DATASET),  # an inspect_ai log archive (io/inspect_logs.py)
     _row(".html", "html", DOCUMENTS, REPORT),
     _row(".htm", "html", DOCUMENTS, REPORT),
     _row(".md", "text", DOCUMENTS),

@@ -81,7 +81,7 @@ def test_plain_text_and_numbers_are_left_alone(tmp_path):
 
 # -- one table: each purpose takes its types, and says which when refused ------------------------------
 def test_each_purpose_takes_its_own_types():
-    assert formats_for(DATASET) == [".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet"]
+    assert formats_for(DATASET) == [".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".eval"]
     assert set(formats_for(TESTSET)) == set(formats_for(LABELS)) == {".csv", ".jsonl", ".parquet"}
     assert set(formats_for(REPORT)) == {".csv", ".json", ".parquet", ".html", ".htm"}
     assert {".pdf", ".md", ".txt", ".html", ".csv"} <= set(formats_for(DOCUMENTS))
