@@ -13,6 +13,7 @@ from evaluator.analysis.noise import judge_noise
 from evaluator.scoring.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.review.agreement import corrected_line
 from evaluator.runs.run import RunConfig
 from evaluator.scoring.verdict import row_counts, verdict
 
@@ -268,7 +269,8 @@ def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None
                        on_click="ignore")
     c3.download_button("Download HTML report", lambda: export.html_report(
         report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
-        settings=meta.settings, labels_agreement=report_data.agreement(meta.token, report) or None), f"{stem}.html",
+        settings=meta.settings, labels_agreement=report_data.agreement(meta.token, report) or None,
+        reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()}), f"{stem}.html",
         "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
     c4.download_button("Download Parquet", lambda: export.results_parquet(report), f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",

@@ -9,7 +9,9 @@
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
-    ragmeter review export|import|stats|align RUN_ID ...   people's reviews (cli_review.py)
+    ragmeter review export|import|stats|queue|align RUN_ID ...   people's reviews (cli/review.py)
+    ragmeter ab DATA --target A --target-b B [--metric M] [--alpha 0.05] [--tie 0.02] [--max-samples N]
+                [--json out.json]   sequential A/B test of two pipelines (cli/ab.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
@@ -409,6 +411,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .review import run_review
 
             return run_review(args)
+        if args.command == "ab":
+            from .ab import run_ab_command
+
+            return run_ab_command(args)
         if args.command == "generate":
             from .generate import run_generate
             return run_generate(args)

@@ -74,8 +74,10 @@ def export_labels(store: ReviewStore, run_id: str, path: str) -> int:
     return len(rows)
 
 
-def import_labels(store: ReviewStore, run_id: str, path: str, reviewer: str) -> int:
-    """Store the human_<metric> labels of `path` as `reviewer`'s reviews of the run; returns how many."""
+def import_labels(store: ReviewStore, run_id: str, path: str, reviewer: str, queue: str = "import") -> int:
+    """Store the human_<metric> labels of `path` as `reviewer`'s reviews of the run; returns how many.
+    `queue` says how the labelled samples were picked ("random", "informative:SEED"; default "import":
+    picked by hand, so they give no corrected mean)."""
     info = store.runs.get_run(run_id)
     results = store.runs.indexed_results(run_id)
     by_id = {(r.sample.sample_id if r.sample else None) or r.sample_id: (i, r) for i, r in results}
@@ -90,20 +92,20 @@ def import_labels(store: ReviewStore, run_id: str, path: str, reviewer: str) -> 
                               f"run {run_id}; export the run's labels (ragmeter review export) to see its ids")
         index, result = by_id[sample.sample_id]
         for metric, label in labels.items():
-            reviews.append(_imported(info, run_id, index, result, metric, float(label), reviewer))
+            reviews.append(_imported(info, run_id, index, result, metric, float(label), reviewer, queue))
     return store.record_many(reviews)
 
 
 def _imported(info: Any, run_id: str, index: int, result: EvalResult, metric: str, label: float,
-              reviewer: str) -> Review:
+              reviewer: str, queue: str = "import") -> Review:
     ms = result.scores.get(metric)
     if ms is None or ms.skipped:
         raise ReviewError(f"run {run_id} has no {metric} score for sample {result.sample_id!r} to review")
     scale = "1-5" if label > 1 else "0-1"
     review = Review(run_id, index, metric, DISAGREE, reviewer, corrected=label, scale=scale,
-                    judge_score=ms.score, judge=judge_settings(info), sample_id=result.sample_id, queue="import")
+                    judge_score=ms.score, judge=judge_settings(info), sample_id=result.sample_id, queue=queue)
     human = review.human_score
     if human is not None and abs(human - ms.score) <= AGREE_WITHIN:
         return Review(run_id, index, metric, AGREE, reviewer, corrected=label, scale=scale, judge_score=ms.score,
-                      judge=review.judge, sample_id=result.sample_id, queue="import")
+                      judge=review.judge, sample_id=result.sample_id, queue=queue)
     return review
