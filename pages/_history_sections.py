@@ -130,6 +130,8 @@ def comparison_view(cmp: Any) -> None:
                    "only in B). A change is clear when its 95% CI excludes 0; \"all A\"/\"all B\" are each run's "
                    "mean over every row it scored.", b=cmp.run_b.label, a=cmp.run_a.label, n=cmp.n_paired,
                    only_a=cmp.only_a, only_b=cmp.only_b)
+    if cmp.metrics_note():  # different metric choices: only the shared ones are compared
+        errors.warning("{note}", note=cmp.metrics_note(), icon=":material/compare_arrows:")
     for line in cmp.regressions:
         errors.error("Regression: {line}", line=line, icon=":material/trending_down:")
     rows = []
@@ -150,7 +152,7 @@ def comparison_view(cmp: Any) -> None:
         views.records_table([{"sample": m.sample_id, "metric": m.metric, "A": m.a, "B": m.b, "delta": m.delta,
                               "question": m.question} for m in cmp.movers], column_config=DELTA_FORMAT)
     elif not changed:
-        st.caption("No sample's score changed between the two runs.")
+        errors.caption("No sample's score changed on the {n} metrics both runs have.", n=len(cmp.shared))
 
 
 def manage(store: RunStore, info: RunInfo) -> None:

@@ -299,6 +299,9 @@ def trust_notes(report: EvalReport) -> None:
                        cause=judging.main_cause(report) or "see each score", icon=":material/warning:")
     if judging.is_offline(report):
         errors.info("{notice}", notice=judging.OFFLINE_NOTICE, icon=":material/info:")
+    language = report.language_note()
+    if language:  # rows in a language without prompts of its own were scored with the English ones
+        errors.info("{note}", note=language.strip().capitalize(), icon=":material/translate:")
 
 
 def verdict_box(report: EvalReport) -> None:

@@ -91,10 +91,10 @@ from .paths import NestedPaths, nested_paths
 from .plans import Plan, Planner, check_mapping
 from .readings import Tally
 from .rows import Rows, source_rows
-from .sources import FORMATS, Records, Source, Where, open_source
+from .sources import Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
 
-__all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "FORMATS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
+__all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
            "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
 log = logging.getLogger("ragmeter")
 
@@ -155,6 +155,7 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
     return EvalSample(
         question=question,
         answer=text("answer"),
+        no_answer_reason=_no_answer(row, cols),
         contexts=contexts,
         ground_truth=text("ground_truth") or None,
         sample_id=text("sample_id") or f"row-{number}",
@@ -166,6 +167,17 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
         expected_tools=tool_names_cell(row.get(cols["expected_tools"]), where, cols["expected_tools"])
         if "expected_tools" in cols else None,
     )
+
+
+NO_ANSWER = "No answer: the file gives none for this row (the cell is missing or null), so nothing that reads the answer is scored."
+
+
+def _no_answer(row: Dict[str, Any], cols: Dict[str, str]) -> Optional[str]:
+    """Why the row has no answer at all, or None when it has one. A missing or null cell is no answer
+    (deepeval goldens without actual_output); "" is an answer that is truly empty, and is scored."""
+    if "answer" in cols and row.get(cols["answer"]) is not None:
+        return None
+    return NO_ANSWER
 
 
 def _peek(rows: Rows, mapping: Dict[str, Optional[str]]) -> Reading:

@@ -38,6 +38,7 @@ SAMPLE_FIELDS = (
     "target_latency_ms",
     "target_error",
     "no_contexts_reason",
+    "no_answer_reason",
 )
 
 
@@ -107,6 +108,7 @@ def sample_from_record(record: Dict[str, Any]) -> Optional[EvalSample]:
         target_latency_ms=record.get("target_latency_ms"),
         target_error=record.get("target_error"),
         no_contexts_reason=record.get("no_contexts_reason"),
+        no_answer_reason=record.get("no_answer_reason"),
     )
 
 

@@ -5,30 +5,29 @@ question, answer, contexts, ground_truth; a conversation's id, turns and goal) a
 its reviewers' scores on 0-1. The file is a dataset like any other, so `ragmeter evaluate
 labels.csv --labels` and the dashboard's agreement panel read the labels back.
 
-Import: a dataset file carrying `human_<metric>` columns (this export, or labels made elsewhere)
-becomes reviews by one reviewer: rows are matched to the run's samples by sample_id, a label
+An unreviewed run exports every row with an empty `human_<metric>` column per scored metric, so
+labelling can start in a spreadsheet.
+
+Import: any CSV, JSONL or Parquet file with `sample_id` and `human_<metric>` columns (this export, a
+spreadsheet, labels made elsewhere; label_files.py reads it) becomes reviews by one reviewer: rows are matched to the run's samples by sample_id, a label
 within AGREE_WITHIN of the run's score is an "agree", any other a "disagree" with the label as
 the corrected score (labels above 1 are read as 1-5 ratings). A row naming no sample of the run
 is an error naming the row, before anything is stored.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import defaultdict
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ReviewError
-from ..io.datasets import load_dataset
-from ..report.export import neutralise_cell
-from ..model import EvalResult
+from ..io.filetypes import LABELS, write_rows
+from ..model import EvalResult, merged_order
+from .label_files import read_label_file
 from ..store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
 # A label this close to the run's score (on 0-1) agrees with it.
 AGREE_WITHIN = 0.05
-FORMATS = (".csv", ".jsonl", ".parquet")
+LABEL_COLUMNS = ("sample_id", "question", "answer", "contexts", "ground_truth")  # an empty file's header
 
 
 def label_rows(results: Sequence[Tuple[int, EvalResult]], reviews: Sequence[Review]) -> List[Dict[str, Any]]:
@@ -41,9 +40,11 @@ def label_rows(results: Sequence[Tuple[int, EvalResult]], reviews: Sequence[Revi
         if human is not None:
             scores[r.index][r.metric].append(human)
     metrics = list(dict.fromkeys(r.metric for r in reviews))
+    if not reviews:  # nothing reviewed yet: every row, an empty column per scored metric, ready to label
+        metrics = _scored_metrics(results)
     rows = []
     for index, result in results:
-        if index not in scores or result.sample is None:
+        if (reviews and index not in scores) or result.sample is None:
             continue
         s = result.sample
         row: Dict[str, Any] = {"sample_id": s.sample_id or result.sample_id or f"row-{index + 1}",
@@ -58,6 +59,12 @@ def label_rows(results: Sequence[Tuple[int, EvalResult]], reviews: Sequence[Revi
     return rows
 
 
+def _scored_metrics(results: Sequence[Tuple[int, EvalResult]]) -> List[str]:
+    """The metrics the run scored on at least one row, in the run's order."""
+    order = merged_order(r.scores for _, r in results)
+    return [m for m in order if any(m in r.scores and not r.scores[m].skipped for _, r in results)]
+
+
 def _run_score(results: Sequence[Tuple[int, EvalResult]], index: int, metric: str) -> Optional[float]:
     for i, result in results:
         ms = result.scores.get(metric) if i == index else None
@@ -68,29 +75,7 @@ def _run_score(results: Sequence[Tuple[int, EvalResult]], index: int, metric: st
 
 def write_labels(rows: List[Dict[str, Any]], path: str) -> None:
     """Write label rows as CSV (contexts as a JSON array, formulas neutralised), JSONL or Parquet."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise ReviewError(f"cannot write labels to {path}: use a file ending in {', '.join(FORMATS)}")
-    if suffix == ".jsonl":
-        Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    elif suffix == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        pq.write_table(pa.Table.from_pylist(rows), path)
-    else:
-        Path(path).write_text(_csv(rows), encoding="utf-8-sig")
-
-
-def _csv(rows: List[Dict[str, Any]]) -> str:
-    out = io.StringIO()
-    names = list(rows[0]) if rows else ["sample_id", "question", "answer", "contexts", "ground_truth"]
-    writer = csv.DictWriter(out, fieldnames=names)
-    writer.writeheader()
-    for row in rows:
-        cells = {k: json.dumps(v, ensure_ascii=False) if isinstance(v, list) else v for k, v in row.items()}
-        writer.writerow({k: neutralise_cell(v) for k, v in cells.items()})
-    return out.getvalue()
+    write_rows(rows, path, LABELS, LABEL_COLUMNS)
 
 
 def export_labels(store: ReviewStore, run_id: str, path: str) -> int:
@@ -107,17 +92,14 @@ def import_labels(store: ReviewStore, run_id: str, path: str, reviewer: str, que
     info = store.runs.get_run(run_id)
     results = store.runs.indexed_results(run_id)
     by_id = {(r.sample.sample_id if r.sample else None) or r.sample_id: (i, r) for i, r in results}
-    samples = load_dataset(path, needs_answer=False)
     reviews = []
-    for n, sample in enumerate(samples, 1):
-        labels = sample.metadata.get("human_labels") or {}
-        if not labels:
-            continue
-        if sample.sample_id not in by_id:
-            raise ReviewError(f"{path}: data row {n} has sample_id {sample.sample_id!r}, which is not a sample of "
-                              f"run {run_id}; export the run's labels (ragmeter review export) to see its ids")
-        index, result = by_id[sample.sample_id]
-        for metric, label in labels.items():
+    for row in read_label_file(path):
+        if row.sample_id not in by_id:
+            raise ReviewError(f"{path}: data row {row.number} has sample_id {row.sample_id!r}, which is not a "
+                              f"sample of run {run_id} ({row.where.label()}); export the run's labels "
+                              "(ragmeter review export) to see its ids")
+        index, result = by_id[row.sample_id]
+        for metric, label in row.labels.items():
             reviews.append(_imported(info, run_id, index, result, metric, float(label), reviewer, queue))
     return store.record_many(reviews)
 

@@ -25,7 +25,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from ..errors import JudgeFailed
 from ..scoring.evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
-from ..scoring.passes import Progress, ProgressCallback, ResultCallback, ScoringPass
+from ..scoring.passes import ScoringPass
+from ..scoring.progress import Progress, ProgressCallback, ResultCallback
 from ..safetext import clean_sample
 from .base import STOPPED, RetryPolicy, Target, ask
 from .replay import replay
@@ -39,7 +40,7 @@ def with_response(sample: EvalSample, response: TargetResponse, target: Any = No
     text made safe (safetext), with a note of what was replaced."""
     return clean_sample(replace(sample, answer=response.answer, contexts=list(response.contexts),
                    tool_calls=list(response.tool_calls), target_latency_ms=response.latency_ms,
-                   target_error=response.error,
+                   target_error=response.error, no_answer_reason=None,
                    no_contexts_reason=getattr(target, "no_contexts_reason", None)))
 
 
