@@ -75,6 +75,10 @@ class EvalSample:
     target_latency_ms: Optional[float] = None
     target_error: Optional[str] = None
     no_contexts_reason: Optional[str] = None
+    # Retrieval by document id (metrics/retrieval.py): the retrieved documents' ids in rank order ("" for
+    # a document without one, so the ranks below it stay true), and graded relevance {doc id: grade}.
+    retrieval_ids: Optional[List[str]] = None
+    relevance: Optional[Dict[str, float]] = None
     # A multi-turn row's turns (None: the row is the one exchange above). Its question is then the
     # transcript up to the last reply, its answer that reply, what conversation-level metrics judge.
     conversation: Optional[Conversation] = None
