@@ -90,6 +90,39 @@ def paired_bootstrap_ci(deltas: Iterable[float], *, n_resamples: int = DEFAULT_R
     return bootstrap_ci(deltas, n_resamples=n_resamples, level=level, seed=seed, exact_limit=exact_limit)
 
 
+EXACT_PAIRS = 12  # up to 2**12 sign patterns: the permutation test enumerates them all
+
+
+def paired_permutation_p(deltas: Iterable[float], *, n_resamples: int = 10_000, seed: int = DEFAULT_SEED,
+                         exact_limit: int = EXACT_LIMIT) -> Optional[float]:
+    """Two-sided p-value of a paired permutation (sign-flip) test: is the mean difference b - a zero?
+
+    Under "no difference" each pair's sign is as likely flipped, so p is the share of sign patterns whose
+    mean is at least as far from 0 as the observed one. Exact for up to EXACT_PAIRS pairs; else
+    `n_resamples` random patterns (with the +1 correction, so p is never 0), or, beyond `exact_limit`
+    draws, the normal approximation of the same distribution (mean 0, sd sqrt(sum d^2) / n). None
+    without pairs; 1.0 when every difference is 0.
+    """
+    data = [float(d) for d in deltas]
+    n = len(data)
+    if not n:
+        return None
+    observed = abs(math.fsum(data)) - 1e-12 * n  # a float's last bit must not decide "as extreme"
+    if observed <= 0:
+        return 1.0
+    if n <= EXACT_PAIRS:
+        hits = sum(1 for mask in range(2 ** n)
+                   if abs(math.fsum(-d if mask >> i & 1 else d for i, d in enumerate(data))) >= observed)
+        return hits / 2 ** n
+    if n * n_resamples > exact_limit:
+        z = abs(math.fsum(data)) / math.sqrt(math.fsum(d * d for d in data))
+        return 2 * (1 - statistics.NormalDist().cdf(z))
+    rng = random.Random(seed)
+    hits = sum(1 for _ in range(n_resamples)
+               if abs(math.fsum(d if rng.random() < 0.5 else -d for d in data)) >= observed)
+    return (hits + 1) / (n_resamples + 1)
+
+
 @dataclass
 class MetricSummary:
     """Everything the report shows for one metric.

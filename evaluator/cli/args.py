@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
+from .compare import add_compare_parser
 from ..judges.cache import default_cache_path
 from ..errors import RagmeterError
 from ..judges.registry import get_judge, judge_kinds
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_target_arguments(ev)
     add_review_parser(sub)
     add_generate_parser(sub)
+    add_compare_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
     runs.add_argument("--owner", default=None, help="only the runs this user started")

@@ -11,6 +11,7 @@
     ragmeter runs     list the run history
     ragmeter review export|import|stats|align RUN_ID ...   people's reviews (cli_review.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
+    ragmeter compare BASE NEW [--format markdown] [--fail-on-regression]   what changed (cli/compare.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
 was missed or is N/A, 2 bad input or usage (one line, no traceback), 3 the judge failed (the run stopped
@@ -386,6 +387,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "generate":
             from .generate import run_generate
             return run_generate(args)
+        if args.command == "compare":
+            from .compare import run_compare
+
+            return run_compare(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
