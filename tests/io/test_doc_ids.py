@@ -104,6 +104,27 @@ def test_a_target_returning_documents_gives_their_ids():
     assert response_from_value(("a", ["plain"])).retrieval_ids is None
 
 
+def test_without_an_id_a_title_is_the_id_as_in_ragmeters_own_test_sets():
+    from evaluator.demo import rag_answer
+
+    response = response_from_value(rag_answer("How much does a day pass cost?"))
+    assert response.retrieval_ids and response.retrieval_ids[0] == "Day passes"  # demo_questions' expected_docs
+
+
+def test_an_http_target_gives_ids_found_or_at_a_field_path():
+    from target_server import TargetServer
+
+    from evaluator.targets.http import HttpTarget
+
+    reply = {"answer": "ok", "hits": [{"passage": "p1", "key": "k1"}, {"passage": "p2", "key": None}],
+             "doc_ids": ["d9", "d8"]}
+    with TargetServer(lambda body: (200, reply)) as srv:
+        assert HttpTarget(srv.url).call("q").retrieval_ids == ["d9", "d8"]  # found by its name
+        mapped = HttpTarget(srv.url, fields={"contexts": "hits[].passage", "retrieval_ids": "hits[].key"})
+        response = mapped.call("q")
+    assert response.contexts == ["p1", "p2"] and response.retrieval_ids == ["k1", ""]
+
+
 def test_ids_and_relevance_survive_the_history_record():
     sample = EvalSample("q", "a", ["c"], sample_id="s", retrieval_ids=["d2", "", "d1"], relevance={"d1": 3.0})
     back = sample_from_record(json.loads(json.dumps(sample_to_record(sample, 0))))
