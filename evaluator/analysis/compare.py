@@ -106,14 +106,17 @@ class RunComparison:
 
     def version_note(self) -> str:
         """One sentence on the test set versions and which samples the deltas cover."""
-        shared = f"compared on the {self.n_paired} sample ids both share ({self.only_a} only in A, {self.only_b} only in B)"
+        shared = (f"compared on the {self.n_paired} sample ids both share ({self.only_a} only in A, "
+                  f"{self.only_b} only in B)")
         if self.versions_differ:
-            rows_a, rows_b = self.run_a.settings.get(ROWS_KEY, self.total_a), self.run_b.settings.get(ROWS_KEY, self.total_b)
+            rows_a = self.run_a.settings.get(ROWS_KEY, self.total_a)
+            rows_b = self.run_b.settings.get(ROWS_KEY, self.total_b)
             return (f"The runs scored different versions of the test set: A {self.version_a} ({rows_a} rows), "
                     f"B {self.version_b} ({rows_b} rows); {shared}.")
         if self.version_a and self.version_b:
             return f"Both runs scored test set version {self.version_a}; {shared}."
-        return f"The test set version of {'A' if not self.version_a else 'B'} is unknown (saved before versions were recorded); {shared}."
+        unknown = "A" if not self.version_a else "B"
+        return f"The test set version of {unknown} is unknown (saved before versions were recorded); {shared}."
 
     @property
     def regressions(self) -> List[str]:

@@ -209,4 +209,5 @@ def retrieval_metric(name: str) -> Optional[Metric]:
 
 # What the dashboard's metric picker offers (any other k is one typed name away in the CLI and library).
 CHOICES = ("hit@1", "hit@3", "recall@5", "recall@10", "precision@5", "mrr@10", "ndcg@5", "ndcg@10", "ndcg_exp@10")
-NAMES_HELP = "retrieval metrics by document id: hit@k, recall@k, precision@k, mrr@k, ndcg@k, ndcg_exp@k (bare name: k=5)"
+NAMES_HELP = ("retrieval metrics by document id: hit@k, recall@k, precision@k, mrr@k, ndcg@k, ndcg_exp@k "
+              "(bare name: k=5)")
