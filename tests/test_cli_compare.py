@@ -76,6 +76,14 @@ def test_an_unknown_run_or_missing_project_is_a_usage_error(argv, problem, capsy
     assert problem in capsys.readouterr().err
 
 
+def test_an_output_that_cannot_be_written_is_a_usage_error_naming_it(base, tmp_path, capsys):
+    (tmp_path / "taken").mkdir()
+    assert main(["compare", base, base, "-o", str(tmp_path / "taken")]) == 2
+    assert "taken: the comparison cannot be written there" in capsys.readouterr().err
+    assert main(["compare", base, base, "-o", str(tmp_path / "comment.md"), "--format", "markdown"]) == 0
+    assert "| metric | base | new |" in (tmp_path / "comment.md").read_text(encoding="utf-8")
+
+
 def test_runs_record_their_test_set_version_and_compare_says_when_versions_differ(base):
     changed = samples(ranked_well=True, n=14, extra=" (reworded)")  # q-0 reworded, q-12 and q-13 added
     other = stored_run(changed)
@@ -86,6 +94,12 @@ def test_runs_record_their_test_set_version_and_compare_says_when_versions_diffe
     note = cmp.version_note()
     assert "different versions" in note and "(12 rows)" in note and "(14 rows)" in note
     assert "12 sample ids both share" in note
+
+
+def test_runs_that_share_no_sample_id_fail_the_gate(base, capsys):
+    other = stored_run([EvalSample("Unrelated?", "Yes.", ["Yes."], sample_id="x-1")])
+    assert main(["compare", base, other, "--fail-on-regression"]) == 1
+    assert "share no sample id" in capsys.readouterr().err
 
 
 def test_the_version_ignores_row_order_and_the_pipelines_outputs():

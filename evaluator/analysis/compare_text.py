@@ -55,9 +55,12 @@ def dropped(cmp: RunComparison, alpha: float) -> List[MetricDelta]:
 
 
 def failures(cmp: RunComparison, alpha: float) -> List[str]:
-    """Why `--fail-on-regression` fails: each significant drop, and rows B lost; empty when none."""
+    """Why `--fail-on-regression` fails: each significant drop, rows B lost, or no shared sample at all;
+    empty when none."""
     found = [f"{d.metric} fell {d.mean_a:.3f} → {d.mean_b:.3f} ({d.delta:+.3f}, {_p_phrase(d)}, alpha {alpha})"
              for d in dropped(cmp, alpha) if d.mean_a is not None and d.mean_b is not None and d.delta is not None]
+    if not cmp.n_paired:  # a gate must not pass on a comparison of nothing
+        found.append("the runs share no sample id, so nothing could be compared")
     if cmp.lost:
         found.append(f"{len(cmp.lost)} row(s) scored in the base run are missing or unscored in the new one")
     return found

@@ -67,7 +67,11 @@ def run_compare(args: argparse.Namespace) -> int:
     cmp = compare_runs(store, base, new)
     text = to_markdown(cmp, args.alpha, args.dashboard_url) if args.format == "markdown" else to_text(cmp, args.alpha)
     if args.output:
-        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        try:
+            Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise RagmeterError(f"{args.output}: the comparison cannot be written there ({exc.strerror or exc}); "
+                                "choose another path") from None
     else:
         print(text)
     problems = failures(cmp, args.alpha)
