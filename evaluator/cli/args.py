@@ -17,6 +17,7 @@ from ..errors import RagmeterError
 from ..judges.registry import get_judge, judge_kinds
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
+from ..metrics.retrieval import canonical
 from ..metrics.rubric import load_rubrics
 from ..runs.run import OFFLINE, OPENAI, RunConfig
 
@@ -198,7 +199,8 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
     metric when none are given), or "overall"."""
     known = set(chosen or known_metrics()) | {"overall"}
     thresholds = {}
-    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+    for given, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+        name = _reported_name(given)
         if name not in known:
             scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
             raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
@@ -210,6 +212,14 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
             percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
             raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
+
+
+def _reported_name(name: str) -> str:
+    """The name a metric is reported under: `mrr` is `mrr@5` (retrieval metrics carry their k)."""
+    try:
+        return canonical(name)
+    except ValueError:  # ndcg@0: not a metric; said as unknown below
+        return name
 
 
 def run_link(dashboard_url: str, run_id: str) -> str:

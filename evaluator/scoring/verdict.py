@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Tuple
 
 from ..analysis import judging
-from ..model import METHOD_UNSCORED, EvalReport
+from ..model import METHOD_UNSCORED, EvalReport, EvalResult
 
 VerdictKind = Literal["ok", "thresholds_missed", "judge_failed", "target_failed", "nothing_scored",
                       "history_failed"]
@@ -45,7 +45,8 @@ def plural(n: int, word: str) -> str:
 
 @dataclass(frozen=True)
 class RowCounts:
-    """What happened to a run's rows. `scored` rows have at least one judged (non-rule) score."""
+    """What happened to a run's rows. `scored` rows have at least one judged (non-rule) score, or, when the
+    row's metrics are all rule-based, any score."""
 
     total: int
     scored: int
@@ -70,11 +71,32 @@ class RowCounts:
     @classmethod
     def of(cls, report: EvalReport) -> "RowCounts":
         fallbacks, judged = judging.fallback_counts(report)
-        return cls(total=len(report.results), scored=sum(1 for r in report.results if r.overall_score() is not None),
+        rules = rule_metrics(report.metric_names())
+        return cls(total=len(report.results), scored=sum(1 for r in report.results if _scored(r, rules)),
                    target_failures=sum(1 for r in report.results if r.sample is not None and r.sample.target_error),
                    unusable_replies=sum(1 for r in report.results
                                         if any(ms.method == METHOD_UNSCORED for ms in r.scores.values())),
                    fallbacks=fallbacks, judged=judged)
+
+
+def rule_metrics(names: Sequence[str]) -> frozenset:
+    """Which of these metrics are rule-based (keyword coverage, retrieval by id): no judge is asked."""
+    from ..metrics.registry import get_metric
+
+    def is_rule(name: str) -> bool:
+        try:
+            return not get_metric(name).judged
+        except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
+            return False
+    return frozenset(n for n in names if is_rule(n))
+
+
+def _scored(result: EvalResult, rules: frozenset) -> bool:
+    """A row is scored when it has a judged score (its overall), or, in a run of rule metrics alone
+    (retrieval by id, say), when it has any score: such a run is not "nothing scored"."""
+    if result.overall_score() is not None:
+        return True
+    return all(n in rules for n in result.scores) and any(not ms.skipped for ms in result.scores.values())
 
 
 @dataclass(frozen=True)
