@@ -97,3 +97,22 @@ def test_typo(rag_eval):
 def test_the_entry_point_is_declared_for_installed_copies():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '[project.entry-points.pytest11]\nragmeter = "evaluator.pytest_plugin"' in text
+
+
+def test_a_judge_is_asked_over_the_openai_protocol_once_then_the_cache_answers(tmp_path):
+    from openai_server import ChatServer, reply
+
+    with ChatServer(default=reply('{"score": 0.9, "reasoning": "on topic"}')) as srv:
+        (tmp_path / "test_judged.py").write_text(f'''
+def test_judged(rag_eval):
+    report = rag_eval([{{"sample_id": "j1", "question": "Warranty?", "answer": "Two years.",
+                        "contexts": ["Warranty: two years."]}}],
+                      metrics=["answer_relevancy"], judge={{"model": "m", "base_url": "{srv.base_url}"}},
+                      fail_under={{"answer_relevancy": 0.5}})
+    assert report.results[0].scores["answer_relevancy"].method == "llm_blend"
+''', encoding="utf-8")
+        first = run_pytest(tmp_path)
+        asked = len(srv.chat_requests)
+        second = run_pytest(tmp_path)
+    assert first.returncode == 0 == second.returncode, first.stdout + second.stdout
+    assert asked == 1 and len(srv.chat_requests) == 1  # the re-run's reply came from the on-disk cache
