@@ -199,6 +199,7 @@ def test_retrieval_metrics_show_as_cards_and_their_ranks_in_the_drill_down(tmp_p
     assert cards["ndcg@3"] == f"{1 / 1.584962500721156:.3f}" and cards["mrr@5"] == "0.500"  # r2 has no ids: N/A
     assert list(cards).index("ndcg@3") == list(cards).index("context_precision") + 1  # beside the judged one
     captions = "\n".join(c.value for c in at.caption)
+    assert f"data version ` {RunStore().get_run(run.run_id).settings['dataset_version']} `" in captions
     assert "Retrieved ids, by rank: returns, warranty, returns" in captions and "Per-rank breakdown" in captions
     ranks = [d.value for d in at.dataframe if "rank" in d.value.columns][0]
     assert list(ranks["doc_id"]) == ["returns", "warranty", "returns"]
