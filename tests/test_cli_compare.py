@@ -54,6 +54,9 @@ def test_no_regression_exits_0_even_with_the_flag(base, capsys):
     out = capsys.readouterr().out
     assert "no significant change" in out and "regressed" not in out
     assert "Both runs scored test set version" in out
+    assert main(["runs"]) == 0
+    version = RunStore().get_run(base).settings[VERSION_KEY]
+    assert [line.endswith(f"  data {version}") for line in capsys.readouterr().out.splitlines()] == [True, True]
 
 
 def test_latest_with_a_project_picks_the_newest_finished_runs(base, capsys):

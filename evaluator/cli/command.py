@@ -37,6 +37,7 @@ from ..scoring.costs import estimate_run, usage_line
 from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
 from ..io.outputs import check_output, report_format
+from ..io.versions import version_of
 from ..judges.offline import OfflineJudge
 from ..model import METHOD_FLAGGED, EvalReport
 from .progress import ProgressLine
@@ -372,8 +373,10 @@ def run_list(args: argparse.Namespace) -> int:
     for r in runs:
         overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
         ending = f"  {r.verdict.label}: {r.verdict.counts.summary()}" if r.verdict and not r.verdict.ok else ""
+        version = version_of(r.settings)  # which test set it scored: compare runs of the same one
         print(f"{r.run_id}  {r.created_at}  {r.status:<9} {r.n_done}/{r.n_samples}  overall {overall}{ending}  "
-              f"{r.name or ''}  {r.dataset_name}  {r.owner or '-'}  {r.project or '-'}")
+              f"{r.name or ''}  {r.dataset_name}  {r.owner or '-'}  {r.project or '-'}"
+              + (f"  data {version}" if version else ""))
     return EXIT_OK
 
 
