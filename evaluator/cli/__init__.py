@@ -1,4 +1,4 @@
-"""The `ragmeter` command: parsing (args), the commands (command, generate, review) and the progress line.
+"""The `ragmeter` command: parsing (args), the commands (command, generate, review, compare) and the progress line.
 
 The top of the stack: it may import every other layer; nothing imports it.
 """
