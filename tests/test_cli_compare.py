@@ -136,3 +136,19 @@ def test_the_permutation_test_sampled_and_approximate_paths_agree_on_a_clear_dro
 def test_user_text_cannot_become_markdown():
     assert md("**bold** <img src=x> | [link](http://x)") == \
         "\\*\\*bold\\*\\* &lt;img src=x\\> \\| \\[link\\]\\(http://x\\)"
+
+
+def test_a_streamed_ray_run_records_the_same_version_when_it_finishes():
+    from evaluator.engines.partition import score_frame
+    from evaluator.engines.ray import samples_frame
+    from evaluator.engines.ray_cli import RayHistory
+
+    rows = samples(ranked_well=True)
+    history = RayHistory(RunStore(), "faq.jsonl", {"judge": "offline"})
+    history.start(len(rows))
+    frame = samples_frame(rows)
+    for part in (frame.iloc[:5], frame.iloc[5:]):  # rows arrive in batches, as Ray streams them
+        history.save(score_frame(part.reset_index(drop=True), RunConfig(metrics=METRICS)))
+    history.finish("finished")
+    settings = RunStore().get_run(history.run_id).settings
+    assert settings[VERSION_KEY] == dataset_version(rows) and settings["dataset_rows"] == 12

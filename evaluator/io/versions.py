@@ -43,8 +43,12 @@ def row_digest(sample: EvalSample) -> str:
 
 def dataset_version(samples: Iterable[EvalSample]) -> str:
     """The version of a test set: 12 hex digits of the hash of its sorted row digests."""
-    digests = sorted(row_digest(s) for s in samples)
-    return hashlib.sha256("\n".join(digests).encode("ascii")).hexdigest()[:12]
+    return version_of_digests(row_digest(s) for s in samples)
+
+
+def version_of_digests(digests: Iterable[str]) -> str:
+    """The version from the rows' digests, in any order (a streamed run collects them as rows arrive)."""
+    return hashlib.sha256("\n".join(sorted(digests)).encode("ascii")).hexdigest()[:12]
 
 
 def version_settings(samples: Iterable[EvalSample]) -> Dict[str, Any]:
