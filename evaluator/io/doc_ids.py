@@ -79,6 +79,9 @@ def relevance_cell(value: Any, where: Where, column: str) -> Optional[Dict[str, 
     if not isinstance(value, dict):
         raise where.error(f"relevance must be a JSON object of grades like {{\"d1\": 2, \"d2\": 1}}, not a JSON "
                           f"{json_type(value)}", column=column)
+    if len(value) > MAX_IDS:
+        raise where.error(f"grades {len(value):,} documents (at most {MAX_IDS:,}); is this the right column?",
+                          column=column)
     grades = {_one_id(d, where, column): _grade(g, str(d), where, column) for d, g in value.items()}
     return {d: g for d, g in grades.items() if d} or None
 

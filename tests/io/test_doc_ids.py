@@ -78,6 +78,20 @@ def test_a_bad_id_names_the_column(tmp_path):
         load_dataset(path)
 
 
+def test_a_cell_with_too_many_ids_is_refused(tmp_path):
+    from evaluator.io.doc_ids import MAX_IDS
+
+    row = {"question": "q", "answer": "a", "retrieval_ids": [f"d{i}" for i in range(MAX_IDS + 1)],
+           "relevance": {f"d{i}": 1 for i in range(MAX_IDS + 1)}}
+    path = write(tmp_path, "big.jsonl", json.dumps(row) + "\n")
+    with pytest.raises(DatasetError, match="10,001 retrieval ids"):
+        load_dataset(path)
+    row["retrieval_ids"] = ["d1"]
+    write(tmp_path, "big.jsonl", json.dumps(row) + "\n")
+    with pytest.raises(DatasetError, match="grades 10,001 documents"):
+        load_dataset(path)
+
+
 def test_mlflow_results_give_ids_from_retriever_documents_and_expected_ids(tmp_path):
     spans = [{"attributes": {"mlflow.spanType": json.dumps("RETRIEVER"), "mlflow.spanOutputs": json.dumps([
         {"page_content": "Warranty: two years.", "metadata": {"doc_uri": "kb/warranty"}},
