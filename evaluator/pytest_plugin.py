@@ -28,6 +28,7 @@ from .model import EvalReport, EvalSample
 
 WORST = 3  # samples named in a failure message
 _REPORTS = pytest.StashKey[List["Evaluation"]]()
+_WRITE_ERRORS = pytest.StashKey[List[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,6 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_REPORTS] = []
+    config.stash[_WRITE_ERRORS] = []
 
 
 @dataclass
@@ -168,9 +170,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from .io.export import html_report
 
     for where, ev in zip(report_paths(path, len(done)), done):
-        where.parent.mkdir(parents=True, exist_ok=True)
-        where.write_text(html_report(ev.report, title=f"ragmeter: {ev.test}", dataset_name=ev.dataset,
-                                     settings=ev.settings), encoding="utf-8")
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            where.write_text(html_report(ev.report, title=f"ragmeter: {ev.test}", dataset_name=ev.dataset,
+                                         settings=ev.settings), encoding="utf-8")
+        except OSError as exc:  # said in the summary, and the session fails: a report asked for is missing
+            session.config.stash[_WRITE_ERRORS].append(f"{where}: not written ({exc.strerror or exc})")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -185,3 +192,5 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(f"{ev.test}: run {ev.run_id}, {len(ev.report.results)} samples, overall "
                                     f"{'N/A' if overall is None else f'{overall:.3f}'}"
                                     + (f", report {where}" if where else ""))
+    for problem in config.stash.get(_WRITE_ERRORS, []):
+        terminalreporter.write_line(f"ragmeter report {problem}", red=True)

@@ -59,6 +59,14 @@ def test_a_passing_threshold_exits_0_and_writes_the_report_and_the_history(tmp_p
     assert f"run {run.run_id}" in done.stdout
 
 
+def test_a_report_that_cannot_be_written_fails_the_session_and_says_so(tmp_path):
+    project(tmp_path, {"mrr": 0.5})
+    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
+    done = run_pytest(tmp_path, "--ragmeter-report", "taken/report.html")
+    assert done.returncode == 1 and "1 passed" in done.stdout
+    assert "ragmeter report taken/report.html: not written" in done.stdout
+
+
 def test_a_missed_threshold_exits_1_naming_the_metric_its_ci_and_the_worst_sample(tmp_path):
     done = run_pytest(project(tmp_path, {"ndcg@3": 0.9}))
     assert done.returncode == 1, done.stdout + done.stderr
