@@ -4,21 +4,24 @@
     report = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset("sample_data/sample.jsonl"))
     report.print_report()
 
-The package reads like a table of contents (each folder's __init__ says what it holds):
-    model.py       the data: EvalSample in; MetricScore, EvalResult, EvalReport out
-    errors.py      every error ragmeter raises on purpose, drawn as a tree
-    judges/        who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
-                   resilient wrapper (retries, rate limit, cache, usage), offline, OpenAI-compatible
-    metrics/       what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing, heuristics
-    evaluation.py  RAGEvaluator: score one sample or a dataset, concurrently, in order
-    runs.py        the one run path (RunConfig, Run) used by the CLI and the dashboard
-    batching.py    scoring through the OpenAI Batch API (a run with RunConfig(batch=True))
-    history.py     every run saved in SQLite, resumable
-    io/            files in and out: datasets, records, exports, redaction
-    analysis/      reading the scores: statistics, bands, advice, agreement, run comparison
-    verdict.py     how a run ended (ok, thresholds missed, judge/target failed, nothing scored): one decision
-    scoring_pass.py  the start and end every scoring pass shares (progress, usage, judge health)
-    cli.py         the `ragmeter` command
+The package reads like a table of contents, one layer per line, low to high. A module imports only
+its own layer and the layers listed before it (tests/test_structure.py holds the same table):
+
+    core         model.py (EvalSample in; MetricScore, EvalResult, EvalReport, Verdict out), errors.py (every
+                 error ragmeter raises, drawn as a tree), text.py, conversation.py, safetext.py, bounded.py
+    io/          files in: datasets, rows of any format, dialects, conversations; records, frames, redaction
+    judges/      who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
+                 resilient wrapper (retries, rate limit, cache, usage), health, offline, OpenAI-compatible
+    metrics/     what is scored: the metric registry (built-ins, rubrics, plugins), prompts, parsing,
+                 heuristics, reviewers' few-shot examples
+    store/       the run history on SQLite or PostgreSQL: runs, results, reviews
+    analysis/    reading the scores: statistics, bands, advice, agreement, judge trust, run comparison
+    scoring/     RAGEvaluator, one scoring pass, RunConfig, the verdict, cost estimates, the Batch API
+    engines/     scoring past one process (Ray)     report/   CSV, JSON and the HTML report
+    targets/     the user's pipeline, called per question     config.py   the server's configuration file
+    review/      people reviewing the judge          generate/ test sets from documents
+    runs/        the one run path (Run: new, resume, rescore, stop) for the CLI and the dashboard
+    cli/         the `ragmeter` command (and __main__.py)      demo/   a demo pipeline to try targets
 """
 import typing
 
@@ -53,7 +56,8 @@ _LAZY = {
     "summarize": "analysis.stats",
     "TargetConfig": "targets",
     "RowCounts": "scoring.verdict",
-    "Verdict": "scoring.verdict",  # Verdict.of(report); the module name `verdict` would shadow a function export
+    "Verdict": "scoring.verdict",
+    "verdict": "scoring.verdict",  # evaluator.verdict(report): how a run ended, the Verdict the CLI exits with
     "JudgeEntry": "judges.registry",  # a judge kind: register_judge(JudgeEntry(...)) or a ragmeter.judges plugin
     "register_judge": "judges.registry",
 }
@@ -101,4 +105,5 @@ __all__ = [
     "register_judge",
     "score_frame",
     "summarize",
+    "verdict",
 ]

@@ -1,4 +1,5 @@
-"""The data model: what goes in (EvalSample) and what comes out (MetricScore, EvalResult, EvalReport).
+"""The data model: what goes in (EvalSample) and what comes out (MetricScore, EvalResult, EvalReport,
+and how the run ended: RowCounts, Verdict).
 
 Every row is a conversation. A single-turn row is one exchange (question, answer, contexts); a
 multi-turn row also carries its `Conversation` (conversation.py), and its result the scores of each
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import statistics
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple
 
 from .conversation import ASSISTANT, USER, Conversation, Exchange, Turn, in_context, transcript
 
@@ -527,3 +528,93 @@ def format_table(n_samples: int, total_time: float, rows: List[Tuple[str, Option
     lines.extend(notes)
     lines.append("=" * width)
     return "\n".join(lines)
+
+
+# --- how a run ended (decided by scoring/verdict.py, stored by the history) ----------------------
+
+VerdictKind = Literal["ok", "thresholds_missed", "judge_failed", "target_failed", "nothing_scored",
+                      "history_failed"]
+Severity = Literal["success", "warning", "error"]
+
+EXIT_CODES: Mapping[str, int] = {"ok": 0, "thresholds_missed": 1, "judge_failed": 3, "target_failed": 4,
+                                 "nothing_scored": 5, "history_failed": 6}
+_SEVERITY: Mapping[str, Severity] = {"ok": "success", "thresholds_missed": "warning", "target_failed": "warning",
+                                     "history_failed": "warning", "judge_failed": "error",
+                                     "nothing_scored": "error"}
+_LABELS: Mapping[str, str] = {"ok": "ok", "thresholds_missed": "FAIL", "judge_failed": "judge failed",
+                              "target_failed": "target failed", "nothing_scored": "nothing scored",
+                              "history_failed": "history write failed"}
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class RowCounts:
+    """What happened to a run's rows (`scoring.verdict.row_counts(report)` counts them). `scored` rows have at
+    least one judged (non-rule) score, or, when the row's metrics are all rule-based, any score."""
+
+    total: int
+    scored: int
+    target_failures: int = 0
+    unusable_replies: int = 0  # rows with a score the judge's reply could not give (METHOD_UNSCORED)
+    fallbacks: int = 0  # scores the judge failed to give, every metric counted (analysis.judging.fallback_counts)
+    judged: int = 0  # scores the judge was asked for
+
+    @property
+    def unscored(self) -> int:
+        return self.total - self.scored
+
+    def summary(self) -> str:
+        """'4 of 6 scored · 2 target failures': the rows behind every mean, named."""
+        parts = [f"{self.scored} of {self.total} scored"]
+        if self.target_failures:
+            parts.append(plural(self.target_failures, "target failure"))
+        if self.unusable_replies:
+            parts.append(f"{self.unusable_replies} with an unusable judge reply")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a run ended: `kind` (scoring/verdict.py decides it and draws the kinds), the row counts, and `cause`
+    when not ok. Plain data here, below the history that stores it; `scoring.verdict.verdict(report)` makes one."""
+
+    kind: VerdictKind
+    counts: RowCounts
+    cause: str = ""
+    missed: Tuple[str, ...] = ()  # each missed --fail-under threshold, as "overall: 0.51 < 0.6"
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "ok"
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.kind]
+
+    @property
+    def severity(self) -> Severity:
+        """The colour of the end-of-run box: success (green), warning (amber) or error (red)."""
+        return _SEVERITY[self.kind]
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self.kind]
+
+    @property
+    def line(self) -> str:
+        """The last line's text: 'ok: 6 samples scored', 'target failed: 4 of 6 scored · 2 target failures (…)'."""
+        if self.ok:
+            return f"ok: {plural(self.counts.total, 'sample')} scored"
+        return f"{self.label}: {self.cause}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "exit_code": self.exit_code, "cause": self.cause, "missed": list(self.missed),
+                "counts": asdict(self.counts), "summary": self.counts.summary()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Verdict":
+        return cls(kind=data["kind"], counts=RowCounts(**data["counts"]), cause=data.get("cause") or "",
+                   missed=tuple(data.get("missed") or ()))

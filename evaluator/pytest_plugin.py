@@ -167,7 +167,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     done = session.config.stash.get(_REPORTS, [])
     if not path or not done:
         return
-    from .io.export import html_report
+    from .report.export import html_report
 
     for where, ev in zip(report_paths(path, len(done)), done):
         try:

@@ -15,7 +15,7 @@ from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.io.versions import version_of
 from evaluator.model import METHOD_LABELS, EvalReport
 from evaluator.runs.run import RunConfig
-from evaluator.scoring.verdict import RowCounts, verdict
+from evaluator.scoring.verdict import row_counts, verdict
 
 from pages import _data as data
 from pages import _errors as errors
@@ -73,7 +73,7 @@ def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else RowCounts.of(report).summary())
+                st.caption(card_caption(s) if s is not None else row_counts(report).summary())
                 if s is not None and rv.card_line(reviewed.get(s.name)):
                     st.caption(rv.card_line(reviewed.get(s.name)))
 
@@ -256,7 +256,7 @@ def sample_label(frame: Any, i: int) -> str:
 def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
     from evaluator.analysis import charts as chart_io
-    from evaluator.io import export
+    from evaluator.report import export
 
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
     # A download needs no rerun; one would also replace the other buttons' deferred files while a

@@ -172,10 +172,11 @@ def reviewers_view(run_id: Optional[str]) -> None:
                    "Reviewers' alpha: how far reviewers agree with each other, the most a judge can be held to. "
                    "The corrected mean uses only samples drawn by the random-sample queue.")
         agreement_table(table)
-        worst = [{"metric": m, "sample #": i, "judge": j, "reviewers": h, "gap": j - h}
-                 for m, a in table.items() for i, j, h in a.disagreements]
+        gaps = sorted(((j - h, m, i, j, h) for m, a in table.items() for i, j, h in a.disagreements),
+                      key=lambda g: -abs(g[0]))[:10]
+        worst = [{"metric": m, "sample #": i, "judge": j, "reviewers": h, "gap": gap} for gap, m, i, j, h in gaps]
         if worst:
             st.caption("Where they disagree most")
-            views.records_table(sorted(worst, key=lambda r: -abs(r["gap"]))[:10],
+            views.records_table(worst,
                              column_config={c: st.column_config.NumberColumn(format="%.3f")
                                             for c in ("judge", "reviewers", "gap")})

@@ -68,8 +68,9 @@ def test_runs_lists_a_conversation_run_and_rescore_takes_its_recording(tmp_path,
     capsys.readouterr()
     assert main(["runs"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    run_id = listed[0].split()[0]
-    assert "4/4" in listed[0] and "conversations.jsonl" in listed[0]
+    assert listed[0].split()[:2] == ["RUN", "CREATED"]
+    run_id = listed[1].split()[0]
+    assert "4/4" in listed[1] and "conversations.jsonl" in listed[1]
     out = tmp_path / "again.json"
     assert main(["evaluate", "--rescore", run_id, "--offline", "-q", "-o", str(out)]) == 0
     again = json.loads(out.read_text(encoding="utf-8"))

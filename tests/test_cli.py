@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from clitext import help_sections, listed_runs
 from evaluator.cli.command import main
 
 ROWS = [
@@ -98,12 +99,72 @@ def test_dry_run_estimates_without_calling(data, capsys):
     assert est["prompt_tokens"] > 300 and est["cost"] > 0
 
 
-def test_runs_are_saved_and_listed(data, capsys):
+def test_runs_are_saved_and_listed_under_a_header(data, tmp_path, capsys, monkeypatch):
     assert main(["evaluate", str(data), "-q"]) == 0
+    spaced = tmp_path / "faq set.jsonl"  # a name with a space stays in its column
+    spaced.write_text(data.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["evaluate", str(spaced), "-q", "--project", "support bot"]) == 0
     capsys.readouterr()
     assert main(["runs"]) == 0
-    listing = capsys.readouterr().out
-    assert "data.jsonl" in listing and "finished" in listing and "3/3" in listing
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER",
+                                           "PROJECT", "NAME", "ENDING"]
+    rows = {r["DATASET"]: r for r in listed_runs(out)}
+    assert set(rows) == {"data.jsonl", "faq set.jsonl"}
+    assert rows["faq set.jsonl"]["PROJECT"] == "support bot" and rows["data.jsonl"]["PROJECT"] == "data.jsonl"
+    for row in rows.values():
+        assert (row["STATUS"], row["ROWS"], row["ENDING"]) == ("finished", "3/3", "ok")
+        assert 0 < float(row["OVERALL"]) <= 1
+
+
+def test_runs_with_no_runs_prints_no_header(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "empty.sqlite3"))
+    assert main(["runs"]) == 0
+    assert capsys.readouterr().out.strip() == "No runs saved yet."
+
+
+def test_evaluate_help_groups_every_flag(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit) as done:
+        main(["evaluate", "--help"])
+    assert done.value.code == 0
+    sections = help_sections(capsys.readouterr().out)
+    assert sections.pop("options") == ["-h"]  # every other flag sits in a named group
+    assert list(sections) == ["data", "target", "judge", "metrics", "output", "history", "scale"]
+    grouped = [flag for flags in sections.values() for flag in flags]
+    assert len(grouped) == len(set(grouped)) >= 45
+    expected = {"data": "data", "--mapping": "data", "--target-workers": "target", "--model": "judge",
+                "--dry-run": "judge", "--rubrics": "metrics", "--fail-under": "output", "--output": "output",
+                "--resume": "history", "--rescore": "history", "--engine": "scale", "--batch": "scale"}
+    for flag, group in expected.items():
+        assert flag in sections[group], (flag, group)
+
+
+def test_evaluate_flags_parse_the_same_inside_their_groups():
+    from evaluator.cli.args import build_parser
+
+    args = build_parser().parse_args(["evaluate", "d.jsonl", "--model", "m", "--engine", "ray", "-o", "r.html",
+                                      "--target", "http://127.0.0.1:1/ask", "--fail-under", "overall=0.5"])
+    assert (args.data, args.model, args.offline, args.engine, args.output, args.target, args.fail_under) == (
+        "d.jsonl", "m", False, "ray", "r.html", "http://127.0.0.1:1/ask", ["overall=0.5"])
+    with pytest.raises(SystemExit):  # --offline and --model still exclude each other inside the judge group
+        build_parser().parse_args(["evaluate", "d.jsonl", "--offline", "--model", "m"])
+
+
+def test_top_level_help_names_every_format_the_readers_accept(capsys):
+    from evaluator.generate.documents import TABLE_FILES, TEXT_FILES
+    from evaluator.io.sources import FORMATS
+    from evaluator.review.labels import FORMATS as LABEL_FORMATS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    reads = capsys.readouterr().out.partition("ragmeter reads:")[2]
+    words = set(reads.replace(",", " ").split())
+    for suffix in {*FORMATS, *TEXT_FILES, *TABLE_FILES, *LABEL_FORMATS, ".toml"}:
+        assert suffix in words, suffix
+    for kind in ("datasets", "conversations", "documents", "labels", "rubrics", "save_to_disk", "postgresql://",
+                 "LangSmith", "promptfoo", "OTLP/JSON"):
+        assert kind in reads, kind
 
 
 def test_module_entry_point(data):

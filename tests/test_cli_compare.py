@@ -10,6 +10,7 @@ from evaluator.analysis.compare_text import md
 from evaluator.analysis.stats import paired_permutation_p
 from evaluator.cli import main
 from evaluator.io.versions import VERSION_KEY, dataset_version
+from clitext import listed_runs
 
 METRICS = ["faithfulness", "ndcg@3", "mrr"]
 
@@ -56,7 +57,7 @@ def test_no_regression_exits_0_even_with_the_flag(base, capsys):
     assert "Both runs scored test set version" in out
     assert main(["runs"]) == 0
     version = RunStore().get_run(base).settings[VERSION_KEY]
-    assert [line.endswith(f"  data {version}") for line in capsys.readouterr().out.splitlines()] == [True, True]
+    assert [row["DATA"] for row in listed_runs(capsys.readouterr().out)] == [version, version]
 
 
 def test_latest_with_a_project_picks_the_newest_finished_runs(base, capsys):
@@ -141,7 +142,7 @@ def test_user_text_cannot_become_markdown():
 def test_a_streamed_ray_run_records_the_same_version_when_it_finishes():
     from evaluator.engines.partition import score_frame
     from evaluator.engines.ray import samples_frame
-    from evaluator.engines.ray_cli import RayHistory
+    from evaluator.cli.ray import RayHistory
 
     rows = samples(ranked_well=True)
     history = RayHistory(RunStore(), "faq.jsonl", {"judge": "offline"})

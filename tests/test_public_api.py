@@ -8,7 +8,7 @@ def test_all_is_sorted_and_complete():
         "JudgeEntry", "JudgeError", "JudgeFailed", "Metric", "MetricError", "MetricScore", "MissingExtra", "OfflineJudge",
         "OpenAIJudge", "RAGEvaluator", "RagmeterError", "RowCounts", "RubricMetric", "Run", "RunConfig", "RunStore",
         "TargetConfig", "TargetConfigError", "TargetError", "Verdict", "load_dataset", "load_rubrics", "register",
-        "register_judge", "score_frame", "summarize",
+        "register_judge", "score_frame", "summarize", "verdict",
     }
 
 
@@ -35,7 +35,8 @@ def test_the_package_ships_its_type_information():
 
 def test_the_verdict_is_public_and_decides_the_exit_code():
     report = evaluator.EvalReport()
-    ending = evaluator.Verdict.of(report)
+    ending = evaluator.verdict(report)
+    assert isinstance(ending, evaluator.Verdict)
     assert ending.kind == "nothing_scored" and ending.exit_code == 5 and not ending.ok
 
 
@@ -67,7 +68,7 @@ def test_library_never_imports_streamlit():
     import subprocess
     import sys
 
-    code = ("import sys, evaluator, evaluator.cli.command, evaluator.store.history, evaluator.io.export, evaluator.scoring.costs;"
+    code = ("import sys, evaluator, evaluator.cli.command, evaluator.store.history, evaluator.report.export, evaluator.scoring.costs;"
             "import evaluator.io.records, evaluator.analysis.stats, evaluator.analysis.advice, evaluator.io.datasets;"
             "import evaluator.runs.run, evaluator.analysis.compare, evaluator.analysis.bands;"
             "assert 'streamlit' not in sys.modules, 'streamlit imported'")

@@ -75,3 +75,87 @@ def test_no_import_circles():
 
 def test_the_cycle_finder_finds_a_circle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+# The layers, low to high: a module may import its own layer and those listed before it, never after.
+# Top-level modules are named by module, subpackages by package; `evaluator/__init__.py` (the public
+# surface, loading lazily from every layer) stands above them all.
+LAYERS = (
+    ("core", ("model", "errors", "text", "conversation", "safetext", "bounded")),
+    ("io", ("io",)),
+    ("judges", ("judges",)),
+    ("metrics", ("metrics",)),
+    ("store", ("store",)),
+    ("analysis", ("analysis",)),
+    ("scoring", ("scoring",)),
+    ("engines and report", ("engines", "report")),
+    ("targets and config", ("targets", "config")),
+    ("review and generate", ("review", "generate")),
+    ("runs", ("runs",)),
+    ("cli and demo", ("cli", "demo", "__main__")),
+)
+MAX_TOP_LEVEL = 9  # evaluator/*.py, __init__ and __main__ included: the rest lives in a layer's package
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS of `evaluator.<part>...`; KeyError for a module no layer names."""
+    part = module.split(".")[1]
+    for i, (_, parts) in enumerate(LAYERS):
+        if part in parts:
+            return i
+    raise KeyError(module)
+
+
+def upward_imports(edges: dict) -> list:
+    return sorted(f"{m} ({LAYERS[layer_of(m)][0]}) imports {d} ({LAYERS[layer_of(d)][0]})"
+                  for m, deps in edges.items() if m != "evaluator"
+                  for d in deps if d != "evaluator" and layer_of(d) > layer_of(m))
+
+
+def test_every_module_belongs_to_a_layer():
+    unnamed = []
+    for name in graph():
+        try:
+            name == "evaluator" or layer_of(name)
+        except KeyError:
+            unnamed.append(name)
+    assert not unnamed, f"add these to LAYERS in tests/test_structure.py: {unnamed}"
+
+
+def test_no_module_imports_a_higher_layer():
+    assert upward_imports(graph()) == []
+
+
+def test_the_layer_check_finds_an_upward_import():
+    assert upward_imports({"evaluator.store.history": {"evaluator.scoring.verdict"}}) == [
+        "evaluator.store.history (store) imports evaluator.scoring.verdict (scoring)"]
+    assert upward_imports({"evaluator.scoring.verdict": {"evaluator.store.history"}}) == []
+
+
+def reachable(edges: dict, start) -> set:
+    seen, todo = set(), list(start)
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(edges.get(node, ()))
+    return seen
+
+
+def test_ray_workers_reach_nothing_of_the_history_runs_or_targets():
+    # A Ray worker imports engines/ray.py and partition.py: the history (SQLite/PostgreSQL), the run
+    # path and the user's targets must not be dragged onto every worker.
+    reached = reachable(graph(), ["evaluator.engines.ray", "evaluator.engines.partition"])
+    assert "evaluator.scoring.evaluation" in reached  # the walk does follow the worker's imports
+    assert sorted(m for m in reached if m.split(".")[1:2] in (["store"], ["runs"], ["targets"])) == []
+
+
+def test_the_top_level_holds_only_the_core():
+    top = sorted(p.name for p in ROOT.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} modules at evaluator/'s top: {top}; move one into its layer"
+
+
+def test_every_subpackage_says_what_it_holds():
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and len(doc.split()) >= 5, f"{init.relative_to(ROOT.parent)} opens without a docstring"

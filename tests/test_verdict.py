@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from clitext import listed_runs
 from evaluator.analysis.compare import compare_runs
 from evaluator.cli.command import main
 from evaluator.store.history import RunStore
-from evaluator.io.export import html_report
+from evaluator.report.export import html_report
 from evaluator.model import METHOD_BLEND, METHOD_SKIPPED, METHOD_UNSCORED, EvalReport, EvalResult, EvalSample, MetricScore
 from evaluator.scoring.verdict import EXIT_CODES, RowCounts, Verdict, decide, verdict
 
@@ -68,8 +69,8 @@ def test_every_target_call_failing_is_nothing_scored_never_overall_0(files, caps
     assert last.startswith("ragmeter: nothing scored: 0 of 6 scored · 6 target failures")
     assert "0.000" not in printed.split("overall")[-1].splitlines()[0]
     assert main(["runs"]) == 0
-    listed = capsys.readouterr().out
-    assert "overall N/A" in listed and "overall 0.000" not in listed and "nothing scored" in listed
+    [row] = listed_runs(capsys.readouterr().out)
+    assert row["OVERALL"] == "N/A" and row["ENDING"].startswith("nothing scored: 0 of 6 scored")
 
 
 def test_a_rubric_only_offline_run_scores_nothing_and_fails(files, capsys):

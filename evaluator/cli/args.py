@@ -1,11 +1,13 @@
 """The `ragmeter` command's options: every flag, its default and its help, in one place.
 
-What the options mean at run time (configs, thresholds, targets) is turned into plain data in
-cli.py; this module only declares them.
+`ragmeter evaluate --help` shows them in groups (data, target, judge, metrics, output, history, scale);
+`ragmeter --help` ends with every input the tool reads (READABLE_FORMATS). What the options mean at run
+time (configs, thresholds, targets) is turned into plain data here and in command.py.
 """
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any, Dict, Sequence
 from urllib.parse import quote
 
@@ -22,100 +24,156 @@ from ..metrics.rubric import load_rubrics
 from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
+# Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats).
+READABLE_FORMATS = (
+    ("datasets", "evaluate DATA", ".csv .tsv .jsonl .ndjson .json .parquet, or a Hugging Face save_to_disk folder"),
+    ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
+                                        "messages, one row per turn, or ragmeter's own turns"),
+    ("other tools' files", "evaluate DATA", "ragas, deepeval, Phoenix, TruLens, LangSmith, Langfuse, MLflow and "
+                                             "promptfoo exports; OpenInference, OTLP/JSON and Phoenix spans"),
+    ("documents", "generate --docs", ".md .markdown .txt .html .htm .pdf files in a folder, tables .csv .tsv "
+                                      ".jsonl .ndjson .json .parquet, or PostgreSQL with --docs-query"),
+    ("labels", "review import", ".csv .jsonl .parquet with human_<metric> columns"),
+    ("rubrics", "evaluate --rubrics", ".toml, one table per metric"),
+    ("run history", "--history", "a SQLite file or a postgresql:// URL"),
+)
+
+
+def formats_epilog(columns: int = 100) -> str:
+    """READABLE_FORMATS as `ragmeter --help`'s last lines: one entry each, wrapped under its formats."""
+    width = max(len(what) for what, _, _ in READABLE_FORMATS)
+    entries = [textwrap.fill(f"{formats} ({where})", columns, initial_indent=f"  {what:<{width}}  ",
+                             subsequent_indent=" " * (width + 4)) for what, where, formats in READABLE_FORMATS]
+    return "ragmeter reads:\n" + "\n".join(entries)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.")
+    parser = argparse.ArgumentParser(prog="ragmeter", description="Measure the quality of RAG answers.",
+                                     epilog=formats_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"ragmeter {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL or JSON)")
-    ev.add_argument("data", nargs="?", help="dataset file; optional with --resume")
-    judge = ev.add_mutually_exclusive_group()
-    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint (or the --judge's model)")
-    ev.add_argument("--judge", metavar="NAME",
-                    help=f"which judge scores: {', '.join(judge_kinds())} (default: openai with --model, else "
-                         "offline; packages add more under the 'ragmeter.judges' entry points)")
-    ev.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--api-key-env", default="",
-                    help="environment variable holding the API key (default: the judge's own; for openai "
-                         "OPENAI_API_KEY, which is sent only to OpenAI's own URL or $OPENAI_BASE_URL; name it "
-                         "to send it to --base-url)")
-    ev.add_argument("--judge-timeout", type=float, default=60.0, metavar="S",
-                    help="seconds one judge request may take (default %(default)s); a judge call, retries "
-                         "included, ends within about twice this")
-    ev.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
-                    help="language of the prompts and heuristics; auto detects it per sample (default)")
-    ev.add_argument("--max-workers", type=int, default=4,
-                    help="samples scored at once against the judge (default %(default)s)")
-    ev.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
-                    help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
-                         "(needs pip install 'ragmeter[embeddings]')")
-    ev.add_argument("--metrics", metavar="NAMES",
-                    help="comma-separated metrics to score, in order, e.g. faithfulness,answer_relevancy,politeness "
-                         "(default: the five built-ins, keyword/expected-doc rules, and every --rubrics metric)")
-    ev.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
-                    help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
-    ev.add_argument("--repeats", type=int, default=1, metavar="K",
-                    help="ask the judge K times per judged metric; the score is the mean and the report "
-                         "shows the judge's noise (default 1; use with --temperature above 0)")
-    ev.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
-                    help="separate: one judge call per judged metric, sharing one cached prompt prefix (default); "
-                         "combined: one call per sample returns every metric's verdicts (fewer calls and tokens, "
-                         "a harder task for small judges)")
-    ev.add_argument("--temperature", type=float, default=0.0,
-                    help="the judge's sampling temperature (default 0)")
-    ev.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN", help="read a field from a column, or from a path inside one "
-                    "(question=inputs.question, contexts=outputs.documents[].page_content)")
-    ev.add_argument("--output", "-o", help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
-    ev.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                    help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
-                         "(0-1, e.g. faithfulness=0.8)")
-    ev.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
-                    help="exit 3 when more than this share of judged scores fell back to the heuristic "
-                         "after judge failures (0-1, default %(default)s)")
-    ev.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
-    ev.add_argument("--cache", default=str(default_cache_path()),
-                    help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
-    ev.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
-    ev.add_argument("--no-history", action="store_true", help="do not save this run in the history")
-    ev.add_argument("--project", default=None, help="the project the run is listed under (default: the dataset's "
-                    "file name); the owner is $RAGMETER_USER, else your login name")
-    ev.add_argument("--dashboard-url", default=None, metavar="URL",
-                    help="the team dashboard's address: print the run's share link (URL/report?run=RUN_ID) "
-                         "as the last line of output")
-    ev.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
-    ev.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
-    ev.add_argument("--price-in", type=float, help="price per million prompt tokens")
-    ev.add_argument("--price-out", type=float, help="price per million completion tokens")
-    ev.add_argument("--batch", action="store_true",
-                    help="send the judge calls through the OpenAI Batch API (/files + /batches): half price on "
-                         "OpenAI and Azure, replies within 24 h; give batch prices to --price-in/--price-out")
-    ev.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
-                    help="seconds between looks at a running batch (default %(default)s)")
-    ev.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
-    ev.add_argument("--align-with", metavar="SET", help="add a saved few-shot example set (NAME or NAME@vN, made "
-                    "by 'ragmeter review align') to the judged metrics' prompts")
-    ev.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    ev.add_argument("--engine", choices=["local", "ray"], default="local",
-                    help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
-    ev.add_argument("--ray-address", help="Ray cluster to join: auto, or ray://host:10001 (default: start a local one)")
-    ev.add_argument("--ray-workers", type=int, default=2,
-                    help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
-    ev.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
-                    "another judge); the target is not called")
-    add_target_arguments(ev)
+    ev = sub.add_parser("evaluate", help="score a dataset (CSV, JSONL, JSON, Parquet, a saved dataset folder)")
+    for add in (_data_group, add_target_arguments, _judge_group, _metrics_group, _output_group, _history_group,
+                _scale_group):
+        add(ev)
     add_review_parser(sub)
     add_generate_parser(sub)
     add_compare_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
-    runs.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)")
+    runs.add_argument("--history", default=None, help=HISTORY_HELP)
     runs.add_argument("--owner", default=None, help="only the runs this user started")
     runs.add_argument("--project", default=None, help="only the runs of this project")
     return parser
 
 
+HISTORY_HELP = "run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)"
+
+
+def _data_group(ev: argparse.ArgumentParser) -> None:
+    group = ev.add_argument_group("data", "the file to score and how its columns are read")
+    group.add_argument("data", nargs="?", help="dataset file; optional with --resume")
+    group.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN",
+                       help="read a field from a column, or from a path inside one "
+                            "(question=inputs.question, contexts=outputs.documents[].page_content)")
+    group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+
+
+def _judge_group(ev: argparse.ArgumentParser) -> None:
+    group = ev.add_argument_group("judge", "who gives the scores, and what it may cost")
+    judge = group.add_mutually_exclusive_group()
+    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint (or the --judge's model)")
+    group.add_argument("--judge", metavar="NAME",
+                       help=f"which judge scores: {', '.join(judge_kinds())} (default: openai with --model, else "
+                            "offline; packages add more under the 'ragmeter.judges' entry points)")
+    group.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    group.add_argument("--api-key-env", default="",
+                       help="environment variable holding the API key (default: the judge's own; for openai "
+                            "OPENAI_API_KEY, which is sent only to OpenAI's own URL or $OPENAI_BASE_URL; name it "
+                            "to send it to --base-url)")
+    group.add_argument("--judge-timeout", type=float, default=60.0, metavar="S",
+                       help="seconds one judge request may take (default %(default)s); a judge call, retries "
+                            "included, ends within about twice this")
+    group.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
+                       help="separate: one judge call per judged metric, sharing one cached prompt prefix (default); "
+                            "combined: one call per sample returns every metric's verdicts (fewer calls and tokens, "
+                            "a harder task for small judges)")
+    group.add_argument("--temperature", type=float, default=0.0, help="the judge's sampling temperature (default 0)")
+    group.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
+    group.add_argument("--cache", default=str(default_cache_path()),
+                       help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
+    group.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
+    group.add_argument("--price-in", type=float, help="price per million prompt tokens")
+    group.add_argument("--price-out", type=float, help="price per million completion tokens")
+
+
+def _metrics_group(ev: argparse.ArgumentParser) -> None:
+    group = ev.add_argument_group("metrics", "what is scored, in which language, how many times")
+    group.add_argument("--metrics", metavar="NAMES",
+                       help="comma-separated metrics to score, in order, e.g. faithfulness,answer_relevancy,"
+                            "politeness (default: the five built-ins, keyword/expected-doc rules, and every "
+                            "--rubrics metric)")
+    group.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
+                       help="rubric metrics in plain words, one TOML table each: criteria, fields, scale, steps")
+    group.add_argument("--language", choices=["ar", "en", "auto"], default="auto",
+                       help="language of the prompts and heuristics; auto detects it per sample (default)")
+    group.add_argument("--heuristics", default=DEFAULT_HEURISTICS, choices=sorted(HEURISTIC_SETS),
+                       help="offline scorers: ragmeter (default), jaccard (the seed's), embedding "
+                            "(needs pip install 'ragmeter[embeddings]')")
+    group.add_argument("--repeats", type=int, default=1, metavar="K",
+                       help="ask the judge K times per judged metric; the score is the mean and the report "
+                            "shows the judge's noise (default 1; use with --temperature above 0)")
+    group.add_argument("--align-with", metavar="SET", help="add a saved few-shot example set (NAME or NAME@vN, made "
+                       "by 'ragmeter review align') to the judged metrics' prompts")
+
+
+def _output_group(ev: argparse.ArgumentParser) -> None:
+    group = ev.add_argument_group("output", "the report, the exit code and the progress line")
+    group.add_argument("--output", "-o",
+                       help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
+    group.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                       help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
+                            "(0-1, e.g. faithfulness=0.8)")
+    group.add_argument("--max-fallback-rate", type=float, default=DEFAULT_MAX_FALLBACK_RATE, metavar="RATE",
+                       help="exit 3 when more than this share of judged scores fell back to the heuristic "
+                            "after judge failures (0-1, default %(default)s)")
+    group.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    group.add_argument("--dashboard-url", default=None, metavar="URL",
+                       help="the team dashboard's address: print the run's share link (URL/report?run=RUN_ID) "
+                            "as the last line of output")
+
+
+def _history_group(ev: argparse.ArgumentParser) -> None:
+    group = ev.add_argument_group("history", "where the run is saved, and runs taken up again")
+    group.add_argument("--history", default=None, help=HISTORY_HELP)
+    group.add_argument("--no-history", action="store_true", help="do not save this run in the history")
+    group.add_argument("--project", default=None, help="the project the run is listed under (default: the "
+                       "dataset's file name); the owner is $RAGMETER_USER, else your login name")
+    group.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
+    group.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
+                       "another judge); the target is not called")
+
+
+def _scale_group(ev: argparse.ArgumentParser) -> None:
+    group = ev.add_argument_group("scale", "how many at once, where, and the Batch API")
+    group.add_argument("--max-workers", type=int, default=4,
+                       help="samples scored at once against the judge (default %(default)s)")
+    group.add_argument("--engine", choices=["local", "ray"], default="local",
+                       help="local: this process (default); ray: a Ray cluster (pip install 'ragmeter[ray]')")
+    group.add_argument("--ray-address",
+                       help="Ray cluster to join: auto, or ray://host:10001 (default: start a local one)")
+    group.add_argument("--ray-workers", type=int, default=2,
+                       help="scoring workers on Ray; --max-workers is the judge concurrency shared among them")
+    group.add_argument("--batch", action="store_true",
+                       help="send the judge calls through the OpenAI Batch API (/files + /batches): half price on "
+                            "OpenAI and Azure, replies within 24 h; give batch prices to --price-in/--price-out")
+    group.add_argument("--batch-poll", type=float, default=10.0, metavar="SECONDS",
+                       help="seconds between looks at a running batch (default %(default)s)")
+
+
 def add_target_arguments(ev: argparse.ArgumentParser) -> None:
     """Options of a target: the user's pipeline, called for each question before scoring."""
-    group = ev.add_argument_group("target (ask your pipeline each question; the file then needs only questions)")
+    group = ev.add_argument_group("target", "ask your pipeline each question; the file then needs only questions")
     group.add_argument("--target", help="http(s)://… endpoint, module.sub:function, path/file.py:function, "
                                         "or openai:MODEL (a bare chat model, no retrieval); its answers and "
                                         "contexts replace any the file has")

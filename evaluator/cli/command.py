@@ -28,7 +28,7 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ..analysis import judging
 from ..analysis.noise import format_judge_noise, judge_noise
@@ -45,6 +45,9 @@ from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from ..targets import TargetConfig
 from ..targets.replay import MESSAGES
 from ..scoring.verdict import EXIT_CODES, Verdict, plural, verdict
+
+if TYPE_CHECKING:  # the history module loads only for the commands that open one
+    from ..store.history import RunInfo
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_TARGET, EXIT_NOTHING_SCORED, EXIT_HISTORY = EXIT_CODES["target_failed"], EXIT_CODES["nothing_scored"], \
@@ -97,7 +100,7 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 
 
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
-    from ..io import export
+    from ..report import export
 
     suffix = "." + report_format(path)
     if suffix == ".parquet":
@@ -264,7 +267,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run(args)
     if args.engine == "ray":
-        from ..engines.ray_cli import ray_evaluate
+        from .ray import ray_evaluate
 
         return announce(ray_evaluate(args, None if args.no_history else open_store(args.history)), args)
     store = None if args.no_history else open_store(args.history)
@@ -366,17 +369,31 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
 
 
+RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER", "PROJECT", "NAME",
+               "ENDING")  # DATA: the version of the test set the run scored (io/versions.py)
+
+
+def run_row(r: RunInfo) -> Tuple[str, ...]:
+    """One run as `ragmeter runs` lists it, under RUNS_HEADER; ENDING says why a run did not pass."""
+    overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
+    ending = "-" if r.verdict is None else (r.verdict.label if r.verdict.ok
+                                            else f"{r.verdict.label}: {r.verdict.counts.summary()}")
+    return (r.run_id, r.created_at, r.status, f"{r.n_done}/{r.n_samples}", overall, r.dataset_name,
+            version_of(r.settings) or "-", r.owner or "-", r.project or "-", r.name or "-", ending)
+
+
+def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
+    """Lines of left-aligned columns, each as wide as its widest cell, the header first."""
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+    return ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in (header, *rows)]
+
+
 def run_list(args: argparse.Namespace) -> int:
     runs = open_store(args.history).list_runs(owner=args.owner, project=args.project)
     if not runs:
         print("No runs saved yet." if args.owner is None and args.project is None else "No runs match.")
-    for r in runs:
-        overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
-        ending = f"  {r.verdict.label}: {r.verdict.counts.summary()}" if r.verdict and not r.verdict.ok else ""
-        version = version_of(r.settings)  # which test set it scored: compare runs of the same one
-        print(f"{r.run_id}  {r.created_at}  {r.status:<9} {r.n_done}/{r.n_samples}  overall {overall}{ending}  "
-              f"{r.name or ''}  {r.dataset_name}  {r.owner or '-'}  {r.project or '-'}"
-              + (f"  data {version}" if version else ""))
+        return EXIT_OK
+    print("\n".join(aligned_table(RUNS_HEADER, [run_row(r) for r in runs])))
     return EXIT_OK
 
 

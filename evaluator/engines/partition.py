@@ -21,7 +21,7 @@ from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..judges.base import call_info, close_judge, is_offline
 from ..model import EvalResult, EvalSample
-from ..runs.run import RunConfig
+from ..scoring.run_config import RunConfig
 from ..scoring.conversations import row_metric_names
 
 ROW_COLUMN = "_row"

@@ -37,7 +37,7 @@ from ..errors import DatasetError, MissingExtra
 from ..io.frames import ParquetSink, results_from_frame
 from ..io.records import CONVERSATION
 from ..model import EvalSample
-from ..runs.run import RunConfig
+from ..scoring.run_config import RunConfig
 from .partition import ROW_COLUMN, UNKNOWN_INDEX, FrameScorer, frame_metrics
 from .summary import RunTally
 

@@ -15,8 +15,7 @@ from typing import Any, Dict, List, Optional
 from ..analysis.judging import tallied_fallbacks
 from ..analysis.stats import MetricSummary, mean_std, metric_summary
 from ..io.frames import USAGE_COLUMNS, metric_columns
-from ..model import CONVERSATION_TABLE, METHOD_UNSCORED, format_table, turn_notes
-from ..scoring.verdict import RowCounts
+from ..model import CONVERSATION_TABLE, METHOD_UNSCORED, RowCounts, format_table, turn_notes
 
 
 @dataclass
@@ -80,7 +79,7 @@ class RunTally:
         return round(fmean(self.overall), 4) if self.overall else None
 
     def counts(self) -> RowCounts:
-        """The rows' fate as `verdict.RowCounts.of` counts it for a report (Ray runs call no target)."""
+        """The rows' fate as `scoring.verdict.row_counts` counts it for a report (Ray runs call no target)."""
         methods: Counter = Counter()
         for counts in self.methods.values():
             methods.update(counts)

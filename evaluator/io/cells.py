@@ -245,7 +245,7 @@ def tool_calls_cell(value: Any, where: Where, column: str) -> List[Dict[str, Any
     """Tool calls (a JSON array, or a cell holding one) as [{"name", "arguments", "output"}]: deepeval's
     ToolCall objects, OpenAI tool_calls entries, or bare tool names."""
     from ..errors import TargetError
-    from ..targets.shapes import tool_calls_of  # the one reader of tool calls, shared with targets
+    from .shapes import tool_calls_of  # the one reader of tool calls, shared with targets
 
     if isinstance(value, str):
         value = value.strip()

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
 from ..errors import DatasetError, TargetError
-from ..targets.shapes import contexts_of, tool_call
+from .shapes import contexts_of, tool_call
 from ..model import EvalSample
 from .cells import label_cell
 from .dialects import HUMAN_PREFIX, is_label

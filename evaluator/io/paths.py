@@ -1,6 +1,6 @@
 """Nested mapping: a field read from inside a column, `--mapping question=inputs.question`.
 
-The path syntax is --target-field's (targets.fields.parse_path): dotted keys, `[0]` for one item
+The path syntax is --target-field's (io.fields.parse_path): dotted keys, `[0]` for one item
 and `[]` for every item (`outputs.documents[].page_content`). The path's head is a column: the
 longest dotted prefix that names one, so a flattened frame's "outputs.documents" column and a
 JSON object's nested "outputs" both work. A cell holding JSON text (a CSV's) is decoded first.
@@ -12,7 +12,7 @@ import json
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError, TargetConfigError
-from ..targets.fields import MISSING, extract, parse_path
+from .fields import MISSING, extract, parse_path
 from .cells import list_cell
 from .sources import Where
 
@@ -77,7 +77,7 @@ def _split(path: str, columns: Iterable[str]) -> Optional[Tuple[str, str]]:
 
 
 def lookup(row: Mapping[str, Any], path: str) -> Any:
-    """The value at `path` in a row, or targets.fields.MISSING."""
+    """The value at `path` in a row, or fields.MISSING."""
     found = _split(path, row)
     if found is None:
         return MISSING

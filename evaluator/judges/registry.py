@@ -35,8 +35,8 @@ log = logging.getLogger("ragmeter")
 
 PLUGIN_GROUP = "ragmeter.judges"
 OFFLINE, OPENAI = "offline", "openai"
-# (config, api_key) -> judge. `config` is an evaluator.runs.run.RunConfig: typed Any here because runs.py
-# imports this module (imports flow one way: judges, then runs).
+# (config, api_key) -> judge. `config` is an evaluator.scoring.run_config.RunConfig: typed Any here because run_config.py
+# imports this module (imports flow one way: judges, then scoring).
 RunConfigLike = Any
 JudgeFactory = Callable[[RunConfigLike, str], Any]
 

@@ -6,5 +6,6 @@
 - `prompts` (judge prompts per language, with fenced data), `judging` (one judge call per repeat),
   `parsing` (a reply becomes the judge's own score, never an invented one), `geval` (logprob weighting);
 - `heuristics`, `heuristic_sets`, `embeddings`, `sanity`, `units`: the offline scorers and their checks;
+- `examples`: reviewers' few-shot examples (ExampleSet) and the prompts they make (built in review/);
 - `scoring`: one metric of one sample — heuristic, judge call(s), blend, or a visible fallback.
 """

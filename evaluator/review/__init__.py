@@ -1,1 +1,3 @@
-"""People reviewing the judge: label files in and out, the review queue, agreement figures, few-shot alignment."""
+"""People reviewing the judge: `labels` (human_<metric> label files in and out), `queue` (what to review
+next), `agreement` (judge against people), `alignment` (few-shot example sets built from reviews, saved
+and measured on held-out samples; the sets themselves are metrics/examples.py)."""

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ReviewError
 from ..io.datasets import load_dataset
-from ..io.export import neutralise_cell
+from ..report.export import neutralise_cell
 from ..model import EvalResult
 from ..store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 

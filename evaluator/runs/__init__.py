@@ -1,6 +1,7 @@
-"""Runs: `RunConfig` (what a user picked, as plain data) and `Run` (start, stop, resume, re-score, saved row by row).
+"""Runs: `Run` (start, stop, resume, re-score, saved row by row), started from a `RunConfig` (what a user
+picked, as plain data; defined in scoring/run_config.py so the engines can use it, re-exported here).
 
-Used by the CLI, the dashboard and the engines; built on scoring/ and store/.
+Used by the CLI and the dashboard; built on scoring/, store/ and targets/.
 """
 from .run import Run, RunConfig
 

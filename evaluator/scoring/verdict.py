@@ -14,139 +14,17 @@ count against it) and the judge did not fail. In order of precedence:
     thresholds_missed    1   amber   a --fail-under threshold was missed, or could not be checked (N/A)
     ok                   0   green
 
+The data (`Verdict`, `RowCounts`, `EXIT_CODES`) lives in model.py, below the history that stores it.
 `verdict(report, ...)` decides for a finished EvalReport (local, Batch API, target and resumed
 runs); `decide(counts, means, ...)` for engines that stream a tally instead (Ray).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 from ..analysis import judging
-from ..model import METHOD_UNSCORED, EvalReport, EvalResult
-
-VerdictKind = Literal["ok", "thresholds_missed", "judge_failed", "target_failed", "nothing_scored",
-                      "history_failed"]
-Severity = Literal["success", "warning", "error"]
-
-EXIT_CODES: Mapping[str, int] = {"ok": 0, "thresholds_missed": 1, "judge_failed": 3, "target_failed": 4,
-                                 "nothing_scored": 5, "history_failed": 6}
-_SEVERITY: Mapping[str, Severity] = {"ok": "success", "thresholds_missed": "warning", "target_failed": "warning",
-                                     "history_failed": "warning", "judge_failed": "error",
-                                     "nothing_scored": "error"}
-_LABELS: Mapping[str, str] = {"ok": "ok", "thresholds_missed": "FAIL", "judge_failed": "judge failed",
-                              "target_failed": "target failed", "nothing_scored": "nothing scored",
-                              "history_failed": "history write failed"}
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-@dataclass(frozen=True)
-class RowCounts:
-    """What happened to a run's rows. `scored` rows have at least one judged (non-rule) score, or, when the
-    row's metrics are all rule-based, any score."""
-
-    total: int
-    scored: int
-    target_failures: int = 0
-    unusable_replies: int = 0  # rows with a score the judge's reply could not give (METHOD_UNSCORED)
-    fallbacks: int = 0  # scores the judge failed to give, every metric counted (judging.fallback_counts)
-    judged: int = 0  # scores the judge was asked for
-
-    @property
-    def unscored(self) -> int:
-        return self.total - self.scored
-
-    def summary(self) -> str:
-        """'4 of 6 scored · 2 target failures': the rows behind every mean, named."""
-        parts = [f"{self.scored} of {self.total} scored"]
-        if self.target_failures:
-            parts.append(plural(self.target_failures, "target failure"))
-        if self.unusable_replies:
-            parts.append(f"{self.unusable_replies} with an unusable judge reply")
-        return " · ".join(parts)
-
-    @classmethod
-    def of(cls, report: EvalReport) -> "RowCounts":
-        fallbacks, judged = judging.fallback_counts(report)
-        rules = rule_metrics(report.metric_names())
-        return cls(total=len(report.results), scored=sum(1 for r in report.results if _scored(r, rules)),
-                   target_failures=sum(1 for r in report.results if r.sample is not None and r.sample.target_error),
-                   unusable_replies=sum(1 for r in report.results
-                                        if any(ms.method == METHOD_UNSCORED for ms in r.scores.values())),
-                   fallbacks=fallbacks, judged=judged)
-
-
-def rule_metrics(names: Sequence[str]) -> frozenset:
-    """Which of these metrics are rule-based (keyword coverage, retrieval by id): no judge is asked."""
-    from ..metrics.registry import get_metric
-
-    def is_rule(name: str) -> bool:
-        try:
-            return not get_metric(name).judged
-        except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
-            return False
-    return frozenset(n for n in names if is_rule(n))
-
-
-def _scored(result: EvalResult, rules: frozenset) -> bool:
-    """A row is scored when it has a judged score (its overall), or, in a run of rule metrics alone
-    (retrieval by id, say), when it has any score: such a run is not "nothing scored"."""
-    if result.overall_score() is not None:
-        return True
-    return all(n in rules for n in result.scores) and any(not ms.skipped for ms in result.scores.values())
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """How a run ended: `kind` (see the module docstring), the row counts, and `cause` when not ok."""
-
-    kind: VerdictKind
-    counts: RowCounts
-    cause: str = ""
-    missed: Tuple[str, ...] = ()  # each missed --fail-under threshold, as "overall: 0.51 < 0.6"
-
-    @property
-    def ok(self) -> bool:
-        return self.kind == "ok"
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.kind]
-
-    @property
-    def severity(self) -> Severity:
-        """The colour of the end-of-run box: success (green), warning (amber) or error (red)."""
-        return _SEVERITY[self.kind]
-
-    @property
-    def label(self) -> str:
-        return _LABELS[self.kind]
-
-    @property
-    def line(self) -> str:
-        """The last line's text: 'ok: 6 samples scored', 'target failed: 4 of 6 scored · 2 target failures (…)'."""
-        if self.ok:
-            return f"ok: {plural(self.counts.total, 'sample')} scored"
-        return f"{self.label}: {self.cause}"
-
-    @classmethod
-    def of(cls, report: EvalReport, *, thresholds: Mapping[str, float] = {},
-           max_fallback_rate: float = judging.MAX_FALLBACK_RATE, history_error: Optional[str] = None) -> "Verdict":
-        """`verdict(report, ...)`: how the package exports it (`evaluator.Verdict.of(report)`)."""
-        return verdict(report, thresholds=thresholds, max_fallback_rate=max_fallback_rate,
-                       history_error=history_error)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"kind": self.kind, "exit_code": self.exit_code, "cause": self.cause, "missed": list(self.missed),
-                "counts": asdict(self.counts), "summary": self.counts.summary()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Verdict":
-        return cls(kind=data["kind"], counts=RowCounts(**data["counts"]), cause=data.get("cause") or "",
-                   missed=tuple(data.get("missed") or ()))
+from ..model import (EXIT_CODES, METHOD_UNSCORED, EvalReport, EvalResult, RowCounts, Severity, Verdict,  # noqa: F401  (re-exported)
+                     VerdictKind, plural)
 
 
 def missed_means(means: Mapping[str, Optional[float]], thresholds: Mapping[str, float]) -> Tuple[str, ...]:
@@ -201,11 +79,43 @@ def _judge_failure(counts: RowCounts, max_fallback_rate: float, cause: Optional[
     return None
 
 
+def rule_metrics(names: Sequence[str]) -> frozenset:
+    """Which of these metrics are rule-based (keyword coverage, retrieval by id): no judge is asked."""
+    from ..metrics.registry import get_metric
+
+    def is_rule(name: str) -> bool:
+        try:
+            return not get_metric(name).judged
+        except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
+            return False
+    return frozenset(n for n in names if is_rule(n))
+
+
+def _scored(result: EvalResult, rules: frozenset) -> bool:
+    """A row is scored when it has a judged score (its overall), or, in a run of rule metrics alone
+    (retrieval by id, say), when it has any score: such a run is not "nothing scored"."""
+    if result.overall_score() is not None:
+        return True
+    return all(n in rules for n in result.scores) and any(not ms.skipped for ms in result.scores.values())
+
+
+def row_counts(report: EvalReport) -> RowCounts:
+    """What happened to the report's rows: scored, target failures, unusable replies, fallbacks."""
+    fallbacks, judged = judging.fallback_counts(report)
+    rules = rule_metrics(report.metric_names())
+    return RowCounts(total=len(report.results),
+                     scored=sum(1 for r in report.results if _scored(r, rules)),
+                     target_failures=sum(1 for r in report.results if r.sample is not None and r.sample.target_error),
+                     unusable_replies=sum(1 for r in report.results
+                                          if any(ms.method == METHOD_UNSCORED for ms in r.scores.values())),
+                     fallbacks=fallbacks, judged=judged)
+
+
 def verdict(report: EvalReport, *, thresholds: Mapping[str, float] = {},
             max_fallback_rate: float = judging.MAX_FALLBACK_RATE, history_error: Optional[str] = None) -> Verdict:
     """The verdict of a finished report (any engine that holds its rows: local, Batch API, target, resume)."""
     means = dict(report.mean_scores(), overall=report.overall_mean())
-    return decide(RowCounts.of(report), means, thresholds=thresholds, max_fallback_rate=max_fallback_rate,
+    return decide(row_counts(report), means, thresholds=thresholds, max_fallback_rate=max_fallback_rate,
                   stopped=judging.stopped_reason(report), judge_cause=judging.main_cause(report),
                   target_cause=_first_target_error(report), nothing_cause=_nothing_cause(report),
                   history_error=history_error)

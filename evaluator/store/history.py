@@ -40,8 +40,7 @@ from ..io.records import (
     sample_to_record,
 )
 from ..io.redact import redact_value, sanitize_settings
-from ..model import EvalReport, EvalResult, EvalSample
-from ..scoring.verdict import Verdict
+from ..model import EvalReport, EvalResult, EvalSample, Verdict
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
@@ -136,7 +135,7 @@ def m005_unscored_rows(db: Any) -> None:
                    "results.run_id AND s.idx = results.idx AND json_extract(s.record, '$.target_error') IS NOT NULL) "
                    "THEN NULL ELSE overall_v1 END")
         db.execute("ALTER TABLE results DROP COLUMN overall_v1")
-    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")  # evaluator/verdict.py's Verdict, as JSON
+    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")  # model.Verdict (decided by scoring/verdict.py), as JSON
 
 
 @migration

@@ -19,7 +19,7 @@ from .base import NO_RETRY, RetryPolicy, Target, ask
 from .chat import ChatTarget
 from .function import FunctionTarget
 from .http import DEFAULT_BODY, HttpTarget, parse_field_specs
-from .shapes import TargetResponse
+from ..io.shapes import TargetResponse
 
 
 TargetKind = Literal["python", "http", "openai"]  # a function, an HTTP endpoint, a bare chat model

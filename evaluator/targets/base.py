@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
 
 from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
-from .shapes import TargetResponse
+from ..io.shapes import TargetResponse
 
 
 @runtime_checkable

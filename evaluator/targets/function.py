@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Optional
 
 from ..errors import TargetConfigError, TargetError
 from .base import TargetStopped
-from .shapes import TargetResponse, response_from_value
+from ..io.shapes import TargetResponse, response_from_value
 
 _POLL = 0.1  # seconds between looks at the stop flag while a call runs
 

@@ -27,9 +27,9 @@ import httpx2
 from ..bounded import MAX_RETRY_AFTER, TARGET_REPLY_BYTES, ReplyTooLarge, bounded_client, over_retry_cap
 from ..errors import TargetConfigError, TargetError
 from ..io.redact import redact_text, remember, remember_url
-from .fields import FIELD_NAMES, no_answer_message, parse_path, pick
+from ..io.fields import FIELD_NAMES, no_answer_message, parse_path, pick
 from .policy import check_url, check_variables, public_url, url_allowed
-from .shapes import TargetResponse, assemble_response
+from ..io.shapes import TargetResponse, assemble_response
 
 DEFAULT_BODY = '{"question": "{question}"}'
 PLACEHOLDER = "{question}"

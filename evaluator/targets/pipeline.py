@@ -29,7 +29,7 @@ from ..scoring.passes import Progress, ProgressCallback, ResultCallback, Scoring
 from ..safetext import clean_sample
 from .base import STOPPED, RetryPolicy, Target, ask
 from .replay import replay
-from .shapes import TargetResponse
+from ..io.shapes import TargetResponse
 
 AnswerCallback = Callable[[int, EvalSample], None]
 

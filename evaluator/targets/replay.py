@@ -26,7 +26,7 @@ from .base import RetryPolicy, Target, ask
 from .chat import ChatTarget
 from .function import FunctionTarget
 from .http import HttpTarget, PLACEHOLDER
-from .shapes import TargetResponse
+from ..io.shapes import TargetResponse
 
 MESSAGES = "{messages}"
 DEFAULT_CHAT_BODY = '{"messages": {messages}}'

@@ -117,6 +117,6 @@ def test_dataset_strings_are_escaped_in_svg():
 
 
 def test_library_imports_without_loading_altair():
-    code = ("import sys, evaluator.analysis.charts, evaluator.io.export, evaluator.store.history, evaluator.analysis.stats; "
+    code = ("import sys, evaluator.analysis.charts, evaluator.report.export, evaluator.store.history, evaluator.analysis.stats; "
             "assert 'altair' not in sys.modules and 'vl_convert' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -164,7 +164,7 @@ def test_support_picks_the_sentence_holding_most_of_the_claim():
 
 
 def test_the_html_report_shows_the_claims_on_the_text():
-    from evaluator.io.export import html_report
+    from evaluator.report.export import html_report
     from evaluator.model import EvalReport, EvalResult
 
     ms = faithfulness(("The Octopus card launched in 1997", "supported"), ("The card costs 50 dollars", "unsupported"))

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 from apptest import APP, isolate, no_exception
 from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample, MetricScore
-from evaluator.store.reviews import ReviewStore
+from evaluator.store.reviews import Review, ReviewStore
 
 TIMEOUT = 60
 SAMPLES = [
@@ -130,3 +130,18 @@ def test_the_report_shows_agreement_with_reviewers_beside_each_mean(page):
     assert any(c.startswith("reviewers agree 100% (95% CI 1.00–1.00), n=3 · judged 0.80; reviewed sample 0.80")
                for c in captions), captions
     assert "Judge agreement with your reviewers" in [h.value for h in at.subheader]
+
+
+def test_the_report_lists_the_largest_disagreements_first(page):
+    _, store, run_id = page
+    # Judge faithfulness 0.5, 1.0, 0.9 against the reviewers' 0.4, 0.2, 0.8: gaps +0.1, +0.8, +0.1.
+    store.record_many(Review(run_id, i, "faithfulness", "disagree", "ana", corrected=c, judge_score=FAITH[i])
+                      for i, c in enumerate((0.4, 0.2, 0.8)))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.query_params["run"] = run_id
+    at.switch_page("pages/report.py").run()
+    no_exception(at)
+    assert "Where they disagree most" in [c.value for c in at.caption]
+    worst = next(d.value for d in at.dataframe if "gap" in d.value.columns)
+    assert list(worst["sample #"])[0] == 1 and worst["gap"].iloc[0] == pytest.approx(0.8)
+    assert list(worst["gap"].abs()) == sorted(worst["gap"].abs(), reverse=True)

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from evaluator import EvalReport, EvalSample, OfflineJudge, RAGEvaluator
-from evaluator.io.export import html_report
+from evaluator.report.export import html_report
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """Team mode in real Chromium: the real `streamlit run app.py` with RAGMETER_CONFIG naming a team.toml,
-its history on a real PostgreSQL, and the SSO proxy's header sent by the browser itself
-(`extra_http_headers`), one browser context per user.
+its history on a real PostgreSQL, reached through a real sign-in proxy (tests/signin_proxy.py) that
+turns each browser context's session cookie into the identity header, one browser context per user.
 
 - roles: an unknown user sees the sign-in message and nothing else on every page; a viewer opens
   reports and the history but cannot upload, run, rename or delete; an evaluator runs; an admin
@@ -29,6 +29,7 @@ except ImportError:  # test_dashboard (imported below) already skipped or failed
     pass
 
 from evaluator.store.history import RunStore
+from signin_proxy import SignInProxy
 from evaluator.model import EvalResult, EvalSample
 from evaluator.targets.http import DEFAULT_BODY
 
@@ -124,8 +125,9 @@ def team(browser, postgres_server, tmp_path_factory) -> Iterator[Dict[str, Any]]
                "AWS_SECRET_ACCESS_KEY": VAR_CANARY, "RAG_TOKEN": RAG_TOKEN}
         env.pop("RAGMETER_HISTORY", None)
         log = folder / "server.log"
-        with serve_app(env, log) as url:
-            yield {"url": url, "history": history, "listener": listener, "judge": judge, "target": target,
+        with serve_app(env, log) as direct, SignInProxy(int(direct.rsplit(":", 1)[1]), HEADER) as proxy:
+            url = proxy.url  # users reach the dashboard through the sign-in proxy only, as deployed
+            yield {"url": url, "direct": direct, "history": history, "listener": listener, "judge": judge, "target": target,
                    "log": log, "folder": folder}
     listener.close()
     expect.set_options(timeout=5_000)
@@ -138,8 +140,9 @@ def as_user(browser, team, artifacts_dir, request):
     contexts = []
 
     def open_page(name: str | None) -> Page:
-        headers = {HEADER: name} if name else {}
-        context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, extra_http_headers=headers)
+        context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+        if name:
+            context.add_cookies([SignInProxy.cookie(name, team["url"])])
         context.set_default_timeout(60_000)
         contexts.append(context)
         return context.new_page()
@@ -274,6 +277,7 @@ def test_an_admin_renames_and_deletes_a_run(team, as_user):
     expect(selected_run(page)).to_have_value(re.compile("^renamed by the admin"))
     button(page, "Delete run").click()
     button(page, "Yes, delete").click()
+    expect(page.get_by_role("button", name="Yes, delete")).to_have_count(0)  # the delete's rerun is over
     wait_idle(page)
     assert run_id not in {r.run_id for r in RunStore(team["history"]).list_runs()}
 
@@ -313,6 +317,7 @@ def type_everywhere(page: Page, value: str, lines: str) -> int:
         done.add(name)
         assert len(done) < 40, "the page keeps offering new fields"
     for name in ACTIONS:
+        open_expanders(page)  # a submitted form can redraw its expander closed (its label counts rubrics)
         action = button(page, name)
         if action.count() and action.first.is_enabled():
             action.first.click()

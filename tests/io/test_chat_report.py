@@ -6,7 +6,7 @@ import re
 
 from evaluator.conversation import Conversation, Turn
 from evaluator.scoring.evaluation import RAGEvaluator
-from evaluator.io.export import html_report
+from evaluator.report.export import html_report
 from evaluator.judges.offline import OfflineJudge
 from evaluator.model import EvalSample
 

@@ -9,7 +9,7 @@ import pytest
 from evaluator import EvalSample, load_dataset
 from evaluator.errors import DatasetError
 from evaluator.io.records import sample_from_record, sample_to_record
-from evaluator.targets.shapes import response_from_value
+from evaluator.io.shapes import response_from_value
 
 
 def write(tmp_path, name, text):

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import pytest
 
 from evaluator import OfflineJudge, RAGEvaluator
-from evaluator.io.export import html_report, report_from_json, results_csv, results_json
+from evaluator.report.export import html_report, report_from_json, results_csv, results_json
 from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METRICS, EvalReport, EvalResult, EvalSample, MetricScore
 
 CANARY = "sk-canary-export-9a8b7c"
@@ -153,7 +153,7 @@ def test_html_embeds_only_the_worst_samples_when_capped():
 
 
 def test_html_caps_the_samples_by_default_and_stays_small():
-    from evaluator.io.export import DEFAULT_MAX_SAMPLES
+    from evaluator.report.export import DEFAULT_MAX_SAMPLES
 
     report = offline_report()
     report.results = [report.results[i % 6] for i in range(DEFAULT_MAX_SAMPLES * 3)]

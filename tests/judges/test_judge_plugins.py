@@ -11,7 +11,7 @@ import pytest
 from evaluator.cli.command import main
 from evaluator.errors import JudgeConfigError
 from evaluator.store.history import RunStore
-from evaluator.io.export import report_from_json
+from evaluator.report.export import report_from_json
 from evaluator.judges import registry
 from evaluator.judges.registry import JUDGE_REGISTRY, judge_kinds, judge_plugin_errors, load_judge_plugins
 from evaluator.judges.resilient import ResilientJudge

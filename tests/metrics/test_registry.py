@@ -9,7 +9,7 @@ import pytest
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.analysis.advice import recommendations
 from evaluator.cli.command import UsageError, missed_thresholds, parse_thresholds
-from evaluator.io.export import html_report, results_csv, results_json
+from evaluator.report.export import html_report, results_csv, results_json
 from evaluator.io.records import result_from_record, result_to_record
 from evaluator.metrics.registry import METRIC_REGISTRY, Metric, get_metric, register, resolve_metrics
 from evaluator.model import METHOD_LLM, METHOD_SKIPPED, METHOD_UNSCORED, METRICS, EvalReport

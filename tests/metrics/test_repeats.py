@@ -98,7 +98,7 @@ def test_each_repeat_has_its_own_cache_entry_so_a_cached_rerun_is_free(tmp_path)
 
 
 def test_judge_noise_reaches_the_json_and_html_exports():
-    from evaluator.io.export import html_report, results_json
+    from evaluator.report.export import html_report, results_json
 
     report = RAGEvaluator(scripted(SCRIPT), metrics=["answer_relevancy", TONE], repeats=3).evaluate_dataset(samples())
     data = json.loads(results_json(report))

@@ -9,7 +9,7 @@ import pytest
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.errors import DatasetError
 from evaluator.io.datasets import load_dataset
-from evaluator.io.export import results_csv
+from evaluator.report.export import results_csv
 from evaluator.io.records import result_from_record, result_to_record
 from evaluator.model import EvalSample
 from evaluator.targets import RetryPolicy, TargetConfig
@@ -320,7 +320,7 @@ def test_records_and_csv_carry_the_target_outputs():
     for column in ("answer", "contexts", "tool_calls", "target_latency_ms", "target_error"):
         assert column in header
     assert "the target raised ValueError: bad input" in csv_text
-    from evaluator.io.export import html_report
+    from evaluator.report.export import html_report
 
     page = html_report(report, use_vl_convert=False)
     assert "Trajectory (3 steps)" in page and "<code>calculator</code>" in page

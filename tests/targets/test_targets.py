@@ -10,7 +10,7 @@ import pytest
 
 from evaluator.errors import TargetConfigError, TargetError
 from evaluator.targets import ChatTarget, FunctionTarget, HttpTarget, RetryPolicy, TargetConfig, ask
-from evaluator.targets.shapes import context_text, response_from_value
+from evaluator.io.shapes import context_text, response_from_value
 from openai_server import ChatServer, reply
 from target_server import Raw, Stall, TargetServer
 

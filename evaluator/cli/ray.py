@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..cli.args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
+from .args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import usage_line
-from ..cli.progress import ProgressLine
+from .progress import ProgressLine
 from ..scoring.verdict import Verdict, decide
+from ..engines.ray import history_rows, need_ray, run_ray
 from ..io.versions import ROWS_KEY, VERSION_KEY, row_digest, version_of_digests
-from .ray import history_rows, need_ray, run_ray
 
 
 def check_ray_args(args: argparse.Namespace) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from ..errors import TargetError
-from ..io.context_ids import context_id
+from .context_ids import context_id
 
 # Where a context dict keeps its text, and its title; the first key present wins.
 TEXT_KEYS = ("text", "content", "body", "page_content", "passage", "chunk", "document")

@@ -36,9 +36,9 @@ from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
-from ..scoring.verdict import RowCounts, verdict
-from .records import flat_row, result_from_record, result_to_record
-from .redact import redact_text, redact_value, sanitize_settings
+from ..scoring.verdict import row_counts, verdict
+from ..io.records import flat_row, result_from_record, result_to_record
+from ..io.redact import redact_text, redact_value, sanitize_settings
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
@@ -73,7 +73,7 @@ def results_csv(report: EvalReport) -> str:
 # -- Parquet ------------------------------------------------------------------------------------
 def results_parquet(report: EvalReport) -> bytes:
     """Every result as one Parquet row, lossless (the columns of `io.frames`); needs pyarrow."""
-    from .frames import parquet_bytes
+    from ..io.frames import parquet_bytes
 
     return parquet_bytes(((i, redacted(r, i)) for i, r in enumerate(report.results)), report.metric_names())
 
@@ -256,7 +256,7 @@ def _cell(value: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _template() -> Template:
-    env = Environment(loader=PackageLoader("evaluator.io", "templates"), autoescape=True, finalize=_finalize,
+    env = Environment(loader=PackageLoader("evaluator.report", "templates"), autoescape=True, finalize=_finalize,
                       trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined)
     env.filters.update(
         band_class=lambda score: "na" if score is None else BAND_CLASSES[band(score)],
@@ -351,7 +351,7 @@ def _meta_line(report: EvalReport, dataset_name: str) -> str:
     n = len(report.results)
     overall = report.overall_mean()
     parts = [f"{n} sample{'' if n == 1 else 's'}",
-             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({RowCounts.of(report).summary()})",
+             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({row_counts(report).summary()})",
              f"run time {report.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
