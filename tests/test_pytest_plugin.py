@@ -1,7 +1,7 @@
 """The pytest plugin, as a user's test project runs it: a real pytest in a subprocess.
 
 The `pytest11` entry point is not installed in the shared development venv, so the project loads the plugin
-with `-p evaluator.pytest_plugin` (what the entry point does once ragmeter is installed), with plugin
+with `-p evaluator.testing.plugin` (what the entry point does once ragmeter is installed), with plugin
 autoloading off so an installed copy cannot register it twice.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ def project(tmp_path: Path, thresholds: dict) -> Path:
 
 def run_pytest(where: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "evaluator.pytest_plugin", "-p", "no:cacheprovider",
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "evaluator.testing.plugin", "-p", "no:cacheprovider",
                            "-q", *args], cwd=where, env=env, capture_output=True, text=True, timeout=240)
 
 
@@ -104,7 +104,7 @@ def test_typo(rag_eval):
 
 def test_the_entry_point_is_declared_for_installed_copies():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert '[project.entry-points.pytest11]\nragmeter = "evaluator.pytest_plugin"' in text
+    assert '[project.entry-points.pytest11]\nragmeter = "evaluator.testing.plugin"' in text
 
 
 def test_a_judge_is_asked_over_the_openai_protocol_once_then_the_cache_answers(tmp_path):

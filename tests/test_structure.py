@@ -92,7 +92,7 @@ LAYERS = (
     ("targets and config", ("targets", "config")),
     ("review and generate", ("review", "generate")),
     ("runs", ("runs",)),
-    ("cli and demo", ("cli", "demo", "__main__")),
+    ("cli, demo and testing", ("cli", "demo", "__main__", "testing")),
 )
 MAX_TOP_LEVEL = 9  # evaluator/*.py, __init__ and __main__ included: the rest lives in a layer's package
 

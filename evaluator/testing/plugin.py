@@ -14,7 +14,7 @@ fails it with its cause.
 
 Options: `--ragmeter-report report.html` writes the HTML report of each evaluation of the session
 (report.html, report-2.html, ...); `--ragmeter-history DB` chooses the history ($RAGMETER_HISTORY).
-Installed, the plugin loads through the `pytest11` entry point; else `pytest -p evaluator.pytest_plugin`.
+Installed, the plugin loads through the `pytest11` entry point; else `pytest -p evaluator.testing.plugin`.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import pytest
 
-from .model import EvalReport, EvalSample
+from ..model import EvalReport, EvalSample
 
 WORST = 3  # samples named in a failure message
 _REPORTS = pytest.StashKey[List["Evaluation"]]()
@@ -57,8 +57,8 @@ class Evaluation:
 
 def _samples(data: Any) -> tuple:
     """(samples, dataset name) from a path or a list of EvalSamples / dicts."""
-    from .io.datasets import load_dataset
-    from .io.records import sample_from_record
+    from ..io.datasets import load_dataset
+    from ..io.records import sample_from_record
 
     if isinstance(data, (str, Path)):
         return load_dataset(data), Path(data).name
@@ -69,8 +69,8 @@ def _samples(data: Any) -> tuple:
 
 
 def _config(metrics: Optional[Sequence[str]], judge: Union[None, str, Mapping[str, Any]]) -> Any:
-    from .judges.cache import default_cache_path
-    from .runs.run import OPENAI, RunConfig
+    from ..judges.cache import default_cache_path
+    from ..runs.run import OPENAI, RunConfig
 
     chosen = tuple(metrics or ())
     if judge is None:
@@ -80,7 +80,7 @@ def _config(metrics: Optional[Sequence[str]], judge: Union[None, str, Mapping[st
 
 
 def _target(target: Any) -> Any:
-    from .targets import TargetConfig
+    from ..targets import TargetConfig
 
     return TargetConfig(target) if isinstance(target, str) else target
 
@@ -95,8 +95,8 @@ def worst_lines(report: EvalReport, metric: str, n: int = WORST) -> List[str]:
 
 def missed(report: EvalReport, fail_under: Mapping[str, float]) -> List[str]:
     """One paragraph per threshold missed (an N/A mean misses): metric, mean, CI, counts, worst samples."""
-    from .analysis.stats import summarize
-    from .metrics.retrieval import canonical
+    from ..analysis.stats import summarize
+    from ..metrics.retrieval import canonical
 
     sums = {s.name: s for s in summarize(report)}
     overall = report.overall_mean()
@@ -126,9 +126,9 @@ class RagEval:
     def __call__(self, data: Any, target: Any = None, metrics: Optional[Sequence[str]] = None,
                  judge: Union[None, str, Mapping[str, Any]] = None,
                  fail_under: Optional[Mapping[str, float]] = None) -> EvalReport:
-        from .runs.run import Run
-        from .scoring.verdict import verdict
-        from .store.history import RunStore
+        from ..runs.run import Run
+        from ..scoring.verdict import verdict
+        from ..store.history import RunStore
 
         samples, dataset = _samples(data)
         config = _config(metrics, judge)
@@ -167,7 +167,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     done = session.config.stash.get(_REPORTS, [])
     if not path or not done:
         return
-    from .report.export import html_report
+    from ..report.export import html_report
 
     for where, ev in zip(report_paths(path, len(done)), done):
         try:
