@@ -35,6 +35,8 @@ class Turn:
     For an assistant turn: `contexts` it retrieved, `tool_calls` it made ({"name", "arguments",
     "output"}), and an optional `reference` (the expected reply). `not_asked` marks a turn a target
     replay never reached; `error` the target failure at this turn; `latency_ms` its call time.
+    `context_origins`, when set, says where each context came from ("retrieved", or "tool": the
+    output of a tool called before this reply, read as evidence by the loaders).
     """
 
     role: str
@@ -45,6 +47,7 @@ class Turn:
     not_asked: bool = False
     error: Optional[str] = None
     latency_ms: Optional[float] = None
+    context_origins: List[str] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"role": self.role, "content": self.content}
@@ -57,13 +60,16 @@ class Turn:
                 data[key] = getattr(self, key)
         if self.not_asked:
             data["not_asked"] = True
+        if self.context_origins:
+            data["context_origins"] = list(self.context_origins)
         return data
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Turn":
         return cls(str(data["role"]), str(data.get("content") or ""), list(data.get("contexts") or []),
                    [dict(c) for c in data.get("tool_calls") or []], data.get("reference"),
-                   bool(data.get("not_asked")), data.get("error"), data.get("latency_ms"))
+                   bool(data.get("not_asked")), data.get("error"), data.get("latency_ms"),
+                   [str(o) for o in data.get("context_origins") or []])
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,25 @@ class Conversation:
             if t.error:
                 return f"turn {i + 1}: {t.error}"
         return None
+
+
+def tool_outputs_as_contexts(conv: Conversation) -> int:
+    """Each tool turn's output becomes a context of the next assistant turn, marked "tool"; how many were added.
+
+    The assistant's reply after a tool ran is grounded in that output ("It is 18 °C in Paris" after the weather
+    tool said so), so faithfulness must see it as evidence, not report "no contexts were retrieved"."""
+    added, pending = 0, []
+    for turn in conv.turns:
+        if turn.role == TOOL and turn.content.strip():
+            pending.append(turn.content)
+        elif turn.role == ASSISTANT and pending and turn.content.strip():
+            origins = turn.context_origins or ["retrieved"] * len(turn.contexts)
+            turn.contexts = list(turn.contexts) + pending
+            turn.context_origins = origins + ["tool"] * len(pending)
+            added, pending = added + len(pending), []
+        elif turn.role == USER:
+            pending = []
+    return added
 
 
 def in_context(ex: Exchange, language: str) -> str:

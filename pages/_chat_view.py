@@ -49,8 +49,9 @@ def is_conversation_file(data: bytes, name: str, max_bytes: Optional[int] = None
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the conversations…")
-def read(data: bytes, name: str, max_bytes: Optional[int]) -> ConversationSet:
-    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD)
+def read(data: bytes, name: str, max_bytes: Optional[int], tool_evidence: bool = True) -> ConversationSet:
+    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD,
+                              tool_evidence=tool_evidence)
 
 
 def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
@@ -67,8 +68,11 @@ def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
 
 def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[data_ui.LoadedDataset]:
     """The preview of a conversation file and the dataset to score (None after a shown error)."""
+    evidence = st.toggle("Tool replies are evidence", value=True, key=state.TOOL_EVIDENCE, persist_state=state.KEEP,
+                         help="A tool's output becomes a context of the assistant turn after it, so a reply "
+                              "that repeats what the tool said is scored as grounded (CLI: --no-tool-evidence).")
     try:
-        found = read(data, name, max_bytes)
+        found = read(data, name, max_bytes, evidence)
     except DatasetError as exc:
         errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None
@@ -76,6 +80,7 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
     turns = sum(len(c.turns) for c in convs)
     errors.caption("**{name}** · {format} · {n:,} conversations · {turns:,} turns", name=name, format=found.format,
                    n=len(convs), turns=turns)
+    errors.caption("{note}", note=found.note())  # what was kept aside (system prompts) or added (tool evidence)
     for cid, reason in found.skipped:
         errors.warning("Skipped conversation {cid}: {reason}", cid=cid, reason=reason, icon=":material/warning:")
     views.records_table(preview_rows(convs[:200]))
@@ -83,7 +88,8 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
         with st.expander(f"First conversation ({len(convs[0].turns)} turns)"):
             for turn in convs[0].turns:
                 bubble(turn)
-    return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(data + b"conversations"))
+    return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(
+        data + (b"conversations" if evidence else b"conversations without tool evidence")))
 
 
 # --- showing a conversation --------------------------------------------------------------------
@@ -131,8 +137,10 @@ def turn_details(turn: Turn, scored: Optional[TurnResult]) -> None:
             for ms in scored.result.scores.values():
                 views.metric_view(ms)
     with tabs[-2]:
+        origins = turn.context_origins or []
         for i, ctx in enumerate(turn.contexts, 1):
-            views.text_block(f"Context {i}", ctx)
+            tool = i <= len(origins) and origins[i - 1] == "tool"  # a tool's reply read as evidence
+            views.text_block(f"Context {i} · tool output" if tool else f"Context {i}", ctx)
         if not turn.contexts:
             st.caption("No contexts were retrieved for this turn.")
     with tabs[-1]:

@@ -17,7 +17,7 @@ from pages import _team as team
 from pages import _views as views
 
 SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
-UPLOAD_TYPES = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"]
+UPLOAD_TYPES = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet", "eval"]  # eval: an inspect_ai log
 
 
 def upload_limit_mb() -> int:
@@ -51,7 +51,7 @@ def read_source() -> Optional[Tuple[str, bytes]]:
     if source == SAMPLE:
         name = st.selectbox("Sample file", data.bundled_files(), key="eval_sample_file", persist_state=state.KEEP)
         return (name, (data.SAMPLE_DIR / name).read_bytes()) if name else None
-    st.file_uploader("CSV, JSONL, JSON or Parquet file", type=UPLOAD_TYPES, key=state.UPLOAD_FILE,
+    st.file_uploader("CSV, JSONL, JSON, Parquet or inspect_ai .eval file", type=UPLOAD_TYPES, key=state.UPLOAD_FILE,
                      on_change=remember_upload,
                      help="Columns: question, answer, contexts, optional ground_truth, sample_id, category, "
                           "human_<metric> labels. Mapping below if yours are named differently. Files from "

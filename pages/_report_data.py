@@ -32,10 +32,11 @@ def report_charts(token: str, _report: EvalReport) -> Dict[str, Any]:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def agreement(token: str, _report: EvalReport) -> Dict[str, Any]:
-    """agreement.agreement_table of the report: metric -> agreement with human labels (may be empty)."""
-    from evaluator.analysis.agreement import agreement_table
+    """agreement.agreement_table of the report: metric -> agreement with human labels, then "<metric> vs
+    external_<tool>_<metric>" -> agreement with another tool's grades of that metric (may be empty)."""
+    from evaluator.analysis.agreement import agreement_table, external_pairs
 
-    return agreement_table(_report)
+    return {**agreement_table(_report), **agreement_table(external_pairs(_report))}
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -47,11 +48,22 @@ def results_frame(token: str, _report: EvalReport) -> Any:
 
     # Whole contexts and tool calls are for the CSV and the drill-down, not a table cell.
     names = _report.metric_names()
-    frame = pd.DataFrame([flat_row(r, names) for r in _report.results]).drop(
+    frame = pd.DataFrame([{**flat_row(r, names), **_grades(r)} for r in _report.results]).drop(
         columns=["contexts", "tool_calls"], errors="ignore")
     frame.insert(0, "#", range(len(frame)))
     empty = [c for c in frame.columns if c not in ("#", "sample_id") and frame[c].isna().all()]
     return frame.drop(columns=empty)
+
+
+def _grades(result: Any) -> Dict[str, Any]:
+    """Other tools' grades of the row (external_<tool>_<metric>), shown beside our scores."""
+    meta = (result.sample.metadata if result.sample is not None else None) or {}
+    return dict(meta.get("external_scores") or {})
+
+
+def external_columns(frame: Any) -> List[str]:
+    """The columns of other tools' grades in a results_frame."""
+    return [c for c in frame.columns if str(c).startswith("external_")]
 
 
 def score_columns(frame: Any) -> List[str]:

@@ -172,13 +172,14 @@ def target_view(report: EvalReport) -> None:
 
 
 def agreement_view(report: EvalReport, meta: RunMeta) -> None:
-    """Agreement with human labels (human_<metric> columns), when the data has any."""
+    """Agreement with human labels (human_<metric> columns) and other tools' grades (external_<tool>_<metric>)."""
     table = report_data.agreement(meta.token, report)
     if not table:
         return
     from evaluator.analysis.charts import calibration_chart
 
-    st.subheader("Agreement with human labels")
+    st.subheader("Agreement with human labels" if all(" vs " not in m for m in table)
+                 else "Agreement with human labels and other tools' grades")
     st.caption("AUROC for 0/1 labels (0.5 = chance, 1 = perfect ranking); Spearman/Kendall for graded labels; "
                "MAE against labels scaled to 0–1. Trust a metric's chart only as far as it agrees with people.")
     three = st.column_config.NumberColumn(format="%.3f")
@@ -214,8 +215,9 @@ def samples_table(frame: Any, limit: int = 2_000) -> None:
     cols = report_data.score_columns(frame)
     head = [c for c in ("#", "sample_id", "category", "turns", "worst turn") if c in frame.columns]
     texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
-    table = frame[head + ["overall"] + [c for c in cols if c != "overall"] + texts]
-    config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols}
+    grades = report_data.external_columns(frame)  # other tools' grades, beside ours, never tinted as ours
+    table = frame[head + ["overall"] + [c for c in cols if c != "overall"] + grades + texts]
+    config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols + grades}
     if len(table) <= limit:
         views.records_table(table.style.map(band_tint, subset=cols), column_config=config, height=360)
     else:  # sent in chunks as the user scrolls or sorts: 10,000 rows at once slow the page down

@@ -58,6 +58,7 @@ REV_SHOWN = "rev_shown"  # Review: the (run, sample, reviewer) whose stored revi
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 EVAL_SOURCE = "eval_source"  # Evaluate: bundled sample or upload
 UPLOAD_FILE = "upload_file"  # Evaluate: the dataset uploader
+TOOL_EVIDENCE = "eval_tool_evidence"  # Evaluate: a conversation's tool replies are contexts of the next turn
 EVAL_PROJECT = "eval_project"  # Evaluate: the run's project name (the run reads it when it starts)
 CHOSEN_METRICS = "eval_metrics"  # Evaluate: the metrics multiselect (callbacks add new rubrics to it)
 RUBRIC_NAME, RUBRIC_CRITERIA, RUBRIC_FIELDS = "rubric_name", "rubric_criteria", "rubric_fields"

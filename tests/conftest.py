@@ -4,14 +4,75 @@ Each test gets its own HOME, history database and judge cache (the autouse fixtu
 nothing a test does can touch a real `~/.ragmeter` or a developer's configuration. The helper
 modules beside this file (`openai_server`, `fakes`, `datafiles`, `apptest`, ...) are importable by
 name from any test folder: pytest puts this folder on sys.path when it loads this file.
+
+The kinds of slow test are marked here, by folder and by fixture, so a new test of a kind is
+marked without a decorator (the markers are declared in pyproject.toml, whose `addopts` leaves
+them out of plain `pytest`; `.ci/run` runs them all):
+
+- `browser`: every test under tests/browser (real Chromium, real Streamlit);
+- `llama`: every test using the `llama_server` fixture (the real model);
+- `postgres`: every test using the `postgres_server`/`postgres_url` fixtures, or parametrized
+  over a "postgresql" backend (a throw-away PostgreSQL cluster);
+- `ray`: every test using the `ray_cluster` fixture (a real local Ray cluster, tests/test_ray_engine.py);
+- `slow` (subprocess fault runs, heavy real-server runs) is marked in the test files.
+
+Under pytest-xdist, the tests of one browser, llama or ray file run on one worker, in order
+(`xdist_group`, honoured by `--dist loadgroup` in `.ci/run`): they share a server or cluster
+started once per file or session, and some read state an earlier test of the file left.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Iterator, Set, Tuple
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
 ISOLATED_VARIABLES = ("RAGMETER_CONFIG", "RAGMETER_USER", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+def _kinds(item: pytest.Item) -> Set[str]:
+    """The slow kinds an item is by where it lives and what it uses (see the module note)."""
+    kinds = set()
+    if BROWSER_TESTS in Path(str(item.path)).parents:
+        kinds.add("browser")
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if "llama_server" in fixtures:
+        kinds.add("llama")
+    if "ray_cluster" in fixtures:
+        kinds.add("ray")
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "postgres_server" in fixtures or "postgresql" in params.values():
+        kinds.add("postgres")
+    return kinds
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        for kind in sorted(_kinds(item)):
+            item.add_marker(kind)
+        if {"browser", "llama", "ray"} & {mark.name for mark in item.iter_markers()}:
+            item.add_marker(pytest.mark.xdist_group(Path(str(item.path)).stem))
+
+
+def pytest_report_header(config) -> str | None:
+    """Say, where a developer looks, that plain `pytest` left the slow kinds out (pyproject's addopts)."""
+    if config.option.markexpr and config.option.markexpr in config.getini("addopts"):
+        return ("fast loop: browser, llama, postgres, ray and slow tests left out "
+                "(`pytest -m browser` runs one kind, `pytest -m ''` or `.ci/run` all)")
+    return None
+
+
+def pytest_sessionstart(session) -> None:
+    """Clear the browser tests' failure shots of an earlier run, once per run: in the main process,
+    not in a pytest-xdist worker (a late worker would delete a shot another one has just taken)."""
+    if not hasattr(session.config, "workerinput"):
+        for old in (ROOT / "artifacts").glob("*-FAILED.png"):
+            old.unlink(missing_ok=True)
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +92,14 @@ def history(tmp_path, monkeypatch) -> Path:
     """The history database of this test, under its tmp_path (the path tests open a RunStore on)."""
     from apptest import isolate
     return isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses connections, held for the whole test (tests/ports.py)."""
+    from ports import closed_port as hold
+    with hold() as port:
+        yield port
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +125,27 @@ def postgres_url(postgres_server, request) -> str:
     from pgserver import fresh_database
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
     return fresh_database(postgres_server, name)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory) -> Iterator[Tuple[str, Path]]:
+    """(base URL, server log) of the real local model (tests/llama_server.py), one per session;
+    the log is where llama-cpp-python says how much of a prompt it reused."""
+    from llama_server import missing_requirement, running_llama
+
+    reason = missing_requirement()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"llama tests cannot run in CI: {reason} (`.ci/run` installs the test extra)")
+        pytest.skip(reason)
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with running_llama(log) as url:
+        yield url, log
+
+
+@pytest.fixture
+def llama_url(llama_server) -> str:
+    return llama_server[0]
 
 
 @pytest.fixture

@@ -20,6 +20,8 @@ import tempfile
 import time
 from typing import Iterator, List, Optional
 
+from ports import ATTEMPTS, free_port, port_taken
+
 START_TIMEOUT = 30.0
 
 
@@ -36,12 +38,6 @@ def _bindir() -> str:
     if initdb:
         return os.path.dirname(initdb)
     raise PostgresUnavailable("PostgreSQL is not installed (apt-get install postgresql)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _as_user(cmd: List[str]) -> List[str]:
@@ -64,18 +60,39 @@ def running_postgres() -> Iterator[str]:
     root = tempfile.mkdtemp(prefix="ragmeter-pg-")
     if os.geteuid() == 0:
         shutil.chown(root, "postgres")
-    data, port = os.path.join(root, "data"), _free_port()
+    data = os.path.join(root, "data")
     _run([f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"], "initdb")
-    opts = f"-c listen_addresses=127.0.0.1 -c port={port} -k {root} -c fsync=off -c max_connections=200"
-    _run([f"{bindir}/pg_ctl", "-D", data, "-o", opts, "-l", os.path.join(root, "log"), "-w",
-          "-t", str(int(START_TIMEOUT)), "start"], "pg_ctl start")
     try:
+        port = _start(bindir, data, root)
         _wait(port)
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run(_as_user([f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
                        capture_output=True, timeout=60)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _start(bindir: str, data: str, root: str) -> int:
+    """Start the cluster on a free port; its port. Started again on a new port when another process
+    (a parallel pytest-xdist worker's server) took the picked one first."""
+    log = os.path.join(root, "log")
+    for attempt in range(1, ATTEMPTS + 1):
+        port = free_port()
+        opts = f"-c listen_addresses=127.0.0.1 -c port={port} -k {root} -c fsync=off -c max_connections=200"
+        try:
+            _run([f"{bindir}/pg_ctl", "-D", data, "-o", opts, "-l", log, "-w",
+                  "-t", str(int(START_TIMEOUT)), "start"], "pg_ctl start")
+            return port
+        except PostgresUnavailable:
+            if attempt == ATTEMPTS or not port_taken(_read(log)):
+                raise
+    raise AssertionError("unreachable")
+
+
+def _read(path: str) -> str:
+    with contextlib.suppress(OSError), open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+    return ""
 
 
 def _wait(port: int) -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evaluator.cli.command import main
 from evaluator.store.history import RunStore
 
@@ -33,6 +35,7 @@ def _cli(args, env):
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_killed_conversation_run_resumes_without_asking_again(tmp_path):
     bot, log, history = tmp_path / "bot.py", tmp_path / "calls.log", tmp_path / "h.sqlite3"
     bot.write_text(BOT, encoding="utf-8")

@@ -167,6 +167,7 @@ def test_top_level_help_names_every_format_the_readers_accept(capsys):
         assert kind in reads, kind
 
 
+@pytest.mark.slow
 def test_module_entry_point(data):
     proc = subprocess.run([sys.executable, "-m", "evaluator", "evaluate", str(data), "-q", "--no-history"],
                           capture_output=True, text=True, timeout=120)
@@ -224,6 +225,7 @@ def test_labels_without_label_columns_says_so(data, capsys):
     assert "No human_<metric> label columns" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_ctrl_c_marks_the_run_stopped_and_resumable(data, tmp_path):
     """Interrupting the CLI keeps every finished row and leaves a run that --resume completes."""
     import os

@@ -6,7 +6,6 @@ history database, and one run of the installed entry point in a subprocess.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -39,12 +38,6 @@ def data(tmp_path, monkeypatch):
     return write_rows(tmp_path / "data.jsonl", 300)
 
 
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_cli(args, capsys):
     start = time.perf_counter()
     code = main(args)
@@ -69,8 +62,8 @@ def test_a_rejecting_judge_exits_3_fast_naming_the_cause(data, tmp_path, capsys,
         assert "check the API key (OPENAI_API_KEY or --api-key-env)" in last
 
 
-def test_nothing_listening_exits_3_within_15_s_and_the_run_can_be_resumed(data, tmp_path, capsys):
-    url = f"http://127.0.0.1:{closed_port()}/v1"
+def test_nothing_listening_exits_3_within_15_s_and_the_run_can_be_resumed(data, tmp_path, capsys, closed_port):
+    url = f"http://127.0.0.1:{closed_port}/v1"
     code, seconds, last, _ = run_cli(["evaluate", str(data), "-q", "--model", "m", "--base-url", url], capsys)
     assert code == 3 and seconds <= LIMIT_S
     assert f"Could not reach the judge at {url} (connection refused)" in last
@@ -79,8 +72,9 @@ def test_nothing_listening_exits_3_within_15_s_and_the_run_can_be_resumed(data, 
     assert run.status == "stopped" and len(store.pending_samples(run.run_id)) == 300 - run.n_done
 
 
-def test_the_installed_command_fails_fast_on_a_dead_judge(data, tmp_path):
-    url = f"http://127.0.0.1:{closed_port()}/v1"
+@pytest.mark.slow
+def test_the_installed_command_fails_fast_on_a_dead_judge(data, tmp_path, closed_port):
+    url = f"http://127.0.0.1:{closed_port}/v1"
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "evaluator", "evaluate", str(data), "--model", "m",
@@ -109,6 +103,7 @@ def test_a_10_percent_fault_run_exits_0_with_no_row_lost(data, tmp_path, capsys,
     assert [s["sample_id"] for s in report["samples"]] == [f"r{i}" for i in range(20)]
 
 
+@pytest.mark.slow
 def test_a_60_percent_fault_run_exits_3(data, tmp_path, capsys, judge_clock):
     code, last, report = fault_run(data, tmp_path, capsys, 0.60)
     assert judge_clock.slept  # the retries backed off (on the fake clock)

@@ -48,6 +48,7 @@ def test_a_judge_answering_prose_stops_the_run_early_with_exit_3(data, capsys):
     assert f"{requests}/{requests} calls answered, 0/{requests} replies usable" in out
 
 
+@pytest.mark.slow
 def test_a_judge_that_never_answers_stops_with_exit_3_naming_the_timeout(data, capsys):
     with ChatServer(default=stall(3.0)) as srv:
         code, last, _ = run_cli(["evaluate", str(data), "--no-cache", "--model", "m", "--base-url", srv.base_url,

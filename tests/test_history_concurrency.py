@@ -51,6 +51,7 @@ def location(backend, tmp_path, request, name="history.sqlite3"):
     return str(tmp_path / name) if backend == "sqlite" else request.getfixturevalue("postgres_url")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_a_new_history_opened_by_four_processes_at_once_is_migrated_once(backend, tmp_path, request):
     # Before the migration lock, 4 processes opening a new SQLite file failed about 1 in 10 times

@@ -11,26 +11,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from openai_server import ChatServer, error, reply
 
-try:
-    import ray
-    import ray.data  # noqa: F401
-except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("Ray is not installed: pip install -e '.[test]'", allow_module_level=True)
-
-from openai_server import ChatServer, error, reply  # noqa: E402
-
-from evaluator import OfflineJudge, RAGEvaluator  # noqa: E402
-from evaluator.cli.command import main  # noqa: E402
-from evaluator.engines.ray import run_ray  # noqa: E402
-from evaluator.store.history import RunStore  # noqa: E402
-from evaluator.io.datasets import load_dataset  # noqa: E402
-from evaluator.io.frames import read_results_parquet  # noqa: E402
-from evaluator.io.records import result_to_record  # noqa: E402
-from evaluator.judges.openai import OpenAIJudge  # noqa: E402
-from evaluator.runs.run import RunConfig  # noqa: E402
+from evaluator import OfflineJudge, RAGEvaluator
+from evaluator.cli.command import main
+from evaluator.engines.ray import run_ray
+from evaluator.store.history import RunStore
+from evaluator.io.datasets import load_dataset
+from evaluator.io.frames import read_results_parquet
+from evaluator.io.records import result_to_record
+from evaluator.judges.openai import OpenAIJudge
+from evaluator.runs.run import RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
@@ -66,8 +57,22 @@ def _alive(pids: set) -> set:
             and "Z" not in Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[:1]}
 
 
+def import_ray():
+    """Ray, imported by the fixture, not at collection: importing it takes seconds, and plain `pytest`
+    leaves these tests out (tests using `ray_cluster` are marked `ray` in tests/conftest.py)."""
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip("Ray is not installed: pip install -e '.[test]'")
+    return ray
+
+
 @pytest.fixture(scope="module")
-def cluster():
+def ray_cluster():
+    ray = import_ray()
     # The workers' environment is the one the cluster starts with: the key is there, not in the config.
     os.environ[KEY_ENV] = WORKER_KEY
     before = _children(os.getpid())
@@ -97,7 +102,7 @@ def single_process(judge, samples, workers=1):
     return list(enumerate(RAGEvaluator(judge).evaluate_dataset(samples, max_workers=workers).results))
 
 
-def test_offline_scores_equal_the_single_process_run(cluster, tmp_path):
+def test_offline_scores_equal_the_single_process_run(ray_cluster, tmp_path):
     out = tmp_path / "results.parquet"
     run = run_ray(str(SAMPLE), config(), workers=2, output=str(out), batch=5)
     expected = single_process(OfflineJudge(), load_dataset(SAMPLE))
@@ -105,7 +110,7 @@ def test_offline_scores_equal_the_single_process_run(cluster, tmp_path):
     assert records(read_results_parquet(out)) == records(expected)
 
 
-def test_conversations_score_on_ray_as_they_do_locally(cluster, tmp_path, capsys):
+def test_conversations_score_on_ray_as_they_do_locally(ray_cluster, tmp_path, capsys):
     chats = ROOT / "sample_data" / "conversations.jsonl"
     history, out = tmp_path / "h.sqlite3", tmp_path / "r.parquet"
     assert main(["evaluate", str(chats), "-q", "--history", str(history)]) == 0
@@ -123,7 +128,7 @@ def test_conversations_score_on_ray_as_they_do_locally(cluster, tmp_path, capsys
     assert store.load_report(ray_run.run_id).turn_mean_scores() == store.load_report(local_run.run_id).turn_mean_scores()
 
 
-def test_parquet_input_without_ids_is_numbered_in_input_order(cluster, tmp_path):
+def test_parquet_input_without_ids_is_numbered_in_input_order(ray_cluster, tmp_path):
     rows = pd.read_json(SAMPLE, lines=True, dtype=False).drop(columns=["sample_id"])
     data = tmp_path / "in.parquet"
     rows.to_parquet(data, row_group_size=6)
@@ -142,7 +147,7 @@ def scored_by_prompt(request):
     return reply(json.dumps({"score": round(score, 4), "reasoning": "graded"}), usage=(100, 10))
 
 
-def test_judge_path_same_scores_same_calls_and_a_cached_rerun_calls_nothing(cluster, tmp_path):
+def test_judge_path_same_scores_same_calls_and_a_cached_rerun_calls_nothing(ray_cluster, tmp_path):
     samples = load_dataset(SAMPLE)
     with ChatServer(responder=scored_by_prompt) as srv:
         with OpenAIJudge("test-model", base_url=srv.base_url, api_key="sk-x") as judge:
@@ -175,7 +180,7 @@ def _scoring_workers() -> list:
     return pids
 
 
-def test_a_worker_killed_mid_run_loses_and_duplicates_no_row(cluster, tmp_path):
+def test_a_worker_killed_mid_run_loses_and_duplicates_no_row(ray_cluster, tmp_path):
     base = load_dataset(SAMPLE)
     rows = [dict(json.loads(line), sample_id=f"s{k}-{i}") for k in range(3)
             for i, line in enumerate(SAMPLE.read_text(encoding="utf-8").splitlines())]
@@ -213,7 +218,7 @@ def _table(printed: str) -> list:
     return lines[start + 1:end + 1]
 
 
-def test_cli_ray_run_prints_the_usual_report_and_opens_from_the_history(cluster, tmp_path, capsys):
+def test_cli_ray_run_prints_the_usual_report_and_opens_from_the_history(ray_cluster, tmp_path, capsys):
     history, out = tmp_path / "h.sqlite3", tmp_path / "r.parquet"
     assert main(["evaluate", str(SAMPLE), "-q", "--history", str(history)]) == 0
     local = capsys.readouterr().out
@@ -229,7 +234,7 @@ def test_cli_ray_run_prints_the_usual_report_and_opens_from_the_history(cluster,
     assert records(read_results_parquet(out)) == records(store.indexed_results(local_run.run_id))
 
 
-def test_cli_ray_run_on_postgres_prints_its_share_link_last_and_keeps_its_project(cluster, postgres_url, capsys):
+def test_cli_ray_run_on_postgres_prints_its_share_link_last_and_keeps_its_project(ray_cluster, postgres_url, capsys):
     assert main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--ray-workers", "2", "--history", postgres_url,
                  "--project", "support bot", "--dashboard-url", "https://ragmeter.example.com/"]) == 0
     out, err = capsys.readouterr()
@@ -249,7 +254,7 @@ def test_cli_ray_refuses_what_it_cannot_do(tmp_path, capsys, extra, message):
     assert message in capsys.readouterr().err
 
 
-def test_cli_ray_exits_3_when_the_judge_fails_and_says_why(cluster, tmp_path, capsys):
+def test_cli_ray_exits_3_when_the_judge_fails_and_says_why(ray_cluster, tmp_path, capsys):
     with ChatServer(default=error(401, "invalid key")) as srv:
         code = main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--no-history", "--no-cache",
                      "--model", "test-model", "--base-url", srv.base_url])

@@ -49,6 +49,7 @@ def recorded(history: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, dataset):
     judge_args = ["--model", "judge", "--no-cache", "--max-workers", "2", "-q"]
     with ChatServer(responder=deterministic) as srv:
@@ -88,6 +89,7 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, dataset):
         assert CANARY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_a_resumed_report_counts_the_judge_calls_of_every_session(tmp_path, dataset):
     """On main the killed session's calls were lost: 83 reported, 131 received."""
     judge_args = ["--model", "judge", "--no-cache", "--max-workers", "1", "-q"]

@@ -60,6 +60,7 @@ def run_env(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_echoed_secrets_reach_no_history_cache_or_export(run_env, capsys):
     box = []
     with ChatServer(responder=echoing_judge) as judge, TargetServer(echoing_target(box)) as target:

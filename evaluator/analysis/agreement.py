@@ -244,6 +244,23 @@ def labelled_pairs(report: Any) -> Dict[str, List[Tuple[float, float]]]:
     return dict(pairs)
 
 
+def external_pairs(report: Any) -> Dict[str, List[Tuple[float, float]]]:
+    """"<metric> vs <external column>" -> (our score, the other tool's grade) for each grade another tool gave
+    (`metadata["external_scores"]`, io/grades.py) of a metric this run scored: what `--labels` compares."""
+    from ..io.grades import EXTERNAL_PREFIX, measures
+
+    pairs: Dict[str, List[Tuple[float, float]]] = defaultdict(list)
+    for result in report.results:
+        grades = (getattr(result.sample, "metadata", None) or {}).get("external_scores") or {}
+        scored = result.metric_scores()
+        for column, grade in grades.items():
+            metric = measures(str(column)[len(EXTERNAL_PREFIX):].split("_", 1)[-1])
+            ms = scored.get(metric) if metric else None
+            if ms is not None and not ms.skipped and isinstance(grade, (int, float)):
+                pairs[f"{metric} vs {column}"].append((ms.score, float(grade)))
+    return dict(pairs)
+
+
 def agreement_table(report_or_pairs: Any, bins: int = 5) -> Dict[str, MetricAgreement]:
     """Per metric with human labels: n, label kind, AUROC or Spearman + Kendall, MAE, calibration.
 
@@ -261,13 +278,14 @@ def agreement_table(report_or_pairs: Any, bins: int = 5) -> Dict[str, MetricAgre
 
 def format_agreement_table(table: Mapping[str, MetricAgreement]) -> str:
     """A plain-text table of `agreement_table`'s result, for the CLI."""
-    lines = [f"{'metric':<20} {'n':>5} {'labels':<7} {'AUROC':>6} {'Spearman':>8} {'Kendall':>7} {'MAE':>6}"]
+    w = max([20] + [len(a.metric) for a in table.values()])  # "faithfulness vs external_deepeval_..." is long
+    lines = [f"{'metric':<{w}} {'n':>5} {'labels':<7} {'AUROC':>6} {'Spearman':>8} {'Kendall':>7} {'MAE':>6}"]
     for a in table.values():
         cells = [_fmt(a.auroc), _fmt(a.spearman), _fmt(a.kendall), _fmt(a.mae)]
-        lines.append(f"{a.metric:<20} {a.n:>5} {a.kind:<7} {cells[0]:>6} {cells[1]:>8} {cells[2]:>7} {cells[3]:>6}")
+        lines.append(f"{a.metric:<{w}} {a.n:>5} {a.kind:<7} {cells[0]:>6} {cells[1]:>8} {cells[2]:>7} {cells[3]:>6}")
         bins = ", ".join(f"{b.low:g}{'' if b.low == b.high else f'-{b.high:g}'}: {_fmt(b.mean_score)} (n={b.n})"
                          for b in a.calibration)
-        lines.append(f"{'':<20} mean score by label: {bins}")
+        lines.append(f"{'':<{w}} mean score by label: {bins}")
     return "\n".join(lines)
 
 

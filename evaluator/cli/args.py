@@ -26,11 +26,13 @@ from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 # Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats).
 READABLE_FORMATS = (
-    ("datasets", "evaluate DATA", ".csv .tsv .jsonl .ndjson .json .parquet, or a Hugging Face save_to_disk folder"),
+    ("datasets", "evaluate DATA", ".csv .tsv .jsonl .ndjson .json .parquet .eval (an inspect_ai log), or a "
+                                   "Hugging Face save_to_disk folder"),
     ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
-                                        "messages, one row per turn, or ragmeter's own turns"),
-    ("other tools' files", "evaluate DATA", "ragas, deepeval, Phoenix, TruLens, LangSmith, Langfuse, MLflow and "
-                                             "promptfoo exports; OpenInference, OTLP/JSON and Phoenix spans"),
+                                        "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
+    ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix, TruLens, LangSmith, "
+                                             "Langfuse (items, traces, observations), MLflow and promptfoo exports; "
+                                             "inspect_ai logs; OpenInference, OTLP/JSON and Phoenix spans"),
     ("documents", "generate --docs", ".md .markdown .txt .html .htm .pdf files in a folder, tables .csv .tsv "
                                       ".jsonl .ndjson .json .parquet, or PostgreSQL with --docs-query"),
     ("labels", "review import", ".csv .jsonl .parquet with human_<metric> columns"),
@@ -75,7 +77,10 @@ def _data_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN",
                        help="read a field from a column, or from a path inside one "
                             "(question=inputs.question, contexts=outputs.documents[].page_content)")
-    group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns")
+    group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns "
+                       "and with other tools' grades (external_<tool>_<metric>) of the metrics ragmeter also scores")
+    group.add_argument("--no-tool-evidence", action="store_true", help="conversations: do not read a tool's reply as "
+                       "a context of the assistant turn after it (it is, by default)")
 
 
 def _judge_group(ev: argparse.ArgumentParser) -> None:

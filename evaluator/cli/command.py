@@ -149,10 +149,16 @@ def print_target_failures(report: EvalReport) -> None:
 
 
 def print_labels(report: EvalReport) -> None:
-    from ..analysis.agreement import agreement_table, format_agreement_table
+    from ..analysis.agreement import agreement_table, external_pairs, format_agreement_table
 
-    table = agreement_table(report)
-    print(format_agreement_table(table) if table else "No human_<metric> label columns in this dataset.")
+    table, external = agreement_table(report), agreement_table(external_pairs(report))
+    if table:
+        print(format_agreement_table(table))
+    if external:  # other tools' grades of the metrics we scored: how far the two evaluators agree
+        print("Agreement with other tools' grades (external_<tool>_<metric>):")
+        print(format_agreement_table(external))
+    if not table and not external:
+        print("No human_<metric> label columns (nor other tools' grades of these metrics) in this dataset.")
 
 
 def open_store(path: Optional[str]) -> Any:
@@ -167,7 +173,8 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
     notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
     try:
-        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes)
+        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes,
+                            tool_evidence=not getattr(args, "no_tool_evidence", False))
     finally:
         for note in notes:
             print(f"ragmeter: note: {note}", file=sys.stderr)

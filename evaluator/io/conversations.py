@@ -7,6 +7,9 @@
                              CSV with the turns as a JSON cell
     OpenAI messages         {"messages": [{"role", "content", "tool_calls", "tool_call_id"}]} per line
                             (a system message is kept in metadata, not as a turn)
+    ShareGPT                {"conversations": [{"from": "human"|"gpt"|"system", "value"}]} (JSONL, or a
+                            Hugging Face `datasets` Parquet); LLaMA-Factory's function_call / observation
+                            turns are a tool call and its output; system messages are kept in metadata
     long table              one row per turn: conversation_id, turn, role, content, optional
                             contexts / tool_calls / reference (CSV or JSONL), rows ordered by turn
     ragmeter's own          {"conversation_id", "scenario", "expected_outcome", "turns": [{"role",
@@ -16,6 +19,10 @@
 `load_conversations` reads it. Bad input raises DatasetError naming the file, the line (or item)
 and what to do: a turn without a role, an unknown role, an assistant turn before any user turn,
 a tool turn with no tool call before it. An empty conversation is skipped, by name, in `skipped`.
+
+A tool's reply is evidence for the assistant turn that answers after it: with `tool_evidence=True`
+(the default; `--no-tool-evidence` on the CLI) its output becomes one of that turn's contexts, marked
+"tool" in `Turn.context_origins`, so "It is 18 °C in Paris" after the weather tool said so is grounded.
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn
+from ..conversation import ASSISTANT, ROLES, TOOL, USER, Conversation, Turn, tool_outputs_as_contexts
 from ..errors import DatasetError, TargetError
 from .shapes import contexts_of, tool_call
 from ..model import EvalSample
@@ -38,9 +45,11 @@ CONVERSATIONS, SAMPLES = "conversations", "samples"
 FIELDS = ("conversation_id", "turn", "role", "content", "contexts", "tool_calls", "reference", "turns", "messages",
           "user_input", "scenario", "expected_outcome", "expected_tools", "reference_tool_calls")
 RAGAS, DEEPEVAL, OPENAI, LONG = "ragas MultiTurnSample", "deepeval conversational", "OpenAI messages", "long table"
-# ragas message types and other tools' role names, as our three roles.
+SHAREGPT = "ShareGPT"
+# ragas message types and other tools' role names (ShareGPT's "gpt", LLaMA-Factory's "observation"), as our roles.
 ROLE_NAMES = {"human": USER, "user": USER, "ai": ASSISTANT, "assistant": ASSISTANT, "bot": ASSISTANT,
-              "tool": TOOL, "function": TOOL}
+              "gpt": ASSISTANT, "chatgpt": ASSISTANT, "tool": TOOL, "function": TOOL, "observation": TOOL}
+_SYSTEM_ROLES = ("system", "developer")
 _LONG_KEYS = ("conversation_id", "role", "content")
 
 
@@ -51,6 +60,15 @@ class ConversationSet:
     conversations: List[Conversation]
     format: str
     skipped: List[Tuple[str, str]] = field(default_factory=list)  # (conversation id, reason)
+    counts: Dict[str, int] = field(default_factory=dict)  # "system messages kept as metadata" -> 3
+
+    def note(self) -> str:
+        """The load note: "ShareGPT: 120 conversations, 3 system messages kept as metadata"."""
+        n = len(self.conversations)
+        parts = [f"{n:,} conversation{'s' if n != 1 else ''}"] + [
+            f"{k:,} {what.format(s='s' if k != 1 else '', them='them' if k != 1 else 'it')}"
+            for what, k in self.counts.items() if k]
+        return f"{self.format}: {', '.join(parts)}."
 
     @property
     def kind(self) -> str:
@@ -79,8 +97,12 @@ def _message_list(value: Any) -> bool:
 def row_format(row: Mapping[str, Any]) -> Optional[str]:
     """Which conversation format a row is in, or None for a single-turn sample."""
     keys = _norm_keys(row)
+    if {"epoch", "target"} <= set(keys):  # an inspect_ai sample: its messages are the prompt a solver built
+        return None
     if _message_list(keys.get("messages")):
         return OPENAI
+    if _message_list(keys.get("conversations")) and _sharegpt_turn(_decoded(keys["conversations"])[0]):
+        return SHAREGPT
     if _message_list(keys.get("user_input")):
         return RAGAS
     if "turns" in keys and isinstance(_decoded(keys["turns"]), list):
@@ -104,9 +126,10 @@ def dataset_kind(source: Any, *, name: Optional[str] = None, max_bytes: Optional
 
 
 def load_conversations(source: Any, *, name: Optional[str] = None, max_bytes: Optional[int] = None,
-                       max_rows: Optional[int] = None, surface: Surface = LIBRARY) -> ConversationSet:
-    """Every conversation of a file (see the module docstring for the formats)."""
-    return read_conversations(open_source(source, name, max_bytes, surface), max_rows, surface)
+                       max_rows: Optional[int] = None, surface: Surface = LIBRARY,
+                       tool_evidence: bool = True) -> ConversationSet:
+    """Every conversation of a file (see the module docstring for the formats and `tool_evidence`)."""
+    return read_conversations(open_source(source, name, max_bytes, surface), max_rows, surface, tool_evidence)
 
 
 def is_conversation_row(row: Dict[str, Any], mapping: Optional[Mapping[str, Optional[str]]] = None) -> bool:
@@ -116,7 +139,8 @@ def is_conversation_row(row: Dict[str, Any], mapping: Optional[Mapping[str, Opti
 
 def conversation_rows(records: Iterable[Tuple[Where, Dict[str, Any]]], name: str, max_rows: Optional[int],
                       surface: Surface, notes: List[str],
-                      mapping: Optional[Mapping[str, Optional[str]]] = None) -> List[EvalSample]:
+                      mapping: Optional[Mapping[str, Optional[str]]] = None,
+                      tool_evidence: bool = True) -> List[EvalSample]:
     """The rows of a conversation file (how `load_dataset` reads one): one EvalSample per conversation.
 
     `mapping` (FIELD -> column) renames the file's keys to the FIELDS a conversation is read from."""
@@ -124,8 +148,8 @@ def conversation_rows(records: Iterable[Tuple[Where, Dict[str, Any]]], name: str
     if unknown:
         raise DatasetError(f"is a conversation file: the mapping names {', '.join(map(repr, unknown))}, which a "
                            f"conversation does not have; its fields are {', '.join(FIELDS)}", file=name)
-    found = conversations_in([(w, _renamed(r, mapping)) for w, r in records], name, max_rows, surface)
-    notes.append(f"{found.format} recognised: {len(found.conversations)} conversations read.")
+    found = conversations_in([(w, _renamed(r, mapping)) for w, r in records], name, max_rows, surface, tool_evidence)
+    notes.append(found.note())
     notes.extend(f"skipped conversation {cid}: {reason}" for cid, reason in found.skipped)
     return [EvalSample.from_conversation(c) for c in found.conversations]
 
@@ -143,12 +167,14 @@ def _renamed(row: Dict[str, Any], mapping: Optional[Mapping[str, Optional[str]]]
     return out
 
 
-def read_conversations(src: Source, max_rows: Optional[int], surface: Surface) -> ConversationSet:
+def read_conversations(src: Source, max_rows: Optional[int], surface: Surface,
+                       tool_evidence: bool = True) -> ConversationSet:
     with source_rows(src) as rows:
-        return conversations_in(list(rows.records), src.name, max_rows, surface)
+        return conversations_in(list(rows.records), src.name, max_rows, surface, tool_evidence)
 
 
-def conversations_in(records: Rows, name: str, max_rows: Optional[int], surface: Surface) -> ConversationSet:
+def conversations_in(records: Rows, name: str, max_rows: Optional[int], surface: Surface,
+                     tool_evidence: bool = True) -> ConversationSet:
     """The conversations of a file's rows (`name` for messages)."""
     if not records:
         raise DatasetError("has no rows; add one conversation per line", file=name)
@@ -167,6 +193,9 @@ def conversations_in(records: Rows, name: str, max_rows: Optional[int], surface:
             found.skipped.append((conv.conversation_id, "empty conversation: it has no turns"))
             continue
         _check(conv, where)
+        found.counts[_SYSTEM_NOTE] = found.counts.get(_SYSTEM_NOTE, 0) + ("system" in conv.metadata)
+        used = tool_outputs_as_contexts(conv) if tool_evidence else 0
+        found.counts[_EVIDENCE_NOTE] = found.counts.get(_EVIDENCE_NOTE, 0) + used
         found.conversations.append(conv)
     _check_ids(found.conversations, name)
     if not found.conversations:
@@ -279,7 +308,7 @@ def _read_openai(rows: Rows, where: Where, number: int) -> Conversation:
     keys = _norm_keys(rows[0][1])
     turns, system = [], []
     for i, msg in enumerate(_decoded(keys["messages"]), 1):
-        if str(msg.get("role", "")).strip().lower() in ("system", "developer"):
+        if str(msg.get("role", "")).strip().lower() in _SYSTEM_ROLES:
             system.append(_text(msg.get("content")))
             continue
         turns.append(Turn(_role(msg.get("role"), where, i), _text(msg.get("content")),
@@ -326,8 +355,41 @@ def _read_long(rows: Rows, where: Where, number: int) -> Conversation:
     return _conversation(first, turns, number, where)
 
 
+def _sharegpt_turn(message: Any) -> bool:
+    return isinstance(message, dict) and "from" in message and "value" in message
+
+
+def _read_sharegpt(rows: Rows, where: Where, number: int) -> Conversation:
+    """ShareGPT: {"from", "value"} turns; LLaMA-Factory's function_call turn is a call, observation its output."""
+    keys = _norm_keys(rows[0][1])
+    turns: List[Turn] = []
+    system = [_text(keys.pop("system"))] if _opt(keys.get("system")) else []
+    messages = _decoded(keys.pop("conversations", None))
+    if not isinstance(messages, list):
+        raise where.error('has no "conversations" list; in a ShareGPT file every line holds one: '
+                          '{"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}')
+    for i, msg in enumerate(messages, 1):
+        if not isinstance(msg, dict) or not _sharegpt_turn(msg):
+            raise where.error(f"turn {i} is not a ShareGPT message; each needs \"from\" and \"value\"")
+        speaker, value = str(msg.get("from") or "").strip().lower(), _text(msg.get("value"))
+        if speaker in _SYSTEM_ROLES:
+            system.append(value)
+        elif speaker == "function_call":
+            turns.append(Turn(ASSISTANT, "", tool_calls=_calls([_decoded(value)], where, i)))
+        else:
+            turns.append(Turn(_role(speaker, where, i), value))
+    conv = _conversation(keys, turns, number, where)
+    if system:
+        conv.metadata["system"] = "\n".join(system)
+    return conv
+
+
 _READERS: Dict[str, Callable[[Rows, Where, int], Conversation]] = {
-    RAGAS: _read_ragas, DEEPEVAL: _read_turn_list, OPENAI: _read_openai, LONG: _read_long}
+    RAGAS: _read_ragas, DEEPEVAL: _read_turn_list, OPENAI: _read_openai, LONG: _read_long, SHAREGPT: _read_sharegpt}
+_SYSTEM_NOTE = "with a system message kept as metadata (not a turn)"
+_EVIDENCE_NOTE = "tool output{s} used as context of the reply after {them}"
+
+
 
 
 # --- checks ---------------------------------------------------------------------------------------

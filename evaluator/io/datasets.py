@@ -11,6 +11,7 @@ Formats, chosen by the file name's extension (or a folder's contents):
     .jsonl (.ndjson)  one JSON object per line; blank lines are skipped.
     .json             a list of objects, or an object holding that list under "samples" or "data".
     .parquet          one sample per row (pyarrow, read in batches).
+    .eval             an inspect_ai log archive (inspect_logs.py; zstandard, the `formats` extra).
     a folder          a Hugging Face `datasets` folder written by save_to_disk (its Arrow files;
                       a DatasetDict folder with one split, or the folder of one split).
 
@@ -34,7 +35,10 @@ except with `needs_answer=False` (a target answers each question): then only `qu
 a missing `contexts` column means no contexts. Files from deepeval, Phoenix, ragas 0.0.x and TruLens
 are recognised and their cells read the way those tools write them (see dialects.py); spans
 (OpenInference, OTLP/JSON, Phoenix span exports: one sample per trace, traces.py) and LangSmith,
-Langfuse, MLflow and promptfoo files (experiments.py) are regrouped into samples;
+Langfuse, MLflow and promptfoo files (experiments.py), deepeval test runs (deepeval_runs.py),
+inspect_ai logs (inspect_logs.py) and Langfuse traces (langfuse_traces.py) are regrouped into samples;
+other tools' grades become external_<tool>_<metric> numbers in sample.metadata["external_scores"]
+(grades.py), listed in a note;
 `inspect_dataset(...).notes` says what was recognised and how it is read.
 
 Cell values:
@@ -87,6 +91,7 @@ from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
                        pipe_warning, split_notes)
+from .grades import external_number, grades_note, is_external
 from .paths import NestedPaths, nested_paths
 from .plans import Plan, Planner, check_mapping
 from .readings import Tally
@@ -118,10 +123,17 @@ class DatasetPreview:
 
 def _metadata(row: Dict[str, Any], plan: Plan, where: Where) -> Dict[str, Any]:
     meta: Dict[str, Any] = {}
+    external: Dict[str, float] = {}
     for column in plan.extra:
+        number = external_number(row.get(column)) if is_external(column) else None
+        if number is not None:  # another tool's grade, as a number beside our scores (grades.py)
+            external[column.strip()] = number
+            continue
         value = meta_cell(row.get(column), where, column)
         if value:
             meta[column] = value
+    if external:
+        meta["external_scores"] = external
     labels = {}
     for metric, column in plan.labels:
         label = label_cell(row.get(column), where, column)
@@ -196,7 +208,8 @@ def _no_rows(name: str) -> DatasetError:
 def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = None, *,
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
                  name: Optional[str] = None, surface: Surface = LIBRARY,
-                 needs_answer: bool = True, notes: Optional[List[str]] = None) -> List[EvalSample]:
+                 needs_answer: bool = True, notes: Optional[List[str]] = None,
+                 tool_evidence: bool = True) -> List[EvalSample]:
     """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
     `mapping` maps EvalSample fields to column names, or to nested paths inside a column
@@ -208,6 +221,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     `needs_answer=False` reads files without answers (a target will answer each question).
     `notes`, when given, receives what was recognised and how it was read (also logged), including
     rows another tool's format left out and why; the notes said before a DatasetError stay in it.
+    `tool_evidence` (conversations): a tool's reply is a context of the assistant turn after it.
     """
     src = open_source(source, name, max_bytes, surface)
     said = notes if notes is not None else []
@@ -215,7 +229,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         first = next(rows.records, None)
         rows.records = itertools.chain([first] if first is not None else [], rows.records)
         if first is not None and is_conversation_row(first[1], mapping):  # every row a conversation
-            return conversation_rows(rows.records, src.name, max_rows, surface, said, mapping)
+            return conversation_rows(rows.records, src.name, max_rows, surface, said, mapping, tool_evidence)
         user = check_mapping(mapping)
         reading = _peek(rows, user)
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
@@ -227,6 +241,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         if rows.header is not None and reading.regroup is None:  # one plan for every row, checked first
             planner.fix(paths.columns(rows.columns), rows.header)
         records = _prepared(rows.records, reading, tally, paths)
+        told = len(said)  # the grades note goes before the tally's, which ends the notes
         try:
             samples = _load(records, src, planner, max_rows, surface)
         except DatasetError as exc:
@@ -235,6 +250,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
             raise
         finally:
             said.extend(tally.notes())
+    said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
     for note in said:
         log.info("%s: %s", src.name, note)
     return samples
@@ -298,9 +314,15 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         mapping=mapping, row_count=count,
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
-        notes=said + tally.notes() + split_notes(raw, reading) + pipe_warning(raw, mapping.get("contexts"), reading),
+        notes=said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
+        + pipe_warning(raw, mapping.get("contexts"), reading),
         paths=nested_paths(([first[1]] if first else []) + raw),
     )
+
+
+def _grades_seen(columns: List[str], raw: List[Dict[str, Any]]) -> List[str]:
+    """The preview's note on other tools' grades: external_ columns holding numbers in the first rows."""
+    return grades_note(c for c in columns if is_external(c) and any(external_number(r.get(c)) is not None for r in raw))
 
 
 def _scan(rows: Rows, preview_rows: int) -> Tuple[List[str], List[Dict[str, Any]], int]:

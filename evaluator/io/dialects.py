@@ -11,6 +11,8 @@ recognises the tool from its column names (and, for Phoenix, the first row) and 
                when its cells are lists of passages (then contexts), else it is read as the reference.
     ragas 0.0  question, answer, contexts, ground_truths (a list): the first answer is the reference.
     TruLens    record_id, input, output, record_json/app_id: input and output are JSON-encoded strings.
+    ragas      EvaluationResult.to_pandas(): user_input, response, retrieved_contexts, reference and one
+               number column per metric; those become external_ragas_<metric> (grades.py).
 What was recognised and how it is read is said in `Reading.notes`, for the dashboard's preview.
 Traces (traces.py) and other tools' experiments and datasets (experiments.py) regroup whole rows;
 DETECTORS at the end lists every format in the order they are tried (readings.py has the contract).
@@ -19,10 +21,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from . import experiments, traces
+from . import deepeval_runs, experiments, inspect_logs, langfuse_traces, traces
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
-from .readings import Detector, Reading
-from .sources import Where
+from .grades import external_number, grade_column, is_external
+from .readings import Detector, Reading, Tally
+from .sources import Records, Where
 
 FIELDS: Tuple[str, ...] = (
     "question",
@@ -111,6 +114,34 @@ def _deepeval(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping
     joined = [by_key[k] for k in ("retrieval_context", "context") if k in by_key]
     return Reading("deepeval", tuple((c, pipe_split) for c in joined), notes=(
         "deepeval file: input is the question, actual_output the answer, expected_output the reference.",))
+
+
+def _ragas_scores(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
+                  ) -> Optional[Reading]:
+    if "user_input" not in by_key or not {"response", "retrieved_contexts", "reference"} & set(by_key):
+        return None
+    aliases = {a for names in ALIASES.values() for a in names}
+    scores = [c for k, c in by_key.items() if k not in aliases and not is_label(c) and not is_external(c)
+              and c not in (mapping or {}).values() and _score_like(first.get(c))]
+    if not scores:
+        return None
+
+    def regroup(records: Records, tally: Tally) -> Records:
+        for where, row in records:
+            yield where, {(grade_column("ragas", k) if k in scores else k): v for k, v in row.items()}
+    return Reading("ragas results", regroup=regroup, notes=(
+        "ragas EvaluationResult.to_pandas(): user_input is the question, response the answer, retrieved_contexts "
+        f"the contexts; ragas' own scores ({', '.join(scores)}) are kept as external_ragas_<metric>.",))
+
+
+def _score_like(value: Any) -> bool:
+    """A ragas score cell: a number in [0, 1] (NaN where ragas failed), or its CSV text."""
+    if isinstance(value, bool):
+        return False
+    number = external_number(value) if isinstance(value, (int, float, str)) else None
+    if number is None:
+        return isinstance(value, float) or (isinstance(value, str) and value.strip().casefold() == "nan")
+    return 0.0 <= number <= 1.0
 
 
 def _trulens(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -202,7 +233,11 @@ def pipe_warning(rows: Sequence[Mapping[str, Any]], column: Optional[str], readi
 # Tried in this order; the first that recognises the file wins. A new format: one module, one line here.
 DETECTORS: Tuple[Detector, ...] = (
     traces.detect,
+    experiments.unless_paths(deepeval_runs.detect),  # before Langfuse items: both have input, expectedOutput
+    experiments.unless_paths(inspect_logs.detect),
+    experiments.unless_paths(langfuse_traces.detect),
     *experiments.DETECTORS,
+    _ragas_scores,
     _deepeval,
     _trulens,
     _ragas_v0,

@@ -13,113 +13,65 @@
                            line) and -o csv ("[PASS] (1.00) answer ... Pass Reason: ..." cells):
                            vars are the inputs, response.output the answer
 
-Their own graders' scores are kept beside ours: a score whose name is one of ragmeter's metrics
-(or a known synonym: LangSmith "correctness", MLflow "relevance_to_query", promptfoo
-"context-faithfulness") becomes human_<metric>, so the report's agreement panel compares their
-grader with ours; any other score is kept as a column of its own (external_<name>). Nothing is
-cut out of an answer: promptfoo's verdict text goes to its own columns.
+Their own graders' scores are kept beside ours as external_<tool>_<metric> (grades.py), and a person's
+(an MLflow HUMAN assessment) as human_<metric>; `--labels` compares each with our metric of the same
+meaning (LangSmith "correctness", MLflow "relevance_to_query", promptfoo "context-faithfulness").
+Nothing is cut out of an answer: promptfoo's verdict text goes to its own columns. promptfoo's JSONL
+can hold a result twice (written once when it ran and again when the eval finished): each result id
+is read once, and the note says how many repeats were dropped.
 """
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .context_ids import context_id
+from .grades import blank, grades_of
 from .paths import decoded, is_path
 from .readings import Detector, Reading, Tally
 from .sources import Records, Where
 from .traces import ANSWER_KEYS, QUESTION_KEYS, json_value
 
-CONTEXT_KEYS = ("contexts", "retrieved_contexts", "documents", "docs", "context", "sources", "retrieval_context")
+CONTEXT_KEYS = ("contexts", "retrieved_contexts", "retrieved_context", "documents", "docs", "context", "sources",
+                "retrieval_context")
 REFERENCE_KEYS = ("expected_response", "expected_output", "reference", "ground_truth") + ANSWER_KEYS
-# Other tools' score names -> ragmeter's metric, for the agreement panel.
-SCORE_NAMES: Dict[str, str] = {
-    "correctness": "answer_correctness", "correct": "answer_correctness", "factuality": "answer_correctness",
-    "qa": "answer_correctness", "cot_qa": "answer_correctness", "similar": "answer_correctness",
-    "faithfulness": "faithfulness", "groundedness": "faithfulness", "retrieval_groundedness": "faithfulness",
-    "context-faithfulness": "faithfulness", "relevance": "answer_relevancy", "relevance_to_query": "answer_relevancy",
-    "answer-relevance": "answer_relevancy", "answer_relevance": "answer_relevancy",
-    "retrieval_relevance": "context_precision", "context-relevance": "context_precision",
-    "context-recall": "context_recall", "retrieval_sufficiency": "context_recall",
-}
-_METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "answer_correctness",
-            "keyword_coverage", "expected_doc_recall", "tool_call_recall", "tool_call_precision", "task_completion")
 RowReader = Callable[[Dict[str, Any], Where, Tally], Optional[Dict[str, Any]]]
 
 
-def score_column(name: str) -> str:
-    """human_<metric> for a score ragmeter also computes, else external_<name>."""
-    key = name.strip().casefold()
-    metric = key if key in _METRICS else SCORE_NAMES.get(key)
-    return f"human_{metric}" if metric else f"external_{re.sub(r'[^0-9a-z]+', '_', key).strip('_')}"
-
-
-def score_value(value: Any) -> Any:
-    """A grader's verdict as a number the agreement panel reads: True/"yes"/"pass" -> 1.0."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, str) and value.strip().casefold() in ("yes", "pass", "true", "no", "fail", "false"):
-        return 1.0 if value.strip().casefold() in ("yes", "pass", "true") else 0.0
-    if isinstance(value, str):  # a CSV cell
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
-
-
-def scores_of(pairs: Iterable[Tuple[str, Any]]) -> Dict[str, Any]:
-    """Named scores as columns; one outside a label's 0–5 range stays external (a label must not fail the file)."""
-    out: Dict[str, Any] = {}
-    for name, raw in pairs:
-        value, column = score_value(raw), score_column(name)
-        if not name or _blank(value):
-            continue
-        if column.startswith("human_") and not (isinstance(value, (int, float)) and 0 <= value <= 5):
-            column = "external_" + column[len("human_"):]
-        out[column] = value
-    return out
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
-
-
-def _pick(value: Any, keys: Iterable[str]) -> Any:
+def pick(value: Any, keys: Iterable[str]) -> Any:
     """The text of a tool's input/output value: itself, its known key, or its only value."""
     value = decoded(value)
     if not isinstance(value, dict):
         return value
     for key in keys:
-        if key in value and not _blank(value[key]):
+        if key in value and not blank(value[key]):
             return value[key]
     texts = [v for v in value.values() if isinstance(v, str)]
     return texts[0] if len(value) == 1 and texts else None
 
 
-def _contexts(*values: Any) -> Any:
+def contexts_in(*values: Any) -> Any:
     for value in values:
         value = decoded(value)
         if isinstance(value, dict):
-            found = next((value[k] for k in CONTEXT_KEYS if not _blank(value.get(k))), None)
+            found = next((value[k] for k in CONTEXT_KEYS if not blank(value.get(k))), None)
             if found is not None:
                 return found
     return None
 
 
-def _reading(tool: str, what: str, note: str, read: RowReader) -> Reading:
+def regrouped(tool: str, what: str, note: str, read: RowReader) -> Reading:
     def regroup(records: Records, tally: Tally) -> Records:
         for where, row in records:
             tally.found += 1
             out = read(row, where, tally)
             if out is not None:
-                yield where, {k: v for k, v in out.items() if not _blank(v)}
+                yield where, {k: v for k, v in out.items() if not blank(v)}
     return Reading(tool, regroup=regroup, what=what, notes=(note,))
 
 
-def _kept(row: Mapping[str, Any], used: Iterable[str]) -> Dict[str, Any]:
+def kept(row: Mapping[str, Any], used: Iterable[str]) -> Dict[str, Any]:
     """The columns a reader did not use, kept as metadata: nothing is dropped."""
     skip = set(used)
     return {k: v for k, v in row.items() if k not in skip}
@@ -133,11 +85,11 @@ def _langsmith_examples(by_key: Dict[str, str], first: Mapping[str, Any], mappin
         return None
 
     def read(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
-        out = {"sample_id": row.get("id"), "question": _pick(row.get("inputs"), QUESTION_KEYS),
-               "ground_truth": _pick(row.get("outputs"), REFERENCE_KEYS),
-               "contexts": _contexts(row.get("inputs"), row.get("outputs"))}
-        return {**_kept(row, ("id",)), **out}
-    return _reading("LangSmith examples", "examples",
+        out = {"sample_id": row.get("id"), "question": pick(row.get("inputs"), QUESTION_KEYS),
+               "ground_truth": pick(row.get("outputs"), REFERENCE_KEYS),
+               "contexts": contexts_in(row.get("inputs"), row.get("outputs"))}
+        return {**kept(row, ("id",)), **out}
+    return regrouped("LangSmith examples", "examples",
                     "LangSmith dataset examples: question from inputs, reference from outputs. Examples hold no "
                     "answers from your app: answer them with a target (--target, or the target step).", read)
 
@@ -150,18 +102,19 @@ def _langsmith_frame(by_key: Dict[str, str], first: Mapping[str, Any], mapping: 
 
     def read(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
         label = f"{where.label()} (example {row.get('example_id') or '?'})"
-        if not _blank(row.get("error")):
+        if not blank(row.get("error")):
             tally.skip(label, f"the run failed: {str(row['error']).strip().splitlines()[0][:80]}")
             return None
         group = {p: {str(k)[len(p) + 1:]: v for k, v in row.items() if str(k).startswith(p + ".")}
                  for p in ("inputs", "outputs", "reference")}
-        scores = scores_of((str(k)[len("feedback."):], v) for k, v in row.items() if str(k).startswith("feedback."))
+        scores = grades_of("langsmith", ((str(k)[len("feedback."):], v) for k, v in row.items()
+                                         if str(k).startswith("feedback.")))
         used = [k for k in row if str(k).startswith(("inputs.", "outputs.", "reference.", "feedback."))]
-        out = {"sample_id": row.get("example_id"), "question": _pick(group["inputs"], QUESTION_KEYS),
-               "answer": _pick(group["outputs"], ANSWER_KEYS), "contexts": _contexts(group["outputs"]),
-               "ground_truth": _pick(group["reference"], REFERENCE_KEYS), **scores}
-        return {**_kept(row, used + ["example_id", "error"]), "run_id": row.get("id"), **out}
-    return _reading("LangSmith experiment", "runs",
+        out = {"sample_id": row.get("example_id"), "question": pick(group["inputs"], QUESTION_KEYS),
+               "answer": pick(group["outputs"], ANSWER_KEYS), "contexts": contexts_in(group["outputs"]),
+               "ground_truth": pick(group["reference"], REFERENCE_KEYS), **scores}
+        return {**kept(row, used + ["example_id", "error"]), "run_id": row.get("id"), **out}
+    return regrouped("LangSmith experiment", "runs",
                     "LangSmith experiment (evaluate(...).to_pandas()): question from inputs.*, answer from outputs.*, "
                     "reference from reference.*, feedback.* kept as their grader's scores; rows whose run failed "
                     "(error set) are skipped.", read)
@@ -178,11 +131,11 @@ def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: M
         if str(row.get("status", "")).upper() == "ARCHIVED":
             tally.skip(f"item {row.get('id') or where.label()}", "archived in Langfuse")
             return None
-        out = {"sample_id": row.get("id"), "question": _pick(row.get("input"), QUESTION_KEYS + ("messages",)),
-               "ground_truth": _pick(row.get("expectedOutput"), REFERENCE_KEYS),
-               "contexts": _contexts(row.get("input"))}
-        return {**_kept(row, ("id",)), **out}
-    return _reading("Langfuse dataset items", "items",
+        out = {"sample_id": row.get("id"), "question": pick(row.get("input"), QUESTION_KEYS + ("messages",)),
+               "ground_truth": pick(row.get("expectedOutput"), REFERENCE_KEYS),
+               "contexts": contexts_in(row.get("input"))}
+        return {**kept(row, ("id",)), **out}
+    return regrouped("Langfuse dataset items", "items",
                     "Langfuse dataset items: question from input, reference from expectedOutput. Items hold no "
                     "answers from your app: answer them with a target (--target, or the target step).", read)
 
@@ -192,38 +145,48 @@ def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: M
 def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
             ) -> Optional[Reading]:
     if {"request", "response"} <= set(by_key) and ({"assessments", "trace"} & set(by_key)):
-        return _reading("MLflow evaluation results", "results",
+        return regrouped("MLflow evaluation results", "results",
                         "MLflow GenAI result_df: question from request, answer from response, contexts from the "
                         "trace's RETRIEVER spans, assessments kept as their judges' scores.", _mlflow_result)
     if "inputs" in by_key and ("expectations" in by_key or "outputs" in by_key) and "dataset_id" not in by_key:
-        return _reading("MLflow evaluation data", "records",
-                        "MLflow GenAI eval data: question from inputs, answer from outputs, reference from "
+        return regrouped("MLflow evaluation data", "records",
+                        "MLflow GenAI eval data: question from inputs, answer from outputs (response), contexts from "
+                        "outputs.retrieved_context (their doc_uri kept as retrieval_ids), reference from "
                         "expectations.expected_response.", _mlflow_data)
     return None
 
 
 def _mlflow_data(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
     expectations = decoded(row.get("expectations")) or {}
-    out = {"question": _pick(row.get("inputs"), QUESTION_KEYS), "answer": _pick(row.get("outputs"), ANSWER_KEYS),
-           "contexts": _contexts(row.get("outputs"), row.get("inputs")), "expected_docs": _expected_ids(expectations),
-           "ground_truth": _pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations}
-    return {**_kept(row, ("inputs", "outputs")), **out}
+    out = {"question": pick(row.get("inputs"), QUESTION_KEYS), "answer": pick(row.get("outputs"), ANSWER_KEYS),
+           "contexts": contexts_in(row.get("outputs"), row.get("inputs")),
+           "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations,
+           "retrieval_ids": _doc_uris(contexts_in(row.get("outputs"))), "expected_docs": _expected_ids(expectations)}
+    return {**kept(row, ("inputs", "outputs")), **out}
+
+
+def _doc_uris(docs: Any) -> Optional[List[str]]:
+    uris = [str(d["doc_uri"]) for d in docs if isinstance(d, dict) and d.get("doc_uri")] if isinstance(docs, list) else []
+    return uris or None
 
 
 def _mlflow_result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
     expectations = decoded(row.get("expectations"))
-    scores = scores_of(_assessments(row.get("assessments")))
+    marks = _assessments(row.get("assessments"))
+    scores = {**grades_of("mlflow", ((n, v) for n, v, human in marks if not human)),
+              **grades_of("mlflow", ((n, v) for n, v, human in marks if human), human=True)}
     out = {"sample_id": row.get("trace_id") or row.get("request_id"),
-           "question": _pick(row.get("request"), QUESTION_KEYS), "answer": _pick(row.get("response"), ANSWER_KEYS),
+           "question": pick(row.get("request"), QUESTION_KEYS), "answer": pick(row.get("response"), ANSWER_KEYS),
            "contexts": _trace_documents(row.get("trace")), "retrieval_ids": _trace_ids(row.get("trace")),
            "expected_docs": _expected_ids(expectations),
-           "ground_truth": _pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict)
+           "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict)
            else row.get("expected_response/value"), **scores}
-    return {**_kept(row, ("trace_id", "request_id", "request", "response", "trace", "assessments", "inputs",
+    return {**kept(row, ("trace_id", "request_id", "request", "response", "trace", "assessments", "inputs",
                           "outputs")), **out}
 
 
-def _assessments(value: Any) -> List[Tuple[str, Any]]:
+def _assessments(value: Any) -> List[Tuple[str, Any, bool]]:
+    """(name, value, given by a person) of each feedback assessment."""
     items = decoded(value)
     out = []
     for item in items if isinstance(items, list) else []:
@@ -231,8 +194,10 @@ def _assessments(value: Any) -> List[Tuple[str, Any]]:
             continue
         name = item.get("assessment_name") or item.get("name")
         feedback = item.get("feedback")
+        source = item.get("source")
+        human = isinstance(source, dict) and str(source.get("source_type", "")).upper() == "HUMAN"
         if name and isinstance(feedback, dict) and "value" in feedback:
-            out.append((str(name), feedback["value"]))
+            out.append((str(name), feedback["value"], human))
     return out
 
 
@@ -278,13 +243,13 @@ _PF_REASON = re.compile(r"\n\n(?:Pass|Fail) Reason:(.*)$", re.DOTALL)
 def _promptfoo(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
                ) -> Optional[Reading]:
     if {"testcase", "response"} <= set(by_key) or ({"vars", "gradingresult"} <= set(by_key)):
-        return _reading("promptfoo results", "results",
+        return regrouped("promptfoo results", "results",
                         "promptfoo results: vars are the inputs (question from vars.question/query), response.output "
                         "the answer, the grader's pass and score kept as promptfoo_pass / promptfoo_score (never in "
-                        "the answer), assertion scores as their grader's scores.", _promptfoo_result)
+                        "the answer), assertion scores as their grader's scores.", _once(_promptfoo_result))
     outputs = [c for c in by_key.values() if c.startswith("[") and "] " in c]
     if outputs and isinstance(first.get(outputs[0]), str) and _PF_CELL.match(first[outputs[0]]):
-        return _reading("promptfoo CSV", "rows",
+        return regrouped("promptfoo CSV", "rows",
                         f"promptfoo CSV: the answer is the text of '{outputs[0]}' without its \"[PASS] (score)\" "
                         "prefix and \"Pass Reason\" line, which are kept as promptfoo_pass, promptfoo_score and "
                         "promptfoo_reason; the other columns are the vars.", _promptfoo_csv(outputs[0]))
@@ -300,15 +265,31 @@ def _promptfoo_result(row: Dict[str, Any], where: Where, tally: Tally) -> Option
         tally.skip(label, f"no response.output (error: {str(row.get('error') or 'none')[:80]})")
         return None
     grading = row.get("gradingResult") or {}
-    scores = scores_of((str((part.get("assertion") or {}).get("type", "")), part.get("score"))
-                       for part in grading.get("componentResults") or [] if isinstance(part, dict))
+    scores = grades_of("promptfoo", ((str((part.get("assertion") or {}).get("type", "")), part.get("score"))
+                                     for part in grading.get("componentResults") or [] if isinstance(part, dict)))
     output = response["output"]
-    out = {"sample_id": row.get("id"), "question": _pick(variables, QUESTION_KEYS),
+    out = {"sample_id": row.get("id"), "question": pick(variables, QUESTION_KEYS),
            "answer": output if isinstance(output, str) else json.dumps(output, ensure_ascii=False),
-           "contexts": _contexts(variables), "ground_truth": _pick(variables, ("expected", "reference", "ground_truth")),
+           "contexts": contexts_in(variables), "ground_truth": pick(variables, ("expected", "reference", "ground_truth")),
            "promptfoo_pass": row.get("success"), "promptfoo_score": row.get("score"),
            "promptfoo_reason": grading.get("reason"), "provider": (row.get("provider") or {}).get("id"), **scores}
     return {**{f"vars.{k}": v for k, v in variables.items()}, **out}
+
+
+def _once(read: RowReader) -> RowReader:
+    """Each promptfoo result once: its JSONL may repeat a result (same id, or same test, prompt and provider)."""
+    seen: set = set()
+
+    def reader(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
+        key = row.get("id") or (None if row.get("testIdx") is None else
+                                 (row["testIdx"], row.get("promptIdx"), json.dumps(row.get("provider"), default=str)))
+        if key is not None and key in seen:
+            tally.found -= 1
+            tally.count("repeated results read once (promptfoo wrote them twice)")
+            return None
+        seen.add(key)
+        return read(row, where, tally)
+    return reader
 
 
 def _promptfoo_csv(column: str) -> RowReader:
@@ -321,15 +302,15 @@ def _promptfoo_csv(column: str) -> RowReader:
         reason = _PF_REASON.search(text)
         answer = text[:reason.start()] if reason else text
         variables = {k: v for k, v in row.items() if k != column}
-        return {**{f"vars.{k}": v for k, v in variables.items()}, "question": _pick(variables, QUESTION_KEYS),
-                "answer": answer.strip(), "contexts": _contexts(variables),
-                "ground_truth": _pick(variables, ("expected", "reference", "ground_truth")),
+        return {**{f"vars.{k}": v for k, v in variables.items()}, "question": pick(variables, QUESTION_KEYS),
+                "answer": answer.strip(), "contexts": contexts_in(variables),
+                "ground_truth": pick(variables, ("expected", "reference", "ground_truth")),
                 "promptfoo_pass": verdict == "PASS", "promptfoo_score": float(score),
                 "promptfoo_reason": reason.group(1).strip() if reason else None, "provider": column}
     return read
 
 
-def _unless_paths(detect: Detector) -> Detector:
+def unless_paths(detect: Detector) -> Detector:
     """A caller who maps a field to a nested path reads the raw rows: the regrouping steps back."""
     def detector(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
                  ) -> Optional[Reading]:
@@ -339,5 +320,5 @@ def _unless_paths(detect: Detector) -> Detector:
     return detector
 
 
-DETECTORS: Tuple[Detector, ...] = tuple(_unless_paths(d) for d in (
+DETECTORS: Tuple[Detector, ...] = tuple(unless_paths(d) for d in (
     _langsmith_examples, _langsmith_frame, _langfuse_items, _mlflow, _promptfoo))

@@ -1,5 +1,6 @@
 """JSON Lines and JSON rows: one object per line, or a list of objects (bare or under "samples"/"data";
-an OTLP file's "resourceSpans"; promptfoo's "results"."results")."""
+an OTLP file's "resourceSpans"; promptfoo's "results"."results"; a deepeval test run's "testCases";
+an inspect_ai log's "samples")."""
 from __future__ import annotations
 
 import json
@@ -40,7 +41,10 @@ def json_records(text: IO[str], src: Source) -> Records:
     del raw  # the text is not needed once parsed: 100,000 rows should not be held twice
     items = data
     if isinstance(data, dict):
-        items = data.get("samples", data.get("data", data.get("resourceSpans")))
+        _refuse_known(data, where)
+        items = next((data[k] for k in _LIST_KEYS if data.get(k) is not None), None)
+        if isinstance(items, list) and isinstance(data.get("conversationalTestCases"), list):  # deepeval: the
+            items = items + data["conversationalTestCases"]  # reader names each one it cannot read
         if items is None and isinstance(data.get("results"), dict):  # promptfoo eval -o json
             items = data["results"].get("results")
     if not isinstance(items, list):
@@ -53,6 +57,20 @@ def json_records(text: IO[str], src: Source) -> Records:
             raise here.error(f"is a JSON {json_type(obj)}, not an object with question/answer fields")
         items[index] = None  # let each parsed object go once it has become a sample
         yield here, obj
+
+
+_LIST_KEYS = ("samples", "data", "resourceSpans", "testCases")  # testCases: a deepeval test run
+
+
+def _refuse_known(data: dict, where: Where) -> None:
+    """Files another tool wrote that ragmeter recognises but cannot read: say which, and what to do."""
+    if "testCases" in data and not data["testCases"] and data.get("conversationalTestCases"):
+        raise where.error("is a deepeval test run of conversational test cases only, which ragmeter does not read "
+                          "from a test run; save the conversations with EvaluationDataset.save_as('jsonl') (goldens "
+                          "with turns) and load that file")
+    if "eval" in data and "samples" not in data and isinstance(data.get("eval"), dict):
+        raise where.error("is an inspect_ai log without samples (written with --no-log-samples, or a header "
+                          "only); run the eval again with samples logged (the default) and load its log")
 
 
 def _parse_line(line: str, where: Where) -> Any:

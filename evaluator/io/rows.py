@@ -14,6 +14,7 @@ from ..errors import DatasetError
 from .arrow_rows import parquet_records, saved_dataset_records
 from .csv_rows import csv_records
 from .encodings import choose_encoding, text_stream
+from .inspect_logs import EVAL_FORMAT, eval_records
 from .json_rows import json_records, jsonl_records
 from .sources import SAVED_DATASET, Records, Source, Where
 
@@ -37,6 +38,9 @@ def source_rows(src: Source) -> Iterator[Rows]:
         if src.format in ARROW_FORMATS:
             columns, records = (parquet_records if src.format == "parquet" else saved_dataset_records)(src)
             yield Rows("binary", columns, Where(src.name), records)
+            return
+        if src.format == EVAL_FORMAT:  # a zip of JSON samples
+            yield Rows("binary", [], None, eval_records(src))
             return
         encoding = choose_encoding(src)
         with text_stream(src, encoding) as text:

@@ -17,8 +17,8 @@ from ..errors import DatasetError
 from .surfaces import LIBRARY, Surface
 
 FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-                           ".parquet": "parquet"}
-ACCEPTED = ".csv, .jsonl, .json or .parquet"
+                           ".parquet": "parquet", ".eval": "inspect_eval"}  # .eval: an inspect_ai log archive
+ACCEPTED = ".csv, .jsonl, .json, .parquet or .eval (inspect_ai)"
 SAVED_DATASET = "saved"  # the format of a Hugging Face `save_to_disk` folder
 # Files that `Dataset.save_to_disk` / `DatasetDict.save_to_disk` write beside their Arrow data.
 _SAVED_MARKERS = ("state.json", "dataset_dict.json")

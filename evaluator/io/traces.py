@@ -11,8 +11,10 @@ Three shapes of the same spans are read (each row may hold one span or, for OTLP
 
 Per trace: the question and answer come from the root span (the one without a parent, normally a
 CHAIN or AGENT span): `input.value` / `output.value`, JSON-encoded values decoded (a "question" or
-"query" key, a chat message list's last user message). Contexts are the RETRIEVER spans'
-`retrieval.documents.N.document.content`, in span order; their scores and ids are kept as metadata.
+"query" key, a chat message list's last user message). Contexts are the documents the model saw: an
+LLM span's own `retrieval.documents`, else the last RERANKER span's `reranker.output_documents` (the
+reranked order and cut), else the RETRIEVER spans' `retrieval.documents.N.document.content`, in span
+order; their scores and ids are kept as metadata, and `contexts_from` names the span.
 Tool calls are the TOOL spans (tool.name, input.value as arguments, output.value as output) and the
 tool calls LLM spans asked for in `llm.output_messages` that no TOOL span ran. The trace id is the
 sample_id. The OpenTelemetry GenAI conventions (gen_ai.input.messages / gen_ai.output.messages,
@@ -62,7 +64,8 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
         return None
     return Reading(f"OpenInference spans ({shape})", regroup=regroup, what="traces", notes=(
         f"Spans ({shape}): one sample per trace; the question and answer from the root span's input.value "
-        "and output.value, contexts from RETRIEVER spans' retrieval.documents, tool calls from TOOL spans "
+        "and output.value, contexts from the documents the model saw (an LLM span's own documents, else a "
+        "RERANKER's output, else RETRIEVER spans' retrieval.documents), tool calls from TOOL spans "
         "and LLM tool calls, the trace id as sample_id.",))
 
 
@@ -223,9 +226,13 @@ def trace_row(trace_id: str, spans: List[Span], tally: Tally) -> Optional[Dict[s
         tally.skip(f"trace {trace_id}", f"the root span '{root.name}' has no output.value (no answer)")
         return None
     row: Dict[str, Any] = {"sample_id": trace_id, "question": question, "answer": answer}
-    docs = [d for s in spans if s.kind == "RETRIEVER" for d in indexed(s.attrs, "retrieval.documents")]
+    docs, source = seen_documents(spans)
     row["contexts"] = [str(d.get("document.content", "")) for d in docs if d.get("document.content")]
     tally.count("with retrieval", 1 if row["contexts"] else 0)
+    if row["contexts"]:
+        row["contexts_from"] = source
+        if not source.startswith("retriever"):  # the documents the model saw were not the retriever's list
+            tally.count(f"with contexts from the {source.split(' ', 1)[0]} span")
     row.update(_doc_metadata(docs))
     calls = tool_calls(spans)
     if calls:
@@ -236,6 +243,22 @@ def trace_row(trace_id: str, spans: List[Span], tally: Tally) -> Optional[Dict[s
         if root.attrs.get(key):
             row[key.replace(".", "_")] = root.attrs[key]
     return row
+
+
+def seen_documents(spans: List[Span]) -> Tuple[List[Dict[str, Any]], str]:
+    """The documents the model saw, and the span they came from: an LLM span's own input documents, else
+    the last RERANKER's output (reranked: the order and cut the model got), else every RETRIEVER's."""
+    for span in reversed([s for s in spans if s.kind == "LLM"]):
+        docs = indexed(span.attrs, "retrieval.documents")
+        if docs:
+            return docs, f"LLM span '{span.name}' input documents"
+    for span in reversed([s for s in spans if s.kind == "RERANKER"]):
+        docs = indexed(span.attrs, "reranker.output_documents")
+        if docs:
+            return docs, f"reranker span '{span.name}' output documents"
+    retrievers = [s for s in spans if s.kind == "RETRIEVER"]
+    docs = [d for s in retrievers for d in indexed(s.attrs, "retrieval.documents")]
+    return docs, "retriever span " + ", ".join(f"'{s.name}'" for s in retrievers) if retrievers else ""
 
 
 def _doc_metadata(docs: List[Dict[str, Any]]) -> Dict[str, Any]:

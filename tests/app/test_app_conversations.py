@@ -81,3 +81,37 @@ def test_the_worst_turn_is_one_click_away_and_arabic_reads_right_to_left(app):
     no_exception(app)
     assert app.selectbox(key="rep_sample").value == 0
     assert any("worst turn" in m.value for m in app.chat_message[3].markdown)
+
+
+def test_a_tools_reply_shows_as_tool_output_among_the_turns_contexts(history):
+    from pathlib import Path
+
+    sharegpt = Path(__file__).resolve().parents[1] / "fixtures" / "sharegpt.jsonl"
+    at = open_app(TIMEOUT)
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("sharegpt.jsonl", sharegpt.read_bytes(), "application/json"))
+    at.run()
+    assert any("1 tool output used as context of the reply after it" in c.value for c in at.caption)  # the note
+    at.button(key="btn_run").click().run()
+    no_exception(at)
+    at.switch_page("pages/report.py").run()
+    no_exception(at)
+    reply = at.chat_message[3]  # weather-1: user, the call, the tool's reply, then the assistant's answer
+    shown = " ".join(m.value for m in reply.markdown) + " ".join(_htmls(reply))
+    assert "Context 1 · tool output" in shown and "Paris: 18 °C, cloudy" in shown
+
+
+def test_the_tool_evidence_toggle_turns_it_off(history):
+    from pathlib import Path
+
+    sharegpt = Path(__file__).resolve().parents[1] / "fixtures" / "sharegpt.jsonl"
+    at = open_app(TIMEOUT)
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("sharegpt.jsonl", sharegpt.read_bytes(), "application/json"))
+    at.run().toggle(key="eval_tool_evidence").set_value(False).run()
+    no_exception(at)
+    assert not any("used as context" in c.value for c in at.caption)
+    at.button(key="btn_run").click().run()
+    no_exception(at)
+    weather = at.session_state["report"].results[0].sample.conversation
+    assert weather.conversation_id == "weather-1" and weather.turns[3].contexts == []

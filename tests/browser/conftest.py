@@ -10,17 +10,15 @@ import contextlib
 import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Dict, Iterator, List
 
 import pytest
+
+from ports import serve_on_free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -87,10 +85,10 @@ def page(browser, artifacts_dir, request):
 
 @pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
-    """Where test-time screenshots go (gitignored); failure shots of an earlier session are cleared."""
+    """Where test-time screenshots go (gitignored). Failure shots of an earlier run are cleared once,
+    when the run starts (tests/conftest.py), not here: under pytest-xdist each worker has its own
+    session, and one starting late would delete a shot another worker has just taken."""
     ARTIFACTS.mkdir(exist_ok=True)
-    for old in ARTIFACTS.glob("*-FAILED.png"):
-        old.unlink()
     return ARTIFACTS
 
 
@@ -113,41 +111,12 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
             return reply.status == 200 and reply.read().strip() == b"ok"
     except OSError:
         return False
-
-
-def _wait_healthy(proc: subprocess.Popen, url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-        if _healthy(url):
-            return
-        time.sleep(0.3)
-    raise RuntimeError(f"streamlit not healthy after {SERVER_START_TIMEOUT:.0f}s:\n{log_path.read_text()[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """Stop the server's whole process group (streamlit may start helpers)."""
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")
@@ -163,19 +132,21 @@ def history_path() -> Iterator[Path]:
 
 @contextlib.contextmanager
 def serve_app(env: Dict[str, str], log_path: Path) -> Iterator[str]:
-    """`streamlit run app.py` with `env` on a free loopback port, its output in `log_path`; yields its URL."""
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+    """`streamlit run app.py` with `env` on a free loopback port, its output in `log_path`; yields its URL.
+
+    Several pytest-xdist workers start servers at once: a port taken meanwhile means a new port
+    (tests/ports.py), never a failed test.
+    """
+    def command(port: int) -> List[str]:
+        return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+                "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
+
+    proc, port = serve_on_free_port(command, lambda port: _healthy(f"http://127.0.0.1:{port}"), log_path,
+                                    SERVER_START_TIMEOUT, cwd=ROOT, env=env)
     try:
-        _wait_healthy(proc, url, log_path)
-        yield url
+        yield f"http://127.0.0.1:{port}"
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 @pytest.fixture(scope="session")

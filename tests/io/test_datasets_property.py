@@ -6,7 +6,6 @@ JSON readers; big inputs (1 MB cells, 100,000 rows) are built once, by hand.
 import csv
 import io
 import json
-import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -109,12 +108,14 @@ def encode_rows(rows, name):
     return buf.getvalue().encode()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(rows=ROWS, name=st.sampled_from(NAMES))
 def test_random_json_values_in_fields_never_crash(rows, name):
     outcome(encode_rows(rows, name), name)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(value=JSON_VALUES, name=st.sampled_from(["data.jsonl", "data.json"]))
 def test_wrong_context_types_give_a_located_error(value, name):
@@ -163,6 +164,7 @@ def write_rows(rows, name):
     return "".join(json.dumps(r) + "\n" for r in rows) if name.endswith(".jsonl") else json.dumps(rows)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(rows=SAMPLE_ROWS, name=st.sampled_from(NAMES),
        encoding=st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32"]))
@@ -177,6 +179,7 @@ def test_valid_rows_load_exactly_in_every_encoding(rows, name, encoding):
 CP1252_TEXT = st.text(st.characters(codec="cp1252", blacklist_characters="\x00"), max_size=30)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(rows=st.lists(st.fixed_dictionaries({
     "question": CP1252_TEXT.filter(lambda t: t.strip()), "answer": CP1252_TEXT,
@@ -280,27 +283,25 @@ def big_files(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_hundred_thousand_rows_load_quickly(big_files, fmt):
-    start = time.perf_counter()
-    samples = load_dataset(big_files / f"big.{fmt}")
-    elapsed = time.perf_counter() - start
+def test_hundred_thousand_rows_load_whole(big_files, fmt):
+    samples = load_dataset(big_files / f"big.{fmt}")  # the speed is bench/'s to measure, not a test's
     assert len(samples) == N_ROWS
     assert samples[-1] == EvalSample(
         f"What does plan {N_ROWS - 1} cost?", "It costs $6 a month.",
         ["Plans and pricing: Plus costs $6 per month.", "Refund policy: 14 days."],
         "$6", f"s{N_ROWS - 1}", metadata={"human_labels": {"faithfulness": 1.0}})
-    assert elapsed < 30, f"{N_ROWS:,} rows took {elapsed:.1f}s"  # ~2 s here; generous for slow CI
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_row_limit_stops_early_on_a_big_file(big_files, fmt):
-    start = time.perf_counter()
     with pytest.raises(DatasetError, match="more than 1,000 rows"):
         load_dataset(big_files / f"big.{fmt}", max_rows=1_000)
-    assert time.perf_counter() - start < 2.0  # stopped at row 1,001, did not read 100,000
 
 
+@pytest.mark.slow
 def test_inspect_counts_a_big_file(big_files):
     preview = inspect_dataset(big_files / "big.csv")
     assert preview.row_count == N_ROWS and len(preview.rows) == 5

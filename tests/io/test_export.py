@@ -152,6 +152,7 @@ def test_html_embeds_only_the_worst_samples_when_capped():
     assert "95% CI" in html and "scored 6/6" in html  # the summary still covers every sample
 
 
+@pytest.mark.slow
 def test_html_caps_the_samples_by_default_and_stays_small():
     from evaluator.report.export import DEFAULT_MAX_SAMPLES
 
@@ -190,6 +191,7 @@ def test_per_sample_badges_carry_their_metric_names():
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("keep_csp", [True, False], ids=["with-csp", "escaping-alone"])
 def test_no_script_runs_in_chromium(tmp_path, keep_csp):
     if not os.path.exists(CHROMIUM):

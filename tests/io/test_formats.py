@@ -95,19 +95,25 @@ def test_genai_trace_reads_tool_spans():
     assert [(c["name"], c["arguments"]) for c in sample.tool_calls] == [("lookup_policy", {"topic": "returns"})]
 
 
-@pytest.mark.parametrize("name,labels", [
-    ("langsmith_experiment.csv", [{"answer_correctness": 1.0}, {"answer_correctness": 1.0}, {"answer_correctness": 0.0}]),
-    ("mlflow_results.jsonl", [{"answer_correctness": 1.0}, {"answer_correctness": 1.0}, {"answer_correctness": 0.0}]),
-    ("promptfoo_results.json", [{"faithfulness": 1.0}, {"faithfulness": 1.0}, {"faithfulness": 0.2}]),
+@pytest.mark.parametrize("name,grades", [
+    ("langsmith_experiment.csv", [{"external_langsmith_correctness": 1.0}, {"external_langsmith_correctness": 1.0},
+                                  {"external_langsmith_correctness": 0.0}]),
+    ("mlflow_results.jsonl", [{"external_mlflow_correctness": 1.0}, {"external_mlflow_correctness": 1.0},
+                              {"external_mlflow_correctness": 0.0}]),
+    ("promptfoo_results.json", [{"external_promptfoo_context_faithfulness": 1.0},
+                                {"external_promptfoo_context_faithfulness": 1.0},
+                                {"external_promptfoo_context_faithfulness": 0.2}]),
 ])
-def test_their_graders_scores_become_labels_for_the_agreement_panel(name, labels):
+def test_their_graders_scores_are_external_grades_not_human_labels(name, grades):
     samples = load_dataset(FIXTURES / name)
-    assert [s.metadata.get("human_labels") for s in samples] == labels
+    got = [{k: v for k, v in s.metadata["external_scores"].items() if "conciseness" not in k} for s in samples]
+    assert got == grades
+    assert all("human_labels" not in s.metadata for s in samples)  # a grader is not a person
 
 
-def test_a_score_outside_the_label_range_is_kept_as_an_external_column():
+def test_a_score_of_no_metric_of_ours_is_kept_as_an_external_grade():
     first = load_dataset(FIXTURES / "langsmith_experiment.jsonl")[0]
-    assert first.metadata["external_conciseness"] == "3"  # LangSmith's 1–10 conciseness: not a 0–5 label
+    assert first.metadata["external_scores"]["external_langsmith_conciseness"] == 3.0  # LangSmith's 1–10 scale
 
 
 @pytest.mark.parametrize("name", ["promptfoo_results.csv", "promptfoo_results.json"])

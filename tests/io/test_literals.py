@@ -35,6 +35,7 @@ def test_nesting_deeper_than_the_limit_is_refused_not_a_crash():
     assert parse_literal("[" * 10_000 + "]" * 10_000) is None
 
 
+@pytest.mark.slow
 def test_a_big_list_cell_stays_within_a_small_multiple_of_its_size(tmp_path):
     """The issue's 50 MB cell took 9.1 GB (182x) in ast.literal_eval; 10 MB here (bench/parse_memory.py
     measures 50). Measured in a fresh process."""

@@ -280,6 +280,7 @@ def cli(args, tmp_path, **kw):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
 
+@pytest.mark.slow
 def test_cli_batch_killed_while_running_resumes_by_run_id_with_the_given_prices(tmp_path):
     data = tmp_path / "orders.jsonl"
     data.write_text("".join(json.dumps({"sample_id": s.sample_id, "question": s.question, "answer": s.answer,

@@ -34,6 +34,10 @@ from faults import (  # noqa: E402
     rows_lost,
 )
 
+# One fault-injected run of the whole matrix serves every test (seconds): slow, and on one
+# pytest-xdist worker in `.ci/run`.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fault_matrix")]
+
 N_SAMPLES = 40
 MAX_RETRIES = 2
 TIMEOUT = 0.5

@@ -3,7 +3,6 @@
 Rules in isolation use a scripted judge; the causes a user meets (401, 404 model not found,
 nothing listening) use a real loopback server or a closed port, with real time measured.
 """
-import socket
 import time
 
 import pytest
@@ -97,12 +96,6 @@ def test_concurrent_workers_stop_together():
 
 
 # -- real causes, real time ------------------------------------------------------------------------------
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_until_stopped(judge, n=500, workers=4):
     start = time.perf_counter()
     with judge, pytest.raises(JudgeFailed) as stopped:
@@ -130,8 +123,8 @@ def test_404_model_not_found_names_the_model():
 
 
 @pytest.mark.parametrize("workers", [1, 4])
-def test_nothing_listening_fails_within_seconds(workers):
-    url = f"http://127.0.0.1:{closed_port()}/v1"
+def test_nothing_listening_fails_within_seconds(workers, closed_port):
+    url = f"http://127.0.0.1:{closed_port}/v1"
     failed, seconds = run_until_stopped(OpenAIJudge("m", url), workers=workers)
     assert str(failed).startswith(f"Could not reach the judge at {url} (connection refused)")
     assert failed.kind == "unreachable" and seconds < 10

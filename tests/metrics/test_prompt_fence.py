@@ -48,6 +48,7 @@ ANY_TEXT = st.one_of(MADE_OF_PIECES, st.text(max_size=200), st.lists(st.one_of(P
                                                                     max_size=30).map("".join))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(ANY_TEXT)
 def test_no_cleaned_text_contains_a_marker(text):

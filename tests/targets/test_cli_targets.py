@@ -51,6 +51,7 @@ def http_args(srv):
             "--target-field", "contexts=data.hits[].passage", "--target-timeout", "5"]
 
 
+@pytest.mark.slow
 def test_http_target_keeps_failed_rows_and_never_writes_the_header_value(history, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("RAG_TOKEN", "tok-SECRET-42")
     outputs = [tmp_path / f"r.{ext}" for ext in ("json", "csv", "html")]

@@ -12,6 +12,8 @@ import textwrap
 import threading
 import time
 
+import pytest
+
 from evaluator.targets import FunctionTarget, HttpTarget, RetryPolicy, ask
 from target_server import Huge, TargetServer, Trickle
 
@@ -66,6 +68,7 @@ def test_a_python_function_keeps_its_thread_from_call_to_call():
     assert len(set(threads)) == 1  # thread-local clients in the user's code stay valid
 
 
+@pytest.mark.slow
 def test_one_ctrl_c_stops_a_run_whose_python_target_hangs(tmp_path):
     marker = tmp_path / "hanging"
     (tmp_path / "hang.py").write_text(textwrap.dedent(f"""
