@@ -54,6 +54,7 @@ _LAZY = {
     "RunStore": "store.history",
     "score_frame": "engines.partition",
     "summarize": "analysis.stats",
+    "corrected_mean": "analysis.inference",  # a judge's mean corrected by a random sample of human labels
     "TargetConfig": "targets",
     "RowCounts": "scoring.verdict",
     "Verdict": "scoring.verdict",
@@ -99,6 +100,7 @@ __all__ = [
     "TargetConfigError",
     "TargetError",
     "Verdict",
+    "corrected_mean",
     "load_dataset",
     "load_rubrics",
     "register",

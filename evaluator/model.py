@@ -80,6 +80,10 @@ class EvalSample:
     # a document without one, so the ranks below it stay true), and graded relevance {doc id: grade}.
     retrieval_ids: Optional[List[str]] = None
     relevance: Optional[Dict[str, float]] = None
+    # Why the row has no answer at all (its file gave none: a null or absent cell), as opposed to an
+    # answer that is truly "" (the pipeline answered empty, scored 0). Metrics that read the answer are
+    # then N/A with this reason, never 0; a target's answer clears it.
+    no_answer_reason: Optional[str] = None
     # A multi-turn row's turns (None: the row is the one exchange above). Its question is then the
     # transcript up to the last reply, its answer that reply, what conversation-level metrics judge.
     conversation: Optional[Conversation] = None
@@ -373,6 +377,21 @@ def _ms(value: Optional[float]) -> str:
     return "–" if value is None else f"{value:.0f} ms"
 
 
+LANGUAGE_NOTE_KEY = "language_note"  # sample.metadata: why a row was scored with English prompts (metrics/languages.py)
+
+
+def header_note(metadatas: Sequence[Mapping[str, Any]], noun: str = "sample") -> Optional[str]:
+    """The run header's line: how many rows were scored with English prompts for want of their own, in which
+    languages; None when there are none."""
+    names = [m[LANGUAGE_NOTE_KEY].split(":")[0].replace("Written in ", "")
+             for m in metadatas if m.get(LANGUAGE_NOTE_KEY)]
+    if not names:
+        return None
+    which = ", ".join(sorted(set(names)))
+    return (f" language: {len(names)} of {len(metadatas)} {noun}s in {which}, scored with the English prompts "
+            "and heuristics (no prompts of their own)")
+
+
 @dataclass
 class EvalReport:
     """All results of a run, with aggregate statistics."""
@@ -487,12 +506,19 @@ class EvalReport:
         target = self.target_stats()
         notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
                  f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
+        language = self.language_note()
+        notes += [language] if language else []
         if not self.multi_turn:
             return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
                                 n_overall=len(self.overall_scores()))
         return format_table(len(self.results), self.total_time, rows, self.overall_mean(),
                             notes + turn_notes(self.turn_mean_scores(), self.turn_counts()),
                             n_overall=len(self.overall_scores()), **CONVERSATION_TABLE)
+
+    def language_note(self) -> Optional[str]:
+        """The header's line on rows scored with English prompts for want of their own (languages.py), or None."""
+        return header_note([r.sample.metadata if r.sample else {} for r in self.results],
+                           "conversation" if self.multi_turn else "sample")
 
     def print_report(self) -> None:
         print(self.format_report())

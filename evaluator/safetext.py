@@ -22,7 +22,7 @@ REPAIRS_KEY = "text_repairs"  # sample.metadata key: a list of notes, one per re
 _BAD = re.compile("[\x00\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEXT_FIELDS = ("question", "answer", "ground_truth", "sample_id", "category", "target_error",
-                "no_contexts_reason")
+                "no_contexts_reason", "no_answer_reason")
 _LIST_FIELDS = ("contexts", "expected_answer_keywords", "expected_docs", "expected_tools", "tool_calls",
                 "retrieval_ids", "relevance")
 

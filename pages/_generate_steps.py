@@ -138,7 +138,7 @@ def outcome(gen: Generation, chunks: List[Chunk], config: Any) -> None:
         st.dataframe(reasons, hide_index=True)
     kept = state.get(state.GEN_ITEMS, [])
     wanted = state.get(state.GEN_TARGET_N, gen.settings.n)
-    if gen.status in ("stopped", "short") and len(kept) < wanted:
+    if gen.can_resume and len(kept) < wanted:  # not offered when it cannot succeed (an offline run fell short)
         if st.button(f"Resume ({wanted - len(kept)} more)", key="gen_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming"):
                 start(chunks, GenerateSettings(**{**gen.settings.__dict__, "n": wanted - len(kept)}), config, kept)

@@ -10,6 +10,7 @@ import streamlit as st
 from evaluator.analysis.compare import compare_runs
 from evaluator.io.versions import version_of
 from evaluator.errors import RagmeterError
+from evaluator.runs.ab import ab_from_runs
 from evaluator.runs.run import Run
 from evaluator.store.history import RunInfo, RunStore
 from evaluator.judges.registry import get_judge
@@ -132,6 +133,8 @@ def comparison_view(cmp: Any) -> None:
         errors.warning("{note}", note=cmp.version_note(), icon=":material/dataset:")
     else:
         errors.caption("{note}", note=cmp.version_note())
+    if cmp.metrics_note():  # different metric choices: only the shared ones are compared
+        errors.warning("{note}", note=cmp.metrics_note(), icon=":material/compare_arrows:")
     for line in cmp.regressions:
         errors.error("Regression: {line}", line=line, icon=":material/trending_down:")
     rows = []
@@ -153,7 +156,7 @@ def comparison_view(cmp: Any) -> None:
         views.records_table([{"sample": m.sample_id, "metric": m.metric, "A": m.a, "B": m.b, "delta": m.delta,
                               "question": m.question} for m in cmp.movers], column_config=DELTA_FORMAT)
     elif not changed:
-        st.caption("No sample's score changed between the two runs.")
+        errors.caption("No sample's score changed on the {n} metrics both runs have.", n=len(cmp.shared))
 
 
 def manage(store: RunStore, info: RunInfo) -> None:
@@ -193,10 +196,31 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
         state.put(state.COMPARE_SHARED, shared)  # a share link compares once, then the page is the user's
         with errors.guard("Comparing"):
             state.put(state.COMPARISON, compare_runs(store, run_a, run_b))
+            same = by_id[run_a].dataset_name == by_id[run_b].dataset_name  # the test pairs rows of one dataset
+            state.put(state.AB_TEST, ab_from_runs(store, run_a, run_b) if same else {})
             st.query_params["compare"] = f"{run_a},{run_b}"
     comparison = state.get(state.COMPARISON)
     if comparison is not None:
         comparison_view(comparison)
+        ab_view(state.get(state.AB_TEST) or {})
+
+
+AB_WORDS = {"A": "A better", "B": "B better", "tie": "no practical difference", "undecided": "undecided"}
+
+
+def ab_view(tests: Dict[str, Any]) -> None:
+    """The sequential A/B test over the paired rows: where it could have stopped, and what it decided."""
+    if not tests:
+        st.caption("The sequential test runs when both runs scored the same dataset.")
+        return
+    st.markdown("**Sequential test** (stops at the first pair where the answer is known)")
+    st.caption("An anytime-valid 95% confidence sequence for the mean difference, read over the paired rows in "
+               "run A's stored order: it stops when the interval excludes 0 (a winner) or lies within ±0.02 (no "
+               "practical difference). \"rows needed\" is how many pairs it took; the rest could have been skipped.")
+    rows = [{"metric": m, "decision": AB_WORDS[r.decision], "delta (B−A)": -r.difference,
+             "interval low": -r.interval[1], "interval high": -r.interval[0],
+             "rows needed": f"{r.samples_used}/{r.samples_total}"} for m, r in tests.items()]
+    views.records_table(rows, column_config=DELTA_FORMAT | {c: SIGNED for c in ("interval low", "interval high")})
 
 
 def list_runs(store: RunStore) -> List[RunInfo]:

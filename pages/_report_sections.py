@@ -14,6 +14,7 @@ from evaluator.scoring.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.io.versions import version_of
 from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.review.agreement import corrected_line
 from evaluator.runs.run import RunConfig
 from evaluator.scoring.verdict import row_counts, verdict
 
@@ -271,7 +272,8 @@ def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None
                        on_click="ignore")
     c3.download_button("Download HTML report", lambda: export.html_report(
         report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
-        settings=meta.settings, labels_agreement=report_data.agreement(meta.token, report) or None), f"{stem}.html",
+        settings=meta.settings, labels_agreement=report_data.agreement(meta.token, report) or None,
+        reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()}), f"{stem}.html",
         "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
     c4.download_button("Download Parquet", lambda: export.results_parquet(report), f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
@@ -300,6 +302,9 @@ def trust_notes(report: EvalReport) -> None:
                        cause=judging.main_cause(report) or "see each score", icon=":material/warning:")
     if judging.is_offline(report):
         errors.info("{notice}", notice=judging.OFFLINE_NOTICE, icon=":material/info:")
+    language = report.language_note()
+    if language:  # rows in a language without prompts of its own were scored with the English ones
+        errors.info("{note}", note=language.strip().capitalize(), icon=":material/translate:")
 
 
 def verdict_box(report: EvalReport) -> None:

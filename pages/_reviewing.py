@@ -137,6 +137,22 @@ def agreement(run_id: Optional[str]) -> Dict[str, ReviewAgreement]:
     return review_agreement(reviews.reviews(run_id), reviews.runs.indexed_results(run_id))
 
 
+def target_status(a: Optional[ReviewAgreement], half_width: float) -> None:
+    """Under the random or informative queue: the corrected mean so far, and whether the target
+    half-width is reached (or how many more reviews it needs)."""
+    c = a.correction if a is not None else None
+    if c is None or c.estimate is None:
+        errors.caption("Review in this order: once a few samples are reviewed here, the judged mean is corrected "
+                       "by your reviews, with its interval.")
+        return
+    more = c.more_labels(half_width)
+    # The line is built from numbers and fixed words only: it is the template.
+    if more == 0:
+        errors.success(f"Target ±{half_width:.3f} reached: {c.line(half_width)}")
+    else:
+        errors.info(c.line(half_width), icon=None)
+
+
 def _ci(ci: Optional[Tuple[float, float]]) -> str:
     return "" if ci is None else f" (95% CI {ci[0]:.2f}–{ci[1]:.2f})"
 

@@ -14,6 +14,7 @@ import streamlit as st
 
 from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from evaluator.model import METHOD_LABELS, EvalResult, EvalSample
+from evaluator.model import LANGUAGE_NOTE_KEY as LANGUAGE_NOTE
 
 from pages import _errors as errors
 
@@ -81,7 +82,12 @@ def sample_view(sample: Optional[EvalSample]) -> None:
         errors.error("The target call failed: {problem}", problem=sample.target_error, icon=":material/error:")
     elif sample.target_latency_ms is not None:
         st.caption(f"Answered by the target in {sample.target_latency_ms:,.0f} ms")
-    text_block("Answer", sample.answer)
+    if sample.no_answer_reason and not sample.answer:  # no answer at all: N/A, not an empty answer
+        errors.caption("{reason}", reason=sample.no_answer_reason)
+    else:
+        text_block("Answer", sample.answer)
+    if sample.metadata.get(LANGUAGE_NOTE):
+        errors.caption("{note}", note=sample.metadata[LANGUAGE_NOTE])
     text_block("Ground truth", sample.ground_truth or "(none)")
     for i, ctx in enumerate(sample.contexts, 1):
         text_block(f"Context {i}", ctx)

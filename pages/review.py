@@ -4,7 +4,8 @@ from typing import List
 
 import streamlit as st
 
-from evaluator.review.queue import ORDERS, review_queue
+from evaluator.review.correction import TARGET_HALF_WIDTH
+from evaluator.review.queue import ORDERS, queue_label, review_queue
 
 from pages import _errors as errors
 from pages import _nav as nav
@@ -38,14 +39,18 @@ if not metrics:
     st.stop()
 
 name = rv.reviewer()
-c1, c2, c3, c4 = st.columns([2, 3, 1, 1])
+c1, c2, c3, c4, c5 = st.columns([2, 3, 1, 1, 1])
 state.drop_stale(state.REV_METRIC, metrics)
 metric = c1.selectbox("Queue by metric", metrics, key=state.REV_METRIC, persist_state=state.KEEP)
 order = c2.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key="rev_order", persist_state=state.KEEP)
 size = c3.number_input("N", min_value=1, value=min(30, len(results)), step=1, key="rev_n", persist_state=state.KEEP,
                        disabled=order != "random", help="How many samples the random draw takes")
-seed = c4.number_input("Seed", min_value=0, value=0, step=1, key="rev_seed", disabled=order != "random",
+drawn = order in ("random", "informative")  # the two orders whose reviews correct the judged mean
+seed = c4.number_input("Seed", min_value=0, value=0, step=1, key="rev_seed", disabled=not drawn,
                        persist_state=state.KEEP)
+target = c5.number_input("Target ±", min_value=0.005, max_value=0.5, value=TARGET_HALF_WIDTH, step=0.005,
+                         format="%.3f", key="rev_target", disabled=not drawn, persist_state=state.KEEP,
+                         help="The half-width of the corrected mean's 95% interval you want to reach")
 reviews = store.reviews(run_id)
 queue = review_queue(results, metric, order, n=int(size) if order == "random" else None, seed=int(seed),
                      reviewed=store.reviewed_indices(run_id, metric))
@@ -61,6 +66,8 @@ scores = rv.reviewable(result)
 done = sum(1 for r in reviews if r.metric == metric and r.index in set(queue))
 st.progress((pos + 1) / len(queue), text=f"Sample {pos + 1} of {len(queue)} (#{index}, {result.sample_id}) · "
                                          f"{done} reviews of this queue's samples on {metric}")
+if drawn:
+    rv.target_status(rv.agreement(run_id).get(metric), float(target))
 
 left, right = st.columns([3, 2])
 with left:
@@ -83,7 +90,8 @@ def save(agree_all: bool = False) -> None:
         state.put(state.REV_FLASH, "Type your name first: every review records who gave it.")
         return
     with errors.guard("Saving the reviews"):
-        saved = store.record_many(rv.form_reviews(info, index, result, name, order, scores, agree_all))
+        saved = store.record_many(rv.form_reviews(info, index, result, name, queue_label(order, int(seed)), scores,
+                                                  agree_all))
         state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{index}.")
         if order != "unreviewed":  # a reviewed sample leaves that queue: the next one takes its place
             move(1)

@@ -93,3 +93,56 @@ def test_an_unknown_set_is_named_with_the_saved_ones(run, capsys):
     run_id, _, _ = run
     assert main(["evaluate", "--rescore", run_id, "-q", "--align-with", "nope"]) == 2
     assert "no example set 'nope'" in capsys.readouterr().err
+
+
+@pytest.fixture
+def unreviewed(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in ROWS) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(data), "-q", "--offline"]) == 0
+    store = ReviewStore(RunStore())
+    (info,) = store.runs.list_runs()
+    return info.run_id, store
+
+
+def test_exporting_an_unreviewed_run_writes_every_row_with_an_empty_column_per_scored_metric(unreviewed, tmp_path,
+                                                                                              capsys):
+    import csv
+    run_id, _ = unreviewed
+    out = tmp_path / "to_label.csv"
+    assert main(["review", "export", run_id, "-o", str(out)]) == 0
+    assert "Wrote 3 rows to label" in capsys.readouterr().out
+    rows = list(csv.DictReader(out.open(encoding="utf-8-sig")))
+    assert [r["sample_id"] for r in rows] == ["w1", "s1", "a1"]
+    human = [c for c in rows[0] if c.startswith("human_")]
+    assert human == ["human_faithfulness", "human_answer_relevancy", "human_context_precision",
+                     "human_context_recall", "human_answer_correctness"]
+    assert all(r[c] == "" for r in rows for c in human)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_spreadsheet_of_sample_id_and_human_columns_imports(unreviewed, tmp_path, capsys, suffix):
+    run_id, store = unreviewed
+    labels = [{"sample_id": "w1", "human_faithfulness": 1.0}, {"sample_id": "s1", "human_faithfulness": None},
+              {"sample_id": "a1", "human_faithfulness": 0.0}]
+    path = tmp_path / f"labels{suffix}"
+    if suffix == ".csv":
+        path.write_text("sample_id,human_faithfulness\nw1,1\ns1,\na1,0\n", encoding="utf-8")
+    elif suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in labels), encoding="utf-8")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        pq.write_table(pa.Table.from_pylist(labels), path)
+    assert main(["review", "import", run_id, str(path)]) == 0, capsys.readouterr().err
+    assert "Stored 2 reviews" in capsys.readouterr().out
+    stored = {r.sample_id: r.human_score for r in store.reviews(run_id)}
+    assert stored == {"w1": 1.0, "a1": 0.0}
+
+
+def test_a_label_file_without_human_columns_says_what_it_needs(unreviewed, tmp_path, capsys):
+    run_id, _ = unreviewed
+    path = tmp_path / "labels.csv"
+    path.write_text("sample_id,score\nw1,1\n", encoding="utf-8")
+    assert main(["review", "import", run_id, str(path)]) == 2
+    assert "no human_<metric> column (e.g. human_faithfulness)" in capsys.readouterr().err

@@ -88,3 +88,82 @@ def test_the_header_counts_answered_and_usable_replies_apart():
     report = EvalReport(usage={"calls": 124, "failures": 0, "unusable_replies": 124})
     line = judge_status(report, {"model": "m"})
     assert "124/124 calls answered, 0/124 replies usable" in line
+
+
+def test_unusable_replies_are_not_cached_so_a_fixed_judge_succeeds_without_no_cache(tmp_path, capsys):
+    rows = [{"sample_id": f"r{i}", "question": f"How long is the warranty of item {i}?",
+             "answer": f"Item {i} has a two year warranty.", "contexts": [f"Item {i}: two year warranty."],
+             "ground_truth": "Two years."} for i in range(2)]
+    data = tmp_path / "small.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    args = ["evaluate", str(data), "--model", "m", "--cache", str(tmp_path / "cache.sqlite3"), "--no-history"]
+    with ChatServer(default=reply(PROSE)) as srv:  # one server (the cache is keyed by its URL), fixed midway
+        run_cli(args + ["--base-url", srv.base_url], capsys)
+        asked_broken = len(srv.chat_requests)
+        srv.default = reply('{"score": 0.8, "reasoning": "Supported."}')
+        code, last, out = run_cli(args + ["--base-url", srv.base_url], capsys)
+        asked_fixed = len(srv.chat_requests) - asked_broken
+    assert asked_broken > 0
+    assert asked_fixed == asked_broken, (asked_fixed, asked_broken)  # every prompt asked again, no prose replayed
+    assert code == 0, last
+
+
+def test_a_reply_with_no_score_is_not_kept_in_the_cache(tmp_path):
+    from evaluator.judges.cache import JudgeCache
+    sample = EvalSample(question="How long is the warranty?", answer="Two years.",
+                        contexts=["The warranty lasts two years."], ground_truth="Two years.")
+    cache = tmp_path / "cache.sqlite3"
+    with ChatServer(default=reply(PROSE)) as broken:
+        judge = OpenAIJudge("m", broken.base_url, max_retries=0, cache=str(cache))
+        result = RAGEvaluator(judge, language="en", metrics=["faithfulness"]).evaluate(sample)
+        judge.close()
+    assert result.scores["faithfulness"].method == METHOD_FALLBACK
+    assert len(JudgeCache(cache)) == 0
+
+
+def test_an_unusable_reply_in_an_old_cache_is_dropped_the_first_time_it_is_replayed(tmp_path):
+    with ChatServer() as fixed:
+        judge = OpenAIJudge("m", fixed.base_url, max_retries=0, cache=str(tmp_path / "cache.sqlite3"))
+        judge.remember("prompt", PROSE)  # what an older ragmeter kept
+        assert judge.generate("prompt") == PROSE and len(fixed.chat_requests) == 0
+        judge.reply_unusable("no score")
+        assert '"score"' in judge.generate("prompt") and len(fixed.chat_requests) == 1
+        judge.close()
+
+
+def test_resume_writes_the_outputs_the_run_was_started_with_and_its_hint_names_them(data, tmp_path, capsys):
+    html, record_free = tmp_path / "out" / "r.html", ["--no-cache", "--model", "m"]
+    with ChatServer(default=reply(PROSE)) as broken:
+        code, last, _ = run_cli(["evaluate", str(data), *record_free, "--base-url", broken.base_url,
+                                 "-o", str(html)], capsys)
+    assert code == 3
+    run_id = last.split("--resume ")[1].split()[0]
+    assert f"ragmeter evaluate --resume {run_id} -o {html}" in last, last
+    html.unlink()  # what the stopped run wrote; the resumed run must write it again, whole
+    with ChatServer() as fixed:
+        code, last, out = run_cli(["evaluate", "--resume", run_id, *record_free, "--base-url", fixed.base_url],
+                                  capsys)
+    assert code == 0, last
+    assert f"wrote {html}" in out
+    page = html.read_text(encoding="utf-8")
+    assert all(f"r{i}" in page for i in (0, N_SAMPLES - 1))
+
+
+def test_a_trickling_judge_ends_a_two_sample_run_with_the_first_wave_and_one_probe(tmp_path, capsys):
+    """Once calls in flight time out, no new call starts but one probe: the run stops after the first wave
+    and that probe (about two call deadlines), not after three deadlines in a row while new calls keep
+    starting. Counted in requests here; bench/trickle.py measures the time in call deadlines."""
+    from openai_server import trickle
+    rows = [{"sample_id": f"t{i}", "question": f"Is item {i} waterproof?", "answer": "Yes.",
+             "contexts": [f"Item {i} is waterproof."], "ground_truth": "Yes."} for i in range(2)]
+    data = tmp_path / "two.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    with ChatServer(default=trickle(0.2)) as srv:
+        with pytest.raises(Exception):
+            OpenAIJudge("m", srv.base_url, timeout=0.5).generate("one call, with its retry")
+        asked = len(srv.chat_requests)  # the requests of one call: its tries
+        code, last, _ = run_cli(["evaluate", str(data), "--no-cache", "--no-history", "--model", "m",
+                                 "--base-url", srv.base_url, "--judge-timeout", "0.5"], capsys)
+        requests = len(srv.chat_requests) - asked
+    assert code == 3 and "judge timed out: 3 of the first 3 calls" in last, last
+    assert requests <= 3 * asked, (requests, asked)  # each sample's first call and one probe, with their tries

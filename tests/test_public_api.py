@@ -7,8 +7,8 @@ def test_all_is_sorted_and_complete():
         "DatasetError", "EvalReport", "EvalResult", "EvalSample", "HistoryError", "Judge", "JudgeConfigError",
         "JudgeEntry", "JudgeError", "JudgeFailed", "Metric", "MetricError", "MetricScore", "MissingExtra", "OfflineJudge",
         "OpenAIJudge", "RAGEvaluator", "RagmeterError", "RowCounts", "RubricMetric", "Run", "RunConfig", "RunStore",
-        "TargetConfig", "TargetConfigError", "TargetError", "Verdict", "load_dataset", "load_rubrics", "register",
-        "register_judge", "score_frame", "summarize", "verdict",
+        "TargetConfig", "TargetConfigError", "TargetError", "Verdict", "corrected_mean", "load_dataset", "load_rubrics",
+        "register", "register_judge", "score_frame", "summarize", "verdict",
     }
 
 

@@ -7,6 +7,10 @@ pairs scored in both; beside them each run's mean over all its scored rows (scor
 lost answers has regressed, whatever its means say. Each delta also carries the p-value of a paired
 permutation test (stats.paired_permutation_p) for `ragmeter compare --fail-on-regression`.
 
+Only the metrics both runs have are compared (`shared`); `only_a` / `only_b` name the others, and
+`overall` is then the mean over the shared metrics, so a 10-metric run set beside a 2-metric one is
+compared on those 2 and says so, instead of reporting that nothing changed.
+
 Each run records the version of the test set it scored (io/versions.py); when the two differ,
 `versions_differ` says so, and the deltas are still over the sample ids both share (n_paired).
 """
@@ -118,6 +122,34 @@ class RunComparison:
         unknown = "A" if not self.version_a else "B"
         return f"The test set version of {unknown} is unknown (saved before versions were recorded); {shared}."
 
+    metrics_a: List[str] = field(default_factory=list)  # the metrics each run has, in its order
+    metrics_b: List[str] = field(default_factory=list)
+
+    @property
+    def shared(self) -> List[str]:
+        """The metrics both runs have: the only ones compared."""
+        return [m for m in self.metrics_a if m in self.metrics_b]
+
+    @property
+    def metrics_only_a(self) -> List[str]:
+        return [m for m in self.metrics_a if m not in self.metrics_b]
+
+    @property
+    def metrics_only_b(self) -> List[str]:
+        return [m for m in self.metrics_b if m not in self.metrics_a]
+
+    def metrics_note(self) -> str:
+        """Which metrics each side has, in words; "" when both have the same ones."""
+        if not self.metrics_only_a and not self.metrics_only_b:
+            return ""
+        said = [f"A has {len(self.metrics_a)} metrics, B has {len(self.metrics_b)}; compared on the "
+                f"{len(self.shared)} both have ({', '.join(self.shared) or 'none'}), overall included."]
+        if self.metrics_only_a:
+            said.append(f"Only in A: {', '.join(self.metrics_only_a)}.")
+        if self.metrics_only_b:
+            said.append(f"Only in B: {', '.join(self.metrics_only_b)}.")
+        return " ".join(said)
+
     @property
     def regressions(self) -> List[str]:
         """What got worse from A to B, in words: lost rows first, then metrics clearly worse."""
@@ -133,23 +165,38 @@ def compare_runs(store: RunStore, run_a: str, run_b: str) -> RunComparison:
     keyed_a = _keyed(store.indexed_results(run_a))
     keyed_b = _keyed(store.indexed_results(run_b))
     pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]
-    names = EvalReport([*keyed_a.values(), *keyed_b.values()]).metric_names()
-    deltas = [_with_totals(_metric_delta(name, pairs), name, keyed_a, keyed_b) for name in names]
+    names_a, names_b = _names(keyed_a), _names(keyed_b)
+    names = [n for n in EvalReport([*keyed_a.values(), *keyed_b.values()]).metric_names()
+             if n in names_a and n in names_b]
+    only = None if names_a == names_b else tuple(names)  # overall over the shared metrics when they differ
+    deltas = [_with_totals(_metric_delta(name, pairs, only), name, keyed_a, keyed_b, only)
+              for name in [*names, OVERALL]]
     return RunComparison(
-        run_a=info_a, run_b=info_b,
-        metrics=deltas + [_with_totals(_metric_delta(OVERALL, pairs), OVERALL, keyed_a, keyed_b)],
-        movers=_movers(pairs, names),
+        run_a=info_a, run_b=info_b, metrics=deltas, movers=_movers(pairs, names),
         n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
         lost=_lost(keyed_a, keyed_b), gained=_lost(keyed_b, keyed_a, swap=True),
-        total_a=len(keyed_a), total_b=len(keyed_b), worst=_worst(pairs, names),
+        total_a=len(keyed_a), total_b=len(keyed_b), metrics_a=names_a, metrics_b=names_b,
+        worst=_worst(pairs, names),
     )
+
+
+def _names(keyed: Dict[str, EvalResult]) -> List[str]:
+    """The metrics a run has (any row's), in its order; none for a run without rows."""
+    return EvalReport(list(keyed.values())).metric_names() if keyed else []
+
 
 
 OVERALL = "overall"  # the per-row overall score (EvalResult.overall_score), compared like a metric
 
 
-def _score(result: EvalResult, name: str) -> Optional[float]:
-    """The row's score on `name` (or its overall), None when it has none."""
+Shared = Optional[Tuple[str, ...]]  # the metrics `overall` is taken over (None: all of the row's)
+
+
+def _score(result: EvalResult, name: str, shared: Shared = None) -> Optional[float]:
+    """The row's score on `name` (or its overall, over `shared` when given), None when it has none."""
+    if name == OVERALL and shared is not None:
+        return EvalResult(result.sample_id, scores={n: ms for n, ms in result.scores.items()
+                                                    if n in shared}).overall_score()
     if name == OVERALL:
         return result.overall_score()
     ms = result.metric_scores().get(name)
@@ -157,10 +204,10 @@ def _score(result: EvalResult, name: str) -> Optional[float]:
 
 
 def _with_totals(delta: MetricDelta, name: str, keyed_a: Dict[str, EvalResult],
-                 keyed_b: Dict[str, EvalResult]) -> MetricDelta:
+                 keyed_b: Dict[str, EvalResult], shared: Shared = None) -> MetricDelta:
     """`delta` with each run's mean over all its scored rows (not only the pairs) and their counts."""
-    found_a = [v for v in (_score(r, name) for r in keyed_a.values()) if v is not None]
-    found_b = [v for v in (_score(r, name) for r in keyed_b.values()) if v is not None]
+    found_a = [v for v in (_score(r, name, shared) for r in keyed_a.values()) if v is not None]
+    found_b = [v for v in (_score(r, name, shared) for r in keyed_b.values()) if v is not None]
     delta.all_a, delta.all_b = rounded_mean(found_a), rounded_mean(found_b)
     delta.scored_a, delta.scored_b = len(found_a), len(found_b)
     return delta
@@ -200,17 +247,17 @@ def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
     return keyed
 
 
-def _pair_scores(name: str, pairs) -> List[Tuple[str, float, float, EvalResult]]:
+def _pair_scores(name: str, pairs, shared: Shared = None) -> List[Tuple[str, float, float, EvalResult]]:
     out = []
     for key, ra, rb in pairs:
-        a, b = _score(ra, name), _score(rb, name)
+        a, b = _score(ra, name, shared), _score(rb, name, shared)
         if a is not None and b is not None:
             out.append((key, a, b, rb))
     return out
 
 
-def _metric_delta(name: str, pairs) -> MetricDelta:
-    scored = _pair_scores(name, pairs)
+def _metric_delta(name: str, pairs, shared: Shared = None) -> MetricDelta:
+    scored = _pair_scores(name, pairs, shared)
     if not scored:
         return MetricDelta(name, None, None, None, None, None, 0)
     n = len(scored)

@@ -21,6 +21,7 @@ from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
 from ..metrics.retrieval import canonical
 from ..metrics.rubric import load_rubrics
+from ..runs.ab import DEFAULT_METRIC
 from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                 _scale_group):
         add(ev)
     add_review_parser(sub)
+    add_ab_parser(sub)
     add_generate_parser(sub)
     add_compare_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
@@ -193,6 +195,42 @@ def add_target_arguments(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--record", metavar="PATH.jsonl", help="conversations: also write the replayed conversations "
                        "here as JSON Lines (the run history keeps them anyway)")
     group.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
+
+
+def add_ab_parser(sub: Any) -> None:
+    """`ragmeter ab`: the sequential A/B test of two targets (evaluator/cli/ab.py runs it)."""
+    ab = sub.add_parser("ab", help="sequential A/B test of two pipelines: stops as soon as one wins or they tie",
+                        description="Send the dataset's questions in random order to both targets, score both "
+                                    "answers, and stop when an anytime-valid confidence sequence for the mean "
+                                    "difference excludes 0 (a winner) or lies within ±tie (no practical difference).")
+    ab.add_argument("data", help="dataset file with the questions (CSV, JSONL or JSON)")
+    ab.add_argument("--target", required=True, help="pipeline A: URL, module:function, file.py:function or openai:MODEL")
+    ab.add_argument("--target-b", required=True, help="pipeline B, in the same forms")
+    ab.add_argument("--target-header", action="append", default=[], metavar="'NAME: VALUE'",
+                    help="HTTP header for both targets; ${VAR} is read from the environment at call time")
+    ab.add_argument("--target-timeout", type=float, default=60.0, help="seconds per target call")
+    ab.add_argument("--metric", default=DEFAULT_METRIC, help="the metric compared (default %(default)s)")
+    ab.add_argument("--alpha", type=float, default=0.05, help="chance of a false winner (default %(default)s)")
+    ab.add_argument("--tie", type=float, default=0.02,
+                    help="differences within ±this are no practical difference (default %(default)s)")
+    ab.add_argument("--max-samples", type=int, default=None, metavar="N", help="ask at most N questions")
+    ab.add_argument("--seed", type=int, default=0, help="seed of the random order (default 0)")
+    ab.add_argument("--workers", type=int, default=4, metavar="N",
+                    help="questions in flight at once, each asked of A and B (default %(default)s); at most N-1 "
+                         "are asked past the one the test stops at")
+    ab.add_argument("--json", metavar="PATH", help="write the decision as JSON")
+    judge = ab.add_mutually_exclusive_group()
+    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    ab.add_argument("--judge", metavar="NAME", help="which judge scores (as for evaluate)")
+    ab.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint")
+    ab.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
+    ab.add_argument("--language", choices=["ar", "en", "auto"], default="auto", help="prompt language (default auto)")
+    ab.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+    # evaluate's judge options this command keeps at their defaults (run_config reads them)
+    ab.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode="separate",
+                    heuristics="ragmeter", max_workers=2, no_cache=True, cache="", price_in=None, price_out=None,
+                    batch=False, batch_poll=10.0, judge_timeout=60.0, resume=None, history=None)
 
 
 def add_generate_parser(sub: Any) -> None:

@@ -9,7 +9,9 @@
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter runs     list the run history
-    ragmeter review export|import|stats|align RUN_ID ...   people's reviews (cli_review.py)
+    ragmeter review export|import|stats|queue|align RUN_ID ...   people's reviews (cli/review.py)
+    ragmeter ab DATA --target A --target-b B [--metric M] [--alpha 0.05] [--tie 0.02] [--max-samples N]
+                [--json out.json]   sequential A/B test of two pipelines (cli/ab.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
     ragmeter compare BASE NEW [--format markdown] [--fail-on-regression]   what changed (cli/compare.py)
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import traceback
 from dataclasses import replace
@@ -180,19 +183,44 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
             print(f"ragmeter: note: {note}", file=sys.stderr)
 
 
+# Run settings key: the files a run was started to write (-o, --record), absolute, so --resume writes them too.
+OUTPUTS = "outputs"
+_OUTPUT_FLAGS = {"output": "-o", "record": "--record"}
+
+
 def new_run(args: argparse.Namespace, store: Any) -> Run:
     target = target_config(args)
     samples = read_samples(args, target)
-    return Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target,
-                   project=args.project)
+    run = Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target,
+                  project=args.project)
+    outputs = {name: str(Path(getattr(args, name)).expanduser().resolve())
+               for name in _OUTPUT_FLAGS if getattr(args, name, None)}
+    if outputs:
+        run.settings[OUTPUTS] = outputs  # stored with the run when it starts
+    return run
 
 
 def resumed_run(args: argparse.Namespace, store: Any) -> Run:
     if store is None:
         raise UsageError("--resume needs the run history; drop --no-history")
-    config = resumed_config(args, store.get_run(args.resume).settings)
+    settings = store.get_run(args.resume).settings
+    config = resumed_config(args, settings)
+    for name, path in (settings.get(OUTPUTS) or {}).items():  # what the run was started to write
+        if name in _OUTPUT_FLAGS and not getattr(args, name, None):
+            setattr(args, name, path)
+    if args.output:
+        check_output(args.output)  # known before the run resumes, not after it
     return Run.resume(store, args.resume, config=config, target=target_config(args),
                       target_headers=args.target_header)
+
+
+def resume_command(run_id: Optional[str], args: argparse.Namespace) -> str:
+    """The command that resumes `run_id` and writes what this one was to write (-o, --record)."""
+    words = ["ragmeter", "evaluate", "--resume", str(run_id)]
+    for name, flag in _OUTPUT_FLAGS.items():
+        if getattr(args, name, None):
+            words += [flag, shlex.quote(str(getattr(args, name)))]
+    return " ".join(words)
 
 
 def rescored_run(args: argparse.Namespace, store: Any) -> Run:
@@ -226,10 +254,10 @@ def answered(run: Run) -> Optional[int]:
     return run.answered if run.target is not None else None
 
 
-def wait_for(run: Run, quiet: bool) -> None:
+def wait_for(run: Run, quiet: bool, resume: str = "") -> None:
     """Draw the progress on stderr until the run ends; Ctrl-C stops it and keeps every finished row."""
     line = ProgressLine(sys.stderr, quiet)
-    batch = BatchLines(run, quiet)
+    batch = BatchLines(run, quiet, resume)
     try:
         while not run.join(0.2):
             batch.show()
@@ -250,8 +278,9 @@ def wait_for(run: Run, quiet: bool) -> None:
 class BatchLines:
     """A batch run's progress on stderr: a line whenever its batches' status changes."""
 
-    def __init__(self, run: Run, quiet: bool) -> None:
+    def __init__(self, run: Run, quiet: bool, resume: str = "") -> None:
         self.run, self.quiet, self.hinted = run, quiet, False
+        self.resume = resume or f"ragmeter evaluate --resume {run.run_id}"
         self.last: Optional[str] = None
 
     def show(self) -> None:
@@ -261,7 +290,7 @@ class BatchLines:
         if status != BATCH_PREPARING and not self.hinted and self.run.run_id:  # the batches exist by now
             self.hinted = True
             print(f"closing this is safe: the batches go on at the server, and "
-                  f"'ragmeter evaluate --resume {self.run.run_id}' picks them up", file=sys.stderr)
+                  f"'{self.resume}' picks them up", file=sys.stderr)
         self.last = status
         print(status, file=sys.stderr)
 
@@ -307,12 +336,13 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float]) -> i
     rows = "conversation" if _conversations(run.pending) else "sample"
     run.start()
     if run.run_id and not args.quiet:
-        print(f"run {run.run_id}: {plural(len(run.pending), rows)} to score (resume with --resume {run.run_id})",
+        print(f"run {run.run_id}: {plural(len(run.pending), rows)} to score (resume with: "
+              f"{resume_command(run.run_id, args)})",
               file=sys.stderr)
     try:
-        wait_for(run, args.quiet)
+        wait_for(run, args.quiet, resume_command(run.run_id, args))
     except KeyboardInterrupt:
-        saved = (f"saved; resume with: ragmeter evaluate --resume {run.run_id}" if run.run_id
+        saved = (f"saved; resume with: {resume_command(run.run_id, args)}" if run.run_id
                  else "not saved (--no-history)")
         if run.batch_status and run.run_id:
             saved += " (submitted batches go on at the server and are picked up, not sent again)"
@@ -323,7 +353,8 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float]) -> i
     if run.warning:
         print(f"warning: {run.warning}", file=sys.stderr)
     if run.status == "failed":
-        raise RunFailed(f"the run failed: {run.error}; finished rows are kept (resume with --resume {run.run_id})")
+        raise RunFailed(f"the run failed: {run.error}; finished rows are kept "
+                        f"(resume with: {resume_command(run.run_id, args)})")
     if args.record and run.target is not None and run.report is not None:
         save_recording(run.report, Path(args.record))
     return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
@@ -363,7 +394,7 @@ def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = 
         print(f"FAIL {line}", file=sys.stderr)
     line = cli_hint(ending.line, args) if ending.kind == "judge_failed" else ending.line
     if stopped_after is not None:
-        resume = f"; finished rows are saved: fix the judge, then --resume {run_id}" if run_id else ""
+        resume = f"; finished rows are saved: fix the judge, then {resume_command(run_id, args)}" if run_id else ""
         line += f" (run stopped early after {plural(stopped_after, 'sample')}{resume})"
     print(f"ragmeter: {line}", file=sys.stderr)
     return ending.exit_code
@@ -411,6 +442,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .review import run_review
 
             return run_review(args)
+        if args.command == "ab":
+            from .ab import run_ab_command
+
+            return run_ab_command(args)
         if args.command == "generate":
             from .generate import run_generate
             return run_generate(args)

@@ -2,17 +2,21 @@
 
     ragmeter review export RUN_ID -o labels.csv|.jsonl|.parquet
     ragmeter review import RUN_ID labels.csv [--reviewer NAME]
-    ragmeter review stats RUN_ID          the judge's agreement with its reviewers, per metric
+    ragmeter review stats RUN_ID [--json]   the judge's agreement with its reviewers and the corrected mean, per metric
+    ragmeter review queue RUN_ID --metric M [--order informative] [-n N] [--seed S]   what to review next
     ragmeter review align RUN_ID --name SET [--metric M ...]   save few-shot examples for --align-with
 """
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from ..review.agreement import format_review_agreement, review_agreement
 from ..store.history import RunStore
+from ..errors import ReviewError
 from ..review.labels import export_labels, import_labels
+from ..review.queue import DEFAULT_SEED, ORDERS, queue_label, review_queue
 from ..store.reviews import ReviewStore
 
 
@@ -23,6 +27,7 @@ def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
     for name, text in (("export", "write the run's reviews as human_<metric> columns"),
                        ("import", "store a file's human_<metric> labels as reviews of the run"),
                        ("stats", "the judge's agreement with the run's reviewers, per metric"),
+                       ("queue", "the samples to review next on a metric, in a chosen order"),
                        ("align", "save the run's reviewed disagreements as a few-shot example set")):
         action = actions.add_parser(name, help=text)
         action.add_argument("run_id", metavar="RUN_ID")
@@ -32,6 +37,19 @@ def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
         if name == "import":
             action.add_argument("labels", help="dataset file with sample_id and human_<metric> columns")
             action.add_argument("--reviewer", help="whose labels these are (default: import:<file name>)")
+            action.add_argument("--queue", choices=["random", "informative"], default=None,
+                                help="the labelled samples were drawn by this queue (ragmeter review queue), so "
+                                     "they correct the judged mean; default: picked by hand")
+            action.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the queue's seed (default 0)")
+        if name == "stats":
+            action.add_argument("--json", action="store_true", help="print every figure as JSON")
+        if name == "queue":
+            action.add_argument("--metric", required=True, help="the metric to queue by")
+            action.add_argument("--order", default="informative", choices=list(ORDERS),
+                                help="informative (default: weighted to shrink the corrected interval fastest, "
+                                     "unbiased), random, worst, gap, noise or unreviewed")
+            action.add_argument("-n", type=int, default=None, help="at most this many samples")
+            action.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the random/informative draw")
         if name == "align":
             action.add_argument("--name", required=True, help="name of the example set (a new version each time)")
             action.add_argument("--metric", action="append", default=[], help="only this metric (repeatable)")
@@ -42,14 +60,24 @@ def run_review(args: argparse.Namespace) -> int:
     store = ReviewStore(RunStore(args.history))
     if args.review_command == "export":
         n = export_labels(store, args.run_id, args.output)
-        print(f"Wrote {n} reviewed sample{'' if n == 1 else 's'} to {args.output}.")
+        if store.reviews(args.run_id):
+            print(f"Wrote {n} reviewed sample{'' if n == 1 else 's'} to {args.output}.")
+        else:
+            print(f"Wrote {n} row{'' if n == 1 else 's'} to label to {args.output}: fill in the human_<metric> "
+                  f"columns, then ragmeter review import {args.run_id} {args.output}")
     elif args.review_command == "import":
         reviewer = args.reviewer or f"import:{Path(args.labels).name}"
-        n = import_labels(store, args.run_id, args.labels, reviewer)
+        queue = queue_label(args.queue, args.seed) if args.queue else "import"
+        n = import_labels(store, args.run_id, args.labels, reviewer, queue)
         print(f"Stored {n} review{'' if n == 1 else 's'} by {reviewer} for run {args.run_id}.")
     elif args.review_command == "stats":
         table = review_agreement(store.reviews(args.run_id), store.runs.indexed_results(args.run_id))
-        print(format_review_agreement(table))
+        if args.json:
+            print(json.dumps({m: a.to_dict() for m, a in table.items()}, indent=2, ensure_ascii=False))
+        else:
+            print(format_review_agreement(table))
+    elif args.review_command == "queue":
+        print_queue(store, args)
     else:
         from ..review.alignment import build_example_set, save_example_set
 
@@ -57,3 +85,22 @@ def run_review(args: argparse.Namespace) -> int:
         saved = save_example_set(store, args.name, built)
         print(f"Saved example set {saved.label}: " + ", ".join(f"{m} {len(e)}" for m, e in saved.examples.items()))
     return 0
+
+
+def print_queue(store: ReviewStore, args: argparse.Namespace) -> None:
+    """One line per sample to review: position, run index, sample id, the judge's score, reviewed yet."""
+    if args.n is not None and args.n < 1:
+        raise ReviewError(f"-n {args.n}: give at least 1")
+    results = store.runs.indexed_results(args.run_id)
+    if not any(args.metric in r.scores for _, r in results):
+        names = sorted({m for _, r in results for m in r.scores})
+        raise ReviewError(f"run {args.run_id} has no {args.metric!r} scores; it has: {', '.join(names) or 'none'}")
+    reviewed = store.reviewed_indices(args.run_id, args.metric)
+    queue = review_queue(results, args.metric, args.order, n=args.n, seed=args.seed, reviewed=reviewed)
+    by_index = dict(results)
+    print(f"# queue {queue_label(args.order, args.seed)} on {args.metric}: review in this order "
+          "(reviews from the Review page record the queue; the corrected mean needs the random or informative one)")
+    for pos, index in enumerate(queue, 1):
+        result = by_index[index]
+        mark = "reviewed" if reviewed.get(index) else ""
+        print(f"{pos:>4}  #{index:<5} {result.sample_id:<20} {result.scores[args.metric].score:.3f}  {mark}".rstrip())

@@ -7,7 +7,7 @@ page say so. The blanked word is the sentence's first number, else its longest c
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
+from typing import Iterable, Optional, Tuple
 
 from ..text import content_words, sentences, tokens
 from .chunking import Chunk
@@ -20,7 +20,7 @@ QUESTION = {"en": 'Which document says: "{sentence}"? What is the missing word?'
 
 def cloze(chunk: Chunk, language: str, pick: int = 0) -> Optional[Tuple[str, str, str]]:
     """(question, reference sentence, blanked word) from the chunk's `pick`-th usable sentence, or None."""
-    usable = [s for s in sentences(chunk.text) if len(s.split()) >= MIN_WORDS and not s.startswith("#")]
+    usable = _usable(chunk)
     if not usable:
         return None
     sentence = usable[pick % len(usable)]
@@ -30,6 +30,16 @@ def cloze(chunk: Chunk, language: str, pick: int = 0) -> Optional[Tuple[str, str
     blanked = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", BLANK, sentence, count=1)
     template = QUESTION["ar" if language == "ar" else "en"]
     return template.format(sentence=blanked), sentence, word
+
+
+def capacity(chunks: Iterable[Chunk]) -> int:
+    """How many offline items the chunks can give at most: their distinct usable sentences with a word to blank."""
+    found = {s for chunk in chunks for s in _usable(chunk) if _answer_word(s)}
+    return len(found)
+
+
+def _usable(chunk: Chunk) -> list:
+    return [s for s in sentences(chunk.text) if len(s.split()) >= MIN_WORDS and not s.startswith("#")]
 
 
 def _answer_word(sentence: str) -> str:

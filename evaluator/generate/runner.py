@@ -26,7 +26,7 @@ from ..judges.health import JudgeHealth, WatchedJudge
 from ..text import tokens
 from . import gate, prompts
 from .chunking import Chunk
-from .extractive import cloze
+from .extractive import MIN_WORDS, capacity, cloze
 from .items import OFFLINE_GENERATOR, TestItem
 from .kinds import DEFAULT_MIX, KINDS, OFFLINE_KIND
 from .plan import Planner, Section, Slot
@@ -137,12 +137,26 @@ class Generation:
         why = ", ".join(f"{count} {reason}" for reason, count in self.rejected.most_common()) or "none rejected"
         if self.status == "stopped":
             cause = "stopped by the user"
+        elif self.offline:  # more attempts pick the same sentences again: say what the documents can give
+            cause = (f"the documents can give at most {self.offline_capacity} offline items (one per sentence of "
+                     f"{MIN_WORDS}+ words); add documents, or write items with a model (--model)")
         elif self.planner.empty:
             cause = "nothing left to write from"
         else:
             cause = f"the attempt cap ({self.settings.attempts_cap()}, --max-attempts) was reached"
         return (f"kept {len(self.items)} of {self.settings.n} items after {self.attempts} attempts: {cause} "
                 f"(rejected: {why})")
+
+    @property
+    def offline_capacity(self) -> int:
+        """Offline: how many cloze items the documents can give at most (extractive.capacity)."""
+        return capacity(self.chunks)
+
+    @property
+    def can_resume(self) -> bool:
+        """Whether a new Generation carrying these items on could keep more: not after an offline run fell
+        short (its attempts already went over every sentence the documents have)."""
+        return self.status == "stopped" or (self.status == "short" and not self.offline)
 
     # -- the loop -----------------------------------------------------------------------------
     def _loop(self) -> None:

@@ -161,6 +161,7 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
     return EvalSample(
         question=question,
         answer=text("answer"),
+        no_answer_reason=_no_answer(row, cols),
         contexts=contexts,
         ground_truth=text("ground_truth") or None,
         sample_id=text("sample_id") or f"row-{number}",
@@ -183,6 +184,17 @@ def _retrieval_ids(row: Dict[str, Any], cols: Dict[str, str], where: Where) -> O
     if "contexts" in cols:
         return context_ids(row.get(cols["contexts"]), where, cols["contexts"])
     return None
+
+
+NO_ANSWER = "No answer: the file gives none for this row (the cell is missing or null), so nothing that reads the answer is scored."
+
+
+def _no_answer(row: Dict[str, Any], cols: Dict[str, str]) -> Optional[str]:
+    """Why the row has no answer at all, or None when it has one. A missing or null cell is no answer
+    (deepeval goldens without actual_output); "" is an answer that is truly empty, and is scored."""
+    if "answer" in cols and row.get(cols["answer"]) is not None:
+        return None
+    return NO_ANSWER
 
 
 def _peek(rows: Rows, mapping: Dict[str, Optional[str]]) -> Reading:

@@ -40,6 +40,7 @@ SAMPLE_FIELDS = (
     "no_contexts_reason",
     "retrieval_ids",
     "relevance",
+    "no_answer_reason",
 )
 
 
@@ -111,6 +112,7 @@ def sample_from_record(record: Dict[str, Any]) -> Optional[EvalSample]:
         no_contexts_reason=record.get("no_contexts_reason"),
         retrieval_ids=_optional_list(record.get("retrieval_ids")),
         relevance=dict(record["relevance"]) if isinstance(record.get("relevance"), dict) else None,
+        no_answer_reason=record.get("no_answer_reason"),
     )
 
 

@@ -2,7 +2,8 @@
 
 One SQLite file, one table. The key is the SHA-256 of (base_url, model, temperature, prompt, and
 the repeat index / logprobs request when non-zero): change any of them and the reply is fetched again. Only the key's digest and the reply text
-are stored — never the API key, the base URL or the prompt itself.
+are stored — never the API key, the base URL or the prompt itself. A reply the metric could not read a
+score from is forgotten (`forget`, through the judge's `reply_unusable`), so it is never replayed.
 
 The file is opened in WAL mode through one connection guarded by a lock: a lookup takes
 microseconds next to a judge call, so evaluation workers share it safely, and WAL lets several
@@ -116,6 +117,18 @@ class JudgeCache:
                 self.write_errors += 1
                 problem = exc
         log.warning("judge cache %s could not be written (%s); the reply was not cached", self.path, problem)
+
+    def forget(self, key: str) -> None:
+        """Drop one reply (it held no usable score); a write error is logged, never raised."""
+        with self._lock:
+            try:
+                with self._open() as db:
+                    db.execute("DELETE FROM judge_replies WHERE key = ?", (key,))
+                return
+            except sqlite3.Error as exc:
+                self.write_errors += 1
+                problem = exc
+        log.warning("judge cache %s could not drop an unusable reply (%s)", self.path, problem)
 
     def _open(self) -> sqlite3.Connection:
         if self._db is None:

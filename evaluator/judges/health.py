@@ -8,7 +8,12 @@ stop it, each with one message naming the cause:
 - early stop: the first `early_failures` calls of a run were rejected (HTTP 400/401/403/404/422),
   could not reach the server or timed out, or the first `early_unusable` replies were all
   unusable (prose, no verdicts, JSON cut off), and no call gave a usable reply;
-- circuit breaker: more than `max_failure_rate` of the last `window` calls failed.
+- circuit breaker: more than `max_failure_rate` of the last `window` calls failed;
+- timeouts hold the run: once a call times out before any call succeeded, no new call starts
+  (WatchedJudge waits) while calls are in flight; when none is, one call at a time probes the judge,
+  until one succeeds (then all go on) or the early-stop count of timeouts is reached. A judge that
+  trickles bytes past each call's deadline so ends a run within about two call deadlines (the first
+  wave, then one probe), not after three deadlines in a row while new calls keep starting.
 
 A reply that answers HTTP 200 but cannot be scored is a failed call here: the metric that asked
 reports it (`reply_unusable`), turning the call WatchedJudge counted as a success into a failure.
@@ -58,16 +63,30 @@ class JudgeHealth:
         self._trip: Optional[str] = None  # "rejected" | "unreachable" | "timeout" | "unusable" | "breaker"
         self._at_trip = (0, 0, 0)  # (unusable, timeouts, calls) when it tripped: the message's numbers
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a call ended, or the run tripped
+        self.in_flight = 0
+        self._holding = False  # a call timed out before any success: one call at a time (module docstring)
 
     @property
     def tripped(self) -> bool:
         return self._trip is not None
+
+    def begin(self) -> None:
+        """A call may start: waits while timeouts hold the run; JudgeError once the run is stopping."""
+        with self._lock:
+            while self._holding and self.in_flight and self._trip is None:  # one probe at a time
+                self._changed.wait()
+            if self._trip is not None:
+                raise JudgeError("The run is stopping because the judge is failing.", kind="stopped")
+            self.in_flight += 1
 
     def record_success(self) -> None:
         with self._lock:
             self.calls += 1
             self.successes += 1
             self._recent.append(False)
+            self._ended()
+            self._holding = False  # the judge answers after all: the waiting calls go on
 
     def record_failure(self, exc: BaseException) -> None:
         with self._lock:
@@ -77,7 +96,14 @@ class JudgeHealth:
             self._last = exc
             kind = getattr(exc, "kind", "failed")
             self.timeouts += kind == TIMEOUT_KIND
+            self._ended()
+            if kind == TIMEOUT_KIND and not self.successes:
+                self._holding = True  # start nothing new until the calls in flight show the judge answers
             self._settle(kind)
+
+    def _ended(self) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+        self._changed.notify_all()
 
     def record_unusable(self, reason: str, not_json: bool = False) -> None:
         """A call counted as a success gave a reply with no score: count it as a failed call."""
@@ -95,6 +121,8 @@ class JudgeHealth:
         if self._trip is None:
             self._trip = self._decide(kind)
             self._at_trip = (self.unusable, self.timeouts, self.calls)
+            if self._trip is not None:
+                self._changed.notify_all()
 
     def _decide(self, kind: str) -> Optional[str]:
         p = self.policy
@@ -145,8 +173,7 @@ class WatchedJudge:
         self._judge, self.health = judge, health
 
     def generate(self, prompt: str, **options: Any) -> str:
-        if self.health.tripped:  # the run is stopping: no more requests to a judge known to fail
-            raise JudgeError("The run is stopping because the judge is failing.", kind="stopped")
+        self.health.begin()  # raises once the run is stopping; waits while timeouts hold it
         try:
             reply = self._judge.generate(prompt, **options)
         except Exception as exc:
@@ -156,8 +183,12 @@ class WatchedJudge:
         return reply
 
     def reply_unusable(self, reason: str, not_json: bool = False) -> None:
-        """The reply this thread's last generate() returned had no score (metrics/judging.py says so)."""
+        """The reply this thread's last generate() returned had no score (metrics/judging.py says so); the
+        wrapped judge hears it too (a caching judge then forgets that reply)."""
         self.health.record_unusable(reason, not_json)
+        inner = getattr(self._judge, "reply_unusable", None)
+        if callable(inner):
+            inner(reason, not_json)
 
     def accepts_option(self, option: str) -> bool:
         """The wrapped judge's generate options (repeat, top_logprobs) pass through (judges.base.accepts)."""

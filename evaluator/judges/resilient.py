@@ -157,6 +157,7 @@ class ResilientJudge:
         key = ""
         if self._cache is not None:
             key = self._cache_key(prompt, repeat, info.top_logprobs)
+            self._local.key = key  # reply_unusable() forgets it: a reply with no score is no answer
             hit = _unpack(self._cache.get(key), info)
             if hit is not None:
                 info.cached = True
@@ -166,6 +167,15 @@ class ResilientJudge:
         if self._cache is not None:
             self._cache.put(key, _pack(text, info) if text.strip() else text)
         return text
+
+    def reply_unusable(self, reason: str, not_json: bool = False) -> None:
+        """The reply this thread's last generate() returned held no score (metrics/judging.py says so):
+        drop it from the cache, so the next run asks again and a fixed judge succeeds without --no-cache
+        (an old cache's unusable entry goes the same way the first time it is replayed)."""
+        key = getattr(self._local, "key", "")
+        if self._cache is not None and key:
+            self._cache.forget(key)
+            self._local.key = ""
 
     def accepts_option(self, option: str) -> bool:
         """`repeat` always (it keys the cache); `top_logprobs` when the backend takes it."""

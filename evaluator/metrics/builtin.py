@@ -51,6 +51,7 @@ ANSWER_RELEVANCY = Metric(
 
 CONTEXT_PRECISION = Metric(
     "context_precision",
+    needs=("contexts",),  # no contexts is N/A, not a precision of 0 (a chat turn without retrieval)
     prompts={"en": p.CONTEXT_PRECISION_EN, "ar": p.CONTEXT_PRECISION_AR},
     shows=("question", "ground_truth", "contexts"),  # the reference is shown only when there is one
     verdicts=useful_contexts,
@@ -64,7 +65,7 @@ CONTEXT_PRECISION = Metric(
 
 CONTEXT_RECALL = Metric(
     "context_recall",
-    needs=("ground_truth",),
+    needs=("ground_truth", "contexts"),  # no contexts is N/A with its reason, never a silent 0
     prompts={"en": p.CONTEXT_RECALL_EN, "ar": p.CONTEXT_RECALL_AR},
     shows=("question", "contexts", "ground_truth"),
     verdicts=attributed_statements,
@@ -95,6 +96,7 @@ KEYWORD_COVERAGE = Metric(
     "keyword_coverage",
     kind=RULE,
     needs=("expected_answer_keywords",),
+    zero_if_empty=("answer",),  # reads the answer: a row without one is N/A (an empty one covers nothing)
     rule=sample_keyword_coverage,
     advice=advice("Answers leave out the expected key terms.",
                    "Check whether the retrieved contexts contain the expected terms (see context recall).",

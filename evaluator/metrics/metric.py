@@ -110,6 +110,10 @@ class Metric:
                 return MISSING[name]
         return None
 
+    def reads(self, name: str) -> bool:
+        """Whether this metric reads sample field `name` (needs it, scores 0 when it is empty, or shows it)."""
+        return name in self.needs or name in self.zero_if_empty or name in self.shows
+
     def zero_reason(self, sample: EvalSample) -> Optional[str]:
         """Why this metric scores 0 for `sample` without asking anyone (see zero_if_empty), or None."""
         for name in self.zero_if_empty:

@@ -55,6 +55,8 @@ def target_reason(m: Metric, sample: EvalSample) -> Optional[str]:
         return f"The target call failed, so there is no answer to score: {sample.target_error}"
     if "contexts" in m.shows and not sample.contexts and sample.no_contexts_reason:
         return sample.no_contexts_reason
+    if sample.no_answer_reason and not sample.answer and m.reads("answer"):
+        return sample.no_answer_reason  # no answer at all is N/A; an answer that is "" scores 0
     return None
 
 

@@ -355,6 +355,9 @@ def _meta_line(report: EvalReport, dataset_name: str) -> str:
              f"run time {report.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
+    language = report.language_note()
+    if language:
+        parts.append(language.strip())
     return " · ".join(parts)
 
 
@@ -368,10 +371,12 @@ def _fallback_warning(report: EvalReport) -> str:
 
 def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dataset_name: str = "",
                 settings: Optional[Dict[str, Any]] = None, labels_agreement: Any = None,
-                use_vl_convert: bool = True, max_samples: Optional[int] = DEFAULT_MAX_SAMPLES) -> str:
+                use_vl_convert: bool = True, max_samples: Optional[int] = DEFAULT_MAX_SAMPLES,
+                reviewed: Optional[Dict[str, str]] = None) -> str:
     """One self-contained HTML file: the judge's status (or the offline notice), summary cards,
     charts (inline SVG), bands and advice, scoring methods, agreement with human labels when
-    given, settings, and the samples' details.
+    given, the corrected means from reviews (`reviewed`: metric -> review.agreement.corrected_line),
+    settings, and the samples' details.
 
     Charts come from vl-convert when it is installed (else hand-drawn SVG; `use_vl_convert=False`
     forces that). At most `max_samples` samples (None: all) are embedded, the lowest-scoring
@@ -390,7 +395,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
         advice=recommendations({s.name: s.mean for s in summaries}, metrics=rubrics_in_settings(settings)),
         methods=methods, noise=judge_noise(report),
         method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(report),
-        agreement=_agreement(labels_agreement),
+        agreement=_agreement(labels_agreement), reviewed={m: line for m, line in (reviewed or {}).items() if line},
         key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage)),
                     ("Target calls", report.target_stats() or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"

@@ -7,9 +7,9 @@ From a run's reviews (evaluator.store.reviews) and its scores:
 - bias: judge minus human per sample, its mean and bootstrap CI (positive: the judge is lenient);
 - Krippendorff's alpha (interval) between reviewers on the samples two or more reviewed: the
   ceiling a judge can be held to;
-- the human-corrected mean: the reviewers' mean over the samples drawn by the random queue (the
-  only unbiased draw), beside the judge's mean over the whole run ("judged 0.82; reviewed sample
-  0.74 ± 0.06").
+- the reviewers' mean over the samples drawn by the random queue (the unbiased draw), and the
+  judge's mean corrected by the random or informative reviews (review/correction.py):
+  "judged 0.82 → corrected 0.76 [0.72, 0.80] from 60 reviews; 40 more for ±0.03".
 A reviewer who agrees without a score counts the judge's score as theirs; one who disagrees
 without a score counts towards the agree rate only.
 """
@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..model import EvalResult
 from ..analysis.agreement import BINARY, auroc, label_kind, spearman
 from ..analysis.stats import bootstrap_ci, mean_std
+from .correction import Correction, metric_correction
 
 Interval = Tuple[float, float]
 
@@ -47,9 +48,12 @@ class ReviewAgreement:
     reviewed_ci: Optional[Interval] = None
     n_random: int = 0
     disagreements: List[Tuple[int, float, float]] = field(default_factory=list)  # (index, judge, human), worst first
+    correction: Optional[Correction] = None  # the judged mean corrected by random/informative reviews
 
     def to_dict(self) -> Dict[str, Any]:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(self).items()}
+        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(self).items()}
+        out["correction"] = None if self.correction is None else self.correction.to_dict()
+        return out
 
 
 def krippendorff_alpha_interval(units: Sequence[Sequence[float]]) -> Optional[float]:
@@ -115,7 +119,8 @@ def metric_review_agreement(metric: str, reviews: Sequence[Any], results: Mappin
         judged_mean=mean_std(judged)[0], reviewed_mean=mean_std(drawn)[0],
         reviewed_ci=bootstrap_ci(drawn, seed=seed), n_random=len(drawn),
         disagreements=sorted(((i, a, b) for i, a, b in zip(order, j, h) if a != b),
-                             key=lambda t: (-abs(t[1] - t[2]), t[0]))[:10])
+                             key=lambda t: (-abs(t[1] - t[2]), t[0]))[:10],
+        correction=metric_correction(metric, reviews, sorted(results.items())))
 
 
 def review_agreement(reviews: Sequence[Any], results: Sequence[Tuple[int, EvalResult]],
@@ -135,11 +140,9 @@ def _ci(ci: Optional[Interval]) -> str:
 
 
 def corrected_line(a: ReviewAgreement) -> str:
-    """ "judged 0.82; reviewed sample 0.74 ± 0.06 (n=40)", or "" without a random-sample review."""
-    if a.reviewed_mean is None or a.judged_mean is None:
-        return ""
-    return (f"judged {a.judged_mean:.2f}; reviewed sample {a.reviewed_mean:.2f} ± {_f(_half(a.reviewed_ci))} "
-            f"(n={a.n_random})")
+    """ "judged 0.82 → corrected 0.76 [0.72, 0.80] from 60 reviews; 40 more for ±0.03", why there is
+    no corrected figure ("judged 0.82; reviews are not a random sample ..."), or "" without reviews."""
+    return a.correction.line() if a.correction is not None else ""
 
 
 def agreement_line(a: ReviewAgreement) -> str:

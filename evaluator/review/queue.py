@@ -6,7 +6,12 @@ Each order is a function (indexed results, metric, reviewed counts, options) -> 
   run's mean without bias (the others pick samples on purpose);
 - gap: largest |LLM part − heuristic part| first (the judge and the lexical check disagree);
 - noise: largest spread of the judge over repeats first (the judge disagrees with itself);
-- unreviewed: samples with no review on the metric yet, in run order.
+- unreviewed: samples with no review on the metric yet, in run order;
+- informative: a seeded priority sample weighted by the judge's uncertainty (its spread over
+  repeats, else its LLM/heuristic gap or how close a judged score is to 0.5; heuristic-only scores
+  carry no such signal and weigh alike), so labels go where they shrink the corrected
+  interval fastest; the weights are recomputed from the stored scores and seed, which keeps the
+  corrected mean unbiased (evaluator.analysis.inference, active inference).
 Samples the metric skipped are never queued: there is no score to review.
 """
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 import random
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..model import EvalResult, MetricScore
+from ..analysis.inference import PrioritySample, priorities, priority_sample, sampling_weights, uncertainty
+from ..model import METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, EvalResult, MetricScore
 
 Indexed = Sequence[Tuple[int, EvalResult]]
 ORDERS = {
@@ -23,6 +29,7 @@ ORDERS = {
     "gap": "largest gap between LLM and heuristic",
     "noise": "largest judge noise over repeats",
     "unreviewed": "not yet reviewed",
+    "informative": "most informative first (unbiased, weighted)",
 }
 DEFAULT_SEED = 0
 
@@ -62,9 +69,60 @@ def _unreviewed(scored: List[Tuple[int, MetricScore]], reviewed: Mapping[int, in
     return [i for i, _ in scored if not reviewed.get(i)]
 
 
+JUDGED = (METHOD_BLEND, METHOD_LLM, METHOD_FLAGGED)  # scores a model gave: their distance from 0.5 means something
+
+
+def row_uncertainty(ms: MetricScore) -> float:
+    """The judge's uncertainty on one row: its spread over repeats; else the gap between its LLM and
+    heuristic parts, or how near a judged score is to 0.5. A lexical heuristic's score is not a
+    probability, so heuristic-only rows get one flat weight: bench/inference.py measured that weighting
+    by its distance from 0.5 costs 1.1-1.3x the labels of a random draw."""
+    if ms.llm_std:
+        return ms.llm_std
+    if ms.method not in JUDGED:
+        return 0.5
+    gap = abs(ms.llm_score - ms.heuristic_score) if ms.llm_score is not None and ms.heuristic_score is not None else 0
+    return max(uncertainty(ms.score), gap)
+
+
+def informative_weights(scored: Sequence[Tuple[int, MetricScore]]) -> List[float]:
+    """Each scored row's sampling weight for the informative order (same scores, same weights)."""
+    return sampling_weights([row_uncertainty(ms) for _, ms in scored])
+
+
+def _informative(scored: List[Tuple[int, MetricScore]], seed: int = DEFAULT_SEED, **_: object) -> List[int]:
+    prios = priorities(informative_weights(scored), seed)
+    return [scored[j][0] for j in sorted(range(len(scored)), key=lambda j: (-prios[j], j))]
+
+
+def informative_sample(results: Indexed, metric: str, reviewed: Sequence[int],
+                       seed: int = DEFAULT_SEED) -> Tuple[List[int], PrioritySample]:
+    """(the scored rows' indices, the priority sample the reviewed rows make): the sample's
+    probabilities are keyed by position in that list, ready for weighted_corrected_mean."""
+    scored = _scored(results, metric)
+    weights = informative_weights(scored)
+    position = {index: j for j, (index, _) in enumerate(scored)}
+    drawn = [position[i] for i in reviewed if i in position]
+    return [i for i, _ in scored], priority_sample(weights, priorities(weights, seed), drawn)
+
+
 _ORDER_FUNCTIONS: Dict[str, Callable[..., List[int]]] = {
     "worst": _worst, "random": _random, "gap": _gap, "noise": _noise, "unreviewed": _unreviewed,
+    "informative": _informative,
 }
+INFORMATIVE = "informative"
+
+
+def queue_label(order: str, seed: int) -> str:
+    """What a review records as its queue: the order, and for the informative order its seed (the
+    weights are rebuilt from it)."""
+    return f"{INFORMATIVE}:{seed}" if order == INFORMATIVE else order
+
+
+def informative_seed(queue: str) -> Optional[int]:
+    """The seed of an informative queue label, None for any other queue."""
+    name, _, seed = queue.partition(":")
+    return int(seed) if name == INFORMATIVE and seed.isdigit() else None
 
 
 def review_queue(results: Indexed, metric: str, order: str = "worst", *, n: Optional[int] = None,

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 from ..errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
 from ..judges.base import Judge, close_judge, judge_usage
+from ..judges.health import STOPPED_KEY
 from ..judges.registry import OFFLINE, OPENAI  # noqa: F401  (re-exported for the CLI and pages)
 from ..model import EvalReport, EvalResult, EvalSample
 from ..scoring.evaluation import RAGEvaluator
@@ -360,6 +361,8 @@ class Run:
         full.total_time += report.total_time
         # The usage stored now holds this session's calls in part (saved row by row): add to what it was.
         full.usage = add_usage(self._usage_prior, report.usage or {})
+        if STOPPED_KEY not in (report.usage or {}):  # an earlier session's judge stop is over: this one went on
+            full.usage.pop(STOPPED_KEY, None)
         self._mark(full.total_time, full.usage or None, full)
         return full
 

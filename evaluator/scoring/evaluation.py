@@ -18,6 +18,7 @@ from ..metrics.scoring import score_sample
 from ..model import EvalReport, EvalResult, EvalSample
 from .conversations import score_conversation
 from .passes import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
+from ..metrics.languages import noted
 from ..text import resolve_language
 
 log = logging.getLogger("ragmeter")
@@ -85,6 +86,7 @@ class RAGEvaluator:
 
         The sample's first judge call goes alone; with `parallel_calls` the others then go
         together (evaluate_dataset asks for that when it runs several workers)."""
+        sample = noted(sample, self.language)  # a German row says it was scored with English prompts
         if sample.conversation is not None:
             return score_conversation(self, sample, parallel_calls=parallel_calls)
         return self.score(sample, self.metrics, parallel_calls=parallel_calls)

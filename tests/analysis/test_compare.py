@@ -48,3 +48,39 @@ def test_compare_runs_pairs_by_index_without_ids_and_counts_unpaired(store):
     assert (comparison.n_paired, comparison.only_a, comparison.only_b) == (2, 1, 0)
     assert all(m.delta == 0 and not m.significant for m in comparison.metrics)
     assert comparison.movers == []
+
+
+def test_runs_with_different_metrics_compare_only_the_shared_ones_and_say_which(store):
+    from evaluator.model import EvalResult, MetricScore
+    data = samples(6)
+    extra = ("keyword_coverage", "groundedness", "tone", "brevity", "safety")
+    run_a = store.create_run(dataset_name="d", samples=data, settings={})
+    run_b = store.create_run(dataset_name="d", samples=data, settings={})
+    for i, s in enumerate(data):
+        wide = scored(s, 0.5)
+        for name in extra:  # A: the five defaults and five more, each far from B's
+            wide.scores[name] = MetricScore(name, 0.1, "why", method="llm")
+        store.record_result(run_a, i, wide)
+        narrow = {m: MetricScore(m, 0.5 + 0.05 * (i % 2), "why", method="llm_blend")
+                  for m in ("faithfulness", "answer_relevancy")}
+        store.record_result(run_b, i, EvalResult(s.sample_id, sample=s, scores=narrow))
+    comparison = compare_runs(store, run_a, run_b)
+    assert comparison.shared == ["faithfulness", "answer_relevancy"]
+    assert [d.metric for d in comparison.metrics] == ["faithfulness", "answer_relevancy", "overall"]
+    assert set(comparison.metrics_only_a) == {"context_precision", "context_recall", "answer_correctness", *extra}
+    note = comparison.metrics_note()
+    assert "A has 10 metrics, B has 2" in note and "faithfulness, answer_relevancy" in note
+    overall = comparison.metrics[-1]
+    assert overall.mean_a == pytest.approx(0.5)  # A's overall over the two shared metrics, not its ten
+    assert comparison.movers and {m.metric for m in comparison.movers} <= set(comparison.shared)
+
+
+def test_runs_with_the_same_metrics_have_no_metrics_note(store):
+    data = samples(3)
+    run_a = store.create_run(dataset_name="d", samples=data, settings={})
+    run_b = store.create_run(dataset_name="d", samples=data, settings={})
+    for i, s in enumerate(data):
+        store.record_result(run_a, i, scored(s, 0.5))
+        store.record_result(run_b, i, scored(s, 0.6))
+    comparison = compare_runs(store, run_a, run_b)
+    assert comparison.metrics_note() == "" and len(comparison.shared) == 5

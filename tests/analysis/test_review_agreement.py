@@ -7,6 +7,7 @@ from evaluator.review.agreement import (
     krippendorff_alpha_interval,
     review_agreement,
 )
+from evaluator.analysis.inference import corrected_mean
 from evaluator.model import EvalResult, MetricScore
 from evaluator.store.reviews import Review
 
@@ -63,7 +64,21 @@ def test_human_corrected_mean_from_the_random_sample(table):
     assert a.judged_mean == pytest.approx((0.9 + 0.2 + 0.6 + 0.4) / 4)
     assert (a.n_random, a.reviewed_mean) == (2, pytest.approx(0.75))
     assert a.reviewed_ci == pytest.approx((0.6, 0.9))
-    assert corrected_line(a) == "judged 0.53; reviewed sample 0.75 ± 0.15 (n=2)"
+    # the corrected figure: PPI++ over the two random reviews (0.9 on row 0, 0.6 on row 1)
+    e = corrected_mean([0.9, 0.2, 0.6, 0.4], {0: 0.9, 1: 0.6})
+    assert a.correction.estimate == e and a.correction.queue == "random"
+    more = e.labels_needed(0.03) - 2  # two labels: plain PPI (a fitted slope needs three)
+    assert e.method == "ppi" and more > 0
+    assert corrected_line(a) == (f"judged 0.53 → corrected {e.mean:.2f} [{e.low:.2f}, {e.high:.2f}] from 2 reviews; "
+                                 f"{more} more for ±0.03")
+
+
+def test_no_corrected_figure_from_reviews_picked_on_purpose():
+    a = review_agreement([review(i, "ana", "disagree", 0.5, queue="worst") for i in range(4)],
+                         results(0.9, 0.2, 0.6, 0.4))["faithfulness"]
+    assert a.correction.estimate is None
+    assert corrected_line(a) == ("judged 0.53; reviews are not a random sample (use the random or informative "
+                                 "queue): no corrected figure")
 
 
 def test_largest_disagreements_first(table):

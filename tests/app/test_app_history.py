@@ -153,6 +153,26 @@ def test_history_shows_each_runs_data_version_and_compare_says_when_they_differ(
     assert set(deltas["pairs"]) <= {5} and "p" in deltas.columns
 
 
+def test_compare_runs_with_different_metrics_names_each_sides_and_compares_the_shared(store):
+    data = samples()
+    run_a = save_run(store, data)
+    run_b = store.create_run(dataset_name="zones.jsonl", samples=data, settings=SETTINGS)
+    narrow = RAGEvaluator(OfflineJudge(), metrics=["faithfulness", "answer_relevancy"])
+    for i, sample in enumerate(data):
+        store.record_result(run_b, i, narrow.evaluate(sample))
+    store.finish_run(run_b, status="finished", total_time=0.1)
+    at = history_page()
+    at.selectbox(key="hist_cmp_a").set_value(run_a)
+    at.selectbox(key="hist_cmp_b").set_value(run_b)
+    at.button(key="btn_hist_compare").click().run()
+    assert not at.exception
+    shown = " ".join(w.value for w in at.warning)
+    assert "A has 5 metrics, B has 2" in shown and "Only in A: context_precision" in shown
+    deltas = [d.value for d in at.dataframe if "delta (B−A)" in d.value.columns][0]
+    assert list(deltas["metric"]) == ["faithfulness", "answer_relevancy", "overall"]
+    assert not any("No sample's score changed between" in c.value for c in at.caption)
+
+
 def test_resume_a_stopped_run_finishes_it(store):
     data = samples()
     run_id = save_run(store, data, done=2, status="stopped")

@@ -106,3 +106,11 @@ def test_clear_forgets_everything(tmp_path):
     cache.put(key(), "reply")
     cache.clear()
     assert cache.get(key()) is None
+
+
+def test_forget_drops_one_reply(tmp_path):
+    cache = JudgeCache(tmp_path / "c.sqlite3")
+    cache.put("a", "prose, no score")
+    cache.put("b", '{"score": 1}')
+    cache.forget("a")
+    assert cache.get("a") is None and cache.get("b") == '{"score": 1}'
