@@ -8,7 +8,8 @@ The package reads like a table of contents, one layer per line, low to high. A m
 its own layer and the layers listed before it (tests/test_structure.py holds the same table):
 
     core         model.py (EvalSample in; MetricScore, EvalResult, EvalReport, Verdict out), errors.py (every
-                 error ragmeter raises, drawn as a tree), text.py, conversation.py, safetext.py, bounded.py
+                 error ragmeter raises, drawn as a tree), text.py, conversation.py, safetext.py, bounded.py,
+                 plugins.py (the one entry-point loader), retrying.py (the one retry loop)
     io/          files in: datasets, rows of any format, dialects, conversations; records, frames, redaction
     judges/      who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
                  resilient wrapper (retries, rate limit, cache, usage), health, offline, OpenAI-compatible

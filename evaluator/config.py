@@ -61,7 +61,7 @@ class RolesConfig:
 
 
 @dataclass(frozen=True)
-class JudgeEntry:
+class ConfiguredJudge:
     """One judge team users can pick by name; its key is read on the server from `api_key_env`."""
 
     name: str
@@ -91,7 +91,7 @@ class TargetsConfig:
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     roles: RolesConfig = field(default_factory=RolesConfig)
-    judges: Tuple[JudgeEntry, ...] = ()
+    judges: Tuple[ConfiguredJudge, ...] = ()
     targets: TargetsConfig = field(default_factory=TargetsConfig)
     source: str = ""  # the file it was read from ("" = none)
 
@@ -99,7 +99,7 @@ class Config:
     def team(self) -> bool:
         return self.server.shared
 
-    def judge(self, name: str) -> JudgeEntry:
+    def judge(self, name: str) -> ConfiguredJudge:
         for entry in self.judges:
             if entry.name == name:
                 return entry
@@ -185,13 +185,13 @@ def _roles(table: Mapping[str, Any], source: str) -> RolesConfig:
                          for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", []))))
 
 
-def _judge(item: Mapping[str, Any], i: int, source: str) -> JudgeEntry:
+def _judge(item: Mapping[str, Any], i: int, source: str) -> ConfiguredJudge:
     where = f"judges[{i}]"
     _known(item, ("name", "kind", "base_url", "model", "api_key_env", "temperature", "max_workers"), where, source)
     for key in ("name", "model"):
         if not str(item.get(key) or "").strip():
             raise ConfigError(f"{source}: {where}.{key} is required")
-    return JudgeEntry(
+    return ConfiguredJudge(
         name=_get(item, "name", str, "", where, source).strip(), model=_get(item, "model", str, "", where, source),
         base_url=_get(item, "base_url", str, "", where, source).strip(),
         api_key_env=_get(item, "api_key_env", str, "", where, source).strip(),

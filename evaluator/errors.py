@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .retrying import Failed
+
 
 class RagmeterError(Exception):
     """Base class of ragmeter's own errors."""
@@ -124,7 +126,7 @@ class MissingExtra(RagmeterError, ImportError):
     """An optional feature (Ray engine, Parquet) needs packages that are not installed."""
 
 
-class TargetError(RagmeterError):
+class TargetError(RagmeterError, Failed):
     """One call to a target failed. `retryable` calls (429, 5xx, timeouts) are tried again;
     `retry_after` is the server's Retry-After in seconds, when it sent one."""
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from evaluator.errors import DatasetError
 from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
+from evaluator.io.filetypes import DATASET, formats_for
 
 from pages import _chat_view as chat
 from pages import _data as data
@@ -17,7 +18,7 @@ from pages import _team as team
 from pages import _views as views
 
 SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
-UPLOAD_TYPES = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet", "eval"]  # eval: an inspect_ai log
+UPLOAD_TYPES = [t.lstrip(".") for t in formats_for(DATASET)]  # .eval too: an inspect_ai log
 
 
 def upload_limit_mb() -> int:

@@ -12,7 +12,7 @@ from streamlit import config as st_config
 from evaluator.generate.chart import coverage_chart
 from evaluator.generate.chunking import Chunk, chunk_documents
 from evaluator.generate.coverage import compute_coverage
-from evaluator.generate.documents import TABLE_FILES, TEXT_FILES, load_documents, load_uploads
+from evaluator.generate.documents import DOCUMENT_FILES, load_documents, load_uploads
 from evaluator.generate.gate import REASONS
 from evaluator.generate.items import TestItem, apply_edits, testset_bytes
 from evaluator.generate.kinds import DEFAULT_MIX, KINDS
@@ -58,7 +58,7 @@ def documents_step() -> Optional[List[Chunk]]:
         with errors.guard("Reading the folder"):
             return chunks_of(f"folder:{folder.strip()}", folder.strip(), size)
         return None
-    types = [t.lstrip(".") for t in TEXT_FILES + TABLE_FILES]
+    types = [t.lstrip(".") for t in DOCUMENT_FILES]
     files = st.file_uploader("Documents (.md .txt .html .pdf, or a CSV/JSONL/Parquet table with title and body)",
                              type=types, accept_multiple_files=True, key="gen_uploads")
     if not files:

@@ -1,8 +1,11 @@
-"""Test doubles that are real implementations of the judge interface (`.generate(prompt) -> str`)."""
+"""Test doubles that are real implementations of the judge interface (`.generate(prompt) -> str`), and plugin
+distributions installed for real on sys.path."""
 from __future__ import annotations
 
+import sys
 import threading
-from typing import Callable, List, Optional, Union
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Union
 
 Reply = Union[str, Exception, Callable[[str], str]]
 
@@ -48,3 +51,31 @@ class FakeClock:
         with self._lock:
             self.slept.append(seconds)
             self.now += seconds
+
+
+def install_plugin(site, dist: str, entry_points: str, module: Optional[str] = None, code: str = "", *,
+                   group: str) -> None:
+    """A minimal installed distribution in the folder `site` (on sys.path): a module, and a .dist-info whose
+    entry_points.txt offers `entry_points` lines under `group` (ragmeter.judges, ragmeter.metrics, ...)."""
+    if module:
+        (site / f"{module}.py").write_text(code, encoding="utf-8")
+    info = site / f"{dist}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry_points}", encoding="utf-8")
+
+
+@contextmanager
+def plugin_site(folder: Any, monkeypatch: Any, plugins: Any, modules: Sequence[str] = ()) -> Iterator[Any]:
+    """`folder` on sys.path to install plugin distributions in; afterwards the PluginGroup's registry is as it
+    was and its plugins are loaded again from what is really installed."""
+    folder.mkdir(exist_ok=True)
+    monkeypatch.syspath_prepend(str(folder))
+    before = dict(plugins.registry)
+    yield folder
+    plugins.registry.clear()
+    plugins.registry.update(before)
+    for name in modules:
+        sys.modules.pop(name, None)
+    monkeypatch.undo()
+    plugins.load(reload=True)

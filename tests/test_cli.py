@@ -152,15 +152,13 @@ def test_evaluate_flags_parse_the_same_inside_their_groups():
 
 
 def test_top_level_help_names_every_format_the_readers_accept(capsys):
-    from evaluator.generate.documents import TABLE_FILES, TEXT_FILES
-    from evaluator.io.sources import FORMATS
-    from evaluator.review.labels import FORMATS as LABEL_FORMATS
+    from evaluator.io.filetypes import readable_formats
 
     with pytest.raises(SystemExit):
         main(["--help"])
     reads = capsys.readouterr().out.partition("ragmeter reads:")[2]
     words = set(reads.replace(",", " ").split())
-    for suffix in {*FORMATS, *TEXT_FILES, *TABLE_FILES, *LABEL_FORMATS, ".toml"}:
+    for suffix in {*readable_formats(), ".toml"}:  # every type the one table says ragmeter reads
         assert suffix in words, suffix
     for kind in ("datasets", "conversations", "documents", "labels", "rubrics", "save_to_disk", "postgresql://",
                  "LangSmith", "promptfoo", "OTLP/JSON"):

@@ -1,5 +1,5 @@
-"""The `ragmeter` command: parsing (args), the commands (command, generate, review, compare, ray for
-`--engine ray`) and the progress line.
+"""The `ragmeter` command: parsing (args) and the commands (command, generate, review, compare, ray for
+`--engine ray`).
 
 The top of the stack: it may import every other layer; nothing imports it.
 """

@@ -16,6 +16,7 @@ from .review import add_review_parser
 from .compare import add_compare_parser
 from ..judges.cache import default_cache_path
 from ..errors import RagmeterError
+from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
@@ -25,18 +26,21 @@ from ..runs.ab import DEFAULT_METRIC
 from ..runs.run import OFFLINE, OPENAI, RunConfig
 
 
-# Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats).
+# Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats). The file types
+# come from the one table (io/filetypes.py), so a format added there is listed here.
+_DATASETS = " ".join(formats_for(DATASET))
+_TABLES = " ".join(s for s in formats_for(DATASET) if s in formats_for(DOCUMENTS))
+_DOCUMENTS = " ".join(s for s in readable_formats() if s not in formats_for(DATASET))
 READABLE_FORMATS = (
-    ("datasets", "evaluate DATA", ".csv .tsv .jsonl .ndjson .json .parquet .eval (an inspect_ai log), or a "
-                                   "Hugging Face save_to_disk folder"),
+    ("datasets", "evaluate DATA", f"{_DATASETS} (.eval: an inspect_ai log), or a Hugging Face save_to_disk folder"),
     ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
                                         "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
     ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix, TruLens, LangSmith, "
                                              "Langfuse (items, traces, observations), MLflow and promptfoo exports; "
                                              "inspect_ai logs; OpenInference, OTLP/JSON and Phoenix spans"),
-    ("documents", "generate --docs", ".md .markdown .txt .html .htm .pdf files in a folder, tables .csv .tsv "
-                                      ".jsonl .ndjson .json .parquet, or PostgreSQL with --docs-query"),
-    ("labels", "review import", ".csv .jsonl .parquet with human_<metric> columns"),
+    ("documents", "generate --docs", f"{_DOCUMENTS} files in a folder, tables {_TABLES}, or PostgreSQL with "
+                                      "--docs-query"),
+    ("labels", "review import", f"{_TABLES} with human_<metric> columns"),
     ("rubrics", "evaluate --rubrics", ".toml, one table per metric"),
     ("run history", "--history", "a SQLite file or a postgresql:// URL"),
 )

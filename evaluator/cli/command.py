@@ -37,13 +37,14 @@ from ..analysis import judging
 from ..analysis.noise import format_judge_noise, judge_noise
 from .args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import estimate_run, usage_line
+from ..scoring.progress import Progress
 from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
-from ..io.outputs import check_output, report_format
+from ..io.filetypes import REPORT, file_type
+from ..io.outputs import check_output
 from ..io.versions import version_of
 from ..judges.offline import OfflineJudge
 from ..model import METHOD_FLAGGED, EvalReport
-from .progress import ProgressLine
 from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from ..targets import TargetConfig
 from ..targets.replay import MESSAGES
@@ -105,14 +106,14 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
 def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
     from ..report import export
 
-    suffix = "." + report_format(path)
-    if suffix == ".parquet":
+    fmt = file_type(path, REPORT).format
+    if fmt == "parquet":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_bytes(export.results_parquet(report))
         return
-    if suffix == ".csv":
+    if fmt == "csv":
         text = export.results_csv(report)
-    elif suffix == ".html":
+    elif fmt == "html":
         text = export.html_report(report, dataset_name=dataset, settings=settings)
     else:
         text = export.results_json(report, settings=settings)
@@ -256,7 +257,7 @@ def answered(run: Run) -> Optional[int]:
 
 def wait_for(run: Run, quiet: bool, resume: str = "") -> None:
     """Draw the progress on stderr until the run ends; Ctrl-C stops it and keeps every finished row."""
-    line = ProgressLine(sys.stderr, quiet)
+    line = Progress(stream=None if quiet else sys.stderr)
     batch = BatchLines(run, quiet, resume)
     try:
         while not run.join(0.2):

@@ -24,6 +24,7 @@ from ..generate.coverage import compute_coverage
 from ..generate.documents import load_documents
 from ..generate.gate import REASONS
 from ..generate.items import TestItem, read_testset, write_testset
+from ..io.filetypes import TESTSET, file_type
 from ..generate.kinds import DEFAULT_MIX, parse_mix
 from ..generate.plan import Section
 from ..generate.runner import GenerateSettings, Generation
@@ -75,8 +76,7 @@ def check_args(args: argparse.Namespace) -> None:
         raise GenerateUsage(NO_MODEL)
     if not args.output:
         raise GenerateUsage("generate needs --output testset.jsonl (or .csv, .parquet)")
-    if Path(args.output).suffix.lower() not in (".jsonl", ".csv", ".parquet"):
-        raise GenerateUsage(f"--output {args.output}: name the test set .jsonl, .csv or .parquet")
+    file_type(args.output, TESTSET)  # an extension ragmeter does not write: said before any judge call
     if args.n is not None and args.n < 1:
         raise GenerateUsage(f"--n {args.n}: ask for at least one item")
     if args.fill_gaps and args.resume:

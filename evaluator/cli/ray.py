@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from .args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import usage_line
-from .progress import ProgressLine
+from ..scoring.progress import Progress
 from ..scoring.verdict import Verdict, decide
 from ..engines.ray import history_rows, need_ray, run_ray
 from ..io.versions import ROWS_KEY, VERSION_KEY, row_digest, version_of_digests
@@ -72,7 +72,7 @@ def ray_evaluate(args: argparse.Namespace, store: Any = None) -> Verdict:
     thresholds = parse_thresholds(args.fail_under, [m.name for m in config.chosen_metrics()])
     settings = dict(config.settings(), engine="ray", ray_workers=args.ray_workers, ray_address=args.ray_address)
     history = None if store is None else RayHistory(store, Path(args.data).name, settings, args.project)
-    line, counts = ProgressLine(sys.stderr, args.quiet), {"done": 0, "total": 0}
+    line, counts = Progress(stream=None if args.quiet else sys.stderr), {"done": 0, "total": 0}
 
     def started(total: int) -> None:
         counts["total"] = total

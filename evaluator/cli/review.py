@@ -12,6 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ..io.filetypes import LABELS, formats_for
 from ..review.agreement import format_review_agreement, review_agreement
 from ..store.history import RunStore
 from ..errors import ReviewError
@@ -33,7 +34,7 @@ def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
         action.add_argument("run_id", metavar="RUN_ID")
         action.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY)")
         if name == "export":
-            action.add_argument("--output", "-o", required=True, help="labels file: .csv, .jsonl or .parquet")
+            action.add_argument("--output", "-o", required=True, help=f"labels file: {' '.join(formats_for(LABELS))}")
         if name == "import":
             action.add_argument("labels", help="dataset file with sample_id and human_<metric> columns")
             action.add_argument("--reviewer", help="whose labels these are (default: import:<file name>)")

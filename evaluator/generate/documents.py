@@ -15,22 +15,20 @@ DatasetError naming the file (and row) and what to do.
 from __future__ import annotations
 
 import html.parser
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import DatasetError, MissingExtra
-from ..io.arrow_rows import parquet_records
-from ..io.csv_rows import csv_records
-from ..io.encodings import choose_encoding, text_stream
-from ..io.json_rows import json_records, jsonl_records
+from ..io.filetypes import DOCUMENTS, file_type, formats_for
+from ..io.rows import source_rows
 from ..io.sources import Records, open_source
 
-TEXT_FILES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
-TABLE_FILES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 TITLE_COLUMNS = ("title", "name", "doc_title", "document", "source", "id", "doc_id")
 BODY_COLUMNS = ("body", "text", "content", "page_content", "document_text", "chunk", "passage")
+DOCUMENT_FILES = formats_for(DOCUMENTS)  # text files (.md, .txt, .html, .pdf) and tables, one row a document
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 MAX_DOCUMENTS = 100_000
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -75,29 +73,26 @@ def folder_documents(folder: Path) -> List[Document]:
     """Every document file under `folder` (recursively, in name order); tables are read row by row."""
     docs: List[Document] = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        if path.suffix.lower() in TEXT_FILES + TABLE_FILES:
+        if path.suffix.lower() in DOCUMENT_FILES:
             docs.extend(file_documents(path.name, path.read_bytes(), source=str(path)))
     if not docs:
-        raise DatasetError(f"holds no documents; put {', '.join(TEXT_FILES)} files in it", file=str(folder))
+        raise DatasetError(f"holds no documents; put {', '.join(DOCUMENT_FILES)} files in it", file=str(folder))
     return docs
 
 
 def file_documents(name: str, data: bytes, source: str = "") -> List[Document]:
     """The documents in one file's bytes: one for a text file, one per row for a table."""
-    suffix = Path(name).suffix.lower()
     source = source or name
-    if suffix in TABLE_FILES:
+    kind = file_type(source, DOCUMENTS)
+    if kind.table:
         return table_documents(name, data)
-    if suffix not in TEXT_FILES:
-        raise DatasetError(f"unknown document type '{suffix or '(none)'}'; use {', '.join(TEXT_FILES)} files "
-                           f"or a {', '.join(TABLE_FILES)} table of documents", file=name)
-    if suffix == ".pdf":
+    if kind.format == "pdf":
         title, text = pdf_text(data, name)
         if text.strip():
             return [Document(title or Path(name).stem.replace("_", " ").strip(), text, source)]
     else:
         text = _decode(data, name)
-        if suffix in (".html", ".htm"):
+        if kind.format == "html":
             text = html_text(text)
     if not text.strip():
         raise DatasetError("holds no text (a scanned PDF needs OCR first; an empty file has nothing to ask about)",
@@ -187,26 +182,8 @@ def html_text(markup: str) -> str:
 
 def table_documents(name: str, data: bytes) -> List[Document]:
     """One document per row of a CSV/JSONL/JSON/Parquet table, with its title and body columns."""
-    src = open_source(_Upload(name, data), name, None)
-    docs: List[Document] = []
-    if src.format == "parquet":
-        columns, records = parquet_records(src)
-        return _rows_to_documents(name, columns, records)
-    with text_stream(src, choose_encoding(src)) as text:
-        if src.format == "csv":
-            columns, _, records = csv_records(text, src)
-        else:
-            columns, records = [], (jsonl_records if src.format == "jsonl" else json_records)(text, src)
-        docs = _rows_to_documents(name, columns, records)
-    return docs
-
-
-class _Upload:
-    def __init__(self, name: str, data: bytes) -> None:
-        self.name, self._data = name, data
-
-    def getvalue(self) -> bytes:
-        return self._data
+    with source_rows(open_source(io.BytesIO(data), name, None)) as rows:  # the dataset readers, row by row
+        return _rows_to_documents(name, rows.columns, rows.records)
 
 
 def pick_columns(columns: Sequence[str], where: str) -> Tuple[str, str]:

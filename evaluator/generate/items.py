@@ -9,19 +9,16 @@ runs the file as it is written.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
-from ..errors import DatasetError, MissingExtra
+from ..io.filetypes import TESTSET, file_type, rows_bytes, write_rows
 from ..io.datasets import load_dataset
 from ..model import EvalSample
 
-OUTPUT_FORMATS = (".jsonl", ".csv", ".parquet")
 LIST_FIELDS = ("expected_docs", "expected_answer_keywords", "chunk_ids")
+COLUMNS = ("id", "question", "ground_truth", *LIST_FIELDS, "kind")  # an empty file's header
 OFFLINE_GENERATOR = "offline extractive (retrieval checks only)"
 
 
@@ -97,47 +94,10 @@ def read_testset(path: Any, name: str = "") -> List[TestItem]:
 
 
 def write_testset(items: Sequence[TestItem], path: str) -> None:
-    """Write `items` as .jsonl, .csv (lists as JSON arrays) or .parquet, by the file's extension."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in OUTPUT_FORMATS:
-        raise DatasetError(f"cannot write '{suffix or '(none)'}'; name the output .jsonl, .csv or .parquet", file=path)
-    Path(path).write_bytes(testset_bytes(items, suffix))
+    """Write `items` as .jsonl, .csv (lists as JSON arrays, formulas neutralised) or .parquet, by the extension."""
+    write_rows([i.to_record() for i in items], path, TESTSET, COLUMNS)
 
 
 def testset_bytes(items: Sequence[TestItem], suffix: str = ".jsonl") -> bytes:
     """The file's bytes (the dashboard's download button uses them too)."""
-    records = [i.to_record() for i in items]
-    if suffix == ".jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
-    if suffix == ".csv":
-        return _csv_bytes(records)
-    return _parquet_bytes(records)
-
-
-def _csv_bytes(records: List[Dict[str, Any]]) -> bytes:
-    out = io.StringIO()
-    columns = list(records[0]) if records else ["id", "question", "ground_truth", *LIST_FIELDS, "kind"]
-    writer = csv.DictWriter(out, fieldnames=columns)
-    writer.writeheader()
-    for r in records:
-        writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, list) else _safe_cell(v)
-                         for k, v in r.items()})
-    return out.getvalue().encode("utf-8")
-
-
-def _safe_cell(value: Any) -> Any:
-    """A cell a spreadsheet will not run as a formula (generated text is data)."""
-    text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else value
-
-
-def _parquet_bytes(records: List[Dict[str, Any]]) -> bytes:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise MissingExtra("writing Parquet needs pyarrow: pip install 'ragmeter[parquet]'") from None
-    table = pa.Table.from_pylist(records) if records else pa.table({"id": pa.array([], pa.string())})
-    sink = io.BytesIO()
-    pq.write_table(table, sink)
-    return sink.getvalue()
+    return rows_bytes([i.to_record() for i in items], file_type(suffix, TESTSET), COLUMNS)

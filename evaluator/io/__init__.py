@@ -1,4 +1,5 @@
-"""Files in and out. Reading: `datasets` (load_dataset, inspect_dataset; a conversation file's rows from
+"""Files in and out. `filetypes`: every file type read or written, by purpose, and the one CSV writer with its
+formula guard. Reading: `datasets` (load_dataset, inspect_dataset; a conversation file's rows from
 `conversations`) over `rows` (a source's records, any format), `sources`, `encodings`, `csv_rows`,
 `json_rows`, `arrow_rows` (Parquet, Hugging Face save_to_disk), `dialects` (other tools' column names and
 cell forms; DETECTORS lists every other tool's format, in one place), `cells`, `plans`, `surfaces` (advice

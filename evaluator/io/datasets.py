@@ -96,10 +96,10 @@ from .paths import NestedPaths, nested_paths
 from .plans import Plan, Planner, check_mapping
 from .readings import Tally
 from .rows import Rows, source_rows
-from .sources import FORMATS, Records, Source, Where, open_source
+from .sources import Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
 
-__all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "FORMATS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
+__all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
            "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
 log = logging.getLogger("ragmeter")
 

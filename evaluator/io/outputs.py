@@ -10,18 +10,7 @@ import os
 from pathlib import Path
 
 from ..errors import OutputError
-
-REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html", ".htm": "html", ".parquet": "parquet"}
-ACCEPTED = ".json, .csv, .html or .parquet"
-
-
-def report_format(path: str) -> str:
-    """'json', 'csv', 'html' or 'parquet' for this path's extension (OutputError otherwise)."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in REPORT_FORMATS:
-        raise OutputError(f"{path}: ragmeter writes {ACCEPTED} reports, not '{suffix or '(no extension)'}'; "
-                          "name the file with one of these extensions")
-    return REPORT_FORMATS[suffix]
+from .filetypes import REPORT, file_type
 
 
 def check_output(path: str) -> str:
@@ -29,7 +18,7 @@ def check_output(path: str) -> str:
     target = Path(path).expanduser()
     if target.is_dir():
         raise OutputError(f"{path} is a folder; give a file name, e.g. {target / 'report.json'}")
-    fmt = report_format(path)
+    fmt = file_type(path, REPORT).format  # an extension ragmeter does not write: OutputError
     if target.exists():
         if not os.access(target, os.W_OK):
             raise OutputError(f"{path} cannot be written (permission denied); choose another path")

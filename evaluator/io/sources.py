@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
 
 from ..errors import DatasetError
+from .filetypes import DATASET, file_type, formats_for
 from .surfaces import LIBRARY, Surface
 
-FORMATS: Dict[str, str] = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-                           ".parquet": "parquet", ".eval": "inspect_eval"}  # .eval: an inspect_ai log archive
-ACCEPTED = ".csv, .jsonl, .json, .parquet or .eval (inspect_ai)"
 SAVED_DATASET = "saved"  # the format of a Hugging Face `save_to_disk` folder
 # Files that `Dataset.save_to_disk` / `DatasetDict.save_to_disk` write beside their Arrow data.
 _SAVED_MARKERS = ("state.json", "dataset_dict.json")
@@ -54,15 +52,6 @@ class Source:
     folder: Optional[Path] = None  # a saved Hugging Face dataset: the folder, read by arrow_rows
 
 
-def _format_of(name: str) -> Tuple[str, str]:
-    suffix = Path(name).suffix.lower()
-    if suffix not in FORMATS:
-        raise DatasetError(f"unknown file type '{suffix or '(none)'}'; ragmeter reads {ACCEPTED} files and "
-                           "Hugging Face datasets folders made by save_to_disk (rename the file or export it "
-                           "in one of these formats)", file=name)
-    return FORMATS[suffix], "\t" if suffix == ".tsv" else ","
-
-
 def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:
     if max_bytes is not None and size > max_bytes:
         raise DatasetError(f"is {size:,} bytes, more than the limit of {max_bytes:,} bytes; "
@@ -76,17 +65,17 @@ def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surf
     name = name or getattr(source, "name", None)
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
-                           f"name='data.csv' (the extension decides the format: {ACCEPTED})")
-    fmt, delimiter = _format_of(str(name))
+                           f"name='data.csv' (the extension decides the format: {', '.join(formats_for(DATASET))})")
+    kind = file_type(name, DATASET)
     data = _read_upload(source, str(name), max_bytes, surface)
-    return Source(str(name), fmt, delimiter, lambda: io.BytesIO(data))
+    return Source(str(name), kind.format, kind.delimiter, lambda: io.BytesIO(data))
 
 
 def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:
     if path.is_dir() and any((path / marker).is_file() for marker in _SAVED_MARKERS):
         _check_size(sum(p.stat().st_size for p in path.rglob("*.arrow")), max_bytes, name, surface)
         return Source(name, SAVED_DATASET, "", lambda: io.BytesIO(b""), folder=path)
-    fmt, delimiter = _format_of(name)
+    kind = file_type(name, DATASET)
     try:
         if not path.is_file():
             what = "is a folder, not a file" if path.is_dir() else "does not exist"
@@ -95,7 +84,7 @@ def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface
     except OSError as exc:
         raise DatasetError(f"cannot be read ({exc.strerror or exc}); check the path and permissions",
                            file=name) from None
-    return Source(name, fmt, delimiter, lambda: path.open("rb"))
+    return Source(name, kind.format, kind.delimiter, lambda: path.open("rb"))
 
 
 def _read_upload(source: Any, name: str, max_bytes: Optional[int], surface: Surface) -> bytes:

@@ -59,12 +59,6 @@ log = logging.getLogger("ragmeter")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_PLACEHOLDER = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) accept any key
 JSON_MODES = ("auto", "schema", "object", "none")
-BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
-BACKOFF_CAP = 30.0
-# Nothing listening / no such host: a few quick tries cover a server still starting up, and a
-# dead judge is reported in seconds, not after minutes of backoff.
-UNREACHABLE_BACKOFF = 0.25
-UNREACHABLE_CAP = 1.0
 # Hosted services that always need a key; any other base_url may be a keyless local server.
 _KEYED_HOSTS = ("api.openai.com", ".openai.azure.com")
 # Words in an error body that show the server rejected the response_format we sent.
@@ -249,13 +243,12 @@ class OpenAIJudge(ResilientJudge):
             raise JudgeConfigError("max_retries must be >= 0, timeout > 0 and max_concurrency >= 1")
         # One generate(), every retry and backoff included, ends near this: a judge that never answers
         # costs a call two timeouts and the first backoff, not (max_retries + 1) timeouts.
-        max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout + 2 * BACKOFF_BASE
+        max_call_seconds = max_call_seconds or CALL_DEADLINE_FACTOR * timeout + 2 * Backoff.base
         self.chat = OpenAIChat(model, base_url, api_key, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
                                json_mode=json_mode, max_tokens=max_tokens, http_client=http_client,
                                extra_body=extra_body)
         super().__init__(self.chat, scope=(self.chat.base_url, self.chat.model, self.chat.temperature),
                          max_retries=max_retries, max_concurrency=max_concurrency, cache=cache,
-                         backoff=Backoff(BACKOFF_BASE, BACKOFF_CAP, UNREACHABLE_BACKOFF, UNREACHABLE_CAP),
                          sleep=sleep, clock=clock, max_call_seconds=max_call_seconds)
         self.model, self.base_url, self.temperature = self.chat.model, self.chat.base_url, self.chat.temperature
         self.timeout, self.json_mode, self.max_tokens = self.chat.timeout, json_mode, max_tokens

@@ -16,22 +16,19 @@ Packages register more through the entry-point group `ragmeter.judges`; in their
     [project.entry-points."ragmeter.judges"]
     gateway = "ragmeter_gateway:JUDGE"
 
-The object named may be a JudgeEntry, a list of them, or a function returning either. Plugins
-load on the first lookup of a kind that is not built in (or `judge_kinds()`); one that fails to
-load is reported (`judge_plugin_errors()`, and in the unknown-kind error), never a crash.
+The object named may be a JudgeEntry, a list of them, or a function returning either; evaluator/plugins.py
+loads them (on the first lookup of a kind that is not built in, or `judge_kinds()`) and reports one
+that fails (`judge_plugin_errors()`, and in the unknown-kind error), never a crash.
 """
 from __future__ import annotations
 
-import logging
 import os
-from dataclasses import dataclass, field
-from importlib.metadata import entry_points
-from typing import Any, Callable, Dict, List, Tuple
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Tuple
 
 from ..errors import JudgeConfigError
+from ..plugins import PluginGroup
 from .offline import OfflineJudge
-
-log = logging.getLogger("ragmeter")
 
 PLUGIN_GROUP = "ragmeter.judges"
 OFFLINE, OPENAI = "offline", "openai"
@@ -78,88 +75,29 @@ def _openai(config: RunConfigLike, api_key: str) -> Any:
 
 
 JUDGE_REGISTRY: Dict[str, JudgeEntry] = {}
-
-
-@dataclass
-class _Plugins:
-    loaded: bool = False  # plugins load once per process (load_judge_plugins(reload=True) loads them again)
-    errors: List[str] = field(default_factory=list)
-
-
-_plugins = _Plugins()
-
-
-def register_judge(entry: JudgeEntry, *, replace: bool = False) -> JudgeEntry:
-    """Add `entry` so its kind can be chosen, and return it; a kind already taken is an error
-    unless `replace=True`."""
-    if not isinstance(entry, JudgeEntry):
-        raise TypeError(f"register_judge() takes a JudgeEntry, not {type(entry).__name__}")
-    current = JUDGE_REGISTRY.get(entry.kind)
-    if current is not None and current is not entry and not replace:
-        raise ValueError(f"a judge kind {entry.kind!r} is already registered; pass replace=True to replace it")
-    JUDGE_REGISTRY[entry.kind] = entry
-    return entry
-
+JUDGE_PLUGINS: PluginGroup[JudgeEntry] = PluginGroup(PLUGIN_GROUP, "judge", JudgeEntry, JUDGE_REGISTRY,
+                                                     lambda e: e.kind)
+# register_judge(entry, replace=False) -> entry: a kind already taken is an error unless replace=True.
+register_judge = JUDGE_PLUGINS.register
+load_judge_plugins = JUDGE_PLUGINS.load  # (reload=False) -> the problems met; plugins load once per process
+judge_plugin_errors = JUDGE_PLUGINS.load  # () -> why judge plugins failed to load (empty when all loaded)
+judge_kinds = JUDGE_PLUGINS.names  # every kind that can be chosen: built-ins, then plugins
 
 register_judge(JudgeEntry(OFFLINE, "Offline (no API key)", _offline))
 # No key_env: OpenAIJudge reads OPENAI_API_KEY itself, and only for OpenAI's (or $OPENAI_BASE_URL's) URL,
 # so a base URL someone typed never receives the operator's key.
 register_judge(JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, needs_model=True,
                           json_mode=True, logprobs=True, batch_api=True))
-_BUILTIN_KINDS = frozenset(JUDGE_REGISTRY)
-
-
-def _entries_of(provided: Any) -> List[JudgeEntry]:
-    """The JudgeEntries a plugin's entry point names: one, a list, or a function returning either."""
-    if callable(provided) and not isinstance(provided, JudgeEntry):
-        provided = provided()
-    items = [provided] if isinstance(provided, JudgeEntry) else list(provided)
-    bad = [type(e).__name__ for e in items if not isinstance(e, JudgeEntry)]
-    if bad:
-        raise TypeError(f"expected JudgeEntry objects, got {', '.join(bad)}")
-    return items
-
-
-def load_judge_plugins(*, reload: bool = False) -> List[str]:
-    """Register every judge offered under `ragmeter.judges`; returns the problems met (a plugin that
-    fails to import, offers something that is not a JudgeEntry, or reuses a built-in kind)."""
-    if _plugins.loaded and not reload:
-        return list(_plugins.errors)
-    _plugins.loaded, _plugins.errors = True, []
-    for ep in entry_points(group=PLUGIN_GROUP):
-        try:
-            for entry in _entries_of(ep.load()):
-                if entry.kind in _BUILTIN_KINDS:
-                    raise ValueError(f"judge kind {entry.kind!r} is a built-in judge's kind")
-                register_judge(entry, replace=True)  # a re-installed plugin replaces its older self
-        except Exception as exc:  # a broken plugin must not break ragmeter
-            problem = f"judge plugin {ep.name!r} ({ep.value}) was not loaded: {type(exc).__name__}: {exc}"
-            _plugins.errors.append(problem)
-            log.warning(problem)
-    return list(_plugins.errors)
-
-
-def judge_plugin_errors() -> List[str]:
-    """Why judge plugins failed to load (empty when all loaded)."""
-    return load_judge_plugins()
-
-
-def judge_kinds() -> List[str]:
-    """Every kind that can be chosen, in registry order (built-ins, then plugins)."""
-    load_judge_plugins()
-    return list(JUDGE_REGISTRY)
+JUDGE_PLUGINS.builtin = frozenset(JUDGE_REGISTRY)
 
 
 def get_judge(kind: str) -> JudgeEntry:
     """The registered entry for `kind`; JudgeConfigError naming the registered kinds otherwise."""
-    found = JUDGE_REGISTRY.get(kind)
+    found = JUDGE_PLUGINS.find(kind)
     if found is not None:
         return found
-    problems = load_judge_plugins()
-    if kind in JUDGE_REGISTRY:
-        return JUDGE_REGISTRY[kind]
-    hint = f" ({'; '.join(problems)})" if problems else ""
-    raise JudgeConfigError(f"Unknown judge {kind!r}; registered judges: {', '.join(judge_kinds())}{hint}. "
+    raise JudgeConfigError(f"Unknown judge {kind!r}; registered judges: {', '.join(judge_kinds())}"
+                           f"{JUDGE_PLUGINS.hint()}. "
                            f"A judge package registers more under the {PLUGIN_GROUP!r} entry points.")
 
 

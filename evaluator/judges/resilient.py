@@ -39,9 +39,10 @@ import socket
 import threading
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
 from ..errors import JudgeConfigError, JudgeError
+from ..retrying import Failed, GaveUp, with_retries
 from ..text import estimate_tokens
 from .base import accepts, judge_settings
 from .cache import JudgeCache, cache_key
@@ -63,7 +64,7 @@ _ERROR_KINDS = {FATAL: "rejected", UNREACHABLE: "unreachable"}
 
 
 @dataclass
-class Failure:
+class Failure(Failed):
     """Why one attempt failed and what to do about it; `classify` returns one."""
 
     message: str
@@ -72,6 +73,9 @@ class Failure:
     status: Optional[int] = None  # HTTP status, when there was one
     rate_limited: bool = False  # an HTTP 429 (counted in usage()["rate_limited"])
     timed_out: bool = False  # no reply within the attempt's timeout (JudgeError kind "timeout")
+
+    def __post_init__(self) -> None:
+        self.retryable = self.kind != FATAL
 
 
 @dataclass
@@ -87,7 +91,8 @@ class Completion:
 
 @dataclass(frozen=True)
 class Backoff:
-    """Seconds before retry n: base * 2**(n-1), capped; the quick schedule is for an unreachable server."""
+    """Seconds before retry n: base * 2**(n-1), capped. The quick schedule is for nothing listening / no such
+    host: a few quick tries cover a server still starting up, and a dead judge is reported in seconds."""
 
     base: float = 0.5
     cap: float = 30.0
@@ -245,29 +250,27 @@ class ResilientJudge:
 
     # -- one judge call: attempts and retries ---------------------------------------------------------
     def _call_with_retries(self, prompt: str, info: _CallInfo) -> str:
-        attempt, start = 0, self._clock()
-        while True:
-            outcome = self._attempt(prompt, info)
-            if isinstance(outcome, str):
-                return outcome
-            if outcome.kind == AGAIN:
-                continue  # the backend changed its request (a format the server cannot do): not a failed try
-            delay = self.backoff.delay(attempt + 1, outcome.retry_after, outcome.kind == UNREACHABLE)
-            delay += self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
-            past_deadline = self._past_deadline(start, delay)
-            if outcome.kind == FATAL or attempt >= self.max_retries or past_deadline:
-                self._add(failures=1)
-                message = final_message(outcome, attempt)
-                if past_deadline and outcome.kind != FATAL and attempt < self.max_retries:
-                    message += (f"; no further retry: the call's total deadline is {self.max_call_seconds:g} s "
-                                "(max_call_seconds)")
-                raise JudgeError(message, kind=_error_kind(outcome), status=outcome.status)
-            attempt += 1
-            info.retries = attempt
+        start = self._clock()
+
+        def retried(n: int, failure: Failure, delay: float) -> None:
+            info.retries = n
             self._add(retries=1)
-            log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, outcome.message, attempt,
-                      self.max_retries, delay)
-            self._sleep(delay)
+            log.debug("judge %s: %s; retry %d/%d in %.2fs", self.name, failure.message, n, self.max_retries, delay)
+
+        outcome = with_retries(lambda: self._attempt(prompt, info), retries=self.max_retries, delay=self._delay,
+                               sleep=self._sleep, fits=lambda delay: not self._past_deadline(start, delay),
+                               on_retry=retried)
+        if not isinstance(outcome, GaveUp):
+            return outcome
+        self._add(failures=1)
+        message = final_message(outcome.failure, outcome.retries)
+        if outcome.out_of_time:
+            message += f"; no further retry: the call's total deadline is {self.max_call_seconds:g} s (max_call_seconds)"
+        raise JudgeError(message, kind=_error_kind(outcome.failure), status=outcome.failure.status)
+
+    def _delay(self, retry: int, failure: Failure) -> float:
+        delay = self.backoff.delay(retry, failure.retry_after, failure.kind == UNREACHABLE)
+        return delay + self._random.uniform(0, 0.1 * delay)  # jitter spreads out synchronized retries
 
     def _past_deadline(self, start: float, delay: float) -> bool:
         """Would a retry after `delay` seconds begin past this call's total deadline?"""
@@ -284,7 +287,8 @@ class ResilientJudge:
             if failure.rate_limited:
                 self._add(rate_limited=1)
             self.limiter.release(permit, THROTTLE if failure.kind == THROTTLE_KIND else ERROR, failure.retry_after)
-            return failure
+            # AGAIN: the backend changed its request (a format the server cannot do): resent now, not a failed try.
+            return self._attempt(prompt, info) if failure.kind == AGAIN else failure
         self.limiter.release(permit, SUCCESS)
         info.logprobs = reply.logprobs if info.top_logprobs else None
         info.prompt_tokens, info.completion_tokens = reply.prompt_tokens or 0, reply.completion_tokens or 0

@@ -2,7 +2,7 @@
 
 Safety rules, each tested:
 - CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or CR) get a
-  leading apostrophe.
+  leading apostrophe (io/filetypes.py's guard, which every CSV ragmeter writes goes through).
 - Settings pass through `sanitize_settings`, so no key, token or password is exported, and every
   format passes through `redact`'s filter, so no known secret value (a judge's key, a target's
   header value) or secret-shaped text (`?key=…`, `Bearer …`) echoed into an answer, an error or a
@@ -14,8 +14,6 @@ Safety rules, each tested:
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from datetime import datetime, timezone
@@ -37,37 +35,24 @@ from ..metrics.rubric import rubrics_in_settings
 from ..analysis.stats import MetricSummary, summarize
 from ..model import METHOD_LABELS, EvalReport, EvalResult
 from ..scoring.verdict import row_counts, verdict
+from ..io.filetypes import csv_text
 from ..io.records import flat_row, result_from_record, result_to_record
 from ..io.redact import redact_text, redact_value, sanitize_settings
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 JSON_FORMAT = "ragmeter-results"
 JSON_VERSION = 1
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 # -- CSV ---------------------------------------------------------------------------------------
-def neutralise_cell(value: Any) -> Any:
-    """A text cell that a spreadsheet would read as a formula, prefixed with ' so it stays text."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
-
-
 def results_csv(report: EvalReport) -> str:
     """One row per sample (see `records.flat_row`), formulas neutralised.
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly.
     """
     names = report.metric_names()
-    rows = [flat_row(r, names) for r in report.results]
-    out = io.StringIO()
-    fieldnames = list(rows[0]) if rows else list(flat_row(EvalResult(None), names))
-    writer = csv.DictWriter(out, fieldnames=fieldnames)
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: neutralise_cell(redact_value(v)) for k, v in row.items()})
-    return out.getvalue()
+    rows = [{k: redact_value(v) for k, v in flat_row(r, names).items()} for r in report.results]
+    return csv_text(rows, list(rows[0]) if rows else list(flat_row(EvalResult(None), names)))
 
 
 # -- Parquet ------------------------------------------------------------------------------------

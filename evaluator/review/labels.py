@@ -16,22 +16,18 @@ is an error naming the row, before anything is stored.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import defaultdict
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ReviewError
-from .label_files import read_label_file
-from ..report.export import neutralise_cell
+from ..io.filetypes import LABELS, write_rows
 from ..model import EvalResult, merged_order
+from .label_files import read_label_file
 from ..store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
 # A label this close to the run's score (on 0-1) agrees with it.
 AGREE_WITHIN = 0.05
-FORMATS = (".csv", ".jsonl", ".parquet")
+LABEL_COLUMNS = ("sample_id", "question", "answer", "contexts", "ground_truth")  # an empty file's header
 
 
 def label_rows(results: Sequence[Tuple[int, EvalResult]], reviews: Sequence[Review]) -> List[Dict[str, Any]]:
@@ -79,29 +75,7 @@ def _run_score(results: Sequence[Tuple[int, EvalResult]], index: int, metric: st
 
 def write_labels(rows: List[Dict[str, Any]], path: str) -> None:
     """Write label rows as CSV (contexts as a JSON array, formulas neutralised), JSONL or Parquet."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise ReviewError(f"cannot write labels to {path}: use a file ending in {', '.join(FORMATS)}")
-    if suffix == ".jsonl":
-        Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    elif suffix == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        pq.write_table(pa.Table.from_pylist(rows), path)
-    else:
-        Path(path).write_text(_csv(rows), encoding="utf-8-sig")
-
-
-def _csv(rows: List[Dict[str, Any]]) -> str:
-    out = io.StringIO()
-    names = list(rows[0]) if rows else ["sample_id", "question", "answer", "contexts", "ground_truth"]
-    writer = csv.DictWriter(out, fieldnames=names)
-    writer.writeheader()
-    for row in rows:
-        cells = {k: json.dumps(v, ensure_ascii=False) if isinstance(v, list) else v for k, v in row.items()}
-        writer.writerow({k: neutralise_cell(v) for k, v in cells.items()})
-    return out.getvalue()
+    write_rows(rows, path, LABELS, LABEL_COLUMNS)
 
 
 def export_labels(store: ReviewStore, run_id: str, path: str) -> int:

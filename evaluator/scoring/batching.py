@@ -22,7 +22,7 @@ from ..store.history import RunStore
 from ..judges.batch import BatchClient, CollectingJudge, ReplayJudge, StatusCallback
 from ..judges.openai import OpenAIJudge
 from ..model import EvalReport, EvalResult, EvalSample
-from .passes import ProgressCallback, ResultCallback
+from .progress import ProgressCallback, ResultCallback
 
 Pending = Sequence[Tuple[int, EvalSample]]
 # Settings keys a batch run keeps in the history.

@@ -17,8 +17,9 @@ from ..metrics.registry import Metric, MetricChoice, resolve_metrics
 from ..metrics.scoring import score_sample
 from ..model import EvalReport, EvalResult, EvalSample
 from .conversations import score_conversation
-from .passes import Progress, ProgressCallback, ResultCallback, ScoringPass  # noqa: F401 (callback types)
 from ..metrics.languages import noted
+from .passes import ScoringPass
+from .progress import Progress, ProgressCallback, ResultCallback  # noqa: F401 (callback types)
 from ..text import resolve_language
 
 log = logging.getLogger("ragmeter")

@@ -9,46 +9,17 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Protocol
+from typing import Any, Dict, List, Optional, Protocol
 
 from ..judges.base import judge_usage
 from ..judges.health import STOPPED_KEY, UNUSABLE_KEY, JudgeHealth
 from ..model import EvalReport, EvalResult
-
-ProgressCallback = Callable[[int, int, EvalResult], None]
-ResultCallback = Callable[[int, EvalResult], None]
+from .progress import Progress, ProgressCallback, ResultCallback
 
 
 def usage_delta(before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]:
     """This pass's share of a judge's running totals (a judge may serve several runs)."""
     return {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v for k, v in after.items()}
-
-
-class Progress:
-    """Counts finished samples, calls the user's callbacks and draws the optional console line."""
-
-    def __init__(self, total: int, show: bool, callback: Optional[ProgressCallback],
-                 on_result: Optional[ResultCallback]) -> None:
-        self.total, self.show, self.callback, self.on_result = total, show, callback, on_result
-        self.done = 0
-        self.start = time.perf_counter()
-
-    def update(self, index: int, result: EvalResult) -> None:
-        self.done += 1
-        if self.on_result is not None:
-            self.on_result(index, result)
-        if self.callback is not None:
-            self.callback(self.done, self.total, result)
-        if self.show:
-            elapsed = time.perf_counter() - self.start
-            eta = elapsed / self.done * (self.total - self.done)
-            bar = "#" * int(30 * self.done / self.total)
-            sys.stdout.write(f"\r[{bar:<30}] {self.done}/{self.total}  {elapsed:.1f}s elapsed, ETA {eta:.1f}s")
-            sys.stdout.flush()
-
-    def close(self) -> None:
-        if self.show:
-            sys.stdout.write("\n")
 
 
 class Scorer(Protocol):
@@ -74,7 +45,9 @@ class ScoringPass:
         self.start = time.perf_counter()
         self.usage_before = judge_usage(evaluator.llm)
         evaluator.watch()
-        self.progress = Progress(total, show, on_progress, on_result)
+        # The seed's console line: redrawn on stdout, terminal or not.
+        self.progress = Progress(total, sys.stdout if show else None, redraw=True, callback=on_progress,
+                                 on_result=on_result)
 
     def report(self, results: List[EvalResult]) -> EvalReport:
         """The pass's report; `JudgeFailed` (its `report` set) when the judge's health tripped."""

@@ -12,11 +12,12 @@ import random
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Dict, Optional, Protocol, Union, runtime_checkable
 
 from ..bounded import MAX_RETRY_AFTER
 from ..errors import TargetError
 from ..io.shapes import TargetResponse
+from ..retrying import GaveUp, with_retries
 
 
 @runtime_checkable
@@ -40,10 +41,11 @@ class RetryPolicy:
     base_delay: float = 0.5  # doubled each attempt, with jitter
     max_delay: float = MAX_RETRY_AFTER  # backoff never waits longer (a longer Retry-After fails the call: http.py)
 
-    def delay(self, attempt: int, retry_after: Optional[float]) -> float:
-        if retry_after is not None:
-            return min(max(0.0, retry_after), self.max_delay)
-        return min(self.base_delay * 2 ** attempt * (0.5 + random.random() / 2), self.max_delay)
+    def delay(self, retry: int, failed: TargetError) -> float:
+        """Seconds before retry `retry` (1, 2, ...): the server's Retry-After, else the backoff."""
+        if failed.retry_after is not None:
+            return min(max(0.0, failed.retry_after), self.max_delay)
+        return min(self.base_delay * 2 ** (retry - 1) * (0.5 + random.random() / 2), self.max_delay)
 
 
 NO_RETRY = RetryPolicy(retries=0)
@@ -71,21 +73,24 @@ def ask(target: Target, question: str, policy: RetryPolicy = RetryPolicy(),
         stop: Optional[threading.Event] = None, sleep: Callable[[float], Any] = time.sleep) -> TargetResponse:
     """Call `target` with retries; the response carries the latency (all attempts) or the error."""
     start = time.perf_counter()
-    attempt = 0
-    while True:
-        try:
-            response = _call(target, question, stop)
-            return _timed(response, start)
-        except TargetStopped:
-            return _timed(TargetResponse(error=STOPPED), start)
-        except TargetError as exc:
-            if not exc.retryable or attempt >= policy.retries or (stop is not None and stop.is_set()):
-                tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                return _timed(TargetResponse(error=f"{exc}{tries}"), start)
-            sleep(policy.delay(attempt, exc.retry_after))
-            attempt += 1
-        except Exception as exc:  # the user's own code raised: a failed row, never a crashed run
-            return _timed(TargetResponse(error=f"the target raised {type(exc).__name__}: {exc}"), start)
+    outcome: Union[TargetResponse, GaveUp[TargetError]] = with_retries(
+        lambda: _attempt(target, question, stop), retries=policy.retries, delay=policy.delay, sleep=sleep,
+        fits=lambda wait: stop is None or not stop.is_set())  # a stopping run retries nothing
+    if isinstance(outcome, GaveUp):
+        tries = f" (after {outcome.retries + 1} attempts)" if outcome.retries else ""
+        outcome = TargetResponse(error=f"{outcome.failure}{tries}")
+    return _timed(outcome, start)
+
+
+def _attempt(target: Target, question: str, stop: Optional[threading.Event]) -> Union[TargetResponse, TargetError]:
+    try:
+        return _call(target, question, stop)
+    except TargetStopped:
+        return TargetResponse(error=STOPPED)
+    except TargetError as exc:
+        return exc  # a failed attempt: the retry loop decides what comes next
+    except Exception as exc:  # the user's own code raised: a failed row, never a crashed run
+        return TargetResponse(error=f"the target raised {type(exc).__name__}: {exc}")
 
 
 def _timed(response: TargetResponse, start: float) -> TargetResponse:

@@ -25,7 +25,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from ..errors import JudgeFailed
 from ..scoring.evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
-from ..scoring.passes import Progress, ProgressCallback, ResultCallback, ScoringPass
+from ..scoring.passes import ScoringPass
+from ..scoring.progress import Progress, ProgressCallback, ResultCallback
 from ..safetext import clean_sample
 from .base import STOPPED, RetryPolicy, Target, ask
 from .replay import replay

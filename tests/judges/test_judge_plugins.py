@@ -5,6 +5,7 @@ it the cache, retries and usage counting, from the CLI and from the dashboard al
 """
 import json
 import sys
+from functools import partial
 
 import pytest
 
@@ -13,9 +14,10 @@ from evaluator.errors import JudgeConfigError
 from evaluator.store.history import RunStore
 from evaluator.report.export import report_from_json
 from evaluator.judges import registry
-from evaluator.judges.registry import JUDGE_REGISTRY, judge_kinds, judge_plugin_errors, load_judge_plugins
+from evaluator.judges.registry import judge_kinds, judge_plugin_errors, load_judge_plugins
 from evaluator.judges.resilient import ResilientJudge
 from evaluator.runs.run import RunConfig
+from fakes import install_plugin, plugin_site
 
 PLUGIN = '''
 import json
@@ -62,29 +64,14 @@ ROWS = [
 ]
 
 
-def install(site, dist, entry_points, module=None, code=PLUGIN):
-    """A minimal installed distribution: a module and its .dist-info with entry_points.txt."""
-    if module:
-        (site / f"{module}.py").write_text(code, encoding="utf-8")
-    info = site / f"{dist}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[ragmeter.judges]\n" + entry_points, encoding="utf-8")
+install = partial(install_plugin, group=registry.PLUGIN_GROUP, code=PLUGIN)
 
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    site = tmp_path / "site"
-    site.mkdir()
-    monkeypatch.syspath_prepend(str(site))
-    before = dict(JUDGE_REGISTRY)
-    yield site
-    JUDGE_REGISTRY.clear()
-    JUDGE_REGISTRY.update(before)
-    for name in ("ragmeter_echo", "ragmeter_broken_judge"):
-        sys.modules.pop(name, None)
-    monkeypatch.undo()
-    load_judge_plugins(reload=True)  # back to the plugins really installed
+    modules = ("ragmeter_echo", "ragmeter_broken_judge")
+    with plugin_site(tmp_path / "site", monkeypatch, registry.JUDGE_PLUGINS, modules) as folder:
+        yield folder
 
 
 @pytest.fixture

@@ -1,12 +1,12 @@
 """Metric plugins: a distribution installed on sys.path registers metrics under `ragmeter.metrics`."""
-import sys
+from functools import partial
 
 import pytest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.metrics import registry
-from evaluator.metrics.registry import METRIC_REGISTRY, get_metric, known_metrics, load_plugins, plugin_errors
-from tests.fakes import ScriptedJudge
+from evaluator.metrics.registry import get_metric, known_metrics, load_plugins, plugin_errors
+from tests.fakes import ScriptedJudge, install_plugin, plugin_site
 
 PLUGIN_MODULE = '''
 from evaluator.metrics.registry import Metric
@@ -22,27 +22,14 @@ def _length(sample):
 '''
 
 
-def install(site, dist, entry_points, module=None, code=PLUGIN_MODULE):
-    """A minimal installed distribution: a module and its .dist-info with entry_points.txt."""
-    if module:
-        (site / f"{module}.py").write_text(code, encoding="utf-8")
-    info = site / f"{dist}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[ragmeter.metrics]\n" + entry_points, encoding="utf-8")
+install = partial(install_plugin, group=registry.PLUGIN_GROUP, code=PLUGIN_MODULE)
 
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(tmp_path))
-    before = dict(METRIC_REGISTRY)
-    yield tmp_path
-    METRIC_REGISTRY.clear()
-    METRIC_REGISTRY.update(before)
-    for name in ("ragmeter_shouting", "ragmeter_broken"):
-        sys.modules.pop(name, None)
-    monkeypatch.undo()
-    load_plugins(reload=True)  # back to the plugins really installed
+    modules = ("ragmeter_shouting", "ragmeter_broken")
+    with plugin_site(tmp_path, monkeypatch, registry.METRIC_PLUGINS, modules) as folder:
+        yield folder
 
 
 def test_an_installed_plugin_metric_can_be_chosen_by_name(site):

@@ -1,0 +1,125 @@
+"""One table of file types, one CSV formula guard: every reader and writer that used to dispatch on the
+extension itself now goes through io/filetypes.py, and every CSV ragmeter writes is guarded the same way."""
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from evaluator import EvalReport, EvalSample, OfflineJudge, RAGEvaluator
+from evaluator.cli.args import build_parser
+from evaluator.cli.command import main
+from evaluator.errors import DatasetError, OutputError, ReviewError
+from evaluator.generate.documents import load_documents
+from evaluator.generate import items as testsets  # (its testset_bytes would be collected as a test)
+from evaluator.generate.items import TestItem, write_testset
+from evaluator.io.datasets import load_dataset
+from evaluator.report.export import results_csv
+from evaluator.io.filetypes import DATASET, DOCUMENTS, LABELS, REPORT, TESTSET, file_type, formats_for, readable_formats
+from evaluator.io.outputs import check_output
+from evaluator.review.labels import write_labels
+
+# Cells a spreadsheet would run: the four classic prefixes, and tab / CR, which some skip before a formula.
+FORMULAS = ["=1+2", "+1+2", "-1+2", "@SUM(A1)", "\t=cmd|' /C calc'!A0", "\r=cmd|' /C calc'!A0"]
+
+
+def read_csv(text):
+    return list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline="")))
+
+
+# -- the guard, through each writer ------------------------------------------------------------------
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_a_generated_item_that_looks_like_a_formula_is_text_in_the_csv(formula, tmp_path):
+    item = TestItem("gen-1", formula, "an answer", ["Doc"], ["k"])
+    path = tmp_path / "t.csv"
+    write_testset([item], str(path))
+    [row] = read_csv(path.read_bytes().decode("utf-8-sig"))
+    assert row["question"] == "'" + formula
+    assert read_csv(testsets.testset_bytes([item], ".csv").decode("utf-8-sig"))[0]["question"] == "'" + formula
+    assert json.loads(row["expected_docs"]) == ["Doc"]  # lists stay JSON, not a quoted formula
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_review_labels_csv_neutralises_formulas(formula, tmp_path):
+    path = tmp_path / "labels.csv"
+    write_labels([{"sample_id": "s1", "question": formula, "answer": "a", "contexts": [formula],
+                   "ground_truth": "", "human_faithfulness": 0.5}], str(path))
+    [row] = read_csv(path.read_bytes().decode("utf-8-sig"))
+    assert row["question"] == "'" + formula and json.loads(row["contexts"]) == [formula]
+    assert row["human_faithfulness"] == "0.5"
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_report_csv_and_cli_csv_output_neutralise_formulas(formula, tmp_path, monkeypatch):
+    sample = EvalSample(formula, "an answer", ["a context"], sample_id="s1")
+    [row] = read_csv(results_csv(EvalReport([RAGEvaluator(OfflineJudge()).evaluate(sample)])))
+    assert row["question"] == "'" + formula
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"question": formula, "answer": "an answer", "contexts": ["c"]}) + "\n",
+                    encoding="utf-8")
+    assert main(["evaluate", str(data), "--offline", "-q", "-o", str(tmp_path / "out.csv")]) == 0
+    [row] = read_csv((tmp_path / "out.csv").read_bytes().decode("utf-8"))
+    assert row["question"] == "'" + formula.strip()  # the loader trims the question; the guard still holds
+
+
+def test_no_module_writes_csv_but_the_one_with_the_guard():
+    root = Path(__file__).resolve().parents[2]
+    writers = [p.relative_to(root).as_posix() for folder in ("evaluator", "pages") for p in (root / folder).rglob("*.py")
+               if re.search(r"csv\.(writer|DictWriter)\(|\.to_csv\(", p.read_text(encoding="utf-8"))]
+    assert writers == ["evaluator/io/filetypes.py"]
+
+
+def test_plain_text_and_numbers_are_left_alone(tmp_path):
+    path = tmp_path / "labels.csv"
+    write_labels([{"sample_id": "s-1", "question": "a - b = c?", "human_x": -0.0}], str(path))
+    [row] = read_csv(path.read_bytes().decode("utf-8-sig"))
+    assert row == {"sample_id": "s-1", "question": "a - b = c?", "human_x": "-0.0"}
+
+
+# -- one table: each purpose takes its types, and says which when refused ------------------------------
+def test_each_purpose_takes_its_own_types():
+    assert formats_for(DATASET) == [".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".eval"]
+    assert set(formats_for(TESTSET)) == set(formats_for(LABELS)) == {".csv", ".jsonl", ".parquet"}
+    assert set(formats_for(REPORT)) == {".csv", ".json", ".parquet", ".html", ".htm"}
+    assert {".pdf", ".md", ".txt", ".html", ".csv"} <= set(formats_for(DOCUMENTS))
+    assert file_type("x/Data.TSV", DATASET).delimiter == "\t" and file_type("r.htm", REPORT).format == "html"
+    assert set(readable_formats()) == set(formats_for(DATASET)) | set(formats_for(DOCUMENTS))
+
+
+@pytest.mark.parametrize("refused, error, listed", [
+    (lambda p: load_dataset(p / "rows.xlsx"), DatasetError, formats_for(DATASET)),
+    (lambda p: load_documents(p / "notes.docx"), DatasetError, formats_for(DOCUMENTS)),
+    (lambda p: write_testset([], str(p / "out.xlsx")), DatasetError, formats_for(TESTSET)),
+    (lambda p: write_labels([], str(p / "out.xlsx")), ReviewError, formats_for(LABELS)),
+    (lambda p: check_output(str(p / "out.xlsx")), OutputError, formats_for(REPORT)),
+])
+def test_an_unknown_type_names_the_file_and_the_types_that_purpose_takes(refused, error, listed, tmp_path):
+    for name in ("rows.xlsx", "notes.docx", "out.xlsx"):
+        (tmp_path / name).write_bytes(b"PK")
+    with pytest.raises(error) as caught:
+        refused(tmp_path)
+    message = str(caught.value)
+    assert str(tmp_path) in message and ("'.xlsx'" in message or "'.docx'" in message)
+    assert all(suffix in message for suffix in listed)
+
+
+def test_documents_read_text_and_tables_by_the_table(tmp_path):
+    (tmp_path / "guide.md").write_text("# Opening hours\n\nWe open at nine.\n", encoding="utf-8")
+    (tmp_path / "faq.tsv").write_text("title\tbody\nReturns\tWithin 30 days.\n", encoding="utf-8")
+    (tmp_path / "ignored.xlsx").write_bytes(b"PK")
+    docs = load_documents(str(tmp_path))
+    assert sorted(d.title for d in docs) == ["Opening hours", "Returns"]
+
+
+def test_ragmeter_help_lists_every_readable_format():
+    text = build_parser().format_help()
+    assert all(suffix in text for suffix in readable_formats())
+
+
+def test_generate_refuses_an_output_type_before_reading_any_document(tmp_path, capsys):
+    assert main(["generate", "--docs", str(tmp_path / "no_docs_here"), "--offline", "-o", str(tmp_path / "t.xlsx")]) == 2
+    said = capsys.readouterr().err
+    assert "t.xlsx" in said and all(suffix in said for suffix in formats_for(TESTSET))
