@@ -76,6 +76,10 @@ class EvalSample:
     target_latency_ms: Optional[float] = None
     target_error: Optional[str] = None
     no_contexts_reason: Optional[str] = None
+    # Retrieval by document id (metrics/retrieval.py): the retrieved documents' ids in rank order ("" for
+    # a document without one, so the ranks below it stay true), and graded relevance {doc id: grade}.
+    retrieval_ids: Optional[List[str]] = None
+    relevance: Optional[Dict[str, float]] = None
     # Why the row has no answer at all (its file gave none: a null or absent cell), as opposed to an
     # answer that is truly "" (the pipeline answered empty, scored 0). Metrics that read the answer are
     # then N/A with this reason, never 0; a target's answer clears it.
@@ -575,7 +579,7 @@ def plural(n: int, word: str) -> str:
 @dataclass(frozen=True)
 class RowCounts:
     """What happened to a run's rows (`scoring.verdict.row_counts(report)` counts them). `scored` rows have at
-    least one judged (non-rule) score."""
+    least one judged (non-rule) score, or, when the row's metrics are all rule-based, any score."""
 
     total: int
     scored: int

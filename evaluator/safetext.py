@@ -23,7 +23,8 @@ _BAD = re.compile("[\x00\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEXT_FIELDS = ("question", "answer", "ground_truth", "sample_id", "category", "target_error",
                 "no_contexts_reason", "no_answer_reason")
-_LIST_FIELDS = ("contexts", "expected_answer_keywords", "expected_docs", "expected_tools", "tool_calls")
+_LIST_FIELDS = ("contexts", "expected_answer_keywords", "expected_docs", "expected_tools", "tool_calls",
+                "retrieval_ids", "relevance")
 
 
 def clean_text(text: str) -> Tuple[str, int, int]:

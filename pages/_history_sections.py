@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Sequence
 import streamlit as st
 
 from evaluator.analysis.compare import compare_runs
+from evaluator.io.versions import version_of
 from evaluator.errors import RagmeterError
 from evaluator.runs.ab import ab_from_runs
 from evaluator.runs.run import Run
@@ -47,6 +48,7 @@ def runs_table(found: Sequence[RunInfo]) -> List[Dict[str, Any]]:
              "verdict": (r.verdict.label if r.verdict.ok else f"{r.verdict.label}: {r.verdict.counts.summary()}")
              if r.verdict else "",
              "judge": r.settings.get("model") or r.settings.get("judge", ""),
+             "data version": version_of(r.settings) or "",
              "time": views.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in found]
 
 
@@ -130,6 +132,10 @@ def comparison_view(cmp: Any) -> None:
                    "only in B). A change is clear when its 95% CI excludes 0; \"all A\"/\"all B\" are each run's "
                    "mean over every row it scored.", b=cmp.run_b.label, a=cmp.run_a.label, n=cmp.n_paired,
                    only_a=cmp.only_a, only_b=cmp.only_b)
+    if cmp.versions_differ:
+        errors.warning("{note}", note=cmp.version_note(), icon=":material/dataset:")
+    else:
+        errors.caption("{note}", note=cmp.version_note())
     if cmp.metrics_note():  # different metric choices: only the shared ones are compared
         errors.warning("{note}", note=cmp.metrics_note(), icon=":material/compare_arrows:")
     for line in cmp.regressions:
@@ -139,7 +145,8 @@ def comparison_view(cmp: Any) -> None:
         verdict = "–" if d.delta is None else ("clearly better" if d.significant and d.delta > 0 else
                                                "clearly worse" if d.significant else "no clear change")
         rows.append({"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
-                     "95% CI low": d.ci_low, "95% CI high": d.ci_high, "pairs": d.n_pairs, "verdict": verdict,
+                     "95% CI low": d.ci_low, "95% CI high": d.ci_high, "p": d.p_value, "pairs": d.n_pairs,
+                     "verdict": verdict,
                      "all A": d.all_a, "all B": d.all_b, "scored A": f"{d.scored_a}/{cmp.total_a}",
                      "scored B": f"{d.scored_b}/{cmp.total_b}"})
     views.records_table(rows, column_config=DELTA_FORMAT)

@@ -12,6 +12,7 @@ from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
 from evaluator.analysis.noise import judge_noise
 from evaluator.scoring.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
+from evaluator.io.versions import version_of
 from evaluator.model import METHOD_LABELS, EvalReport
 from evaluator.review.agreement import corrected_line
 from evaluator.runs.run import RunConfig
@@ -49,11 +50,13 @@ def empty_report() -> None:
 
 
 def report_caption(report: EvalReport, meta: RunMeta) -> str:
-    """Dataset, size, judge (its model name is the user's), time, status and run id, as Markdown."""
+    """Dataset, size, judge (its model name is the user's), time, status, data version and run id, as Markdown."""
     n = len(report.results)
     parts = [errors.fmt("**{name}**", name=meta.dataset_name), f"{n:,} sample{'' if n == 1 else 's'}",
              errors.fmt("judge: {judge}", judge=judging.judge_status(report, meta.settings)),
              views.format_duration(report.total_time), errors.fmt("status: {status}", status=meta.status)]
+    version = version_of(meta.settings or {})  # which test set this run scored (io/versions.py)
+    parts += [errors.fmt("data version {v}", v=errors.code_span(version))] if version else []
     return " · ".join(parts + ([errors.fmt("run {id}", id=errors.code_span(meta.run_id))] if meta.run_id else []))
 
 

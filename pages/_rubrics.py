@@ -10,6 +10,7 @@ import streamlit as st
 
 from evaluator.errors import MetricError
 from evaluator.metrics.combined import JUDGE_MODES
+from evaluator.metrics import retrieval
 from evaluator.metrics.registry import DEFAULT_METRICS, known_metrics
 from evaluator.metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS, parse_rubrics, rubric_from_table, rubrics_to_toml
 from evaluator.metrics.parsing import SCALES
@@ -98,13 +99,15 @@ def rubric_list() -> None:
 
 def metric_widgets(offline: bool) -> Dict[str, Any]:
     """The metrics, rubrics, repeats, temperature and judge mode of the run (RunConfig fields)."""
-    options = [*known_metrics(), *(n for n in rubrics() if n not in known_metrics())]
+    options = [*known_metrics(), *retrieval.CHOICES, *(n for n in rubrics() if n not in known_metrics())]
     state.drop_stale(CHOSEN, options)
     if not state.has(CHOSEN):  # set here, not as default=, so callbacks may change it
         state.put(CHOSEN, [*DEFAULT_METRICS, *rubrics()])
     chosen = st.multiselect("Metrics", options, key=CHOSEN, persist_state=state.KEEP,
                             help="Each judged metric costs one judge call per sample (per repeat); rule-based "
-                                 "ones (keyword coverage, expected-doc recall) cost none.")
+                                 "ones (keyword coverage, expected-doc recall) cost none, nor do the retrieval "
+                                 "metrics by document id (hit@k, recall@k, precision@k, mrr@k, ndcg@k), which need "
+                                 "a retrieval_ids column.")
     with st.expander(f"Rubric metrics ({len(rubrics())})", expanded=bool(state.get(state.RUBRIC_PROBLEM))):
         problem = state.take(state.RUBRIC_PROBLEM)
         if problem:

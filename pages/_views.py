@@ -93,7 +93,17 @@ def sample_view(sample: Optional[EvalSample]) -> None:
         text_block(f"Context {i}", ctx)
     if not sample.contexts:
         errors.caption("{reason}", reason=sample.no_contexts_reason or "No contexts were retrieved for this sample.")
+    ids_view(sample)
     trajectory_view(sample)
+
+
+def ids_view(sample: EvalSample) -> None:
+    """The retrieved document ids in rank order and the relevant ones: what the retrieval metrics read."""
+    if sample.retrieval_ids:
+        errors.caption("Retrieved ids, by rank: {ids}", ids=", ".join(i or "(no id)" for i in sample.retrieval_ids))
+    relevant = sample.relevance or {d: 1 for d in sample.expected_docs or []}
+    if relevant and (sample.retrieval_ids or sample.relevance):
+        errors.caption("Relevant ids (grade): {ids}", ids=", ".join(f"{d} ({g:g})" for d, g in relevant.items()))
 
 
 def trajectory_view(sample: EvalSample) -> None:
@@ -133,6 +143,8 @@ def metric_view(ms: Any) -> None:
         if ms.error:
             errors.warning("Judge problem: {problem}", problem=ms.error, icon=":material/warning:")
         if ms.verdicts:
+            if isinstance(ms.verdicts[0], dict) and "rank" in ms.verdicts[0]:
+                st.caption("Per-rank breakdown (gain × discount adds up to DCG)")
             records_table([{k: str(v) for k, v in item.items()} if isinstance(item, dict) else {"verdict": str(item)}
                            for item in ms.verdicts])
         if ms.raw_reply:

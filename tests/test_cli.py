@@ -107,7 +107,7 @@ def test_runs_are_saved_and_listed_under_a_header(data, tmp_path, capsys, monkey
     capsys.readouterr()
     assert main(["runs"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "OWNER",
+    assert out.splitlines()[0].split() == ["RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER",
                                            "PROJECT", "NAME", "ENDING"]
     rows = {r["DATASET"]: r for r in listed_runs(out)}
     assert set(rows) == {"data.jsonl", "faq set.jsonl"}

@@ -113,3 +113,17 @@ def test_temperature_reaches_the_judge_and_the_stored_settings(data, tmp_path):
         assert run(data, "--metrics", "answer_relevancy", "--repeats", "2", "--temperature", "0.7", server=srv) == 0
         assert {r.body["temperature"] for r in srv.chat_requests} == {0.7}
     assert RunStore(str(tmp_path / "history.sqlite3")).list_runs()[0].settings["temperature"] == 0.7
+
+
+def test_retrieval_metrics_from_the_cli_and_a_bare_name_in_fail_under(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
+    path = tmp_path / "ids.csv"
+    path.write_text('sample_id,question,answer,expected_docs,retrieval_ids\n'
+                    's1,Q1?,A1.,d1,"d2; d1"\ns2,Q2?,A2.,d5,"d5"\n', encoding="utf-8")
+    out = tmp_path / "report.json"
+    code = main(["evaluate", str(path), "-q", "--metrics", "mrr,hit@1", "--fail-under", "mrr=0.8", "-o", str(out)])
+    assert code == 1  # mrr@5 = (1/2 + 1) / 2 = 0.75, below 0.8
+    assert "mrr@5" in capsys.readouterr().err
+    rows = json.loads(out.read_text(encoding="utf-8"))["records"]
+    assert [r["metrics"]["hit@1"]["score"] for r in rows] == [0.0, 1.0]
+    assert main(["evaluate", str(path), "-q", "--metrics", "mrr", "--fail-under", "mrr@5=0.7"]) == 0

@@ -7,6 +7,7 @@ from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.errors import JudgeError
 from evaluator.store.history import RunStore
 from evaluator.model import METHOD_FALLBACK, METRICS
+from evaluator.io.versions import version_settings
 from evaluator.runs.run import Run, RunConfig
 from tests.fakes import ScriptedJudge
 
@@ -53,7 +54,9 @@ def test_finished_offline_run_is_saved_row_by_row(store):
     assert (run.status, run.error, run.warning) == ("finished", None, None)
     assert (run.done, run.total, run.eta()) == (6, 6, 0.0)
     info = store.get_run(run.run_id)
-    assert (info.status, info.n_done, info.n_samples, info.settings) == ("finished", 6, 6, {"judge": "offline"})
+    # The settings given, and which version of the test set the run scored (io/versions.py).
+    assert (info.status, info.n_done, info.n_samples, info.settings) == (
+        "finished", 6, 6, {"judge": "offline", **version_settings(data)})
     assert info.total_time == pytest.approx(run.report.total_time)
     saved = store.load_report(run.run_id)
     assert [r.score_values() for r in saved.results] == [r.score_values() for r in run.report.results]

@@ -4,11 +4,15 @@ Samples are paired by sample_id (by position for samples without one), so two ru
 dataset under different judges, prompts or retrievers can be set side by side. Deltas are over the
 pairs scored in both; beside them each run's mean over all its scored rows (scored/total), an
 `overall` row, and the rows scored in one run but missing or unscored in the other: a run that
-lost answers has regressed, whatever its means say.
+lost answers has regressed, whatever its means say. Each delta also carries the p-value of a paired
+permutation test (stats.paired_permutation_p) for `ragmeter compare --fail-on-regression`.
 
 Only the metrics both runs have are compared (`shared`); `only_a` / `only_b` name the others, and
 `overall` is then the mean over the shared metrics, so a 10-metric run set beside a 2-metric one is
 compared on those 2 and says so, instead of reporting that nothing changed.
+
+Each run records the version of the test set it scored (io/versions.py); when the two differ,
+`versions_differ` says so, and the deltas are still over the sample ids both share (n_paired).
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..store.history import RunInfo, RunStore
 from ..model import EvalReport, EvalResult, rounded_mean
-from .stats import paired_bootstrap_ci
+from ..io.versions import ROWS_KEY, version_of
+from .stats import paired_bootstrap_ci, paired_permutation_p
 
 TOP_MOVERS = 10
 
@@ -37,6 +42,11 @@ class MetricDelta:
     all_b: Optional[float] = None
     scored_a: int = 0  # rows run A scored on this metric
     scored_b: int = 0
+    p_value: Optional[float] = None  # paired permutation test over the pairs; None without pairs
+
+    def dropped(self, alpha: float) -> bool:
+        """Whether B is worse than A on this metric at significance level `alpha`."""
+        return self.delta is not None and self.delta < 0 and self.p_value is not None and self.p_value < alpha
 
     @property
     def significant(self) -> bool:
@@ -54,6 +64,7 @@ class Mover:
     b: float
     delta: float
     question: str = ""
+    reason: str = ""  # the first line of B's reasoning for this score
 
 
 @dataclass
@@ -82,6 +93,35 @@ class RunComparison:
     gained: List[RowChange] = field(default_factory=list)
     total_a: int = 0
     total_b: int = 0
+    worst: List[Mover] = field(default_factory=list)  # the samples whose scores fell most, worst first
+
+    @property
+    def version_a(self) -> Optional[str]:
+        return version_of(self.run_a.settings)
+
+    @property
+    def version_b(self) -> Optional[str]:
+        return version_of(self.run_b.settings)
+
+    @property
+    def versions_differ(self) -> bool:
+        """Whether the runs scored different versions of their test set (unknown for older runs: False)."""
+        return bool(self.version_a and self.version_b and self.version_a != self.version_b)
+
+    def version_note(self) -> str:
+        """One sentence on the test set versions and which samples the deltas cover."""
+        shared = (f"compared on the {self.n_paired} sample ids both share ({self.only_a} only in A, "
+                  f"{self.only_b} only in B)")
+        if self.versions_differ:
+            rows_a = self.run_a.settings.get(ROWS_KEY, self.total_a)
+            rows_b = self.run_b.settings.get(ROWS_KEY, self.total_b)
+            return (f"The runs scored different versions of the test set: A {self.version_a} ({rows_a} rows), "
+                    f"B {self.version_b} ({rows_b} rows); {shared}.")
+        if self.version_a and self.version_b:
+            return f"Both runs scored test set version {self.version_a}; {shared}."
+        unknown = "A" if not self.version_a else "B"
+        return f"The test set version of {unknown} is unknown (saved before versions were recorded); {shared}."
+
     metrics_a: List[str] = field(default_factory=list)  # the metrics each run has, in its order
     metrics_b: List[str] = field(default_factory=list)
 
@@ -136,6 +176,7 @@ def compare_runs(store: RunStore, run_a: str, run_b: str) -> RunComparison:
         n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
         lost=_lost(keyed_a, keyed_b), gained=_lost(keyed_b, keyed_a, swap=True),
         total_a=len(keyed_a), total_b=len(keyed_b), metrics_a=names_a, metrics_b=names_b,
+        worst=_worst(pairs, names),
     )
 
 
@@ -222,17 +263,33 @@ def _metric_delta(name: str, pairs, shared: Shared = None) -> MetricDelta:
     n = len(scored)
     mean_a = sum(a for _, a, _, _ in scored) / n
     mean_b = sum(b for _, _, b, _ in scored) / n
-    ci = paired_bootstrap_ci([b - a for _, a, b, _ in scored])
+    diffs = [b - a for _, a, b, _ in scored]
+    ci = paired_bootstrap_ci(diffs)
     low, high = (None, None) if ci is None else (round(ci[0], 4), round(ci[1], 4))
-    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4), low, high, n)
+    p = paired_permutation_p(diffs)
+    return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4), low, high, n,
+                       p_value=None if p is None else round(p, 4))
 
 
 def _movers(pairs, names: List[str]) -> List[Mover]:
+    moved = _changes(pairs, names)
+    moved.sort(key=lambda m: (-abs(m.delta), m.sample_id, names.index(m.metric)))
+    return moved[:TOP_MOVERS]
+
+
+def _worst(pairs, names: List[str]) -> List[Mover]:
+    fell = [m for m in _changes(pairs, names) if m.delta < 0]
+    fell.sort(key=lambda m: (m.delta, m.sample_id, names.index(m.metric)))
+    return fell[:TOP_MOVERS]
+
+
+def _changes(pairs, names: List[str]) -> List[Mover]:
     moved = []
     for name in names:
         for key, a, b, rb in _pair_scores(name, pairs):
             if b != a:
                 question = rb.sample.question if rb.sample else ""
-                moved.append(Mover(key, name, a, b, round(b - a, 4), question))
-    moved.sort(key=lambda m: (-abs(m.delta), m.sample_id, names.index(m.metric)))
-    return moved[:TOP_MOVERS]
+                ms = rb.metric_scores().get(name)
+                reason = (ms.reasoning.strip().splitlines() or [""])[0] if ms is not None else ""
+                moved.append(Mover(key, name, a, b, round(b - a, 4), question, reason))
+    return moved

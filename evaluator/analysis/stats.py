@@ -11,6 +11,7 @@ approximation keeps a 10,000-row report instant.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
@@ -88,6 +89,47 @@ def paired_bootstrap_ci(deltas: Iterable[float], *, n_resamples: int = DEFAULT_R
     samples that are hard in both runs; it excludes 0 when one run is consistently better.
     """
     return bootstrap_ci(deltas, n_resamples=n_resamples, level=level, seed=seed, exact_limit=exact_limit)
+
+
+EXACT_PAIRS = 12  # up to 2**12 sign patterns: the permutation test enumerates them all
+PERMUTATION_LIMIT = 200_000  # sampled sign flips (n * n_resamples) before the normal approximation
+
+
+def paired_permutation_p(deltas: Iterable[float], *, n_resamples: int = 5_000, seed: int = DEFAULT_SEED,
+                         exact_limit: int = PERMUTATION_LIMIT) -> Optional[float]:
+    """Two-sided p-value of a paired permutation (sign-flip) test: is the mean difference b - a zero?
+
+    Under "no difference" each pair's sign is as likely flipped, so p is the share of sign patterns whose
+    sum is at least as far from 0 as the observed one. Exact for up to EXACT_PAIRS pairs; else
+    `n_resamples` random patterns (with the +1 correction, so p is never 0), or, beyond `exact_limit`
+    flips (40 pairs at 5,000 resamples), the normal approximation of the same distribution (mean 0,
+    sd sqrt(sum d^2)), which the central limit theorem makes close at that size (the sampled and the
+    approximate p differ by about 0.01 at 40 pairs). None without pairs; 1.0 when every difference is
+    0. Deterministic for a given seed.
+    """
+    data = [float(d) for d in deltas]
+    n = len(data)
+    if not n:
+        return None
+    total = math.fsum(data)
+    observed = abs(total) - 1e-9 * max(1.0, abs(total))  # a float's last bits must not decide "as extreme"
+    if observed <= 0:
+        return 1.0
+    if n <= EXACT_PAIRS:
+        hits = sum(1 for mask in range(2 ** n) if abs(_flipped(data, total, mask)) >= observed)
+        return hits / 2 ** n
+    if n * n_resamples > exact_limit:
+        z = abs(total) / math.sqrt(math.fsum(d * d for d in data))
+        return 2 * (1 - statistics.NormalDist().cdf(z))
+    rng = random.Random(seed)
+    hits = sum(1 for _ in range(n_resamples) if abs(_flipped(data, total, rng.getrandbits(n))) >= observed)
+    return (hits + 1) / (n_resamples + 1)
+
+
+def _flipped(data: List[float], total: float, mask: int) -> float:
+    """The sum of `data` with the signs of the items whose bit is set in `mask` flipped."""
+    bits = format(mask, f"0{len(data)}b")
+    return total - 2 * sum(itertools.compress(data, map(int, bits)))
 
 
 @dataclass

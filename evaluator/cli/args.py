@@ -13,12 +13,14 @@ from urllib.parse import quote
 
 from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
+from .compare import add_compare_parser
 from ..judges.cache import default_cache_path
 from ..errors import RagmeterError
 from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
+from ..metrics.retrieval import canonical
 from ..metrics.rubric import load_rubrics
 from ..runs.ab import DEFAULT_METRIC
 from ..runs.run import OFFLINE, OPENAI, RunConfig
@@ -64,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_review_parser(sub)
     add_ab_parser(sub)
     add_generate_parser(sub)
+    add_compare_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--history", default=None, help=HISTORY_HELP)
     runs.add_argument("--owner", default=None, help="only the runs this user started")
@@ -301,7 +304,8 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
     metric when none are given), or "overall"."""
     known = set(chosen or known_metrics()) | {"overall"}
     thresholds = {}
-    for name, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+    for given, value in parse_pairs(items, "--fail-under", "METRIC=VALUE").items():
+        name = _reported_name(given)
         if name not in known:
             scope = " (not chosen for this run)" if chosen and name in known_metrics() else ""
             raise UsageError(f"--fail-under: unknown metric {name!r}{scope}; choose from {', '.join(sorted(known))}")
@@ -313,6 +317,14 @@ def parse_thresholds(items: Sequence[str], chosen: Sequence[str] = ()) -> Dict[s
             percent = f"; write {name}={thresholds[name] / 100:g} for {value}%" if 2 <= thresholds[name] <= 100 else ""
             raise UsageError(f"--fail-under {name}={value}: thresholds run from 0 to 1{percent}")
     return thresholds
+
+
+def _reported_name(name: str) -> str:
+    """The name a metric is reported under: `mrr` is `mrr@5` (retrieval metrics carry their k)."""
+    try:
+        return canonical(name)
+    except ValueError:  # ndcg@0: not a metric; said as unknown below
+        return name
 
 
 def run_link(dashboard_url: str, run_id: str) -> str:

@@ -13,6 +13,7 @@
     ragmeter ab DATA --target A --target-b B [--metric M] [--alpha 0.05] [--tie 0.02] [--max-samples N]
                 [--json out.json]   sequential A/B test of two pipelines (cli/ab.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
+    ragmeter compare BASE NEW [--format markdown] [--fail-on-regression]   what changed (cli/compare.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
 was missed or is N/A, 2 bad input or usage (one line, no traceback), 3 the judge failed (the run stopped
@@ -41,6 +42,7 @@ from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
 from ..io.filetypes import REPORT, file_type
 from ..io.outputs import check_output
+from ..io.versions import version_of
 from ..judges.offline import OfflineJudge
 from ..model import METHOD_FLAGGED, EvalReport
 from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
@@ -406,7 +408,8 @@ def cli_hint(message: str, args: argparse.Namespace) -> str:
     return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
 
 
-RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "OWNER", "PROJECT", "NAME", "ENDING")
+RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER", "PROJECT", "NAME",
+               "ENDING")  # DATA: the version of the test set the run scored (io/versions.py)
 
 
 def run_row(r: RunInfo) -> Tuple[str, ...]:
@@ -415,7 +418,7 @@ def run_row(r: RunInfo) -> Tuple[str, ...]:
     ending = "-" if r.verdict is None else (r.verdict.label if r.verdict.ok
                                             else f"{r.verdict.label}: {r.verdict.counts.summary()}")
     return (r.run_id, r.created_at, r.status, f"{r.n_done}/{r.n_samples}", overall, r.dataset_name,
-            r.owner or "-", r.project or "-", r.name or "-", ending)
+            version_of(r.settings) or "-", r.owner or "-", r.project or "-", r.name or "-", ending)
 
 
 def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
@@ -447,6 +450,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "generate":
             from .generate import run_generate
             return run_generate(args)
+        if args.command == "compare":
+            from .compare import run_compare
+
+            return run_compare(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)

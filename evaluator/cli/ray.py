@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from .args import UsageError, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import usage_line
 from ..scoring.progress import Progress
 from ..scoring.verdict import Verdict, decide
 from ..engines.ray import history_rows, need_ray, run_ray
+from ..io.versions import ROWS_KEY, VERSION_KEY, row_digest, version_of_digests
 
 
 def check_ray_args(args: argparse.Namespace) -> None:
@@ -43,17 +44,23 @@ class RayHistory:
     def __init__(self, store: Any, dataset: str, settings: Dict[str, Any], project: Optional[str] = None) -> None:
         self.store, self.dataset, self.settings, self.project = store, dataset, settings, project
         self.run_id: Optional[str] = None
+        self.digests: List[str] = []  # each row's test-set hash: the data version, recorded at the end
 
     def start(self, total: int) -> None:
         self.run_id = self.store.create_run(dataset_name=self.dataset, samples=[], settings=self.settings,
                                             n_samples=total, project=self.project)
 
     def save(self, frame: Any) -> None:
-        self.store.record_results(self.run_id, history_rows(frame))
+        rows = history_rows(frame)
+        self.digests += [row_digest(r.sample) for _, r in rows if r.sample is not None]
+        self.store.record_results(self.run_id, rows)
 
     def finish(self, status: str, total_time: Optional[float] = None, usage: Optional[Dict[str, Any]] = None,
                verdict: Optional[Verdict] = None) -> None:
         if self.run_id:
+            if status == "finished":  # the rows streamed past this process: their version is known now
+                self.store.update_settings(self.run_id, {VERSION_KEY: version_of_digests(self.digests),
+                                                         ROWS_KEY: len(self.digests)})
             self.store.finish_run(self.run_id, status=status, total_time=total_time, usage=usage, verdict=verdict)
 
 

@@ -110,6 +110,8 @@ def samples_frame(samples: List[EvalSample]) -> Any:
                "ground_truth": s.ground_truth, "sample_id": s.sample_id,
                "expected_answer_keywords": s.expected_answer_keywords, "expected_docs": s.expected_docs,
                "category": s.category, "tool_calls": s.tool_calls or None, "expected_tools": s.expected_tools,
+               "retrieval_ids": s.retrieval_ids,  # JSON text below: a dict's keys differ from row to row
+               "relevance": json.dumps(s.relevance, ensure_ascii=False) if s.relevance else None,
                ROW_COLUMN: number}
         if s.conversation is not None:  # its turns, as JSON text: the worker rebuilds the row from them
             row[CONVERSATION] = json.dumps(s.conversation.to_dict(), ensure_ascii=False, default=str)

@@ -27,6 +27,8 @@ Column names (matched case-insensitively, surrounding spaces ignored; first alia
     category                  category
     tool_calls                tool_calls | tools_called (deepeval)
     expected_tools            expected_tools (deepeval)
+    retrieval_ids             retrieval_ids | retrieved_ids | retrieved_doc_ids | doc_ids (ranked)
+    relevance                 relevance | relevance_grades | qrels ({"doc-id": grade})
 `mapping={field: column}` overrides detection; a field mapped to None or "" is not read.
 `question` and `answer` are required (an empty answer is allowed: faithfulness is then skipped),
 except with `needs_answer=False` (a target answers each question): then only `question` is;
@@ -49,6 +51,8 @@ Cell values:
     except a bare number or a JSON object, which are errors (likely the wrong column).
   - expected_answer_keywords, expected_docs, expected_tools: as above, or "a; b; c", or "a|b";
     expected_tools may also list deepeval ToolCall objects ({"name": ...}).
+  - retrieval_ids, relevance: see doc_ids.py. Without a retrieval_ids column, the ids carried by
+    context objects ({"text", "id"} or {"page_content", "metadata": {"id"|"source"}}) are used.
   - tool_calls: a JSON array of {"name", "arguments"/"input_parameters", "output"} objects
     (deepeval's ToolCall, OpenAI's tool_calls) or of tool names.
   - ground_truth, category: blank means none. sample_id: blank gives "row-<n>" (n = 1-based data
@@ -81,6 +85,7 @@ from ..errors import DatasetError
 from ..model import EvalSample
 from ..safetext import clean_row, clean_sample
 from ..conversation import Conversation
+from .doc_ids import context_ids, ids_cell, relevance_cell
 from .conversations import conversation_rows, is_conversation_row
 from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
@@ -152,6 +157,7 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
     if not question:
         raise where.error("the question is empty; fill it in or delete the row", column=cols["question"])
     contexts = contexts_cell(row.get(cols["contexts"]), where, cols["contexts"]) if "contexts" in cols else []
+    ids = _retrieval_ids(row, cols, where)
     return EvalSample(
         question=question,
         answer=text("answer"),
@@ -166,7 +172,18 @@ def _build(row: Dict[str, Any], plan: Plan, where: Where, number: int) -> EvalSa
         tool_calls=tool_calls_cell(row.get(cols["tool_calls"]), where, cols["tool_calls"]) if "tool_calls" in cols else [],
         expected_tools=tool_names_cell(row.get(cols["expected_tools"]), where, cols["expected_tools"])
         if "expected_tools" in cols else None,
+        retrieval_ids=ids,
+        relevance=relevance_cell(row.get(cols["relevance"]), where, cols["relevance"]) if "relevance" in cols else None,
     )
+
+
+def _retrieval_ids(row: Dict[str, Any], cols: Dict[str, str], where: Where) -> Optional[List[str]]:
+    """The row's ranked document ids: its retrieval_ids column, else the ids its context objects carry."""
+    if "retrieval_ids" in cols:
+        return ids_cell(row.get(cols["retrieval_ids"]), where, cols["retrieval_ids"])
+    if "contexts" in cols:
+        return context_ids(row.get(cols["contexts"]), where, cols["contexts"])
+    return None
 
 
 NO_ANSWER = "No answer: the file gives none for this row (the cell is missing or null), so nothing that reads the answer is scored."

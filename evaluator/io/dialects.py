@@ -38,6 +38,8 @@ FIELDS: Tuple[str, ...] = (
     "category",
     "tool_calls",
     "expected_tools",
+    "retrieval_ids",
+    "relevance",
 )
 REQUIRED: Tuple[str, ...] = ("question", "answer")
 ALIASES: Dict[str, Tuple[str, ...]] = {
@@ -51,6 +53,8 @@ ALIASES: Dict[str, Tuple[str, ...]] = {
     "category": ("category",),
     "tool_calls": ("tool_calls", "tools_called"),  # tools_called: deepeval's name
     "expected_tools": ("expected_tools",),
+    "retrieval_ids": ("retrieval_ids", "retrieved_ids", "retrieved_doc_ids", "doc_ids"),
+    "relevance": ("relevance", "relevance_grades", "qrels"),
 }
 HUMAN_PREFIX = "human_"
 

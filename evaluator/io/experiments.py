@@ -26,6 +26,7 @@ import json
 import re
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from .context_ids import context_id
 from .grades import blank, grades_of
 from .paths import decoded, is_path
 from .readings import Detector, Reading, Tally
@@ -160,7 +161,7 @@ def _mlflow_data(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Di
     out = {"question": pick(row.get("inputs"), QUESTION_KEYS), "answer": pick(row.get("outputs"), ANSWER_KEYS),
            "contexts": contexts_in(row.get("outputs"), row.get("inputs")),
            "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations,
-           "retrieval_ids": _doc_uris(contexts_in(row.get("outputs")))}
+           "retrieval_ids": _doc_uris(contexts_in(row.get("outputs"))), "expected_docs": _expected_ids(expectations)}
     return {**kept(row, ("inputs", "outputs")), **out}
 
 
@@ -176,7 +177,8 @@ def _mlflow_result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[
               **grades_of("mlflow", ((n, v) for n, v, human in marks if human), human=True)}
     out = {"sample_id": row.get("trace_id") or row.get("request_id"),
            "question": pick(row.get("request"), QUESTION_KEYS), "answer": pick(row.get("response"), ANSWER_KEYS),
-           "contexts": _trace_documents(row.get("trace")),
+           "contexts": _trace_documents(row.get("trace")), "retrieval_ids": _trace_ids(row.get("trace")),
+           "expected_docs": _expected_ids(expectations),
            "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict)
            else row.get("expected_response/value"), **scores}
     return {**kept(row, ("trace_id", "request_id", "request", "response", "trace", "assessments", "inputs",
@@ -201,17 +203,35 @@ def _assessments(value: Any) -> List[Tuple[str, Any, bool]]:
 
 def _trace_documents(value: Any) -> List[str]:
     """The page_content of every document a RETRIEVER span of an MLflow trace returned."""
+    return [str(doc["page_content"]) for doc in _retrieved(value)]
+
+
+def _trace_ids(value: Any) -> Optional[List[str]]:
+    """Those documents' ids (`id`, or metadata doc_uri/id/source), in rank order; None when none has one."""
+    ids = [context_id(doc) for doc in _retrieved(value)]
+    return ids if any(ids) else None
+
+
+def _expected_ids(expectations: Any) -> Optional[List[str]]:
+    """MLflow's expected_retrieved_context ([{"doc_uri": ...}]) as expected document ids."""
+    items = expectations.get("expected_retrieved_context") if isinstance(expectations, dict) else None
+    ids = [context_id(d) for d in decoded(items) or [] if isinstance(d, dict)] if items else []
+    return [i for i in ids if i] or None
+
+
+def _retrieved(value: Any) -> List[Dict[str, Any]]:
+    """Every document (with page_content) a RETRIEVER span of an MLflow trace returned, in order."""
     trace = decoded(value)
     spans = ((trace or {}).get("data") or {}).get("spans") if isinstance(trace, dict) else None
-    texts: List[str] = []
+    docs: List[Dict[str, Any]] = []
     for span in spans or []:
         attrs = span.get("attributes") or {}
         if json_value(attrs.get("mlflow.spanType")) != "RETRIEVER":  # MLflow stores attributes JSON-encoded
             continue
         for doc in json_value(attrs.get("mlflow.spanOutputs")) or []:
             if isinstance(doc, dict) and doc.get("page_content"):
-                texts.append(str(doc["page_content"]))
-    return texts
+                docs.append(doc)
+    return docs
 
 
 # --- promptfoo ------------------------------------------------------------------------------------

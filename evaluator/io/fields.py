@@ -12,11 +12,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import TargetConfigError, TargetError
 
-FIELD_NAMES = ("answer", "contexts", "tool_calls")
+FIELD_NAMES = ("answer", "contexts", "tool_calls", "retrieval_ids")
 KNOWN_KEYS: Dict[str, Tuple[str, ...]] = {
     "answer": ("answer", "output", "response", "text", "result", "content"),
     "contexts": ("contexts", "retrieved_contexts", "sources", "documents", "docs", "context"),
     "tool_calls": ("tool_calls", "tools_called", "steps", "intermediate_steps"),
+    "retrieval_ids": ("retrieval_ids", "retrieved_ids", "doc_ids"),  # ranked ids, for hit@k, mrr, ndcg@k
 }
 ENVELOPES = ("data", "output")
 _SEGMENT = re.compile(r"^([^\[\]]*)((?:\[\d*\])*)$")

@@ -38,6 +38,8 @@ SAMPLE_FIELDS = (
     "target_latency_ms",
     "target_error",
     "no_contexts_reason",
+    "retrieval_ids",
+    "relevance",
     "no_answer_reason",
 )
 
@@ -108,6 +110,8 @@ def sample_from_record(record: Dict[str, Any]) -> Optional[EvalSample]:
         target_latency_ms=record.get("target_latency_ms"),
         target_error=record.get("target_error"),
         no_contexts_reason=record.get("no_contexts_reason"),
+        retrieval_ids=_optional_list(record.get("retrieval_ids")),
+        relevance=dict(record["relevance"]) if isinstance(record.get("relevance"), dict) else None,
         no_answer_reason=record.get("no_answer_reason"),
     )
 

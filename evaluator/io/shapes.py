@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from ..errors import TargetError
+from .context_ids import context_id
 
 # Where a context dict keeps its text, and its title; the first key present wins.
 TEXT_KEYS = ("text", "content", "body", "page_content", "passage", "chunk", "document")
@@ -35,6 +36,9 @@ class TargetResponse:
     tool_calls: List[Dict[str, Any]] = field(default_factory=list)
     latency_ms: Optional[float] = None
     error: Optional[str] = None
+    # The retrieved documents' ids in rank order: a returned `retrieval_ids`, else the ids its context
+    # objects carry (io/doc_ids.py); None when there are none (retrieval metrics then say so).
+    retrieval_ids: Optional[List[str]] = None
 
     @property
     def ok(self) -> bool:
@@ -146,16 +150,27 @@ def response_from_value(value: Any) -> TargetResponse:
     if isinstance(value, dict):
         if "answer" not in value:
             raise TargetError(f"the returned dict has no 'answer' key (keys: {', '.join(map(str, value))})")
-        return assemble_response(value["answer"], value.get("contexts"), value.get("tool_calls"))
+        return assemble_response(value["answer"], value.get("contexts"), value.get("tool_calls"),
+                                 value.get("retrieval_ids"))
     raise TargetError("the target returned a " + type(value).__name__ + "; return a string, "
                       "(answer, contexts) or a dict with 'answer'")
 
 
-def assemble_response(answer: Any, contexts: Any, calls: Any) -> TargetResponse:
+def assemble_response(answer: Any, contexts: Any, calls: Any, ids: Any = None) -> TargetResponse:
     if answer is None:
         answer = ""
     if not isinstance(answer, str):
         raise TargetError(f"the answer must be text, not {type(answer).__name__}")
     tools = tool_calls_of(calls)
     found = contexts_of(contexts)
-    return TargetResponse(answer=answer.strip(), contexts=found or tool_outputs(tools), tool_calls=tools)
+    return TargetResponse(answer=answer.strip(), contexts=found or tool_outputs(tools), tool_calls=tools,
+                          retrieval_ids=_ids_of(ids, contexts))
+
+
+def _ids_of(ids: Any, contexts: Any) -> Optional[List[str]]:
+    """The returned ids (a list), else the ids of the context objects that carry one, in order."""
+    if isinstance(ids, (list, tuple)):
+        return ["" if i is None else str(i).strip() for i in ids]
+    items = contexts if isinstance(contexts, (list, tuple)) else [contexts] if contexts is not None else []
+    found = [context_id(item) for item in items if not isinstance(item, str)]
+    return found if any(found) and len(found) == len(items) else None

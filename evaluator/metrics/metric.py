@@ -6,6 +6,7 @@ when it is low and whether it counts towards `overall` all come from here.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
@@ -13,6 +14,7 @@ from ..model import EvalSample, MetricScore
 from .parsing import SCALES, ParsedReply, Verdicts, parse_score
 from .prompts import own_layout, render_prompt
 
+_NAME = re.compile(r"^\w+(@\d+)?$")  # `ndcg@5`: a retrieval metric's cut-off is part of its name
 JUDGED = "judged"  # asks the judge (blended with its heuristic when it has one)
 RULE = "rule"  # computed by a deterministic rule from the sample alone
 
@@ -83,8 +85,8 @@ class Metric:
     optional: bool = False
 
     def __post_init__(self) -> None:
-        if not self.name or not self.name.replace("_", "").isalnum():
-            raise ValueError(f"metric name {self.name!r}: use letters, digits and underscores")
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"metric name {self.name!r}: use letters, digits and underscores (and @k for a cut-off)")
         if self.kind not in (JUDGED, RULE):
             raise ValueError(f"metric {self.name}: kind must be {JUDGED!r} or {RULE!r}, not {self.kind!r}")
         if self.kind == RULE and self.rule is None:

@@ -27,6 +27,7 @@ from .builtin import BUILTINS
 from .metric import JUDGED, RULE, Metric
 from .parsing import ParsedReply
 from .prompts import prefix_fields, render_prompt
+from .retrieval import NAMES_HELP, retrieval_metric
 
 __all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
            "known_metrics", "load_plugins", "plugin_errors", "register", "resolve_metrics"]
@@ -56,8 +57,14 @@ def get_metric(name: str) -> Metric:
     found = METRIC_PLUGINS.find(name)
     if found is not None:
         return found
-    raise MetricError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}"
-                      f"{METRIC_PLUGINS.hint()}")
+    try:
+        by_id = retrieval_metric(name)  # `ndcg@5`, `mrr`: made from the name, k included
+    except ValueError as exc:
+        raise MetricError(str(exc)) from None
+    if by_id is not None:
+        return by_id
+    raise MetricError(f"unknown metric {name!r}; known metrics: {', '.join(known_metrics())}, and the "
+                      f"{NAMES_HELP}{METRIC_PLUGINS.hint()}")
 
 
 def resolve_metrics(choice: Optional[Iterable[MetricChoice]] = None) -> List[Metric]:

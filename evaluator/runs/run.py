@@ -28,6 +28,7 @@ import time
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from ..errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
+from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
 from ..judges.base import Judge, close_judge, judge_usage
 from ..judges.health import STOPPED_KEY
 from ..judges.registry import OFFLINE, OPENAI  # noqa: F401  (re-exported for the CLI and pages)
@@ -79,6 +80,8 @@ class Run:
         self.dataset_name, self.settings = dataset_name, dict(settings or {})
         if target is not None and run_id is None:  # what the history keeps of it (no header value)
             self.settings["target"] = target.settings(self._target)
+        if run_id is None and VERSION_KEY not in self.settings:  # which test set this run scores
+            self.settings.update(version_settings(s for _, s in self.pending))
         self.store, self.run_id, self.prior = store, run_id, prior
         self.owner: Optional[str] = None  # who started it (history.default_owner() when None)
         self.project: Optional[str] = None  # the project it is listed under (the dataset name when None)
@@ -146,6 +149,7 @@ class Run:
         judge = config.build_judge(api_key) if judge is None else judge
         settings = config.settings(judge)
         settings["rescored_from"] = run_id
+        settings.update({k: info.settings[k] for k in (VERSION_KEY, ROWS_KEY) if k in info.settings})
         if info.settings.get("target"):
             settings["target"] = info.settings["target"]  # where the answers came from
         return cls(config.evaluator(judge), list(enumerate(samples)), dataset_name=info.dataset_name,

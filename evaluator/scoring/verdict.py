@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Sequence, Tuple
 
 from ..analysis import judging
-from ..model import (EXIT_CODES, METHOD_UNSCORED, EvalReport, RowCounts, Severity, Verdict,  # noqa: F401  (re-exported)
+from ..model import (EXIT_CODES, METHOD_UNSCORED, EvalReport, EvalResult, RowCounts, Severity, Verdict,  # noqa: F401  (re-exported)
                      VerdictKind, plural)
 
 
@@ -79,11 +79,32 @@ def _judge_failure(counts: RowCounts, max_fallback_rate: float, cause: Optional[
     return None
 
 
+def rule_metrics(names: Sequence[str]) -> frozenset:
+    """Which of these metrics are rule-based (keyword coverage, retrieval by id): no judge is asked."""
+    from ..metrics.registry import get_metric
+
+    def is_rule(name: str) -> bool:
+        try:
+            return not get_metric(name).judged
+        except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
+            return False
+    return frozenset(n for n in names if is_rule(n))
+
+
+def _scored(result: EvalResult, rules: frozenset) -> bool:
+    """A row is scored when it has a judged score (its overall), or, in a run of rule metrics alone
+    (retrieval by id, say), when it has any score: such a run is not "nothing scored"."""
+    if result.overall_score() is not None:
+        return True
+    return all(n in rules for n in result.scores) and any(not ms.skipped for ms in result.scores.values())
+
+
 def row_counts(report: EvalReport) -> RowCounts:
     """What happened to the report's rows: scored, target failures, unusable replies, fallbacks."""
     fallbacks, judged = judging.fallback_counts(report)
+    rules = rule_metrics(report.metric_names())
     return RowCounts(total=len(report.results),
-                     scored=sum(1 for r in report.results if r.overall_score() is not None),
+                     scored=sum(1 for r in report.results if _scored(r, rules)),
                      target_failures=sum(1 for r in report.results if r.sample is not None and r.sample.target_error),
                      unusable_replies=sum(1 for r in report.results
                                           if any(ms.method == METHOD_UNSCORED for ms in r.scores.values())),

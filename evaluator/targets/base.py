@@ -11,7 +11,7 @@ import inspect
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, Optional, Protocol, Union, runtime_checkable
 
 from ..bounded import MAX_RETRY_AFTER
@@ -95,5 +95,5 @@ def _attempt(target: Target, question: str, stop: Optional[threading.Event]) -> 
 
 def _timed(response: TargetResponse, start: float) -> TargetResponse:
     latency = round((time.perf_counter() - start) * 1000, 1)
-    return TargetResponse(response.answer, list(response.contexts), list(response.tool_calls), latency,
-                          response.error)
+    return replace(response, contexts=list(response.contexts), tool_calls=list(response.tool_calls),
+                   latency_ms=latency)  # every other field (retrieval ids included) kept as the target gave it

@@ -123,7 +123,8 @@ class HttpTarget:
             raise TargetError(f"the answer field holds a JSON {type(answer).__name__}, not text; "
                               "point --target-field answer=PATH at the text")
         return assemble_response(answer, pick(reply, "contexts", self.fields.get("contexts")),
-                         pick(reply, "tool_calls", self.fields.get("tool_calls")))
+                         pick(reply, "tool_calls", self.fields.get("tool_calls")),
+                         pick(reply, "retrieval_ids", self.fields.get("retrieval_ids")))
 
     def _post(self, data: bytes) -> bytes:
         """The reply body; the whole call (connect, every read) ends within `timeout` seconds."""

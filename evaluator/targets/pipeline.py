@@ -40,7 +40,7 @@ def with_response(sample: EvalSample, response: TargetResponse, target: Any = No
     text made safe (safetext), with a note of what was replaced."""
     return clean_sample(replace(sample, answer=response.answer, contexts=list(response.contexts),
                    tool_calls=list(response.tool_calls), target_latency_ms=response.latency_ms,
-                   target_error=response.error, no_answer_reason=None,
+                   target_error=response.error, retrieval_ids=response.retrieval_ids, no_answer_reason=None,
                    no_contexts_reason=getattr(target, "no_contexts_reason", None)))
 
 

@@ -127,6 +127,32 @@ def test_compare_two_runs_shows_deltas_and_movers(store):
     assert len(movers) > 0 and set(movers["sample"]) <= {f"z{i}" for i in range(6)}
 
 
+def test_history_shows_each_runs_data_version_and_compare_says_when_they_differ(store):
+    from evaluator.io.versions import version_settings
+
+    first = samples()
+    changed = samples(better=True)[:5]  # z5 dropped, so B's test set is another version
+    run_a = store.create_run(dataset_name="zones.jsonl", samples=first, settings={**SETTINGS, **version_settings(first)})
+    run_b = store.create_run(dataset_name="zones.jsonl", samples=changed,
+                             settings={**SETTINGS, **version_settings(changed)})
+    evaluator = RAGEvaluator(OfflineJudge())
+    for run_id, data in ((run_a, first), (run_b, changed)):
+        for i, sample in enumerate(data):
+            store.record_result(run_id, i, evaluator.evaluate(sample))
+        store.finish_run(run_id, status="finished", total_time=0.1)
+    at = history_page()
+    versions = dict(zip(runs_table(at)["run id"], runs_table(at)["data version"]))
+    assert versions[run_a] == store.get_run(run_a).settings["dataset_version"] != versions[run_b]
+    at.selectbox(key="hist_cmp_a").set_value(run_a)
+    at.selectbox(key="hist_cmp_b").set_value(run_b)
+    at.button(key="btn_hist_compare").click().run()
+    assert not at.exception
+    (note,) = [w.value for w in at.warning if "different versions" in w.value]
+    assert "(6 rows)" in note and "(5 rows)" in note and "the 5 sample ids both share" in note
+    deltas = [d.value for d in at.dataframe if "delta (B−A)" in d.value.columns][0]
+    assert set(deltas["pairs"]) <= {5} and "p" in deltas.columns
+
+
 def test_compare_runs_with_different_metrics_names_each_sides_and_compares_the_shared(store):
     data = samples()
     run_a = save_run(store, data)

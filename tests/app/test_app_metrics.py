@@ -126,3 +126,16 @@ def test_judge_repeats_multiply_the_calls_and_the_report_shows_the_noise(app):
     app.switch_page("pages/report.py").run()
     no_exception(app)
     assert "Judge noise" in [h.value for h in app.subheader]
+
+
+def test_the_picker_offers_retrieval_metrics_by_id_and_a_run_without_ids_shows_them_na(app, history):
+    picker = app.multiselect(key="eval_metrics")
+    assert {"hit@3", "mrr@10", "ndcg@5", "ndcg_exp@10"} <= set(picker.options)
+    picker.set_value(["faithfulness", "ndcg@5"]).run()
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    (info,) = RunStore(history).list_runs()
+    report = RunStore(history).load_report(info.run_id)
+    assert all(r.scores["ndcg@5"].skipped and "No retrieval ids" in r.scores["ndcg@5"].reasoning
+               for r in report.results)  # the sample has no ids: N/A with the reason, never 0
+    assert report.mean_scores().get("ndcg@5") is None

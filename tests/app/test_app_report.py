@@ -179,3 +179,32 @@ def test_kept_filters_a_new_report_cannot_offer_are_dropped(reported, library_re
     run_small_upload(reported)
     assert reported.selectbox(key="rep_metric").value == "(any)"
     assert "rep_categories" not in [w.key for w in reported.multiselect]  # no categories to offer
+
+
+def test_retrieval_metrics_show_as_cards_and_their_ranks_in_the_drill_down(tmp_path, monkeypatch):
+    from evaluator import EvalSample, Run, RunConfig, RunStore
+
+    isolate(tmp_path, monkeypatch)
+    rows = [EvalSample("Where is the warranty?", "Two years.", ["Warranty: two years."], sample_id="r1",
+                       expected_docs=["warranty"], retrieval_ids=["returns", "warranty", "returns"]),
+            EvalSample("Shipping?", "EU only.", ["Shipping: EU only."], sample_id="r2", relevance={"ship": 2})]
+    run = Run.new(RunConfig(metrics=("context_precision", "ndcg@3", "mrr")), rows, dataset_name="ids.jsonl",
+                  store=RunStore()).start()
+    run.join()
+    at = open_app(TIMEOUT)
+    at.switch_page("pages/history.py").run()
+    at.button(key="btn_hist_open").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    cards = {m.label.replace("\u2060", ""): m.value for m in at.metric}  # errors.md keeps "@" from linking
+    assert cards["ndcg@3"] == f"{1 / 1.584962500721156:.3f}" and cards["mrr@5"] == "0.500"  # r2 has no ids: N/A
+    assert list(cards).index("ndcg@3") == list(cards).index("context_precision") + 1  # beside the judged one
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"data version ` {RunStore().get_run(run.run_id).settings['dataset_version']} `" in captions
+    assert "Retrieved ids, by rank: returns, warranty, returns" in captions and "Per-rank breakdown" in captions
+    ranks = [d.value for d in at.dataframe if "rank" in d.value.columns][0]
+    assert list(ranks["doc_id"]) == ["returns", "warranty", "returns"]
+    assert list(ranks["note"]) == ["", "", "duplicate of rank 1"]
+    at.switch_page("pages/report.py").run()  # AppTest stays on the page that switched; the report is kept
+    at.selectbox(key="rep_sample").set_value(1).run()
+    text = "\n".join(m.value for m in at.markdown)
+    assert "No retrieval ids for this sample" in text  # N/A with its reason, never 0

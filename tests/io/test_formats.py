@@ -83,7 +83,7 @@ def test_datasets_without_answers_say_so_when_answers_are_needed(name):
 def test_traces_keep_ids_tools_and_retrieval_metadata(name):
     kettle, _, weather, _ = load_dataset(FIXTURES / name)
     assert len(kettle.sample_id) == 32 and all(c in "0123456789abcdef" for c in kettle.sample_id)
-    assert json.loads(kettle.metadata["retrieval_ids"]) == ["kb-1", "kb-7"]
+    assert kettle.retrieval_ids == ["kb-1", "kb-7"]  # ranked ids: what hit@k, mrr and ndcg@k read
     assert json.loads(kettle.metadata["retrieval_scores"]) == [0.91, 0.42]
     assert kettle.contexts[0].startswith("Warranty: kettles")
     assert [(c["name"], c["arguments"], c["output"]) for c in weather.tool_calls] == [

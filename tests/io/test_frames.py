@@ -148,3 +148,18 @@ def test_tally_gives_the_reports_summary():
     assert tally.means() == report.mean_scores()
     assert tally.overall_mean() == report.overall_mean()
     assert tally.format_report(report.total_time) == report.format_report()
+
+
+def test_ray_input_rows_carry_retrieval_ids_and_graded_relevance():
+    from evaluator.engines.ray import samples_frame
+
+    graded = EvalSample("q", "a", ["c"], sample_id="g", retrieval_ids=["d2", "", "d1"], relevance={"d1": 3, "d2": 1})
+    plain = EvalSample("q2", "a2", ["c"], sample_id="p", expected_docs=["d1"], retrieval_ids=["d1"])
+    out = score_frame(samples_frame([graded, plain]), RunConfig(metrics=("ndcg_exp@3", "mrr")))
+    from evaluator.io.frames import results_from_frame
+    results = [r for _, r in results_from_frame(out)]
+    assert [r.sample.retrieval_ids for r in results] == [["d2", "", "d1"], ["d1"]]
+    assert results[0].sample.relevance == {"d1": 3.0, "d2": 1.0}
+    expected = RAGEvaluator(OfflineJudge(), metrics=["ndcg_exp@3", "mrr"]).evaluate(graded)
+    assert results[0].scores["ndcg_exp@3"].score == expected.scores["ndcg_exp@3"].score
+    assert out["mrr@5"].tolist() == [1.0, 1.0]  # d2 (grade 1) is relevant at rank 1

@@ -177,7 +177,7 @@ def test_mlflow_retrieved_context_objects_are_contexts():
     assert shape(samples) == [(KETTLE, "Two years, against manufacturing defects.", 2), (ARABIC, "مدة الضمان سنتان.", 1),
                               (CARDS, "Visa and Mastercard.", 1)]
     assert samples[0].contexts[0] == WARRANTY
-    assert json.loads(samples[0].metadata["retrieval_ids"]) == ["docs/warranty.md", "docs/shipping.md"]
+    assert samples[0].retrieval_ids == ["docs/warranty.md", "docs/shipping.md"]  # ranked: hit@k, mrr, ndcg@k
 
 
 def test_promptfoo_results_written_twice_are_read_once_and_the_note_says_so():

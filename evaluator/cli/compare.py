@@ -1,0 +1,81 @@
+"""`ragmeter compare BASE NEW`: what changed between two saved runs, for a terminal or a pull request.
+
+    ragmeter compare BASE NEW [--project P] [--history DB] [--format text|markdown] [-o FILE]
+                     [--dashboard-url URL] [--fail-on-regression [--alpha 0.05]]
+
+BASE and NEW are run ids, or `latest` (the newest finished run of --project; as BASE it is the newest
+other than NEW). Per metric: both means over the sample ids both runs share, the difference with its
+paired bootstrap 95% CI and a paired permutation test's p; the rows lost and gained; the samples that
+regressed most; whether the runs scored the same version of their test set. Exit codes: 0, or 1 with
+--fail-on-regression when a metric fell significantly (p < --alpha) or rows scored in BASE are lost in
+NEW; 2 for an unknown run or bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+from ..analysis.compare import compare_runs
+from ..analysis.compare_text import ALPHA, failures, to_markdown, to_text
+from ..errors import RagmeterError
+from ..store.history import RunStore
+
+LATEST = "latest"
+
+
+def add_compare_parser(sub: Any) -> None:
+    cmp = sub.add_parser("compare", help="what changed between two saved runs (a PR comment with --format markdown)")
+    cmp.add_argument("base", metavar="BASE", help="the baseline run id, or 'latest' (with --project)")
+    cmp.add_argument("new", metavar="NEW", help="the new run id, or 'latest' (with --project)")
+    cmp.add_argument("--project", default=None, help="the project whose newest finished run 'latest' means")
+    cmp.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL "
+                     "(default $RAGMETER_HISTORY or ~/.ragmeter)")
+    cmp.add_argument("--format", choices=("text", "markdown"), default="text",
+                     help="text (default) or markdown: a pull-request comment with a table and the regressions folded")
+    cmp.add_argument("--output", "-o", default=None, help="write the comparison to this file instead of stdout")
+    cmp.add_argument("--dashboard-url", default=None, metavar="URL",
+                     help="the team dashboard's address: add links to both reports and to the comparison")
+    cmp.add_argument("--fail-on-regression", action="store_true",
+                     help="exit 1 when a metric fell significantly or rows scored in BASE are lost in NEW")
+    cmp.add_argument("--alpha", type=float, default=ALPHA,
+                     help="significance level of the paired permutation test (default %(default)s)")
+
+
+def resolve(store: RunStore, given: str, project: Optional[str], other: Optional[str] = None) -> str:
+    """A run id as given, or the newest finished run of `project` (other than `other`) for 'latest'."""
+    if given != LATEST:
+        return store.get_run(given).run_id  # HistoryError (exit 2) for an unknown id
+    if not project:
+        raise RagmeterError("'latest' needs --project: which project's newest run to compare")
+    found = [r for r in store.list_runs(project=project) if r.status == "finished" and r.run_id != other]
+    if not found:
+        raise RagmeterError(f"project {project!r} has no finished run{' other than ' + other if other else ''} "
+                            "to compare; list them with: ragmeter runs --project NAME")
+    return found[0].run_id
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    if not 0 < args.alpha < 1:
+        raise RagmeterError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {args.alpha}")
+    if LATEST in (args.base, args.new) and not args.project:
+        raise RagmeterError("'latest' needs --project: which project's newest run to compare")
+    store = RunStore(args.history)
+    new = resolve(store, args.new, args.project, other=None if args.base == LATEST else args.base)
+    base = resolve(store, args.base, args.project, other=new)
+    cmp = compare_runs(store, base, new)
+    text = to_markdown(cmp, args.alpha, args.dashboard_url) if args.format == "markdown" else to_text(cmp, args.alpha)
+    if args.output:
+        try:
+            Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise RagmeterError(f"{args.output}: the comparison cannot be written there ({exc.strerror or exc}); "
+                                "choose another path") from None
+    else:
+        print(text)
+    problems = failures(cmp, args.alpha)
+    if args.fail_on_regression and problems:
+        print(f"ragmeter: regression: {'; '.join(problems)} (exit 1)", file=sys.stderr)
+        return 1
+    return 0
