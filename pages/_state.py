@@ -55,6 +55,7 @@ GEN_CHUNKS = "gen_chunks"  # Generate: the chunks the items came from (kept when
 REV_RUN, REV_METRIC, REVIEWER = "rev_run", "rev_metric", "rev_reviewer"  # Review: run, queue metric, your name
 REV_POS = "rev_pos"  # Review: the position in the queue
 REV_FLASH = "rev_flash"  # Review: the last save's message, shown once
+REV_CURSOR = "rev_cursor"  # Review: the queue the page last drew, which the action buttons' callbacks walk
 REV_SHOWN = "rev_shown"  # Review: the (run, sample, reviewer) whose stored reviews the form was filled from
 HISTORY_PATH = "history_path"  # sidebar text input: the history database file
 EVAL_SOURCE = "eval_source"  # Evaluate: bundled sample or upload

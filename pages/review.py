@@ -1,6 +1,6 @@
 """Review: go through a run's samples in a chosen order, see the claims on the text, and record per
 metric whether you agree with the judge, your own score and a note (pages/_reviewing.py does the work)."""
-from typing import List
+from typing import List, Optional
 
 import streamlit as st
 
@@ -9,6 +9,7 @@ from evaluator.review.queue import ORDERS, queue_label, review_queue
 
 from pages import _errors as errors
 from pages import _nav as nav
+from pages import _review_cursor as cursor
 from pages import _reviewing as rv
 from pages import _state as state
 from pages import _views as views
@@ -59,9 +60,10 @@ if not queue:
                    icon=None)
     rv.agreement_table(rv.agreement(run_id))
     st.stop()
-pos = min(int(state.get(state.REV_POS, 0)), len(queue) - 1)
+by_index = dict(results)
+pos = cursor.drawn(run_id, metric, order == "unreviewed", tuple(queue))
 index = queue[pos]
-result = dict(results)[index]
+result = by_index[index]
 scores = rv.reviewable(result)
 done = sum(1 for r in reviews if r.metric == metric and r.index in set(queue))
 st.progress((pos + 1) / len(queue), text=f"Sample {pos + 1} of {len(queue)} (#{index}, {result.sample_id}) · "
@@ -81,31 +83,34 @@ with right:
         rv.metric_form(ms, rv.scale_of(ms.name, info))
 
 
-def move(step: int) -> None:
-    state.put(state.REV_POS, max(0, min(len(queue) - 1, pos + step)))
-
-
-def save(agree_all: bool = False) -> None:
+def save(at: Optional[int] = None) -> None:
+    """Store the form's reviews of sample `at`, or agree with every metric of the sample the cursor
+    points at when `at` is None; then move past it. A callback: it reads the cursor, not this draw."""
     if not name:
         state.put(state.REV_FLASH, "Type your name first: every review records who gave it.")
         return
+    sample = cursor.pointed(run_id) if at is None else at
+    if sample is None or sample not in by_index:
+        return
     with errors.guard("Saving the reviews"):
-        saved = store.record_many(rv.form_reviews(info, index, result, name, queue_label(order, int(seed)), scores,
-                                                  agree_all))
-        state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{index}.")
-        if order != "unreviewed":  # a reviewed sample leaves that queue: the next one takes its place
-            move(1)
+        shown = by_index[sample]
+        saved = store.record_many(rv.form_reviews(info, sample, shown, name, queue_label(order, int(seed)),
+                                                  rv.reviewable(shown), agree_all=at is None))
+        state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{sample}.")
+        cursor.past(run_id, sample)
         state.drop(state.REV_SHOWN)
 
 
 b1, b2, b3, b4 = st.columns(4)
-b1.button("Previous", key="rev_prev", shortcut="K", icon=":material/arrow_back:", on_click=move, args=(-1,))
-b2.button("Next", key="rev_next", shortcut="J", icon=":material/arrow_forward:", on_click=move, args=(1,))
+b1.button("Previous", key="rev_prev", shortcut="K", icon=":material/arrow_back:", on_click=cursor.move, args=(run_id, -1))
+b2.button("Next", key="rev_next", shortcut="J", icon=":material/arrow_forward:", on_click=cursor.move, args=(run_id, 1))
 if store.access is None or store.access.may("review"):  # the store refuses a viewer's save anyway; the buttons are not drawn for one
+    # Stable keys: a key per sample would leave the earlier draw's button beside the new one while
+    # the page redraws. The callbacks walk the cursor, so a click queued behind a redraw still counts.
     b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":material/done_all:",
-              on_click=save, args=(True,))
-    b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary", icon=":material/save:",
               on_click=save)
+    b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary",
+              icon=":material/save:", on_click=save, args=(index,))
 else:
     errors.info("Your role lets you read reviews, not save them; ask this dashboard's admins.",
                 icon=":material/lock:")
