@@ -9,6 +9,7 @@ import streamlit as st
 from evaluator.analysis import judging
 from evaluator.analysis.advice import recommendations
 from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
+from evaluator.analysis.claims import claim_views
 from evaluator.analysis.noise import judge_noise
 from evaluator.scoring.costs import price
 from evaluator.metrics.rubric import rubrics_in_settings
@@ -242,9 +243,12 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
     state.drop_stale(state.REP_SAMPLE, options)  # kept from a bigger report, or filtered out
     pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key=state.REP_SAMPLE,
                         persist_state=state.KEEP)  # options are plain text: the question is shown as typed
-    with st.expander("Claims on the text", expanded=True):
-        rv.claims_view(report.results[pick])
-    views.result_view(report.results[pick])
+    result = report.results[pick]
+    marked = bool(result.sample is not None and claim_views(result.sample, result.scores))
+    if marked:  # the answer, reference and contexts with their claims marked: shown here, not again below
+        with st.expander("Claims on the text", expanded=True):
+            rv.claims_view(result)
+    views.result_view(result, marked)
 
 
 def sample_label(frame: Any, i: int) -> str:

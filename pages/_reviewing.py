@@ -29,13 +29,15 @@ REV_SHOWN, REVIEWER = state.REV_SHOWN, state.REVIEWER
 PASS_FAIL = {"pass": 1.0, "fail": 0.0}
 
 
-def claims_view(result: EvalResult) -> None:
-    """The sample's text with each metric's claims marked (escaped HTML; Arabic right-to-left)."""
+def claims_view(result: EvalResult) -> bool:
+    """The sample's text with each metric's claims marked (escaped HTML; Arabic right-to-left);
+    False when there is nothing to mark (nothing drawn)."""
     if result.sample is None:
-        return
+        return False
     claims = claim_views(result.sample, result.scores)
     if claims:
         st.html(sample_html(result.sample, claims))
+    return bool(claims)
 
 
 def store() -> ReviewStore:

@@ -72,8 +72,9 @@ def text_block(label: str, text: Optional[str]) -> None:
                 unsafe_allow_html=True)
 
 
-def sample_view(sample: Optional[EvalSample]) -> None:
-    """Question, answer, reference and each context of a sample."""
+def sample_view(sample: Optional[EvalSample], marked: bool = False) -> None:
+    """Question, answer, reference and each context of a sample; with `marked`, the answer, reference
+    and contexts are already on the page with their claims marked, so only the question and notes show."""
     if sample is None:
         errors.info("This result carries no sample text.")
         return
@@ -84,13 +85,14 @@ def sample_view(sample: Optional[EvalSample]) -> None:
         st.caption(f"Answered by the target in {sample.target_latency_ms:,.0f} ms")
     if sample.no_answer_reason and not sample.answer:  # no answer at all: N/A, not an empty answer
         errors.caption("{reason}", reason=sample.no_answer_reason)
-    else:
+    elif not marked:
         text_block("Answer", sample.answer)
     if sample.metadata.get(LANGUAGE_NOTE):
         errors.caption("{note}", note=sample.metadata[LANGUAGE_NOTE])
-    text_block("Ground truth", sample.ground_truth or "(none)")
-    for i, ctx in enumerate(sample.contexts, 1):
-        text_block(f"Context {i}", ctx)
+    if not marked:
+        text_block("Ground truth", sample.ground_truth or "(none)")
+        for i, ctx in enumerate(sample.contexts, 1):
+            text_block(f"Context {i}", ctx)
     if not sample.contexts:
         errors.caption("{reason}", reason=sample.no_contexts_reason or "No contexts were retrieved for this sample.")
     ids_view(sample)
@@ -152,11 +154,11 @@ def metric_view(ms: Any) -> None:
                 st.code(ms.raw_reply, language=None, wrap_lines=True)
 
 
-def result_view(result: EvalResult) -> None:
-    """The per-metric drill-down of one result, beside its sample's text."""
+def result_view(result: EvalResult, marked: bool = False) -> None:
+    """The per-metric drill-down of one result, beside its sample's text (`marked`: see sample_view)."""
     left, right = st.columns([2, 3])
     with left:
-        sample_view(result.sample)
+        sample_view(result.sample, marked)
     with right:
         st.markdown(f"Overall {badge(result.overall_score())}", unsafe_allow_html=True)
         for ms in result.metric_scores().values():

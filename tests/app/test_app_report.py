@@ -1,5 +1,6 @@
 """Report page (AppTest): empty state, values equal the library's, filters, drill-down, downloads."""
 import html
+import re
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,8 @@ def test_drill_down_shows_text_and_reasoning(reported, library_report):
     text = markdown_text(reported)
     assert html.escape(other.sample.question) in text
     assert html.escape(other.answer_relevancy.reasoning) in text
-    for ctx in other.sample.contexts:
-        assert html.escape(ctx).replace("\n", "<br>") in text
+    for ctx in other.sample.contexts:  # marked with its claims, or as plain text when it has none
+        assert html.escape(ctx) in shown_texts(reported)
 
 
 def test_downloads_and_charts_are_offered(reported):
@@ -208,3 +209,20 @@ def test_retrieval_metrics_show_as_cards_and_their_ranks_in_the_drill_down(tmp_p
     at.selectbox(key="rep_sample").set_value(1).run()
     text = "\n".join(m.value for m in at.markdown)
     assert "No retrieval ids for this sample" in text  # N/A with its reason, never 0
+
+
+def shown_texts(at) -> str:
+    """The sample text the page draws, tags dropped: Markdown blocks and the marked-claims HTML
+    (without its claim lists, which quote an answer sentence as a claim)."""
+    bodies = [m.value for m in at.markdown] + [h.proto.body for h in at.get("html")]
+    text = re.sub(r"<ol>.*?</ol>", "", "\n".join(bodies), flags=re.S).replace("<br>", "\n")
+    return re.sub(r"<[^>]+>", "", text)
+
+
+@pytest.mark.parametrize("pick", [0, 5])
+def test_drill_down_shows_answer_and_contexts_once(reported, library_report, pick):
+    reported.selectbox(key="rep_sample").set_value(pick).run()
+    sample = library_report.results[pick].sample
+    page = shown_texts(reported)
+    for text in [sample.question, sample.answer, *sample.contexts]:
+        assert page.count(html.escape(text)) == 1, text
