@@ -174,7 +174,7 @@ def review(chunks: List[Chunk]) -> None:
     st.subheader("3. Review")
     coverage = compute_coverage(chunks, items)
     errors.caption("{summary}", summary=coverage.summary())  # names the documents: user text
-    st.altair_chart(coverage_chart(coverage), use_container_width=True)
+    st.altair_chart(coverage_chart(coverage), width="stretch")
     gaps = coverage.uncovered()
     if gaps:
         with st.expander(f"{len(gaps)} sections no item touches"):
