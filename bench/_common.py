@@ -235,3 +235,23 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
     return str(value)
+
+
+def start_dashboard(port: int, env: Dict[str, str], source: Path = REPO, timeout: float = 90) -> subprocess.Popen:
+    """`streamlit run app.py` from `source` on a loopback port, once its health check answers."""
+    import os
+    import signal
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"],
+        cwd=source, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return proc
+        except OSError:
+            time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise SystemExit(f"the dashboard did not start within {timeout:.0f} s")

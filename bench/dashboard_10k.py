@@ -24,6 +24,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import start_dashboard  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -53,21 +55,7 @@ def free_port() -> int:
 
 
 def start_app(port: int, history: Path) -> subprocess.Popen:
-    env = dict(os.environ, RAGMETER_HISTORY=str(history))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise SystemExit("the dashboard did not start within 60 s")
+    return start_dashboard(port, dict(os.environ, RAGMETER_HISTORY=str(history)), ROOT, timeout=60)
 
 
 def idle(page, timeout: float = 600_000) -> None:

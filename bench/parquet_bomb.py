@@ -26,6 +26,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import start_dashboard  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -56,20 +58,7 @@ def free_port() -> int:
 def start_app(source: Path, port: int, history: Path) -> subprocess.Popen:
     env = dict(os.environ, RAGMETER_HISTORY=str(history), PYTHONPATH=str(source))
     env.pop("RAGMETER_CONFIG", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"],
-        cwd=source, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise SystemExit("the dashboard did not start within 90 s")
+    return start_dashboard(port, env, source)
 
 
 def rss_mb(pid: int, field: str) -> float:

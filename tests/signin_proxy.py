@@ -8,20 +8,26 @@ from the websocket: a header set in the browser reaches the page's HTTP requests
 
     with SignInProxy(upstream_port) as proxy:
         context.add_cookies([proxy.cookie("vera@example.com", url)])
+
+`SignInProxy(port, header, values=[...])` sends those header lines on every request instead, whatever
+the cookie: two values model a proxy that appends instead of replacing, and values go out as raw
+UTF-8 bytes, as a real proxy sends a non-ASCII name.
 """
 from __future__ import annotations
 
 import socket
 import threading
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 from urllib.parse import quote, unquote
 
 COOKIE = "ragmeter_test_user"
 
 
 class SignInProxy:
-    def __init__(self, upstream_port: int, header: str = "X-Forwarded-Email") -> None:
+    def __init__(self, upstream_port: int, header: str = "X-Forwarded-Email",
+                 values: Optional[Sequence[str]] = None) -> None:
         self.upstream_port, self.header = upstream_port, header
+        self.values = None if values is None else list(values)
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
@@ -77,14 +83,13 @@ class SignInProxy:
             name, _, value = line.partition(":")
             headers.append((name.strip(), value.strip()))
         upgrade = any(n.lower() == "upgrade" for n, _ in headers)
-        user = _cookie_user(headers)
+        users = [u for u in [_cookie_user(headers)] if u is not None] if self.values is None else self.values
         kept = [(n, v) for n, v in headers
                 if n.lower() != self.header.lower() and (upgrade or n.lower() != "connection")]
         if not upgrade:
             kept.append(("Connection", "close"))
         out = [lines[0].encode("latin-1")] + [f"{n}: {v}".encode("latin-1") for n, v in kept]
-        if user is not None:
-            out.append(self.header.encode("latin-1") + b": " + user.encode("utf-8"))  # what proxies send: UTF-8 bytes
+        out += [self.header.encode("latin-1") + b": " + user.encode("utf-8") for user in users]  # UTF-8, as proxies send
         return b"\r\n".join(out) + b"\r\n\r\n"
 
 

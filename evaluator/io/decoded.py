@@ -49,10 +49,13 @@ def check_metadata(metadata: Any, budget: Budget) -> None:
 
 
 def string_columns(metadata: Any) -> List[str]:
-    """The dotted paths of a Parquet file's string and binary leaves, for `read_dictionary`."""
+    """The top-level string and binary columns of a Parquet file, for `read_dictionary`.
+
+    Only top-level ones: pyarrow cannot read a nested column (a list of contexts) as a dictionary
+    ("Nested data conversions not implemented"); those are decoded plainly and counted per batch."""
     schema = metadata.schema
     return [schema.column(j).path for j in range(metadata.num_columns)
-            if schema.column(j).physical_type == "BYTE_ARRAY"]
+            if schema.column(j).physical_type == "BYTE_ARRAY" and "." not in schema.column(j).path]
 
 
 def decoded_size(array: Any) -> int:

@@ -56,6 +56,7 @@ class Database:
     errors: Tuple[Type[BaseException], ...] = ()
     integrity_errors: Tuple[Type[BaseException], ...] = ()
     location = ""  # what messages show: the file path, or the URL without its password
+    _local: threading.local  # this thread's connection, as `_local.db`
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator["Session"]:
@@ -70,7 +71,11 @@ class Database:
         yield  # pragma: no cover
 
     def close(self) -> None:
-        raise NotImplementedError
+        """Close this thread's connection (each thread has its own, in `_local.db`)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
 
 
 class Session:
@@ -175,12 +180,6 @@ class SqliteDatabase(Database):
         with self._begin("BEGIN IMMEDIATE") as session:  # the write lock, before anything is read
             yield session
 
-    def close(self) -> None:
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
-
 
 class PostgresDatabase(Database):
     dialect = "postgresql"
@@ -222,12 +221,6 @@ class PostgresDatabase(Database):
         with self.transaction() as session:
             session.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
             yield session
-
-    def close(self) -> None:
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
 
 
 def open_database(location: os.PathLike | str) -> Database:

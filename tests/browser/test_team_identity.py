@@ -5,7 +5,7 @@
   machine, where the sign-in proxy runs;
 - "remote": trusted_proxies = 10.9.9.0/24, so a header sent from 127.0.0.1 (not the proxy) is forged.
 
-Each user's browser goes through its own tests/header_proxy.py, which sets the identity header on
+Each user's browser goes through its own tests/signin_proxy.py (fixed header values), which sets the identity header on
 every request, the websocket handshake included (Chromium sends no extra headers there).
 Checked: a forged header signs nobody in; a header sent twice signs nobody in; "ALICE@Example.COM" is
 alice's admin account; a UTF-8 name arrives intact; a Cyrillic look-alike of her address is refused
@@ -30,7 +30,7 @@ except ImportError:  # the conftest's fixtures skip or fail
 from evaluator.model import EvalResult, EvalSample
 from evaluator.store.history import RunStore
 
-from header_proxy import HeaderProxy
+from signin_proxy import SignInProxy
 
 from .conftest import VIEWPORT, serve_app
 from .test_dashboard import RUN_TIMEOUT, main, wait_idle
@@ -97,7 +97,7 @@ def as_user(browser):
         contexts.append(context)
         url = server["url"]
         if names:
-            proxies.append(HeaderProxy(int(url.rsplit(":", 1)[1]), HEADER, names))
+            proxies.append(SignInProxy(int(url.rsplit(":", 1)[1]), HEADER, names))
             url = proxies[-1].url
         return Visitor(context.new_page(), url)
 

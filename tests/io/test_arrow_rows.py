@@ -130,3 +130,16 @@ def test_plain_text_compressed_away_is_refused_from_the_metadata(tmp_path):
 def test_a_file_within_its_decoded_size_reads_as_before():
     rows = load_dataset(io.BytesIO(_bomb(rows=5, cell=1000)), name="small.parquet", max_bytes=1_000_000)
     assert len(rows) == 5 and rows[4].answer == "x" * 1000 and rows[4].contexts == ["x" * 1000]
+
+
+def test_list_columns_across_several_row_groups_read_like_jsonl(tmp_path):
+    """pandas and Spark write a file of many row groups; a list column (contexts) spans them."""
+    rows = [{"question": f"Which desk handles case {i}?", "answer": f"Desk {i}.",
+             "contexts": [f"Case {i} goes to desk {i}.", "Desks open at nine."], "ground_truth": f"Desk {i}."}
+            for i in range(20)]
+    path = tmp_path / "many_groups.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=6)
+    assert pq.ParquetFile(path).metadata.num_row_groups == 4
+    samples = load_dataset(path)
+    assert [s.contexts for s in samples] == [r["contexts"] for r in rows]
+    assert [s.ground_truth for s in samples] == [r["ground_truth"] for r in rows]
