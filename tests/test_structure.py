@@ -91,7 +91,7 @@ LAYERS = (
     ("engines and report", ("engines", "report")),
     ("targets and config", ("targets", "config", "team")),
     ("review and generate", ("review", "generate")),
-    ("runs", ("runs",)),
+    ("runs and collect", ("runs", "collect")),
     ("cli, demo and testing", ("cli", "demo", "__main__", "testing")),
 )
 # evaluator/*.py, __init__ and __main__ included: the rest lives in a layer's package. 11: the core holds the

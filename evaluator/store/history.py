@@ -184,6 +184,42 @@ def m007_one_row_type(db: Any) -> None:
             db.execute("UPDATE runs SET settings = ? WHERE run_id = ?", (_dumps(settings), run_id))
 
 
+@migration
+def m010_alerts(db: Any) -> None:
+    # Alert rules on live runs (evaluator/collect/alerts.py): each rule's state per project, so a restarted
+    # collector neither refires a breach nor forgets a recovery, and every breach and recovery with its webhook
+    # delivery, for the Monitor page.
+    db.execute(
+        """CREATE TABLE alert_state (
+            project TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            state TEXT NOT NULL,
+            value """ + _real(db) + """,
+            cursor TEXT,
+            changed_at TEXT,
+            PRIMARY KEY (project, rule)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE alert_events (
+            event_id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            state TEXT NOT NULL,
+            value """ + _real(db) + """ NOT NULL,
+            threshold """ + _real(db) + """ NOT NULL,
+            at TEXT NOT NULL,
+            run_id TEXT,
+            idx INTEGER,
+            created_at TEXT NOT NULL,
+            delivery TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute("CREATE INDEX alert_events_project ON alert_events (project, at)")
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()

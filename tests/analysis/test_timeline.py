@@ -1,5 +1,5 @@
-"""timeline: a project's scores over time, read with SQL from a real SQLite history of live runs."""
-from datetime import datetime, timedelta, timezone
+"""timeline: a project's scores over time, read with SQL from a real history of live runs (SQLite and PostgreSQL)."""
+from datetime import timedelta
 
 import pytest
 
@@ -9,11 +9,15 @@ from evaluator.store.history import RunStore
 from live_runs import START, write_live_runs
 
 NOW = START + timedelta(days=3)
+DAY0, DAY1 = START.strftime("%Y-%m-%d"), (START + timedelta(days=1)).strftime("%Y-%m-%d")
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    """The same reads on both backends: a SQLite file, and a fresh database on a PostgreSQL server."""
+    if request.param == "sqlite":
+        return RunStore(tmp_path / "history.sqlite3")
+    return RunStore(request.getfixturevalue("postgres_url"))
 
 
 def scores(i):
@@ -26,11 +30,11 @@ def test_hourly_means_bands_and_runs(store):
     line = tl.timeline(store, "shop", now=NOW)
     assert sorted(line.points) == ["context_recall", "faithfulness"]
     faith = line.points["faithfulness"]
-    assert [p.bucket for p in faith] == [f"2026-12-01T0{h}" for h in range(6)]
+    assert [p.bucket for p in faith] == [f"{DAY0}T0{h}" for h in range(6)]
     assert all(p.n == 6 and p.mean == pytest.approx(0.7) for p in faith)
     # t-interval of six values 0.6/0.8: sd 0.1095, t(5) 2.571 -> half-width 0.115
     assert faith[0].low == pytest.approx(0.7 - 0.115, abs=0.002) and faith[0].high == pytest.approx(0.815, abs=0.002)
-    assert faith[0].run_ids == (runs[0],) and faith[0].start == "2026-12-01T00:00:00Z"
+    assert faith[0].run_ids == (runs[0],) and faith[0].start == f"{DAY0}T00:00:00Z"
     recall = line.points["context_recall"]
     assert all(p.n == 3 and p.mean == pytest.approx(1.0) for p in recall)  # skipped rows left out, not zeros
 
@@ -38,14 +42,13 @@ def test_hourly_means_bands_and_runs(store):
 def test_daily_points_span_one_run_each(store):
     runs = write_live_runs(store, "shop", 2 * 144, scores=scores)  # two days
     faith = tl.timeline(store, "shop", step="day", now=NOW).points["faithfulness"]
-    assert [(p.bucket, p.n, p.run_ids) for p in faith] == [("2026-12-01", 144, (runs[0],)),
-                                                           ("2026-12-02", 144, (runs[1],))]
+    assert [(p.bucket, p.n, p.run_ids) for p in faith] == [(DAY0, 144, (runs[0],)), (DAY1, 144, (runs[1],))]
 
 
 def test_window_bounds_what_is_read(store):
     write_live_runs(store, "shop", 2 * 144, scores=scores)
-    line = tl.timeline(store, "shop", days=1, now=datetime(2026, 12, 3, 0, 0, tzinfo=timezone.utc))
-    assert {p.bucket[:10] for p in line.points["faithfulness"]} == {"2026-12-02"}
+    line = tl.timeline(store, "shop", days=1, now=START + timedelta(days=2))
+    assert {p.bucket[:10] for p in line.points["faithfulness"]} == {DAY1}
 
 
 def test_other_projects_and_plain_runs_stay_out(store):
@@ -60,14 +63,14 @@ def test_deploy_marks_where_the_version_changes(store):
     versions[5] = None  # a trace without a version is no deploy
     write_live_runs(store, "shop", 30, scores=scores, version=versions.get)
     marks = tl.timeline(store, "shop", now=NOW).deploys
-    assert [(d.at[:16], d.previous, d.version) for d in marks] == [("2026-12-01T01:40", "v1", "v2"),
-                                                                   ("2026-12-01T03:20", "v2", "v1")]
+    assert [(d.at[:16], d.previous, d.version) for d in marks] == [(f"{DAY0}T01:40", "v1", "v2"),
+                                                                   (f"{DAY0}T03:20", "v2", "v1")]
 
 
 def test_drill_down_lists_the_rows_behind_a_point(store):
     runs = write_live_runs(store, "shop", 12, scores=scores)
-    assert tl.samples_at(store, "shop", "2026-12-01T01") == [(runs[0], i) for i in range(6, 12)]
-    assert tl.samples_at(store, "shop", "2026-12-01T01", limit=2) == [(runs[0], 6), (runs[0], 7)]
+    assert tl.samples_at(store, "shop", f"{DAY0}T01") == [(runs[0], i) for i in range(6, 12)]
+    assert tl.samples_at(store, "shop", f"{DAY0}T01", limit=2) == [(runs[0], 6), (runs[0], 7)]
 
 
 def test_scored_rows_page_in_trace_order_after_a_cursor(store):
