@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from ..bounded import ReplyTooLarge, bounded_client
+from ..bounded import BoundedTransport, ReplyTooLarge, inner_transport
 from ..errors import RagmeterError
 from ..retrying import Failed, GaveUp, with_retries
 from ..store.history import RunStore
@@ -88,7 +88,9 @@ class Webhook:
         if left <= 0:
             return _PostFailed(f"no reply within the {self.deadline:g} s deadline", retryable=False)
         try:
-            with bounded_client(self.url, left, self.max_reply_bytes, follow_redirects=False) as client:
+            # Redirects are not followed: the operator's URL is the one place an alert may go.
+            transport = BoundedTransport(left, self.max_reply_bytes, inner_transport(self.url))
+            with httpx2.Client(transport=transport, timeout=left, follow_redirects=False) as client:
                 reply = client.post(self.url, json=body)
         except httpx2.TimeoutException:
             return _PostFailed(f"no reply from {shown(self.url)} within the {self.deadline:g} s deadline", False)
