@@ -36,6 +36,7 @@ SPOT_PAGE = "pages/spot_check.py"
 REVIEW_PAGE = "pages/review.py"
 GENERATE_PAGE = "pages/generate.py"
 HISTORY_PAGE = "pages/history.py"
+MONITOR_PAGE = "pages/monitor.py"
 PAGES = [
     (EVALUATE_PAGE, "Evaluate", ":material/science:"),
     (REPORT_PAGE, "Report", ":material/bar_chart:"),
@@ -43,6 +44,7 @@ PAGES = [
     (REVIEW_PAGE, "Review", ":material/rate_review:"),
     (GENERATE_PAGE, "Generate", ":material/quiz:"),
     (HISTORY_PAGE, "History", ":material/history:"),
+    (MONITOR_PAGE, "Monitor", ":material/monitoring:"),
 ]
 
 _SHELL = threading.local()  # .active is True while app.py runs a page on this script thread

@@ -141,3 +141,28 @@ def chart_png(chart: Any, scale: float = 2) -> bytes:
 def chart_svg(chart: Any) -> str:
     """The chart (altair chart or vega-lite dict) as an SVG document, rendered offline."""
     return _vl_convert().vegalite_to_svg(_spec(chart))
+
+
+def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]],
+                   deploys: Sequence[Dict[str, Any]] = ()) -> "alt.LayerChart":
+    """One metric over time (the Monitor page): the mean per hour or day as a line of points, its 95%
+    band as a shaded area, and each deploy as a dashed rule. A row is {time, mean, low, high, n, run,
+    href}: clicking a point opens `href` (its run's report); a deploy is {at, version, previous}."""
+    alt = _altair()
+    data = alt.Data(values=list(rows))
+    time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d %H:%M", labelAngle=0))
+    score = alt.Scale(domain=[0, 1])
+    band = alt.Chart(data).mark_area(opacity=0.18, color="#4c78a8").encode(
+        x=time_axis, y=alt.Y("low:Q", scale=score, title=f"{metric} (mean, 95% band)"), y2="high:Q")
+    tooltip = [alt.Tooltip("time:T", format="%Y-%m-%d %H:%M", title="from"), alt.Tooltip("mean:Q", format=".3f"),
+               alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f"),
+               alt.Tooltip("n:Q", title="scored samples"), alt.Tooltip("run:N")]
+    line = alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=40, cursor="pointer"), color="#4c78a8").encode(
+        x=time_axis, y=alt.Y("mean:Q", scale=score), href="href:N", tooltip=tooltip)
+    layers = [band, line]
+    if deploys:
+        marks = alt.Chart(alt.Data(values=list(deploys))).mark_rule(color="#cc0000", strokeDash=[4, 3]).encode(
+            x="at:T", tooltip=[alt.Tooltip("version:N", title="deploy"), alt.Tooltip("previous:N", title="after"),
+                               alt.Tooltip("at:T", format="%Y-%m-%d %H:%M:%S")])
+        layers.append(marks)
+    return alt.layer(*layers).properties(title=metric, height=220)

@@ -153,6 +153,17 @@ def _runs_since(since: str) -> str:
     return (start - timedelta(days=1)).strftime("%Y-%m-%d")
 
 
+def live_projects(store: RunStore) -> List[str]:
+    """The projects with live runs (a first sample carrying trace_end), sorted; one row per run is read."""
+    first = (f"COALESCE({_json(store, 's.record', 'metadata', 'trace_end')}, "
+             f"{_json(store, 'r.record', 'sample', 'metadata', 'trace_end')})")
+    rows = store.query(
+        f"SELECT DISTINCT u.project FROM runs u JOIN samples s ON s.run_id = u.run_id AND s.idx = 0 "
+        f"LEFT JOIN results r ON r.run_id = s.run_id AND r.idx = 0 WHERE u.project IS NOT NULL AND {first} IS NOT NULL "
+        "ORDER BY u.project")
+    return [str(p) for (p,) in rows]
+
+
 def metrics_of(store: RunStore, project: str, since: str) -> List[str]:
     """The metrics scored in the project's runs of the window (from the newest run's first row: a live
     run scores every trace on the same metrics)."""
@@ -269,5 +280,5 @@ def run_mean(store: RunStore, run_id: str, metric: str) -> Optional[float]:
 
 
 __all__ = ["BUCKETS", "Deploy", "OVERALL", "Point", "ScoredRow", "Timeline", "WINDOW_DAYS",
-           "check_metric", "deploys", "last_rows", "metric_points", "metrics_of", "run_mean", "samples_at",
+           "check_metric", "deploys", "last_rows", "live_projects", "metric_points", "metrics_of", "run_mean", "samples_at",
            "scored_rows", "timeline", "window_start"]

@@ -6,7 +6,9 @@ import pytest
 from evaluator.analysis import timeline as tl
 from evaluator.store.history import RunStore
 
-from live_runs import START, write_live_runs
+from evaluator.model import EvalSample
+
+from live_runs import START, trace, write_live_runs
 
 NOW = START + timedelta(days=3)
 DAY0, DAY1 = START.strftime("%Y-%m-%d"), (START + timedelta(days=1)).strftime("%Y-%m-%d")
@@ -94,3 +96,10 @@ def test_overall_and_run_means(store):
 def test_a_metric_name_is_never_sql(store, name):
     with pytest.raises(ValueError, match="not a metric name"):
         tl.metric_points(store, "shop", name, since="2026-01-01")
+
+
+def test_live_projects_are_those_with_traces(store):
+    write_live_runs(store, "shop", 3, scores=scores)
+    store.create_run(dataset_name="batch.jsonl", samples=[trace(0, START, None)], settings={}, project="bank")
+    store.create_run(dataset_name="plain.jsonl", samples=[EvalSample("q?", "a.", ["c"])], settings={}, project="ci")
+    assert tl.live_projects(store) == ["bank", "shop"]
