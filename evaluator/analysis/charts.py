@@ -153,7 +153,7 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]],
     time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d %H:%M", labelAngle=0))
     score = alt.Scale(domain=[0, 1])
     band = alt.Chart(data).mark_area(opacity=0.18, color="#4c78a8").encode(
-        x=time_axis, y=alt.Y("low:Q", scale=score, title=f"{metric} (mean, 95% band)"), y2="high:Q")
+        x=time_axis, y=alt.Y("low:Q", scale=score, title="mean (95% band)"), y2="high:Q")
     tooltip = [alt.Tooltip("time:T", format="%Y-%m-%d %H:%M", title="from"), alt.Tooltip("mean:Q", format=".3f"),
                alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f"),
                alt.Tooltip("n:Q", title="scored samples"), alt.Tooltip("run:N")]
@@ -165,4 +165,5 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]],
             x="at:T", tooltip=[alt.Tooltip("version:N", title="deploy"), alt.Tooltip("previous:N", title="after"),
                                alt.Tooltip("at:T", format="%Y-%m-%d %H:%M:%S")])
         layers.append(marks)
-    return alt.layer(*layers).properties(title=metric, height=220)
+    return alt.layer(*layers).properties(title=alt.TitleParams(metric, anchor="start", fontSize=14),
+                                         height=220, padding={"top": 12, "left": 5, "right": 5, "bottom": 5})
