@@ -185,6 +185,38 @@ def _aggregate(store: RunStore, project: str, metric: str, since: str, width: in
         (project, _runs_since(since), since))
 
 
+def _each_metric(store: RunStore) -> Tuple[str, str]:
+    """(the FROM item that spreads a row's `metrics` object into (key, value) rows, the score read from
+    one of those values, NULL when skipped)."""
+    if store.dialect == "postgresql":
+        return ("CROSS JOIN LATERAL jsonb_each(q.rec::jsonb -> 'metrics') m",
+                "CASE WHEN m.value ->> 'skipped' = 'true' THEN NULL ELSE CAST(m.value ->> 'score' AS DOUBLE PRECISION) END")
+    return ("JOIN json_each(q.rec, '$.metrics') m",
+            "CASE WHEN COALESCE(json_extract(m.value, '$.skipped'), 0) = 1 THEN NULL "
+            "ELSE CAST(json_extract(m.value, '$.score') AS REAL) END")
+
+
+def _aggregate_all(store: RunStore, project: str, since: str, width: int) -> List[Tuple]:
+    """(bucket, run_id, metric, n, sum, sum of squares) for every metric in one pass over the window's rows."""
+    spread, score = _each_metric(store)
+    inner = _rows(store, "r.run_id AS run_id, r.record AS rec")
+    return store.query(
+        f"SELECT b, run_id, metric, COUNT(v), SUM(v), SUM(v * v) FROM (SELECT substr(q.te, 1, {width}) AS b, "
+        f"q.run_id AS run_id, m.key AS metric, {score} AS v FROM ({inner}) q {spread} WHERE q.te >= ?) a "
+        "WHERE v IS NOT NULL GROUP BY b, run_id, metric ORDER BY 3, 1, 2",
+        (project, _runs_since(since), since))
+
+
+def all_points(store: RunStore, project: str, *, since: str, step: str = "hour") -> Dict[str, List[Point]]:
+    """Every metric's means per bucket over the window, read in one pass; metric -> points in time order."""
+    grouped: Dict[str, Dict[str, List[Tuple]]] = {}
+    for b, run_id, metric, n, total, squares in _aggregate_all(store, project, since, BUCKETS[step]):
+        if METRIC_NAME.match(str(metric)):
+            grouped.setdefault(str(metric), {}).setdefault(str(b), []).append((b, run_id, n, total, squares))
+    return {metric: [_point(metric, bucket, parts) for bucket, parts in sorted(buckets.items())]
+            for metric, buckets in grouped.items()}
+
+
 def _point(metric: str, bucket: str, parts: Sequence[Tuple]) -> Point:
     n = sum(int(p[2]) for p in parts)
     total, squares = sum(float(p[3]) for p in parts), sum(float(p[4]) for p in parts)
@@ -223,7 +255,11 @@ def timeline(store: RunStore, project: str, *, days: int = WINDOW_DAYS, step: st
         raise ValueError(f"step must be one of {', '.join(BUCKETS)}, not {step!r}")
     since = window_start(days, now)
     out = Timeline(project=project, since=since, step=step)
-    for metric in metrics if metrics is not None else metrics_of(store, project, since):
+    if metrics is None:  # every metric the rows have, in one pass, in the order the newest run lists them
+        found = all_points(store, project, since=since, step=step)
+        order = [m for m in metrics_of(store, project, since) if m in found]
+        out.points = {m: found[m] for m in order + sorted(set(found) - set(order))}
+    for metric in metrics or ():
         points = metric_points(store, project, metric, since=since, step=step)
         if points:
             out.points[metric] = points
@@ -279,6 +315,6 @@ def run_mean(store: RunStore, run_id: str, metric: str) -> Optional[float]:
     return float(rows[0][0])
 
 
-__all__ = ["BUCKETS", "Deploy", "OVERALL", "Point", "ScoredRow", "Timeline", "WINDOW_DAYS",
+__all__ = ["BUCKETS", "Deploy", "OVERALL", "Point", "all_points", "ScoredRow", "Timeline", "WINDOW_DAYS",
            "check_metric", "deploys", "last_rows", "live_projects", "metric_points", "metrics_of", "run_mean", "samples_at",
            "scored_rows", "timeline", "window_start"]
