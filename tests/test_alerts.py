@@ -80,9 +80,12 @@ def test_an_upper_limit_breaches_above_it():
     assert [c.state for c in changes] == ["breach", "recovered"]
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    """The state and events on both backends: a SQLite file, and a fresh database on a PostgreSQL server."""
+    if request.param == "sqlite":
+        return RunStore(tmp_path / "history.sqlite3")
+    return RunStore(request.getfixturevalue("postgres_url"))
 
 
 def quality(i, drop_from=150, drop_to=300):
@@ -109,10 +112,10 @@ def test_monitor_fires_once_per_breach_and_never_again_after_a_restart(store):
     assert AlertMonitor(store, "shop", [parse_rule("faithfulness < 0.75 over 40")], since="").poll() == []
 
 
-def test_a_refilled_window_judges_as_the_unbroken_one_would(store):
+def test_a_refilled_window_judges_as_the_unbroken_one_would(store, tmp_path):
     write_live_runs(store, "shop", 300, scores=lambda i: quality(i, 100, 200))
     straight = AlertMonitor(store, "shop", [parse_rule("faithfulness < 0.75 over 40")], since="").poll()
-    other = RunStore(store.path.parent / "other.sqlite3")
+    other = RunStore(tmp_path / "other.sqlite3")
     write_live_runs(other, "shop", 120, scores=lambda i: quality(i, 100, 200))
     assert [e.state for e in AlertMonitor(other, "shop", [parse_rule("faithfulness < 0.75 over 40")],
                                           since="").poll()] == ["breach"]
