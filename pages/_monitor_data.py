@@ -52,13 +52,15 @@ def deploy_rows(deploys: Sequence[tl.Deploy]) -> List[Dict[str, Any]]:
     return [{"at": d.at, "version": d.version, "previous": d.previous} for d in deploys]
 
 
-def charts(line: tl.Timeline) -> None:
-    """One chart per metric, its points linking to their runs' reports."""
+def charts(line: tl.Timeline, fired: Sequence[alerts.AlertEvent] = ()) -> None:
+    """One chart per metric, its points linking to their runs' reports, its alerts marked."""
     from evaluator.analysis.charts import timeline_chart
 
     marks = deploy_rows(line.deploys)
     for metric, points in line.points.items():
-        st.altair_chart(timeline_chart(metric, chart_rows(points), marks), width="stretch")
+        shown = [{"at": e.at, "value": e.value, "state": e.state, "rule": e.rule} for e in fired
+                 if e.metric == metric and e.at >= line.since]
+        st.altair_chart(timeline_chart(metric, chart_rows(points), marks, shown), width="stretch")
     if line.deploys:
         st.caption("Dashed red lines: deploys (the traced service's version changed).")
         views.records_table([{"at": d.at, "version": d.version, "after": d.previous} for d in line.deploys])

@@ -28,12 +28,13 @@ step = c2.segmented_control("Per", ["hour", "day"], default="hour", key="mon_ste
 days = c3.selectbox("Last", monitor.DAYS, index=2, format_func=lambda d: f"{d} days", key="mon_days")
 with errors.guard("Reading the live runs"):
     line = monitor.timeline(location, project, days, step, store)
+    fired = monitor.events(location, project, store)
     if line.empty:
         monitor.empty_state(project)
     else:
         st.caption("Each point is the mean of the traces scored in that hour or day, with its 95% band; "
-                   "click a point to open its run's report.")
-        monitor.charts(line)
-    monitor.alerts_table(monitor.events(location, project, store))
+                   "click a point to open its run's report. Triangles: alerts (red breach, green recovery).")
+        monitor.charts(line, fired)
+    monitor.alerts_table(fired)
     if not line.empty:
         monitor.drill_down(store, line)

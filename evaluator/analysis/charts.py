@@ -143,11 +143,12 @@ def chart_svg(chart: Any) -> str:
     return _vl_convert().vegalite_to_svg(_spec(chart))
 
 
-def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]],
-                   deploys: Sequence[Dict[str, Any]] = ()) -> "alt.LayerChart":
+def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequence[Dict[str, Any]] = (),
+                   alerts: Sequence[Dict[str, Any]] = ()) -> "alt.LayerChart":
     """One metric over time (the Monitor page): the mean per hour or day as a line of points, its 95%
     band as a shaded area, and each deploy as a dashed rule. A row is {time, mean, low, high, n, run,
-    href}: clicking a point opens `href` (its run's report); a deploy is {at, version, previous}."""
+    href}: clicking a point opens `href` (its run's report); a deploy is {at, version, previous}; an alert, drawn as a
+    triangle at the window's mean, is {at, value, state, rule}."""
     alt = _altair()
     data = alt.Data(values=list(rows))
     time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d %H:%M", labelAngle=0))
@@ -165,5 +166,14 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]],
             x="at:T", tooltip=[alt.Tooltip("version:N", title="deploy"), alt.Tooltip("previous:N", title="after"),
                                alt.Tooltip("at:T", format="%Y-%m-%d %H:%M:%S")])
         layers.append(marks)
+    if alerts:
+        states = alt.Scale(domain=["breach", "recovered"], range=["#cc0000", "#1b7f3b"])
+        triangle = {"shape": "triangle-down", "size": 120, "filled": True}
+        fired = alt.Chart(alt.Data(values=list(alerts))).mark_point(**triangle).encode(
+            x="at:T", y=alt.Y("value:Q", scale=score),
+            color=alt.Color("state:N", scale=states, title="alert", legend=alt.Legend(orient="bottom")),
+            tooltip=[alt.Tooltip("state:N"), alt.Tooltip("rule:N"), alt.Tooltip("value:Q", format=".3f", title="mean"),
+                     alt.Tooltip("at:T", format="%Y-%m-%d %H:%M:%S")])
+        layers.append(fired)
     return alt.layer(*layers).properties(title=alt.TitleParams(metric, anchor="start", fontSize=14),
                                          height=220, padding={"top": 12, "left": 5, "right": 5, "bottom": 5})

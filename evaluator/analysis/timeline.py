@@ -113,7 +113,8 @@ def _json(store: RunStore, column: str, *path: str) -> str:
 def _trace_end(store: RunStore) -> str:
     # A result whose sample differs from its run's (m003) embeds it; rows from before m003 are whole records.
     return (f"COALESCE({_json(store, 'r.record', 'sample', 'metadata', 'trace_end')}, "
-            f"{_json(store, 's.record', 'metadata', 'trace_end')}, {_json(store, 'r.record', 'metadata', 'trace_end')})")
+            f"{_json(store, 's.record', 'metadata', 'trace_end')}, "
+            f"{_json(store, 'r.record', 'metadata', 'trace_end')})")
 
 
 def _version(store: RunStore) -> str:
@@ -190,7 +191,8 @@ def _each_metric(store: RunStore) -> Tuple[str, str]:
     one of those values, NULL when skipped)."""
     if store.dialect == "postgresql":
         return ("CROSS JOIN LATERAL jsonb_each(q.rec::jsonb -> 'metrics') m",
-                "CASE WHEN m.value ->> 'skipped' = 'true' THEN NULL ELSE CAST(m.value ->> 'score' AS DOUBLE PRECISION) END")
+                "CASE WHEN m.value ->> 'skipped' = 'true' THEN NULL "
+                "ELSE CAST(m.value ->> 'score' AS DOUBLE PRECISION) END")
     return ("JOIN json_each(q.rec, '$.metrics') m",
             "CASE WHEN COALESCE(json_extract(m.value, '$.skipped'), 0) = 1 THEN NULL "
             "ELSE CAST(json_extract(m.value, '$.score') AS REAL) END")
@@ -315,6 +317,6 @@ def run_mean(store: RunStore, run_id: str, metric: str) -> Optional[float]:
     return float(rows[0][0])
 
 
-__all__ = ["BUCKETS", "Deploy", "OVERALL", "Point", "all_points", "ScoredRow", "Timeline", "WINDOW_DAYS",
-           "check_metric", "deploys", "last_rows", "live_projects", "metric_points", "metrics_of", "run_mean", "samples_at",
-           "scored_rows", "timeline", "window_start"]
+__all__ = ["BUCKETS", "Deploy", "OVERALL", "Point", "ScoredRow", "Timeline", "WINDOW_DAYS", "all_points",
+           "check_metric", "deploys", "last_rows", "live_projects", "metric_points", "metrics_of", "run_mean",
+           "samples_at", "scored_rows", "timeline", "window_start"]

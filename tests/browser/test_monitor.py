@@ -66,7 +66,8 @@ def test_monitor_draws_each_metric_with_bands_deploys_and_alerts(page: Page, see
         marks = "g.role-mark"  # the data's marks, not the axes' ticks and grid
         expect(svg.locator(f"{marks}.mark-area path")).to_have_count(1)  # the band
         expect(svg.locator(f"{marks}.mark-line path")).to_have_count(1)  # the means
-        expect(svg.locator(f"{marks}.mark-symbol path")).to_have_count(48)  # a point per hour, two days
+        # a point per hour over two days, and on faithfulness's chart the breach and the recovery
+        expect(svg.locator(f"{marks}.mark-symbol path")).to_have_count(48 + (2 if metric == "faithfulness" else 0))
         expect(svg.locator(f"{marks}.mark-rule line")).to_have_count(1)  # the v1 -> v2 deploy
     alerts = main(page).locator('[data-testid="stDataFrame"]').nth(1)
     expect(alerts).to_be_visible()
