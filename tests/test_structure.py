@@ -91,8 +91,8 @@ LAYERS = (
     ("engines and report", ("engines", "report")),
     ("targets and config", ("targets", "config", "team")),
     ("review and generate", ("review", "generate")),
-    ("runs and collect", ("runs", "collect")),
-    ("cli, demo and testing", ("cli", "demo", "__main__", "testing")),
+    ("runs", ("runs",)),
+    ("cli, demo, testing and collect", ("cli", "demo", "__main__", "testing", "collect")),
 )
 # evaluator/*.py, __init__ and __main__ included: the rest lives in a layer's package. 11: the core holds the
 # one plugin loader and the one retry loop every layer above may use.
