@@ -331,6 +331,8 @@ class AlertMonitor:
         self.store, self.project, self.rules = store, project, list(rules)
         self.since = tl.window_start() if since is None else since
         self._watches: Dict[str, Tuple[Watch, Optional[Cursor]]] = {}
+        for rule in self.rules:  # a baseline that cannot be found is said at start, not at every poll
+            self.limit(rule)
 
     def limit(self, rule: Rule) -> float:
         """The mean a rule's window is held against: its threshold, or its run's mean less the drop."""
