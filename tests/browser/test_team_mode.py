@@ -46,7 +46,7 @@ RAG_TOKEN = "rag-token-for-the-allowed-target"
 SIGN_IN = "Sign in through your organisation's single sign-on"
 NO_ROLE = re.compile("Your role does not let you")
 PAGES = {"Evaluate": "/", "Report": "/report", "Spot check": "/spot_check", "Generate": "/generate",
-         "History": "/history", "Review": "/review"}
+         "History": "/history", "Review": "/review", "Monitor": "/monitor"}
 TEAM_TOML = """
 [server]
 shared = true
@@ -223,6 +223,7 @@ def test_a_viewer_opens_reports_and_history_but_cannot_upload_run_rename_or_dele
     button(page, "Open in report").click()
     expect(main(page).get_by_text(run_id).first).to_be_visible(timeout=RUN_TIMEOUT)
     expect(main(page).get_by_text("viewer-can-read.csv").first).to_be_visible()
+    open_page(page, team["url"], PAGES["Monitor"], main(page).get_by_text("No production traces yet"))  # may view
     for title in ("Evaluate", "Spot check", "Generate"):  # the role note, and no control at all
         open_page(page, team["url"], PAGES[title], main(page).get_by_text(NO_ROLE))
         expect(main(page).locator("input, textarea, button, [data-testid='stFileUploader']")).to_have_count(0)
