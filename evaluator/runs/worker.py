@@ -183,6 +183,15 @@ class Worker:
             return False
 
     # -- stopping --------------------------------------------------------------------------------------
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait (at most `timeout` s) for the runs in flight to end and their jobs to be closed."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            watchers = list(self._watchers.values())
+        for watcher in watchers:
+            watcher.join(max(0.0, deadline - time.monotonic()))
+        return not self.active()
+
     def shutdown(self, timeout: float = 8.0) -> bool:
         """Claim no more; stop the runs in flight (rows in flight finished and saved) and mark them
         "interrupted". True when every run ended within `timeout` seconds."""
