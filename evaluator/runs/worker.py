@@ -22,7 +22,7 @@ import time
 import uuid
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from ..errors import HistoryError
+from ..errors import ConfigError, HistoryError
 from ..store.history import RunStore
 from ..store.jobs import JobInfo, JobQueue, Limits, Progress
 from .jobs import PROCESS_TOKEN, build_run, drop_handoff
@@ -50,6 +50,9 @@ class Worker:
                  poll: float = 0.5, on_event: Optional[Callable[[str], None]] = None) -> None:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+        if engine == "ray":  # refused, not ignored: a run the operator sent to Ray must not run here quietly
+            raise ConfigError("a worker cannot hand runs to Ray yet: set [runs] engine = \"local\" (or drop "
+                              "--engine ray); 'ragmeter evaluate DATA --engine ray' scores one run on a Ray cluster")
         self.store = store if isinstance(store, RunStore) else RunStore(store)
         self.queue = JobQueue(self.store, limits)
         self.slots, self.engine, self.poll, self.beat = max(1, slots), engine, poll, BEAT

@@ -147,7 +147,8 @@ class JobQueue:
         Never a job pinned to another process, never one whose owner already runs
         `max_running_per_user` jobs. The claimed run's status becomes "running".
         """
-        where, params = ["j.state = 'queued'", "(j.pinned IS NULL OR j.pinned = ?)"], [pinned]
+        where = ["j.state = 'queued'", "(j.pinned IS NULL OR j.pinned = ?)"]
+        params: List[Any] = [pinned]
         if run_id is not None:
             where.append("j.run_id = ?")
             params.append(run_id)
