@@ -206,3 +206,12 @@ def test_deleting_a_run_deletes_its_job(store):
     run_id = queued_run(store)
     store.delete_run(run_id)
     assert JobQueue(store).get(run_id) is None and JobQueue(store).list() == []
+
+
+def test_abandon_interrupts_a_running_job_at_once(store):
+    run_id = queued_run(store)
+    queue = JobQueue(store)
+    assert not queue.abandon(run_id)  # queued, not running: nothing to abandon
+    queue.claim("w")
+    assert queue.abandon(run_id)
+    assert queue.get(run_id).state == "ended" and store.get_run(run_id).status == "interrupted"

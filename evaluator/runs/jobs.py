@@ -145,7 +145,11 @@ def submit_resume(store: RunStore, run_id: str, *, api_key: str = "", judge: Opt
     """Queue the rest of run `run_id` (only rows with no stored result are scored); HistoryError when it
     is unknown or already queued or running."""
     info = store.get_run(run_id)
-    busy = JobQueue(store).get(run_id)
+    queue = JobQueue(store)
+    queue.expire()
+    busy = queue.get(run_id)
+    if busy is not None and busy.state == "running" and _dead_here(busy.worker) and queue.abandon(run_id):
+        busy = queue.get(run_id)  # its process was killed (kill -9, a closed terminal): no need to wait its lease
     if busy is not None and busy.state != "ended":
         raise HistoryError(f"run {run_id} is already {busy.state}"
                            f"{' on ' + busy.worker if busy.worker else ''}; stop it first with "
@@ -156,6 +160,21 @@ def submit_resume(store: RunStore, run_id: str, *, api_key: str = "", judge: Opt
                       target_headers=tuple(target_headers))
     return _queue(store, run_id, kind="resume", owner=info.owner or default_owner(), handoff=handoff,
                   limits=limits, pin=pin, created=False)
+
+
+def _dead_here(worker: Optional[str]) -> bool:
+    """Whether a worker id (host:pid:…) names a process of this machine that no longer exists."""
+    host, _, rest = (worker or "").partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, someone else's
+        return False
+    return False
 
 
 def submit_rescore(store: RunStore, run_id: str, config: RunConfig, *, owner: Optional[str] = None,

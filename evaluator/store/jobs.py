@@ -219,6 +219,17 @@ class JobQueue:
                            ("queued" if again else "interrupted", run_id))
         return [r[0] for r in rows]
 
+    def abandon(self, run_id: str) -> bool:
+        """End a running job whose worker is known to be dead (its process is gone from this machine)
+        without waiting for its lease: the run becomes "interrupted". False when it was not running."""
+        with self.store.transaction() as db:
+            self._lock(db)
+            if not db.rowcount("UPDATE jobs SET state = 'ended', worker = NULL, lease_until = NULL, "
+                               "attempts = attempts + 1 WHERE run_id = ? AND state = 'running'", (run_id,)):
+                return False
+            db.execute("UPDATE runs SET status = 'interrupted' WHERE run_id = ?", (run_id,))
+        return True
+
     # -- reading -------------------------------------------------------------------------------------
     def get(self, run_id: str) -> Optional[JobInfo]:
         """The run's job, or None when it has none (a run from before jobs, or --no-history)."""
