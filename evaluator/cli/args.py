@@ -67,11 +67,38 @@ def build_parser() -> argparse.ArgumentParser:
     add_ab_parser(sub)
     add_generate_parser(sub)
     add_compare_parser(sub)
-    runs = sub.add_parser("runs", help="list saved runs")
+    runs = sub.add_parser("runs", help="list saved runs (queued ones with their place); stop or delete one",
+                          description="ragmeter runs                 list the history, newest first: queued runs "
+                                      "show their place in the queue, interrupted ones can be resumed\n"
+                                      "ragmeter runs stop RUN_ID     stop a run wherever it runs (a CLI, a worker, "
+                                      "a dashboard): it ends within about a second, every finished row kept\n"
+                                      "ragmeter runs delete RUN_ID   stop it first, then delete it with its rows",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    runs.add_argument("action", nargs="?", choices=("list", "stop", "delete"), default="list",
+                      help="list (default), stop or delete")
+    runs.add_argument("run_id", nargs="?", metavar="RUN_ID", help="the run to stop or delete (see 'ragmeter runs')")
     runs.add_argument("--history", default=None, help=HISTORY_HELP)
     runs.add_argument("--owner", default=None, help="only the runs this user started")
     runs.add_argument("--project", default=None, help="only the runs of this project")
+    add_worker_parser(sub)
     return parser
+
+
+def add_worker_parser(sub: Any) -> None:
+    """`ragmeter worker`: executes queued runs (evaluator/runs/worker.py) until stopped."""
+    worker = sub.add_parser(
+        "worker", help="run queued runs from the history until stopped (a team's runs, or 'evaluate --submit')",
+        description="Claim queued runs from the history and score them, --slots at a time, until SIGTERM or "
+                    "Ctrl-C (then runs in flight end 'interrupted' with every finished row saved, within 10 s, "
+                    "and another worker resumes them). Prints one line per run claimed and ended. Start any "
+                    "number, on any machine, pointing at one PostgreSQL history. A run's judge key is read "
+                    "from this worker's environment (the variable the run names, e.g. OPENAI_API_KEY).")
+    worker.add_argument("--history", default=None, help=HISTORY_HELP)
+    worker.add_argument("--slots", type=int, default=2, metavar="N", help="runs scored at once (default %(default)s)")
+    worker.add_argument("--engine", choices=("local", "ray"), default=None,
+                        help="where a claimed run is scored: local (this process) or ray (default: the team "
+                             "config's [runs] engine, else local)")
+    worker.add_argument("--once", action="store_true", help="exit once no run is queued or running here")
 
 
 HISTORY_HELP = "run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)"
@@ -163,6 +190,10 @@ def _history_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run from the history")
     group.add_argument("--rescore", metavar="RUN_ID", help="score the answers saved in a run again (e.g. with "
                        "another judge); the target is not called")
+    group.add_argument("--submit", action="store_true", help="queue the run for 'ragmeter worker' processes and "
+                       "print its id; nothing is scored here (the workers read the judge key from their own "
+                       "environment). Without it the run is scored here, and 'ragmeter runs stop RUN_ID' "
+                       "from another shell stops it")
 
 
 def _scale_group(ev: argparse.ArgumentParser) -> None:

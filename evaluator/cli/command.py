@@ -8,7 +8,9 @@
                        [--target-header 'Name: value' ...] [--target-field answer=PATH ...]
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
-    ragmeter runs     list the run history
+    ragmeter evaluate DATA --submit     queue the run for `ragmeter worker` processes, print its id
+    ragmeter runs [stop|delete RUN_ID]  list the run history (queued runs with their place), stop or delete a run
+    ragmeter worker [--history URL] [--slots N] [--once]   score queued runs until SIGTERM (cli/jobs.py)
     ragmeter review export|import|stats|queue|align RUN_ID ...   people's reviews (cli/review.py)
     ragmeter ab DATA --target A --target-b B [--metric M] [--alpha 0.05] [--tie 0.02] [--max-samples N]
                 [--json out.json]   sequential A/B test of two pipelines (cli/ab.py)
@@ -20,7 +22,10 @@ was missed or is N/A, 2 bad input or usage (one line, no traceback), 3 the judge
 early on judge failure, a reply could not give a score, or more than --max-fallback-rate of the judged
 scores fell back to the heuristic), 4 some target calls failed (those rows are unscored, never 0),
 5 nothing was scored, 6 the run was scored but some of it could not be saved to the history, 70 a bug,
-130 Ctrl-C. The last line of output says which, and why.
+130 Ctrl-C or a run stopped from elsewhere (`ragmeter runs stop`). The last line of output says which, and why.
+
+With a history, a run is a job (evaluator/runs/jobs.py): queued, then claimed by this process's own worker,
+which heartbeats it and reads its stop flag, so `ragmeter runs stop RUN_ID` from another shell stops it.
 """
 from __future__ import annotations
 
@@ -204,13 +209,7 @@ def new_run(args: argparse.Namespace, store: Any) -> Run:
 def resumed_run(args: argparse.Namespace, store: Any) -> Run:
     if store is None:
         raise UsageError("--resume needs the run history; drop --no-history")
-    settings = store.get_run(args.resume).settings
-    config = resumed_config(args, settings)
-    for name, path in (settings.get(OUTPUTS) or {}).items():  # what the run was started to write
-        if name in _OUTPUT_FLAGS and not getattr(args, name, None):
-            setattr(args, name, path)
-    if args.output:
-        check_output(args.output)  # known before the run resumes, not after it
+    config = _resume_config(args, store)
     return Run.resume(store, args.resume, config=config, target=target_config(args),
                       target_headers=args.target_header)
 
@@ -231,6 +230,74 @@ def rescored_run(args: argparse.Namespace, store: Any) -> Run:
     if args.resume or args.data or args.target:
         raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
     return Run.rescore(store, args.rescore, run_config(args))
+
+
+def queued_run_id(args: argparse.Namespace, store: Any, judge: Any) -> str:
+    """Queue the run the command line asks for (new, --resume or --rescore); its id. `judge` (None with
+    --submit) stays in this process: the job is then pinned here."""
+    from ..runs.jobs import submit_new, submit_rescore, submit_resume
+    from ..config import current
+
+    limits, pin = current().runs.limits, not args.submit
+    if args.rescore:
+        if args.resume or args.data or args.target:
+            raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
+        return submit_rescore(store, args.rescore, run_config(args), judge=judge, limits=limits, pin=pin)
+    if args.resume:
+        config = _resume_config(args, store)
+        return submit_resume(store, args.resume, judge=judge, config=config if judge is not None else None,
+                             target=target_config(args), target_headers=args.target_header, limits=limits, pin=pin)
+    target = target_config(args)
+    if args.submit and target is not None and target.headers:
+        raise UsageError("--submit cannot hand --target-header values to a worker (they are never stored): "
+                         "run it here without --submit")
+    samples = read_samples(args, target)
+    outputs = {name: str(Path(getattr(args, name)).expanduser().resolve())
+               for name in _OUTPUT_FLAGS if getattr(args, name, None)}
+    return submit_new(store, run_config(args), samples, dataset_name=Path(args.data).name, target=target,
+                      project=args.project, judge=judge, limits=limits, pin=pin,
+                      settings={OUTPUTS: outputs} if outputs else None)
+
+
+def _resume_config(args: argparse.Namespace, store: Any) -> RunConfig:
+    settings = store.get_run(args.resume).settings
+    config = resumed_config(args, settings)
+    for name, path in (settings.get(OUTPUTS) or {}).items():  # what the run was started to write
+        if name in _OUTPUT_FLAGS and not getattr(args, name, None):
+            setattr(args, name, path)
+    if args.output:
+        check_output(args.output)  # known before the run resumes, not after it
+    return config
+
+
+def judge_for(args: argparse.Namespace, store: Any) -> Any:
+    """The judge this command line's run scores with, built now so a missing key or a bad endpoint
+    is an error before anything is queued."""
+    if args.resume:
+        return resumed_config(args, store.get_run(args.resume).settings).build_judge()
+    return run_config(args).build_judge()
+
+
+def evaluate_as_job(args: argparse.Namespace, store: Any) -> int:
+    """Queue the run; with --submit print its id, else claim it here and drive it to its end."""
+    from ..judges.base import close_judge
+    from .jobs import claim_own, failed_to_start, submitted_line
+
+    if args.submit:
+        run_id = queued_run_id(args, store, None)
+        print(run_id)
+        print(submitted_line(store, run_id), file=sys.stderr)
+        return EXIT_OK
+    judge = judge_for(args, store)
+    try:
+        run_id = queued_run_id(args, store, judge)
+        worker, run = claim_own(store, run_id, args.quiet)
+        if run is None:
+            raise RunFailed(f"the run failed: {failed_to_start(store, run_id)}")
+        return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names), worker=worker,
+                     store=store)
+    finally:
+        close_judge(judge)
 
 
 def dry_run(args: argparse.Namespace) -> int:
@@ -307,7 +374,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
         from .ray import ray_evaluate
 
         return announce(ray_evaluate(args, None if args.no_history else open_store(args.history)), args)
+    if args.submit and args.no_history:
+        raise UsageError("--submit queues the run in the history for workers: drop --no-history")
     store = None if args.no_history else open_store(args.history)
+    if store is not None:
+        return evaluate_as_job(args, store)
     if args.rescore:
         run = rescored_run(args, store)
     else:
@@ -332,10 +403,13 @@ def save_recording(report: EvalReport, path: Path) -> None:
           file=sys.stderr)
 
 
-def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float]) -> int:
-    """Start the run, show its progress until it ends (Ctrl-C stops it, rows kept), then `finish`."""
+def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], worker: Any = None,
+          store: Any = None) -> int:
+    """Start the run (a worker's is started), show its progress until it ends (Ctrl-C stops it, rows kept),
+    then `finish`. A worker's run stopped from elsewhere (`ragmeter runs stop`) ends as Ctrl-C does."""
     rows = "conversation" if _conversations(run.pending) else "sample"
-    run.start()
+    if worker is None:
+        run.start()
     if run.run_id and not args.quiet:
         print(f"run {run.run_id}: {plural(len(run.pending), rows)} to score (resume with: "
               f"{resume_command(run.run_id, args)})",
@@ -343,12 +417,17 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float]) -> i
     try:
         wait_for(run, args.quiet, resume_command(run.run_id, args))
     except KeyboardInterrupt:
-        saved = (f"saved; resume with: {resume_command(run.run_id, args)}" if run.run_id
-                 else "not saved (--no-history)")
-        if run.batch_status and run.run_id:
-            saved += " (submitted batches go on at the server and are picked up, not sent again)"
-        print(f"ragmeter: stopped: {run.done}/{run.total} {rows}s scored, {saved}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        if worker is not None:
+            worker.drain(5.0)  # the job ends "stopped" in the history before the process goes
+        return _stopped(run, args, rows)
+    if worker is not None:
+        worker.drain(5.0)
+        from .jobs import stopped_elsewhere
+
+        if run.status == "stopped" and run.error is None and stopped_elsewhere(store, run.run_id):
+            print("ragmeter: the run was stopped from elsewhere (ragmeter runs stop, or the dashboard)",
+                  file=sys.stderr)
+            return _stopped(run, args, rows)
     if run.exception is not None and not isinstance(run.exception, RagmeterError):
         raise run.exception  # a bug, not bad input: main() shows the traceback
     if run.warning:
@@ -360,6 +439,15 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float]) -> i
         save_recording(run.report, Path(args.record))
     return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
                   history_error=run.history_error)
+
+
+def _stopped(run: Run, args: argparse.Namespace, rows: str) -> int:
+    saved = (f"saved; resume with: {resume_command(run.run_id, args)}" if run.run_id
+             else "not saved (--no-history)")
+    if run.batch_status and run.run_id:
+        saved += " (submitted batches go on at the server and are picked up, not sent again)"
+    print(f"ragmeter: stopped: {run.done}/{run.total} {rows}s scored, {saved}", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
@@ -412,12 +500,14 @@ RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA",
                "ENDING")  # DATA: the version of the test set the run scored (io/versions.py)
 
 
-def run_row(r: RunInfo) -> Tuple[str, ...]:
-    """One run as `ragmeter runs` lists it, under RUNS_HEADER; ENDING says why a run did not pass."""
+def run_row(r: RunInfo, places: Optional[Dict[str, int]] = None) -> Tuple[str, ...]:
+    """One run as `ragmeter runs` lists it, under RUNS_HEADER; ENDING says why a run did not pass;
+    a queued run's STATUS has its place in the queue (`places`)."""
+    status = f"queued #{places[r.run_id]}" if r.status == "queued" and places and r.run_id in places else r.status
     overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
     ending = "-" if r.verdict is None else (r.verdict.label if r.verdict.ok
                                             else f"{r.verdict.label}: {r.verdict.counts.summary()}")
-    return (r.run_id, r.created_at, r.status, f"{r.n_done}/{r.n_samples}", overall, r.dataset_name,
+    return (r.run_id, r.created_at, status, f"{r.n_done}/{r.n_samples}", overall, r.dataset_name,
             version_of(r.settings) or "-", r.owner or "-", r.project or "-", r.name or "-", ending)
 
 
@@ -428,12 +518,35 @@ def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[
 
 
 def run_list(args: argparse.Namespace) -> int:
-    runs = open_store(args.history).list_runs(owner=args.owner, project=args.project)
+    from ..store.jobs import JobQueue
+    from .jobs import delete_command, stop_command
+
+    store = open_store(args.history)
+    if args.action != "list":
+        if not args.run_id:
+            raise UsageError(f"'ragmeter runs {args.action}' needs a RUN_ID (see 'ragmeter runs')")
+        return (stop_command if args.action == "stop" else delete_command)(store, args.run_id)
+    queue = JobQueue(store)
+    try:
+        queue.expire()  # runs whose worker died show as interrupted (or queued again), not running forever
+    except RagmeterError:
+        pass  # a history this user cannot write: list it as it is
+    places = {j.run_id: j.position for j in queue.list(("queued",)) if j.position}
+    runs = store.list_runs(owner=args.owner, project=args.project)
     if not runs:
         print("No runs saved yet." if args.owner is None and args.project is None else "No runs match.")
         return EXIT_OK
-    print("\n".join(aligned_table(RUNS_HEADER, [run_row(r) for r in runs])))
+    print("\n".join(aligned_table(RUNS_HEADER, [run_row(r, places) for r in runs])))
+    if any(r.status == "interrupted" for r in runs):
+        print("interrupted: its worker stopped mid-run; every finished row is kept: "
+              "ragmeter evaluate --resume RUN_ID scores the rest")
     return EXIT_OK
+
+
+def worker_main(args: argparse.Namespace) -> int:
+    from .jobs import worker_command
+
+    return worker_command(args, open_store(args.history))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -454,6 +567,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .compare import run_compare
 
             return run_compare(args)
+        if args.command == "worker":
+            return worker_main(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
