@@ -86,7 +86,7 @@ def summary(store: RunStore, run_id: str) -> Aggregates:
 @dataclass(frozen=True)
 class Filters:
     """What the Samples table keeps: `text` in question/answer/id, a category, `metric` <= `at_most`
-    (skipped scores never match), any metric scored by one of `methods`."""
+    (skipped scores never match; "overall" is the row's overall), any metric scored by one of `methods`."""
 
     text: str = ""
     categories: Sequence[str] = ()
@@ -119,7 +119,10 @@ def _where(dialect: str, run_id: str, f: Filters) -> Tuple[str, List[object]]:
     if f.categories:
         where.append(f"{_field(dialect, 'category')} IN ({', '.join('?' * len(f.categories))})")
         params += [str(c) for c in f.categories]
-    if f.metric:
+    if f.metric == "overall":  # the row's own mean (results.overall), not a metric's score row
+        where.append("r.overall IS NOT NULL AND r.overall <= ?")
+        params.append(f.at_most + 1e-9)
+    elif f.metric:
         where.append("EXISTS (SELECT 1 FROM scores m WHERE m.run_id = r.run_id AND m.idx = r.idx AND m.metric = ? "
                      "AND m.score IS NOT NULL AND m.score <= ?)")
         params += [f.metric, f.at_most + 1e-9]
