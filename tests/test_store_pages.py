@@ -128,3 +128,22 @@ def test_summaries_are_stored_with_the_run(run):
     assert store.get_summary(run_id) == {"metrics": [{"name": "faithfulness", "mean": 0.5}]}
     store.save_summary(run_id, None)
     assert store.get_summary(run_id) is None
+
+
+def test_light_results_hold_every_rows_scores_and_nothing_else(run):
+    store, run_id = run
+    light = pages.light_results(store, run_id, ["faithfulness"])
+    assert [i for i, _ in light] == list(range(12))
+    for i, r in light:
+        assert list(r.scores) == ["faithfulness"] and r.sample is None
+        assert (r.scores["faithfulness"].score, r.scores["faithfulness"].method) == \
+            (result(i).faithfulness.score, result(i).faithfulness.method)
+    assert pages.light_results(store, run_id, []) == []
+    both = dict(pages.light_results(store, run_id))
+    assert both[1].scores["answer_relevancy"].skipped and list(both[0].scores) == ["faithfulness", "answer_relevancy"]
+
+
+def test_reviewable_metrics_leave_out_rule_and_never_scored_metrics(run):
+    store, run_id = run
+    assert pages.reviewable_metrics(store, run_id, exclude_method="rule") == ["faithfulness", "answer_relevancy"]
+    assert pages.reviewable_metrics(store, run_id, exclude_method=METHOD_LLM) == ["faithfulness"]  # row 3's fallback

@@ -188,7 +188,8 @@ def m007_one_row_type(db: Any) -> None:
 def m009_scores(db: Any) -> None:
     # Issue 28: pages read a run through aggregates and 50-row pages, never by decoding every row.
     # One narrow row per (sample, metric) so means, histograms, sorting and "metric <= x" are SQL;
-    # `pos` keeps the order the metrics were chosen in. The run's summary (analysis/summary.py: CIs,
+    # `pos` keeps the order the metrics were chosen in; the judge's and the heuristic's parts and the judge's
+    # spread are what the Review queues and the reviewers' agreement read (review/queue.py). The run's summary (analysis/summary.py: CIs,
     # verdict, agreement, noise...) is stored once, as JSON, when the run ends.
     db.execute(
         """CREATE TABLE scores (
@@ -199,6 +200,9 @@ def m009_scores(db: Any) -> None:
             score """ + _real(db) + """,
             method TEXT NOT NULL,
             skipped INTEGER NOT NULL,
+            llm_score """ + _real(db) + """,
+            heuristic_score """ + _real(db) + """,
+            llm_std """ + _real(db) + """,
             PRIMARY KEY (run_id, idx, metric)
         )"""
     )
@@ -234,8 +238,8 @@ def _replace_scores(db: Any, run_id: str, pairs: Sequence[Tuple[int, EvalResult]
 
 
 def _score_rows(run_id: str, idx: int, scores: Dict[str, Any]) -> List[Tuple]:
-    return [(run_id, idx, name, pos, None if ms.skipped else float(ms.score), ms.method or "", int(ms.skipped))
-            for pos, (name, ms) in enumerate(scores.items())]
+    return [(run_id, idx, name, pos, None if ms.skipped else float(ms.score), ms.method or "", int(ms.skipped),
+             ms.llm_score, ms.heuristic_score, ms.llm_std) for pos, (name, ms) in enumerate(scores.items())]
 
 
 def default_history_path() -> Path:
@@ -599,9 +603,10 @@ class RunStore:
 
 _UPSERT_SAMPLE = ("INSERT INTO samples (run_id, idx, record) VALUES (?, ?, ?) "
                   "ON CONFLICT (run_id, idx) DO UPDATE SET record = excluded.record")
-_UPSERT_SCORE = ("INSERT INTO scores (run_id, idx, metric, pos, score, method, skipped) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                 "ON CONFLICT (run_id, idx, metric) DO UPDATE SET pos = excluded.pos, score = excluded.score, "
-                 "method = excluded.method, skipped = excluded.skipped")
+_UPSERT_SCORE = ("INSERT INTO scores (run_id, idx, metric, pos, score, method, skipped, llm_score, heuristic_score, "
+                 "llm_std) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, idx, metric) DO UPDATE SET "
+                 "pos = excluded.pos, score = excluded.score, method = excluded.method, skipped = excluded.skipped, "
+                 "llm_score = excluded.llm_score, heuristic_score = excluded.heuristic_score, llm_std = excluded.llm_std")
 _UPSERT_RESULT = ("INSERT INTO results (run_id, idx, sample_id, overall, record, compact) VALUES (?, ?, ?, ?, ?, 1) "
                   "ON CONFLICT (run_id, idx) DO UPDATE SET sample_id = excluded.sample_id, "
                   "overall = excluded.overall, record = excluded.record, compact = 1")

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..model import EvalResult
+from ..model import EvalResult, MetricScore
 from .history import RunStore, result_from_row
 
 N_BINS = 10  # histogram bins over [0, 1]; a score of 1 goes in the last (as analysis/aggregate.py)
@@ -172,3 +172,29 @@ def row(store: RunStore, run_id: str, idx: int) -> Optional[EvalResult]:
         return None
     compact, text, sample = found[0]
     return result_from_row(compact, text, sample, _language(store, run_id))
+
+
+def light_results(store: RunStore, run_id: str, metrics: Optional[Sequence[str]] = None,
+                  ) -> List[Tuple[int, EvalResult]]:
+    """(index, result) of every row, each holding only its scores on `metrics` (default all) as the narrow table
+    keeps them: score, method, the judge's and the heuristic's parts and the judge's spread; no sample, no text.
+    What review queues and the reviewers' agreement need of a whole run, without decoding its records."""
+    chosen = list(metrics) if metrics is not None else None
+    if chosen == []:
+        return []
+    where = "" if chosen is None else f" AND metric IN ({', '.join('?' * len(chosen))})"
+    rows = store.query("SELECT idx, metric, score, method, skipped, llm_score, heuristic_score, llm_std FROM scores "
+                       f"WHERE run_id = ?{where} ORDER BY idx, pos", (run_id, *(chosen or ())))
+    by_index: Dict[int, Dict[str, MetricScore]] = {}
+    for idx, metric, score, method, skipped, llm, heuristic, std in rows:
+        by_index.setdefault(idx, {})[metric] = MetricScore(
+            metric, 0.0 if score is None else score, skipped=bool(skipped), method=method, llm_score=llm,
+            heuristic_score=heuristic, llm_std=std)
+    return [(idx, EvalResult(None, scores=scores)) for idx, scores in by_index.items()]
+
+
+def reviewable_metrics(store: RunStore, run_id: str, *, exclude_method: str) -> List[str]:
+    """The metrics with at least one score not skipped and not made by `exclude_method` (rule), in chosen order."""
+    return [m for m, _ in store.query(
+        "SELECT metric, MIN(pos) FROM scores WHERE run_id = ? AND skipped = 0 AND method <> ? GROUP BY metric "
+        "ORDER BY MIN(pos), metric", (run_id, exclude_method))]
