@@ -13,10 +13,23 @@ from evaluator.analysis import summary as summary_data
 from evaluator.analysis.stats import MetricSummary
 from evaluator.model import EvalReport, EvalResult
 from evaluator.store import pages
+from evaluator.store.history import RunStore
 from evaluator.store.pages import Filters
 
 from pages import _runs as runs
+from pages import _team as team
 from pages._runs import RunMeta
+
+
+def history() -> RunStore:
+    """The history the pages read, opened once per location and shared by the sessions' threads (each thread has
+    its own connection): a rerun does not reopen and re-check the database on every read."""
+    return _opened(runs.history_path(), runs.TEAM_HISTORY if team.config().team else None)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _opened(location: str, label: Optional[str]) -> RunStore:
+    return RunStore(location, label=label)
 
 
 @dataclass(frozen=True)
@@ -59,7 +72,7 @@ def stored_summary(token: str, run_id: str) -> Dict[str, Any]:
     """The run's stored summary; built from its rows, once, for a run that has none (scoring/summaries.py)."""
     from evaluator.scoring import summaries
 
-    return summaries.stored(runs.open_store(), run_id)
+    return summaries.stored(history(), run_id)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -74,7 +87,7 @@ def memory_summary(token: str, _report: EvalReport, _settings: Dict[str, Any]) -
 def whole_report(token: str, run_id: str) -> EvalReport:
     """Every row of a stored run: only for a conversation run's turns table and chat drill-down (issue 28 leaves
     them whole for now)."""
-    return runs.open_store().load_report(run_id)
+    return history().load_report(run_id)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -94,12 +107,12 @@ def report_charts(token: str, _summary: Dict[str, Any]) -> Dict[str, Any]:
 def samples_page(run_id: str, *, offset: int, limit: int, sort: Tuple[str, str],
                  filters: Filters) -> Tuple[List[Tuple[int, EvalResult]], int]:
     """One page of a stored run's rows and how many match (store/pages.py: filtered and sorted in SQL)."""
-    return pages.page(runs.open_store(), run_id, offset=offset, limit=limit, sort=sort, filters=filters)
+    return pages.page(history(), run_id, offset=offset, limit=limit, sort=sort, filters=filters)
 
 
 def sample(run_id: str, idx: int) -> Optional[EvalResult]:
     """One stored row with its sample, for the drill-down."""
-    return pages.row(runs.open_store(), run_id, idx)
+    return pages.row(history(), run_id, idx)
 
 
 def page_frame(rows: Sequence[Tuple[int, EvalResult]], names: Sequence[str]) -> Any:

@@ -21,6 +21,7 @@ from evaluator.model import METHOD_RULE, EvalResult, MetricScore
 from evaluator.store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
 from pages import _errors as errors
+from pages import _report_data as report_data
 from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
@@ -43,7 +44,7 @@ def claims_view(result: EvalResult) -> bool:
 
 def store() -> ReviewStore:
     """The review store, writing as this session's user: a viewer's save is refused by the store itself."""
-    return ReviewStore(runs.open_store(), access=team.access() if team.config().team else None)
+    return ReviewStore(report_data.history(), access=team.access() if team.config().team else None)
 
 
 def reviewer() -> Optional[str]:
@@ -72,12 +73,12 @@ def scale_of(metric: str, info: RunInfo) -> str:
 
 def reviewable_metrics(run_id: str) -> List[str]:
     """The run's metrics with a score a person can review (judged, not rule-based), in the run's order."""
-    return pages.reviewable_metrics(runs.open_store(), run_id, exclude_method=METHOD_RULE)
+    return pages.reviewable_metrics(report_data.history(), run_id, exclude_method=METHOD_RULE)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _queue_scores(location: str, run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalResult]]:
-    return pages.light_results(runs.open_store(), run_id, [metric])
+    return pages.light_results(report_data.history(), run_id, [metric])
 
 
 def queue_scores(run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalResult]]:
@@ -88,7 +89,7 @@ def queue_scores(run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalRe
 
 def sample_result(run_id: str, index: int) -> Optional[EvalResult]:
     """One row with its sample (the one the Review page shows or saves)."""
-    return pages.row(runs.open_store(), run_id, index)
+    return pages.row(report_data.history(), run_id, index)
 
 
 def reviewable(result: EvalResult) -> List[MetricScore]:
