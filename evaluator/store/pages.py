@@ -109,7 +109,8 @@ def _like(text: str) -> str:
 
 
 def _where(dialect: str, run_id: str, f: Filters) -> Tuple[str, List[object]]:
-    where, params = ["r.run_id = ?"], [run_id]
+    where: List[str] = ["r.run_id = ?"]
+    params: List[object] = [run_id]
     if f.text:
         like = "ILIKE" if dialect == "postgresql" else "LIKE"  # SQLite's LIKE ignores ASCII case already
         where.append("(" + " OR ".join(f"COALESCE({_field(dialect, n)}, '') {like} ? ESCAPE '\\'"
