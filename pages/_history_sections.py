@@ -53,8 +53,7 @@ def runs_table(found: Sequence[RunInfo]) -> List[Dict[str, Any]]:
 
 
 def open_in_report(store: RunStore, info: RunInfo) -> None:
-    runs.show_report(store.load_report(info.run_id), runs.RunMeta(info.dataset_name, info.settings, info.status,
-                                                                  info.run_id, info.created_at, total=info.n_samples))
+    runs.show_report(None, runs.stored_meta(info))  # the Report reads its summary and pages: never its rows
     st.switch_page(nav.REPORT_PAGE)
 
 

@@ -1,42 +1,130 @@
-"""The Report page's data, computed once per report: `token` (RunMeta.token) keys each cache entry, and the
-report itself is passed with a leading underscore so Streamlit does not hash it."""
+"""The Report page's data. A stored run (RunMeta.paged) is read as its stored summary (analysis/summary.py)
+and 50-row pages (store/pages.py), never as its rows; a run the history could not keep is read from the
+report held in memory. `token` (RunMeta.token) keys each cache entry, and a report is passed with a leading
+underscore so Streamlit does not hash it."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
-from evaluator.model import EvalReport
+from evaluator.analysis import summary as summary_data
+from evaluator.analysis.stats import MetricSummary
+from evaluator.model import EvalReport, EvalResult
+from evaluator.store import pages
+from evaluator.store.history import RunStore
+from evaluator.store.pages import Filters
+
+from pages import _runs as runs
+from pages import _team as team
+from pages._runs import RunMeta
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def summaries(token: str, _report: EvalReport) -> List[Any]:
-    """stats.summarize of the report (mean, std, CI, counts per metric)."""
-    from evaluator.analysis.stats import summarize
+def history() -> RunStore:
+    """The history the pages read, opened once per location and shared by the sessions' threads (each thread has
+    its own connection): a rerun does not reopen and re-check the database on every read."""
+    return _opened(runs.history_path(), runs.TEAM_HISTORY if team.config().team else None)
 
-    return summarize(_report)
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _opened(location: str, label: Optional[str]) -> RunStore:
+    return RunStore(location, label=label)
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the Report draws: the run's summary, and its rows in memory only when the history lacks them."""
+
+    meta: RunMeta
+    summary: Dict[str, Any]
+    report: Optional[EvalReport] = None
+
+    @property
+    def paged(self) -> bool:
+        return self.report is None
+
+    @property
+    def sums(self) -> List[MetricSummary]:
+        return summary_data.metric_summaries(self.summary)
+
+    def full_report(self) -> EvalReport:
+        """Every row (a conversation run's turns): read from the history only where a section needs them all."""
+        return self.report if self.report is not None else whole_report(self.meta.token, self.meta.run_id or "")
+
+
+def run_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[RunView]:
+    """The view of the run the Report shows; None when there is none, or it has no row."""
+    if meta is None:
+        return None
+    if meta.paged and meta.run_id:
+        found = stored_summary(meta.token, meta.run_id)
+        view = RunView(meta, found)
+    elif report is not None:
+        view = RunView(meta, memory_summary(meta.token, report, meta.settings), report)
+    else:
+        return None
+    return view if view.summary.get("n_rows") else None
+
+
+@st.cache_data(max_entries=32, show_spinner="Summarising the run (once: it is stored with it)…")
+def stored_summary(token: str, run_id: str) -> Dict[str, Any]:
+    """The run's stored summary; built from its rows, once, for a run that has none (scoring/summaries.py)."""
+    from evaluator.scoring import summaries
+
+    return summaries.stored(history(), run_id)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def memory_summary(token: str, _report: EvalReport, _settings: Dict[str, Any]) -> Dict[str, Any]:
+    """The summary of a report held in memory (a run the history could not keep)."""
+    from evaluator.scoring import summaries
+
+    return summaries.of_report(_report, _settings)
+
+
+@st.cache_resource(max_entries=2, show_spinner="Reading the whole run…")
+def whole_report(token: str, run_id: str) -> EvalReport:
+    """Every row of a stored run: only for a conversation run's turns table and chat drill-down (issue 28 leaves
+    them whole for now)."""
+    return history().load_report(run_id)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def report_charts(token: str, _report: EvalReport) -> Dict[str, Any]:
-    """The report's altair charts by name (category only when samples have categories)."""
+def report_charts(token: str, _summary: Dict[str, Any]) -> Dict[str, Any]:
+    """The run's altair charts by name (category only when samples have categories), from its summary."""
     from evaluator.analysis import charts
 
-    built = {"Means ± 1 std": charts.means_chart(_report, summaries=summaries(token, _report)),
-             "Distributions": charts.distribution_chart(_report)}
-    category = charts.category_chart(_report)
+    order = _summary.get("metric_names") or []
+    built = {"Means ± 1 std": charts.means_chart(None, summaries=summary_data.metric_summaries(_summary)),
+             "Distributions": charts.histogram_chart(_summary.get("histogram") or [], order)}
+    category = charts.category_heatmap(_summary.get("categories") or [], order)
     if category is not None:
         built["By category"] = category
     return built
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def agreement(token: str, _report: EvalReport) -> Dict[str, Any]:
-    """agreement.agreement_table of the report: metric -> agreement with human labels, then "<metric> vs
-    external_<tool>_<metric>" -> agreement with another tool's grades of that metric (may be empty)."""
-    from evaluator.analysis.agreement import agreement_table, external_pairs
+def samples_page(run_id: str, *, offset: int, limit: int, sort: Tuple[str, str],
+                 filters: Filters) -> Tuple[List[Tuple[int, EvalResult]], int]:
+    """One page of a stored run's rows and how many match (store/pages.py: filtered and sorted in SQL)."""
+    return pages.page(history(), run_id, offset=offset, limit=limit, sort=sort, filters=filters)
 
-    return {**agreement_table(_report), **agreement_table(external_pairs(_report))}
+
+def sample(run_id: str, idx: int) -> Optional[EvalResult]:
+    """One stored row with its sample, for the drill-down."""
+    return pages.row(history(), run_id, idx)
+
+
+def page_frame(rows: Sequence[Tuple[int, EvalResult]], names: Sequence[str]) -> Any:
+    """A results_frame of one page's rows: '#' is each row's index in the run."""
+    import pandas as pd
+
+    from evaluator.io.records import flat_row
+
+    frame = pd.DataFrame([{**flat_row(r, names), **_grades(r)} for _, r in rows]).drop(
+        columns=["contexts", "tool_calls"], errors="ignore")
+    frame.insert(0, "#", [i for i, _ in rows])
+    return frame
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

@@ -1,23 +1,26 @@
 """The Report page's sections, top to bottom: header, metric cards, summary, advice, judge noise and
-usage, target, agreement with people, the samples table with its filters, the drill-down, downloads."""
+usage, target, agreement with people, the samples table with its filters, the drill-down, downloads.
+
+Every section above the samples draws from the run's summary (analysis/summary.py), never from its
+rows; the samples are pages (pages/_report_samples.py) unless the run is only held in memory."""
 from functools import partial
 from pathlib import Path
 from typing import Any, Dict, Sequence
 
 import streamlit as st
 
-from evaluator.analysis import judging
+from evaluator.analysis import summary as summary_data
 from evaluator.analysis.advice import recommendations
 from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
 from evaluator.analysis.claims import claim_views
-from evaluator.analysis.noise import judge_noise
 from evaluator.scoring.costs import price
+from evaluator.store.pages import Filters
 from evaluator.metrics.rubric import rubrics_in_settings
 from evaluator.io.versions import version_of
 from evaluator.model import METHOD_LABELS, EvalReport
+from evaluator.analysis.judging import OFFLINE_NOTICE, judge_calls, usable_replies
 from evaluator.review.agreement import corrected_line
 from evaluator.runs.run import RunConfig
-from evaluator.scoring.verdict import row_counts, verdict
 
 from pages import _data as data
 from pages import _errors as errors
@@ -30,6 +33,7 @@ from pages import _team as team
 from pages import _views as views
 from pages._run_panel import verdict_box as run_verdict_box
 from pages._judge import dashboard_hint
+from pages._report_data import RunView
 from pages._runs import RunMeta
 
 
@@ -50,23 +54,27 @@ def empty_report() -> None:
         nav.button_link("Go to Evaluate", nav.EVALUATE_PAGE, key="btn_go_evaluate")
 
 
-def report_caption(report: EvalReport, meta: RunMeta) -> str:
+def report_caption(view: RunView) -> str:
     """Dataset, size, judge (its model name is the user's), time, status, data version and run id, as Markdown."""
-    n = len(report.results)
+    meta, n = view.meta, view.summary["n_rows"]
     parts = [errors.fmt("**{name}**", name=meta.dataset_name), f"{n:,} sample{'' if n == 1 else 's'}",
-             errors.fmt("judge: {judge}", judge=judging.judge_status(report, meta.settings)),
-             views.format_duration(report.total_time), errors.fmt("status: {status}", status=meta.status)]
+             errors.fmt("judge: {judge}", judge=view.summary.get("judge_status") or ""),
+             views.format_duration(view.summary.get("total_time") or 0.0),
+             errors.fmt("status: {status}", status=meta.status)]
     version = version_of(meta.settings or {})  # which test set this run scored (io/versions.py)
     parts += [errors.fmt("data version {v}", v=errors.code_span(version))] if version else []
     return " · ".join(parts + ([errors.fmt("run {id}", id=errors.code_span(meta.run_id))] if meta.run_id else []))
 
 
-def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None:
+def metric_cards(view: RunView, sums: Sequence[Any]) -> None:
     """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
-    if meta.status == "stopped" and meta.total > len(report.results):
+    meta, n = view.meta, view.summary["n_rows"]
+    if meta.status == "stopped" and meta.total > n:
         errors.warning("This run was stopped: {n:,} of {total:,} samples are scored. Resume it from the History "
-                       "page.", n=len(report.results), total=meta.total)
-    cards = [("overall", report.overall_mean(), None)] + [(s.name, s.mean, s) for s in sums]
+                       "page.", n=n, total=meta.total)
+    cards = [("overall", view.summary.get("overall_mean"), None)] + [(s.name, s.mean, s) for s in sums]
+    ending = summary_data.verdict_of(view.summary)
+    rows_line = ending.counts.summary() if ending is not None else f"{n:,} rows"
     reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
     for start in range(0, len(cards), 4):
         for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
@@ -75,7 +83,7 @@ def metric_cards(report: EvalReport, meta: RunMeta, sums: Sequence[Any]) -> None
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else row_counts(report).summary())
+                st.caption(card_caption(s) if s is not None else rows_line)
                 if s is not None and rv.card_line(reviewed.get(s.name)):
                     st.caption(rv.card_line(reviewed.get(s.name)))
 
@@ -116,9 +124,9 @@ def advice_view(sums: Sequence[Any], meta: RunMeta) -> None:
                        icon=None)
 
 
-def noise_view(report: EvalReport) -> None:
+def noise_view(summary: Dict[str, Any]) -> None:
     """The judge's disagreement with itself, when each metric was asked more than once per sample."""
-    noise = judge_noise(report)
+    noise = summary_data.noise(summary)
     if not noise:
         return
     st.subheader("Judge noise")
@@ -129,16 +137,16 @@ def noise_view(report: EvalReport) -> None:
                      column_config={"within-sample std": st.column_config.NumberColumn(format="%.3f")})
 
 
-def usage_view(report: EvalReport, meta: RunMeta) -> None:
+def usage_view(summary: Dict[str, Any], meta: RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
     if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
-    usage = report.usage or {}
+    usage = summary.get("usage") or {}
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
                  meta.settings.get("price_in"), meta.settings.get("price_out"))
-    ok, asked = judging.judge_calls(usage)
+    ok, asked = judge_calls(usage)
     cells = [("Judge calls", "calls"), ("Failed calls", "failures"), ("Cache hits", "cache_hits"),
              ("Prompt tokens", "prompt_tokens"), ("Completion tokens", "completion_tokens"), ("Retries", "retries")]
     columns = st.columns(len(cells) + 1)
@@ -147,7 +155,7 @@ def usage_view(report: EvalReport, meta: RunMeta) -> None:
     columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
-    usable, _ = judging.usable_replies(usage)
+    usable, _ = usable_replies(usage)
     cached = usage.get("cached_prompt_tokens") or 0
     note = (f" {cached:,} of the prompt tokens were read from the server's prompt cache (billed at a discount "
             "by OpenAI; the cost shown counts them at the full price)." if cached else "")
@@ -155,9 +163,9 @@ def usage_view(report: EvalReport, meta: RunMeta) -> None:
                + ("; no prices given, so no cost." if cost is None else ".") + note)
 
 
-def target_view(report: EvalReport) -> None:
+def target_view(summary: Dict[str, Any]) -> None:
     """Latency and failures of the calls to the user's pipeline, when a target answered."""
-    stats = report.target_stats()
+    stats = summary.get("target")
     if not stats:
         return
     st.subheader("Target")
@@ -173,9 +181,9 @@ def target_view(report: EvalReport) -> None:
                      icon=":material/error:")
 
 
-def agreement_view(report: EvalReport, meta: RunMeta) -> None:
+def agreement_view(summary: Dict[str, Any]) -> None:
     """Agreement with human labels (human_<metric> columns) and other tools' grades (external_<tool>_<metric>)."""
-    table = report_data.agreement(meta.token, report)
+    table = summary_data.agreement(summary)
     if not table:
         return
     from evaluator.analysis.charts import calibration_chart
@@ -194,22 +202,28 @@ def agreement_view(report: EvalReport, meta: RunMeta) -> None:
 
 
 def filter_frame(frame: Any) -> Any:
-    """Filter widgets (text, category, metric threshold, method) and the rows they keep."""
-    cols = report_data.score_columns(frame)
+    """Filter widgets (text, category, metric threshold, method) and the rows of a report held in memory they keep."""
     categories = sorted(frame["category"].dropna().unique()) if "category" in frame else []
+    f = filter_widgets(report_data.score_columns(frame), categories)
+    return report_data.select_rows(frame, text=f.text, categories=f.categories, metric=f.metric, at_most=f.at_most,
+                                   methods=f.methods)
+
+
+def filter_widgets(cols: Sequence[str], categories: Sequence[str]) -> Filters:
+    """Filter widgets (text, category, metric threshold, method): what the Samples table keeps."""
     state.drop_stale(state.REP_CATEGORIES, categories)  # kept from a report with other categories
-    state.drop_stale(state.REP_METRIC, ["(any)"] + cols)
+    state.drop_stale(state.REP_METRIC, ["(any)"] + list(cols))
     c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
     text = c1.text_input("Search question / answer / id", key="rep_search", persist_state=state.KEEP)
     chosen = c2.multiselect("Category", categories, key=state.REP_CATEGORIES,
                             persist_state=state.KEEP) if categories else []
-    metric = c3.selectbox("Metric", ["(any)"] + cols, key=state.REP_METRIC, persist_state=state.KEEP)
+    metric = c3.selectbox("Metric", ["(any)"] + list(cols), key=state.REP_METRIC, persist_state=state.KEEP)
     at_most = c4.slider("at most", 0.0, 1.0, 1.0, 0.05, key="rep_max", disabled=metric == "(any)",
                         persist_state=state.KEEP)
     methods = st.multiselect("Scored by (any metric)", list(METHOD_LABELS), format_func=METHOD_LABELS.__getitem__,
                              key="rep_methods", persist_state=state.KEEP)
-    return report_data.select_rows(frame, text=text, categories=chosen,
-                                   metric=None if metric == "(any)" else metric, at_most=at_most, methods=methods)
+    return Filters(text=text, categories=tuple(chosen), metric=None if metric == "(any)" else metric,
+                   at_most=at_most, methods=tuple(methods))
 
 
 def samples_table(frame: Any, limit: int = 2_000) -> None:
@@ -243,7 +257,11 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
     state.drop_stale(state.REP_SAMPLE, options)  # kept from a bigger report, or filtered out
     pick = st.selectbox("Sample", options, format_func=lambda i: sample_label(frame, i), key=state.REP_SAMPLE,
                         persist_state=state.KEEP)  # options are plain text: the question is shown as typed
-    result = report.results[pick]
+    result_view(report.results[pick])
+
+
+def result_view(result: Any) -> None:
+    """One sample: its claims marked on the text when it has any, then its scores and reasoning."""
     marked = bool(result.sample is not None and claim_views(result.sample, result.scores))
     if marked:  # the answer, reference and contexts with their claims marked: shown here, not again below
         with st.expander("Claims on the text", expanded=True):
@@ -260,26 +278,38 @@ def sample_label(frame: Any, i: int) -> str:
     return f"#{i} · {row.get('sample_id')} · {question} (overall {shown})"
 
 
-def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None:
-    """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG (generated only when clicked)."""
+def downloads(view: RunView, charts: Dict[str, Any]) -> None:
+    """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG, each built only when clicked (a stored run's
+    rows are read from the history then, not before)."""
     from evaluator.analysis import charts as chart_io
     from evaluator.report import export
 
+    meta = view.meta
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
+    agreement = summary_data.agreement(view.summary) or None
+    store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
+
+    def rows() -> EvalReport:
+        """Every row, read when a download is clicked and dropped once it is sent."""
+        if view.report is not None:
+            return view.report
+        assert store is not None and meta.run_id
+        return store.load_report(meta.run_id)
+
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Download CSV", lambda: export.results_csv(report), f"{stem}.csv", "text/csv", key="dl_csv",
-                       icon=":material/table:", on_click="ignore")
-    c2.download_button("Download JSON", lambda: export.results_json(report, settings=meta.settings),
+    c1.download_button("Download CSV", lambda: export.results_csv(rows()), f"{stem}.csv", "text/csv",
+                       key="dl_csv", icon=":material/table:", on_click="ignore")
+    c2.download_button("Download JSON", lambda: export.results_json(rows(), settings=meta.settings),
                        f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
                        on_click="ignore")
     c3.download_button("Download HTML report", lambda: export.html_report(
-        report, title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
-        settings=meta.settings, labels_agreement=report_data.agreement(meta.token, report) or None,
+        rows(), title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
+        settings=meta.settings, labels_agreement=agreement,
         reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()}), f"{stem}.html",
         "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
-    c4.download_button("Download Parquet", lambda: export.results_parquet(report), f"{stem}.parquet",
+    c4.download_button("Download Parquet", lambda: export.results_parquet(rows()), f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
                        on_click="ignore")
     for i, (name, chart) in enumerate(charts.items()):
@@ -291,30 +321,29 @@ def downloads(report: EvalReport, meta: RunMeta, charts: Dict[str, Any]) -> None
                            "image/svg+xml", key=f"dl_svg_{i}", on_click="ignore")
 
 
-def trust_notes(report: EvalReport) -> None:
+def trust_notes(summary: Dict[str, Any]) -> None:
     """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
-    from evaluator.analysis import judging
-
-    stopped = judging.stopped_reason(report)
-    fallback, judged = judging.fallback_counts(report)
+    trust = summary.get("trust") or {}
+    stopped = trust.get("stopped")
+    fallback, judged = trust.get("fallback") or 0, trust.get("judged") or 0
     if stopped:
         errors.error("**The run stopped: the judge failed.** {hint}", hint=dashboard_hint(stopped),
                      icon=":material/error:")
     if fallback:
         errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                        "({cause}): those scores are lexical estimates.", fallback=fallback, judged=judged,
-                       cause=judging.main_cause(report) or "see each score", icon=":material/warning:")
-    if judging.is_offline(report):
-        errors.info("{notice}", notice=judging.OFFLINE_NOTICE, icon=":material/info:")
-    language = report.language_note()
+                       cause=trust.get("main_cause") or "see each score", icon=":material/warning:")
+    if trust.get("offline"):
+        errors.info("{notice}", notice=OFFLINE_NOTICE, icon=":material/info:")
+    language = trust.get("language_note")
     if language:  # rows in a language without prompts of its own were scored with the English ones
         errors.info("{note}", note=language.strip().capitalize(), icon=":material/translate:")
 
 
-def verdict_box(report: EvalReport) -> None:
+def verdict_box(summary: Dict[str, Any]) -> None:
     """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
-    ending = verdict(report)
-    if not ending.ok and not judging.stopped_reason(report):
+    ending = summary_data.verdict_of(summary)
+    if ending is not None and not ending.ok and not (summary.get("trust") or {}).get("stopped"):
         run_verdict_box(ending)
 
 

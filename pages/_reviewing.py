@@ -14,12 +14,14 @@ import streamlit as st
 from evaluator.analysis.claims import claim_views
 from evaluator.analysis.highlight import sample_html
 from evaluator.review.agreement import ReviewAgreement, corrected_line, review_agreement
+from evaluator.store import pages
 from evaluator.store.history import RunInfo, default_owner
 from evaluator.metrics.registry import get_metric
 from evaluator.model import METHOD_RULE, EvalResult, MetricScore
 from evaluator.store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
 
 from pages import _errors as errors
+from pages import _report_data as report_data
 from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
@@ -42,7 +44,7 @@ def claims_view(result: EvalResult) -> bool:
 
 def store() -> ReviewStore:
     """The review store, writing as this session's user: a viewer's save is refused by the store itself."""
-    return ReviewStore(runs.open_store(), access=team.access() if team.config().team else None)
+    return ReviewStore(report_data.history(), access=team.access() if team.config().team else None)
 
 
 def reviewer() -> Optional[str]:
@@ -67,6 +69,27 @@ def scale_of(metric: str, info: RunInfo) -> str:
         return get_metric(metric).scale
     except Exception:  # a plugin metric that is not installed here: its scores are 0-1
         return "0-1"
+
+
+def reviewable_metrics(run_id: str) -> List[str]:
+    """The run's metrics with a score a person can review (judged, not rule-based), in the run's order."""
+    return pages.reviewable_metrics(report_data.history(), run_id, exclude_method=METHOD_RULE)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _queue_scores(location: str, run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalResult]]:
+    return pages.light_results(report_data.history(), run_id, [metric])
+
+
+def queue_scores(run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalResult]]:
+    """Every row's score on `metric` (what review_queue orders), kept while the run's `stamp` (rows scored, end
+    time) holds: a quick click's rerun reuses it instead of reading the run again (and merging with the next click)."""
+    return _queue_scores(runs.history_path(), run_id, metric, stamp)
+
+
+def sample_result(run_id: str, index: int) -> Optional[EvalResult]:
+    """One row with its sample (the one the Review page shows or saves)."""
+    return pages.row(report_data.history(), run_id, index)
 
 
 def reviewable(result: EvalResult) -> List[MetricScore]:
@@ -134,10 +157,15 @@ def form_reviews(info: RunInfo, index: int, result: EvalResult, name: str, order
 # --- agreement with reviewers, for the Review page and the Report --------------------------------
 
 def agreement(run_id: Optional[str]) -> Dict[str, ReviewAgreement]:
+    """Judge agreement with the run's reviewers; {} without reviews. Reads the reviewed metrics' score rows,
+    never the run's records (store/pages.py)."""
     if not run_id:
         return {}
     reviews = store()
-    return review_agreement(reviews.reviews(run_id), reviews.runs.indexed_results(run_id))
+    given = reviews.reviews(run_id)
+    if not given:
+        return {}
+    return review_agreement(given, pages.light_results(reviews.runs, run_id, sorted({r.metric for r in given})))
 
 
 def target_status(a: Optional[ReviewAgreement], half_width: float) -> None:

@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.config import ConfigError, typed_history_path
-from evaluator.store.history import RunStore, default_history_location
+from evaluator.store.history import RunInfo, RunStore, default_history_location
 from evaluator.model import EvalReport, EvalSample
 from evaluator.runs.run import Run, RunConfig
 
@@ -66,20 +66,32 @@ class RunMeta:
     error: Optional[str] = None
     warning: Optional[str] = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # Whether the Report reads this run from the history (its stored summary and 50-row pages, issue 28)
+    # rather than from the report held in memory: not when its rows could not all be saved.
+    paged: bool = True
+    n_rows: Optional[int] = None  # rows with a result, and their overall mean: the sidebar's line when the
+    overall: Optional[float] = None  # report was opened from the history (no report held in memory)
 
 
-def show_report(report: EvalReport, meta: RunMeta) -> None:
-    """Make `report` the one the Report page shows."""
-    state.put(state.REPORT, report)
+def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
+    """Make the run `meta` names the one the Report page shows; `report` is its rows held in memory, None for
+    a stored run (the Report pages through the history instead)."""
+    if report is None:
+        state.drop(state.REPORT)
+    else:
+        state.put(state.REPORT, report)
     state.put(state.RUN, meta)
+
+
+def stored_meta(info: RunInfo) -> RunMeta:
+    """What the Report needs to show a stored run: never its rows."""
+    return RunMeta(info.dataset_name, info.settings, info.status, info.run_id, info.created_at, total=info.n_samples,
+                   n_rows=info.n_done, overall=info.overall_mean)
 
 
 def open_run(run_id: str) -> None:
     """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
-    store = open_store()
-    info = store.get_run(run_id)
-    show_report(store.load_report(run_id), RunMeta(info.dataset_name, info.settings, info.status, info.run_id,
-                                                   info.created_at, total=info.n_samples))
+    show_report(None, stored_meta(open_store().get_run(run_id)))
 
 
 def share_url(path: str) -> str:
@@ -116,7 +128,8 @@ def collect(run: Run) -> None:
         return
     state.drop(state.LIVE)
     show_report(run.report or EvalReport(), RunMeta(run.dataset_name, run.settings, run.status, run.run_id,
-                                                    total=run.total, error=run.error, warning=run.warning))
+                                                    total=run.total, error=run.error, warning=run.warning,
+                                                    paged=bool(run.run_id) and not run.history_error))
 
 
 def finish(run: Run) -> None:

@@ -5,6 +5,7 @@ from pages import _chat_view as chat
 from pages import _errors as errors
 from pages import _nav as nav
 from pages import _report_data as report_data
+from pages import _report_samples as samples
 from pages import _report_sections as sections
 from pages import _reviewing as reviewing
 from pages import _runs as runs
@@ -19,41 +20,50 @@ if state.live_run() is not None:
     runs.live_progress()  # reruns the page when the run ends
     st.stop()
 sections.open_shared_run()
-report, meta = state.report(), state.run_meta()
-if report is None or meta is None or not report.results:
+view = report_data.run_view(state.run_meta(), state.report())  # a stored run: its summary, never its rows
+if view is None:
     sections.empty_report()
     st.stop()
+meta, summary = view.meta, view.summary
 
-st.caption(sections.report_caption(report, meta))
-sections.trust_notes(report)
-sections.verdict_box(report)
-sums = report_data.summaries(meta.token, report)
-sections.metric_cards(report, meta, sums)
+st.caption(sections.report_caption(view))
+sections.trust_notes(summary)
+sections.verdict_box(summary)
+sums = view.sums
+sections.metric_cards(view, sums)
 views.band_legend()
-charts = report_data.report_charts(meta.token, report)
+charts = report_data.report_charts(meta.token, summary)
 for tab, chart in zip(st.tabs(list(charts)), charts.values()):
     tab.altair_chart(chart, width="stretch")
 sections.summary_table(sums)
 sections.advice_view(sums, meta)
-sections.noise_view(report)
-sections.usage_view(report, meta)
-sections.target_view(report)
-sections.agreement_view(report, meta)
+sections.noise_view(summary)
+sections.usage_view(summary, meta)
+sections.target_view(summary)
+sections.agreement_view(summary)
 reviewing.reviewers_view(meta.run_id)
 
 st.subheader("Samples")
-st.caption("Click a column header to sort; filter to find weak answers, then open one below.")
-conversations = chat.is_conversations(report)  # one row per conversation, its turns in the drill-down
-frame = (chat.results_frame if conversations else report_data.results_frame)(meta.token, report)
-shown = sections.filter_frame(frame)
-st.caption(f"{len(shown):,} of {len(frame):,} samples")
-sections.samples_table(shown)
-if conversations:
+if summary.get("conversations"):  # one row per conversation, its turns in the drill-down (still the whole run)
+    report = view.full_report()
+    frame = chat.results_frame(meta.token, report)
+    shown = sections.filter_frame(frame)
+    st.caption(f"{len(shown):,} of {len(frame):,} samples")
+    sections.samples_table(shown)
     chat.turns_table(report)
     chat.drill_down(report, frame, shown)
-else:
-    sections.drill_down(report, frame, shown)
+elif view.paged:
+    st.caption("Filter and sort over the whole run, 50 rows a page; open one row below.")
+    samples.samples(view)
+else:  # the history could not keep this run's rows: the report held in memory
+    assert view.report is not None
+    st.caption("Click a column header to sort; filter to find weak answers, then open one below.")
+    frame = report_data.results_frame(meta.token, view.report)
+    shown = sections.filter_frame(frame)
+    st.caption(f"{len(shown):,} of {len(frame):,} samples")
+    sections.samples_table(shown)
+    sections.drill_down(view.report, frame, shown)
 
 st.subheader("Share")
 sections.copy_link(meta)
-sections.downloads(report, meta, charts)
+sections.downloads(view, charts)

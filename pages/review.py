@@ -33,8 +33,7 @@ if not state.has(state.REV_RUN):
 state.drop_stale(state.REV_RUN, ids)
 run_id = st.selectbox("Run", ids, format_func=labels.__getitem__, key=state.REV_RUN, persist_state=state.KEEP)
 info = store.runs.get_run(run_id)
-results = store.runs.indexed_results(run_id)
-metrics: List[str] = list(dict.fromkeys(ms.name for _, r in results for ms in rv.reviewable(r)))
+metrics: List[str] = rv.reviewable_metrics(run_id)  # SQL over the narrow scores table: no row decoded
 if not metrics:
     errors.info("This run has no scores to review yet.")
     st.stop()
@@ -43,6 +42,7 @@ name = rv.reviewer()
 c1, c2, c3, c4, c5 = st.columns([2, 3, 1, 1, 1])
 state.drop_stale(state.REV_METRIC, metrics)
 metric = c1.selectbox("Queue by metric", metrics, key=state.REV_METRIC, persist_state=state.KEEP)
+results = rv.queue_scores(run_id, metric, f"{info.n_done}:{info.finished_at}")  # every row's score on this metric, nothing else
 order = c2.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key="rev_order", persist_state=state.KEEP)
 size = c3.number_input("N", min_value=1, value=min(30, len(results)), step=1, key="rev_n", persist_state=state.KEEP,
                        disabled=order != "random", help="How many samples the random draw takes")
@@ -60,10 +60,9 @@ if not queue:
                    icon=None)
     rv.agreement_table(rv.agreement(run_id))
     st.stop()
-by_index = dict(results)
 pos = cursor.drawn(run_id, metric, order == "unreviewed", tuple(queue))
 index = queue[pos]
-result = by_index[index]
+result = rv.sample_result(run_id, index)  # the one row shown, read on its own
 scores = rv.reviewable(result)
 done = sum(1 for r in reviews if r.metric == metric and r.index in set(queue))
 st.progress((pos + 1) / len(queue), text=f"Sample {pos + 1} of {len(queue)} (#{index}, {result.sample_id}) · "
@@ -90,10 +89,10 @@ def save(at: Optional[int] = None) -> None:
         state.put(state.REV_FLASH, "Type your name first: every review records who gave it.")
         return
     sample = cursor.pointed(run_id) if at is None else at
-    if sample is None or sample not in by_index:
+    shown = None if sample is None else rv.sample_result(run_id, sample)
+    if sample is None or shown is None:
         return
     with errors.guard("Saving the reviews"):
-        shown = by_index[sample]
         saved = store.record_many(rv.form_reviews(info, sample, shown, name, queue_label(order, int(seed)),
                                                   rv.reviewable(shown), agree_all=at is None))
         state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{sample}.")

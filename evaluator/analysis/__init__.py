@@ -3,4 +3,5 @@
 run A; `compare_text` says it as a table or a pull-request comment), `judging` (how the judge fared: offline
 notice, failures, fallbacks), `noise` (the judge's disagreement with itself over repeats), `inference` (every
 inferential statistic: corrected means from human labels, active-sampling weights, the A/B confidence
-sequence)."""
+sequence), `summary` (a run's figures computed once when it ends and stored with it, so pages
+never hold its rows)."""

@@ -32,7 +32,7 @@ def _band_scale(alt) -> Any:
     return alt.Scale(domain=list(BAND_COLORS), range=list(BAND_COLORS.values()))
 
 
-def means_chart(report: EvalReport, *, summaries: Optional[Sequence[MetricSummary]] = None) -> "alt.LayerChart":
+def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[MetricSummary]] = None) -> "alt.LayerChart":
     """Per-metric mean bars, coloured by band, with ±1 std error bars and the mean written beside.
 
     Bars are horizontal so every metric name reads in full. The tooltip shows mean, std,
@@ -40,7 +40,10 @@ def means_chart(report: EvalReport, *, summaries: Optional[Sequence[MetricSummar
     `stats.summarize`) to avoid computing them twice.
     """
     alt = _altair()
-    rows = means_rows(summaries if summaries is not None else summarize(report))
+    if summaries is None:
+        assert report is not None, "means_chart needs a report or its summaries"
+        summaries = summarize(report)
+    rows = means_rows(summaries)
     score = alt.Scale(domain=[0, 1])
     base = alt.Chart(alt.Data(values=rows)).encode(
         y=alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12, ticks=False)),
@@ -88,28 +91,36 @@ def calibration_chart(agreement: Dict[str, Any]) -> "Optional[alt.Chart]":
 
 def distribution_chart(report: EvalReport) -> "alt.FacetChart":
     """A pre-binned score histogram per metric, as small multiples."""
+    return histogram_chart(histogram_rows(report), report.metric_names())
+
+
+def histogram_chart(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "alt.FacetChart":
+    """`distribution_chart` from its rows (aggregate.histogram_rows, or a stored run summary's)."""
     alt = _altair()
-    order = report.metric_names()
-    chart = alt.Chart(alt.Data(values=histogram_rows(report))).mark_bar().encode(
+    chart = alt.Chart(alt.Data(values=list(rows))).mark_bar().encode(
         x=alt.X("bin_start:Q", bin="binned", scale=alt.Scale(domain=[0, 1]), title=AXIS_TITLE),
         x2="bin_end:Q",
         y=alt.Y("count:Q", title="samples"),
         tooltip=[alt.Tooltip("metric:N"), alt.Tooltip("bin_start:Q", title="from", format=".1f"),
                  alt.Tooltip("bin_end:Q", title="to", format=".1f"), alt.Tooltip("count:Q")],
     ).properties(width=180, height=120)
-    return chart.facet(facet=alt.Facet("metric:N", sort=order, title=None), columns=3).properties(
+    return chart.facet(facet=alt.Facet("metric:N", sort=list(order), title=None), columns=3).properties(
         title="Score distribution per metric"
     )
 
 
 def category_chart(report: EvalReport) -> "Optional[alt.LayerChart]":
     """A category x metric heatmap of mean scores, or None when no sample has a category."""
-    rows = category_rows(report)
+    return category_heatmap(category_rows(report), report.metric_names())
+
+
+def category_heatmap(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "Optional[alt.LayerChart]":
+    """`category_chart` from its rows (aggregate.category_rows, or a stored run summary's); None without rows."""
     if not rows:
         return None
     alt = _altair()
-    base = alt.Chart(alt.Data(values=rows)).encode(
-        x=alt.X("metric:N", sort=report.metric_names(), title=None, axis=alt.Axis(labelAngle=-30, labelLimit=0)),
+    base = alt.Chart(alt.Data(values=list(rows))).encode(
+        x=alt.X("metric:N", sort=list(order), title=None, axis=alt.Axis(labelAngle=-30, labelLimit=0)),
         y=alt.Y("category:N", title="category", axis=alt.Axis(labelLimit=240)),
     )
     cells = base.mark_rect().encode(

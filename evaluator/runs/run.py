@@ -40,6 +40,7 @@ from ..judges.health import STOPPED_KEY
 from ..judges.registry import OFFLINE, OPENAI  # noqa: F401  (re-exported for the CLI and pages)
 from ..model import EvalReport, EvalResult, EvalSample
 from ..scoring.evaluation import RAGEvaluator
+from ..scoring import summaries
 from ..scoring.passes import usage_delta
 from ..scoring.run_config import RunConfig  # re-exported: `from evaluator.runs.run import RunConfig` still works
 from ..scoring.verdict import Verdict, verdict
@@ -410,6 +411,17 @@ class Run:
         except Exception:
             self._history_failed("The run's final status could not be saved to the history.")
             log.warning("finish_run failed", exc_info=True)
+        self._save_summary(report, ending)
+
+    def _save_summary(self, report: Optional[EvalReport], ending: Optional[Verdict]) -> None:
+        """Store the run's summary (issue 28: pages read it, never the rows); none for a run that failed, so the
+        first page to open it builds it from the rows that are there."""
+        assert isinstance(self.store, RunStore) and self.run_id
+        try:
+            self.store.save_summary(self.run_id, None if report is None else
+                                    summaries.of_report(report, self.settings, ending))
+        except Exception:  # the rows are saved: a page builds the summary from them on its first open
+            log.warning("save_summary failed", exc_info=True)
 
     def _history_failed(self, message: str) -> None:
         self.warning = self.warning or message

@@ -2,5 +2,6 @@
 
     history.py  RunStore: create, record, read back, list, delete runs
     db.py       the two databases (SQLite file, PostgreSQL URL) behind one SQL text
+    pages.py    a run read the way pages need it: SQL aggregates, 50-row pages, one row
     reviews.py  people's reviews of a run's scores
 """

@@ -213,6 +213,64 @@ def m008_jobs(db: Any) -> None:
 
 
 @migration
+def m009_scores(db: Any) -> None:
+    # Issue 28: pages read a run through aggregates and 50-row pages, never by decoding every row.
+    # One narrow row per (sample, metric) so means, histograms, sorting and "metric <= x" are SQL;
+    # `pos` keeps the order the metrics were chosen in; the judge's and the heuristic's parts and the judge's
+    # spread are what the Review queues and the reviewers' agreement read (review/queue.py). The run's summary (analysis/summary.py: CIs,
+    # verdict, agreement, noise...) is stored once, as JSON, when the run ends.
+    db.execute(
+        """CREATE TABLE scores (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            pos INTEGER NOT NULL,
+            score """ + _real(db) + """,
+            method TEXT NOT NULL,
+            skipped INTEGER NOT NULL,
+            llm_score """ + _real(db) + """,
+            heuristic_score """ + _real(db) + """,
+            llm_std """ + _real(db) + """,
+            PRIMARY KEY (run_id, idx, metric)
+        )"""
+    )
+    db.execute("CREATE INDEX scores_metric ON scores (run_id, metric, score)")
+    db.execute("ALTER TABLE runs ADD COLUMN summary TEXT")
+    _backfill_scores(db)
+
+
+def _backfill_scores(db: Any) -> None:
+    """Score rows for the results stored before m009 (decoded once, here, in batches)."""
+    cursor = db.execute("SELECT run_id, idx, compact, record FROM results")
+    while True:
+        batch = cursor.fetchmany(2_000)
+        if not batch:
+            return
+        rows = [row for run_id, idx, compact, text in batch
+                for row in _score_rows(run_id, idx, _stored_scores(compact, text))]
+        if rows:
+            db.executemany(_UPSERT_SCORE, rows)
+
+
+def _stored_scores(compact: int, text: str) -> Dict[str, Any]:
+    """Metric name -> MetricScore of a stored result record (compact or full), without its sample."""
+    record = json.loads(text)
+    result = result_from_compact_record(record, None) if compact else result_from_record(record)
+    return result.metric_scores()
+
+
+def _replace_scores(db: Any, run_id: str, pairs: Sequence[Tuple[int, EvalResult]]) -> None:
+    """A result written again (resumed, re-scored with other metrics) keeps no score row of its old metrics."""
+    db.executemany("DELETE FROM scores WHERE run_id = ? AND idx = ?", [(run_id, i) for i, _ in pairs])
+    db.executemany(_UPSERT_SCORE, [row for i, r in pairs for row in _score_rows(run_id, i, r.metric_scores())])
+
+
+def _score_rows(run_id: str, idx: int, scores: Dict[str, Any]) -> List[Tuple]:
+    return [(run_id, idx, name, pos, None if ms.skipped else float(ms.score), ms.method or "", int(ms.skipped),
+             ms.llm_score, ms.heuristic_score, ms.llm_std) for pos, (name, ms) in enumerate(scores.items())]
+
+
+@migration
 def m010_alerts(db: Any) -> None:
     # Alert rules on live runs (evaluator/collect/alerts.py): each rule's state per project, so a restarted
     # collector neither refires a breach nor forgets a recovery, and every breach and recovery with its webhook
@@ -443,6 +501,7 @@ class RunStore:
                 own = bool(stored) and stored[0][0] == sample_text
                 record = _dumps(result_to_compact_record(result, with_sample=not own))
                 db.execute(_UPSERT_RESULT, (run_id, index, result.sample_id, result.overall_score(), record))
+                _replace_scores(db, run_id, [(index, result)])
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except self._database.errors as exc:
@@ -466,6 +525,7 @@ class RunStore:
             with self._connect() as db:
                 db.executemany(_UPSERT_SAMPLE, samples)
                 db.executemany(_UPSERT_RESULT, results)
+                _replace_scores(db, run_id, pairs)
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except self._database.errors as exc:
@@ -501,6 +561,19 @@ class RunStore:
         )
         if not changed:
             raise self._unknown(run_id)
+
+    def save_summary(self, run_id: str, summary: Optional[Dict[str, Any]]) -> None:
+        """Store the run's summary (analysis/summary.py), or clear it (None) so the next reader rebuilds it."""
+        text = None if summary is None else _dumps(summary)
+        if not self._write("UPDATE runs SET summary = ? WHERE run_id = ?", (text, run_id)):
+            raise self._unknown(run_id)
+
+    def get_summary(self, run_id: str) -> Optional[Dict[str, Any]]:
+        """The run's stored summary; None when it has none yet (an older or interrupted run)."""
+        rows = self._query("SELECT summary FROM runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            raise self._unknown(run_id)
+        return json.loads(rows[0][0]) if rows[0][0] else None
 
     def update_settings(self, run_id: str, changes: Dict[str, Any]) -> Dict[str, Any]:
         """Merge `changes` (sanitised) into the run's stored settings; returns the new settings.
@@ -598,7 +671,7 @@ class RunStore:
             "LEFT JOIN samples s ON s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? ORDER BY r.idx",
             (run_id,),
         )
-        return [(idx, _result_from_row(compact, text, sample_text, language))
+        return [(idx, result_from_row(compact, text, sample_text, language))
                 for idx, compact, text, sample_text in rows]
 
     def load_report(self, run_id: str) -> EvalReport:
@@ -612,6 +685,10 @@ class RunStore:
 
 _UPSERT_SAMPLE = ("INSERT INTO samples (run_id, idx, record) VALUES (?, ?, ?) "
                   "ON CONFLICT (run_id, idx) DO UPDATE SET record = excluded.record")
+_UPSERT_SCORE = ("INSERT INTO scores (run_id, idx, metric, pos, score, method, skipped, llm_score, heuristic_score, "
+                 "llm_std) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, idx, metric) DO UPDATE SET "
+                 "pos = excluded.pos, score = excluded.score, method = excluded.method, skipped = excluded.skipped, "
+                 "llm_score = excluded.llm_score, heuristic_score = excluded.heuristic_score, llm_std = excluded.llm_std")
 _UPSERT_RESULT = ("INSERT INTO results (run_id, idx, sample_id, overall, record, compact) VALUES (?, ?, ?, ?, ?, 1) "
                   "ON CONFLICT (run_id, idx) DO UPDATE SET sample_id = excluded.sample_id, "
                   "overall = excluded.overall, record = excluded.record, compact = 1")
@@ -624,7 +701,7 @@ def _is_database_error(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg")
 
 
-def _result_from_row(compact: int, text: str, sample_text: Optional[str], language: str) -> EvalResult:
+def result_from_row(compact: int, text: str, sample_text: Optional[str], language: str) -> EvalResult:
     """A stored result: a compact row joined to its run's sample, or an older full record as it is."""
     if not compact:
         return result_from_record(json.loads(text))

@@ -1,0 +1,32 @@
+"""A stored run's summary (analysis/summary.py), read from the history or built once and stored there.
+
+A run saves its summary when it ends; a run that has none (written before summaries, or interrupted)
+gets it on its first open: the one time its rows are all decoded, after which every reader gets the
+stored dict. The verdict is decided here, the one layer that may (scoring/verdict.py).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional
+
+from ..analysis import summary as summaries
+from ..model import EvalReport, Verdict
+from ..store.history import RunStore
+from .verdict import verdict as decide
+
+
+def of_report(report: EvalReport, settings: Mapping[str, Any], ending: Optional[Verdict] = None) -> Dict[str, Any]:
+    """The summary of a report held in memory (`ending` defaults to its own verdict)."""
+    return summaries.build(report, settings=settings, verdict=ending or decide(report))
+
+
+def stored(store: RunStore, run_id: str) -> Dict[str, Any]:
+    """The run's stored summary; built from its rows and stored when it has none (or an older version's)."""
+    found = store.get_summary(run_id)
+    if summaries.current(found):
+        assert found is not None
+        return found
+    info = store.get_run(run_id)
+    built = of_report(store.load_report(run_id), info.settings, info.verdict)
+    if info.status != "running":  # a running run's rows are still coming: its summary is built when it ends
+        store.save_summary(run_id, built)
+    return built

@@ -1,0 +1,107 @@
+"""The Report's Samples section for a stored run: 50 rows at a time, filtered and sorted by the history's SQL
+(store/pages.py), and a drill-down that reads the one row it shows. The page never holds the run's rows."""
+from __future__ import annotations
+
+import math
+from typing import Any, List, Optional, Sequence, Tuple
+
+import streamlit as st
+
+from evaluator.model import EvalResult
+from evaluator.store.pages import PAGE_SIZE
+
+from pages import _errors as errors
+from pages import _report_data as report_data
+from pages import _report_sections as sections
+from pages import _state as state
+from pages._report_data import RunView
+
+FIRST = "#"  # the sort option that keeps the run's own order
+
+
+def score_columns(view: RunView) -> List[str]:
+    """The metrics that scored at least one row, then overall (the filter's and the sort's choices)."""
+    return [s.name for s in view.sums if s.n_scored] + ["overall"]
+
+
+def order_widgets(cols: Sequence[str]) -> Tuple[str, str]:
+    """Sort by the run's order, a metric or overall, ascending or descending: (key for store/pages, direction)."""
+    state.drop_stale(state.REP_SORT, [FIRST] + list(cols))
+    c1, c2, _ = st.columns([2, 2, 5])
+    key = c1.selectbox("Sort by", [FIRST] + list(cols), key=state.REP_SORT, persist_state=state.KEEP,
+                       help="Sorted over the whole run, not only the rows shown; unscored rows come last.")
+    desc = c2.toggle("Highest first", key=state.REP_DESC, persist_state=state.KEEP)
+    return ("idx" if key == FIRST else key), ("desc" if desc else "asc")
+
+
+def requested_page(query: Any) -> int:
+    """The page asked for (1-based); back to 1 when the filters or the order change."""
+    if state.get(state.REP_QUERY) != query:
+        state.put(state.REP_QUERY, query)
+        state.drop(state.REP_PAGE)
+    return max(1, int(state.get(state.REP_PAGE) or 1))
+
+
+def fetch(run_id: str, number: int, sort: Tuple[str, str],
+          filters: Any) -> Tuple[int, List[Tuple[int, EvalResult]], int]:
+    """(page number, its rows, rows matching): the last page when `number` is past it (fewer rows match now)."""
+    rows, total = report_data.samples_page(run_id, offset=(number - 1) * PAGE_SIZE, limit=PAGE_SIZE, sort=sort,
+                                           filters=filters)
+    last = max(1, math.ceil(total / PAGE_SIZE))
+    if number > last:
+        return fetch(run_id, last, sort, filters)
+    return number, rows, total
+
+
+def samples(view: RunView) -> None:
+    """Filters, order, one page of rows with a pager, and the drill-down into one of them."""
+    meta, cols = view.meta, score_columns(view)
+    assert meta.run_id
+    filters = sections.filter_widgets(cols, view.summary.get("category_names") or [])
+    sort = order_widgets(cols)
+    number, rows, total = fetch(meta.run_id, requested_page((meta.run_id, filters, sort)), sort, filters)
+    pages = max(1, math.ceil(total / PAGE_SIZE))
+    first = (number - 1) * PAGE_SIZE
+    shown = f"rows {first + 1:,}–{first + len(rows):,} · " if rows else ""
+    st.caption(f"{total:,} of {view.summary['n_rows']:,} samples · {shown}page {number:,} of {pages:,}")
+    if rows:
+        frame = report_data.page_frame(rows, view.summary.get("metric_names") or [])
+        sections.samples_table(_drop_empty(frame, cols))
+    if pages > 1:
+        state.put(state.REP_PAGE, number)  # the widget shows the page drawn (the last, when fewer rows match now)
+        st.number_input("Page", min_value=1, max_value=pages, step=1, key=state.REP_PAGE,
+                        help=f"{PAGE_SIZE} rows a page; the filters and the order apply to the whole run.")
+    drill_down(meta.run_id, rows)
+
+
+def _drop_empty(frame: Any, cols: Sequence[str]) -> Any:
+    """Columns no row of this page fills, bar the run's scored metrics (a column must not come and go by page)."""
+    empty = [c for c in frame.columns if c not in ("#", "sample_id", *cols) and frame[c].isna().all()]
+    return frame.drop(columns=empty)
+
+
+def drill_down(run_id: str, rows: Sequence[Tuple[int, EvalResult]]) -> None:
+    """One of the page's rows in full, read from the history on its own."""
+    st.subheader("Drill-down")
+    labels = {i: label(i, r) for i, r in rows}
+    if not labels:
+        errors.info("No sample matches the filters.")
+        return
+    state.drop_stale(state.REP_SAMPLE, list(labels))  # kept from another page, report or filter
+    pick = st.selectbox("Sample", list(labels), format_func=labels.__getitem__, key=state.REP_SAMPLE,
+                        persist_state=state.KEEP, help="The rows of the page shown above.")
+    result = report_data.sample(run_id, pick)
+    if result is None:
+        errors.warning("Sample #{i} is no longer in the history (the run was re-scored or deleted).", i=pick)
+        return
+    sections.result_view(result)
+
+
+def label(i: int, result: EvalResult) -> str:
+    """'#i · id · question (overall x)': plain text, the question shown as typed."""
+    question = str(result.sample.question if result.sample is not None else "")
+    question = question if len(question) <= 70 else question[:67] + "…"
+    overall: Optional[float] = result.overall_score()
+    from pages._views import format_score
+
+    return f"#{i} · {result.sample_id} · {question} (overall {format_score(overall)})"
