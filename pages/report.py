@@ -18,6 +18,11 @@ if state.live_run() is not None:
     errors.info("A run is in progress; the report opens when it ends.")
     runs.live_progress()  # reruns the page when the run ends
     st.stop()
+shared_run = str(st.query_params.get("run") or "")
+if shared_run and runs.watch(shared_run):  # someone's run, still going: its progress, live
+    st.stop()
+if not shared_run and state.report() is None:
+    runs.active_runs("report")  # what anyone is running now, while there is no report to show
 sections.open_shared_run()
 report, meta = state.report(), state.run_meta()
 if report is None or meta is None or not report.results:
