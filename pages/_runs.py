@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set
 
 import streamlit as st
 from streamlit import config as st_config
@@ -24,6 +24,7 @@ from streamlit import config as st_config
 from evaluator.config import ConfigError, typed_history_path
 from evaluator.model import EvalReport, EvalSample
 from evaluator.runs import jobs as run_jobs
+from evaluator.runs import worker as run_worker
 from evaluator.runs.run import RunConfig
 from evaluator.store.history import RunInfo, RunStore, default_history_location
 from evaluator.store.jobs import JobInfo, JobQueue, Limits, Progress
@@ -33,6 +34,7 @@ from pages import _state as state
 from pages import _team as team
 from pages._views import format_duration
 
+UI_INTERVAL = 0.25  # seconds between redraws of progress held in this process (the Generate page's)
 POLL = 0.5  # seconds between progress reads of the run this session follows (a worker heartbeats as often)
 LIST_POLL = 1.0  # seconds between reads of every queued and running job (History, Evaluate, Report)
 WAIT_NO_BROWSER = 300.0  # AppTest has no browser to rerun the fragment: it waits this long for the run to end
@@ -72,55 +74,50 @@ def _store(location: str, label: Optional[str]) -> RunStore:
 
 
 def runs_settings() -> Any:
-    """The team config's [runs] table (caps, where workers run), or None before it exists / on a laptop."""
-    return getattr(team.config(), "runs", None)
+    """The config's [runs] table: caps, and whether this process or `ragmeter worker`s score runs."""
+    return team.config().runs
 
 
 def limits() -> Limits:
     """The caps of [runs] (0 = none) for submitting and claiming."""
-    runs = runs_settings()
-    if runs is None:
-        return Limits()
-    return Limits(max_running_per_user=int(getattr(runs, "max_running_per_user", 0) or 0),
-                  max_queued=int(getattr(runs, "max_queued", 0) or 0))
+    return runs_settings().limits
 
 
 def external_workers() -> bool:
     """`[runs] workers = "external"`: `ragmeter worker` processes score runs, not this dashboard."""
-    return str(getattr(runs_settings(), "workers", "local") or "local") == "external"
+    return runs_settings().workers == "external"
 
 
 def queue() -> JobQueue:
     return JobQueue(open_store(), limits())
 
 
-_EXIT_HOOK = threading.Lock()
-_exit_hooked: List[bool] = []
+_hooked: Set[int] = set()  # the workers whose shutdown the process's exit calls
+_hook_lock = threading.Lock()
 
 
 def ensure_worker() -> None:
     """Start this process's worker for the history (once; not when workers are external), and make
     the process's exit stop it: runs in flight end "interrupted" with every finished row saved."""
-    if external_workers():
+    worker = None if external_workers() else run_worker.local_worker(history_path())
+    if worker is None:
         return
-    worker = run_jobs.local_worker(history_path())
-    with _EXIT_HOOK:
-        if not _exit_hooked:
-            _exit_hooked.append(True)
-            _on_exit(run_jobs.shutdown_local_workers if hasattr(run_jobs, "shutdown_local_workers")
-                     else worker.shutdown)
+    with _hook_lock:
+        if id(worker) not in _hooked:
+            _hooked.add(id(worker))
+            _on_exit(worker.shutdown)
 
 
-def _on_exit(stop: Any) -> None:
+def _on_exit(stop: Callable[[], Any]) -> None:
     """Call `stop` when the interpreter shuts down, before it waits for non-daemon threads.
 
-    Streamlit handles SIGTERM itself (it stops its server, and the main thread returns); signal
-    handlers can only be set from the main thread, which page code never runs on. The scoring
-    threads of a run would then keep the process alive until the run ends. threading's own exit
-    hooks run first, on the main thread (concurrent.futures uses the same hook to join its pools).
+    Streamlit handles SIGTERM itself (it stops its server and the main thread returns); a signal
+    handler can only be set from the main thread, which page code never runs on. The scoring pool of
+    a run would then keep the process alive until the run ends. threading's own exit hooks run
+    first, on the main thread, newest first (concurrent.futures joins its pools from an older one).
     """
     register = getattr(threading, "_register_atexit", None)
-    if register is None:  # not CPython 3.9+: the worker's own threads are daemons, the process still ends
+    if register is None:  # not CPython 3.9+: atexit runs later, after non-daemon threads are joined
         import atexit
         atexit.register(stop)
         return
@@ -191,8 +188,11 @@ def resume_run(info: RunInfo, *, api_key: str = "", config: Optional[RunConfig] 
                target_headers: Optional[List[str]] = None) -> str:
     """Queue the rest of stored run `info` (only rows without a result); the session follows it."""
     team.authorize("resume", info.owner)
-    run_id = run_jobs.submit_resume(open_store(), info.run_id, owner=team.owner(), api_key=_secret(api_key),
-                                    config=config, target_headers=target_headers or [], limits=limits())
+    if external_workers() and config is not None and \
+            config.api_key_env == RunConfig.from_settings(info.settings).api_key_env:
+        config = None  # the stored settings say the same: no need to pin the job to this process
+    run_id = run_jobs.submit_resume(open_store(), info.run_id, api_key=_secret(api_key), config=config,
+                                    target_headers=target_headers or [], limits=limits())
     ensure_worker()
     return follow(run_id)
 
@@ -287,12 +287,17 @@ def live_progress(stoppable: bool = True) -> None:
 
 def job_view(job: JobInfo, *, stoppable: bool, key: str) -> None:
     """One queued or running job: where it stands, its progress, and Stop when this user may stop it."""
+    slot = st.empty()  # the Stop button, gone once it has been pressed
     if stoppable and not job.stop_requested and team.may("stop", job.owner):
-        if st.button("Stop run", key=f"btn_stop_{key}_{job.run_id}", icon=":material/stop:",
-                     help="Finish the samples in flight, keep every finished row."):
+        if slot.button("Stop run", key=f"btn_stop_{key}_{job.run_id}", icon=":material/stop:",
+                       help="Finish the samples in flight, keep every finished row."):
             with errors.guard("Stopping the run"):
                 stop_run(job.run_id)
-                job.stop_requested = True
+                slot.empty()
+                job = queue().get(job.run_id) or job
+                if not active(job):  # it was queued: it ended at once
+                    errors.caption("Stopped before it started.")
+                    return
     if job.stop_requested:
         st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
     if job.state == "queued":
