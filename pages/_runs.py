@@ -351,6 +351,8 @@ def active_runs(key: str) -> None:
         return
     if not jobs:
         return
+    if any(j.state == "queued" for j in jobs):
+        ensure_worker()  # a laptop dashboard restarted, or runs queued by a script: this process scores them
     st.subheader("Runs in progress")
     for job in jobs:
         with st.container(border=True):

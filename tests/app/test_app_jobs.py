@@ -26,6 +26,8 @@ history = "{history}"
 viewers = ["*"]
 evaluators = ["{alice}", "{bob}"]
 admins = ["{admin}"]
+[runs]
+workers = "external"
 """
 
 
@@ -55,8 +57,12 @@ def texts(at) -> str:
                                                                 "success") for e in getattr(at, kind))
 
 
-def test_queued_runs_show_their_place_in_line_and_stop_from_history(history):
-    """No worker runs here: two submitted runs wait, in order; Stop on the second ends it at once."""
+def test_queued_runs_show_their_place_in_line_and_stop_from_history(history, tmp_path, monkeypatch):
+    """Runs wait for external workers (none here): two submitted runs wait, in order; Stop on the second
+    ends it at once."""
+    config = tmp_path / "ragmeter.toml"
+    config.write_text('[runs]\nworkers = "external"\n')
+    monkeypatch.setenv("RAGMETER_CONFIG", str(config))
     store = RunStore(history)
     first = run_jobs.submit_new(store, RunConfig(), rows(3, "a"), dataset_name="first.jsonl")
     second = run_jobs.submit_new(store, RunConfig(), rows(3, "b"), dataset_name="second.jsonl")
@@ -86,6 +92,7 @@ def test_the_session_holds_the_run_id_only_and_the_page_opens_the_report_when_it
 
 
 def team_mode(tmp_path, monkeypatch):
+    """Team mode whose runs wait for `ragmeter worker`s (none run here: submitted runs stay queued)."""
     history = tmp_path / "team.sqlite3"
     config = tmp_path / "team.toml"
     config.write_text(TEAM.format(history=history, alice=ALICE, bob=BOB, admin=ADMIN))
