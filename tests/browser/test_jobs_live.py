@@ -95,6 +95,7 @@ def visit(page, url: str) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
 
 
+@pytest.mark.timeout(900)  # three browsers and a run share 2 cores: pages take minutes to draw
 def test_a_run_is_watched_from_other_browsers_and_stopped_by_an_admin(team, as_user, tmp_path):
     data = _write_csv(tmp_path / "watched_run.csv", _big_rows(ROWS))
     total = _count(ROWS)
