@@ -21,7 +21,7 @@ from ..store.history import RunStore
 
 log = logging.getLogger("ragmeter.runs")
 
-Pair = Tuple[int, EvalResult]
+Pair = Tuple[int, EvalResult, bool]  # (index, result, whether its sample is the one the run stored)
 WAITS = (0.5, 1.5)  # seconds before the second and third tries: a database restart or a lock passes
 
 
@@ -49,9 +49,10 @@ class RowWriter:
         self._thread.start()
         return self
 
-    def add(self, index: int, result: EvalResult) -> None:
+    def add(self, index: int, result: EvalResult, stored: bool = False) -> None:
+        """Queue a finished row; `stored`: its sample is the one already stored with the run."""
         with self._cond:
-            self._rows.append((index, result))
+            self._rows.append((index, result, stored))
             if len(self._rows) >= self.batch:
                 self._cond.notify()
 
@@ -97,7 +98,8 @@ class RowWriter:
         with self._write_lock:
             for attempt in range(len(self.waits) + 1):
                 try:
-                    self.store.record_results(self.run_id, rows)
+                    self.store.record_results(self.run_id, [(i, r) for i, r, _ in rows],
+                                              stored={i for i, _, own in rows if own})
                     self.saved += len(rows)
                     break
                 except Exception as exc:  # a failed write must never end the run

@@ -106,6 +106,7 @@ class Run:
         self._workers, self._close_judge = max_workers, close_judge
         self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
         self._results: Dict[int, EvalResult] = {}
+        self._answered_samples: Dict[int, EvalSample] = {}  # the target's answered rows, as saved
         self._writer: Optional[RowWriter] = None  # the history's batched row writes, once the run has an id
         self.detached = False  # another worker owns the run now: its ending is not written from here
         self._sums: Dict[str, List[float]] = {}  # metric -> [sum, count] of this session's scores
@@ -320,6 +321,7 @@ class Run:
         if isinstance(self.store, RunStore) and self.run_id:
             try:
                 self.store.record_answer(self.run_id, self.pending[j][0], sample)
+                self._answered_samples[j] = sample
             except Exception as exc:  # a history failure must not lose the run itself
                 self._history_failed(f"Some answers could not be saved to the history: {describe(exc)}")
                 log.warning("history write failed", exc_info=True)
@@ -352,7 +354,9 @@ class Run:
         index = self.pending[j][0]
         self._results[index] = result
         if self._writer is not None:
-            self._writer.add(index, result)
+            # The same object as the sample stored (at create, or as the target answered it): not written again.
+            own = result.sample is self.pending[j][1] or result.sample is self._answered_samples.get(j)
+            self._writer.add(index, result, own)
 
     def _save_rows(self) -> None:
         """Write every row still waiting; rows the history refused make the run's verdict say how many."""

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import HistoryError
 from .db import Database, Session, is_postgres_url, location_of, open_database, shown_url
@@ -412,14 +412,18 @@ class RunStore:
         except self._database.errors as exc:
             raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
-    def record_results(self, run_id: str, pairs: Sequence[Tuple[int, EvalResult]]) -> None:
+    def record_results(self, run_id: str, pairs: Sequence[Tuple[int, EvalResult]],
+                       stored: AbstractSet[int] = frozenset()) -> None:
         """Persist many finished samples, and the samples themselves, in one transaction.
 
-        For runs created with `n_samples` only (the Ray engine): one write per batch of rows keeps
-        a million-row run from spending its time in commits.
+        One write per batch of rows keeps a long run from spending its time in commits (the Ray
+        engine's frames, Run's batches). `stored` holds the indices whose result's sample is already
+        the one stored with the run: only their results are written (encoding the sample again
+        cost as much as the result).
         """
         # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
-        samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs if r.sample is not None]
+        samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs
+                   if r.sample is not None and i not in stored]
         results = [(run_id, i, r.sample_id, r.overall_score(),
                     _dumps(result_to_compact_record(r, with_sample=r.sample is None))) for i, r in pairs]
         try:
