@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 
 HEADER = "X-Forwarded-Email"
 VIEWER, EVALUATOR, ADMIN = "vera@example.com", "eve@example.com", "alice@example.com"
-ROWS = 40_000  # offline: long enough to be watched, stopped and seen stopped on this shared machine
+ROWS = 300  # scored by a judge that answers after 0.2 s: minutes of run, while pages stay quick
 LONG = 180_000  # ms: a page drawn while the worker scores shares its CPU on this 2-core machine
 TEAM_TOML = """
 [server]
@@ -39,6 +39,12 @@ max_upload_mb = 50
 viewers = ["*"]
 evaluators = ["{evaluator}", "{admin}"]
 admins = ["{admin}"]
+[[judges]]
+name = "team judge"
+base_url = "{judge_url}"
+model = "test-model"
+api_key_env = "TEAM_JUDGE_KEY"
+max_workers = 2
 """
 
 
@@ -48,12 +54,17 @@ def team(browser, tmp_path_factory) -> Iterator[dict]:
     folder = tmp_path_factory.mktemp("jobs_team")
     history = folder / "team.sqlite3"
     config = folder / "team.toml"
-    config.write_text(TEAM_TOML.format(header=HEADER, history=history, evaluator=EVALUATOR, admin=ADMIN))
-    env = {**os.environ, "RAGMETER_CONFIG": str(config), "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "50",
-           "RAGMETER_JUDGE_CACHE": str(folder / "cache.sqlite3")}
-    env.pop("RAGMETER_HISTORY", None)
-    with serve_app(env, folder / "server.log") as direct, SignInProxy(int(direct.rsplit(":", 1)[1]), HEADER) as proxy:
-        yield {"url": proxy.url, "history": history, "folder": folder}
+    from openai_server import ChatServer
+
+    with ChatServer(latency=0.2) as judge:
+        config.write_text(TEAM_TOML.format(header=HEADER, history=history, evaluator=EVALUATOR, admin=ADMIN,
+                                           judge_url=judge.base_url))
+        env = {**os.environ, "RAGMETER_CONFIG": str(config), "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "50",
+               "RAGMETER_JUDGE_CACHE": str(folder / "cache.sqlite3"), "TEAM_JUDGE_KEY": "sk-team-test"}
+        env.pop("RAGMETER_HISTORY", None)
+        with serve_app(env, folder / "server.log") as direct, \
+                SignInProxy(int(direct.rsplit(":", 1)[1]), HEADER) as proxy:
+            yield {"url": proxy.url, "history": history, "folder": folder}
     expect.set_options(timeout=5_000)
 
 
@@ -103,6 +114,12 @@ def test_a_run_is_watched_from_other_browsers_and_stopped_by_an_admin(team, as_u
     visit(eve, team["url"] + "/")
     expect(eve.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=LONG)
     upload(eve, data)
+    combo = eve.get_by_role("combobox", name="Judge", exact=True)
+    combo.click()
+    eve.keyboard.type("team judge")
+    eve.keyboard.press("Enter")
+    expect(combo).to_have_value("team judge")
+    wait_idle(eve)
     eve.get_by_role("button", name="Run evaluation").click()
     expect(eve.locator('[data-testid="stProgress"]').first).to_contain_text(
         re.compile(rf"[1-9][\d,]*/{total} samples scored"), timeout=LONG)
