@@ -11,7 +11,6 @@ from evaluator.analysis.compare import compare_runs
 from evaluator.io.versions import version_of
 from evaluator.errors import RagmeterError
 from evaluator.runs.ab import ab_from_runs
-from evaluator.runs.run import Run
 from evaluator.store.history import RunInfo, RunStore
 from evaluator.judges.registry import get_judge
 
@@ -65,6 +64,8 @@ def confirm_delete(store: RunStore, info: RunInfo) -> None:
     if c1.button("Yes, delete", key="btn_hist_delete_yes", type="primary"):
         with errors.guard("Deleting"):
             team.authorize("delete", info.owner)
+            if runs.active(runs.queue().get(info.run_id)):  # stop it first: no judge call after the delete
+                runs.stop_and_wait(info.run_id)
             store.delete_run(info.run_id)
             state.drop(state.DELETE_PENDING, state.COMPARISON)
             st.rerun()
@@ -73,11 +74,17 @@ def confirm_delete(store: RunStore, info: RunInfo) -> None:
         st.rerun()
 
 
-def resumable(info: RunInfo) -> bool:
-    """Stopped, failed or crashed (still 'running' but not in this session) with samples left."""
-    live = state.live_run()
-    mine = live is not None and live.running and live.run_id == info.run_id
-    return info.n_done < info.n_samples and info.status in ("stopped", "failed", "running") and not mine
+def resumable(info: RunInfo, job: Any) -> bool:
+    """Stopped, failed, interrupted, or crashed (still 'running' with no job scoring it), with samples left."""
+    return (info.n_done < info.n_samples and info.status in ("stopped", "failed", "interrupted", "running")
+            and not runs.active(job))
+
+
+def in_progress_note(job: Any) -> None:
+    """A queued or running run is stopped (or watched) under "Runs in progress" at the top of the page."""
+    where = f"queued, {runs.ordinal(job.position or 1)} in line" if job.state == "queued" else "being scored"
+    errors.info("This run is {where}: follow it, or stop it, under **Runs in progress** at the top of this page.",
+                where=where, icon=":material/hourglass_top:")
 
 
 def resume_controls(store: RunStore, info: RunInfo) -> None:
@@ -85,9 +92,12 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
     with st.container(border=True):
         st.markdown(f"**Resume** · {info.n_samples - info.n_done} of {info.n_samples} samples left, "
                     "same judge and settings.")
-        if info.status == "running":
-            st.caption("Marked running but not scored in this window: it probably crashed. If another window "
-                       "is still scoring it, resuming here would score its remaining samples twice.")
+        if info.status == "interrupted":
+            st.caption("Interrupted: the worker scoring it shut down or stopped answering. Every finished row "
+                       "is kept; resuming scores only the rest.")
+        elif info.status == "running":
+            st.caption("Marked running, but no worker holds it: it probably crashed with the process that "
+                       "scored it. Resuming scores only the rows it has no result for.")
         key, headers = "", []
         names = (info.settings.get("target") or {}).get("header_names") or []
         if names:
@@ -105,9 +115,8 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
             with errors.guard("Resuming the run"):
                 team.authorize("resume", info.owner)
                 fallback = judge_ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
-                run = Run.resume(store, info.run_id, api_key=key or fallback,
-                                  config=team.resumed_config(info.settings), target_headers=[h.strip() for h in headers if h.strip()])
-                runs.follow(run.start())
+                runs.resume_run(info, api_key=key or fallback, config=team.resumed_config(info.settings),
+                                target_headers=[h.strip() for h in headers if h.strip()])
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 
 
@@ -119,9 +128,7 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with errors.guard("Re-scoring the run"):
                 team.authorize("rescore", info.owner)
-                run = Run.rescore(store, info.run_id, config,
-                                  api_key=judge_ui.api_key("hist_rescore"))
-                runs.follow(run.start())
+                runs.rescore_run(info, config, api_key=judge_ui.api_key("hist_rescore"))
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 
 
@@ -179,7 +186,10 @@ def manage(store: RunStore, info: RunInfo) -> None:
             state.put(state.DELETE_PENDING, info.run_id)
         if state.get(state.DELETE_PENDING) == info.run_id:
             confirm_delete(store, info)
-    if resumable(info) and team.may("resume", info.owner):  # team mode: the run's owner and admins
+    job = runs.queue().get(info.run_id)
+    if runs.active(job):
+        in_progress_note(job)
+    elif resumable(info, job) and team.may("resume", info.owner):  # team mode: the run's owner and admins
         resume_controls(store, info)
     if info.n_done and team.may("rescore", info.owner):
         rescore_controls(store, info)

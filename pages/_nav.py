@@ -145,19 +145,30 @@ def refresh_sidebar() -> None:
 
 @st.fragment(run_every=1.0)
 def _live_status() -> None:
-    live = state.live_run()
-    if live is not None and not live.running:
-        runs.collect(live)
-        st.rerun()  # the whole page: it shows the finished run, the sidebar its report
-    _status_lines()
+    """The sidebar while this session follows a run: one small read of its job a second."""
+    run_id = state.live_run()
+    job = None
+    if run_id is not None:
+        try:
+            job = runs.queue().get(run_id)
+        except Exception as exc:  # the history is out of reach: say so, and keep the run followed
+            errors.caption("Run in progress: its progress cannot be read now ({problem}).", problem=exc)
+            return
+        if not runs.active(job):
+            runs.collect(run_id, job)
+            st.rerun()  # the whole page: it shows the finished run, the sidebar its report
+    _status_lines(job)
 
 
-def _status_lines() -> None:
-    dataset, live, report = state.dataset(), state.live_run(), state.report()
+def _status_lines(job: Any = None) -> None:
+    dataset, report = state.dataset(), state.report()
     if dataset is not None:
         errors.caption("Dataset: **{name}** · {n:,} samples", name=dataset.name, n=len(dataset.samples))
-    if live is not None and live.running:
-        errors.caption("Run in progress: **{name}** · {n:,} samples", name=live.dataset_name, n=live.total)
+    if job is not None:
+        total = job.progress.total if job.progress is not None else 0
+        errors.caption("Run in progress: **{name}** · {done}", name=job.dataset_name,
+                       done=f"queued, {runs.ordinal(job.position or 1)} in line" if job.state == "queued"
+                       else f"{job.progress.done if job.progress else 0:,}/{total:,} scored")
     elif report is not None:
         meta = state.run_meta()
         errors.caption("Report: **{name}** · {status} · {n:,} samples · overall {mean}",

@@ -54,9 +54,10 @@ def run_step(dataset: Optional[LoadedDataset], config: RunConfig, step: int = 4,
                            target=target)
             st.rerun()  # redraw with Run disabled while the run goes on
     if state.live_run() is not None:
-        runs.live_progress(stoppable=True)  # reruns the page when the run ends
-        return
-    run_outcome()
+        runs.live_progress()  # reruns the page when the run ends
+    else:
+        run_outcome()
+    runs.active_runs("eval")  # other tabs' and users' runs, live
 
 
 def run_outcome() -> None:
@@ -78,6 +79,9 @@ def run_outcome() -> None:
     elif meta.error:
         errors.error("The run failed: {problem}. {n:,} finished rows were kept.{saved}",
                      problem=meta.error.rstrip("."), n=n, saved=saved)
+    elif meta.status == "interrupted":
+        errors.warning("Interrupted: the worker scoring this run shut down or lost it. {n:,} of {total:,} samples "
+                       "scored, all kept.{saved} Resume it from the History page.", n=n, total=total, saved=saved)
     elif meta.status == "stopped":
         errors.warning("Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History "
                        "page.", n=n, total=total, saved=saved)

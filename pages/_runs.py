@@ -1,31 +1,44 @@
-"""Runs in the session: start one, follow it live, collect its report, open the history.
+"""Runs from the dashboard: submit one as a job, follow it live, stop it, open its report when it ends.
 
-A run is an evaluator.runs.run.Run on its own thread, so Stop keeps every finished row and leaving
-the page does not kill it. Pages never wait for it: `live_progress` is an st.fragment that
-Streamlit reruns every UI_INTERVAL seconds (the browser asks for it), redrawing only the progress;
-when the run has ended it collects the report and reruns the whole page, which then shows how
-the run ended.
+A run is a job in the history (evaluator/store/jobs.py): submitting writes it, a worker scores it
+(this process's `local_worker` on a laptop, `ragmeter worker`s when the team config says
+`[runs] workers = "external"`), heartbeating a small progress record. Session state holds only the
+run id. `live_progress` is an st.fragment the browser reruns every POLL seconds: one small read
+(`JobQueue.get`, the job row and its progress record, a few hundred bytes), never the rows, so a
+watched run scores as fast as an unwatched one. When the job has ended the page opens the run's
+report from the history and reruns. Any tab or replica reads the same record: `active_runs`
+lists every queued and running job, with Stop for its owner and admins (`stop_run` checks again
+at the write).
 """
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set
 
 import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.config import ConfigError, typed_history_path
-from evaluator.store.history import RunInfo, RunStore, default_history_location
 from evaluator.model import EvalReport, EvalSample
-from evaluator.runs.run import Run, RunConfig
+from evaluator.runs import jobs as run_jobs
+from evaluator.runs import worker as run_worker
+from evaluator.runs.run import RunConfig
+from evaluator.store.history import RunInfo, RunStore, default_history_location
+from evaluator.store.jobs import JobInfo, JobQueue, Limits, Progress
 
 from pages import _errors as errors
 from pages import _state as state
 from pages import _team as team
 from pages._views import format_duration
 
-UI_INTERVAL = 0.25  # seconds between progress redraws: 4 a second, however fast the judge scores
+UI_INTERVAL = 0.25  # seconds between redraws of progress held in this process (the Generate page's)
+POLL = 0.5  # seconds between progress reads of the run this session follows (a worker heartbeats as often)
+LIST_POLL = 1.0  # seconds between reads of every queued and running job (History, Evaluate, Report)
+WAIT_NO_BROWSER = 300.0  # AppTest has no browser to rerun the fragment: it waits this long for the run to end
+DELETE_WAIT = 8.0  # seconds Delete waits for a stopped run's worker to let go before deleting it
 
 
 def history_path() -> str:
@@ -50,7 +63,65 @@ TEAM_HISTORY = "this team's shared run history"  # what team mode calls its hist
 def open_store() -> RunStore:
     """The run history; raises HistoryError with a fix when the path cannot be used. In team mode it
     is named by a label in every message: the database URL (user, host, port) is the operator's."""
-    return RunStore(history_path(), label=TEAM_HISTORY if team.config().team else None)
+    return _store(history_path(), TEAM_HISTORY if team.config().team else None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _store(location: str, label: Optional[str]) -> RunStore:
+    """One RunStore per history for the whole server (its connections are per thread): a progress
+    poll then costs one query, not a migration check and a new store."""
+    return RunStore(location, label=label)
+
+
+def runs_settings() -> Any:
+    """The config's [runs] table: caps, and whether this process or `ragmeter worker`s score runs."""
+    return team.config().runs
+
+
+def limits() -> Limits:
+    """The caps of [runs] (0 = none) for submitting and claiming."""
+    return runs_settings().limits
+
+
+def external_workers() -> bool:
+    """`[runs] workers = "external"`: `ragmeter worker` processes score runs, not this dashboard."""
+    return runs_settings().workers == "external"
+
+
+def queue() -> JobQueue:
+    return JobQueue(open_store(), limits())
+
+
+_hooked: Set[int] = set()  # the workers whose shutdown the process's exit calls
+_hook_lock = threading.Lock()
+
+
+def ensure_worker() -> None:
+    """Start this process's worker for the history (once; not when workers are external), and make
+    the process's exit stop it: runs in flight end "interrupted" with every finished row saved."""
+    worker = None if external_workers() else run_worker.local_worker(history_path())
+    if worker is None:
+        return
+    with _hook_lock:
+        if id(worker) not in _hooked:
+            _hooked.add(id(worker))
+            _on_exit(worker.shutdown)
+
+
+def _on_exit(stop: Callable[[], Any]) -> None:
+    """Call `stop` when the interpreter shuts down, before it waits for non-daemon threads.
+
+    Streamlit handles SIGTERM itself (it stops its server and the main thread returns); a signal
+    handler can only be set from the main thread, which page code never runs on. The scoring pool of
+    a run would then keep the process alive until the run ends. threading's own exit hooks run
+    first, on the main thread, newest first (concurrent.futures joins its pools from an older one).
+    """
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:  # not CPython 3.9+: atexit runs later, after non-daemon threads are joined
+        import atexit
+        atexit.register(stop)
+        return
+    register(stop)
 
 
 @dataclass
@@ -83,15 +154,15 @@ def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
     state.put(state.RUN, meta)
 
 
-def stored_meta(info: RunInfo) -> RunMeta:
+def stored_meta(info: RunInfo, *, error: Optional[str] = None, warning: Optional[str] = None) -> RunMeta:
     """What the Report needs to show a stored run: never its rows."""
     return RunMeta(info.dataset_name, info.settings, info.status, info.run_id, info.created_at, total=info.n_samples,
-                   n_rows=info.n_done, overall=info.overall_mean)
+                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean)
 
 
-def open_run(run_id: str) -> None:
+def open_run(run_id: str, *, error: Optional[str] = None, warning: Optional[str] = None) -> None:
     """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
-    show_report(None, stored_meta(open_store().get_run(run_id)))
+    show_report(None, stored_meta(open_store().get_run(run_id), error=error, warning=warning))
 
 
 def share_url(path: str) -> str:
@@ -102,40 +173,104 @@ def share_url(path: str) -> str:
     return origin + path
 
 
-def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
-              judge: Any = None, target: Any = None) -> Run:
-    """Score `samples` on a background thread, saved to the history; the run goes in session state.
+# --- submitting -----------------------------------------------------------------------------------
+def _secret(key: str) -> str:
+    """An API key goes to this process's worker only: external workers read their own environment."""
+    return "" if external_workers() else key
 
-    `key` is the API key for this run only; `judge` overrides the one `config` describes (tests pass a slow one);
-    `target` (a TargetConfig) answers each question first. NotAllowed when this session's user may not run.
+
+def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
+              judge: Any = None, target: Any = None) -> str:
+    """Queue `samples` as a new run in the history; the session follows it. Returns the run id.
+
+    `key` is the API key for this run only (kept in this process's memory, never stored); `judge`
+    overrides the one `config` describes (tests pass a slow one); `target` (a TargetConfig) answers
+    each question first. NotAllowed when this session's user may not run; QueueFull at the team's cap.
     """
     team.authorize("run")
-    run = Run.new(config, samples, dataset_name=dataset_name, store=history_path(), api_key=key,
-                 judge=judge, target=target, owner=team.owner(),
-                 project=str(state.get(state.EVAL_PROJECT) or "").strip() or None)
-    return follow(run.start())
+    run_id = run_jobs.submit_new(open_store(), config, samples, dataset_name=dataset_name, owner=team.owner(),
+                                 project=str(state.get(state.EVAL_PROJECT) or "").strip() or None,
+                                 target=target, api_key=_secret(key), judge=judge, limits=limits())
+    ensure_worker()
+    return follow(run_id)
 
 
-def follow(run: Run) -> Run:
-    """Make a started run (new, resumed or re-scored) the session's live run."""
-    state.put(state.LIVE, run)
-    return run
+def resume_run(info: RunInfo, *, api_key: str = "", config: Optional[RunConfig] = None,
+               target_headers: Optional[List[str]] = None) -> str:
+    """Queue the rest of stored run `info` (only rows without a result); the session follows it."""
+    team.authorize("resume", info.owner)
+    if external_workers() and config is not None and \
+            config.api_key_env == RunConfig.from_settings(info.settings).api_key_env:
+        config = None  # the stored settings say the same: no need to pin the job to this process
+    run_id = run_jobs.submit_resume(open_store(), info.run_id, api_key=_secret(api_key), config=config,
+                                    target_headers=target_headers or [], limits=limits())
+    ensure_worker()
+    return follow(run_id)
 
 
-def collect(run: Run) -> None:
+def rescore_run(info: RunInfo, config: RunConfig, *, api_key: str = "") -> str:
+    """Queue a new run scoring run `info`'s saved answers with `config`'s judge; the session follows it."""
+    team.authorize("rescore", info.owner)
+    run_id = run_jobs.submit_rescore(open_store(), info.run_id, config, owner=team.owner(),
+                                     api_key=_secret(api_key), limits=limits())
+    ensure_worker()
+    return follow(run_id)
+
+
+def follow(run_id: str) -> str:
+    """Make run `run_id` (queued, resumed or re-scored) the one this session follows live."""
+    state.put(state.LIVE, run_id)
+    return run_id
+
+
+# --- stopping -------------------------------------------------------------------------------------
+def stop_run(run_id: str) -> None:
+    """Ask the run's worker to stop it (a queued run ends at once); every finished row is kept.
+
+    Only the run's owner and admins: checked here, at the write, whatever button led here."""
+    job = queue().get(run_id)
+    owner = job.owner if job is not None else open_store().get_run(run_id).owner
+    team.authorize("stop", owner)
+    queue().request_stop(run_id)
+
+
+def stop_and_wait(run_id: str, timeout: float = DELETE_WAIT) -> Optional[JobInfo]:
+    """Stop run `run_id` and wait (at most `timeout` s) until its worker has let go; its last job."""
+    stop_run(run_id)
+    return wait_ended(run_id, timeout)
+
+
+def active(job: Optional[JobInfo]) -> bool:
+    return job is not None and job.state in ("queued", "running")
+
+
+def wait_ended(run_id: str, timeout: float) -> Optional[JobInfo]:
+    """The run's job once it is no longer queued or running (or after `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    job = queue().get(run_id)
+    while active(job) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        job = queue().get(run_id)
+    return job
+
+
+# --- following ------------------------------------------------------------------------------------
+def collect(run_id: str, job: Optional[JobInfo]) -> None:
     """Make an ended run's report the current one, once: whoever sees it end first collects it."""
-    if state.live_run() is not run:
+    if state.live_run() != run_id:
         return
     state.drop(state.LIVE)
-    show_report(run.report or EvalReport(), RunMeta(run.dataset_name, run.settings, run.status, run.run_id,
-                                                    total=run.total, error=run.error, warning=run.warning,
-                                                    paged=bool(run.run_id) and not run.history_error))
+    progress = job.progress if job is not None else None
+    error = getattr(progress, "error", None) if progress is not None else None
+    lost = (job.lost_rows or (progress.lost_rows if progress else 0)) if job is not None else 0
+    warning = (f"{lost:,} finished row{'' if lost == 1 else 's'} could not be saved to the history; "
+               "resume the run to score them again.") if lost else None
+    open_run(run_id, error=error, warning=warning)
 
 
-def finish(run: Run) -> None:
-    """Wait for `run` to end, then collect it (for scripts that need the report now)."""
-    run.join()
-    collect(run)
+def finish(run_id: str, timeout: float = WAIT_NO_BROWSER) -> None:
+    """Wait for run `run_id` to end, then collect it (scripts and AppTest that need the report now)."""
+    collect(run_id, wait_ended(run_id, timeout))
 
 
 def no_browser() -> bool:
@@ -143,49 +278,120 @@ def no_browser() -> bool:
     return bool(st_config.get_option("global.appTest"))  # st.get_option does not see AppTest's patch
 
 
-@st.fragment(run_every=UI_INTERVAL)
-def live_progress(stoppable: bool = False) -> None:
-    """The live run's progress (with a Stop button when `stoppable`); reruns the page when the run ends.
+@st.fragment(run_every=POLL)
+def live_progress(stoppable: bool = True) -> None:
+    """This session's run: its progress (Stop for its owner and admins); reruns the page when it ends.
 
     The browser may still ask for this fragment after the page has moved on (its timer outlives the
     run); with no live run it then draws nothing, rather than rerunning the page again and again.
     """
-    run = state.live_run()
-    if run is None:
+    run_id = state.live_run()
+    if run_id is None:
         return
-    if no_browser():
-        run.join()
-    if not run.running:
-        collect(run)
+    job = wait_ended(run_id, WAIT_NO_BROWSER) if no_browser() else queue().get(run_id)
+    if not active(job):
+        collect(run_id, job)
         st.rerun()  # the whole page: it shows the finished run, the sidebar its report
-    if stoppable:
-        if st.button("Stop run", key="btn_stop", icon=":material/stop:",
-                     help="Finish the samples in flight, keep every finished row."):
+    assert job is not None
+    job_view(job, stoppable=stoppable, key="live")
+
+
+def job_view(job: JobInfo, *, stoppable: bool, key: str) -> None:
+    """One queued or running job: where it stands, its progress, and Stop when this user may stop it."""
+    slot = st.empty()  # the Stop button, gone once it has been pressed
+    if stoppable and not job.stop_requested and team.may("stop", job.owner):
+        if slot.button("Stop run", key=f"btn_stop_{key}_{job.run_id}", icon=":material/stop:",
+                       help="Finish the samples in flight, keep every finished row."):
             with errors.guard("Stopping the run"):
-                team.authorize("stop", run.owner)
-                run.stop()
-        if run.stopping:
-            st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
-    progress_view(run)
+                stop_run(job.run_id)
+                slot.empty()
+                job = queue().get(job.run_id) or job
+                if not active(job):  # it was queued: it ended at once
+                    errors.caption("Stopped before it started.")
+                    return
+    if job.stop_requested:
+        st.caption("Stopping: finishing the samples in flight. Every finished row is kept.")
+    if job.state == "queued":
+        again = " It was interrupted and will resume where it stopped." if job.attempts else ""
+        errors.info("Queued: {place} in line, waiting for a free worker.{again}",
+                    place=ordinal(job.position or 1), again=again, icon=":material/schedule:")
+        return
+    progress_view(job.progress or Progress(done=0, total=0))
 
 
-def progress_view(run: Run) -> None:
-    """Progress bar with done/total, elapsed, ETA and the running means."""
-    frac = min(run.done / run.total, 1.0) if run.total else 1.0
-    if run.target is not None:  # two stages: the pipeline answers, the judge scores each answer as it comes
-        asked = min(run.answered / run.total, 1.0) if run.total else 1.0
-        st.progress(asked, text=f"{run.answered:,}/{run.total:,} questions answered by your pipeline ({asked:.0%})")
-    st.progress(frac, text=f"{run.done:,}/{run.total:,} samples scored ({frac:.0%})")
-    cells = st.columns(4 if run.target is not None else 3)
-    if run.target is not None:
-        cells[0].metric("Answered", f"{run.answered:,}/{run.total:,}")
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def progress_view(p: Progress) -> None:
+    """Progress bar with done/total, elapsed, ETA and the running means, from the job's record."""
+    frac = min(p.done / p.total, 1.0) if p.total else 0.0
+    if p.has_target:  # two stages: the pipeline answers, the judge scores each answer as it comes
+        asked = min(p.answered / p.total, 1.0) if p.total else 0.0
+        st.progress(asked, text=f"{p.answered:,}/{p.total:,} questions answered by your pipeline ({asked:.0%})")
+    st.progress(frac, text=f"{p.done:,}/{p.total:,} samples scored ({frac:.0%})")
+    cells = st.columns(4 if p.has_target else 3)
+    if p.has_target:
+        cells[0].metric("Answered", f"{p.answered:,}/{p.total:,}")
     c1, c2, c3 = cells[-3:]
-    c1.metric("Scored", f"{run.done:,}/{run.total:,}")
-    c2.metric("Elapsed", format_duration(run.elapsed()))
-    c3.metric("ETA", format_duration(run.eta()) if run.running else "done")
-    if run.batch_status and run.running and not run.done:
+    c1.metric("Scored", f"{p.done:,}/{p.total:,}")
+    c2.metric("Elapsed", format_duration(p.elapsed))
+    c3.metric("ETA", format_duration(p.eta) if p.eta is not None else "–")
+    if p.batch_status and not p.done:
         errors.info("Batch API: {status}. Stopping or closing the page is safe: resume this run from the History "
-                    "page to pick the batch up.", status=run.batch_status, icon=":material/schedule:")
-    means = run.means()
-    if means:
-        errors.caption("Running means: {means}", means=" · ".join(f"{n} {v:.3f}" for n, v in means.items()))
+                    "page to pick the batch up.", status=p.batch_status, icon=":material/schedule:")
+    if p.lost_rows:
+        errors.warning("{n:,} finished rows could not be saved to the history so far.", n=p.lost_rows)
+    if p.means:
+        errors.caption("Running means: {means}", means=" · ".join(f"{n} {v:.3f}" for n, v in p.means.items()))
+
+
+# --- every run in progress ------------------------------------------------------------------------
+@st.fragment(run_every=LIST_POLL)
+def active_runs(key: str) -> None:
+    """Every queued and running run of the history, live, whoever started it (any tab, any replica).
+
+    Stop shows for the run's owner and admins only; the session's own run is left to live_progress.
+    """
+    try:
+        jobs = [j for j in queue().list() if j.run_id != state.live_run()]
+    except Exception as exc:  # the page itself still works: say why this part is missing
+        errors.warning("Runs in progress cannot be read now: {problem}", problem=exc)
+        return
+    if not jobs:
+        return
+    if any(j.state == "queued" for j in jobs):
+        ensure_worker()  # a laptop dashboard restarted, or runs queued by a script: this process scores them
+    st.subheader("Runs in progress")
+    for job in jobs:
+        with st.container(border=True):
+            errors.markdown("**{name}** · started by {owner} · run {run_id}", name=job.dataset_name,
+                            owner=job.owner, run_id=errors.code_span(job.run_id))
+            job_view(job, stoppable=True, key=key)
+
+
+def watch(run_id: str) -> bool:
+    """A shared run (/report?run=ID) that is still queued or running: say so and show its progress live,
+    whoever started it; the page opens its report when it ends. False when it is not in progress."""
+    try:
+        job = queue().get(run_id)
+    except Exception:  # an unknown history or id: the Report page's own opening says why
+        return False
+    if not active(job):
+        return False
+    assert job is not None
+    errors.info("This run of **{name}** (started by {owner}) is in progress; its report opens here when it ends.",
+                name=job.dataset_name, owner=job.owner, icon=":material/hourglass_top:")
+    _watched(run_id)
+    return True
+
+
+@st.fragment(run_every=POLL)
+def _watched(run_id: str) -> None:
+    job = wait_ended(run_id, WAIT_NO_BROWSER) if no_browser() else queue().get(run_id)
+    if not active(job):
+        st.rerun()  # the whole page: the run has ended, so it opens as a report
+    assert job is not None
+    job_view(job, stoppable=True, key="watch")

@@ -24,7 +24,6 @@ import streamlit as st
 
 if TYPE_CHECKING:  # types only: the modules that define them import this one
     from evaluator.model import EvalReport, EvalResult
-    from evaluator.runs.run import Run
     from pages._data import LoadedDataset
     from pages._runs import RunMeta
 
@@ -33,7 +32,7 @@ KEEP: Final = "session"  # persist_state of every widget whose value outlives a 
 # --- app data ---------------------------------------------------------------------------------
 REPORT = "report"  # EvalReport shown on the Report page
 RUN = "run"  # RunMeta: which run that report is (id, dataset, settings, status)
-LIVE = "live_run"  # evaluator.runs.run.Run while a run is being scored, until a page collects it
+LIVE = "live_run"  # the run id (a str, never the Run) this session follows, until a page sees it end
 DATASET = "dataset"  # LoadedDataset chosen on the Evaluate page
 UPLOAD = "upload"  # (file name, bytes) of the last upload, so it survives page switches
 RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML table (RunConfig.rubrics)
@@ -126,14 +125,18 @@ def drop_stale(key: str, allowed: Sequence[Any]) -> None:
 
 
 # --- typed access to the app data ----------------------------------------------------------------
-def live_run() -> Optional["Run"]:
-    return st.session_state.get(LIVE)
+def live_run() -> Optional[str]:
+    """The id of the run this session started (or resumed) and follows, until a page has seen it end.
+
+    Only the id: the run itself is a job in the history (evaluator/store/jobs.py), scored by a
+    worker, so any tab or replica reads the same progress and a rerun holds no rows."""
+    value = st.session_state.get(LIVE)
+    return value if isinstance(value, str) else None
 
 
 def running() -> bool:
-    """A run of this session is being scored now."""
-    live = live_run()
-    return live is not None and live.running
+    """This session follows a run that has not been seen to end (queued or being scored)."""
+    return live_run() is not None
 
 
 def report() -> Optional["EvalReport"]:

@@ -12,6 +12,7 @@ from pages import _views as views
 nav.page_setup()
 
 st.title(":material/history: History")
+runs.active_runs("hist")  # every queued and running run, live, with Stop for its owner and admins
 try:
     store = runs.open_store()
     found = sections.list_runs(store)

@@ -19,6 +19,11 @@ if state.live_run() is not None:
     errors.info("A run is in progress; the report opens when it ends.")
     runs.live_progress()  # reruns the page when the run ends
     st.stop()
+shared_run = str(st.query_params.get("run") or "")
+if shared_run and runs.watch(shared_run):  # someone's run, still going: its progress, live
+    st.stop()
+if not shared_run and state.run_meta() is None:
+    runs.active_runs("report")  # what anyone is running now, while there is no report to show
 sections.open_shared_run()
 view = report_data.run_view(state.run_meta(), state.report())  # a stored run: its summary, never its rows
 if view is None:

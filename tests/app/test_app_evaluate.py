@@ -162,11 +162,11 @@ class SlowJudge:
 if state.LIVE not in st.session_state and state.REPORT not in st.session_state:
     samples = [EvalSample(f"Question {i}?", f"Answer {i}.", [f"Context {i}."], f"Answer {i}.", f"s{i}")
                for i in range(40)]
-    live = runs.start_run(samples, RunConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
-    while live.done < 3:
+    run_id = runs.start_run(samples, RunConfig(), dataset_name="slow.jsonl", judge=SlowJudge())
+    while (runs.queue().progress(run_id) or type("NoneYet", (), {"done": 0})).done < 3:
         time.sleep(0.01)
-    live.stop()
-    runs.finish(live)
+    runs.stop_run(run_id)
+    runs.finish(run_id)
 '''
 
 

@@ -1,0 +1,75 @@
+"""SIGTERM to a real `streamlit run` while its worker scores a slow judge run: the server process exits
+within 10 s, the run is marked "interrupted" with every finished row saved, and the judge gets no
+call after the exit (issue 27: it used to stay up for minutes with HTTP down, calling the judge).
+
+The judge is a loopback OpenAI-compatible server (tests/openai_server.py) answering after 0.3 s.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from evaluator.store.history import RunStore
+from evaluator.store.jobs import JobQueue
+from openai_server import ChatServer
+from ports import serve_on_free_port, stop
+
+from .conftest import ROOT, SERVER_START_TIMEOUT, _healthy
+from .test_dashboard import RUN_TIMEOUT, _big_rows, _write_csv, expect, open_app, upload
+from .test_judge_failure import choose_judge
+
+pytestmark = pytest.mark.browser
+
+ROWS = 300
+EXIT_WITHIN = 10.0  # seconds, issue 27
+
+
+def test_sigterm_interrupts_the_run_keeps_its_rows_and_exits_within_10_s(page, tmp_path, shot):
+    history = tmp_path / "history.sqlite3"
+    env = {**os.environ, "RAGMETER_HISTORY": str(history), "RAGMETER_JUDGE_CACHE": str(tmp_path / "cache.sqlite3")}
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("RAGMETER_CONFIG", None)
+
+    def command(port: int):
+        return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+                "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
+
+    log = tmp_path / "server.log"
+    with ChatServer(latency=0.3) as judge:
+        proc, port = serve_on_free_port(command, lambda p: _healthy(f"http://127.0.0.1:{p}"), log,
+                                        SERVER_START_TIMEOUT, cwd=ROOT, env=env)
+        try:
+            open_app(page, f"http://127.0.0.1:{port}")
+            upload(page, _write_csv(tmp_path / "slow_judge.csv", _big_rows(ROWS)))
+            choose_judge(page, judge.base_url)
+            page.get_by_role("button", name="Run evaluation").click()
+            progress = page.locator('[data-testid="stProgress"]').first
+            expect(progress).to_contain_text(re.compile(rf"^[1-9][\d,]*/{ROWS} samples scored"), timeout=RUN_TIMEOUT)
+            shot("1-running")
+            sent = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"the server was still running 30 s after SIGTERM:\n{log.read_text()[-3000:]}")
+            took = time.monotonic() - sent
+            calls = len(judge.chat_requests)
+            time.sleep(1.0)
+            assert len(judge.chat_requests) == calls, "the judge was called after the server exited"
+        finally:
+            stop(proc)
+    assert took < EXIT_WITHIN, f"exited {took:.1f} s after SIGTERM:\n{log.read_text()[-3000:]}"
+    store = RunStore(history)
+    (info,) = store.list_runs()
+    job = JobQueue(store).get(info.run_id)
+    assert (info.status, job.state if job else None) == ("interrupted", "ended"), log.read_text()[-3000:]
+    kept = store.load_report(info.run_id).results
+    assert 0 < info.n_done == len(kept) < ROWS
+    assert len(store.pending_samples(info.run_id)) == ROWS - len(kept)
+    print(f"SIGTERM to exit: {took:.2f} s; {len(kept)} of {ROWS} rows kept, run interrupted")
