@@ -92,7 +92,7 @@ LAYERS = (
     ("targets and config", ("targets", "config", "team")),
     ("review and generate", ("review", "generate")),
     ("runs", ("runs",)),
-    ("cli, demo and testing", ("cli", "demo", "__main__", "testing")),
+    ("cli, demo, testing and collect", ("cli", "demo", "__main__", "testing", "collect")),
 )
 # evaluator/*.py, __init__ and __main__ included: the rest lives in a layer's package. 11: the core holds the
 # one plugin loader and the one retry loop every layer above may use.
