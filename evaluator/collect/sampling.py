@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from ..errors import RagmeterError
 
-_RULE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(!=|=)\s*(.*?)\s*$")
+_RULE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(!=|=)(?!=)\s*(.*?)\s*$")
 
 
 class RuleError(RagmeterError):
