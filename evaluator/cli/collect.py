@@ -125,8 +125,7 @@ def run_collect(args: argparse.Namespace) -> int:
     try:
         _watch(receiver, stop, args.status_every, poll_alerts)
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()
         live.close()
         print(f"ragmeter collect: stopped; {receiver.status_line()}", file=sys.stderr)
     return EXIT_OK

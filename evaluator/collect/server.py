@@ -251,7 +251,20 @@ class CollectServer(ThreadingHTTPServer):
     def __init__(self, address: Tuple[str, int], receiver: Receiver) -> None:
         self.receiver = receiver
         self._slots = threading.BoundedSemaphore(receiver.limits.max_connections)
+        self._open: set = set()  # the connections being served, closed by close()
+        self._open_lock = threading.Lock()
         super().__init__(address, _Handler)
+
+    def close(self) -> None:
+        """Stop accepting, and end the kept-alive connections too (a sender then reconnects elsewhere)."""
+        self.shutdown()
+        self.server_close()
+        with self._open_lock:
+            for sock in list(self._open):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
@@ -259,17 +272,24 @@ class CollectServer(ThreadingHTTPServer):
             _refuse(request)
             self.shutdown_request(request)
             return
+        with self._open_lock:
+            self._open.add(request)
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._slots.release()
+            self._done(request)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._done(request)
+
+    def _done(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        self._slots.release()
 
 
 def _refuse(request: socket.socket) -> None:
@@ -365,7 +385,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def serve(receiver: Receiver, host: str, port: int) -> CollectServer:
-    """Start the receiver on host:port on a daemon thread; `server.shutdown(); server.server_close()` stops it."""
+    """Start the receiver on host:port on a daemon thread; `server.close()` stops it."""
     server = CollectServer((host, port), receiver)
     threading.Thread(target=server.serve_forever, name="ragmeter-collect", daemon=True).start()
     return server
