@@ -8,7 +8,8 @@ The day's run is found by its settings (`live = {"project": ..., "day": "YYYY-MM
 UTC day) or created empty; `RunStore.append_samples` grows it. A trace sent again (an exporter retrying
 after a restart) is not stored twice: the day's sample ids are read when its run is opened.
 Scoring goes through `score_pending`, the one place that decides how a run's pending rows are scored,
-started `settle` seconds after new rows arrive and never twice at once for a run.
+started `settle` seconds after the first row waiting arrived (late children have that long to join
+it; a steady stream does not put scoring off) and never twice at once for a run.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ class LiveRuns:
         self._lock = threading.Lock()
         self._runs: Dict[str, str] = {}  # day -> run id
         self._seen: Dict[str, Set[str]] = {}  # run id -> sample ids stored
-        self._dirty: Dict[str, float] = {}  # run id -> monotonic time of its last new row
+        self._dirty: Dict[str, float] = {}  # run id -> monotonic time its first unscored new row arrived
         self._scoring: Dict[str, Scoring] = {}
         self._counts: Dict[str, int] = {"total": 0, "scored": 0}
         self._stop = threading.Event()
@@ -77,8 +78,8 @@ class LiveRuns:
             fresh = [s for s in _unique(samples) if s.sample_id not in seen]
             indices = self.store.append_samples(run_id, fresh)
             seen.update(s.sample_id for s in fresh if s.sample_id)
-            if fresh:
-                self._dirty[run_id] = time.monotonic()
+            if fresh:  # the first row waiting sets the time: a steady stream must not put scoring off forever
+                self._dirty.setdefault(run_id, time.monotonic())
         return run_id, list(zip(fresh, indices))
 
     def update(self, run_id: str, index: int, sample: EvalSample) -> None:

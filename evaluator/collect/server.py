@@ -134,6 +134,7 @@ class Receiver:
             for reason, n in self._buffer.dropped.items():
                 self.drop(reason, n)
             self._buffer.dropped.clear()
+        self.count("traces", len(rooted))
         rejected = self._over_limit(rooted)
         self._store(rooted)
         self._update(grown)
@@ -152,7 +153,6 @@ class Receiver:
 
     def _store(self, rooted: List[Trace]) -> None:
         """Sample the finished traces and store the sampled ones (before the sender hears 200)."""
-        self.count("traces", len(rooted))
         keep: List[Tuple[Trace, EvalSample]] = []
         for trace in rooted:
             decision = self.sampler.decide(trace.trace_id, trace_attributes(trace))
