@@ -8,6 +8,8 @@ No file (the laptop default) means today's behaviour: one user, every feature op
     [roles]    viewers, evaluators, admins: lists of user names, "*" = any signed-in user
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
+    [runs]     max_running_per_user, max_queued (0 = no cap), lease_s, workers ("local" | "external"),
+               engine ("local" | "ray"): how runs wait and who executes them (runs/worker.py)
     [[collect]] project, judge (a [[judges]] name; none = offline), sample (0-1), rules (["KEY = VALUE", ...]),
                max_per_hour: what `ragmeter collect --project NAME` samples and judges (evaluator/collect/)
 
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from .errors import ConfigError
+from .store.jobs import Limits
 from .team.identity import config_name, parse_networks
 
 ENV_VAR = "RAGMETER_CONFIG"
@@ -33,6 +36,8 @@ DEFAULT_MAX_UPLOAD_MB = 200  # Streamlit's own default upload limit
 ANYONE = "*"
 ROLES = ("viewer", "evaluator", "admin")  # each role can do everything the one before it can
 LOCAL_USER = "local"  # the owner recorded for runs started without team mode
+WORKER_KINDS = ("local", "external")
+RUN_ENGINES = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,22 @@ class TargetsConfig:
 
 
 @dataclass(frozen=True)
+class RunsConfig:
+    """How runs wait and run. `workers = "local"`: each dashboard/CLI process runs its users' runs in a
+    worker of its own; "external": only `ragmeter worker` processes do (a team deployment)."""
+
+    max_running_per_user: int = 0
+    max_queued: int = 0
+    lease_s: float = 30.0
+    workers: str = "local"
+    engine: str = "local"
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.max_running_per_user, self.max_queued, self.lease_s)
+
+
+@dataclass(frozen=True)
 class ConfiguredCollect:
     """A project's production-trace sampling (`ragmeter collect`): rate, rules, hourly cap and judge."""
 
@@ -114,6 +135,7 @@ class Config:
     roles: RolesConfig = field(default_factory=RolesConfig)
     judges: Tuple[ConfiguredJudge, ...] = ()
     targets: TargetsConfig = field(default_factory=TargetsConfig)
+    runs: RunsConfig = field(default_factory=RunsConfig)
     source: str = ""  # the file it was read from ("" = none)
     collect: Tuple[ConfiguredCollect, ...] = ()
 
@@ -173,14 +195,15 @@ def current() -> Config:
 
 def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Config:
     """A Config from parsed TOML; ConfigError naming `source` and the key for anything wrong."""
-    _known(data, ("server", "roles", "judges", "targets", "collect"), "", source)
+    _known(data, ("server", "roles", "judges", "targets", "runs", "collect"), "", source)
     server = _server(_table(data, "server", source), source)
     judges = tuple(_judge(item, i, source) for i, item in enumerate(_list(data, "judges", source, dict)))
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise ConfigError(f"{source}: [[judges]] names must be unique (found {sorted(names)})")
     config = Config(server=server, roles=_roles(_table(data, "roles", source), source), judges=judges,
-                    targets=_targets(_table(data, "targets", source), server.shared, source), source=source,
+                    targets=_targets(_table(data, "targets", source), server.shared, source),
+                    runs=_runs(_table(data, "runs", source), source), source=source,
                     collect=_collects(data, names, source))
     return config
 
@@ -262,6 +285,27 @@ def _judge(item: Mapping[str, Any], i: int, source: str) -> ConfiguredJudge:
         kind=_get(item, "kind", str, "openai", where, source).strip(),
         temperature=float(_get(item, "temperature", (int, float), 0.0, where, source)),
         max_workers=_get(item, "max_workers", int, 4, where, source))
+
+
+def _runs(table: Mapping[str, Any], source: str) -> RunsConfig:
+    _known(table, ("max_running_per_user", "max_queued", "lease_s", "workers", "engine"), "runs", source)
+    runs = RunsConfig(
+        max_running_per_user=_get(table, "max_running_per_user", int, 0, "runs", source),
+        max_queued=_get(table, "max_queued", int, 0, "runs", source),
+        lease_s=float(_get(table, "lease_s", (int, float), 30.0, "runs", source)),
+        workers=_get(table, "workers", str, "local", "runs", source).strip(),
+        engine=_get(table, "engine", str, "local", "runs", source).strip())
+    for key in ("max_running_per_user", "max_queued"):
+        if getattr(runs, key) < 0:
+            raise ConfigError(f"{source}: runs.{key} must be 0 (no cap) or more, not {getattr(runs, key)}")
+    if not 2.0 <= runs.lease_s <= 3600:
+        raise ConfigError(f"{source}: runs.lease_s must be between 2 and 3600 seconds (a worker renews its lease "
+                          f"every 0.5 s; a dead worker's runs wait this long), not {runs.lease_s:g}")
+    for key, allowed in (("workers", WORKER_KINDS), ("engine", RUN_ENGINES)):
+        if getattr(runs, key) not in allowed:
+            raise ConfigError(f"{source}: runs.{key} must be one of {', '.join(map(repr, allowed))}, "
+                              f"not {getattr(runs, key)!r}")
+    return runs
 
 
 def _targets(table: Mapping[str, Any], shared: bool, source: str) -> TargetsConfig:

@@ -16,6 +16,7 @@
     │                              unreachable, or most recent calls failing): the run stops early
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
+    ├── QueueFull                  a run cannot be queued: the team's `[runs] max_queued` is reached
     ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
     │                              the metric's scale, a row naming no sample of the run
     ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
@@ -115,6 +116,10 @@ class JudgeFailed(RagmeterError):
 
 class HistoryError(RagmeterError):
     """The run-history database cannot be opened or the run asked for does not exist."""
+
+
+class QueueFull(RagmeterError):
+    """The job queue holds `[runs] max_queued` runs already; the message says the cap and what to do."""
 
 
 class ReviewError(RagmeterError, ValueError):

@@ -27,6 +27,7 @@ from ..collect.sampling import RuleError, Sampler, SamplingRules
 from ..collect.server import Limits, Receiver, serve
 from ..errors import ConfigError, RagmeterError
 from ..runs.run import RunConfig
+from ..runs.worker import local_worker
 from .args import UsageError, run_config
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -116,10 +117,11 @@ def run_collect(args: argparse.Namespace) -> int:
     except OSError as exc:
         live.close()
         raise UsageError(f"--listen {args.listen}: cannot listen there ({exc.strerror or exc})") from None
+    worker = local_worker(store)  # None with `[runs] workers = "external"`: `ragmeter worker`s score the jobs
     print(f"ragmeter collect: listening on http://{host}:{port}/v1/traces for project {args.project!r} "
           f"({rules.describe()}; judge {config.judge}{' ' + config.model if config.model else ''}; "
-          f"{'bearer token from ' + args.token_env if token else 'no token'}); history {store.shown}",
-          file=sys.stderr)
+          f"{'bearer token from ' + args.token_env if token else 'no token'}); history {store.shown}; "
+          f"{'scored by this process' if worker else 'scored by external workers'}", file=sys.stderr)
     stop = threading.Event()
     _on_signals(stop)
     try:
@@ -127,6 +129,8 @@ def run_collect(args: argparse.Namespace) -> int:
     finally:
         server.close()
         live.close()
+        if worker is not None:
+            worker.shutdown(8.0)  # rows in flight are finished and kept; the rest is scored at the next start
         print(f"ragmeter collect: stopped; {receiver.status_line()}", file=sys.stderr)
     return EXIT_OK
 

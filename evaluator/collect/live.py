@@ -2,7 +2,7 @@
 
     live = LiveRuns(RunStore(), project="shop-bot", config=RunConfig()).start()
     run_id, indices = live.append(samples)   # stored before the receiver answers 200
-    live.close()                              # stop scoring (finished rows kept); resumes on the next start
+    live.close()                              # queue no more; the workers (runs/worker.py) score the jobs
 
 The day's run is found by its settings (`live = {"project": ..., "day": "YYYY-MM-DD"}`, the receiver's
 UTC day) or created empty; `RunStore.append_samples` grows it. A trace sent again (an exporter retrying
@@ -20,8 +20,10 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Set, Tuple
 
 from ..model import EvalSample
-from ..runs.run import Run, RunConfig
+from ..runs.jobs import KEY_VARIABLE, submit_resume
+from ..runs.run import RunConfig
 from ..store.history import RunStore
+from ..store.jobs import JobQueue
 
 log = logging.getLogger("ragmeter.collect")
 LIVE_KEY = "live"  # run settings key: {"project": ..., "day": ...}
@@ -38,13 +40,38 @@ class Scoring(Protocol):
     def join(self, timeout: Optional[float] = None) -> bool: ...
 
 
-def score_pending(store: RunStore, run_id: str, config: RunConfig) -> Scoring:
-    """Start scoring the rows of `run_id` that have no result yet.
+class RunJob:
+    """A live run's job in the queue (store/jobs.py): running while it is queued or running."""
 
-    Until the jobs queue (runs/jobs.py) is on main this resumes the run in this process; with it,
-    this becomes `submit_resume(store, run_id, ...)` and a worker scores the rows.
+    def __init__(self, store: RunStore, run_id: str) -> None:
+        self.queue, self.run_id = JobQueue(store), run_id
+
+    @property
+    def running(self) -> bool:
+        job = self.queue.get(self.run_id)
+        return job is not None and job.state != "ended"
+
+    def stop(self) -> None:
+        """Nothing: a worker (this process's or a `ragmeter worker`) goes on with the rows it has."""
+
+    def join(self, timeout: Optional[float] = None) -> bool:
+        end = time.monotonic() + (timeout if timeout is not None else 1e9)
+        while self.running and time.monotonic() < end:
+            time.sleep(0.1)
+        return not self.running
+
+
+def score_pending(store: RunStore, run_id: str, config: RunConfig) -> Scoring:
+    """Queue the rows of `run_id` that have no result yet as a job; a worker scores them.
+
+    The job is not pinned: the run's stored settings name its judge (and the variable holding its key),
+    so this process's worker or any `ragmeter worker` on the history may take it. The in-process form,
+    without workers, is `Run.resume(store, run_id, config=config).start()`.
     """
-    return Run.resume(store, run_id, config=config).start()
+    job = RunJob(store, run_id)
+    if not job.running:  # another receiver on this history may have queued it already
+        submit_resume(store, run_id)
+    return job
 
 
 def utc_day() -> str:
@@ -114,6 +141,8 @@ class LiveRuns:
         finally:
             close_judge(judge)
         settings[LIVE_KEY] = {"project": self.project, "day": day}
+        if self.config.api_key_env:  # a worker elsewhere finds the key by the variable's name (never its value)
+            settings[KEY_VARIABLE] = self.config.api_key_env
         return settings
 
     # -- scoring ------------------------------------------------------------------------------
@@ -160,15 +189,11 @@ class LiveRuns:
             return not self._dirty and not any(s.running for s in self._scoring.values())
 
     def close(self, timeout: float = 8.0) -> None:
-        """Stop scoring (rows in flight finish and are kept; the rest is scored on the next start)."""
+        """Queue no more scoring. Jobs already queued stay for the workers; rows stored and not yet
+        queued are queued by the next start (it finds the day's run with unscored rows)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
-        for scoring in self._scoring.values():
-            scoring.stop()
-        deadline = time.monotonic() + timeout
-        for scoring in self._scoring.values():
-            scoring.join(max(0.0, deadline - time.monotonic()))
 
 
 def _unique(samples: Sequence[EvalSample]) -> List[EvalSample]:

@@ -17,7 +17,13 @@ user turns one by one) and each answer is judged as soon as it arrives (`evaluat
 every answer is saved to the history as it arrives, so a resumed run never asks the target again for
 a row it already answered. `answered` counts them.
 
-A history that cannot be written never stops the run: it goes on unsaved and says why in `warning`.
+Finished rows reach the history in batches (runs/rows.py: one transaction every ~0.5 s or 100 rows,
+and at the end or stop), each write retried a few times. A history that cannot be written never
+stops the run: it goes on unsaved and says why in `warning`; rows it could not save are counted in
+`lost_rows`, and the verdict then says so instead of "ok".
+
+A run a worker executes (runs/worker.py) is built through `Run.resume`, whatever its kind; `detach()`
+lets a worker that lost the run's lease stop it without writing its ending (another worker owns it).
 """
 from __future__ import annotations
 
@@ -41,11 +47,12 @@ from ..store.history import RunStore
 from ..targets import TargetConfig
 from ..targets.pipeline import evaluate_with_target
 from ..targets.replay import row_target
+from .rows import RowWriter
 
 log = logging.getLogger("ragmeter.runs")
 
 Pending = Sequence[Tuple[int, EvalSample]]
-RunStatus = Literal["ready", "running", "finished", "stopped", "failed"]
+RunStatus = Literal["ready", "running", "finished", "stopped", "failed", "interrupted"]
 BATCH_PREPARING = "preparing the batch requests"  # a batch run's status before its batches exist
 
 
@@ -99,6 +106,8 @@ class Run:
         self._workers, self._close_judge = max_workers, close_judge
         self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
         self._results: Dict[int, EvalResult] = {}
+        self._writer: Optional[RowWriter] = None  # the history's batched row writes, once the run has an id
+        self.detached = False  # another worker owns the run now: its ending is not written from here
         self._sums: Dict[str, List[float]] = {}  # metric -> [sum, count] of this session's scores
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -184,6 +193,8 @@ class Run:
         if self._thread is not None:
             raise RuntimeError("This run has already been started; create a new Run.")
         self._open_history()
+        if isinstance(self.store, RunStore) and self.run_id:
+            self._writer = RowWriter(self.store, self.run_id, after_write=self._save_usage).start()
         self._usage_prior = self._stored_usage() if self.prior else {}
         self._usage_start = judge_usage(self.evaluator.llm)
         self.status, self._started = "running", time.perf_counter()
@@ -205,10 +216,22 @@ class Run:
             self._ended_event.wait(timeout)
         return not self.running
 
+    def detach(self) -> None:
+        """Stop, and write no ending: the run's lease passed and another worker may own it now."""
+        self.detached = True
+        self._stop.set()
+
+    @property
+    def lost_rows(self) -> int:
+        """Finished rows the history could not store, every try failed."""
+        return self._writer.lost if self._writer is not None else 0
+
     def mark_stopped(self) -> None:
         """Record the run as stopped now, from the calling thread (the user is quitting before it ends)."""
         self.status = "stopped"
-        if isinstance(self.store, RunStore) and self.run_id:
+        if self._writer is not None:
+            self._writer.flush()  # the rows finished so far, before the process goes
+        if isinstance(self.store, RunStore) and self.run_id and not self.detached:
             try:
                 self.store.finish_run(self.run_id, status="stopped", total_time=self.elapsed())
             except Exception:
@@ -262,13 +285,16 @@ class Run:
                 report = self._score_batch(self._batch_poll)
             else:
                 report = self._score([s for _, s in self.pending])
+            self._save_rows()
             self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
             self.report = self._close(report)
         except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
+            self._save_rows()
             self.status, self.error = "stopped", describe(exc)
             self.report = self._close(exc.report)
         except BaseException as exc:  # a thread has no caller to raise to: the run must end "failed"
             log.exception("run %s failed", self.run_id)
+            self._save_rows()
             self.status, self.error, self.exception = "failed", describe(exc), exc
             self._mark(None, None)
             self.report = self._partial_report()
@@ -322,16 +348,19 @@ class Run:
             self.done = self.prior + done
 
     def _keep(self, j: int, result: EvalResult) -> None:
-        """on_result: keep the row, and save it now so a crash or Stop loses nothing finished."""
+        """on_result: keep the row, and hand it to the batched writer (saved within ~0.5 s)."""
         index = self.pending[j][0]
         self._results[index] = result
-        if isinstance(self.store, RunStore) and self.run_id:
-            try:
-                self.store.record_result(self.run_id, index, result)
-                self._save_usage()
-            except Exception as exc:  # a history failure must not lose the run itself
-                self._history_failed(f"Some rows could not be saved to the history: {describe(exc)}")
-                log.warning("history write failed", exc_info=True)
+        if self._writer is not None:
+            self._writer.add(index, result)
+
+    def _save_rows(self) -> None:
+        """Write every row still waiting; rows the history refused make the run's verdict say how many."""
+        if self._writer is None:
+            return
+        self._writer.close()
+        if self._writer.message:
+            self.history_error = self.warning = self._writer.message
 
     def _stored_usage(self) -> Dict[str, Any]:
         try:
@@ -368,7 +397,7 @@ class Run:
 
     def _mark(self, total_time: Optional[float], usage: Optional[Dict[str, Any]],
               report: Optional[EvalReport] = None) -> None:
-        if not isinstance(self.store, RunStore) or not self.run_id:
+        if not isinstance(self.store, RunStore) or not self.run_id or self.detached:
             return
         ending = None if report is None else verdict(report, history_error=self.history_error)
         try:

@@ -45,7 +45,10 @@ from ..model import EvalReport, EvalResult, EvalSample, Verdict
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
 
-RUN_STATUSES = ("running", "stopped", "finished", "failed")
+# "queued": waiting for a worker (store/jobs.py); "interrupted": its worker died or shut down mid-run,
+# every finished row kept (a worker may take it up again: only rows with no stored result are scored).
+RUN_STATUSES = ("queued", "running", "stopped", "finished", "failed", "interrupted")
+ENDED_STATUSES = ("stopped", "finished", "failed", "interrupted")
 
 # A step takes the open transaction (a history_db.Session, or a bare sqlite3 connection in tests of
 # old files) and runs its DDL through `execute`.
@@ -184,6 +187,31 @@ def m007_one_row_type(db: Any) -> None:
             db.execute("UPDATE runs SET settings = ? WHERE run_id = ?", (_dumps(settings), run_id))
 
 
+@migration
+def m008_jobs(db: Any) -> None:
+    # Runs as jobs (store/jobs.py): one row per run a worker executes. Times are the database's own
+    # clock in seconds since the epoch, so workers on machines whose clocks disagree agree on leases.
+    db.execute(
+        """CREATE TABLE jobs (
+            run_id TEXT PRIMARY KEY REFERENCES runs(run_id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            state TEXT NOT NULL,
+            pinned TEXT,
+            worker TEXT,
+            lease_until """ + _real(db) + """,
+            heartbeat_at """ + _real(db) + """,
+            stop_requested INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            queued_at """ + _real(db) + """ NOT NULL,
+            started_at """ + _real(db) + """,
+            progress TEXT,
+            lost_rows INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute("CREATE INDEX jobs_state ON jobs (state, queued_at)")
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
@@ -316,6 +344,16 @@ class RunStore:
                 step(db)
                 db.execute("INSERT INTO _migrations VALUES (?, ?)", (step.__name__, _now()))
 
+    @contextmanager
+    def transaction(self, write: bool = True) -> Iterator[Session]:
+        """One transaction on this thread's connection, for modules with tables of their own (store/jobs.py)
+        that need several statements to be atomic; HistoryError when the database fails."""
+        try:
+            with self._connect(write) as db:
+                yield db
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not use the run history at {self.shown}: {exc}") from exc
+
     def _write(self, sql: str, params: Tuple) -> int:
         try:
             with self._connect() as db:
@@ -332,21 +370,25 @@ class RunStore:
     # -- writing a run --------------------------------------------------------------------
     def create_run(self, *, dataset_name: str, samples: List[EvalSample], settings: Dict[str, Any],
                    name: Optional[str] = None, n_samples: Optional[int] = None,
-                   owner: Optional[str] = None, project: Optional[str] = None) -> str:
+                   owner: Optional[str] = None, project: Optional[str] = None,
+                   status: str = "running") -> str:
         """Start a run: store its sanitised settings and its samples; return the new run id.
 
         `n_samples` sets the run's size when its samples are not known yet (a distributed run
         reads them on its workers; `record_results` then stores each sample with its result).
-        `owner` defaults to `default_owner()`, `project` to the dataset name.
+        `owner` defaults to `default_owner()`, `project` to the dataset name; `status` is "queued" for a
+        run that waits for a worker (runs/jobs.py).
         """
+        if status not in RUN_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         run_id = uuid.uuid4().hex[:12]
         sample_rows = [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in enumerate(samples)]
         try:
             with self._connect() as db:
                 db.execute(
                     "INSERT INTO runs (run_id, name, dataset_name, created_at, status, n_samples, settings, "
-                    "owner, project) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
-                    (run_id, name, dataset_name, _now(), len(samples) if n_samples is None else n_samples,
+                    "owner, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run_id, name, dataset_name, _now(), status, len(samples) if n_samples is None else n_samples,
                      _dumps(sanitize_settings(settings or {})), (owner or "").strip() or default_owner(),
                      (project or "").strip() or dataset_name),
                 )
@@ -431,7 +473,7 @@ class RunStore:
 
     def finish_run(self, run_id: str, *, status: str = "finished", total_time: Optional[float] = None,
                    usage: Optional[Dict[str, Any]] = None, verdict: Optional[Verdict] = None) -> None:
-        """Mark the run running/stopped/finished/failed and store its total time, judge usage and verdict."""
+        """Mark the run (one of RUN_STATUSES) and store its total time, judge usage and verdict."""
         if status not in RUN_STATUSES:
             raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         changed = self._write(

@@ -16,6 +16,7 @@ from evaluator.collect.live import LiveRuns
 from evaluator.collect.sampling import Sampler, SamplingRules, rate_keeps
 from evaluator.collect.server import Limits, Receiver, serve
 from evaluator.runs.run import RunConfig
+from evaluator.runs.worker import Worker
 from evaluator.store.history import RunStore
 from trace_app import TraceApp
 
@@ -28,6 +29,7 @@ class Collector:
     live: LiveRuns
     receiver: Receiver
     server: object
+    worker: Worker
 
     @property
     def port(self) -> int:
@@ -40,6 +42,7 @@ class Collector:
     def stop(self) -> None:
         self.server.close()
         self.live.close()
+        self.worker.shutdown()
 
     def wait_scored(self, timeout: float = 60.0) -> dict:
         end = time.monotonic() + timeout
@@ -57,7 +60,8 @@ def start_collector(history, rules=SamplingRules(), limits=Limits(settle=0.2, ma
     store = RunStore(history)
     live = LiveRuns(store, "bike-help", RunConfig(), settle=limits.settle).start()
     receiver = Receiver(live, Sampler(rules), token=token, limits=limits)
-    return Collector(store, live, receiver, serve(receiver, "127.0.0.1", port))
+    worker = Worker(store, poll=0.1).start()  # scores the live run's jobs, as `ragmeter collect`'s own does
+    return Collector(store, live, receiver, serve(receiver, "127.0.0.1", port), worker)
 
 
 @pytest.fixture
