@@ -10,6 +10,8 @@ No file (the laptop default) means today's behaviour: one user, every feature op
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
     [runs]     max_running_per_user, max_queued (0 = no cap), lease_s, workers ("local" | "external"),
                engine ("local" | "ray"): how runs wait and who executes them (runs/worker.py)
+    [[collect]] project, judge (a [[judges]] name; none = offline), sample (0-1), rules (["KEY = VALUE", ...]),
+               max_per_hour: what `ragmeter collect --project NAME` samples and judges (evaluator/collect/)
 
 Every mistake is a ConfigError naming the file and the key. Team mode without `auth` is refused
 here, so a shared dashboard cannot start without knowing who its users are.
@@ -117,6 +119,17 @@ class RunsConfig:
 
 
 @dataclass(frozen=True)
+class ConfiguredCollect:
+    """A project's production-trace sampling (`ragmeter collect`): rate, rules, hourly cap and judge."""
+
+    project: str
+    judge: str = ""  # a [[judges]] entry's name; "" = the offline judge
+    sample: float = 1.0
+    rules: Tuple[str, ...] = ()
+    max_per_hour: int = 0
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     roles: RolesConfig = field(default_factory=RolesConfig)
@@ -124,6 +137,7 @@ class Config:
     targets: TargetsConfig = field(default_factory=TargetsConfig)
     runs: RunsConfig = field(default_factory=RunsConfig)
     source: str = ""  # the file it was read from ("" = none)
+    collect: Tuple[ConfiguredCollect, ...] = ()
 
     @property
     def team(self) -> bool:
@@ -135,6 +149,11 @@ class Config:
                 return entry
         raise ConfigError(f"no judge named {name!r} in {self.source or 'the configuration'}; "
                           f"the configured judges are: {', '.join(j.name for j in self.judges) or 'none'}")
+
+
+    def collect_for(self, project: str) -> Optional[ConfiguredCollect]:
+        """The [[collect]] entry of `project`, or None."""
+        return next((c for c in self.collect if c.project == project), None)
 
 
 LAPTOP = Config()
@@ -176,7 +195,7 @@ def current() -> Config:
 
 def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Config:
     """A Config from parsed TOML; ConfigError naming `source` and the key for anything wrong."""
-    _known(data, ("server", "roles", "judges", "targets", "runs"), "", source)
+    _known(data, ("server", "roles", "judges", "targets", "runs", "collect"), "", source)
     server = _server(_table(data, "server", source), source)
     judges = tuple(_judge(item, i, source) for i, item in enumerate(_list(data, "judges", source, dict)))
     names = [j.name for j in judges]
@@ -184,8 +203,37 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
         raise ConfigError(f"{source}: [[judges]] names must be unique (found {sorted(names)})")
     config = Config(server=server, roles=_roles(_table(data, "roles", source), source), judges=judges,
                     targets=_targets(_table(data, "targets", source), server.shared, source),
-                    runs=_runs(_table(data, "runs", source), source), source=source)
+                    runs=_runs(_table(data, "runs", source), source), source=source,
+                    collect=_collects(data, names, source))
     return config
+
+
+def _collects(data: Mapping[str, Any], judges: list, source: str) -> Tuple[ConfiguredCollect, ...]:
+    entries = tuple(_collect(item, i, judges, source) for i, item in enumerate(_list(data, "collect", source, dict)))
+    projects = [c.project for c in entries]
+    if len(set(projects)) != len(projects):
+        raise ConfigError(f"{source}: one [[collect]] entry per project (found {sorted(projects)})")
+    return entries
+
+
+def _collect(item: Mapping[str, Any], i: int, judges: list, source: str) -> ConfiguredCollect:
+    where = f"collect[{i}]"
+    _known(item, ("project", "judge", "sample", "rules", "max_per_hour"), where, source)
+    project = _get(item, "project", str, "", where, source).strip()
+    if not project:
+        raise ConfigError(f"{source}: {where}.project is required (the project the live runs are listed under)")
+    judge = _get(item, "judge", str, "", where, source).strip()
+    if judge and judge not in judges:
+        raise ConfigError(f"{source}: {where}.judge {judge!r} is not a [[judges]] name; the configured judges are: "
+                          f"{', '.join(judges) or 'none'}")
+    sample = float(_get(item, "sample", (int, float), 1.0, where, source))
+    if not 0.0 <= sample <= 1.0:
+        raise ConfigError(f"{source}: {where}.sample must be a share from 0 to 1, not {sample:g}")
+    cap = _get(item, "max_per_hour", int, 0, where, source)
+    if cap < 0:
+        raise ConfigError(f"{source}: {where}.max_per_hour must be 0 (no cap) or more, not {cap}")
+    rules = tuple(_strings(item, "rules", [], where, source))  # read by collect/sampling.py (the one parser)
+    return ConfiguredCollect(project, judge, sample, rules, cap)
 
 
 def _server(table: Mapping[str, Any], source: str) -> ServerConfig:

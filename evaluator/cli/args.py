@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ab_parser(sub)
     add_generate_parser(sub)
     add_compare_parser(sub)
+    add_collect_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs (queued ones with their place); stop or delete one",
                           description="ragmeter runs                 list the history, newest first: queued runs "
                                       "show their place in the queue, interrupted ones can be resumed\n"
@@ -266,6 +267,44 @@ def add_ab_parser(sub: Any) -> None:
     ab.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode="separate",
                     heuristics="ragmeter", max_workers=2, no_cache=True, cache="", price_in=None, price_out=None,
                     batch=False, batch_poll=10.0, judge_timeout=60.0, resume=None, history=None)
+
+
+def add_collect_parser(sub: Any) -> None:
+    """`ragmeter collect`: the OTLP receiver (evaluator/cli/collect.py runs it)."""
+    p = sub.add_parser("collect", help="receive OTLP traces from production and score a sample of them",
+                       description="An OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip): sampled "
+                                   "traces become rows of the project's live run of the day, scored as they arrive.")
+    p.add_argument("--listen", required=True, metavar="HOST:PORT", help="address to listen on, e.g. 127.0.0.1:4318")
+    p.add_argument("--project", required=True, help="the project the live runs are listed under")
+    p.add_argument("--sample", type=float, default=None, metavar="RATE",
+                   help="share of traces judged, 0-1, decided on the trace id (default 1, or the [[collect]] entry's)")
+    p.add_argument("--rule", action="append", default=None, metavar="EXPR",
+                   help="only traces matching KEY = VALUE or KEY != VALUE, e.g. 'metadata.env = \"prod\"' (repeatable)")
+    p.add_argument("--max-per-hour", type=int, default=None, metavar="N", help="judge at most N traces per hour")
+    p.add_argument("--token-env", default="", metavar="VAR",
+                   help="environment variable holding the bearer token senders must send (none: no token)")
+    p.add_argument("--max-request-mb", type=float, default=16.0, metavar="N",
+                   help="largest request body, before and after decompression (default %(default)s)")
+    p.add_argument("--max-traces-per-second", type=float, default=200.0, metavar="N",
+                   help="traces taken per second; more are dropped and counted (default %(default)s)")
+    p.add_argument("--settle", type=float, default=2.0, metavar="S",
+                   help="seconds a finished trace waits for late child spans before it is scored (default %(default)s)")
+    judge = p.add_mutually_exclusive_group()
+    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default)")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    p.add_argument("--judge", metavar="NAME", help="a [[judges]] entry of the team configuration, or a judge kind")
+    p.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint")
+    p.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
+    p.add_argument("--history", default=None, help=HISTORY_HELP)
+    p.add_argument("--alert", action="append", default=[], metavar="EXPR",
+                   help="alert rule, e.g. 'faithfulness < 0.75 over 200' (repeatable)")
+    p.add_argument("--webhook", default="", metavar="URL", help="post alerts here (Slack-compatible JSON)")
+    p.add_argument("--status-every", type=float, default=10.0, metavar="S",
+                   help="seconds between status lines on stderr; 0 for none (default %(default)s)")
+    # evaluate's judge options this command keeps at their defaults (run_config reads them)
+    p.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode="separate",
+                   heuristics="ragmeter", max_workers=4, no_cache=False, cache="", price_in=None, price_out=None,
+                   batch=False, batch_poll=10.0, judge_timeout=60.0, resume=None, language="auto")
 
 
 def add_generate_parser(sub: Any) -> None:

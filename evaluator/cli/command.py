@@ -16,6 +16,7 @@
                 [--json out.json]   sequential A/B test of two pipelines (cli/ab.py)
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
     ragmeter compare BASE NEW [--format markdown] [--fail-on-regression]   what changed (cli/compare.py)
+    ragmeter collect --listen HOST:PORT --project NAME [--sample RATE] [--rule EXPR]...   score production traces (cli/collect.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
 was missed or is N/A, 2 bad input or usage (one line, no traceback), 3 the judge failed (the run stopped
@@ -569,6 +570,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_compare(args)
         if args.command == "worker":
             return worker_main(args)
+        if args.command == "collect":
+            from .collect import run_collect
+
+            return run_collect(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)

@@ -531,6 +531,29 @@ class RunStore:
         except self._database.errors as exc:
             raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
+    def append_samples(self, run_id: str, samples: Sequence[EvalSample]) -> List[int]:
+        """Add `samples` to the end of an existing run (its n_samples grows); their new indices.
+
+        How a live run (evaluator/collect/live.py) grows as traces arrive: a resumed run then scores
+        them as pending rows. The run's row is updated first, in the same transaction, so two writers
+        appending at once (threads, processes, PostgreSQL sessions) each get their own indices.
+        """
+        if not samples:
+            return []
+        try:
+            with self._connect() as db:
+                rows = db.fetchall("UPDATE runs SET n_samples = n_samples + ? WHERE run_id = ? RETURNING n_samples",
+                                   (len(samples), run_id))
+                if not rows:
+                    raise self._unknown(run_id)
+                first = int(rows[0][0]) - len(samples)
+                indices = list(range(first, first + len(samples)))
+                db.executemany("INSERT INTO samples VALUES (?, ?, ?)",
+                               [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in zip(indices, samples)])
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not add samples to the run history at {self.shown}: {exc}") from exc
+        return indices
+
     def record_answer(self, run_id: str, index: int, sample: EvalSample) -> None:
         """Save a target's answer for one row as it arrives, so a resumed run never calls the target for it again."""
         if not self._write("UPDATE samples SET record = ? WHERE run_id = ? AND idx = ?",

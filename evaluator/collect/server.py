@@ -1,0 +1,391 @@
+"""The OTLP/HTTP receiver: `POST /v1/traces` in, `GET /status` out, bounded everywhere.
+
+    receiver = Receiver(sink=live, sampler=Sampler(rules), token=os.environ["RAGMETER_COLLECT_TOKEN"])
+    server = serve(receiver, "127.0.0.1", 4318)      # a ThreadingHTTPServer on its own thread
+    receiver.status()                                  # the counters GET /status answers
+
+What a sender gets, and why:
+- 401 without `Authorization: Bearer <token>` when a token is set (compared in constant time);
+- 411 without Content-Length; 413 when it announces more than the cap, or when the body
+  decompresses to more than the cap (a gzip bomb is cut there); 400 when it cannot be read;
+- 503 with Retry-After when `max_in_flight` requests are already being read, or `max_connections`
+  connections are open: answered at once, never queued, so a flood neither blocks nor grows;
+- 200 once every sampled trace in the request is stored in the live run. Traces over the
+  traces-per-second limit are dropped and named in the reply's partial_success (the OTLP way to
+  say "received, some rejected", which exporters do not retry), each counted under its reason.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import socket
+import threading
+import time
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, Iterator, List, Optional, Protocol, Sequence, Tuple
+
+from ..errors import RagmeterError
+from ..model import EvalSample
+from .otlp import JSON, PROTOBUF, BodyError, BodyTooLarge, Trace, TraceBuffer, decode, to_sample, trace_attributes
+from .sampling import Sampler
+
+log = logging.getLogger("ragmeter.collect")
+TRACES_PATH, STATUS_PATH = "/v1/traces", "/status"
+_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n"
+         b"Content-Length: 45\r\nConnection: close\r\n\r\nragmeter collect: too many connections; retry")
+
+
+class Sink(Protocol):
+    """Where sampled traces go (collect/live.py's LiveRuns)."""
+
+    def append(self, samples: Sequence[EvalSample]) -> Tuple[str, List[Tuple[EvalSample, int]]]: ...
+
+    def update(self, run_id: str, index: int, sample: EvalSample) -> None: ...
+
+    def counts(self) -> Dict[str, int]: ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_request_bytes: int = 16 << 20  # a request's body, before and after decompression
+    max_traces_per_second: float = 200.0  # sustained; bursts up to twice this
+    max_in_flight: int = 4  # requests read, decoded and stored at once
+    max_connections: int = 64  # open connections (each holds a thread)
+    max_open_traces: int = 10_000
+    settle: float = 2.0  # seconds a finished trace waits for late children
+    idle_timeout: float = 30.0  # a connection idle this long is closed
+
+
+class TokenBucket:
+    """`rate` per second, bursts up to `burst`; `take` never waits."""
+
+    def __init__(self, rate: float, burst: float, clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self._clock = rate, burst, clock
+        self._tokens, self._at = burst, clock()
+        self._lock = threading.Lock()
+
+    def take(self, wanted: int) -> int:
+        """How many of `wanted` may pass now (the rest are over the limit)."""
+        with self._lock:
+            now = self._clock()
+            self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+            self._at = now
+            granted = min(wanted, int(self._tokens))
+            self._tokens -= granted
+            return granted
+
+
+class Receiver:
+    """Turns export requests into stored samples; every outcome counted. Thread-safe."""
+
+    def __init__(self, sink: Sink, sampler: Sampler, *, token: str = "", limits: Limits = Limits()) -> None:
+        self.sink, self.sampler, self.limits = sink, sampler, limits
+        self._token = token.encode("utf-8")
+        self._buffer = TraceBuffer(limits.max_open_traces, limits.settle)
+        self._buffer_lock = threading.Lock()
+        self._bucket = TokenBucket(limits.max_traces_per_second, 2 * limits.max_traces_per_second)
+        self._in_flight = threading.BoundedSemaphore(limits.max_in_flight)
+        self._counts: Counter = Counter()
+        self._dropped: Counter = Counter()
+        self._counts_lock = threading.Lock()
+        self.started = time.time()
+
+    # -- checks the handler makes before reading a body ---------------------------------------
+    @property
+    def needs_token(self) -> bool:
+        return bool(self._token)
+
+    def authorized(self, header: Optional[str]) -> bool:
+        if not self._token:
+            return True
+        scheme, _, given = (header or "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode("utf-8"), self._token)
+
+    @contextmanager
+    def admitted(self) -> Iterator[bool]:
+        """A place among the requests being read now, or False at once (the sender is told to retry)."""
+        got = self._in_flight.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                self._in_flight.release()
+
+    # -- one request ----------------------------------------------------------------------------
+    def export(self, body: bytes, content_type: str, encoding: str) -> Tuple[int, bytes, str]:
+        """(status, reply body, reply content type) for one POST /v1/traces body."""
+        json_reply = (content_type or "").split(";")[0].strip().lower() == JSON
+        self.count("requests")
+        try:
+            spans = decode(body, content_type, encoding, self.limits.max_request_bytes)
+        except BodyTooLarge as exc:
+            self.drop("too_large")
+            return 413, str(exc).encode(), "text/plain"
+        except BodyError as exc:
+            self.drop("bad_request")
+            return 400, str(exc).encode(), "text/plain"
+        self.count("spans", len(spans))
+        with self._buffer_lock:
+            rooted, grown = self._buffer.add(spans)
+            for reason, n in self._buffer.dropped.items():
+                self.drop(reason, n)
+            self._buffer.dropped.clear()
+        self.count("traces", len(rooted))
+        rejected = self._over_limit(rooted)
+        self._store(rooted)
+        self._update(grown)
+        return 200, _reply(json_reply, rejected), JSON if json_reply else PROTOBUF
+
+    def _over_limit(self, rooted: List[Trace]) -> int:
+        """Drop the traces past the traces-per-second limit (they leave `rooted`); their span count."""
+        allowed = self._bucket.take(len(rooted))
+        shed = rooted[allowed:]
+        del rooted[allowed:]
+        for trace in shed:
+            trace.state = "rate_limit"
+        if shed:
+            self.drop("rate_limit", len(shed))
+        return sum(len(t.spans) for t in shed)
+
+    def _store(self, rooted: List[Trace]) -> None:
+        """Sample the finished traces and store the sampled ones (before the sender hears 200)."""
+        keep: List[Tuple[Trace, EvalSample]] = []
+        for trace in rooted:
+            decision = self.sampler.decide(trace.trace_id, trace_attributes(trace))
+            if not decision.keep:
+                trace.state = decision.reason
+                self.count(f"not_sampled_{decision.reason}")
+                continue
+            sample, why = to_sample(trace, decision.used)
+            if sample is None:
+                trace.state = "unusable"
+                self.drop("unusable")
+                log.info("trace %s not scored: %s", trace.trace_id, why)
+                continue
+            trace.state = decision
+            keep.append((trace, sample))
+        if not keep:
+            return
+        try:
+            run_id, stored = self.sink.append([s for _, s in keep])
+        except Exception:
+            with self._buffer_lock:  # not stored: the sender's retry must find these traces new again
+                self._buffer.forget(t.trace_id for t, _ in keep)
+            raise
+        where = {s.sample_id: i for s, i in stored}
+        for trace, sample in keep:
+            if sample.sample_id in where:
+                trace.state = (run_id, where[sample.sample_id], trace.state)
+            else:
+                trace.state = "stored_before"  # a trace sent again after it was stored
+        self.count("sampled", len(keep))
+        self.count("stored", len(stored))
+
+    def _update(self, grown: List[Trace]) -> None:
+        """Late children of stored traces: their samples are rewritten with them."""
+        for trace in grown:
+            if isinstance(trace.state, tuple):
+                run_id, index, decision = trace.state
+                sample, _ = to_sample(trace, decision.used)
+                if sample is not None:
+                    self.sink.update(run_id, index, sample)
+                    self.count("late_spans_added")
+
+    # -- counters -------------------------------------------------------------------------------
+    def count(self, name: str, n: int = 1) -> None:
+        with self._counts_lock:
+            self._counts[name] += n
+
+    def drop(self, reason: str, n: int = 1) -> None:
+        with self._counts_lock:
+            self._dropped[reason] += n
+
+    def status(self) -> Dict[str, Any]:
+        """The counters (GET /status, the CLI's status line); reads no database."""
+        with self._counts_lock:
+            counts, dropped = dict(self._counts), dict(self._dropped)
+        with self._buffer_lock:
+            open_traces = self._buffer.unfinished()
+        live = self.sink.counts()
+        return {"received": {"requests": counts.get("requests", 0), "spans": counts.get("spans", 0),
+                             "traces": counts.get("traces", 0)},
+                "sampled": counts.get("sampled", 0), "stored": counts.get("stored", 0),
+                "not_sampled": {k[len("not_sampled_"):]: v for k, v in counts.items() if k.startswith("not_sampled_")},
+                "dropped": dropped, "open_traces": open_traces,
+                "live_run": live, "scored": live.get("scored", 0), "uptime_s": round(time.time() - self.started, 1)}
+
+    def status_line(self) -> str:
+        s = self.status()
+        dropped = ", ".join(f"{k} {v}" for k, v in sorted(s["dropped"].items())) or "none"
+        return (f"traces {s['received']['traces']}, sampled {s['sampled']}, scored {s['scored']}/"
+                f"{s['live_run'].get('total', 0)} in today's run, dropped: {dropped}")
+
+
+def _reply(json_reply: bool, rejected: int) -> bytes:
+    """An ExportTraceServiceResponse: empty (all accepted) or with partial_success naming the rejected spans."""
+    message = f"{rejected} spans over the receiver's traces-per-second limit were dropped" if rejected else ""
+    if json_reply:
+        return json.dumps({"partialSuccess": {"rejectedSpans": str(rejected), "errorMessage": message}}
+                          if rejected else {}).encode()
+    if not rejected:
+        return b""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+    response = ExportTraceServiceResponse()
+    response.partial_success.rejected_spans = rejected
+    response.partial_success.error_message = message
+    return response.SerializeToString()
+
+
+# --- HTTP ------------------------------------------------------------------------------------------
+
+class CollectServer(ThreadingHTTPServer):
+    """A thread per connection, at most `max_connections`; one more is answered 503 and closed at once."""
+
+    daemon_threads = True
+
+    def __init__(self, address: Tuple[str, int], receiver: Receiver) -> None:
+        self.receiver = receiver
+        self._slots = threading.BoundedSemaphore(receiver.limits.max_connections)
+        self._open: set = set()  # the connections being served, closed by close()
+        self._open_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def close(self) -> None:
+        """Stop accepting, and end the kept-alive connections too (a sender then reconnects elsewhere)."""
+        self.shutdown()
+        self.server_close()
+        with self._open_lock:
+            for sock in list(self._open):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.receiver.drop("too_many_connections")
+            _refuse(request)
+            self.shutdown_request(request)
+            return
+        with self._open_lock:
+            self._open.add(request)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done(request)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done(request)
+
+    def _done(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        self._slots.release()
+
+
+def _refuse(request: socket.socket) -> None:
+    try:
+        request.settimeout(0.2)  # never let a sender that does not read hold the accepting thread
+        request.sendall(_BUSY)
+    except OSError:
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: CollectServer
+    server_version = "ragmeter-collect"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.receiver.limits.idle_timeout)  # an idle sender frees its slot
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (the stdlib's name)
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def do_GET(self) -> None:
+        receiver = self.server.receiver
+        if self.path.split("?", 1)[0] != STATUS_PATH:
+            return self._send(404, b"ragmeter collect: GET /status, POST /v1/traces", "text/plain")
+        if not receiver.authorized(self.headers.get("Authorization")):
+            return self._unauthorized()
+        self._send(200, json.dumps(receiver.status()).encode(), JSON)
+
+    def do_POST(self) -> None:
+        receiver = self.server.receiver
+        if self.path.split("?", 1)[0] != TRACES_PATH:
+            return self._send(404, b"ragmeter collect: POST /v1/traces", "text/plain", close=True)
+        if not receiver.authorized(self.headers.get("Authorization")):
+            return self._unauthorized()
+        length = self.headers.get("Content-Length", "")
+        if not length.strip().isdigit():
+            receiver.drop("no_length")
+            return self._send(411, b"send a Content-Length header", "text/plain", close=True)
+        cap = receiver.limits.max_request_bytes
+        if int(length) > cap:
+            receiver.drop("too_large")
+            return self._send(413, f"the body announces {int(length):,} bytes; the cap is {cap:,}".encode(),
+                              "text/plain", close=True)
+        with receiver.admitted() as ok:
+            if not ok:
+                receiver.drop("busy")
+                return self._send(503, b"ragmeter collect is busy; retry", "text/plain", close=True,
+                                  extra={"Retry-After": "1"})
+            body = self._read(int(length))
+            if body is None:
+                return None
+            try:
+                status, reply, kind = receiver.export(body, self.headers.get("Content-Type", ""),
+                                                      self.headers.get("Content-Encoding", ""))
+            except RagmeterError as exc:  # the history cannot be written: the sender keeps the spans and retries
+                log.warning("traces not stored: %s", exc)
+                receiver.drop("store_failed")
+                return self._send(503, f"traces not stored: {exc}".encode(), "text/plain",
+                                  extra={"Retry-After": "5"})
+        self._send(status, reply, kind)
+
+    def _read(self, length: int) -> Optional[bytes]:
+        """The body, read in pieces; None (and the connection closed) when the sender stops short."""
+        chunks, left = [], length
+        while left:
+            chunk = self.rfile.read(min(left, 1 << 16))
+            if not chunk:
+                self.close_connection = True
+                return None
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _unauthorized(self) -> None:
+        self.server.receiver.drop("unauthorized")
+        self._send(401, b"send Authorization: Bearer <token>", "text/plain", close=True,
+                   extra={"WWW-Authenticate": 'Bearer realm="ragmeter collect"'})
+
+    def _send(self, status: int, body: bytes, kind: str, *, close: bool = False,
+              extra: Optional[Dict[str, str]] = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        if close:  # the body may be unread: the connection cannot carry another request
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve(receiver: Receiver, host: str, port: int) -> CollectServer:
+    """Start the receiver on host:port on a daemon thread; `server.close()` stops it."""
+    server = CollectServer((host, port), receiver)
+    threading.Thread(target=server.serve_forever, name="ragmeter-collect", daemon=True).start()
+    return server
