@@ -87,13 +87,13 @@ def alerts_for(args: argparse.Namespace, store: Any) -> Optional[Callable[[], No
         if args.webhook:
             raise UsageError("--webhook posts alerts: give at least one --alert rule")
         return None
-    try:
-        from ..collect import alerts, webhook  # type: ignore[attr-defined]
-    except ImportError:
-        raise UsageError("--alert needs the alerts module (evaluator/collect/alerts.py), which this build lacks") \
-            from None
-    monitor = alerts.AlertMonitor(store, args.project, alerts.parse_rules(args.alert))
-    hook = webhook.Webhook(webhook.check_url(args.webhook)) if args.webhook else None
+    from ..collect import alerts, webhook
+
+    try:  # a rule that does not parse, a missing baseline run, a webhook URL that is not http(s): the flags' fault
+        monitor = alerts.AlertMonitor(store, args.project, alerts.parse_rules(args.alert))
+        hook = webhook.Webhook(webhook.check_url(args.webhook)) if args.webhook else None
+    except (alerts.AlertRuleError, webhook.WebhookError) as exc:
+        raise UsageError(str(exc)) from None
 
     def poll() -> None:
         monitor.poll()
