@@ -174,7 +174,6 @@ def _status_lines(job: Any = None) -> None:
         errors.caption("Report: **{name}** · {status} · {n:,} samples · overall {mean}",
                        name=meta.dataset_name if meta else "", status=meta.status if meta else "",
                        n=len(report.results), mean=format_score(report.overall_mean()))
-    elif state.run_meta() is not None and state.run_meta().n_rows is not None:  # a stored run: its figures, not rows
-        meta = state.run_meta()
+    elif (meta := state.run_meta()) is not None and meta.n_rows is not None:  # a stored run: its figures, not rows
         errors.caption("Report: **{name}** · {status} · {n:,} samples · overall {mean}", name=meta.dataset_name,
                        status=meta.status, n=meta.n_rows, mean=format_score(meta.overall))

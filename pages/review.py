@@ -63,6 +63,9 @@ if not queue:
 pos = cursor.drawn(run_id, metric, order == "unreviewed", tuple(queue))
 index = queue[pos]
 result = rv.sample_result(run_id, index)  # the one row shown, read on its own
+if result is None:  # deleted or re-scored under the reviewer between two reads
+    errors.warning("Sample #{index} is no longer in this run; reload the page.", index=index)
+    st.stop()
 scores = rv.reviewable(result)
 done = sum(1 for r in reviews if r.metric == metric and r.index in set(queue))
 st.progress((pos + 1) / len(queue), text=f"Sample {pos + 1} of {len(queue)} (#{index}, {result.sample_id}) · "
