@@ -129,9 +129,13 @@ class JobQueue:
                 raise QueueFull(f"the run queue is full: {queued} runs are waiting (the team's cap, [runs] "
                                 f"max_queued, is {self.limits.max_queued}); wait for some to start, or stop one "
                                 "of yours with 'ragmeter runs stop RUN_ID'")
+            # queued_at orders the queue: strictly after every job queued before (two submits within the clock's
+            # resolution would tie, and a tie would be broken by the random run id, not by who came first).
+            later = (f"(SELECT CASE WHEN MAX(queued_at) IS NULL OR MAX(queued_at) < {self._now} THEN {self._now} "
+                     "ELSE MAX(queued_at) + 0.001 END FROM jobs)")
             db.execute(
                 f"INSERT INTO jobs (run_id, kind, owner, state, pinned, queued_at) VALUES (?, ?, ?, 'queued', ?, "
-                f"{self._now}) ON CONFLICT (run_id) DO UPDATE SET kind = excluded.kind, owner = excluded.owner, "
+                f"{later}) ON CONFLICT (run_id) DO UPDATE SET kind = excluded.kind, owner = excluded.owner, "
                 "state = 'queued', pinned = excluded.pinned, worker = NULL, lease_until = NULL, "
                 "stop_requested = 0, attempts = 0, queued_at = excluded.queued_at, started_at = NULL, "
                 "progress = NULL, lost_rows = 0", (run_id, kind, owner, pinned))
