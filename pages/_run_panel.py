@@ -9,12 +9,13 @@ import streamlit as st
 from evaluator.analysis import judging
 from evaluator.runs.run import RunConfig
 from evaluator.targets import TargetConfig
-from evaluator.scoring.verdict import verdict
+from evaluator.analysis import summary as summary_data
 
 from pages import _chat_view as chat
 from pages import _errors as errors
 from pages import _judge as judge_ui
 from pages import _nav as nav
+from pages import _report_data as report_data
 from pages import _runs as runs
 from pages import _state as state
 from pages._data import LoadedDataset
@@ -61,17 +62,21 @@ def run_step(dataset: Optional[LoadedDataset], config: RunConfig, step: int = 4,
 
 
 def run_outcome() -> None:
-    """How the last run ended, with the full progress bar and the way to its report."""
-    report, meta = state.report(), state.run_meta()
-    if report is None or meta is None:
+    """How the last run ended, with the full progress bar and the way to its report: read from the run's stored
+    summary (a few KB), never its rows; from the report in memory only when the history could not keep it."""
+    view = report_data.run_view(state.run_meta(), state.report())
+    if view is None:
         return
-    n, total = len(report.results), meta.total or len(report.results)
+    meta, summary = view.meta, view.summary
+    trust = summary.get("trust") or {}
+    n = int(summary.get("n_rows") or 0)
+    total = meta.total or n
     st.progress(n / total if total else 1.0, text=f"{n:,}/{total:,} samples scored")
     saved = errors.fmt(" Saved to the history as run {id}.", id=errors.code_span(meta.run_id)) if meta.run_id else ""
-    stopped = judging.stopped_reason(report)
-    fallback, judged = judging.fallback_counts(report)
-    cause = judging.main_cause(report) or "see each score"
-    ending = verdict(report)
+    stopped = trust.get("stopped")
+    fallback, judged = int(trust.get("fallback") or 0), int(trust.get("judged") or 0)
+    cause = trust.get("main_cause") or "see each score"
+    ending = summary_data.verdict_of(summary)
     if stopped:
         errors.error("**The run stopped: the judge failed.** {hint}\n\n{n:,} finished rows were kept.{saved} Fix the "
                      "judge settings, then resume it from the History page.", hint=judge_ui.dashboard_hint(stopped),
@@ -85,19 +90,18 @@ def run_outcome() -> None:
     elif meta.status == "stopped":
         errors.warning("Stopped: {n:,} of {total:,} samples scored, all kept.{saved} Resume it from the History "
                        "page.", n=n, total=total, saved=saved)
-    elif ending.ok:
-        chats = chat.is_conversation_rows([r.sample for r in report.results if r.sample is not None])
+    elif ending is not None and ending.ok and not meta.warning:
         errors.success("Done: {n:,} {rows} of **{name}** in {time}, overall {mean:.3f}.{saved}", n=n,
-                       rows="conversations" if chats else "samples",
-                       name=meta.dataset_name, time=format_duration(report.total_time),
-                       mean=report.overall_mean(), saved=saved)
-    else:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
+                       rows="conversations" if summary.get("conversations") else "samples",
+                       name=meta.dataset_name, time=format_duration(summary.get("total_time") or 0.0),
+                       mean=summary.get("overall_mean") or 0.0, saved=saved)
+    elif ending is not None:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
         verdict_box(ending, saved)
-    if fallback and ending.kind != "judge_failed":
+    if fallback and (ending is None or ending.kind != "judge_failed"):
         errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                        "({cause}).", fallback=fallback, judged=judged, cause=cause)
-    target = report.target_stats()
-    if target and target["failures"]:
+    target = summary.get("target")
+    if target and target.get("failures"):
         errors.warning("{failures} of {calls} calls to your pipeline failed: those rows are kept with the reason "
                        "(target_error) and their metrics skipped. See the report.", failures=target["failures"],
                        calls=target["calls"], icon=":material/error:")

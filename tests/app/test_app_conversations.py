@@ -113,5 +113,6 @@ def test_the_tool_evidence_toggle_turns_it_off(history):
     assert not any("used as context" in c.value for c in at.caption)
     at.button(key="btn_run").click().run()
     no_exception(at)
-    weather = at.session_state["report"].results[0].sample.conversation
+    stored = RunStore(history)  # the run's rows live in the history, not in the session
+    weather = stored.load_report(stored.list_runs()[0].run_id).results[0].sample.conversation
     assert weather.conversation_id == "weather-1" and weather.turns[3].contexts == []
