@@ -55,16 +55,19 @@ class RunView:
 
 def run_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[RunView]:
     """The view of the run the Report shows; None when there is none, or it has no row."""
+    view = any_view(meta, report)
+    return view if view is not None and view.summary.get("n_rows") else None
+
+
+def any_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[RunView]:
+    """The view of the session's run, rows or none (how a run that scored nothing ended still shows)."""
     if meta is None:
         return None
     if meta.paged and meta.run_id:
-        found = stored_summary(meta.token, meta.run_id)
-        view = RunView(meta, found)
-    elif report is not None:
-        view = RunView(meta, memory_summary(meta.token, report, meta.settings), report)
-    else:
-        return None
-    return view if view.summary.get("n_rows") else None
+        return RunView(meta, stored_summary(meta.token, meta.run_id))
+    if report is not None:
+        return RunView(meta, memory_summary(meta.token, report, meta.settings), report)
+    return None
 
 
 @st.cache_data(max_entries=32, show_spinner="Summarising the run (once: it is stored with it)…")

@@ -64,7 +64,7 @@ def run_step(dataset: Optional[LoadedDataset], config: RunConfig, step: int = 4,
 def run_outcome() -> None:
     """How the last run ended, with the full progress bar and the way to its report: read from the run's stored
     summary (a few KB), never its rows; from the report in memory only when the history could not keep it."""
-    view = report_data.run_view(state.run_meta(), state.report())
+    view = report_data.any_view(state.run_meta(), state.report())
     if view is None:
         return
     meta, summary = view.meta, view.summary

@@ -23,3 +23,13 @@ def open_app(timeout: float) -> AppTest:
 
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def shown_report(at: AppTest):
+    """The report the session shows: a run the history holds is read from there (pages keep only its id and
+    summary, never its rows); a report held in memory (one the history could not keep) as it is."""
+    from evaluator.store.history import RunStore
+
+    if "report" in at.session_state:
+        return at.session_state["report"]
+    return RunStore().load_report(at.session_state["run"].run_id)

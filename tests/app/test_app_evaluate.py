@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator import load_dataset
-from apptest import APP, isolate, no_exception, open_app
+from apptest import APP, isolate, no_exception, open_app, shown_report
 from evaluator.store.history import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def test_run_offline_scores_every_sample_and_saves_the_run(app, history):
     expected = len(load_dataset(SAMPLE))
     app.button(key="btn_run").click().run()
     no_exception(app)
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert len(report.results) == expected
     assert f"{expected}/{expected} samples scored" in progress_texts(app)
     assert app.success and f"Done: {expected} samples" in app.success[0].value
@@ -66,7 +66,7 @@ def test_open_report_switches_page_and_the_run_survives(app):
     app.switch_page("pages/evaluate.py").run()
     app.switch_page("pages/report.py").run()
     assert [m for m in app.metric if m.label == "overall"]
-    assert len(app.session_state["report"].results) == len(load_dataset(SAMPLE))
+    assert len(shown_report(app).results) == len(load_dataset(SAMPLE))
 
 
 def test_upload_through_the_uploader_then_run(app):
@@ -76,7 +76,7 @@ def test_upload_through_the_uploader_then_run(app):
     assert any("mine.csv" in c.value and "3 rows" in c.value for c in app.caption)
     assert app.session_state["dataset"].name == "mine.csv"
     app.button(key="btn_run").click().run()
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert [r.sample.question for r in report.results][0] == "What is the refund window?"
     assert len(report.results) == 3
 
@@ -174,7 +174,7 @@ def test_stop_through_the_session_keeps_every_finished_row_and_leaves_the_rest_p
     at = AppTest.from_string(STOP_APP, default_timeout=TIMEOUT).run()
     no_exception(at)
     assert "live_run" not in at.session_state  # finish() collected the run
-    report, meta = at.session_state["report"], at.session_state["run"]
+    report, meta = shown_report(at), at.session_state["run"]
     kept = len(report.results)
     assert 3 <= kept < 40 and (meta.status, meta.total, meta.error) == ("stopped", 40, None)
     store = RunStore(history)
@@ -212,7 +212,7 @@ if state.REPORT not in st.session_state:
 def test_a_run_that_fails_keeps_its_finished_rows_and_says_why(history):
     at = AppTest.from_string(FAIL_APP, default_timeout=TIMEOUT).run()
     no_exception(at)
-    report, meta = at.session_state["report"], at.session_state["run"]
+    report, meta = shown_report(at), at.session_state["run"]
     assert [r.sample_id for r in report.results] == ["s0", "s1"]
     assert (meta.status, meta.error) == ("failed", "Gone: judge process gone")
     assert RunStore(history).get_run(meta.run_id).status == "failed"
@@ -234,7 +234,7 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
         no_exception(app)
         calls = len(srv.chat_requests)
         assert calls > 0 and all(r.headers["authorization"] == f"Bearer {CANARY}" for r in srv.chat_requests)
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert report.usage["calls"] == calls
     assert {ms.method for r in report.results for ms in r.metric_scores().values()} <= {"llm_blend", "skipped", "rule", "empty_answer"}
     (info,) = RunStore(history).list_runs()
@@ -260,7 +260,7 @@ def test_batch_api_checkbox_scores_through_files_and_batches(app, history):
         no_exception(app)
         assert len(srv.uploads) == 1 and list(srv.batches) == ["batch_1"]
         sent = len(srv.input_lines())
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert len(report.results) == len(load_dataset(SAMPLE)) and report.usage["calls"] == sent
     (info,) = RunStore(history).list_runs()
     assert info.settings["batch"] is True and info.settings["batch_ids"] == ["batch_1"]
@@ -301,7 +301,7 @@ def test_a_held_upload_is_what_the_page_uses_when_the_source_choice_is_gone(hist
     assert any("Using **held.csv**, uploaded earlier" in c.value for c in at.caption)
     at.button(key="btn_run").click().run()
     assert at.session_state["run"].dataset_name == "held.csv"
-    assert len(at.session_state["report"].results) == 3  # not the 28 rows of the bundled sample
+    assert len(shown_report(at).results) == 3  # not the 28 rows of the bundled sample
 
 
 def test_the_sidebar_names_the_current_dataset_and_the_finished_run(app):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from apptest import no_exception, open_app
+from apptest import no_exception, open_app, shown_report
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TIMEOUT = 30
@@ -52,7 +52,7 @@ def test_upload_of_another_tools_file_is_recognised_and_scored(name, history):
     assert any(v.startswith(f"{tool} recognised") for v in infos), infos
     app.button(key="btn_run").click().run()
     no_exception(app)
-    samples = [r.sample for r in app.session_state["report"].results]
+    samples = [r.sample for r in shown_report(app).results]
     assert [(s.question, s.answer, len(s.contexts)) for s in samples] == expected
 
 

@@ -2,6 +2,8 @@
 from pathlib import Path
 
 import pytest
+
+from apptest import shown_report
 from streamlit.testing.v1 import AppTest
 
 from evaluator import EvalSample, OfflineJudge, RAGEvaluator
@@ -182,7 +184,7 @@ def test_resume_a_stopped_run_finishes_it(store):
     assert not at.exception, [e.value for e in at.exception]
     info = store.get_run(run_id)
     assert (info.status, info.n_done, info.n_samples) == ("finished", 6, 6)
-    report = at.session_state["report"]
+    report = shown_report(at)
     assert [r.sample_id for r in report.results] == [s.sample_id for s in data]
     assert at.session_state["run"].run_id == run_id
 
@@ -244,7 +246,7 @@ def test_an_old_conversation_run_resumes_and_rescores_from_the_history_page(tmp_
     assert not at.exception, [e.value for e in at.exception]
     info = RunStore(path).get_run(chats.run_id)
     assert (info.status, info.n_done, info.n_samples) == ("finished", 4, 4)
-    report = at.session_state["report"]
+    report = shown_report(at)
     assert report.multi_turn and [len(r.turns) for r in report.results] == [2, 2, 1, 2]  # 7 assistant turns
     at = history_page()
     at.selectbox(key="hist_run").set_value(chats.run_id).run()
@@ -252,4 +254,4 @@ def test_an_old_conversation_run_resumes_and_rescores_from_the_history_page(tmp_
     assert not at.exception, [e.value for e in at.exception]
     rescored = at.session_state["run"]
     assert rescored.run_id != chats.run_id and rescored.settings["rescored_from"] == chats.run_id
-    assert at.session_state["report"].multi_turn
+    assert shown_report(at).multi_turn

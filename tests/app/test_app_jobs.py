@@ -7,7 +7,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import APP, ROOT, no_exception
+from apptest import APP, ROOT, no_exception, shown_report
 from evaluator import EvalSample
 from evaluator.errors import NotAllowed
 from evaluator.runs import jobs as run_jobs
@@ -173,7 +173,7 @@ def test_stop_through_the_job_keeps_every_finished_row_and_leaves_the_rest_pendi
     at = AppTest.from_string(SLOW.replace("NROWS", "200"), default_timeout=TIMEOUT).run()
     no_exception(at)
     assert "live_run" not in at.session_state
-    report, meta = at.session_state["report"], at.session_state["run"]
+    report, meta = shown_report(at), at.session_state["run"]
     kept = len(report.results)
     assert 3 <= kept < 200 and (meta.status, meta.total, meta.error) == ("stopped", 200, None)
     store = RunStore(history)

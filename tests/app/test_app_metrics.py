@@ -8,7 +8,7 @@ from evaluator.scoring.costs import estimate_run
 from evaluator.store.history import RunStore
 from evaluator.metrics.rubric import parse_rubrics
 from evaluator.runs.run import RunConfig
-from apptest import isolate, no_exception, open_app
+from apptest import isolate, no_exception, open_app, shown_report
 from openai_server import ChatServer, reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def test_a_rubric_from_the_form_is_chosen_scored_and_kept_in_the_run_settings(ap
         app.button(key="btn_run").click().run()
         no_exception(app)
         calls = len(srv.chat_requests)
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert calls == expected and report.metric_names() == ["faithfulness", "politeness"]
     assert report.mean_scores()["politeness"] == 0.25
     stored = RunStore(history).get_run(app.session_state["run"].run_id).settings
@@ -98,7 +98,7 @@ def test_offline_a_rubric_is_skipped_and_still_shown_in_the_report(app):
     assert any("need a judge" in c.value for c in app.caption)
     app.button(key="btn_run").click().run()
     no_exception(app)
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert "politeness" in report.metric_names() and report.mean_scores()["politeness"] is None
     assert all(r.scores["politeness"].skipped for r in report.results)
     assert all(r.scores["politeness"].reasoning.startswith("Needs a judge") for r in report.results if r.sample.answer)
@@ -121,7 +121,7 @@ def test_judge_repeats_multiply_the_calls_and_the_report_shows_the_noise(app):
         app.button(key="btn_run").click().run()
         no_exception(app)
         assert len(srv.chat_requests) == calls_for(["answer_relevancy"], repeats=3) == 3 * calls_for(["answer_relevancy"])
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert report.results[0].scores["answer_relevancy"].llm_scores == [0.9, 0.9, 0.9]
     app.switch_page("pages/report.py").run()
     no_exception(app)

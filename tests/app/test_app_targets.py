@@ -8,7 +8,7 @@ from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.io.datasets import load_dataset
 from evaluator.targets import FunctionTarget
 from evaluator.targets.pipeline import evaluate_with_target
-from apptest import isolate, no_exception, open_app
+from apptest import isolate, no_exception, open_app, shown_report
 from target_server import TargetServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_run_with_the_pipeline_then_rescore_from_history(app, tmp_path):
         app.number_input(key="eval_target_workers").set_value(2).run()
         app.button(key="btn_run").click().run()
         no_exception(app)
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert len(report.results) == 10 and report.target_stats()["failures"] == 1
     assert any("1 of 10 calls to your pipeline failed" in w.value for w in app.warning)
     [run] = RunStore(tmp_path / "history.sqlite3").list_runs()

@@ -3,7 +3,7 @@ proxy's header, are checked in real Chromium). Laptop-mode share links and key p
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import APP, ROOT, no_exception
+from apptest import APP, ROOT, no_exception, shown_report
 from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
 
@@ -70,7 +70,7 @@ def test_a_share_link_opens_the_run_straight_away(history):
     at.query_params["run"] = run_id
     at.run()
     no_exception(at)
-    assert at.session_state["run"].run_id == run_id and len(at.session_state["report"].results) == 3
+    assert at.session_state["run"].run_id == run_id and len(shown_report(at).results) == 3
 
 
 def test_the_servers_openai_key_never_goes_to_a_typed_base_url(history, monkeypatch):

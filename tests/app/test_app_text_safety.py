@@ -1,5 +1,5 @@
 """Evaluate page (AppTest): an upload with lone surrogates and NULs previews, loads and runs."""
-from apptest import no_exception, open_app
+from apptest import no_exception, open_app, shown_report
 from evaluator.store.history import RunStore
 
 BROKEN_JSONL = (b'{"question": "Q1?", "answer": "A \\ud800 one.", "contexts": ["ctx one"]}\n'
@@ -16,7 +16,7 @@ def test_an_upload_with_lone_surrogates_previews_and_runs(history):
     assert app.session_state["dataset"].samples[0].answer == "A \ufffd one."
     app.button(key="btn_run").click().run()
     no_exception(app)
-    report = app.session_state["report"]
+    report = shown_report(app)
     assert len(report.results) == 2
     (run,) = RunStore(history).list_runs()
     assert run.n_done == 2

@@ -175,7 +175,7 @@ class _Nop:
 
 # -- the dashboard ---------------------------------------------------------------------------------
 def test_the_dashboard_lists_the_plugin_judge_and_runs_it(echo, history):
-    from apptest import no_exception, open_app
+    from apptest import no_exception, open_app, shown_report
     app = open_app(30)
     judges = app.radio(key="eval_judge")
     assert "Echo judge" in judges.options
@@ -184,7 +184,7 @@ def test_the_dashboard_lists_the_plugin_judge_and_runs_it(echo, history):
     app.button(key="btn_run").click().run()
     no_exception(app)
     assert not app.error, [e.value for e in app.error]
-    report = app.session_state["report"]
+    report = shown_report(app)
     methods = {ms.method for r in report.results for ms in r.metric_scores().values()}
     assert "llm_blend" in methods and "llm_fallback" not in methods
     assert report.usage["calls"] == len(echo.CALLS) > 0
