@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 import streamlit as st
 
 from evaluator.judges.cache import default_cache_path
-from evaluator.judges.openai import DEFAULT_BASE_URL
+from evaluator.judges.base import DEFAULT_BASE_URL
 from evaluator.judges.registry import get_judge, judge_kinds, judge_plugin_errors
 from evaluator.model import EvalSample
 from evaluator.runs.run import OPENAI as OPENAI_JUDGE, RunConfig

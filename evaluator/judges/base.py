@@ -16,6 +16,9 @@ from __future__ import annotations
 import inspect
 from typing import Any, Dict, Protocol, runtime_checkable
 
+# OpenAI's own endpoint, the default base URL (here, not in openai.py: pages read it without importing openai, ~1 s)
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
 
 @runtime_checkable
 class Judge(Protocol):

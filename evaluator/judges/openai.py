@@ -50,13 +50,13 @@ from ..errors import JudgeConfigError
 from ..io.redact import redact_text, remember, remember_url
 from ..safetext import safe
 from ..text import estimate_tokens
+from .base import DEFAULT_BASE_URL
 from .messages import display_url, one_line
 from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
 
 log = logging.getLogger("ragmeter")
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_PLACEHOLDER = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) accept any key
 JSON_MODES = ("auto", "schema", "object", "none")
 # Hosted services that always need a key; any other base_url may be a keyless local server.

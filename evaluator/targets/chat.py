@@ -12,9 +12,9 @@ import json
 import os
 from typing import Any, Dict
 
+from ..judges.base import DEFAULT_BASE_URL
 from .http import HttpTarget
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_RETRIEVAL = "The target is a bare model (openai:{model}) with no retrieval, so there are no contexts to judge."
 
 
