@@ -17,19 +17,12 @@ from evaluator.store.history import RunStore
 from evaluator.store.pages import Filters
 
 from pages import _runs as runs
-from pages import _team as team
 from pages._runs import RunMeta
 
 
 def history() -> RunStore:
-    """The history the pages read, opened once per location and shared by the sessions' threads (each thread has
-    its own connection): a rerun does not reopen and re-check the database on every read."""
-    return _opened(runs.history_path(), runs.TEAM_HISTORY if team.config().team else None)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _opened(location: str, label: Optional[str]) -> RunStore:
-    return RunStore(location, label=label)
+    """The history the pages read: runs.open_store, opened once per location for the whole server."""
+    return runs.open_store()
 
 
 @dataclass(frozen=True)
