@@ -171,13 +171,15 @@ def text_block(page: Page, text: str):
         has_text=re.compile(rf"^\s*{re.escape(text)}\s*$"))
 
 
-def pick_sample(page: Page, index: int) -> None:
-    """Choose a sample in the Report page's drill-down selectbox."""
-    combo = page.get_by_role("combobox", name="Sample")
-    option = page.get_by_role("option").filter(has_text=re.compile(rf"^#{index} · "))
-    # Opened from the keyboard (after a screenshot Chromium's first click on the arrow is lost),
-    # and again if a late rerun of the page closed the list under us.
-    for _ in range(3):
+def choose(page: Page, combo, option) -> None:
+    """Pick `option` (a locator) in the selectbox `combo`.
+
+    The list is opened from the keyboard, and again if it did not open: after a screenshot, or
+    while a late rerun redraws the page, Chromium loses the first click on the arrow and a rerun
+    can close the list under us.
+    """
+    for _ in range(4):
+        wait_idle(page)
         combo.focus()
         page.keyboard.press("ArrowDown")
         try:
@@ -186,8 +188,14 @@ def pick_sample(page: Page, index: int) -> None:
         except PlaywrightTimeoutError:
             page.keyboard.press("Escape")
     option.click()
-    expect(combo).to_have_value(re.compile(rf"^#{index} · "))
     wait_idle(page)
+
+
+def pick_sample(page: Page, index: int) -> None:
+    """Choose a sample in the Report page's drill-down selectbox."""
+    combo = page.get_by_role("combobox", name="Sample")
+    choose(page, combo, page.get_by_role("option").filter(has_text=re.compile(rf"^#{index} · ")))
+    expect(combo).to_have_value(re.compile(rf"^#{index} · "))
 
 
 # --- tests --------------------------------------------------------------------------------------

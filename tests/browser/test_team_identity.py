@@ -33,7 +33,7 @@ from evaluator.store.history import RunStore
 from signin_proxy import SignInProxy
 
 from .conftest import VIEWPORT, serve_app
-from .test_dashboard import RUN_TIMEOUT, main, wait_idle
+from .test_dashboard import RUN_TIMEOUT, choose, main, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -138,9 +138,8 @@ def button(v: Visitor, label: str):
 
 
 def pick_run(v: Visitor, run_id: str) -> None:
-    v.page.get_by_role("combobox", name="Run", exact=True).click()
-    v.page.get_by_role("option", name=re.compile(re.escape(run_id))).click()
-    wait_idle(v.page)
+    choose(v.page, v.page.get_by_role("combobox", name="Run", exact=True),
+           v.page.get_by_role("option", name=re.compile(re.escape(run_id))))
 
 
 # --- identity --------------------------------------------------------------------------------------

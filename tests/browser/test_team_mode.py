@@ -34,7 +34,7 @@ from evaluator.model import EvalResult, EvalSample
 from evaluator.targets.http import DEFAULT_BODY
 
 from .conftest import VIEWPORT, serve_app
-from .test_dashboard import RUN_TIMEOUT, main, upload, wait_idle
+from .test_dashboard import RUN_TIMEOUT, choose, main, upload, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -183,9 +183,7 @@ def signed_in(page: Page, name: str):
 
 def pick(page: Page, label: str, option: str) -> None:
     """Choose `option` in the selectbox labelled `label`."""
-    page.get_by_role("combobox", name=label, exact=True).click()
-    page.get_by_role("option", name=option).click()
-    wait_idle(page)
+    choose(page, page.get_by_role("combobox", name=label, exact=True), page.get_by_role("option", name=option))
 
 
 def selected_run(page: Page):
