@@ -7,6 +7,7 @@ import streamlit as st
 from evaluator.review.correction import TARGET_HALF_WIDTH
 from evaluator.review.queue import ORDERS, queue_label, review_queue
 
+from pages import _clicks as clicks
 from pages import _errors as errors
 from pages import _nav as nav
 from pages import _review_cursor as cursor
@@ -113,6 +114,14 @@ if store.access is None or store.access.may("review"):  # the store refuses a vi
               on_click=save)
     b4.button("Save and next", key="rev_save", shortcut="Ctrl+Enter", type="primary",
               icon=":material/save:", on_click=save, args=(index,))
+    # Mouse clicks of "Agree with all and next" are counted in the browser (pages/_clicks.py), so quick
+    # clicks that Streamlit would merge into one rerun each store a review, in queue order.
+    with b3:
+        quick = clicks.counted("rev_agree_all", run_id)
+    for _ in range(quick):
+        save()
+    if quick:
+        st.rerun()
 else:
     errors.info("Your role lets you read reviews, not save them; ask this dashboard's admins.",
                 icon=":material/lock:")

@@ -34,10 +34,6 @@ def stored_run(history_path) -> str:
     return run_id
 
 
-@pytest.mark.skip(reason="issue 28, open: Streamlit merges two clicks of one button that reach the server while the "
-                         "page's script runs (a trigger, not a count). The Review page no longer loads its whole run "
-                         "(store/pages.py), which narrows the window, but under a loaded machine 7 of 10 are still "
-                         "stored; a counted click (a component sending a running count) is the fix left to do")
 def test_ten_quick_agree_clicks_store_ten_reviews_in_order(page: Page, app_url, history_path):
     run_id = stored_run(history_path)
     page.goto(f"{app_url}/review?run={run_id}")

@@ -25,6 +25,7 @@ import pytest
 
 try:
     from playwright.sync_api import Page, expect
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 except ImportError:  # test_dashboard (imported below) already skipped or failed
     pass
 
@@ -323,14 +324,29 @@ def type_everywhere(page: Page, value: str, lines: str) -> int:
         done.add(name)
         assert len(done) < 40, "the page keeps offering new fields"
     for name in ACTIONS:
-        action = button(page, name)
-        if action.count() and not action.first.is_visible():
-            wait_idle(page)
-            open_expanders(page)  # a submitted form can redraw its expander closed (its label counts rubrics)
-        if action.count() and action.first.is_enabled():
-            action.first.click()
-            wait_idle(page)
+        press(page, button(page, name))
     return len(done)
+
+
+def press(page: Page, action) -> None:
+    """Click `action` if the page shows it enabled. A submitted form can redraw its expander closed (its
+    label counts rubrics), even between our look and our click: then open it again and retry."""
+    for _ in range(3):
+        if not action.count():
+            return
+        if not action.first.is_visible():
+            wait_idle(page)
+            open_expanders(page)
+        if not action.first.is_enabled():
+            return
+        try:
+            action.first.click(timeout=10_000)
+            break
+        except PlaywrightTimeoutError:
+            wait_idle(page)
+    else:
+        action.first.click()  # a last try, with the page's own timeout and error
+    wait_idle(page)
 
 
 def commit(field, value: str) -> None:
