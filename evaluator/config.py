@@ -11,7 +11,8 @@ No file (the laptop default) means today's behaviour: one user, every feature op
     [runs]     max_running_per_user, max_queued (0 = no cap), lease_s, workers ("local" | "external"),
                engine ("local" | "ray"): how runs wait and who executes them (runs/worker.py)
     [[collect]] project, judge (a [[judges]] name; none = offline), sample (0-1), rules (["KEY = VALUE", ...]),
-               max_per_hour: what `ragmeter collect --project NAME` samples and judges (evaluator/collect/)
+               max_per_hour: what `ragmeter collect --project NAME` samples and judges (evaluator/collect/);
+               listen ("HOST:PORT": the dashboard starts that receiver beside it), token_env, alerts, webhook_env
 
 Every mistake is a ConfigError naming the file and the key. Team mode without `auth` is refused
 here, so a shared dashboard cannot start without knowing who its users are.
@@ -19,6 +20,7 @@ here, so a shared dashboard cannot start without knowing who its users are.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -127,6 +129,12 @@ class ConfiguredCollect:
     sample: float = 1.0
     rules: Tuple[str, ...] = ()
     max_per_hour: int = 0
+    # Set `listen` and the dashboard starts `ragmeter collect --project P` beside it (collect/beside.py),
+    # which reads the rest from here: the bearer token's variable, the alert rules, the webhook URL's variable.
+    listen: str = ""  # HOST:PORT
+    token_env: str = ""
+    alerts: Tuple[str, ...] = ()
+    webhook_env: str = ""
 
 
 @dataclass(frozen=True)
@@ -218,7 +226,8 @@ def _collects(data: Mapping[str, Any], judges: list, source: str) -> Tuple[Confi
 
 def _collect(item: Mapping[str, Any], i: int, judges: list, source: str) -> ConfiguredCollect:
     where = f"collect[{i}]"
-    _known(item, ("project", "judge", "sample", "rules", "max_per_hour"), where, source)
+    _known(item, ("project", "judge", "sample", "rules", "max_per_hour", "listen", "token_env", "alerts",
+                  "webhook_env"), where, source)
     project = _get(item, "project", str, "", where, source).strip()
     if not project:
         raise ConfigError(f"{source}: {where}.project is required (the project the live runs are listed under)")
@@ -233,7 +242,29 @@ def _collect(item: Mapping[str, Any], i: int, judges: list, source: str) -> Conf
     if cap < 0:
         raise ConfigError(f"{source}: {where}.max_per_hour must be 0 (no cap) or more, not {cap}")
     rules = tuple(_strings(item, "rules", [], where, source))  # read by collect/sampling.py (the one parser)
-    return ConfiguredCollect(project, judge, sample, rules, cap)
+    listen = _collect_listen(item, where, source)
+    token_env, webhook_env = (_get(item, k, str, "", where, source).strip() for k in ("token_env", "webhook_env"))
+    for key, name in (("token_env", token_env), ("webhook_env", webhook_env)):
+        if name and not ENV_NAME.fullmatch(name):
+            raise ConfigError(f"{source}: {where}.{key} is the NAME of an environment variable (e.g. "
+                              f"RAGMETER_COLLECT_TOKEN), not {name[:40]!r}: secrets never go in this file")
+    if listen and not token_env and listen.rpartition(":")[0].strip("[]") not in LOOPBACK_HOSTS:
+        raise ConfigError(f"{source}: {where}.listen {listen!r} takes traces from other machines: set {where}.token_env "
+                          "to the variable holding the bearer token senders must send (or listen on 127.0.0.1)")
+    alerts = tuple(_strings(item, "alerts", [], where, source))  # read by collect/alerts.py (the one parser)
+    return ConfiguredCollect(project, judge, sample, rules, cap, listen, token_env, alerts, webhook_env)
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _collect_listen(item: Mapping[str, Any], where: str, source: str) -> str:
+    listen = _get(item, "listen", str, "", where, source).strip()
+    host, sep, port = listen.rpartition(":")
+    if listen and not (sep and host and port.isdigit() and 0 < int(port) < 65536):
+        raise ConfigError(f"{source}: {where}.listen must be HOST:PORT, e.g. \"127.0.0.1:4318\", not {listen[:60]!r}")
+    return listen
 
 
 def _server(table: Mapping[str, Any], source: str) -> ServerConfig:

@@ -16,6 +16,7 @@ from evaluator.config import ConfigError, typed_history_path
 from evaluator.store.history import default_history_location
 
 from pages import _errors as errors
+from pages import _receivers as receivers
 from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
@@ -65,6 +66,7 @@ def run_app() -> None:
     page = st.navigation(pages())
     _SHELL.active = True
     try:
+        receivers.ensure()  # the operator's [[collect]] receivers, started with the dashboard
         page.run()
         refresh_sidebar()  # the page may have changed the dataset or ended a run since the sidebar was drawn
     except Exception as exc:  # the last net: a message, never a traceback (st.rerun/st.stop pass through)

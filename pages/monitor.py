@@ -6,6 +6,7 @@ from evaluator.errors import RagmeterError
 from pages import _errors as errors
 from pages import _monitor_data as monitor
 from pages import _nav as nav
+from pages import _receivers as receivers
 from pages import _runs as runs
 
 nav.page_setup()
@@ -14,7 +15,9 @@ st.title(":material/monitoring: Monitor")
 try:
     store = runs.open_store()
     location = str(store.location)
-    projects = monitor.projects(location, store)
+    # a project whose receiver this dashboard runs is listed before its first trace (and says why none came)
+    projects = monitor.projects(location, store) + [p for p in receivers.projects() if p not in
+                                                    monitor.projects(location, store)]
 except RagmeterError as exc:
     errors.error("The run history cannot be opened. {problem}", problem=exc, icon=":material/block:")
     st.stop()
@@ -24,6 +27,7 @@ if not projects:
 
 c1, c2, c3 = st.columns([2, 1, 1])
 project = c1.selectbox("Project", projects, key="mon_project")
+receivers.show(project)
 step = c2.segmented_control("Per", ["hour", "day"], default="hour", key="mon_step") or "hour"
 days = c3.selectbox("Last", monitor.DAYS, index=2, format_func=lambda d: f"{d} days", key="mon_days")
 with errors.guard("Reading the live runs"):

@@ -274,7 +274,8 @@ def add_collect_parser(sub: Any) -> None:
     p = sub.add_parser("collect", help="receive OTLP traces from production and score a sample of them",
                        description="An OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip): sampled "
                                    "traces become rows of the project's live run of the day, scored as they arrive.")
-    p.add_argument("--listen", required=True, metavar="HOST:PORT", help="address to listen on, e.g. 127.0.0.1:4318")
+    p.add_argument("--listen", default="", metavar="HOST:PORT",
+                   help="address to listen on, e.g. 127.0.0.1:4318 (default: the [[collect]] entry's listen)")
     p.add_argument("--project", required=True, help="the project the live runs are listed under")
     p.add_argument("--sample", type=float, default=None, metavar="RATE",
                    help="share of traces judged, 0-1, decided on the trace id (default 1, or the [[collect]] entry's)")
@@ -282,7 +283,8 @@ def add_collect_parser(sub: Any) -> None:
                    help="only traces matching KEY = VALUE or KEY != VALUE, e.g. 'metadata.env = \"prod\"' (repeatable)")
     p.add_argument("--max-per-hour", type=int, default=None, metavar="N", help="judge at most N traces per hour")
     p.add_argument("--token-env", default="", metavar="VAR",
-                   help="environment variable holding the bearer token senders must send (none: no token)")
+                   help="environment variable holding the bearer token senders must send (default: the [[collect]] "
+                        "entry's token_env; none: no token)")
     p.add_argument("--max-request-mb", type=float, default=16.0, metavar="N",
                    help="largest request body, before and after decompression (default %(default)s)")
     p.add_argument("--max-traces-per-second", type=float, default=200.0, metavar="N",
@@ -297,8 +299,12 @@ def add_collect_parser(sub: Any) -> None:
     p.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
     p.add_argument("--history", default=None, help=HISTORY_HELP)
     p.add_argument("--alert", action="append", default=[], metavar="EXPR",
-                   help="alert rule, e.g. 'faithfulness < 0.75 over 200' (repeatable)")
-    p.add_argument("--webhook", default="", metavar="URL", help="post alerts here (Slack-compatible JSON)")
+                   help="alert rule, e.g. 'faithfulness < 0.75 over 200' (repeatable; default: the [[collect]] "
+                        "entry's alerts)")
+    hook = p.add_mutually_exclusive_group()
+    hook.add_argument("--webhook", default="", metavar="URL", help="post alerts here (Slack-compatible JSON)")
+    hook.add_argument("--webhook-env", default="", metavar="VAR",
+                      help="environment variable holding the webhook URL (kept out of the process list)")
     p.add_argument("--status-every", type=float, default=10.0, metavar="S",
                    help="seconds between status lines on stderr; 0 for none (default %(default)s)")
     # evaluate's judge options this command keeps at their defaults (run_config reads them)

@@ -101,9 +101,29 @@ def alerts_for(args: argparse.Namespace, store: Any) -> Optional[Callable[[], No
     return poll
 
 
+def from_entry(args: argparse.Namespace) -> None:
+    """Flags not given take the project's [[collect]] entry's values (the dashboard starts the receiver
+    with --project alone: collect/beside.py); a listen address is needed from one or the other."""
+    entry = team_config.current().collect_for(args.project)
+    if entry is not None:
+        args.listen = args.listen or entry.listen
+        args.token_env = args.token_env or entry.token_env
+        args.alert = args.alert or list(entry.alerts)
+        if not args.webhook:
+            args.webhook_env = args.webhook_env or entry.webhook_env
+    if not args.listen:
+        raise UsageError("--listen HOST:PORT is required (or a [[collect]] entry for the project with listen = ...)")
+    if args.webhook_env:
+        args.webhook = os.environ.get(args.webhook_env, "").strip()
+        if not args.webhook:
+            raise UsageError(f"--webhook-env {args.webhook_env}: the variable is not set or empty; "
+                             f"export {args.webhook_env}=<webhook URL> first")
+
+
 def run_collect(args: argparse.Namespace) -> int:
     from ..store.history import RunStore
 
+    from_entry(args)
     host, port = listen_address(args.listen)
     token = bearer_token(args.token_env)
     rules, config = collect_settings(args)

@@ -71,6 +71,9 @@ def test_collect_scores_traces_and_sigterm_stops_it_cleanly(history, capsys):
     (["--listen", "127.0.0.1:4318", "--rule", "env"], "KEY = VALUE"),
     (["--listen", "127.0.0.1:4318", "--sample", "2"], "a share from 0 to 1"),
     (["--listen", "127.0.0.1:4318", "--webhook", "http://127.0.0.1:9/hook"], "give at least one --alert"),
+    ([], "--listen HOST:PORT is required"),
+    (["--listen", "127.0.0.1:4318", "--alert", "faithfulness < 0.7 over 10", "--webhook-env", "RAGMETER_NOT_SET_HOOK"],
+     "--webhook-env RAGMETER_NOT_SET_HOOK: the variable is not set"),
 ])
 def test_bad_options_exit_2_with_one_line(history, capsys, argv, message):
     assert main(["collect", "--project", "desk", *argv]) == 2
@@ -125,6 +128,10 @@ def test_the_team_config_gives_the_project_its_rate_rules_cap_and_judge(tmp_path
     ('project = "desk"\nsample = 3', "collect[0].sample must be a share from 0 to 1"),
     ('judge = "house"', "collect[0].project is required"),
     ('project = "desk"\nevery = 1', "unknown key 'collect[0].every'"),
+    ('project = "desk"\nlisten = "4318"', "collect[0].listen must be HOST:PORT"),
+    ('project = "desk"\nlisten = "0.0.0.0:4318"', "takes traces from other machines: set collect[0].token_env"),
+    ('project = "desk"\nlisten = "127.0.0.1:4318"\ntoken_env = "s3cr3t token"', "the NAME of an environment"),
+    ('project = "desk"\nwebhook_env = "https://hooks.example.com/x"', "collect[0].webhook_env is the NAME"),
 ])
 def test_a_wrong_collect_entry_names_the_file_and_key(tmp_path, entry, message):
     from evaluator import config
