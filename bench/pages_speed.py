@@ -138,45 +138,6 @@ def drill_down_time(browser, url: str, repeats: int) -> float:
     return statistics.median(times)
 
 
-def report_ready(page) -> None:
-    page.locator('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]').first.wait_for(
-        timeout=600_000)
-    page.get_by_text("Drill-down").first.wait_for(timeout=600_000)
-
-
-def history_ready(page) -> None:
-    page.get_by_role("heading", name="History").first.wait_for(timeout=600_000)
-    page.get_by_text("Compare").first.wait_for(timeout=600_000)
-
-
-def drill_down_time(browser, url: str, repeats: int) -> float:
-    """Seconds from picking another sample in the drill-down to its question shown (median)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(url)
-    report_ready(page)
-    idle(page)
-    times = []
-    for k in range(repeats):
-        pick = 7 + k
-        option = page.get_by_role("option").filter(has_text=f"#{pick} · r{pick} ·").first
-        for _ in range(4):  # opened from the keyboard: a click on the arrow is lost while a rerun redraws
-            page.get_by_role("combobox", name="Sample").focus()
-            page.keyboard.press("ArrowDown")
-            try:
-                option.wait_for(state="visible", timeout=3_000)
-                break
-            except Exception:
-                page.keyboard.press("Escape")
-        t0 = time.perf_counter()
-        option.click()
-        page.get_by_text(f"(case {pick})?").first.wait_for(timeout=60_000)
-        idle(page)
-        times.append(time.perf_counter() - t0)
-    context.close()
-    return statistics.median(times)
-
-
 def rss_mb(pid: int) -> float:
     """Resident memory of the Streamlit server process, in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -16,11 +16,12 @@ Each run records the version of the test set it scored (io/versions.py); when th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
 from ..store.history import RunInfo, RunStore
-from ..model import EvalReport, EvalResult, rounded_mean
+from ..store.pages import row as stored_row
+from ..model import METHOD_RULE, EvalResult, merged_order, rounded_mean
 from ..io.versions import ROWS_KEY, version_of
 from .stats import paired_bootstrap_ci, paired_permutation_p
 
@@ -162,28 +163,95 @@ class RunComparison:
 def compare_runs(store: RunStore, run_a: str, run_b: str) -> RunComparison:
     """Run B against run A, pairing samples by sample_id (by index for samples without one)."""
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
-    keyed_a = _keyed(store.indexed_results(run_a))
-    keyed_b = _keyed(store.indexed_results(run_b))
+    light_a, light_b = _light(store, run_a), _light(store, run_b)
+    keyed_a, keyed_b = _keyed(light_a), _keyed(light_b)
     pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]
     names_a, names_b = _names(keyed_a), _names(keyed_b)
-    names = [n for n in EvalReport([*keyed_a.values(), *keyed_b.values()]).metric_names()
+    names = [n for n in merged_order(r.names for r in (*keyed_a.values(), *keyed_b.values()))
              if n in names_a and n in names_b]
     only = None if names_a == names_b else tuple(names)  # overall over the shared metrics when they differ
     deltas = [_with_totals(_metric_delta(name, pairs, only), name, keyed_a, keyed_b, only)
               for name in [*names, OVERALL]]
+    full = _Detail(store, (run_a, run_b), (_indices(keyed_a, light_a), _indices(keyed_b, light_b)))
+    lost, gained = _lost(keyed_a, keyed_b), _lost(keyed_b, keyed_a, swap=True)
     return RunComparison(
-        run_a=info_a, run_b=info_b, metrics=deltas, movers=_movers(pairs, names),
+        run_a=info_a, run_b=info_b, metrics=deltas, movers=[full.mover(m) for m in _movers(pairs, names)],
         n_paired=len(pairs), only_a=len(keyed_a) - len(pairs), only_b=len(keyed_b) - len(pairs),
-        lost=_lost(keyed_a, keyed_b), gained=_lost(keyed_b, keyed_a, swap=True),
+        lost=[full.change(c) for c in lost], gained=[full.change(c, swap=True) for c in gained],
         total_a=len(keyed_a), total_b=len(keyed_b), metrics_a=names_a, metrics_b=names_b,
-        worst=_worst(pairs, names),
+        worst=[full.mover(m) for m in _worst(pairs, names)],
     )
 
 
-def _names(keyed: Dict[str, EvalResult]) -> List[str]:
-    """The metrics a run has (any row's), in its order; none for a run without rows."""
-    return EvalReport(list(keyed.values())).metric_names() if keyed else []
+@dataclass
+class _Row:
+    """One stored row as a comparison needs it: its scores as numbers (issue 28: read from the narrow
+    scores table, so comparing two 200,000-row runs decodes no record and builds no MetricScore)."""
 
+    sample_id: Optional[str]
+    names: List[str] = field(default_factory=list)  # every metric it has, skipped ones too, in order
+    values: Dict[str, float] = field(default_factory=dict)  # the scored (not skipped) ones
+    judged: List[str] = field(default_factory=list)  # those that count in its overall (not rule-based)
+
+    def score(self, name: str, shared: "Shared" = None) -> Optional[float]:
+        """Its score on `name`, or its overall (over `shared` when given, as EvalResult.overall_score)."""
+        if name != OVERALL:
+            return self.values.get(name)
+        found = [self.values[n] for n in self.judged if shared is None or n in shared]
+        return round(sum(found) / len(found), 4) if found else None
+
+
+def _light(store: RunStore, run_id: str) -> List[Tuple[int, _Row]]:
+    """(index, row) of every stored row, in index order; the text a comparison shows is read by _Detail
+    for the few rows it names."""
+    rows = {idx: _Row(sample_id) for idx, sample_id in
+            store.query("SELECT idx, sample_id FROM results WHERE run_id = ? ORDER BY idx", (run_id,))}
+    for idx, metric, score, method, skipped in store.query(
+            "SELECT idx, metric, score, method, skipped FROM scores WHERE run_id = ? ORDER BY idx, pos", (run_id,)):
+        row = rows.get(idx)
+        if row is None:
+            continue
+        row.names.append(metric)
+        if not skipped:
+            row.values[metric] = 0.0 if score is None else float(score)
+            if method != METHOD_RULE:
+                row.judged.append(metric)
+    return list(rows.items())
+
+
+class _Detail:
+    """The question, B's reasoning and why a row is unscored, read one row at a time for the rows shown."""
+
+    def __init__(self, store: RunStore, runs: Tuple[str, str], indices: Tuple[Dict[str, int], Dict[str, int]]) -> None:
+        self.store, self.runs, self.indices = store, runs, indices
+
+    def result(self, side: int, key: str) -> Optional[EvalResult]:
+        idx = self.indices[side].get(key)
+        return None if idx is None else stored_row(self.store, self.runs[side], idx)
+
+    def mover(self, m: Mover) -> Mover:
+        rb = self.result(1, m.sample_id)
+        ms = rb.metric_scores().get(m.metric) if rb is not None else None
+        return replace(m, question=rb.sample.question if rb is not None and rb.sample else "",
+                       reason=(ms.reasoning.strip().splitlines() or [""])[0] if ms is not None else "")
+
+    def change(self, c: RowChange, swap: bool = False) -> RowChange:
+        """`c` with the scored row's question, and the other row's reason (a target's error) when it has one."""
+        scored, other = (1, 0) if swap else (0, 1)
+        here, there = self.result(scored, c.sample_id), self.result(other, c.sample_id)
+        why = _why_unscored(there)
+        question = here.sample.question if here is not None and here.sample else ""
+        return replace(c, a=why, question=question) if swap else replace(c, b=why, question=question)
+
+
+def _indices(keyed: Dict[str, _Row], indexed: List[Tuple[int, _Row]]) -> Dict[str, int]:
+    """Pairing key -> row index (_keyed keeps the rows' order)."""
+    return dict(zip(keyed, (idx for idx, _ in indexed)))
+
+
+def _names(keyed: Dict[str, _Row]) -> List[str]:
+    """The metrics a run has (any row's), in its order; none for a run without rows."""
+    return merged_order(r.names for r in keyed.values())
 
 
 OVERALL = "overall"  # the per-row overall score (EvalResult.overall_score), compared like a metric
@@ -192,22 +260,11 @@ OVERALL = "overall"  # the per-row overall score (EvalResult.overall_score), com
 Shared = Optional[Tuple[str, ...]]  # the metrics `overall` is taken over (None: all of the row's)
 
 
-def _score(result: EvalResult, name: str, shared: Shared = None) -> Optional[float]:
-    """The row's score on `name` (or its overall, over `shared` when given), None when it has none."""
-    if name == OVERALL and shared is not None:
-        return EvalResult(result.sample_id, scores={n: ms for n, ms in result.scores.items()
-                                                    if n in shared}).overall_score()
-    if name == OVERALL:
-        return result.overall_score()
-    ms = result.metric_scores().get(name)
-    return None if ms is None or ms.skipped else ms.score
-
-
-def _with_totals(delta: MetricDelta, name: str, keyed_a: Dict[str, EvalResult],
-                 keyed_b: Dict[str, EvalResult], shared: Shared = None) -> MetricDelta:
+def _with_totals(delta: MetricDelta, name: str, keyed_a: Dict[str, _Row],
+                 keyed_b: Dict[str, _Row], shared: Shared = None) -> MetricDelta:
     """`delta` with each run's mean over all its scored rows (not only the pairs) and their counts."""
-    found_a = [v for v in (_score(r, name, shared) for r in keyed_a.values()) if v is not None]
-    found_b = [v for v in (_score(r, name, shared) for r in keyed_b.values()) if v is not None]
+    found_a = [v for v in (r.score(name, shared) for r in keyed_a.values()) if v is not None]
+    found_b = [v for v in (r.score(name, shared) for r in keyed_b.values()) if v is not None]
     delta.all_a, delta.all_b = rounded_mean(found_a), rounded_mean(found_b)
     delta.scored_a, delta.scored_b = len(found_a), len(found_b)
     return delta
@@ -221,38 +278,37 @@ def _why_unscored(result: Optional[EvalResult]) -> str:
     return "scored" if result.overall_score() is not None else "no score"
 
 
-def _lost(keyed_a: Dict[str, EvalResult], keyed_b: Dict[str, EvalResult], swap: bool = False) -> List[RowChange]:
-    """Rows with a score in `keyed_a` and none (or no row) in `keyed_b`."""
+def _lost(keyed_a: Dict[str, _Row], keyed_b: Dict[str, _Row], swap: bool = False) -> List[RowChange]:
+    """Rows with a score in `keyed_a` and none (or no row) in `keyed_b` (_Detail.change says why not)."""
     lost = []
     for key, ra in keyed_a.items():
         rb = keyed_b.get(key)
-        if ra.overall_score() is None or (rb is not None and rb.overall_score() is not None):
+        if ra.score(OVERALL) is None or (rb is not None and rb.score(OVERALL) is not None):
             continue
-        question = ra.sample.question if ra.sample else ""
-        here, there = "scored", _why_unscored(rb)
-        lost.append(RowChange(key, there, here, question) if swap else RowChange(key, here, there, question))
+        there = "missing" if rb is None else "no score"
+        lost.append(RowChange(key, there, "scored") if swap else RowChange(key, "scored", there))
     return lost
 
 
-def _keyed(indexed: List[Tuple[int, EvalResult]]) -> Dict[str, EvalResult]:
-    """Results by pairing key: the sample_id (numbered on repeats), or '#<index>' without one."""
-    keyed: Dict[str, EvalResult] = {}
-    for index, result in indexed:
-        key = str(result.sample_id) if result.sample_id not in (None, "") else f"#{index}"
+def _keyed(indexed: List[Tuple[int, _Row]]) -> Dict[str, _Row]:
+    """Rows by pairing key: the sample_id (numbered on repeats), or '#<index>' without one."""
+    keyed: Dict[str, _Row] = {}
+    for index, row in indexed:
+        key = str(row.sample_id) if row.sample_id not in (None, "") else f"#{index}"
         base, n = key, 1
         while key in keyed:
             n += 1
             key = f"{base} ({n})"
-        keyed[key] = result
+        keyed[key] = row
     return keyed
 
 
-def _pair_scores(name: str, pairs, shared: Shared = None) -> List[Tuple[str, float, float, EvalResult]]:
+def _pair_scores(name: str, pairs, shared: Shared = None) -> List[Tuple[str, float, float]]:
     out = []
     for key, ra, rb in pairs:
-        a, b = _score(ra, name, shared), _score(rb, name, shared)
+        a, b = ra.score(name, shared), rb.score(name, shared)
         if a is not None and b is not None:
-            out.append((key, a, b, rb))
+            out.append((key, a, b))
     return out
 
 
@@ -261,9 +317,9 @@ def _metric_delta(name: str, pairs, shared: Shared = None) -> MetricDelta:
     if not scored:
         return MetricDelta(name, None, None, None, None, None, 0)
     n = len(scored)
-    mean_a = sum(a for _, a, _, _ in scored) / n
-    mean_b = sum(b for _, _, b, _ in scored) / n
-    diffs = [b - a for _, a, b, _ in scored]
+    mean_a = sum(a for _, a, _ in scored) / n
+    mean_b = sum(b for _, _, b in scored) / n
+    diffs = [b - a for _, a, b in scored]
     ci = paired_bootstrap_ci(diffs)
     low, high = (None, None) if ci is None else (round(ci[0], 4), round(ci[1], 4))
     p = paired_permutation_p(diffs)
@@ -284,12 +340,6 @@ def _worst(pairs, names: List[str]) -> List[Mover]:
 
 
 def _changes(pairs, names: List[str]) -> List[Mover]:
-    moved = []
-    for name in names:
-        for key, a, b, rb in _pair_scores(name, pairs):
-            if b != a:
-                question = rb.sample.question if rb.sample else ""
-                ms = rb.metric_scores().get(name)
-                reason = (ms.reasoning.strip().splitlines() or [""])[0] if ms is not None else ""
-                moved.append(Mover(key, name, a, b, round(b - a, 4), question, reason))
-    return moved
+    """Every changed score of a pair (_Detail.mover adds the question and B's reasoning to those shown)."""
+    return [Mover(key, name, a, b, round(b - a, 4)) for name in names
+            for key, a, b in _pair_scores(name, pairs) if b != a]

@@ -84,3 +84,30 @@ def test_runs_with_the_same_metrics_have_no_metrics_note(store):
         store.record_result(run_b, i, scored(s, 0.6))
     comparison = compare_runs(store, run_a, run_b)
     assert comparison.metrics_note() == "" and len(comparison.shared) == 5
+
+
+def test_the_rows_a_comparison_names_carry_their_question_reasoning_and_why_unscored(store):
+    """Scores come from the narrow table; the few rows shown are read whole: the question, B's reasoning
+    of a mover, and a target's error for a row B did not score."""
+    from dataclasses import replace
+
+    from evaluator.model import EvalResult, MetricScore
+
+    data = samples(4)
+    run_a = store.create_run(dataset_name="d", samples=data, settings={})
+    run_b = store.create_run(dataset_name="d", samples=data, settings={})
+    for i, s in enumerate(data):
+        store.record_result(run_a, i, scored(s, 0.8))
+    store.record_result(run_b, 0, EvalResult(data[0].sample_id, sample=data[0], scores={
+        "faithfulness": MetricScore("faithfulness", 0.1, reasoning="Claim 2 is not in the context.\nMore.")}))
+    for i in (1, 2):
+        store.record_result(run_b, i, scored(data[i], 0.8))
+    failed = replace(data[3], target_error="HTTP 502 from the pipeline")
+    store.record_result(run_b, 3, EvalResult(failed.sample_id, sample=failed, scores={}))
+    comparison = compare_runs(store, run_a, run_b)
+    top = comparison.movers[0]
+    assert (top.sample_id, top.metric, top.question) == (data[0].sample_id, "faithfulness", data[0].question)
+    assert top.reason == "Claim 2 is not in the context."
+    (lost,) = comparison.lost
+    assert (lost.sample_id, lost.a, lost.question) == (data[3].sample_id, "scored", data[3].question)
+    assert lost.b == "target failed: HTTP 502 from the pipeline"
