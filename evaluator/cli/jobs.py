@@ -18,15 +18,14 @@ from typing import Optional, Tuple
 from ..config import current
 from ..errors import HistoryError
 from ..runs.jobs import stop_run
-from ..runs.run import Run
-from ..runs.worker import Worker, install_sigterm
+from ..runs.worker import Task, Worker, install_sigterm
 from ..store.history import RunStore
 from ..store.jobs import JobQueue
 
 DELETE_WAIT = 5.0  # seconds `runs delete` waits for a running run to stop before deleting it
 
 
-def claim_own(store: RunStore, run_id: str, quiet: bool) -> Tuple[Worker, Optional[Run]]:
+def claim_own(store: RunStore, run_id: str, quiet: bool) -> Tuple[Worker, Optional[Task]]:
     """This process's worker and the run it claimed: waits (saying where it stands) while a cap holds
     the run in the queue. The run is None when it failed to start (the job's progress says why)."""
     worker = Worker(store, slots=1, limits=current().runs.limits, on_event=lambda line: None)

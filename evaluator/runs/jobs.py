@@ -63,6 +63,12 @@ def take_handoff(run_id: str) -> Handoff:
         return HANDOFF.get(run_id) or Handoff()
 
 
+def put_handoff(run_id: str, handoff: Handoff) -> None:
+    """Keep `handoff` in this process for the job `run_id` (pinned to it) until `drop_handoff`."""
+    with _handoff_lock:
+        HANDOFF[run_id] = handoff
+
+
 def drop_handoff(run_id: str) -> None:
     with _handoff_lock:
         HANDOFF.pop(run_id, None)
@@ -89,8 +95,7 @@ def _queue(store: RunStore, run_id: str, *, kind: str, owner: str, handoff: Hand
            pin: bool, created: bool) -> str:
     pinned = PROCESS_TOKEN if pin or handoff.needed else None
     if pinned:
-        with _handoff_lock:
-            HANDOFF[run_id] = handoff
+        put_handoff(run_id, handoff)
     try:
         JobQueue(store, limits).submit(run_id, kind=kind, owner=owner, pinned=pinned)
     except QueueFull:
