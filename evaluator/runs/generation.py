@@ -28,10 +28,9 @@ from ..judges.base import Judge, close_judge
 from ..scoring.run_config import RunConfig
 from ..store.generations import GenerationInfo, Generations
 from ..store.history import RunStore, default_owner
-from ..store.jobs import JobInfo, JobQueue, Limits, Progress
+from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
 from .jobs import KEY_VARIABLE, PROCESS_TOKEN, Handoff, drop_handoff, put_handoff, take_handoff
 
-GENERATE = "generate"  # the job kind
 MAX_CHARS = 200_000_000  # the documents' text a generation may store when the caller gives no cap of its own
 _SETTINGS = tuple(f.name for f in fields(GenerateSettings))
 
@@ -128,14 +127,21 @@ def stored_chunks(store: RunStore, gen_id: str) -> List[Chunk]:
     return [Chunk(**c) for c in Generations(store).chunks(gen_id)]
 
 
-def _judge(settings: Dict[str, Any], handoff: Handoff) -> Judge:
+def judge_config(info: GenerationInfo) -> RunConfig:
+    """The judge config a stored generation was started with (the key's variable name included)."""
+    stored = info.settings.get("judge") or {}
+    config = RunConfig.from_settings(stored)
+    if not config.api_key_env and stored.get(KEY_VARIABLE):
+        config = replace(config, api_key_env=str(stored[KEY_VARIABLE]))
+    return config
+
+
+def _judge(info: GenerationInfo, handoff: Handoff) -> Judge:
     """The generation's judge: the handed-off one, else built from the stored settings and the key handed
     off or found in this worker's environment."""
     if handoff.judge is not None:
         return handoff.judge
-    config = RunConfig.from_settings(settings.get("judge") or {})
-    if not config.api_key_env and (settings.get("judge") or {}).get(KEY_VARIABLE):
-        config = replace(config, api_key_env=str(settings["judge"][KEY_VARIABLE]))
+    config = judge_config(info)
     env = config.api_key_env
     if not config.offline and not handoff.api_key and env and not os.environ.get(env, "").strip():
         raise JudgeConfigError(f"this generation's model reads its API key from the environment variable {env}, "
@@ -161,7 +167,7 @@ class GenerationTask:
         """The task for claimed job `job` (its worker id in `job.worker`): the items it still has to keep."""
         info = Generations(store).get(job.run_id)
         handoff = take_handoff(job.run_id)
-        judge = _judge(info.settings, handoff)
+        judge = _judge(info, handoff)
         existing = stored_items(store, job.run_id)
         s = info.settings
         settings = GenerateSettings(**{k: s[k] for k in _SETTINGS if k in s})

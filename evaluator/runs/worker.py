@@ -22,19 +22,21 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ..errors import ConfigError, HistoryError
 from ..store.history import RunStore
-from ..store.jobs import JobInfo, JobQueue, Limits, Progress
-from .generation import GENERATE, GenerationTask
+from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
 from .jobs import PROCESS_TOKEN, build_run, drop_handoff
 from .run import Run, describe
+
+if TYPE_CHECKING:
+    from .generation import GenerationTask
 
 log = logging.getLogger("ragmeter.worker")
 BEAT = 0.5  # seconds between heartbeats (lease + progress) and looks at the stop flag
 ENGINES = ("local", "ray")
-Task = Union[Run, GenerationTask]  # what a claimed job executes
+Task = Union[Run, "GenerationTask"]  # what a claimed job executes
 # How the worker's lines name a job, its units and what is left of it.
 _NOUNS = {GENERATE: ("generation", "items", "items to keep")}
 _RUN_NOUNS = ("run", "rows", "rows to score")
@@ -43,7 +45,12 @@ _RUN_NOUNS = ("run", "rows", "rows to score")
 # -- the one place a job's kind decides what executes it --------------------------------------------
 def build_task(store: RunStore, job: JobInfo) -> Task:
     """A generation's task (runs/generation.py), else the Run of an evaluation (always the resume path)."""
-    return GenerationTask.build(store, job) if job.kind == GENERATE else build_run(store, job.run_id)
+    if job.kind == GENERATE:
+        # Loaded when a worker first claims a generation: the generate modules cost every page ~50 ms at start.
+        from .generation import GenerationTask
+
+        return GenerationTask.build(store, job)
+    return build_run(store, job.run_id)
 
 
 def failed_progress(store: RunStore, job: JobInfo, error: str) -> Progress:
@@ -57,7 +64,7 @@ def failed_progress(store: RunStore, job: JobInfo, error: str) -> Progress:
 
 def progress_of(run: Task) -> Progress:
     """The small record a page polls, from a live run or generation."""
-    if isinstance(run, GenerationTask):
+    if not isinstance(run, Run):  # a generation's task keeps its own record
         return run.progress()
     eta = run.eta()
     return Progress(done=run.done, total=run.total, answered=run.answered,

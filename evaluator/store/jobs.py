@@ -33,7 +33,8 @@ from .db import Session
 from .history import RunStore
 
 JOB_STATES = ("queued", "running", "ended")
-JOB_KINDS = ("new", "resume", "rescore", "generate")  # "generate": a test-set generation (store/generations.py)
+GENERATE = "generate"  # the kind of a test-set generation's job (store/generations.py)
+JOB_KINDS = ("new", "resume", "rescore", GENERATE)
 MAX_ATTEMPTS = 3  # a run re-queued after this many lost leases stays "interrupted" until a person resumes it
 _QUEUE_LOCK = 0x6A6F6273  # "jobs": the advisory lock PostgreSQL claimers and submitters take
 
