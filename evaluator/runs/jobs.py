@@ -202,6 +202,9 @@ def submit_rescore(store: RunStore, run_id: str, config: RunConfig, *, owner: Op
 
 
 def stop_run(store: RunStore, run_id: str) -> Optional[JobInfo]:
-    """Ask the run's worker to stop it (a queued run ends at once); None when the run has no job."""
-    store.get_run(run_id)  # HistoryError naming the id when unknown
-    return JobQueue(store).request_stop(run_id)
+    """Ask the run's (or a generation's) worker to stop it (a queued one ends at once); None when it has no job."""
+    queue = JobQueue(store)
+    if queue.get(run_id) is None:
+        store.get_run(run_id)  # HistoryError naming the id when unknown
+        return None
+    return queue.request_stop(run_id)
