@@ -105,7 +105,7 @@ def outcome(info: GenerationInfo) -> None:
     elif info.status == "interrupted":
         errors.warning("The generation was interrupted (its worker stopped) with {n} of {target} items kept.",
                        n=info.n_items, target=info.target, icon=":material/warning:")
-    if done.get("shortfall"):
+    if done.get("shortfall") and info.status != "interrupted":  # its worker stopped it, not a user
         errors.warning("{short}", short=done["shortfall"], icon=":material/warning:")
     rejected = done.get("rejected") or {}
     if rejected:
