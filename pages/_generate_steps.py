@@ -1,7 +1,7 @@
 """The Generate page's steps: documents, settings, the live generation, its outcome, review and save.
 
-The generation runs on its own thread (evaluator.generate.runner.Generation); `live_generation` is
-an st.fragment that redraws its progress, as pages/_runs.py does for a run.
+The generation itself is a job (pages/_generation.py): these steps draw the forms before it and read
+its outcome and items from the history after it.
 """
 import html
 from typing import Any, List, Optional
@@ -16,14 +16,15 @@ from evaluator.generate.documents import DOCUMENT_FILES, load_documents, load_up
 from evaluator.generate.gate import REASONS
 from evaluator.generate.items import TestItem, apply_edits, testset_bytes
 from evaluator.generate.kinds import DEFAULT_MIX, KINDS
-from evaluator.generate.runner import GenerateSettings, Generation
-from evaluator.judges.offline import OfflineJudge
+from evaluator.generate.runner import GenerateSettings
+from evaluator.runs.generation import can_resume
+from evaluator.store.generations import GenerationInfo
 from evaluator.text import content_words, sentences
 
 from pages import _errors as errors
+from pages import _generation as generation
 from pages import _judge as judge_ui
 from pages import _nav as nav
-from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
 from pages._data import digest
@@ -94,63 +95,28 @@ def settings_step() -> tuple:
     return GenerateSettings(n=n, mix=mix, language=language, workers=4), config
 
 
-def start(chunks: List[Chunk], settings: GenerateSettings, config: Any, existing: List[TestItem]) -> None:
-    team.authorize("generate")  # before the judge is built: a viewer never reaches the team's judge
-    judge = OfflineJudge() if config.offline else config.build_judge(judge_ui.api_key("gen"))
-    gen = Generation(judge, chunks, settings, existing=existing, generator=config.model)
-    state.put(state.GEN, gen.start())
-
-
-def progress(gen: Generation) -> None:
-    total = gen.settings.n
-    st.progress(min(len(gen.items) / total, 1.0), text=f"{len(gen.items)}/{total} items kept, "
-                f"{gen.attempts} attempts, {sum(gen.rejected.values())} rejected, {gen.calls} judge calls")
-
-
-def busy(gen: Optional[Generation]) -> bool:
-    return gen is not None and (gen.running or gen.status == "ready")
-
-
-@st.fragment(run_every=runs.UI_INTERVAL)
-def live_generation() -> None:
-    """The generation's progress and Stop, redrawn by Streamlit; reruns the page when it has ended."""
-    gen: Optional[Generation] = state.get(state.GEN)
-    if gen is None or getattr(gen, "collected", False):
-        return  # a late tick after the page has shown the outcome: nothing to redraw
-    if runs.no_browser():
-        gen.join()
-    if not busy(gen):
-        st.rerun()  # the whole page: it collects the items and shows the outcome and the review
-    if st.button("Stop", key="gen_stop", icon=":material/stop:"):
-        gen.stop()
-    progress(gen)
-
-
-def collect(gen: Generation) -> None:
-    """Add an ended generation's items to the page's items, once."""
-    if getattr(gen, "collected", False):
-        return
-    gen.collected = True  # type: ignore[attr-defined]
-    state.put(state.GEN_ITEMS, list(gen.existing) + list(gen.items))
-
-
-def outcome(gen: Generation, chunks: List[Chunk], config: Any) -> None:
-    if gen.status == "failed":
-        errors.error("The model failed, so generation stopped: {problem}", problem=gen.error or "",
+def outcome(info: GenerationInfo) -> None:
+    """How the generation ended, from the history: its error, its shortfall, the gate's rejections, Resume."""
+    done = info.outcome
+    if info.status == "failed":
+        progress = generation.failure(info.gen_id)
+        errors.error("The model failed, so generation stopped: {problem}", problem=done.get("error") or progress,
                      icon=":material/error:")
-    short = gen.shortfall()
-    if short:
-        errors.warning("{short}", short=short, icon=":material/warning:")
-    reasons = [{"reason": r, "items": c, "what it means": REASONS.get(r, r)} for r, c in gen.rejected.most_common()]
-    if reasons:
+    elif info.status == "interrupted":
+        errors.warning("The generation was interrupted (its worker stopped) with {n} of {target} items kept.",
+                       n=info.n_items, target=info.target, icon=":material/warning:")
+    if done.get("shortfall") and info.status != "interrupted":  # its worker stopped it, not a user
+        errors.warning("{short}", short=done["shortfall"], icon=":material/warning:")
+    rejected = done.get("rejected") or {}
+    if rejected:
         st.caption("Rejected by the quality gate")
-        st.dataframe(reasons, hide_index=True)
-    kept = state.get(state.GEN_ITEMS, [])
-    wanted = state.get(state.GEN_TARGET_N, gen.settings.n)
-    if gen.can_resume and len(kept) < wanted:  # not offered when it cannot succeed (an offline run fell short)
-        if st.button(f"Resume ({wanted - len(kept)} more)", key="gen_resume", icon=":material/play_arrow:"):
+        st.dataframe([{"reason": r, "items": c, "what it means": REASONS.get(r, r)} for r, c in rejected.items()],
+                     hide_index=True)
+    # not offered when it cannot succeed (an offline run fell short), nor to a user who may not resume it
+    if can_resume(info) and team.may("resume", info.owner):
+        if st.button(f"Resume ({info.target - info.n_items} more)", key="gen_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming"):
-                start(chunks, GenerateSettings(**{**gen.settings.__dict__, "n": wanted - len(kept)}), config, kept)
+                generation.resume(info)
                 st.rerun()
 
 
@@ -167,8 +133,8 @@ def highlighted(chunk: Chunk, reference: str) -> str:
     return f"<div dir='auto'><b>{head}</b><br>{' '.join(parts)}</div>"
 
 
-def review(chunks: List[Chunk]) -> None:
-    items: List[TestItem] = state.get(state.GEN_ITEMS, [])
+def review(info: GenerationInfo) -> None:
+    chunks, items = generation.contents(info)
     if not items:
         return
     st.subheader("3. Review")
@@ -182,7 +148,8 @@ def review(chunks: List[Chunk]) -> None:
     rows = [{"keep": True, "id": i.id, "kind": i.kind, "language": i.language, "question": i.question,
              "reference answer": i.ground_truth, "expected docs": "; ".join(i.expected_docs),
              "keywords": "; ".join(i.expected_answer_keywords)} for i in items]
-    edited = st.data_editor(rows, key="gen_editor", hide_index=True, disabled=["id", "kind", "language"])
+    edited = st.data_editor(rows, key=f"gen_editor_{info.gen_id}", hide_index=True,
+                            disabled=["id", "kind", "language"])
     kept = apply_edits(items, edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited))
     by_id = {c.chunk_id: c for c in chunks}
     pick = st.selectbox("Source of", [i.id for i in items], key="gen_pick")

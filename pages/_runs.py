@@ -27,7 +27,7 @@ from evaluator.runs import jobs as run_jobs
 from evaluator.runs import worker as run_worker
 from evaluator.runs.run import RunConfig
 from evaluator.store.history import RunInfo, RunStore, default_history_location
-from evaluator.store.jobs import JobInfo, JobQueue, Limits, Progress
+from evaluator.store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
 
 from pages import _errors as errors
 from pages import _state as state
@@ -356,7 +356,8 @@ def active_runs(key: str) -> None:
     Stop shows for the run's owner and admins only; the session's own run is left to live_progress.
     """
     try:
-        jobs = [j for j in queue().list() if j.run_id != state.live_run()]
+        # A test-set generation is a job too (kind "generate"): the Generate page lists those, never as a run.
+        jobs = [j for j in queue().list() if j.run_id != state.live_run() and j.kind != GENERATE]
     except Exception as exc:  # the page itself still works: say why this part is missing
         errors.warning("Runs in progress cannot be read now: {problem}", problem=exc)
         return

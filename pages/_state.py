@@ -45,10 +45,8 @@ DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its 
 LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
 COMPARE_SHARED = "hist_cmp_shared"  # the ?compare=a,b pair last compared (a share link compares once)
 UPLOAD_REFUSED = "eval_upload_refused"  # size in bytes of an upload refused as too big (team mode's limit)
-GEN = "gen_live"  # Generate: the Generation running or last run
-GEN_ITEMS = "gen_items"  # Generate: the kept items so far (TestItem list), edited and saved from there
-GEN_TARGET_N = "gen_target_n"  # Generate: how many items the user asked for (resume aims at it)
-GEN_CHUNKS = "gen_chunks"  # Generate: the chunks the items came from (kept when the upload widget is gone)
+GEN = "gen_shown"  # Generate: the id (a str, never the items) of the generation the page shows
+GEN_LIVE = "gen_live"  # Generate: the generation id this session follows in progress, until it sees it end
 
 # --- widget keys read or set through session state ----------------------------------------------
 REV_RUN, REV_METRIC, REVIEWER = "rev_run", "rev_metric", "rev_reviewer"  # Review: run, queue metric, your name

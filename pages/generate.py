@@ -3,8 +3,8 @@ import streamlit as st
 
 from pages import _errors as errors
 from pages import _generate_steps as steps
+from pages import _generation as generation
 from pages import _nav as nav
-from pages import _state as state
 from pages import _team as team
 
 nav.page_setup()
@@ -19,18 +19,15 @@ if chunks:
     st.caption(f"{len({c.title for c in chunks})} documents, {sections} sections, {len(chunks)} chunks")
     settings, config = steps.settings_step()
     if st.button("Generate", type="primary", key="gen_start", icon=":material/auto_awesome:",
-                 disabled=steps.busy(state.get(state.GEN))):
+                 disabled=generation.following()):
         with errors.guard("Starting the generation"):
-            state.put(state.GEN_TARGET_N, settings.n)
-            state.drop(state.GEN_ITEMS)
-            state.put(state.GEN_CHUNKS, chunks)
-            steps.start(chunks, settings, config, [])
-    gen = state.get(state.GEN)
-    if steps.busy(gen):
-        steps.live_generation()  # reruns the page when the generation ends
-        st.stop()
-    if gen is not None:
-        steps.collect(gen)
-        steps.outcome(gen, state.get(state.GEN_CHUNKS, chunks), config)
-if state.get(state.GEN_CHUNKS):
-    steps.review(state.get(state.GEN_CHUNKS))
+            generation.start(chunks, settings, config)
+if generation.following():
+    generation.live()  # a job on a worker: it outlives this page; reruns the page when it ends
+    st.stop()
+generation.others()  # every other generation in progress, whoever started it
+info = generation.shown()
+if info is not None:
+    steps.outcome(info)
+    steps.review(info)
+generation.earlier()

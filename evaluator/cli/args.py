@@ -349,6 +349,9 @@ def add_generate_parser(sub: Any) -> None:
     gen.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     gen.add_argument("--cache", default=str(default_cache_path()), help="judge cache file (default %(default)s)")
     gen.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+    gen.add_argument("--history", default=None, metavar="H",
+                     help="also record the generation in this run history (a SQLite file or a postgresql:// URL), "
+                          "as a job other processes see and can stop ('ragmeter runs stop GEN_ID')")
 
 
 def _version() -> str:

@@ -293,7 +293,7 @@ def evaluate_as_job(args: argparse.Namespace, store: Any) -> int:
     try:
         run_id = queued_run_id(args, store, judge)
         worker, run = claim_own(store, run_id, args.quiet)
-        if run is None:
+        if not isinstance(run, Run):  # None: it failed to start
             raise RunFailed(f"the run failed: {failed_to_start(store, run_id)}")
         return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names), worker=worker,
                      store=store)

@@ -5,6 +5,7 @@
     ragmeter generate --docs docs/ --model M --fill-gaps testset.jsonl -o testset2.jsonl
     ragmeter generate --docs docs/ --coverage-only my_questions.csv
     ragmeter generate --docs docs/ --offline -o cloze.jsonl      # extractive, retrieval checks only
+    ragmeter generate --docs docs/ --model M -o t.jsonl --history H   # also a job in the history (runs/generation.py)
 
 Exit codes: 0 ok; 1 fewer than --n items passed the checks (the kept ones are written, the last line
 says why); 2 bad input or usage, or no model; 3 the judge failed (its cause on the last line);
@@ -16,7 +17,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import RagmeterError
 from ..generate.chunking import Chunk, chunk_documents
@@ -62,9 +63,40 @@ def run_generate(args: argparse.Namespace) -> int:
                                 language=args.language, max_attempts=args.max_attempts, seed=args.seed,
                                 workers=config.workers)
     judge = config.build_judge()
+    if args.history:
+        return generate_as_job(args, judge, chunks, settings, config, existing, only)
     gen = Generation(judge, chunks, settings, existing=existing, only=only, generator=args.model or "")
     interrupted = drive(gen, existing, args)
     return finish(gen, existing + gen.items, chunks, args, interrupted)
+
+
+def generate_as_job(args: argparse.Namespace, judge: Any, chunks: List[Chunk], settings: GenerateSettings,
+                    config: RunConfig, existing: List[TestItem], only: Optional[Set[Section]]) -> int:
+    """--history: the generation is stored and queued as a job pinned to this process, claimed by its own
+    worker and driven here as without it (the file written as items are kept); `ragmeter runs stop GEN_ID`
+    from elsewhere stops it as Ctrl-C does."""
+    from ..config import current
+    from ..runs.generation import GenerationTask, submit_generation
+    from ..store.history import RunStore
+    from .jobs import claim_own, failed_to_start, stopped_elsewhere
+
+    store = RunStore(args.history)
+    gen_id = submit_generation(store, chunks, settings, config, name=os.path.basename(args.docs.rstrip("/")) or
+                               args.docs, existing=existing, only=only, generator=args.model or "", judge=judge,
+                               pin=True, limits=current().runs.limits)
+    worker, task = claim_own(store, gen_id, args.quiet)
+    if not isinstance(task, GenerationTask):  # None: it failed to start
+        print(f"ragmeter: the generation failed: {failed_to_start(store, gen_id)}", file=sys.stderr)
+        return EXIT_JUDGE
+    if not args.quiet:
+        print(f"generation {gen_id} in {store.shown} (stop it with: ragmeter runs stop {gen_id})", file=sys.stderr)
+    interrupted = drive(task.gen, existing, args, started=True)
+    worker.drain(5.0)  # the job ends in the history before the process goes
+    if not interrupted and task.gen.status == "stopped" and stopped_elsewhere(store, gen_id):
+        print("ragmeter: the generation was stopped from elsewhere (ragmeter runs stop, or the dashboard)",
+              file=sys.stderr)
+        interrupted = True
+    return finish(task.gen, existing + task.gen.items, chunks, args, interrupted)
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -113,9 +145,11 @@ def judge_config(args: argparse.Namespace) -> RunConfig:
                      cache="" if args.no_cache else args.cache, max_workers=args.max_workers)
 
 
-def drive(gen: Generation, existing: List[TestItem], args: argparse.Namespace) -> bool:
-    """Run the generation, writing the file as items are kept; True when Ctrl-C stopped it."""
-    gen.start()
+def drive(gen: Generation, existing: List[TestItem], args: argparse.Namespace, started: bool = False) -> bool:
+    """Run the generation (`started`: a worker started it), writing the file as items are kept; True when
+    Ctrl-C stopped it."""
+    if not started:
+        gen.start()
     written = -1
     interrupted = False
     while True:

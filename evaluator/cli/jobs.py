@@ -18,15 +18,14 @@ from typing import Optional, Tuple
 from ..config import current
 from ..errors import HistoryError
 from ..runs.jobs import stop_run
-from ..runs.run import Run
-from ..runs.worker import Worker, install_sigterm
+from ..runs.worker import Task, Worker, install_sigterm
 from ..store.history import RunStore
-from ..store.jobs import JobQueue
+from ..store.jobs import GENERATE, JobQueue
 
 DELETE_WAIT = 5.0  # seconds `runs delete` waits for a running run to stop before deleting it
 
 
-def claim_own(store: RunStore, run_id: str, quiet: bool) -> Tuple[Worker, Optional[Run]]:
+def claim_own(store: RunStore, run_id: str, quiet: bool) -> Tuple[Worker, Optional[Task]]:
     """This process's worker and the run it claimed: waits (saying where it stands) while a cap holds
     the run in the queue. The run is None when it failed to start (the job's progress says why)."""
     worker = Worker(store, slots=1, limits=current().runs.limits, on_event=lambda line: None)
@@ -95,8 +94,10 @@ def stop_command(store: RunStore, run_id: str) -> int:
     elif job.state == "running":
         print(f"asked run {run_id} to stop: its worker ({job.worker}) stops it within about a second, "
               "every finished row kept")
+    elif job.kind == GENERATE:
+        print(f"generation {run_id} is {job.status}: it will not run (resume it from the Generate page)")
     else:
-        print(f"run {run_id} is {store.get_run(run_id).status}: it will not run "
+        print(f"run {run_id} is {job.status}: it will not run "
               f"(resume it with: ragmeter evaluate --resume {run_id})")
     return 0
 

@@ -63,6 +63,12 @@ def take_handoff(run_id: str) -> Handoff:
         return HANDOFF.get(run_id) or Handoff()
 
 
+def put_handoff(run_id: str, handoff: Handoff) -> None:
+    """Keep `handoff` in this process for the job `run_id` (pinned to it) until `drop_handoff`."""
+    with _handoff_lock:
+        HANDOFF[run_id] = handoff
+
+
 def drop_handoff(run_id: str) -> None:
     with _handoff_lock:
         HANDOFF.pop(run_id, None)
@@ -89,8 +95,7 @@ def _queue(store: RunStore, run_id: str, *, kind: str, owner: str, handoff: Hand
            pin: bool, created: bool) -> str:
     pinned = PROCESS_TOKEN if pin or handoff.needed else None
     if pinned:
-        with _handoff_lock:
-            HANDOFF[run_id] = handoff
+        put_handoff(run_id, handoff)
     try:
         JobQueue(store, limits).submit(run_id, kind=kind, owner=owner, pinned=pinned)
     except QueueFull:
@@ -197,6 +202,9 @@ def submit_rescore(store: RunStore, run_id: str, config: RunConfig, *, owner: Op
 
 
 def stop_run(store: RunStore, run_id: str) -> Optional[JobInfo]:
-    """Ask the run's worker to stop it (a queued run ends at once); None when the run has no job."""
-    store.get_run(run_id)  # HistoryError naming the id when unknown
-    return JobQueue(store).request_stop(run_id)
+    """Ask the run's (or a generation's) worker to stop it (a queued one ends at once); None when it has no job."""
+    queue = JobQueue(store)
+    if queue.get(run_id) is None:
+        store.get_run(run_id)  # HistoryError naming the id when unknown
+        return None
+    return queue.request_stop(run_id)

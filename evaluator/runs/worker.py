@@ -4,6 +4,8 @@
     Worker(RunStore(url)).run_forever()               # blocking: `ragmeter worker`
     worker.shutdown(timeout=8.0)                      # in-flight runs end "interrupted", rows saved
 
+A claimed job of kind "generate" runs a test-set generation (runs/generation.py GenerationTask), every
+other kind an evaluation run: `build_task` is the one place that tells them apart.
 Each claimed run is built through the resume path (runs/jobs.py `build_run`: only rows with no stored
 result), and watched by a thread of its own that every `beat` seconds renews the run's lease with its
 progress record and reads its stop flag: a stop asked from anywhere (`ragmeter runs stop`, another
@@ -20,21 +22,50 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ..errors import ConfigError, HistoryError
 from ..store.history import RunStore
-from ..store.jobs import JobInfo, JobQueue, Limits, Progress
+from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
 from .jobs import PROCESS_TOKEN, build_run, drop_handoff
 from .run import Run, describe
+
+if TYPE_CHECKING:
+    from .generation import GenerationTask
 
 log = logging.getLogger("ragmeter.worker")
 BEAT = 0.5  # seconds between heartbeats (lease + progress) and looks at the stop flag
 ENGINES = ("local", "ray")
+Task = Union[Run, "GenerationTask"]  # what a claimed job executes
+# How the worker's lines name a job, its units and what is left of it.
+_NOUNS = {GENERATE: ("generation", "items", "items to keep")}
+_RUN_NOUNS = ("run", "rows", "rows to score")
 
 
-def progress_of(run: Run) -> Progress:
-    """The small record a page polls, from a live run."""
+# -- the one place a job's kind decides what executes it --------------------------------------------
+def build_task(store: RunStore, job: JobInfo) -> Task:
+    """A generation's task (runs/generation.py), else the Run of an evaluation (always the resume path)."""
+    if job.kind == GENERATE:
+        # Loaded when a worker first claims a generation: the generate modules cost every page ~50 ms at start.
+        from .generation import GenerationTask
+
+        return GenerationTask.build(store, job)
+    return build_run(store, job.run_id)
+
+
+def failed_progress(store: RunStore, job: JobInfo, error: str) -> Progress:
+    """The record of a job that could not start; an evaluation run is marked failed with its counts."""
+    if job.kind == GENERATE:
+        return Progress(done=0, total=0, error=error)
+    store.finish_run(job.run_id, status="failed")
+    info = store.get_run(job.run_id)
+    return Progress(done=info.n_done, total=info.n_samples, error=error)
+
+
+def progress_of(run: Task) -> Progress:
+    """The small record a page polls, from a live run or generation."""
+    if not isinstance(run, Run):  # a generation's task keeps its own record
+        return run.progress()
     eta = run.eta()
     return Progress(done=run.done, total=run.total, answered=run.answered,
                     means={k: round(v, 4) for k, v in run.means().items()}, elapsed=round(run.elapsed(), 2),
@@ -58,7 +89,7 @@ class Worker:
         self.slots, self.engine, self.poll, self.beat = max(1, slots), engine, poll, BEAT
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.on_event = on_event or (lambda line: log.info("%s", line))
-        self.runs: Dict[str, Run] = {}
+        self.runs: Dict[str, Task] = {}
         self._watchers: Dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -95,7 +126,7 @@ class Worker:
             self.on_event(f"cannot reach the history: {exc}")
         return claimed
 
-    def take(self, run_id: str) -> Optional[Run]:
+    def take(self, run_id: str) -> Optional[Task]:
         """Claim run `run_id` now and start it here (the CLI runs its own run); None while a cap holds it."""
         job = self.queue.claim(self.worker_id, run_id=run_id, pinned=PROCESS_TOKEN)
         return self._launch(job) if job is not None else None
@@ -109,14 +140,15 @@ class Worker:
             return list(self._watchers)
 
     # -- one run -------------------------------------------------------------------------------------
-    def _launch(self, job: JobInfo) -> Optional[Run]:
+    def _launch(self, job: JobInfo) -> Optional[Task]:
         try:
-            run = build_run(self.store, job.run_id)
+            run = build_task(self.store, job)
             run.start()
         except Exception as exc:  # no judge key here, a target that cannot start: the run fails, saying why
             self._fail(job, describe(exc))
             return None
-        self.on_event(f"claimed run {job.run_id} ({job.dataset_name}, {len(run.pending)} rows to score)")
+        noun, _, left = _NOUNS.get(job.kind, _RUN_NOUNS)
+        self.on_event(f"claimed {noun} {job.run_id} ({job.dataset_name}, {len(run.pending)} {left})")
         watcher = threading.Thread(target=self._watch, args=(job, run), name=f"ragmeter-job-{job.run_id}",
                                    daemon=True)
         with self._lock:
@@ -128,16 +160,13 @@ class Worker:
     def _fail(self, job: JobInfo, error: str) -> None:
         self.on_event(f"run {job.run_id} failed: {error}")
         try:
-            self.store.finish_run(job.run_id, status="failed")
-            info = self.store.get_run(job.run_id)
-            self.queue.heartbeat(job.run_id, self.worker_id,
-                                 Progress(done=info.n_done, total=info.n_samples, error=error))
+            self.queue.heartbeat(job.run_id, self.worker_id, failed_progress(self.store, job, error))
             self.queue.finish(job.run_id, self.worker_id, "failed")
         except HistoryError:
             log.warning("could not record run %s as failed", job.run_id, exc_info=True)
         drop_handoff(job.run_id)
 
-    def _watch(self, job: JobInfo, run: Run) -> None:
+    def _watch(self, job: JobInfo, run: Task) -> None:
         """Heartbeat the run's lease and progress until it ends; stop it when asked or when the lease is lost."""
         try:
             while not run.join(self.beat):
@@ -152,7 +181,7 @@ class Worker:
             drop_handoff(job.run_id)
             self.store.close()  # this thread's connection
 
-    def _beat(self, job: JobInfo, run: Run) -> None:
+    def _beat(self, job: JobInfo, run: Task) -> None:
         if self._closing.is_set():
             run.stop()
         try:
@@ -166,7 +195,7 @@ class Worker:
             self.on_event(f"lost the lease of run {job.run_id}: another worker took it; stopping here")
             run.detach()
 
-    def _end(self, job: JobInfo, run: Run) -> None:
+    def _end(self, job: JobInfo, run: Task) -> None:
         if run.detached:
             return
         status = run.status
@@ -177,7 +206,8 @@ class Worker:
             self.queue.finish(job.run_id, self.worker_id, status)
         except HistoryError:
             log.warning("could not end the job of run %s", job.run_id, exc_info=True)
-        self.on_event(f"run {job.run_id} ended: {status} ({run.done}/{run.total} rows)")
+        noun, unit, _ = _NOUNS.get(job.kind, _RUN_NOUNS)
+        self.on_event(f"{noun} {job.run_id} ended: {status} ({run.done}/{run.total} {unit})")
 
     def _stop_asked(self, run_id: str) -> bool:
         try:

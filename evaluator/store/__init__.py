@@ -4,4 +4,6 @@
     db.py       the two databases (SQLite file, PostgreSQL URL) behind one SQL text
     pages.py    a run read the way pages need it: SQL aggregates, 50-row pages, one row
     reviews.py  people's reviews of a run's scores
+    jobs.py     the queue workers claim runs and generations from
+    generations.py  test-set generations run as jobs (settings, chunks, items kept, outcome)
 """

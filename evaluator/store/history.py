@@ -306,6 +306,58 @@ def m010_alerts(db: Any) -> None:
     db.execute("CREATE INDEX alert_events_project ON alert_events (project, at)")
 
 
+@migration
+def m011_generations(db: Any) -> None:
+    # Test-set generations as jobs (store/generations.py): the documents' chunks, the settings (no key) and the
+    # items kept so far. A generation is no evaluation run: it has a table of its own, so History never lists
+    # it, and `jobs` stops referencing runs(run_id) (a job's id is a run's or a generation's; deleting either
+    # deletes its job, see RunStore.delete_run and Generations.delete).
+    db.execute(
+        """CREATE TABLE generations (
+            gen_id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL,
+            target INTEGER NOT NULL,
+            n_items INTEGER NOT NULL DEFAULT 0,
+            settings TEXT NOT NULL,
+            chunks TEXT NOT NULL,
+            items TEXT NOT NULL,
+            outcome TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX generations_owner ON generations (owner, created_at)")
+    if _dialect(db) == "postgresql":
+        db.execute("ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_run_id_fkey")
+        return
+    # SQLite cannot drop a constraint: the table is rebuilt, its rows kept.
+    db.execute("ALTER TABLE jobs RENAME TO jobs_v1")
+    db.execute(
+        """CREATE TABLE jobs (
+            run_id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            state TEXT NOT NULL,
+            pinned TEXT,
+            worker TEXT,
+            lease_until REAL,
+            heartbeat_at REAL,
+            stop_requested INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            queued_at REAL NOT NULL,
+            started_at REAL,
+            progress TEXT,
+            lost_rows INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute("INSERT INTO jobs SELECT run_id, kind, owner, state, pinned, worker, lease_until, heartbeat_at, "
+               "stop_requested, attempts, queued_at, started_at, progress, lost_rows FROM jobs_v1")
+    db.execute("DROP TABLE jobs_v1")
+    db.execute("CREATE INDEX jobs_state ON jobs (state, queued_at)")
+
+
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()
@@ -613,9 +665,14 @@ class RunStore:
             raise self._unknown(run_id)
 
     def delete_run(self, run_id: str) -> None:
-        """Delete the run with its samples and results."""
-        if not self._write("DELETE FROM runs WHERE run_id = ?", (run_id,)):
-            raise self._unknown(run_id)
+        """Delete the run with its samples, results and job."""
+        try:
+            with self._connect() as db:
+                db.execute("DELETE FROM jobs WHERE run_id = ?", (run_id,))  # no cascade since m011
+                if not db.rowcount("DELETE FROM runs WHERE run_id = ?", (run_id,)):
+                    raise self._unknown(run_id)
+        except self._database.errors as exc:
+            raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
     # -- reading --------------------------------------------------------------------------
     # Modules that keep their own tables in the history database (reviews, example sets) read and

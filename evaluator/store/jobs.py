@@ -13,6 +13,9 @@ MAX_ATTEMPTS times it is queued again, so another worker resumes it (only rows w
     queue.request_stop(run_id)             # from any process: the worker stops within ~1 s
     queue.finish(run_id, "worker-1", "finished")
 
+A job executes an evaluation run (kinds new, resume, rescore) or a test-set generation (kind generate, whose
+row lives in `generations`, store/generations.py); the statuses a job sets go to whichever table holds its id.
+
 Every time is the DATABASE's clock (PostgreSQL's clock_timestamp(), SQLite's julianday('now')),
 in seconds since the epoch, so workers on machines with skewed clocks agree on who holds a lease.
 Claims are atomic: SQLite's BEGIN IMMEDIATE takes the write lock first; on PostgreSQL a transaction
@@ -30,7 +33,8 @@ from .db import Session
 from .history import RunStore
 
 JOB_STATES = ("queued", "running", "ended")
-JOB_KINDS = ("new", "resume", "rescore")
+GENERATE = "generate"  # the kind of a test-set generation's job (store/generations.py)
+JOB_KINDS = ("new", "resume", "rescore", GENERATE)
 MAX_ATTEMPTS = 3  # a run re-queued after this many lost leases stays "interrupted" until a person resumes it
 _QUEUE_LOCK = 0x6A6F6273  # "jobs": the advisory lock PostgreSQL claimers and submitters take
 
@@ -58,6 +62,11 @@ class Progress:
     lost_rows: int = 0
     has_target: bool = False
     error: Optional[str] = None
+    # A generation's (done/total are its items kept/wanted): what it spent and threw away so far.
+    attempts: int = 0
+    rejected: int = 0
+    calls: int = 0
+    tokens: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -87,15 +96,23 @@ class JobInfo:
     lost_rows: int = 0
 
 
-_JOB_COLUMNS = ("j.run_id, j.kind, j.state, r.status, j.owner, j.worker, j.stop_requested, j.attempts, "
-                "j.progress, r.dataset_name, j.pinned, j.lost_rows, j.queued_at")
+# A job is a run's or a generation's (m011): its status and name come from whichever table holds its id.
+_JOB_COLUMNS = ("j.run_id, j.kind, j.state, COALESCE(r.status, g.status), j.owner, j.worker, j.stop_requested, "
+                "j.attempts, j.progress, COALESCE(r.dataset_name, g.name), j.pinned, j.lost_rows, j.queued_at")
+_JOB_TABLES = "jobs j LEFT JOIN runs r ON r.run_id = j.run_id LEFT JOIN generations g ON g.gen_id = j.run_id"
 
 
 def _job(row: Sequence[Any], position: Optional[int]) -> JobInfo:
     progress = Progress.from_dict(json.loads(row[8])) if row[8] else None
-    return JobInfo(run_id=row[0], kind=row[1], state=row[2], status=row[3], owner=row[4], worker=row[5],
+    return JobInfo(run_id=row[0], kind=row[1], state=row[2], status=row[3] or "", owner=row[4], worker=row[5],
                    stop_requested=bool(row[6]), attempts=int(row[7]), position=position, progress=progress,
-                   dataset_name=row[9], pinned=row[10], lost_rows=int(row[11] or 0))
+                   dataset_name=row[9] or "", pinned=row[10], lost_rows=int(row[11] or 0))
+
+
+def set_status(db: Session, job_id: str, status: str) -> None:
+    """The status of the run or generation a job executes (one of the two statements changes a row)."""
+    db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, job_id))
+    db.execute("UPDATE generations SET status = ? WHERE gen_id = ?", (status, job_id))
 
 
 def now_sql(dialect: str) -> str:
@@ -139,7 +156,7 @@ class JobQueue:
                 "state = 'queued', pinned = excluded.pinned, worker = NULL, lease_until = NULL, "
                 "stop_requested = 0, attempts = 0, queued_at = excluded.queued_at, started_at = NULL, "
                 "progress = NULL, lost_rows = 0", (run_id, kind, owner, pinned))
-            db.execute("UPDATE runs SET status = 'queued' WHERE run_id = ?", (run_id,))
+            set_status(db, run_id, "queued")
         job = self.get(run_id)
         assert job is not None
         return job
@@ -170,7 +187,7 @@ class JobQueue:
             db.execute(f"UPDATE jobs SET state = 'running', worker = ?, lease_until = {self._now} + ?, "
                        f"heartbeat_at = {self._now}, started_at = {self._now} WHERE run_id = ?",
                        (worker_id, self.limits.lease_s, chosen))
-            db.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", (chosen,))
+            set_status(db, chosen, "running")
         return self.get(chosen)
 
     # -- a running job -------------------------------------------------------------------------------
@@ -195,7 +212,7 @@ class JobQueue:
             db.execute("UPDATE jobs SET stop_requested = 1 WHERE run_id = ? AND state = 'running'", (run_id,))
             if db.rowcount("UPDATE jobs SET state = 'ended', stop_requested = 1 WHERE run_id = ? "
                            "AND state = 'queued'", (run_id,)):
-                db.execute("UPDATE runs SET status = 'stopped' WHERE run_id = ?", (run_id,))
+                set_status(db, run_id, "stopped")
         return self.get(run_id)
 
     def finish(self, run_id: str, worker_id: str, status: str) -> bool:
@@ -205,7 +222,7 @@ class JobQueue:
             if not db.rowcount("UPDATE jobs SET state = 'ended', lease_until = NULL WHERE run_id = ? "
                                "AND worker = ? AND state = 'running'", (run_id, worker_id)):
                 return False
-            db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, run_id))
+            set_status(db, run_id, status)
         return True
 
     def expire(self) -> List[str]:
@@ -219,8 +236,7 @@ class JobQueue:
                 again = pinned is None and attempts < MAX_ATTEMPTS
                 db.execute("UPDATE jobs SET state = ?, worker = NULL, lease_until = NULL, attempts = attempts + 1 "
                            "WHERE run_id = ?", ("queued" if again else "ended", run_id))
-                db.execute("UPDATE runs SET status = ? WHERE run_id = ?",
-                           ("queued" if again else "interrupted", run_id))
+                set_status(db, run_id, "queued" if again else "interrupted")
         return [r[0] for r in rows]
 
     def abandon(self, run_id: str) -> bool:
@@ -231,14 +247,13 @@ class JobQueue:
             if not db.rowcount("UPDATE jobs SET state = 'ended', worker = NULL, lease_until = NULL, "
                                "attempts = attempts + 1 WHERE run_id = ? AND state = 'running'", (run_id,)):
                 return False
-            db.execute("UPDATE runs SET status = 'interrupted' WHERE run_id = ?", (run_id,))
+            set_status(db, run_id, "interrupted")
         return True
 
     # -- reading -------------------------------------------------------------------------------------
     def get(self, run_id: str) -> Optional[JobInfo]:
         """The run's job, or None when it has none (a run from before jobs, or --no-history)."""
-        rows = self.store.query(f"SELECT {_JOB_COLUMNS} FROM jobs j JOIN runs r ON r.run_id = j.run_id "
-                                "WHERE j.run_id = ?", (run_id,))
+        rows = self.store.query(f"SELECT {_JOB_COLUMNS} FROM {_JOB_TABLES} WHERE j.run_id = ?", (run_id,))
         if not rows:
             return None
         return _job(rows[0], self._position(rows[0]) if rows[0][2] == "queued" else None)
@@ -251,8 +266,8 @@ class JobQueue:
     def list(self, states: Sequence[str] = ("queued", "running")) -> List[JobInfo]:
         """Jobs in `states`, queued ones first in queue order (with their positions), then the others."""
         marks = ", ".join("?" for _ in states)
-        rows = self.store.query(f"SELECT {_JOB_COLUMNS} FROM jobs j JOIN runs r ON r.run_id = j.run_id "
-                                f"WHERE j.state IN ({marks}) ORDER BY j.queued_at, j.run_id", tuple(states))
+        rows = self.store.query(f"SELECT {_JOB_COLUMNS} FROM {_JOB_TABLES} WHERE j.state IN ({marks}) "
+                                "ORDER BY j.queued_at, j.run_id", tuple(states))
         queued = [r for r in rows if r[2] == "queued"]
         others = [r for r in rows if r[2] != "queued"]
         return [_job(r, i + 1) for i, r in enumerate(queued)] + [_job(r, None) for r in others]

@@ -113,3 +113,57 @@ def test_coverage_of_a_hand_written_test_set(tmp_path, docs, capsys):
     assert "coverage: 2/4 documents and 2/6 sections" in out and "1 item(s) touch no document" in out
     assert "Electric bikes · Electric bikes > Pricing" in out  # the section no question touches is named
     assert "Lost property" in out.split("untouched sections")[1]
+
+
+def test_with_history_the_generation_is_a_job_in_the_history_and_the_file_is_the_same(tmp_path, docs, capsys):
+    from evaluator.runs.generation import stored_items
+    from evaluator.store.generations import Generations
+    from evaluator.store.history import RunStore
+    from evaluator.store.jobs import JobQueue
+
+    history, out = tmp_path / "h.sqlite3", tmp_path / "testset.jsonl"
+    with ChatServer(responder=WriterModel()) as srv:
+        code = generate("--docs", docs, "--model", "writer", "--base-url", srv.base_url, "--n", 4, "-o", out,
+                        "--history", history)
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "ragmeter: ok: 4 items kept" in printed.err.strip().splitlines()[-1]
+    store = RunStore(history)
+    [info] = Generations(store).list()
+    job = JobQueue(store).get(info.gen_id)
+    assert (info.status, info.n_items, info.name, job.kind, job.state) == ("finished", 4, "docs", "generate", "ended")
+    assert f"generation {info.gen_id}" in printed.err and store.list_runs() == []
+    assert [i.question for i in stored_items(store, info.gen_id)] == [i.question for i in read_testset(out)]
+
+
+def test_with_history_a_stop_from_elsewhere_ends_it_as_ctrl_c_does(tmp_path, docs, capsys):
+    import threading
+    import time
+
+    from evaluator.runs.jobs import stop_run
+    from evaluator.store.generations import Generations
+    from evaluator.store.history import RunStore
+
+    history, out = tmp_path / "h.sqlite3", tmp_path / "testset.jsonl"
+    store = RunStore(history)
+
+    def stop_when_two_are_kept():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            found = Generations(store).list()
+            if found and found[0].n_items >= 2:
+                stop_run(store, found[0].gen_id)  # what `ragmeter runs stop GEN_ID` does
+                return
+            time.sleep(0.05)
+
+    stopper = threading.Thread(target=stop_when_two_are_kept, daemon=True)
+    stopper.start()
+    with ChatServer(responder=WriterModel(), latency=0.1) as srv:
+        code = generate("--docs", docs, "--model", "writer", "--base-url", srv.base_url, "--n", 30, "-o", out,
+                        "--history", history, "--max-workers", 1, "--kinds", "single=1")
+    stopper.join(5)
+    printed = capsys.readouterr()
+    assert code == 130, printed.err
+    assert "stopped from elsewhere" in printed.err
+    [info] = Generations(store).list()
+    assert info.status == "stopped" and 2 <= len(read_testset(out)) < 30
