@@ -227,8 +227,8 @@ def test_cli_worker_engine_ray_once_starts_a_local_cluster_scores_the_queue_and_
     run_id = run_id.strip()
     code, out, err = ragmeter("worker", "--engine", "ray", "--ray-workers", "1", "--once", history=history)
     assert code == 0, err
-    assert "on a local Ray cluster with 1 Ray workers a run" in out.splitlines()[0]
-    assert f"claimed run {run_id} (rows.jsonl, 20 rows to score; scored on a local Ray cluster by 1 Ray workers)" in out
+    assert "on a local Ray cluster, 1 Ray worker a run" in out.splitlines()[0]
+    assert f"claimed run {run_id} (rows.jsonl, 20 rows to score; scored on a local Ray cluster by 1 Ray worker)" in out
     assert f"run {run_id} ended: finished (20/20 rows)" in out
     assert stored_indices(RunStore(history), run_id) == list(range(20))
 

@@ -18,6 +18,7 @@ from typing import Any, Dict, Optional, Tuple
 from .args import UsageError
 from ..config import current
 from ..errors import HistoryError
+from ..model import plural
 from ..runs.jobs import stop_run
 from ..runs.run import Run
 from ..runs.worker import Worker, install_sigterm
@@ -80,7 +81,8 @@ def worker_command(args: argparse.Namespace, store: RunStore) -> int:
     worker = Worker(store, slots=args.slots, limits=runs.limits, engine=engine, **ray_options(args, engine),
                     on_event=lambda line: print(f"ragmeter worker: {line}", flush=True))
     install_sigterm(worker)
-    where = f", on {worker.ray.where} with {worker.ray.workers} Ray workers a run" if worker.ray is not None else ""
+    ray = worker.ray
+    where = f", on {ray.where}, {plural(ray.workers, 'Ray worker')} a run" if ray is not None else ""
     print(f"ragmeter worker {worker.worker_id}: waiting for runs in {store.shown} ({worker.slots} at once{where}; "
           "SIGTERM or Ctrl-C stops it, runs in flight end interrupted and resumable)", flush=True)
     try:

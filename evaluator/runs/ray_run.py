@@ -32,7 +32,7 @@ from ..engines.partition import frame_metrics
 from ..engines.ray import batch_size, connect, history_rows, need_ray, samples_frame, scored
 from ..engines.summary import RunTally
 from ..errors import RagmeterError
-from ..model import EvalReport, EvalResult, EvalSample
+from ..model import EvalReport, EvalResult, EvalSample, plural
 from ..scoring.run_config import RunConfig
 from .jobs import Handoff, job_config, take_handoff
 from .run import Run
@@ -77,7 +77,7 @@ class RayEngine:
             log.warning("run %s is scored in the worker, not on Ray: %s", run.run_id, reason)
             return f"; scored in this worker, not on Ray: {reason}"
         run.engine = partial(score_on_ray, config, self.workers)
-        return f"; scored on {self.where} by {self.workers} Ray workers"
+        return f"; scored on {self.where} by {plural(self.workers, 'Ray worker')}"
 
     def close(self) -> None:
         """Shut down the local cluster started here; a cluster joined is left running."""
