@@ -53,6 +53,7 @@ class RayEngine:
         if workers < 1:
             raise errors.ConfigError(f"ray_workers must be 1 or more, not {workers}")
         self.address, self.workers = address or None, workers
+        self._pumps: List[threading.Thread] = []  # runs' frame readers, which end their executions when they end
         try:
             self.started = connect(self.address, workers * max(1, slots))
         except RagmeterError:  # Ray is not installed: the message names the extra
@@ -76,11 +77,16 @@ class RayEngine:
         if reason:
             log.warning("run %s is scored in the worker, not on Ray: %s", run.run_id, reason)
             return f"; scored in this worker, not on Ray: {reason}"
-        run.engine = partial(score_on_ray, config, self.workers)
+        run.engine = partial(score_on_ray, config, self.workers, pumps=self._pumps)
         return f"; scored on {self.where} by {plural(self.workers, 'Ray worker')}"
 
-    def close(self) -> None:
-        """Shut down the local cluster started here; a cluster joined is left running."""
+    def close(self, timeout: float = 10.0) -> None:
+        """Shut down the local cluster started here, once the stopped runs' executions have ended (at most
+        `timeout` s: a shutdown under a running one makes Ray print its threads' tracebacks); a cluster
+        joined is left running."""
+        deadline = time.monotonic() + timeout
+        for pump in list(self._pumps):
+            pump.join(max(0.0, deadline - time.monotonic()))
         if self.started:
             self.started = False
             need_ray().shutdown()
@@ -102,9 +108,10 @@ def local_reason(run: Run, handoff: Handoff, config: RunConfig) -> str:
 
 def score_on_ray(config: RunConfig, workers: int, samples: List[EvalSample], *,
                  on_progress: Callable[[int, int, EvalResult], None], on_result: Callable[[int, EvalResult], None],
-                 stop: threading.Event) -> EvalReport:
+                 stop: threading.Event, pumps: Optional[List[threading.Thread]] = None) -> EvalReport:
     """Score `samples` on the cluster as `evaluate_dataset` would here: the same callbacks per finished row
-    (its position in `samples`), the same stop flag (checked between frames), a report in input order."""
+    (its position in `samples`), the same stop flag (checked between frames), a report in input order.
+    `pumps` gets the thread reading the cluster while it runs (see `frames`)."""
     ray = need_ray()
     start = time.perf_counter()
     batch = batch_size(config, workers)
@@ -114,7 +121,7 @@ def score_on_ray(config: RunConfig, workers: int, samples: List[EvalSample], *,
     tally = RunTally()  # the judge usage, summed from the frames' columns
     results: Dict[int, EvalResult] = {}
     try:
-        for out in frames(scored(ds, config, None, workers, batch, metrics), stop):
+        for out in frames(scored(ds, config, None, workers, batch, metrics), stop, pumps=pumps):
             tally.add(out)
             for j, result in history_rows(out):
                 result.sample = samples[j]  # the row as stored, not its round trip through the frame
@@ -127,12 +134,14 @@ def score_on_ray(config: RunConfig, workers: int, samples: List[EvalSample], *,
     return EvalReport([results[j] for j in sorted(results)], total_time=time.perf_counter() - start, usage=usage)
 
 
-def frames(ds: Any, stop: threading.Event, poll: float = POLL) -> Iterator[Any]:
+def frames(ds: Any, stop: threading.Event, poll: float = POLL,
+           pumps: Optional[List[threading.Thread]] = None) -> Iterator[Any]:
     """The scored frames in input order, until every one is read or `stop` is set.
 
     A pump thread reads the cluster, so a stop is seen within `poll` s even while the next frame is
     minutes away; frames already scored when it comes are still given (their judge calls are paid).
-    The pump closes the dataset's iterator, which ends its execution, when it gets its next frame.
+    The pump closes the dataset's iterator, which ends its execution, when it gets its next frame; it is
+    in `pumps` until then.
     """
     items: "queue.Queue[Any]" = queue.Queue()
     gone = threading.Event()
@@ -151,8 +160,13 @@ def frames(ds: Any, stop: threading.Event, poll: float = POLL) -> Iterator[Any]:
             close = getattr(batches, "close", None)
             if callable(close):
                 close()
+            if pumps is not None:
+                pumps.remove(reader)
 
-    threading.Thread(target=pump, name="ragmeter-ray-frames", daemon=True).start()
+    reader = threading.Thread(target=pump, name="ragmeter-ray-frames", daemon=True)
+    if pumps is not None:
+        pumps.append(reader)
+    reader.start()
     try:
         while True:
             try:

@@ -217,7 +217,7 @@ class Worker:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(max(0.0, deadline - time.monotonic()))
         if self.ray is not None:
-            self.ray.close()
+            self.ray.close(max(1.0, deadline - time.monotonic()))
         return not self.active()
 
 
