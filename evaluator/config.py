@@ -9,7 +9,8 @@ No file (the laptop default) means today's behaviour: one user, every feature op
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
     [runs]     max_running_per_user, max_queued (0 = no cap), lease_s, workers ("local" | "external"),
-               engine ("local" | "ray"): how runs wait and who executes them (runs/worker.py)
+               engine ("local" | "ray"), ray_address (none = a local cluster), ray_workers: how runs wait
+               and who executes them (runs/worker.py; "ray": workers score on a Ray cluster, runs/ray_run.py)
     [[collect]] project, judge (a [[judges]] name; none = offline), sample (0-1), rules (["KEY = VALUE", ...]),
                max_per_hour: what `ragmeter collect --project NAME` samples and judges (evaluator/collect/);
                listen ("HOST:PORT": the dashboard starts that receiver beside it), token_env, alerts, webhook_env
@@ -114,6 +115,8 @@ class RunsConfig:
     lease_s: float = 30.0
     workers: str = "local"
     engine: str = "local"
+    ray_address: str = ""  # engine "ray": the cluster to join ("auto", "ray://host:10001"); "" starts a local one
+    ray_workers: int = 2  # engine "ray": Ray workers scoring each run (the judge concurrency is shared among them)
 
     @property
     def limits(self) -> Limits:
@@ -319,13 +322,16 @@ def _judge(item: Mapping[str, Any], i: int, source: str) -> ConfiguredJudge:
 
 
 def _runs(table: Mapping[str, Any], source: str) -> RunsConfig:
-    _known(table, ("max_running_per_user", "max_queued", "lease_s", "workers", "engine"), "runs", source)
+    _known(table, ("max_running_per_user", "max_queued", "lease_s", "workers", "engine", "ray_address", "ray_workers"),
+           "runs", source)
     runs = RunsConfig(
         max_running_per_user=_get(table, "max_running_per_user", int, 0, "runs", source),
         max_queued=_get(table, "max_queued", int, 0, "runs", source),
         lease_s=float(_get(table, "lease_s", (int, float), 30.0, "runs", source)),
         workers=_get(table, "workers", str, "local", "runs", source).strip(),
-        engine=_get(table, "engine", str, "local", "runs", source).strip())
+        engine=_get(table, "engine", str, "local", "runs", source).strip(),
+        ray_address=_get(table, "ray_address", str, "", "runs", source).strip(),
+        ray_workers=_get(table, "ray_workers", int, 2, "runs", source))
     for key in ("max_running_per_user", "max_queued"):
         if getattr(runs, key) < 0:
             raise ConfigError(f"{source}: runs.{key} must be 0 (no cap) or more, not {getattr(runs, key)}")
@@ -336,7 +342,19 @@ def _runs(table: Mapping[str, Any], source: str) -> RunsConfig:
         if getattr(runs, key) not in allowed:
             raise ConfigError(f"{source}: runs.{key} must be one of {', '.join(map(repr, allowed))}, "
                               f"not {getattr(runs, key)!r}")
+    _ray_keys(table, runs, source)
     return runs
+
+
+def _ray_keys(table: Mapping[str, Any], runs: RunsConfig, source: str) -> None:
+    """The Ray keys mean something only with engine = "ray": given with "local", they are a mistake."""
+    if runs.ray_workers < 1:
+        raise ConfigError(f"{source}: runs.ray_workers must be 1 or more (Ray workers scoring each run), "
+                          f"not {runs.ray_workers}")
+    given = [key for key in ("ray_address", "ray_workers") if key in table]
+    if given and runs.engine != "ray":
+        raise ConfigError(f"{source}: runs.{given[0]} is set but runs.engine is {runs.engine!r}: "
+                          "set engine = \"ray\" to score runs on Ray, or remove it")
 
 
 def _targets(table: Mapping[str, Any], shared: bool, source: str) -> TargetsConfig:

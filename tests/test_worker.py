@@ -211,10 +211,3 @@ def test_a_worker_killed_mid_run_is_replaced_by_another_with_no_row_scored_twice
     claimed = next(e for e in events if e.startswith(f"claimed run {run_id}"))
     left = int(claimed.split(", ")[1].split()[0])
     assert left == n - done_first  # only rows with no stored result were scored again
-
-
-def test_a_worker_asked_for_ray_refuses_rather_than_running_locally(store):
-    from evaluator.errors import ConfigError
-
-    with pytest.raises(ConfigError, match=r"engine = \"local\""):
-        Worker(store, engine="ray")

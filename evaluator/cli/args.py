@@ -97,8 +97,14 @@ def add_worker_parser(sub: Any) -> None:
     worker.add_argument("--history", default=None, help=HISTORY_HELP)
     worker.add_argument("--slots", type=int, default=2, metavar="N", help="runs scored at once (default %(default)s)")
     worker.add_argument("--engine", choices=("local", "ray"), default=None,
-                        help="where a claimed run is scored: local (this process) or ray (default: the team "
-                             "config's [runs] engine, else local)")
+                        help="where a claimed run is scored: local (this process) or ray (a Ray cluster this "
+                             "worker joins or starts; default: the team config's [runs] engine, else local)")
+    worker.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                        help="with --engine ray: the Ray cluster to join, auto or ray://host:10001 (default: the "
+                             "team config's [runs] ray_address, else a local cluster started by this worker)")
+    worker.add_argument("--ray-workers", type=int, default=None, metavar="N",
+                        help="with --engine ray: Ray workers scoring each run; the run's judge concurrency is "
+                             "shared among them (default: [runs] ray_workers, else 2)")
     worker.add_argument("--once", action="store_true", help="exit once no run is queued or running here")
 
 

@@ -10,7 +10,7 @@
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter evaluate DATA --submit     queue the run for `ragmeter worker` processes, print its id
     ragmeter runs [stop|delete RUN_ID]  list the run history (queued runs with their place), stop or delete a run
-    ragmeter worker [--history URL] [--slots N] [--once]   score queued runs until SIGTERM (cli/jobs.py)
+    ragmeter worker [--history URL] [--slots N] [--engine ray] [--once]   score queued runs until SIGTERM (cli/jobs.py)
     ragmeter review export|import|stats|queue|align RUN_ID ...   people's reviews (cli/review.py)
     ragmeter ab DATA --target A --target-b B [--metric M] [--alpha 0.05] [--tie 0.02] [--max-samples N]
                 [--json out.json]   sequential A/B test of two pipelines (cli/ab.py)

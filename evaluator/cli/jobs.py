@@ -3,7 +3,7 @@
     ragmeter evaluate DATA --history H     the run is queued, then claimed and scored by this process's
                                            own worker ('ragmeter runs stop RUN_ID' elsewhere stops it)
     ragmeter evaluate DATA --submit        queued for `ragmeter worker` processes; prints the run id
-    ragmeter worker [--history URL] [--slots N] [--engine local|ray] [--once]
+    ragmeter worker [--history URL] [--slots N] [--engine local|ray [--ray-address A] [--ray-workers N]] [--once]
     ragmeter runs stop RUN_ID | ragmeter runs delete RUN_ID
 
 command.py prepares the run; this module waits for its place, runs workers, stops and deletes.
@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
+from .args import UsageError
 from ..config import current
 from ..errors import HistoryError
+from ..model import plural
 from ..runs.jobs import stop_run
 from ..runs.worker import Task, Worker, install_sigterm
 from ..store.history import RunStore
@@ -74,16 +76,35 @@ def worker_command(args: argparse.Namespace, store: RunStore) -> int:
     runs = current().runs
     if args.slots < 1:
         raise HistoryError(f"--slots {args.slots}: give 1 or more runs at once")
-    worker = Worker(store, slots=args.slots, limits=runs.limits, engine=args.engine or runs.engine,
+    engine = args.engine or runs.engine
+    worker = Worker(store, slots=args.slots, limits=runs.limits, engine=engine, **ray_options(args, engine),
                     on_event=lambda line: print(f"ragmeter worker: {line}", flush=True))
     install_sigterm(worker)
-    print(f"ragmeter worker {worker.worker_id}: waiting for runs in {store.shown} ({worker.slots} at once; "
+    ray = worker.ray
+    where = f", on {ray.where}, {plural(ray.workers, 'Ray worker')} a run" if ray is not None else ""
+    print(f"ragmeter worker {worker.worker_id}: waiting for runs in {store.shown} ({worker.slots} at once{where}; "
           "SIGTERM or Ctrl-C stops it, runs in flight end interrupted and resumable)", flush=True)
     try:
         worker.run_forever(once=args.once)
     finally:
         worker.shutdown(8.0)
     return 0
+
+
+def ray_options(args: argparse.Namespace, engine: str) -> Dict[str, Any]:
+    """The worker's Ray address and workers: the flags, else the team config's [runs] keys; flags that
+    only Ray reads are refused with the local engine rather than ignored."""
+    if engine != "ray":
+        given = [flag for flag, value in (("--ray-address", args.ray_address), ("--ray-workers", args.ray_workers))
+                 if value is not None]
+        if given:
+            raise UsageError(f"{given[0]} needs --engine ray (this worker scores runs locally)")
+        return {}
+    runs = current().runs
+    workers = runs.ray_workers if args.ray_workers is None else args.ray_workers
+    if workers < 1:
+        raise UsageError(f"--ray-workers {workers}: give 1 or more Ray workers a run")
+    return {"ray_address": args.ray_address or runs.ray_address or None, "ray_workers": workers}
 
 
 def stop_command(store: RunStore, run_id: str) -> int:

@@ -77,10 +77,7 @@ def drop_handoff(run_id: str) -> None:
 def build_run(store: RunStore, run_id: str) -> Run:
     """The Run a worker scores for a claimed job: always the resume path (rows with no stored result)."""
     h = take_handoff(run_id)
-    settings = store.get_run(run_id).settings
-    config = h.config or RunConfig.from_settings(settings)
-    if not config.api_key_env and settings.get(KEY_VARIABLE):
-        config = replace(config, api_key_env=str(settings[KEY_VARIABLE]))
+    config = job_config(store.get_run(run_id).settings, h)
     if not h.api_key and h.judge is None:
         env = config.api_key_env
         if env and not os.environ.get(env, "").strip():
@@ -89,6 +86,15 @@ def build_run(store: RunStore, run_id: str) -> Run:
                                    "in the worker's environment, then resume the run")
     return Run.resume(store, run_id, api_key=h.api_key, judge=h.judge, config=config, target=h.target,
                       target_headers=h.target_headers)
+
+
+def job_config(settings: Dict[str, Any], handoff: Handoff) -> RunConfig:
+    """How a claimed job scores: the config handed off for it, else its stored settings (with the name of
+    the key's variable, which the stored settings keep under KEY_VARIABLE)."""
+    config = handoff.config or RunConfig.from_settings(settings)
+    if not config.api_key_env and settings.get(KEY_VARIABLE):
+        config = replace(config, api_key_env=str(settings[KEY_VARIABLE]))
+    return config
 
 
 def _queue(store: RunStore, run_id: str, *, kind: str, owner: str, handoff: Handoff, limits: Limits,

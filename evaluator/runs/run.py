@@ -31,7 +31,7 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from ..errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
@@ -106,6 +106,9 @@ class Run:
         self.batch_status: Optional[str] = None  # a batch run's last progress line, while it waits
         self._workers, self._close_judge = max_workers, close_judge
         self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
+        # Another engine that scores the pending rows instead of this process (runs/ray_run.py), called as
+        # evaluate_dataset is: (samples, on_progress=, on_result=, stop=) -> EvalReport. Set before start.
+        self.engine: Optional[Callable[..., EvalReport]] = None
         self._results: Dict[int, EvalResult] = {}
         self._answered_samples: Dict[int, EvalSample] = {}  # the target's answered rows, as saved
         self._writer: Optional[RowWriter] = None  # the history's batched row writes, once the run has an id
@@ -306,6 +309,8 @@ class Run:
             self._ended_event.set()
 
     def _score(self, samples: List[EvalSample]) -> EvalReport:
+        if self.engine is not None:  # same callbacks and stop flag: rows saved, progress and stop as below
+            return self.engine(samples, on_progress=self._tally, on_result=self._keep, stop=self._stop)
         if self._target is None:
             return self.evaluator.evaluate_dataset(samples, max_workers=self._workers, on_progress=self._tally,
                                                    on_result=self._keep, stop=self._stop)

@@ -12,6 +12,9 @@ progress record and reads its stop flag: a stop asked from anywhere (`ragmeter r
 dashboard replica) stops the run within about a second, finishing the rows in flight. A worker whose
 lease was taken (it stalled past the lease, and the run was queued again) stops that run and writes
 nothing more about it. Each poll also expires other workers' dead leases (JobQueue.expire).
+
+With `engine="ray"` the worker joins a Ray cluster (`ray_address`; None starts a local one) and each run
+it claims is scored there by `ray_workers` Ray workers (runs/ray_run.py); everything else is the same.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from ..errors import ConfigError, HistoryError
 from ..store.history import RunStore
 from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
 from .jobs import PROCESS_TOKEN, build_run, drop_handoff
+from .ray_run import RayEngine
 from .run import Run, describe
 
 if TYPE_CHECKING:
@@ -78,12 +82,13 @@ class Worker:
 
     def __init__(self, store: Union[RunStore, str, "os.PathLike[str]"], *, slots: int = 2,
                  worker_id: Optional[str] = None, limits: Limits = Limits(), engine: str = "local",
-                 poll: float = 0.5, on_event: Optional[Callable[[str], None]] = None) -> None:
+                 poll: float = 0.5, on_event: Optional[Callable[[str], None]] = None,
+                 ray_address: Optional[str] = None, ray_workers: int = 2) -> None:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-        if engine == "ray":  # refused, not ignored: a run the operator sent to Ray must not run here quietly
-            raise ConfigError("a worker cannot hand runs to Ray yet: set [runs] engine = \"local\" (or drop "
-                              "--engine ray); 'ragmeter evaluate DATA --engine ray' scores one run on a Ray cluster")
+        if ray_address and engine != "ray":  # refused, not ignored: the operator meant runs to go to Ray
+            raise ConfigError(f"a Ray address ({ray_address}) was given to a worker whose engine is {engine!r}: "
+                              "set [runs] engine = \"ray\" (or --engine ray), or drop the address")
         self.store = store if isinstance(store, RunStore) else RunStore(store)
         self.queue = JobQueue(self.store, limits)
         self.slots, self.engine, self.poll, self.beat = max(1, slots), engine, poll, BEAT
@@ -94,6 +99,8 @@ class Worker:
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        # Joined now: a wrong address or a missing Ray is said when the worker starts, not at each run.
+        self.ray = RayEngine(ray_address, ray_workers, self.slots) if engine == "ray" else None
 
     # -- the loop ------------------------------------------------------------------------------------
     def start(self) -> "Worker":
@@ -143,12 +150,13 @@ class Worker:
     def _launch(self, job: JobInfo) -> Optional[Task]:
         try:
             run = build_task(self.store, job)
+            where = self.ray.place(run) if self.ray is not None and isinstance(run, Run) else ""
             run.start()
         except Exception as exc:  # no judge key here, a target that cannot start: the run fails, saying why
             self._fail(job, describe(exc))
             return None
         noun, _, left = _NOUNS.get(job.kind, _RUN_NOUNS)
-        self.on_event(f"claimed {noun} {job.run_id} ({job.dataset_name}, {len(run.pending)} {left})")
+        self.on_event(f"claimed {noun} {job.run_id} ({job.dataset_name}, {len(run.pending)} {left}{where})")
         watcher = threading.Thread(target=self._watch, args=(job, run), name=f"ragmeter-job-{job.run_id}",
                                    daemon=True)
         with self._lock:
@@ -238,6 +246,8 @@ class Worker:
             watcher.join(max(0.0, deadline - time.monotonic()))
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(max(0.0, deadline - time.monotonic()))
+        if self.ray is not None:
+            self.ray.close(max(1.0, deadline - time.monotonic()))
         return not self.active()
 
 
@@ -257,7 +267,8 @@ def local_worker(store_location: Union[RunStore, str, "os.PathLike[str]"]) -> Op
     key = str(store.location)
     with _local_lock:
         if key not in _local:
-            _local[key] = Worker(store, limits=runs.limits, engine=runs.engine).start()
+            _local[key] = Worker(store, limits=runs.limits, engine=runs.engine, ray_address=runs.ray_address or None,
+                                 ray_workers=runs.ray_workers).start()
         return _local[key]
 
 
