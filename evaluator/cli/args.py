@@ -100,6 +100,8 @@ def add_worker_parser(sub: Any) -> None:
                         help="where a claimed run is scored: local (this process) or ray (default: the team "
                              "config's [runs] engine, else local)")
     worker.add_argument("--once", action="store_true", help="exit once no run is queued or running here")
+    worker.add_argument("--parent", type=int, default=None, metavar="PID",
+                        help="stop as on SIGTERM when process PID ends (the dashboard starts its worker so)")
 
 
 HISTORY_HELP = "run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)"

@@ -3,7 +3,7 @@
     ragmeter evaluate DATA --history H     the run is queued, then claimed and scored by this process's
                                            own worker ('ragmeter runs stop RUN_ID' elsewhere stops it)
     ragmeter evaluate DATA --submit        queued for `ragmeter worker` processes; prints the run id
-    ragmeter worker [--history URL] [--slots N] [--engine local|ray] [--once]
+    ragmeter worker [--history URL] [--slots N] [--engine local|ray] [--once] [--parent PID]
     ragmeter runs stop RUN_ID | ragmeter runs delete RUN_ID
 
 command.py prepares the run; this module waits for its place, runs workers, stops and deletes.
@@ -17,6 +17,7 @@ from typing import Optional, Tuple
 
 from ..config import current
 from ..errors import HistoryError
+from ..runs.child import watch_parent
 from ..runs.jobs import stop_run
 from ..runs.run import Run
 from ..runs.worker import Worker, install_sigterm
@@ -78,6 +79,8 @@ def worker_command(args: argparse.Namespace, store: RunStore) -> int:
     worker = Worker(store, slots=args.slots, limits=runs.limits, engine=args.engine or runs.engine,
                     on_event=lambda line: print(f"ragmeter worker: {line}", flush=True))
     install_sigterm(worker)
+    if args.parent:  # started by a dashboard: a dashboard killed with -9 must not leave it scoring
+        watch_parent(args.parent)
     print(f"ragmeter worker {worker.worker_id}: waiting for runs in {store.shown} ({worker.slots} at once; "
           "SIGTERM or Ctrl-C stops it, runs in flight end interrupted and resumable)", flush=True)
     try:
