@@ -26,7 +26,6 @@ from evaluator.errors import WorkerError
 from evaluator.model import EvalReport, EvalSample
 from evaluator.runs import child as run_child
 from evaluator.runs import jobs as run_jobs
-from evaluator.runs import worker as run_worker
 from evaluator.runs.run import RunConfig
 from evaluator.store.history import RunInfo, RunStore, default_history_location
 from evaluator.store.jobs import JobInfo, JobQueue, Limits, Progress
@@ -112,7 +111,7 @@ def ensure_worker(run_id: Optional[str] = None) -> None:
             _hooked.append(True)
             _on_exit(run_child.stop_all)
     try:
-        run_worker.local_worker(history_path())
+        run_child.local_worker(history_path())
     except WorkerError as exc:
         job = queue().get(run_id) if run_id else None
         if job is None or job.pinned:  # a pinned run is scored by this process's own thread all the same

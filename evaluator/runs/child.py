@@ -1,6 +1,6 @@
-"""The dashboard's local worker, scoring in a process of its own: `local_workers(history)`.
+"""The dashboard's local worker, scoring in a process of its own: `local_worker(history)`.
 
-    workers = local_workers("~/.ragmeter/history.sqlite3")  # started on first use; None when workers are external
+    workers = local_worker("~/.ragmeter/history.sqlite3")   # started on first use; None when workers are external
     workers.shutdown(8.0)                                    # runs in flight end "interrupted", rows saved
 
 Why a child process: scoring an offline run is CPU-bound Python, and so are the dashboard's reruns (a
@@ -177,7 +177,7 @@ _local: Dict[str, LocalWorkers] = {}
 _local_lock = threading.Lock()
 
 
-def local_workers(store_location: Union[RunStore, str, "os.PathLike[str]"]) -> Optional[LocalWorkers]:
+def local_worker(store_location: Union[RunStore, str, "os.PathLike[str]"]) -> Optional[LocalWorkers]:
     """This process's local worker for a history: started on first use, its child started again when it
     died; None when the team config says `[runs] workers = "external"`. WorkerError when the child
     cannot start (the PinnedWorker runs all the same)."""

@@ -20,16 +20,13 @@ import socket
 import threading
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from ..errors import ConfigError, HistoryError
 from ..store.history import RunStore
 from ..store.jobs import JobInfo, JobQueue, Limits, Progress
 from .jobs import PROCESS_TOKEN, build_run, drop_handoff
 from .run import Run, describe
-
-if TYPE_CHECKING:
-    from .child import LocalWorkers
 
 log = logging.getLogger("ragmeter.worker")
 BEAT = 0.5  # seconds between heartbeats (lease + progress) and looks at the stop flag
@@ -216,15 +213,6 @@ class Worker:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(max(0.0, deadline - time.monotonic()))
         return not self.active()
-
-
-def local_worker(store_location: Union[RunStore, str, "os.PathLike[str]"]) -> Optional["LocalWorkers"]:
-    """This process's worker for a history, started on first use: scoring in a child process, pinned jobs
-    on a thread here (runs/child.py); None when the team config says `[runs] workers = "external"` (runs
-    then wait for `ragmeter worker` processes). WorkerError when the child process cannot start."""
-    from .child import local_workers  # child.py builds on Worker
-
-    return local_workers(store_location)
 
 
 def install_sigterm(worker: Worker, timeout: float = 8.0) -> bool:
