@@ -70,7 +70,7 @@ def measure(samples: list, watched: bool, browser) -> dict:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=300_000)
-        page.get_by_text("samples scored").first.wait_for(timeout=300_000)  # claimed by the page's process
+        page.get_by_text("samples scored").first.wait_for(timeout=300_000)  # claimed by the dashboard's worker
         if not watched:
             context.close()
         job = queue.get(run_id)

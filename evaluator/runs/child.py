@@ -34,6 +34,7 @@ import os
 import signal
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from collections import deque
@@ -95,8 +96,7 @@ class ChildWorker:
                 raise
 
     def _start(self) -> "subprocess.Popen[str]":
-        path = os.pathsep.join(p for p in (PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, RAGMETER_HISTORY=self.history, PYTHONPATH=path, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, RAGMETER_HISTORY=self.history, PYTHONPATH=python_path(), PYTHONUNBUFFERED="1")
         self.tail.clear()
         proc = subprocess.Popen([sys.executable, "-m", "evaluator", "worker", "--parent", str(os.getpid())],
                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -155,6 +155,17 @@ class ChildWorker:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def python_path() -> str:
+    """The child's PYTHONPATH: this package's folder first, so that it runs this code (a checkout, an
+    editable install), unless that folder is the interpreter's own site-packages (put first, it could
+    shadow the standard library)."""
+    current = os.environ.get("PYTHONPATH", "")
+    paths = sysconfig.get_paths()
+    if PACKAGE_ROOT in (paths["purelib"], paths["platlib"]):
+        return current
+    return os.pathsep.join(p for p in (PACKAGE_ROOT, current) if p)
 
 
 @dataclass
