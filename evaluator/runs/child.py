@@ -107,10 +107,11 @@ class ChildWorker:
         deadline = time.monotonic() + START_TIMEOUT
         while not ready.wait(0.05):
             if proc.poll() is not None or time.monotonic() > deadline:
+                silent = proc.poll() is None
                 self._kill(proc)
                 reader.join(5.0)  # its last lines say why
                 raise WorkerError(f"the worker process that scores this dashboard's runs could not start: "
-                                  f"{self._why(proc)}; the dashboard's log has its output")
+                                  f"{self._why(proc, silent)}; the dashboard's log has its output")
         log.info("ragmeter: the dashboard's worker process started (pid %d)", proc.pid)
         return proc
 
@@ -124,11 +125,11 @@ class ChildWorker:
                 ready.set()
             (log.info if line.startswith("ragmeter worker") else log.warning)("%s", line)
 
-    def _why(self, proc: "subprocess.Popen[str]") -> str:
+    def _why(self, proc: "subprocess.Popen[str]", silent: bool) -> str:
         said = [line for line in self.tail if line.startswith("ragmeter: error: ")]
         if said:  # the CLI's own message; never a traceback (those stay in the log)
             return said[-1][len("ragmeter: error: "):]
-        if proc.returncode is None or proc.returncode == -signal.SIGKILL:
+        if silent:
             return f"it did not start within {START_TIMEOUT:.0f} s"
         return f"it exited with code {proc.returncode}"
 
