@@ -17,6 +17,7 @@
     │                              instead of scoring everything on heuristics; finished rows are kept
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
     ├── QueueFull                  a run cannot be queued: the team's `[runs] max_queued` is reached
+    ├── WorkerError                the dashboard's worker process (runs/child.py) cannot start
     ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
     │                              the metric's scale, a row naming no sample of the run
     ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
@@ -120,6 +121,10 @@ class HistoryError(RagmeterError):
 
 class QueueFull(RagmeterError):
     """The job queue holds `[runs] max_queued` runs already; the message says the cap and what to do."""
+
+
+class WorkerError(RagmeterError):
+    """The process that scores a dashboard's runs cannot start: says why, and where its output is."""
 
 
 class ReviewError(RagmeterError, ValueError):

@@ -1,7 +1,7 @@
 """Runs from the dashboard: submit one as a job, follow it live, stop it, open its report when it ends.
 
 A run is a job in the history (evaluator/store/jobs.py): submitting writes it, a worker scores it
-(this process's `local_worker` on a laptop, `ragmeter worker`s when the team config says
+(this process's `local_worker`, a child process, on a laptop; `ragmeter worker`s when the team config says
 `[runs] workers = "external"`), heartbeating a small progress record. Session state holds only the
 run id. `live_progress` is an st.fragment the browser reruns every POLL seconds: one small read
 (`JobQueue.get`, the job row and its progress record, a few hundred bytes), never the rows, so a
@@ -16,15 +16,16 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional
 
 import streamlit as st
 from streamlit import config as st_config
 
 from evaluator.config import ConfigError, typed_history_path
+from evaluator.errors import WorkerError
 from evaluator.model import EvalReport, EvalSample
+from evaluator.runs import child as run_child
 from evaluator.runs import jobs as run_jobs
-from evaluator.runs import worker as run_worker
 from evaluator.runs.run import RunConfig
 from evaluator.store.history import RunInfo, RunStore, default_history_location
 from evaluator.store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
@@ -92,20 +93,32 @@ def queue() -> JobQueue:
     return JobQueue(open_store(), limits())
 
 
-_hooked: Set[int] = set()  # the workers whose shutdown the process's exit calls
+_hooked: List[bool] = []  # whether the process's exit stops the local workers (hooked once)
 _hook_lock = threading.Lock()
 
 
-def ensure_worker() -> None:
-    """Start this process's worker for the history (once; not when workers are external), and make
-    the process's exit stop it: runs in flight end "interrupted" with every finished row saved."""
-    worker = None if external_workers() else run_worker.local_worker(history_path())
-    if worker is None:
+def ensure_worker(run_id: Optional[str] = None) -> None:
+    """Start this process's worker for the history (not when workers are external): a worker process
+    scores unpinned runs (runs/child.py; one that died is started again), a thread here the pinned
+    ones. The process's exit stops them: runs in flight end "interrupted" with every finished row saved.
+
+    WorkerError when the worker process cannot start; run `run_id`, when only that process could score
+    it, is stopped then rather than left waiting in line for nobody."""
+    if external_workers():
         return
     with _hook_lock:
-        if id(worker) not in _hooked:
-            _hooked.add(id(worker))
-            _on_exit(worker.shutdown)
+        if not _hooked:
+            _hooked.append(True)
+            _on_exit(run_child.stop_all)
+    try:
+        run_child.local_worker(history_path())
+    except WorkerError as exc:
+        job = queue().get(run_id) if run_id else None
+        if job is None or job.pinned:  # a pinned run is scored by this process's own thread all the same
+            raise
+        queue().request_stop(job.run_id)
+        raise WorkerError(f"{exc}. The run was stopped before it started: resume it from the History page "
+                          "once this is fixed") from None
 
 
 def _on_exit(stop: Callable[[], Any]) -> None:
@@ -191,7 +204,7 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     run_id = run_jobs.submit_new(open_store(), config, samples, dataset_name=dataset_name, owner=team.owner(),
                                  project=str(state.get(state.EVAL_PROJECT) or "").strip() or None,
                                  target=target, api_key=_secret(key), judge=judge, limits=limits())
-    ensure_worker()
+    ensure_worker(run_id)
     return follow(run_id)
 
 
@@ -204,7 +217,7 @@ def resume_run(info: RunInfo, *, api_key: str = "", config: Optional[RunConfig] 
         config = None  # the stored settings say the same: no need to pin the job to this process
     run_id = run_jobs.submit_resume(open_store(), info.run_id, api_key=_secret(api_key), config=config,
                                     target_headers=target_headers or [], limits=limits())
-    ensure_worker()
+    ensure_worker(run_id)
     return follow(run_id)
 
 
@@ -213,7 +226,7 @@ def rescore_run(info: RunInfo, config: RunConfig, *, api_key: str = "") -> str:
     team.authorize("rescore", info.owner)
     run_id = run_jobs.submit_rescore(open_store(), info.run_id, config, owner=team.owner(),
                                      api_key=_secret(api_key), limits=limits())
-    ensure_worker()
+    ensure_worker(run_id)
     return follow(run_id)
 
 
@@ -293,6 +306,9 @@ def live_progress(stoppable: bool = True) -> None:
         collect(run_id, job)
         st.rerun()  # the whole page: it shows the finished run, the sidebar its report
     assert job is not None
+    if job.state == "queued" and not job.pinned:  # queued again: its worker process died mid-run
+        with errors.guard("Starting the dashboard's worker"):
+            ensure_worker()
     job_view(job, stoppable=stoppable, key="live")
 
 
@@ -364,7 +380,8 @@ def active_runs(key: str) -> None:
     if not jobs:
         return
     if any(j.state == "queued" for j in jobs):
-        ensure_worker()  # a laptop dashboard restarted, or runs queued by a script: this process scores them
+        with errors.guard("Starting the dashboard's worker"):
+            ensure_worker()  # a laptop dashboard restarted, or runs queued by a script: this process scores them
     st.subheader("Runs in progress")
     for job in jobs:
         with st.container(border=True):

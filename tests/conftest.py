@@ -87,6 +87,18 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_local_worker_left() -> Iterator[None]:
+    """The dashboard's local workers a test started (worker processes, evaluator/runs/child.py) stop with
+    the test: the next test's history, environment and config get workers of their own."""
+    yield
+    import sys
+
+    child = sys.modules.get("evaluator.runs.child")
+    if child is not None:
+        child.stop_all()
+
+
 @pytest.fixture
 def history(tmp_path, monkeypatch) -> Path:
     """The history database of this test, under its tmp_path (the path tests open a RunStore on)."""

@@ -106,6 +106,8 @@ def add_worker_parser(sub: Any) -> None:
                         help="with --engine ray: Ray workers scoring each run; the run's judge concurrency is "
                              "shared among them (default: [runs] ray_workers, else 2)")
     worker.add_argument("--once", action="store_true", help="exit once no run is queued or running here")
+    worker.add_argument("--parent", type=int, default=None, metavar="PID",
+                        help="stop as on SIGTERM when process PID ends (the dashboard starts its worker so)")
 
 
 HISTORY_HELP = "run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)"
@@ -311,6 +313,7 @@ def add_collect_parser(sub: Any) -> None:
     hook.add_argument("--webhook", default="", metavar="URL", help="post alerts here (Slack-compatible JSON)")
     hook.add_argument("--webhook-env", default="", metavar="VAR",
                       help="environment variable holding the webhook URL (kept out of the process list)")
+    p.add_argument("--parent", type=int, default=None, metavar="PID", help=argparse.SUPPRESS)  # beside a dashboard
     p.add_argument("--status-every", type=float, default=10.0, metavar="S",
                    help="seconds between status lines on stderr; 0 for none (default %(default)s)")
     # evaluate's judge options this command keeps at their defaults (run_config reads them)

@@ -26,8 +26,9 @@ from ..collect.live import LiveRuns
 from ..collect.sampling import RuleError, Sampler, SamplingRules
 from ..collect.server import Limits, Receiver, serve
 from ..errors import ConfigError, RagmeterError
+from ..runs.child import watch_parent
 from ..runs.run import RunConfig
-from ..runs.worker import local_worker
+from ..runs.child import local_worker
 from .args import UsageError, run_config
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -141,9 +142,11 @@ def run_collect(args: argparse.Namespace) -> int:
     print(f"ragmeter collect: listening on http://{host}:{port}/v1/traces for project {args.project!r} "
           f"({rules.describe()}; judge {config.judge}{' ' + config.model if config.model else ''}; "
           f"{'bearer token from ' + args.token_env if token else 'no token'}); history {store.shown}; "
-          f"{'scored by this process' if worker else 'scored by external workers'}", file=sys.stderr)
+          f"{'scored by its own worker process' if worker else 'scored by external workers'}", file=sys.stderr)
     stop = threading.Event()
     _on_signals(stop)
+    if args.parent:  # started beside a dashboard (collect/beside.py): it must not outlive a dashboard killed -9
+        watch_parent(args.parent)
     try:
         _watch(receiver, stop, args.status_every, poll_alerts)
     finally:

@@ -4,6 +4,7 @@
                                            own worker ('ragmeter runs stop RUN_ID' elsewhere stops it)
     ragmeter evaluate DATA --submit        queued for `ragmeter worker` processes; prints the run id
     ragmeter worker [--history URL] [--slots N] [--engine local|ray [--ray-address A] [--ray-workers N]] [--once]
+                    [--parent PID]
     ragmeter runs stop RUN_ID | ragmeter runs delete RUN_ID
 
 command.py prepares the run; this module waits for its place, runs workers, stops and deletes.
@@ -19,6 +20,7 @@ from .args import UsageError
 from ..config import current
 from ..errors import HistoryError
 from ..model import plural
+from ..runs.child import watch_parent
 from ..runs.jobs import stop_run
 from ..runs.worker import Task, Worker, install_sigterm
 from ..store.history import RunStore
@@ -80,6 +82,8 @@ def worker_command(args: argparse.Namespace, store: RunStore) -> int:
     worker = Worker(store, slots=args.slots, limits=runs.limits, engine=engine, **ray_options(args, engine),
                     on_event=lambda line: print(f"ragmeter worker: {line}", flush=True))
     install_sigterm(worker)
+    if args.parent:  # started by a dashboard: a dashboard killed with -9 must not leave it scoring
+        watch_parent(args.parent)
     ray = worker.ray
     where = f", on {ray.where}, {plural(ray.workers, 'Ray worker')} a run" if ray is not None else ""
     print(f"ragmeter worker {worker.worker_id}: waiting for runs in {store.shown} ({worker.slots} at once{where}; "

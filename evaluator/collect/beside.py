@@ -10,8 +10,8 @@ receiver; the child reads its listen address, token variable, alert rules and we
 the same configuration file (cli/collect.py `from_entry`), so no secret is on its command line.
 
 The children live and die with the dashboard: `stop_all` at exit (SIGTERM: the receiver closes its
-port, the rows in flight are kept), and on Linux the kernel sends them SIGTERM if the dashboard is
-killed outright (PR_SET_PDEATHSIG). A child that exits is not restarted in a loop: its exit code and
+port, the rows in flight are kept), and a child whose dashboard was killed outright notices its
+parent is gone (`--parent PID`, runs/child.py `watch_parent`) and stops the same way. A child that exits is not restarted in a loop: its exit code and
 last lines stay for the Monitor page to show, and the next page visited after RESTART_AFTER seconds
 starts it again. Two replicas of one dashboard configured alike race for the port: the loser's
 Monitor page says the port is in use (set `listen` in one replica's configuration only, or run
@@ -20,7 +20,6 @@ Monitor page says the port is in use (set `listen` in one replica's configuratio
 from __future__ import annotations
 
 import collections
-import ctypes
 import logging
 import os
 import signal
@@ -36,7 +35,6 @@ from ..config import Config, ConfiguredCollect
 log = logging.getLogger("ragmeter.collect.beside")
 RESTART_AFTER = 30.0  # seconds before an exited receiver is started again
 KEEP_LINES = 20  # the child's last output lines kept for the Monitor page
-PR_SET_PDEATHSIG = 1
 
 
 @dataclass
@@ -55,11 +53,11 @@ class Receiver:
         self.started = time.monotonic()
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "evaluator", "collect", "--project", self.project],
+                [sys.executable, "-m", "evaluator", "collect", "--project", self.project, "--parent", str(os.getpid())],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                 # the history in the environment, not argv: a database URL may hold a password
                 env=dict(os.environ, RAGMETER_HISTORY=self.history, PYTHONUNBUFFERED="1"),
-                preexec_fn=_die_with_parent, start_new_session=True)
+                start_new_session=True)
         except OSError as exc:
             self.process = None
             self.lines.append(f"could not start: {exc}")
@@ -111,14 +109,6 @@ class ReceiverStatus:
             return ""
         said = [line for line in self.lines if line.strip()]
         return said[-1] if said else f"it exited with code {self.exit_code}"
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: the kernel sends SIGTERM when the dashboard dies (Linux only)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # another OS: stop_all at exit still stops it
 
 
 _receivers: Dict[str, Receiver] = {}

@@ -1,6 +1,6 @@
 """`Worker`: claims queued runs (store/jobs.py) and scores them, `slots` at a time.
 
-    worker = Worker(RunStore(url), slots=2).start()   # background threads (the dashboard's local worker)
+    worker = Worker(RunStore(url), slots=2).start()   # background threads (pinned jobs: runs/child.py)
     Worker(RunStore(url)).run_forever()               # blocking: `ragmeter worker`
     worker.shutdown(timeout=8.0)                      # in-flight runs end "interrupted", rows saved
 
@@ -124,7 +124,7 @@ class Worker:
         try:
             self.queue.expire()
             while len(self.active()) < self.slots and not self._closing.is_set():
-                job = self.queue.claim(self.worker_id, pinned=PROCESS_TOKEN)
+                job = self._next_job()
                 if job is None:
                     break
                 self._launch(job)
@@ -132,6 +132,10 @@ class Worker:
         except HistoryError as exc:  # the database is away: try again at the next poll
             self.on_event(f"cannot reach the history: {exc}")
         return claimed
+
+    def _next_job(self) -> Optional[JobInfo]:
+        """Claim the next job this worker may run (runs/child.py's PinnedWorker narrows it)."""
+        return self.queue.claim(self.worker_id, pinned=PROCESS_TOKEN)
 
     def take(self, run_id: str) -> Optional[Task]:
         """Claim run `run_id` now and start it here (the CLI runs its own run); None while a cap holds it."""
@@ -249,27 +253,6 @@ class Worker:
         if self.ray is not None:
             self.ray.close(max(1.0, deadline - time.monotonic()))
         return not self.active()
-
-
-_local: Dict[str, Worker] = {}
-_local_lock = threading.Lock()
-
-
-def local_worker(store_location: Union[RunStore, str, "os.PathLike[str]"]) -> Optional[Worker]:
-    """This process's one worker for a history, started on first use; None when the team config says
-    `[runs] workers = "external"` (runs then wait for `ragmeter worker` processes)."""
-    from ..config import current
-
-    runs = current().runs
-    if runs.workers == "external":
-        return None
-    store = store_location if isinstance(store_location, RunStore) else RunStore(store_location)
-    key = str(store.location)
-    with _local_lock:
-        if key not in _local:
-            _local[key] = Worker(store, limits=runs.limits, engine=runs.engine, ray_address=runs.ray_address or None,
-                                 ray_workers=runs.ray_workers).start()
-        return _local[key]
 
 
 def install_sigterm(worker: Worker, timeout: float = 8.0) -> bool:

@@ -161,14 +161,15 @@ class JobQueue:
         assert job is not None
         return job
 
-    def claim(self, worker_id: str, *, run_id: Optional[str] = None, pinned: Optional[str] = None
-              ) -> Optional[JobInfo]:
+    def claim(self, worker_id: str, *, run_id: Optional[str] = None, pinned: Optional[str] = None,
+              only_pinned: bool = False) -> Optional[JobInfo]:
         """Take the oldest queued job this worker may run (or `run_id` only); None when there is none.
 
         Never a job pinned to another process, never one whose owner already runs
-        `max_running_per_user` jobs. The claimed run's status becomes "running".
+        `max_running_per_user` jobs; with `only_pinned`, only jobs pinned to `pinned` (the dashboard
+        leaves the others to its worker process). The claimed run's status becomes "running".
         """
-        where = ["j.state = 'queued'", "(j.pinned IS NULL OR j.pinned = ?)"]
+        where = ["j.state = 'queued'", "j.pinned = ?" if only_pinned else "(j.pinned IS NULL OR j.pinned = ?)"]
         params: List[Any] = [pinned]
         if run_id is not None:
             where.append("j.run_id = ?")

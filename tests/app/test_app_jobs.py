@@ -2,6 +2,7 @@
 the page keeps only the run id, reads progress from the job record, shows a queued run's place in
 line, stops any run from History (owner and admins only, checked at the write), deletes a running
 run only after stopping it, and says when a run was interrupted, offering Resume."""
+import os
 import time
 
 import pytest
@@ -89,6 +90,31 @@ def test_the_session_holds_the_run_id_only_and_the_page_opens_the_report_when_it
     info = RunStore(history).get_run(meta.run_id)
     assert (info.status, info.n_done) == ("finished", info.n_samples) and meta.status == "finished"
     assert any("Done:" in s.value for s in at.success)
+
+
+def test_the_pages_offline_run_is_scored_in_a_worker_process_not_the_servers(history):
+    """Issue 28: scoring (CPU-bound) must not share the page's interpreter, so a watched run keeps its pace."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.button(key="btn_run").click().run()
+    no_exception(at)
+    run_id = at.session_state["run"].run_id
+    assert RunStore(history).get_run(run_id).status == "finished"
+    worker = JobQueue(RunStore(history)).get(run_id).worker  # host:pid:random
+    assert int(worker.split(":")[1]) != os.getpid()
+
+
+def test_a_worker_process_that_cannot_start_is_a_red_box_and_the_run_does_not_wait_forever(history, monkeypatch):
+    monkeypatch.setenv("PYTHONHOME", "/nonexistent-python-home")  # the worker's interpreter cannot start
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.button(key="btn_run").click().run()
+    no_exception(at)
+    (box,) = [e.value for e in at.error]
+    assert box.startswith("Starting the run failed: the worker process that scores this dashboard's runs could "
+                          "not start: it exited with code 1") and "Traceback" not in box
+    assert "resume it from the History page" in box
+    (info,) = RunStore(history).list_runs()
+    assert info.status == "stopped" and JobQueue(RunStore(history)).get(info.run_id).state == "ended"
+    assert "live_run" not in at.session_state
 
 
 def team_mode(tmp_path, monkeypatch):
@@ -216,7 +242,7 @@ def test_delete_stops_a_running_run_before_deleting_it(history):
 
     store = RunStore(history)
     run_id = run_jobs.submit_new(store, RunConfig(), rows(400), dataset_name="doomed.jsonl", judge=SlowJudge())
-    from evaluator.runs.worker import local_worker
+    from evaluator.runs.child import local_worker
     local_worker(str(history))
     deadline = time.monotonic() + TIMEOUT
     while not calls and time.monotonic() < deadline:

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -77,10 +78,17 @@ def test_a_configured_receiver_starts_beside_the_dashboard_scores_traces_and_sto
         history, tmp_path, monkeypatch):
     port = free_port()
     config = write_config(tmp_path, monkeypatch, ("desk", port))
-    stops = []
-    (receiver,) = beside.ensure_started(config, str(history), on_first=stops.append)
+    stops, started = [], []
+    # started from a thread that then ends, as a Streamlit page run does: the receiver must outlive it
+    page_run = threading.Thread(target=lambda: started.extend(
+        beside.ensure_started(config, str(history), on_first=stops.append)))
+    page_run.start()
+    page_run.join()
+    (receiver,) = started
     assert stops == [beside.stop_all]  # the dashboard's exit hook gets the way to stop them
     wait_state(receiver, "listening")
+    time.sleep(2)
+    assert receiver.status().state == "listening"
     assert beside.ensure_started(config, str(history)) == [receiver]  # idempotent: one child per project
     cmdline = Path(f"/proc/{receiver.process.pid}/cmdline").read_bytes().decode()
     assert TOKEN not in cmdline and "hook-canary" not in cmdline and str(history) not in cmdline
