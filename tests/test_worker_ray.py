@@ -5,12 +5,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from openai_server import ChatServer, reply
 from raycluster import KEY_ENV, WORKER_KEY, import_ray, ray_cluster  # noqa: F401  (the module's cluster fixture)
+from test_worker import stored_indices, wait_for
 
 from evaluator.cli.command import main
 from evaluator.errors import ConfigError
@@ -26,19 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
 CHATS = ROOT / "sample_data" / "conversations.jsonl"
 TYPED_KEY = "sk-typed-in-this-process-7c1f"
-
-
-def wait_for(predicate, timeout=60.0, every=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
-
-
-def stored_indices(store, run_id):
-    return [idx for (idx,) in store.query("SELECT idx FROM results WHERE run_id = ? ORDER BY idx", (run_id,))]
 
 
 def records(pairs):
@@ -196,7 +183,7 @@ def test_a_run_with_a_typed_key_is_scored_in_the_worker_and_the_worker_says_why(
         run_id = submit_new(store, config, load_dataset(SAMPLE)[:3], dataset_name="d.jsonl", api_key=TYPED_KEY)
         worker = Worker(store, slots=1, engine="ray", on_event=events.append).start()
         try:
-            assert wait_for(lambda: store.get_run(run_id).status == "finished")
+            assert wait_for(lambda: store.get_run(run_id).status == "finished", timeout=60)
         finally:
             worker.shutdown(10)
         assert {r.headers["authorization"] for r in srv.chat_requests} == {f"Bearer {TYPED_KEY}"}

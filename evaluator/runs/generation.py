@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict, fields, replace
 from typing import Any, Dict, List, Optional, Sequence, Set
 
-from ..errors import DatasetError, HistoryError, JudgeConfigError, QueueFull
+from ..errors import DatasetError, HistoryError, JudgeConfigError
 from ..generate.chunking import Chunk
 from ..generate.coverage import compute_coverage
 from ..generate.items import TestItem
@@ -29,7 +29,7 @@ from ..scoring.run_config import RunConfig
 from ..store.generations import GenerationInfo, Generations
 from ..store.history import RunStore, default_owner
 from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
-from .jobs import KEY_VARIABLE, PROCESS_TOKEN, Handoff, drop_handoff, put_handoff, take_handoff
+from .jobs import KEY_VARIABLE, Handoff, queue_job, take_handoff
 
 MAX_CHARS = 200_000_000  # the documents' text a generation may store when the caller gives no cap of its own
 _SETTINGS = tuple(f.name for f in fields(GenerateSettings))
@@ -69,22 +69,8 @@ def submit_generation(store: RunStore, chunks: Sequence[Chunk], settings: Genera
     gen_id = Generations(store).create(
         name=name, owner=owner, settings=_stored_settings(replace(settings, n=target), config, only, generator),
         chunks=[asdict(c) for c in chunks], items=[_record(i) for i in existing], target=target)
-    return _queue(store, gen_id, owner, Handoff(api_key=api_key, judge=judge), limits, pin, created=True)
-
-
-def _queue(store: RunStore, gen_id: str, owner: str, handoff: Handoff, limits: Limits, pin: bool,
-           created: bool) -> str:
-    pinned = PROCESS_TOKEN if pin or handoff.needed else None
-    if pinned:
-        put_handoff(gen_id, handoff)
-    try:
-        JobQueue(store, limits).submit(gen_id, kind=GENERATE, owner=owner, pinned=pinned)
-    except QueueFull:
-        drop_handoff(gen_id)
-        if created:
-            Generations(store).delete(gen_id)  # one that never got a place in the queue is not kept
-        raise
-    return gen_id
+    return queue_job(store, gen_id, kind=GENERATE, owner=owner, handoff=Handoff(api_key=api_key, judge=judge),
+                     limits=limits, pin=pin, forget=lambda: Generations(store).delete(gen_id))
 
 
 def can_resume(info: GenerationInfo) -> bool:
@@ -109,7 +95,8 @@ def resume_generation(store: RunStore, gen_id: str, *, api_key: str = "", judge:
     if not can_resume(info):
         raise HistoryError(f"generation {gen_id} cannot keep more: it is {info.status} with "
                            f"{info.n_items}/{info.target} items")
-    return _queue(store, gen_id, info.owner, Handoff(api_key=api_key, judge=judge), limits, pin, created=False)
+    return queue_job(store, gen_id, kind=GENERATE, owner=info.owner, handoff=Handoff(api_key=api_key, judge=judge),
+                     limits=limits, pin=pin)
 
 
 def stop_generation(store: RunStore, gen_id: str) -> Optional[JobInfo]:

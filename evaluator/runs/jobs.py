@@ -17,7 +17,7 @@ import socket
 import threading
 import uuid
 from dataclasses import dataclass, replace
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ..errors import DatasetError, HistoryError, JudgeConfigError, QueueFull, RagmeterError
 from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
@@ -97,8 +97,10 @@ def job_config(settings: Dict[str, Any], handoff: Handoff) -> RunConfig:
     return config
 
 
-def _queue(store: RunStore, run_id: str, *, kind: str, owner: str, handoff: Handoff, limits: Limits,
-           pin: bool, created: bool) -> str:
+def queue_job(store: RunStore, run_id: str, *, kind: str, owner: str, handoff: Handoff, limits: Limits,
+              pin: bool, forget: Optional[Callable[[], Any]] = None) -> str:
+    """Queue the job of run (or generation) `run_id`, pinned to this process when its handoff holds what
+    the database must not; `forget` drops a record created for it when the queue has no place for it."""
     pinned = PROCESS_TOKEN if pin or handoff.needed else None
     if pinned:
         put_handoff(run_id, handoff)
@@ -106,8 +108,8 @@ def _queue(store: RunStore, run_id: str, *, kind: str, owner: str, handoff: Hand
         JobQueue(store, limits).submit(run_id, kind=kind, owner=owner, pinned=pinned)
     except QueueFull:
         drop_handoff(run_id)
-        if created:
-            store.delete_run(run_id)  # a run that never got a place in the queue is not kept
+        if forget is not None:
+            forget()  # one that never got a place in the queue is not kept
         raise
     return run_id
 
@@ -147,7 +149,8 @@ def submit_new(store: RunStore, config: RunConfig, samples: Sequence[EvalSample]
     run_id = store.create_run(dataset_name=dataset_name, samples=list(samples), settings=stored, owner=owner,
                               project=project, status="queued")
     handoff = Handoff(api_key=api_key, judge=judge, target=target if target is not None and target.headers else None)
-    return _queue(store, run_id, kind="new", owner=owner, handoff=handoff, limits=limits, pin=pin, created=True)
+    return queue_job(store, run_id, kind="new", owner=owner, handoff=handoff, limits=limits, pin=pin,
+                     forget=lambda: store.delete_run(run_id))
 
 
 def submit_resume(store: RunStore, run_id: str, *, api_key: str = "", judge: Optional[Judge] = None,
@@ -169,8 +172,8 @@ def submit_resume(store: RunStore, run_id: str, *, api_key: str = "", judge: Opt
         config.chosen_metrics()
     handoff = Handoff(api_key=api_key, judge=judge, config=config, target=target,
                       target_headers=tuple(target_headers))
-    return _queue(store, run_id, kind="resume", owner=info.owner or default_owner(), handoff=handoff,
-                  limits=limits, pin=pin, created=False)
+    return queue_job(store, run_id, kind="resume", owner=info.owner or default_owner(), handoff=handoff,
+                     limits=limits, pin=pin)
 
 
 def _dead_here(worker: Optional[str]) -> bool:
@@ -203,8 +206,8 @@ def submit_rescore(store: RunStore, run_id: str, config: RunConfig, *, owner: Op
     owner = (owner or "").strip() or default_owner()
     new_id = store.create_run(dataset_name=info.dataset_name, samples=samples, settings=stored, owner=owner,
                               project=info.project, status="queued")
-    return _queue(store, new_id, kind="rescore", owner=owner, handoff=Handoff(api_key=api_key, judge=judge),
-                  limits=limits, pin=pin, created=True)
+    return queue_job(store, new_id, kind="rescore", owner=owner, handoff=Handoff(api_key=api_key, judge=judge),
+                     limits=limits, pin=pin, forget=lambda: store.delete_run(new_id))
 
 
 def stop_run(store: RunStore, run_id: str) -> Optional[JobInfo]:

@@ -106,23 +106,28 @@ def visit(page, url: str) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
 
 
+def start_run(page, url: str, data, total: str) -> None:
+    """Upload `data` on the Evaluate page, pick the team judge and run; wait for its first rows."""
+    visit(page, url + "/")
+    expect(page.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=LONG)
+    upload(page, data)
+    combo = page.get_by_role("combobox", name="Judge", exact=True)
+    combo.click()
+    page.keyboard.type("team judge")
+    page.keyboard.press("Enter")
+    expect(combo).to_have_value("team judge")
+    wait_idle(page)
+    page.get_by_role("button", name="Run evaluation").click()
+    expect(page.locator('[data-testid="stProgress"]').first).to_contain_text(
+        re.compile(rf"[1-9][\d,]*/{total} samples scored"), timeout=LONG)
+
+
 @pytest.mark.timeout(900)  # three browsers and a run share 2 cores: pages take minutes to draw
 def test_a_run_is_watched_from_other_browsers_and_stopped_by_an_admin(team, as_user, tmp_path):
     data = _write_csv(tmp_path / "watched_run.csv", _big_rows(ROWS))
     total = _count(ROWS)
     eve = as_user(EVALUATOR)
-    visit(eve, team["url"] + "/")
-    expect(eve.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=LONG)
-    upload(eve, data)
-    combo = eve.get_by_role("combobox", name="Judge", exact=True)
-    combo.click()
-    eve.keyboard.type("team judge")
-    eve.keyboard.press("Enter")
-    expect(combo).to_have_value("team judge")
-    wait_idle(eve)
-    eve.get_by_role("button", name="Run evaluation").click()
-    expect(eve.locator('[data-testid="stProgress"]').first).to_contain_text(
-        re.compile(rf"[1-9][\d,]*/{total} samples scored"), timeout=LONG)
+    start_run(eve, team["url"], data, total)
 
     vera = as_user(VIEWER)  # another person, another browser: the run is live there too, read-only
     visit(vera, team["url"] + "/history")

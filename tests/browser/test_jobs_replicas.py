@@ -26,9 +26,9 @@ from evaluator.store.jobs import JobInfo, JobQueue
 from signin_proxy import SignInProxy
 
 from .conftest import ROOT, serve_app
-from .test_dashboard import _big_rows, _count, _write_csv, expect, main, upload, wait_idle
+from .test_dashboard import _big_rows, _count, _write_csv, expect, main, wait_idle
 from .test_jobs_live import ADMIN, EVALUATOR, HEADER, LONG, TEAM_TOML, _scored, as_user, heading, in_progress
-from .test_jobs_live import stop_buttons, visit
+from .test_jobs_live import start_run, stop_buttons, visit
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -79,22 +79,6 @@ def team(browser, postgres_url, tmp_path) -> Iterator[dict]:
                 except subprocess.TimeoutExpired:
                     w.kill()
     expect.set_options(timeout=5_000)
-
-
-def start_run(page, url: str, data: Path, total: str) -> None:
-    """Upload `data` on the Evaluate page, pick the team judge and run; wait for its first rows."""
-    visit(page, url + "/")
-    expect(page.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=LONG)
-    upload(page, data)
-    combo = page.get_by_role("combobox", name="Judge", exact=True)
-    combo.click()
-    page.keyboard.type("team judge")
-    page.keyboard.press("Enter")
-    expect(combo).to_have_value("team judge")
-    wait_idle(page)
-    page.get_by_role("button", name="Run evaluation").click()
-    expect(page.locator('[data-testid="stProgress"]').first).to_contain_text(
-        re.compile(rf"[1-9][\d,]*/{total} samples scored"), timeout=LONG)
 
 
 def the_job(store: RunStore, dataset: str) -> JobInfo:
