@@ -188,6 +188,17 @@ def test_deleting_a_run_or_a_generation_deletes_its_job_only(store, chunks):
     assert JobQueue(store).list() == []
 
 
+def test_ragmeter_runs_stop_and_delete_take_a_generation_id(store, chunks, capsys):
+    from evaluator.cli.command import main
+
+    gen_id = submit_generation(store, chunks, GenerateSettings(n=3), RunConfig(), name="docs", owner="alice")
+    assert main(["runs", "stop", gen_id, "--history", str(store.path)]) == 0
+    assert f"generation {gen_id} is" in capsys.readouterr().out
+    assert main(["runs", "delete", gen_id, "--history", str(store.path)]) == 0
+    assert capsys.readouterr().out.strip().startswith(f"deleted generation {gen_id}")
+    assert Generations(store).list() == [] and JobQueue(store).list() == []
+
+
 def test_a_generation_on_postgresql_runs_as_a_job(postgres_url, chunks):
     store = RunStore(postgres_url)
     gen_id = submit_generation(store, chunks, GenerateSettings(n=3), RunConfig(), name="docs", owner="bob")

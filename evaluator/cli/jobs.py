@@ -23,6 +23,7 @@ from ..model import plural
 from ..runs.child import watch_parent
 from ..runs.jobs import stop_run
 from ..runs.worker import Task, Worker, install_sigterm
+from ..store.generations import GEN_PREFIX, Generations
 from ..store.history import RunStore
 from ..store.jobs import GENERATE, JobQueue
 
@@ -135,6 +136,11 @@ def delete_command(store: RunStore, run_id: str) -> int:
     while job is not None and job.state == "running" and time.monotonic() < deadline:
         time.sleep(0.2)
         job = queue.get(run_id)
-    store.delete_run(run_id)
-    print(f"deleted run {run_id}" + (" (it was stopped first)" if job is not None else ""))
+    generation = run_id.startswith(GEN_PREFIX)
+    if generation:  # a test-set generation shares the jobs table, not the runs table
+        Generations(store).delete(run_id)
+    else:
+        store.delete_run(run_id)
+    noun = "generation" if generation else "run"
+    print(f"deleted {noun} {run_id}" + (" (it was stopped first)" if job is not None else ""))
     return 0

@@ -29,6 +29,8 @@ ENDED = ("finished", "short", "stopped", "failed", "interrupted")
 _HELD = "EXISTS (SELECT 1 FROM jobs WHERE run_id = ? AND worker = ? AND state = 'running')"
 _COLUMNS = "gen_id, name, owner, created_at, finished_at, status, target, n_items, settings, outcome"
 
+GEN_PREFIX = "gen-"  # a generation's id starts so; a run's id is bare hex
+
 
 @dataclass
 class GenerationInfo:
@@ -78,7 +80,7 @@ class Generations:
                target: int, items: Sequence[Dict[str, Any]] = ()) -> str:
         """Store a new generation ("queued"; runs/generation.py queues its job); its id. `items` are those it
         starts from (a test set whose gaps it fills)."""
-        gen_id = "gen-" + uuid.uuid4().hex[:12]  # never a run's id (those are bare hex): one jobs table holds both
+        gen_id = GEN_PREFIX + uuid.uuid4().hex[:12]  # never a run's id (those are bare hex): one jobs table holds both
         self.store.write(
             "INSERT INTO generations (gen_id, name, owner, created_at, status, target, n_items, settings, chunks, "
             "items) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
