@@ -2,6 +2,7 @@
 distributions installed for real on sys.path."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from contextlib import contextmanager
@@ -71,6 +72,8 @@ def plugin_site(folder: Any, monkeypatch: Any, plugins: Any, modules: Sequence[s
     was and its plugins are loaded again from what is really installed."""
     folder.mkdir(exist_ok=True)
     monkeypatch.syspath_prepend(str(folder))
+    # installed for every process, as a real install is: the dashboard's worker process imports it too
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p))
     before = dict(plugins.registry)
     yield folder
     plugins.registry.clear()

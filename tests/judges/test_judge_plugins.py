@@ -187,7 +187,7 @@ def test_the_dashboard_lists_the_plugin_judge_and_runs_it(echo, history):
     report = shown_report(app)
     methods = {ms.method for r in report.results for ms in r.metric_scores().values()}
     assert "llm_blend" in methods and "llm_fallback" not in methods
-    assert report.usage["calls"] == len(echo.CALLS) > 0
+    assert report.usage["calls"] > 0  # made by the dashboard's worker process, which imports the plugin too
     (info,) = RunStore(history).list_runs()
     assert info.settings["judge"] == "echo" and info.status == "finished"
 
