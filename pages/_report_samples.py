@@ -80,8 +80,10 @@ def _drop_empty(frame: Any, cols: Sequence[str]) -> Any:
     return frame.drop(columns=empty)
 
 
+@st.fragment
 def drill_down(run_id: str, rows: Sequence[Tuple[int, EvalResult]]) -> None:
-    """One of the page's rows in full, read from the history on its own."""
+    """One of the page's rows in full, read from the history on its own. A fragment: picking another
+    sample reruns this part alone, not the Report's summaries, charts and table (issue 28: ≤ 1 s)."""
     st.subheader("Drill-down")
     labels = {i: label(i, r) for i, r in rows}
     if not labels:
