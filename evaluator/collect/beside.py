@@ -11,87 +11,63 @@ the same configuration file (cli/collect.py `from_entry`), so no secret is on it
 
 The children live and die with the dashboard: `stop_all` at exit (SIGTERM: the receiver closes its
 port, the rows in flight are kept), and a child whose dashboard was killed outright notices its
-parent is gone (`--parent PID`, runs/child.py `watch_parent`) and stops the same way. A child that exits is not restarted in a loop: its exit code and
-last lines stay for the Monitor page to show, and the next page visited after RESTART_AFTER seconds
-starts it again. Two replicas of one dashboard configured alike race for the port: the loser's
+parent is gone (`--parent PID`, runs/child.py `watch_parent`) and stops the same way. A child that
+exits is not restarted in a loop: its exit code and last lines stay for the Monitor page to show,
+and the next page visited RESTART_AFTER seconds after its start starts it again. Two replicas of one dashboard configured alike race for the port: the loser's
 Monitor page says the port is in use (set `listen` in one replica's configuration only, or run
 `ragmeter collect` as its own service).
 """
 from __future__ import annotations
 
-import collections
-import logging
-import os
-import signal
 import subprocess
-import sys
 import threading
-import time
-from dataclasses import dataclass, field
-from typing import Any, Deque, Dict, List, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
 
 from ..config import Config, ConfiguredCollect
+from ..errors import WorkerError
+from ..runs.child import ChildProcess
 
-log = logging.getLogger("ragmeter.collect.beside")
 RESTART_AFTER = 30.0  # seconds before an exited receiver is started again
-KEEP_LINES = 20  # the child's last output lines kept for the Monitor page
+READY = "ragmeter collect: listening"  # the line `ragmeter collect` prints once its port is open
 
 
-@dataclass
 class Receiver:
-    """One child receiver: its project, address, process and last output lines."""
+    """One project's receiver: a runs/child.py ChildProcess (the machinery of the dashboard's worker)
+    started in the background, with its state for the Monitor page."""
 
-    project: str
-    listen: str
-    history: str
-    process: Optional[subprocess.Popen] = None
-    started: float = 0.0
-    lines: Deque[str] = field(default_factory=lambda: collections.deque(maxlen=KEEP_LINES))
+    def __init__(self, project: str, listen: str, history: str) -> None:
+        self.project, self.listen, self.history = project, listen, history
+        self.child = ChildProcess(history, args=("collect", "--project", project), ready_line=READY,
+                                  name=f"the trace receiver of project {project!r}",
+                                  purpose=f"the trace receiver of project {project!r}", retry_after=RESTART_AFTER,
+                                  log_name="ragmeter.collect.beside")
+
+    @property
+    def process(self) -> Optional["subprocess.Popen[str]"]:
+        return self.child.proc
 
     def start(self) -> None:
-        self.lines.clear()
-        self.started = time.monotonic()
+        """Start it unless it runs (one that exited is started again RESTART_AFTER s after its start)."""
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "evaluator", "collect", "--project", self.project, "--parent", str(os.getpid())],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                # the history in the environment, not argv: a database URL may hold a password
-                env=dict(os.environ, RAGMETER_HISTORY=self.history, PYTHONUNBUFFERED="1"),
-                start_new_session=True)
-        except OSError as exc:
-            self.process = None
-            self.lines.append(f"could not start: {exc}")
-            return
-        threading.Thread(target=self._read, args=(self.process,), daemon=True,
-                         name=f"ragmeter-collect-{self.project}").start()
-
-    def _read(self, process: subprocess.Popen) -> None:
-        """Keep the child's last lines, and pass them to the dashboard's log (the operator's console)."""
-        assert process.stdout is not None
-        for line in process.stdout:
-            self.lines.append(line.rstrip())
-            log.info("collect %s: %s", self.project, line.rstrip())
+            self.child.ensure(wait=False)
+        except WorkerError:
+            pass  # status() says why
 
     def status(self) -> "ReceiverStatus":
-        if self.process is None:
-            return ReceiverStatus(self.project, self.listen, "exited", None, list(self.lines))
-        code = self.process.poll()
+        lines, proc = list(self.child.tail), self.child.proc
+        if proc is None:
+            return ReceiverStatus(self.project, self.listen, "exited", None, lines,
+                                  str(self.child.failed or "it has not started"))
+        code = proc.poll()
         if code is not None:
-            return ReceiverStatus(self.project, self.listen, "exited", code, list(self.lines))
-        listening = any(line.startswith("ragmeter collect: listening") for line in self.lines)
-        return ReceiverStatus(self.project, self.listen, "listening" if listening else "starting", None,
-                              list(self.lines))
+            return ReceiverStatus(self.project, self.listen, "exited", code, lines, self.child.why(proc))
+        state = "listening" if self.child.ready.is_set() else "starting"
+        return ReceiverStatus(self.project, self.listen, state, None, lines, "")
 
     def stop(self, timeout: float = 10.0) -> None:
-        process = self.process
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        self.child.terminate()
+        self.child.wait(timeout)
 
 
 @dataclass(frozen=True)
@@ -101,14 +77,7 @@ class ReceiverStatus:
     state: str  # "starting" | "listening" | "exited"
     exit_code: Optional[int]
     lines: List[str]
-
-    @property
-    def problem(self) -> str:
-        """Why it is not running, in the child's own words (its last error line), or ""."""
-        if self.state != "exited":
-            return ""
-        said = [line for line in self.lines if line.strip()]
-        return said[-1] if said else f"it exited with code {self.exit_code}"
+    problem: str  # why it is not running, in the receiver's own words ("" while it runs)
 
 
 _receivers: Dict[str, Receiver] = {}
@@ -128,14 +97,12 @@ def ensure_started(config: Config, history: str, on_first: Optional[Any] = None)
         first = not _receivers and bool(entries)
         for entry in entries:
             receiver = _receivers.get(entry.project)
-            if receiver is None or receiver.listen != entry.listen or receiver.history != history:
-                if receiver is not None:
-                    receiver.stop()
+            if receiver is not None and (receiver.listen != entry.listen or receiver.history != history):
+                receiver.stop()
+                receiver = None
+            if receiver is None:
                 receiver = _receivers[entry.project] = Receiver(entry.project, entry.listen, history)
-                receiver.start()
-            elif receiver.status().state == "exited" and time.monotonic() - receiver.started > RESTART_AFTER:
-                log.warning("collect %s: the receiver had exited; starting it again", entry.project)
-                receiver.start()
+            receiver.start()
         if first and on_first is not None:
             on_first(stop_all)
         return [_receivers[e.project] for e in entries]

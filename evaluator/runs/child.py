@@ -40,7 +40,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Deque, Dict, List, Optional, Union
+from typing import Deque, Dict, List, Optional, Tuple, Union
 
 from ..errors import WorkerError
 from ..store.history import RunStore
@@ -48,7 +48,6 @@ from ..store.jobs import JobInfo
 from .jobs import PROCESS_TOKEN
 from .worker import Worker
 
-log = logging.getLogger("ragmeter.worker")
 READY = "waiting for runs"  # the line `ragmeter worker` prints once it polls the queue
 START_TIMEOUT = 60.0  # seconds a starting child may take (a busy 2-core machine imports slowly)
 RETRY_AFTER = 10.0  # seconds before a child that could not start is tried again (pages ask every 0.5 s)
@@ -64,11 +63,20 @@ class PinnedWorker(Worker):
 
 
 @dataclass
-class ChildWorker:
-    """One `ragmeter worker` process scoring the unpinned jobs of the history at `history`."""
+class ChildProcess:
+    """One `python -m evaluator ARGS --parent PID` process on the history at `history`: the dashboard's
+    worker (the defaults), or a trace receiver started beside it (collect/beside.py)."""
 
     history: str  # the location as given (a PostgreSQL URL with its password: only the child's env sees it)
+    args: Tuple[str, ...] = ("worker",)
+    ready_line: str = READY  # what it prints once it is at work
+    name: str = "the dashboard's worker process"  # in the log
+    purpose: str = "the worker process that scores this dashboard's runs"  # in the error a page shows
+    retry_after: float = RETRY_AFTER
+    log_name: str = "ragmeter.worker"
     proc: Optional["subprocess.Popen[str]"] = None
+    started_at: float = 0.0
+    ready: threading.Event = field(default_factory=threading.Event)
     tail: Deque[str] = field(default_factory=lambda: deque(maxlen=20))  # its last lines, for a failure
     failed: Optional[WorkerError] = None
     failed_at: float = 0.0
@@ -78,63 +86,75 @@ class ChildWorker:
     def pid(self) -> Optional[int]:
         return self.proc.pid if self.proc is not None else None
 
-    def ensure(self) -> None:
-        """Start the child unless it is running (one that died is started again, said in the log);
-        WorkerError when it cannot start (the same error again for RETRY_AFTER s)."""
+    @property
+    def log(self) -> logging.Logger:
+        return logging.getLogger(self.log_name)
+
+    def ensure(self, wait: bool = True) -> None:
+        """Start the child unless it is running (one that died is started again, said in the log).
+        With `wait`: until it is at work, else WorkerError (the same error again for `retry_after` s).
+        Without: it starts in the background, and one that died within `retry_after` s of its start
+        is left dead that long (its last lines say why; no restart loop)."""
         with self.lock:
             if self.proc is not None and self.proc.poll() is None:
                 return
-            if self.failed is not None and time.monotonic() - self.failed_at < RETRY_AFTER:
+            if self.failed is not None and time.monotonic() - self.failed_at < self.retry_after:
                 raise self.failed
             if self.proc is not None:
-                log.warning("ragmeter: the dashboard's worker process (pid %d) exited with code %s; starting a "
-                            "new one", self.proc.pid, self.proc.returncode)
+                if not wait and time.monotonic() - self.started_at < self.retry_after:
+                    return
+                self.log.warning("ragmeter: %s (pid %d) exited with code %s; starting a new one", self.name,
+                                 self.proc.pid, self.proc.returncode)
             try:
-                self.proc, self.failed = self._start(), None
+                self.proc, self.failed = self._start(wait), None
             except WorkerError as exc:
                 self.proc, self.failed, self.failed_at = None, exc, time.monotonic()
                 raise
 
-    def _start(self) -> "subprocess.Popen[str]":
+    def _start(self, wait: bool) -> "subprocess.Popen[str]":
         env = dict(os.environ, RAGMETER_HISTORY=self.history, PYTHONPATH=python_path(), PYTHONUNBUFFERED="1")
         self.tail.clear()
-        proc = subprocess.Popen([sys.executable, "-m", "evaluator", "worker", "--parent", str(os.getpid())],
+        self.ready = ready = threading.Event()
+        self.started_at = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "evaluator", *self.args, "--parent", str(os.getpid())],
                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, encoding="utf-8", errors="replace")
-        ready = threading.Event()
-        reader = threading.Thread(target=self._forward, args=(proc, ready), name="ragmeter-worker-output", daemon=True)
+        reader = threading.Thread(target=self._forward, args=(proc, ready), name=f"ragmeter-{self.args[0]}-output",
+                                  daemon=True)
         reader.start()
         deadline = time.monotonic() + START_TIMEOUT
-        while not ready.wait(0.05):
+        while wait and not ready.wait(0.05):
             if proc.poll() is not None or time.monotonic() > deadline:
                 silent = proc.poll() is None
                 self._kill(proc)
                 reader.join(5.0)  # its last lines say why
-                raise WorkerError(f"the worker process that scores this dashboard's runs could not start: "
-                                  f"{self._why(proc, silent)}; the dashboard's log has its output")
-        log.info("ragmeter: the dashboard's worker process started (pid %d)", proc.pid)
+                raise WorkerError(f"{self.purpose} could not start: {self.why(proc, silent)}; the dashboard's "
+                                  "log has its output")
+        self.log.info("ragmeter: %s started (pid %d)", self.name, proc.pid)
         return proc
 
     def _forward(self, proc: "subprocess.Popen[str]", ready: threading.Event) -> None:
-        """Copy the child's output to this process's log; `ready` once it says it polls the queue."""
+        """Copy the child's output to this process's log; `ready` once it says it is at work."""
         assert proc.stdout is not None
+        own = f"ragmeter {self.args[0]}"  # its progress lines; anything else (an error, a warning) is a warning
         for raw in proc.stdout:
             line = raw.rstrip()
             self.tail.append(line)
-            if READY in line:
+            if self.ready_line in line:
                 ready.set()
-            (log.info if line.startswith("ragmeter worker") else log.warning)("%s", line)
+            (self.log.info if line.startswith(own) else self.log.warning)("%s", line)
 
-    def _why(self, proc: "subprocess.Popen[str]", silent: bool) -> str:
+    def why(self, proc: "subprocess.Popen[str]", silent: bool = False) -> str:
+        """Why it is not running, in the CLI's own words when it said any (never a traceback)."""
         said = [line for line in self.tail if line.startswith("ragmeter: error: ")]
-        if said:  # the CLI's own message; never a traceback (those stay in the log)
+        if said:
             return said[-1][len("ragmeter: error: "):]
         if silent:
             return f"it did not start within {START_TIMEOUT:.0f} s"
         return f"it exited with code {proc.returncode}"
 
     def terminate(self) -> None:
-        """Ask the child to stop (SIGTERM): its runs end "interrupted", their rows saved."""
+        """Ask the child to stop (SIGTERM): a worker's runs end "interrupted", their rows saved."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
 
@@ -146,8 +166,8 @@ class ChildWorker:
             self.proc.wait(timeout)
             return True
         except subprocess.TimeoutExpired:
-            log.warning("ragmeter: the dashboard's worker process (pid %d) did not stop within %.0f s; killed",
-                        self.proc.pid, timeout)
+            self.log.warning("ragmeter: %s (pid %d) did not stop within %.0f s; killed", self.name, self.proc.pid,
+                             timeout)
             self._kill(self.proc)
             return False
 
@@ -174,7 +194,7 @@ class LocalWorkers:
     """A history's local worker: its child process (unpinned jobs) and this process's PinnedWorker."""
 
     pinned: PinnedWorker
-    child: ChildWorker
+    child: ChildProcess
 
     def shutdown(self, timeout: float = 8.0) -> bool:
         """Claim no more; runs in flight here and in the child end "interrupted", rows saved. True when
@@ -204,7 +224,7 @@ def local_worker(store_location: Union[RunStore, str, "os.PathLike[str]"]) -> Op
         if workers is None:
             # pinned runs (a typed key, a judge object) never go to Ray: their key cannot travel
             pinned = PinnedWorker(store, limits=runs.limits, engine="local")
-            workers = _local[store.location] = LocalWorkers(pinned, ChildWorker(str(store.path)))
+            workers = _local[store.location] = LocalWorkers(pinned, ChildProcess(str(store.path)))
             pinned.start()
     workers.child.ensure()
     return workers
