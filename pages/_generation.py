@@ -18,7 +18,7 @@ from evaluator.generate.items import TestItem
 from evaluator.generate.runner import GenerateSettings
 from evaluator.runs import generation as jobs
 from evaluator.store.generations import GenerationInfo, Generations
-from evaluator.store.jobs import GENERATE, JobInfo, Progress
+from evaluator.store.jobs import JobInfo, Progress
 
 from pages import _errors as errors
 from pages import _judge as judge_ui
@@ -122,15 +122,9 @@ def progress_view(p: Progress) -> None:
 @st.fragment(run_every=runs.LIST_POLL)
 def others() -> None:
     """Every other queued or running generation of the history, live (any tab, any replica, any user)."""
-    try:
-        found = [j for j in runs.queue().list() if j.kind == GENERATE and j.run_id != state.get(state.GEN_LIVE)]
-    except Exception as exc:  # the page itself still works: say why this part is missing
-        errors.warning("Generations in progress cannot be read now: {problem}", problem=exc)
-        return
+    found = runs.in_progress(generations=True, besides=state.get(state.GEN_LIVE))
     if not found:
         return
-    if any(j.state == "queued" for j in found):
-        runs.ensure_worker()
     st.subheader("Generations in progress")
     for job in found:
         with st.container(border=True):

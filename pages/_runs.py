@@ -365,23 +365,31 @@ def progress_view(p: Progress) -> None:
 
 
 # --- every run in progress ------------------------------------------------------------------------
+def in_progress(generations: bool, besides: Optional[str]) -> List[JobInfo]:
+    """The queued and running jobs of the history, runs or test-set generations (one jobs table holds both),
+    but the session's own (`besides`); the dashboard's worker started when one waits for it. [] with a
+    warning saying why when the queue cannot be read (the page itself still works)."""
+    try:
+        jobs = [j for j in queue().list() if (j.kind == GENERATE) == generations and j.run_id != besides]
+    except Exception as exc:
+        errors.warning("{what} in progress cannot be read now: {problem}",
+                       what="Generations" if generations else "Runs", problem=exc)
+        return []
+    if any(j.state == "queued" for j in jobs):
+        with errors.guard("Starting the dashboard's worker"):
+            ensure_worker()  # a laptop dashboard restarted, or jobs queued by a script: this process scores them
+    return jobs
+
+
 @st.fragment(run_every=LIST_POLL)
 def active_runs(key: str) -> None:
     """Every queued and running run of the history, live, whoever started it (any tab, any replica).
 
     Stop shows for the run's owner and admins only; the session's own run is left to live_progress.
     """
-    try:
-        # A test-set generation is a job too (kind "generate"): the Generate page lists those, never as a run.
-        jobs = [j for j in queue().list() if j.run_id != state.live_run() and j.kind != GENERATE]
-    except Exception as exc:  # the page itself still works: say why this part is missing
-        errors.warning("Runs in progress cannot be read now: {problem}", problem=exc)
-        return
+    jobs = in_progress(generations=False, besides=state.live_run())
     if not jobs:
         return
-    if any(j.state == "queued" for j in jobs):
-        with errors.guard("Starting the dashboard's worker"):
-            ensure_worker()  # a laptop dashboard restarted, or runs queued by a script: this process scores them
     st.subheader("Runs in progress")
     for job in jobs:
         with st.container(border=True):
