@@ -28,6 +28,18 @@ CHATS = ROOT / "sample_data" / "conversations.jsonl"
 TYPED_KEY = "sk-typed-in-this-process-7c1f"
 
 
+def resumed_to_the_end(store, run_id, engine="local"):
+    """Queue the rest of run `run_id` and let a new worker (`engine`) finish it; the worker's event lines."""
+    submit_resume(store, run_id)
+    events = []
+    worker = Worker(store, slots=1, engine=engine, on_event=events.append).start()
+    try:
+        assert wait_for(lambda: store.get_run(run_id).status == "finished", timeout=120)
+    finally:
+        worker.shutdown(10)
+    return events
+
+
 def records(pairs):
     out = []
     for i, r in pairs:
@@ -115,13 +127,7 @@ def test_a_stop_mid_run_ends_it_stopped_and_a_local_worker_finishes_every_row_on
         info = store.get_run(run_id)
         assert 16 <= info.n_done < n and stored_indices(store, run_id) == sorted(set(stored_indices(store, run_id)))
         assert JobQueue(store).get(run_id).progress.done == info.n_done == len(stored_indices(store, run_id))
-        submit_resume(store, run_id)
-        events = []
-        local = Worker(store, slots=1, on_event=events.append).start()
-        try:
-            assert wait_for(lambda: store.get_run(run_id).status == "finished", timeout=120)
-        finally:
-            local.shutdown(10)
+        events = resumed_to_the_end(store, run_id)
     assert stored_indices(store, run_id) == list(range(n))
     assert any(f"{n - info.n_done} rows to score" in e for e in events), events
 
@@ -137,13 +143,7 @@ def test_shutdown_interrupts_a_ray_run_and_another_ray_worker_resumes_it(ray_clu
         assert first.shutdown(10)
         info = store.get_run(run_id)
         assert info.status == "interrupted" and 16 <= info.n_done < n
-        submit_resume(store, run_id)
-        events = []
-        second = Worker(store, slots=1, engine="ray", on_event=events.append).start()
-        try:
-            assert wait_for(lambda: store.get_run(run_id).status == "finished", timeout=120)
-        finally:
-            second.shutdown(10)
+        events = resumed_to_the_end(store, run_id, engine="ray")
     assert stored_indices(store, run_id) == list(range(n))
     assert any(f"{n - info.n_done} rows to score; scored on" in e for e in events), events
 
