@@ -251,7 +251,8 @@ def _collect(item: Mapping[str, Any], i: int, judges: list, source: str) -> Conf
         if name and not ENV_NAME.fullmatch(name):
             raise ConfigError(f"{source}: {where}.{key} is the NAME of an environment variable (e.g. "
                               f"RAGMETER_COLLECT_TOKEN), not {name[:40]!r}: secrets never go in this file")
-    if listen and not token_env and listen.rpartition(":")[0].strip("[]") not in LOOPBACK_HOSTS:
+    address = listen_address(listen)
+    if address is not None and not token_env and address[0] not in LOOPBACK_HOSTS:
         raise ConfigError(f"{source}: {where}.listen {listen!r} takes traces from other machines: set {where}.token_env "
                           "to the variable holding the bearer token senders must send (or listen on 127.0.0.1)")
     alerts = tuple(_strings(item, "alerts", [], where, source))  # read by collect/alerts.py (the one parser)
@@ -262,10 +263,17 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def listen_address(text: str) -> Optional[Tuple[str, int]]:
+    """(host, port) of "HOST:PORT" (an IPv6 host in brackets loses them); None when it is not that."""
+    host, sep, port = (text or "").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host.strip("[]"), int(port)
+
+
 def _collect_listen(item: Mapping[str, Any], where: str, source: str) -> str:
     listen = _get(item, "listen", str, "", where, source).strip()
-    host, sep, port = listen.rpartition(":")
-    if listen and not (sep and host and port.isdigit() and 0 < int(port) < 65536):
+    if listen and listen_address(listen) is None:
         raise ConfigError(f"{source}: {where}.listen must be HOST:PORT, e.g. \"127.0.0.1:4318\", not {listen[:60]!r}")
     return listen
 

@@ -35,10 +35,10 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def listen_address(text: str) -> Tuple[str, int]:
-    host, sep, port = (text or "").rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    address = team_config.listen_address(text)
+    if address is None:
         raise UsageError(f"--listen {text!r}: write HOST:PORT, e.g. 127.0.0.1:4318")
-    return host.strip("[]"), int(port)
+    return address
 
 
 def bearer_token(var: str) -> str:

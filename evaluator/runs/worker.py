@@ -170,7 +170,7 @@ class Worker:
         return run
 
     def _fail(self, job: JobInfo, error: str) -> None:
-        self.on_event(f"run {job.run_id} failed: {error}")
+        self.on_event(f"{_NOUNS.get(job.kind, _RUN_NOUNS)[0]} {job.run_id} failed: {error}")
         try:
             self.queue.heartbeat(job.run_id, self.worker_id, failed_progress(self.store, job, error))
             self.queue.finish(job.run_id, self.worker_id, "failed")
