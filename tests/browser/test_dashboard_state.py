@@ -59,18 +59,23 @@ def test_upload_spot_check_evaluate_run_scores_the_upload_with_no_outside_reques
     assert hosts and hosts <= LOOPBACK, f"requests beyond this machine: {sorted(hosts - LOOPBACK)}"
 
 
+LONG_ROWS = 30_000
+
+
 def test_run_in_progress_clears_on_another_page_without_a_click(page, app_url, tmp_path, shot):
-    data = _write_csv(tmp_path / "long_run.csv", _big_rows(3_000))
+    # Long enough to still be scoring after a page switch: the dashboard's worker process scores
+    # offline rows at over 1,000 a second on its own core.
+    data = _write_csv(tmp_path / "long_run.csv", _big_rows(LONG_ROWS))
     open_app(page, app_url)
     upload(page, data)
     page.get_by_role("button", name="Run evaluation").click()
     expect(page.locator('[data-testid="stProgress"]').first).to_contain_text(
-        re.compile(r"^[1-9][\d,]*/3,000 samples scored"), timeout=RUN_TIMEOUT)
+        re.compile(rf"^[1-9][\d,]*/{LONG_ROWS:,} samples scored"), timeout=RUN_TIMEOUT)
     page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Spot check").click()
     expect(sidebar(page).get_by_text(re.compile(r"Run in progress: long_run\.csv"))).to_be_visible()
     shot("1-running-elsewhere")
     # No click from here on: the sidebar must notice the end of the run by itself.
-    expect(sidebar(page).get_by_text(re.compile(r"Report: long_run\.csv · finished · 3,000 samples"))).to_be_visible(
+    expect(sidebar(page).get_by_text(re.compile(rf"Report: long_run\.csv · finished · {LONG_ROWS:,} samples"))).to_be_visible(
         timeout=3 * RUN_TIMEOUT)
     expect(sidebar(page).get_by_text(re.compile("Run in progress"))).to_have_count(0)
     shot("2-finished-elsewhere")
