@@ -373,7 +373,7 @@ def percentile(sorted_values: List[float], pct: float) -> Optional[float]:
     return round(sorted_values[int(rank) - 1], 1)
 
 
-def _ms(value: Optional[float]) -> str:
+def ms_cell(value: Optional[float]) -> str:
     return "–" if value is None else f"{value:.0f} ms"
 
 
@@ -383,12 +383,17 @@ LANGUAGE_NOTE_KEY = "language_note"  # sample.metadata: why a row was scored wit
 def header_note(metadatas: Sequence[Mapping[str, Any]], noun: str = "sample") -> Optional[str]:
     """The run header's line: how many rows were scored with English prompts for want of their own, in which
     languages; None when there are none."""
-    names = [m[LANGUAGE_NOTE_KEY].split(":")[0].replace("Written in ", "")
-             for m in metadatas if m.get(LANGUAGE_NOTE_KEY)]
+    return language_header([str(m[LANGUAGE_NOTE_KEY]) for m in metadatas if m.get(LANGUAGE_NOTE_KEY)],
+                           len(metadatas), noun)
+
+
+def language_header(notes: Sequence[str], total: int, noun: str = "sample") -> Optional[str]:
+    """`header_note` from the notes of the rows that have one and the number of rows."""
+    names = [note.split(":")[0].replace("Written in ", "") for note in notes]
     if not names:
         return None
     which = ", ".join(sorted(set(names)))
-    return (f" language: {len(names)} of {len(metadatas)} {noun}s in {which}, scored with the English prompts "
+    return (f" language: {len(names)} of {total} {noun}s in {which}, scored with the English prompts "
             "and heuristics (no prompts of their own)")
 
 
@@ -505,7 +510,7 @@ class EvalReport:
         rows = [(m, means[m], stds[m], len(self.values(m))) for m in self.metric_names()]
         target = self.target_stats()
         notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
-                 f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
+                 f"p50 {ms_cell(target['p50_ms'])}, p95 {ms_cell(target['p95_ms'])}"] if target else []
         language = self.language_note()
         notes += [language] if language else []
         if not self.multi_turn:

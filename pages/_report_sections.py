@@ -282,7 +282,7 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG, each built only when clicked (a stored run's
     rows are read from the history then, not before)."""
     from evaluator.analysis import charts as chart_io
-    from evaluator.report import export
+    from evaluator.report import export, files
 
     meta = view.meta
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
@@ -299,9 +299,24 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Download CSV", lambda: export.results_csv(rows()), f"{stem}.csv", "text/csv",
+    def stored_rows() -> Any:
+        """A stored run's rows a page at a time: CSV and JSON are written as they pass, never all held."""
+        assert store is not None and meta.run_id
+        return store.iter_results(meta.run_id)
+
+    def csv_data() -> Any:
+        if view.report is not None:
+            return export.results_csv(view.report)
+        return files.csv_bytes(stored_rows(), view.summary.get("metric_names") or [])
+
+    def json_data() -> Any:
+        if view.report is not None:
+            return export.results_json(view.report, settings=meta.settings)
+        return files.json_bytes(stored_rows, view.summary, meta.settings)
+
+    c1.download_button("Download CSV", csv_data, f"{stem}.csv", "text/csv",
                        key="dl_csv", icon=":material/table:", on_click="ignore")
-    c2.download_button("Download JSON", lambda: export.results_json(rows(), settings=meta.settings),
+    c2.download_button("Download JSON", json_data,
                        f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
                        on_click="ignore")
     c3.download_button("Download HTML report", lambda: export.html_report(

@@ -220,7 +220,7 @@ def metric_agreement(metric: str, scores: Sequence[float], labels: Sequence[floa
                            n=n, kind=kind, mae=error, calibration=bins_)
 
 
-def _label_of(labels: Mapping[str, Any], metric: str) -> Optional[float]:
+def label_of(labels: Mapping[str, Any], metric: str) -> Optional[float]:
     value = labels.get(f"human_{metric}", labels.get(metric))
     if value is None or value == "":
         return None
@@ -238,7 +238,7 @@ def labelled_pairs(report: Any) -> Dict[str, List[Tuple[float, float]]]:
     for result in report.results:
         labels = (getattr(result.sample, "metadata", None) or {}).get("human_labels") or {}
         for metric, ms in result.metric_scores().items():
-            label = _label_of(labels, metric)
+            label = label_of(labels, metric)
             if label is not None and not ms.skipped:
                 pairs[metric].append((ms.score, label))
     return dict(pairs)

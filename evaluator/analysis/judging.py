@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 from ..judges.health import STOPPED_KEY, UNUSABLE_KEY
 from ..model import (METHOD_BLEND, METHOD_FALLBACK, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED,
@@ -24,7 +24,7 @@ _CAUSE = re.compile(r"HTTP \d{3}|connection refused|unknown host|timed? ?out|mal
 
 
 # How a score comes out when the judge was asked: it answered, or it failed (heuristic or no score).
-_ASKED = (METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
+ASKED = (METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_FALLBACK, METHOD_UNSCORED)
 _FAILED = (METHOD_FALLBACK, METHOD_UNSCORED)
 
 
@@ -35,7 +35,7 @@ def _methods(report: EvalReport) -> Iterator[str]:
 def is_offline(report: EvalReport) -> bool:
     """True when heuristics scored the run and no judge was asked (rule-based scores aside)."""
     methods = set(_methods(report))
-    return METHOD_OFFLINE in methods and not methods & set(_ASKED)
+    return METHOD_OFFLINE in methods and not methods & set(ASKED)
 
 
 def fallback_counts(report: EvalReport) -> Tuple[int, int]:
@@ -45,7 +45,7 @@ def fallback_counts(report: EvalReport) -> Tuple[int, int]:
 
 def tallied_fallbacks(methods: Mapping[str, int]) -> Tuple[int, int]:
     """`fallback_counts` from method -> count over every metric (how an engine that streams rows counts)."""
-    judged = sum(n for method, n in methods.items() if method in _ASKED)
+    judged = sum(n for method, n in methods.items() if method in ASKED)
     return sum(n for method, n in methods.items() if method in _FAILED), judged
 
 
@@ -62,16 +62,17 @@ def stopped_reason(report: EvalReport) -> Optional[str]:
 
 def main_cause(report: EvalReport) -> Optional[str]:
     """The judge's failure in a few words ("HTTP 401", "connection refused"), or None."""
-    found = _CAUSE.search(stopped_reason(report) or "")
+    found = cause_of(stopped_reason(report))
     if found:
-        return found.group(0)
-    causes: Counter = Counter()
-    for r in report.results:
-        for ms in r.scores.values():
-            match = _CAUSE.search(ms.error or "")
-            if match:
-                causes[match.group(0)] += 1
+        return found
+    causes = Counter(c for r in report.results for c in map(cause_of, (ms.error for ms in r.scores.values())) if c)
     return causes.most_common(1)[0][0] if causes else None
+
+
+def cause_of(message: Optional[str]) -> Optional[str]:
+    """A failure message's cause in a few words ("HTTP 401", "timed out"), or None."""
+    found = _CAUSE.search(message or "")
+    return found.group(0) if found else None
 
 
 def judge_calls(usage: Mapping[str, Any]) -> Tuple[int, int]:
@@ -89,15 +90,20 @@ def usable_replies(usage: Mapping[str, Any]) -> Tuple[int, int]:
 def judge_status(report: EvalReport, settings: Optional[Dict[str, Any]] = None) -> str:
     """One line for a report header: 'gpt-4o-mini · 124/124 calls answered, 0/124 replies usable · not JSON',
     or the offline one."""
+    return status_line(settings, report.usage or {}, lambda: is_offline(report), lambda: main_cause(report))
+
+
+def status_line(settings: Optional[Dict[str, Any]], usage: Mapping[str, Any], offline: Callable[[], bool],
+                cause: Callable[[], Optional[str]]) -> str:
+    """`judge_status` from the run's settings, usage and (asked only when needed) its offline-ness and cause."""
     settings = settings or {}
-    if settings.get("judge") == "offline" or (not settings.get("model") and is_offline(report)):
+    if settings.get("judge") == "offline" or (not settings.get("model") and offline()):
         return "offline heuristics (lexical estimates, no judge)"
-    usage = report.usage or {}
     ok, asked = judge_calls(usage)
     usable, _ = usable_replies(usage)
     parts = [str(settings.get("model") or settings.get("judge") or "judge"),
              f"{ok}/{asked} calls answered, {usable}/{asked} replies usable"]
-    cause = main_cause(report) if usable < asked or stopped_reason(report) else None
-    if cause:
-        parts.append(cause)
+    found = cause() if usable < asked or usage.get(STOPPED_KEY) else None
+    if found:
+        parts.append(found)
     return " · ".join(parts)

@@ -31,7 +31,7 @@ class JudgeNoise:
         return asdict(self)
 
 
-def _repeat_scores(ms: MetricScore) -> List[float]:
+def repeat_scores(ms: MetricScore) -> List[float]:
     """Each repeat's score as the metric would have reported it alone."""
     if ms.method == METHOD_BLEND and ms.heuristic_score is not None:
         return [blend(s, ms.heuristic_score) for s in ms.llm_scores]
@@ -51,7 +51,7 @@ def judge_noise(report: EvalReport) -> List[JudgeNoise]:
         if not scores:
             continue
         stds = [statistics.stdev(ms.llm_scores) for ms in scores]
-        flips = sum(len({band(s) for s in _repeat_scores(ms)}) > 1 for ms in scores)
+        flips = sum(len({band(s) for s in repeat_scores(ms)}) > 1 for ms in scores)
         out.append(JudgeNoise(name, max(len(ms.llm_scores) for ms in scores), len(scores),
                               round(statistics.fmean(stds), 4), round(flips / len(scores), 4)))
     return out

@@ -1,62 +1,83 @@
-"""A run's summary: everything its Report shows that SQL cannot give cheaply, computed once from the whole report.
+"""A run's summary: everything its Report shows that SQL cannot give cheaply, computed once from its rows.
 
-Built when a run ends (runs/run.py) and stored with it (RunStore.save_summary), or built on the first
-open of a run that has none (an older or interrupted one): bootstrap CIs, the verdict, agreement with
+Built when a run ends (runs/run.py, from the tally its rows were counted into as they finished:
+analysis/tally.py) and stored with it (RunStore.save_summary), or built on the first open of a run
+that has none (an older or interrupted one; its rows are read back in pages): bootstrap CIs, the verdict, agreement with
 human labels and other tools' grades, judge noise, usage, target figures, the histogram and category
 aggregates the charts draw. A plain JSON-able dict, so the history stores it as it is; the readers
 below turn its parts back into the dataclasses the sections draw. Pages then never hold a run's rows.
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import asdict
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..model import EvalReport, Verdict
+from ..model import CONVERSATION_TABLE, EvalReport, Verdict, format_table, ms_cell, turn_notes
 from . import judging
-from .aggregate import category_rows, histogram_rows
-from .agreement import CalibrationBin, MetricAgreement, agreement_table, external_pairs
-from .noise import JudgeNoise, judge_noise
-from .stats import MetricSummary, summarize
+from .agreement import CalibrationBin, MetricAgreement
+from .noise import JudgeNoise
+from .stats import MetricSummary
+from .tally import ReportTally
 
-VERSION = 1  # a stored summary of another version is rebuilt on open
+VERSION = 2  # a stored summary of another version is rebuilt on open
 MAX_CATEGORY_NAMES = 1_000  # the Category filter offers the largest ones
 
 
 def build(report: EvalReport, *, settings: Optional[Mapping[str, Any]] = None,
           verdict: Optional[Verdict] = None) -> Dict[str, Any]:
-    """The summary of `report` (one pass per figure over its rows); `verdict` is the caller's (scoring decides it)."""
-    fallback, judged = judging.fallback_counts(report)
-    agreement = {**agreement_table(report), **agreement_table(external_pairs(report))}
+    """The summary of `report`; `verdict` is the caller's (scoring decides it)."""
+    return of_tally(ReportTally.of(report), settings=settings, verdict=verdict)
+
+
+def of_tally(tally: ReportTally, *, settings: Optional[Mapping[str, Any]] = None,
+             verdict: Optional[Verdict] = None) -> Dict[str, Any]:
+    """The summary of the rows `tally` counted (a report's, or a run's as they streamed past)."""
+    fallback, judged = judging.tallied_fallbacks(tally.methods())
+    cause = tally.main_cause()
     return {
         "version": VERSION,
-        "n_rows": len(report.results),
-        "total_time": report.total_time,
-        "usage": dict(report.usage or {}),
-        "metric_names": report.metric_names(),
-        "metrics": [asdict(s) for s in summarize(report)],
-        "overall_mean": report.overall_mean(),
+        "n_rows": tally.n,
+        "total_time": tally.total_time,
+        "usage": dict(tally.usage),
+        "metric_names": tally.metric_names(),
+        "metrics": [asdict(s) for s in tally.summaries()],
+        "overall_mean": tally.means()["overall"],
+        "n_overall": len(tally.overall.values),
         "verdict": None if verdict is None else verdict.to_dict(),
-        "judge_status": judging.judge_status(report, dict(settings or {})),
-        "trust": {"stopped": judging.stopped_reason(report), "fallback": fallback, "judged": judged,
-                  "main_cause": judging.main_cause(report), "offline": judging.is_offline(report),
-                  "language_note": report.language_note()},
-        "noise": [n.to_dict() for n in judge_noise(report)],
-        "target": report.target_stats(),
-        "agreement": {key: asdict(a) for key, a in agreement.items()},
-        "histogram": histogram_rows(report),
-        "categories": category_rows(report),
-        "category_names": _category_names(report),
-        "external_columns": sorted({k for r in report.results if r.sample is not None
-                                    for k in (r.sample.metadata or {}).get("external_scores") or {}}),
-        "conversations": report.multi_turn,
+        "decision": tally.decision(),
+        "judge_status": judging.status_line(dict(settings or {}), tally.usage, tally.is_offline, lambda: cause),
+        "trust": {"stopped": tally.stopped(), "fallback": fallback, "judged": judged,
+                  "main_cause": cause, "offline": tally.is_offline(), "language_note": tally.language_note()},
+        "noise": [n.to_dict() for n in tally.judge_noise()],
+        "target": tally.target_stats(),
+        "agreement": {key: asdict(a) for key, a in tally.agreement().items()},
+        "histogram": tally.histogram(),
+        "categories": tally.category_rows(),
+        "category_names": sorted(tally.largest_categories(MAX_CATEGORY_NAMES)),
+        "external_columns": sorted(tally.external_columns),
+        "conversations": tally.conversations,
+        "turns": tally.turn_means() if tally.conversations else {},
+        "n_turns": tally.n_turns,
     }
 
 
-def _category_names(report: EvalReport) -> List[str]:
-    sizes = Counter(str(r.sample.category) for r in report.results
-                    if r.sample is not None and r.sample.category not in (None, ""))
-    return sorted(c for c, _ in sizes.most_common(MAX_CATEGORY_NAMES))
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """The printed report table (EvalReport.format_report's) from a summary: the CLI prints it for a run
+    whose rows it never held."""
+    n = int(summary.get("n_rows") or 0)
+    rows = [(s.name, s.mean, s.std, s.n_scored) for s in metric_summaries(summary)]
+    target = summary.get("target")
+    notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
+             f"p50 {ms_cell(target['p50_ms'])}, p95 {ms_cell(target['p95_ms'])}"] if target else []
+    language = (summary.get("trust") or {}).get("language_note")
+    notes += [language] if language else []
+    overall, n_overall = summary.get("overall_mean"), summary.get("n_overall", n)
+    total_time = float(summary.get("total_time") or 0.0)
+    if not summary.get("conversations"):
+        return format_table(n, total_time, rows, overall, notes, n_overall=n_overall)
+    turns = summary.get("turns") or {}
+    notes += turn_notes({m: t["mean"] for m, t in turns.items()}, {m: (t["scored"], t["total"]) for m, t in turns.items()})
+    return format_table(n, total_time, rows, overall, notes, n_overall=n_overall, **CONVERSATION_TABLE)
 
 
 def current(summary: Optional[Mapping[str, Any]]) -> bool:

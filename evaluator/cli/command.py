@@ -37,24 +37,25 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..analysis import judging
-from ..analysis.noise import format_judge_noise, judge_noise
+from ..analysis.noise import format_judge_noise
 from .args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
 from ..scoring.costs import estimate_run, usage_line
 from ..scoring.progress import Progress
 from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
-from ..io.filetypes import REPORT, file_type
 from ..io.outputs import check_output
 from ..io.versions import version_of
 from ..judges.offline import OfflineJudge
-from ..model import METHOD_FLAGGED, EvalReport
+from ..analysis import summary as summaries
+from ..model import METHOD_FLAGGED, EvalReport, EvalResult
+from ..report.files import write_results
 from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from ..targets import TargetConfig
 from ..targets.replay import MESSAGES
-from ..scoring.verdict import EXIT_CODES, Verdict, plural, verdict
+from ..scoring.verdict import EXIT_CODES, Verdict, from_decision, plural, verdict
 
 if TYPE_CHECKING:  # the history module loads only for the commands that open one
     from ..store.history import RunInfo
@@ -109,59 +110,43 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
     return list(verdict(report, thresholds=thresholds).missed)
 
 
-def write_output(report: EvalReport, path: str, settings: Dict[str, Any], dataset: str) -> None:
-    from ..report import export
-
-    fmt = file_type(path, REPORT).format
-    if fmt == "parquet":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_bytes(export.results_parquet(report))
-        return
-    if fmt == "csv":
-        text = export.results_csv(report)
-    elif fmt == "html":
-        text = export.html_report(report, dataset_name=dataset, settings=settings)
-    else:
-        text = export.results_json(report, settings=settings)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
-
-
-def print_usage_summary(report: EvalReport, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
+def print_usage_summary(summary: Mapping[str, Any], args: argparse.Namespace, settings: Dict[str, Any]) -> None:
     """Calls, tokens and cost; prices from the command line, else those the run was started with."""
-    usage = report.usage
+    usage = summary.get("usage")
     if not usage:
         return
-    print(f"judge status: {judging.judge_status(report, settings)}")
+    print(f"judge status: {summary.get('judge_status')}")
     price_in = args.price_in if args.price_in is not None else settings.get("price_in")
     price_out = args.price_out if args.price_out is not None else settings.get("price_out")
     print(usage_line(usage, price_in, price_out))
 
 
-def print_fallbacks(report: EvalReport) -> None:
-    for metric in report.metric_names():
-        counts = report.method_counts(metric)
+def print_fallbacks(summary: Mapping[str, Any]) -> None:
+    total = summary.get("n_rows", 0)
+    for metric in summaries.metric_summaries(summary):
+        counts = metric.methods
         if counts.get("heuristic_fallback"):
-            total = len(report.results)
-            print(f"warning: {metric}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
+            print(f"warning: {metric.name}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
                   "after a judge failure (see each score's reasoning)")
         if counts.get(METHOD_FLAGGED):
-            print(f"warning: {metric}: {counts[METHOD_FLAGGED]}/{len(report.results)} judge replies contradicted "
+            print(f"warning: {metric.name}: {counts[METHOD_FLAGGED]}/{total} judge replies contradicted "
                   "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
 
 
-def print_target_failures(report: EvalReport) -> None:
-    stats = report.target_stats()
+def print_target_failures(summary: Mapping[str, Any]) -> None:
+    stats = summary.get("target")
     if stats and stats["failures"]:
-        first = next(r.sample.target_error for r in report.results if r.sample and r.sample.target_error)
+        first = summary["decision"]["target_cause"]
         print(f"warning: {stats['failures']}/{stats['calls']} target calls failed; those rows are kept with "
               f"target_error and their metrics skipped (first: {first})")
 
 
-def print_labels(report: EvalReport) -> None:
-    from ..analysis.agreement import agreement_table, external_pairs, format_agreement_table
+def print_labels(summary: Mapping[str, Any]) -> None:
+    from ..analysis.agreement import format_agreement_table
 
-    table, external = agreement_table(report), agreement_table(external_pairs(report))
+    found = summaries.agreement(summary)
+    table = {k: a for k, a in found.items() if " vs " not in k}
+    external = {k: a for k, a in found.items() if " vs " in k}
     if table:
         print(format_agreement_table(table))
     if external:  # other tools' grades of the metrics we scored: how far the two evaluators agree
@@ -393,15 +378,16 @@ def _conversations(pending: Sequence[Any]) -> bool:
     return any(s.conversation is not None for _, s in pending)
 
 
-def save_recording(report: EvalReport, path: Path) -> None:
+def save_recording(rows: Callable[[], Iterator[Tuple[int, EvalResult]]], path: Path) -> None:
     """--record: the replayed conversations as JSON Lines, ready to score again."""
-    conversations = [r.conversation for r in report.results if r.conversation is not None]
     path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
     with path.open("w", encoding="utf-8") as f:
-        for conv in conversations:
-            f.write(json.dumps(conv.to_dict(), ensure_ascii=False, default=str) + "\n")
-    print(f"recorded {len(conversations)} conversations to {path} (re-score: ragmeter evaluate {path})",
-          file=sys.stderr)
+        for _, result in rows():
+            if result.conversation is not None:
+                f.write(json.dumps(result.conversation.to_dict(), ensure_ascii=False, default=str) + "\n")
+                count += 1
+    print(f"recorded {count} conversations to {path} (re-score: ragmeter evaluate {path})", file=sys.stderr)
 
 
 def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], worker: Any = None,
@@ -436,10 +422,21 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], work
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept "
                         f"(resume with: {resume_command(run.run_id, args)})")
-    if args.record and run.target is not None and run.report is not None:
-        save_recording(run.report, Path(args.record))
-    return finish(run.report or EvalReport(), args, thresholds, run.settings, run.dataset_name, run.run_id,
+    rows = finished_rows(run, store)
+    if args.record and run.target is not None:
+        save_recording(rows, Path(args.record))
+    summary = run.summary or summaries.build(run.report or EvalReport(), settings=run.settings)
+    return finish(summary, rows, args, thresholds, run.settings, run.dataset_name, run.run_id,
                   history_error=run.history_error)
+
+
+def finished_rows(run: Run, store: Any) -> Callable[[], Iterator[Tuple[int, EvalResult]]]:
+    """A fresh pass over the run's rows, in order: from the history a page at a time when the run kept none in
+    memory (a worker's), else from its report."""
+    if not run.keep_rows and store is not None and run.run_id:
+        return lambda: store.iter_results(run.run_id)
+    report = run.report or EvalReport()
+    return lambda: enumerate(report.results)
 
 
 def _stopped(run: Run, args: argparse.Namespace, rows: str) -> int:
@@ -451,29 +448,33 @@ def _stopped(run: Run, args: argparse.Namespace, rows: str) -> int:
     return EXIT_INTERRUPTED
 
 
-def finish(report: EvalReport, args: argparse.Namespace, thresholds: Dict[str, float],
-           settings: Dict[str, Any], dataset: str, run_id: Optional[str] = None,
-           history_error: Optional[str] = None) -> int:
-    """The report, its warnings and outputs, then the verdict's last line; returns its exit code."""
-    if judging.is_offline(report):
+def finish(summary: Mapping[str, Any], rows: Callable[[], Iterator[Tuple[int, EvalResult]]],
+           args: argparse.Namespace, thresholds: Dict[str, float], settings: Dict[str, Any], dataset: str,
+           run_id: Optional[str] = None, history_error: Optional[str] = None) -> int:
+    """The report (from the run's summary), its warnings and outputs (written from `rows` as they pass), then
+    the verdict's last line; returns its exit code."""
+    trust = summary.get("trust") or {}
+    if trust.get("offline"):
         print(f"note: {judging.OFFLINE_NOTICE}")
-    report.print_report()
-    noise = format_judge_noise(judge_noise(report))
+    print(summaries.format_summary(summary))
+    noise = format_judge_noise(summaries.noise(summary))
     if noise:
         print(noise)
-    print_usage_summary(report, args, settings)
-    print_fallbacks(report)
-    print_target_failures(report)
+    print_usage_summary(summary, args, settings)
+    print_fallbacks(summary)
+    print_target_failures(summary)
     if args.labels:
-        print_labels(report)
+        print_labels(summary)
     if args.output:
-        write_output(report, args.output, settings, dataset)
+        write_results(args.output, rows, summary, settings=settings, dataset=dataset,
+                      whole=lambda: EvalReport([r for _, r in rows()], total_time=float(summary.get("total_time") or 0),
+                                               usage=dict(summary.get("usage") or {})))
         print(f"wrote {args.output}")
     if args.dashboard_url and run_id:  # the last line on stdout, so a CI job can post it (README "Team mode")
         print(run_link(args.dashboard_url, run_id))
-    ending = verdict(report, thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
-                     history_error=history_error)
-    stopped_after = len(report.results) if judging.stopped_reason(report) else None
+    ending = from_decision(summary["decision"], thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
+                           history_error=history_error)
+    stopped_after = summary.get("n_rows", 0) if trust.get("stopped") else None
     return announce(ending, args, run_id, stopped_after)
 
 

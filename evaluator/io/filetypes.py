@@ -16,7 +16,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Mapping, Sequence, Type
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, TextIO, Type
 
 from ..errors import DatasetError, MissingExtra, OutputError, RagmeterError, ReviewError
 
@@ -106,7 +106,7 @@ def file_type(path: Any, purpose: Purpose) -> FileType:
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value: Any) -> Any:
+def csv_cell(value: Any) -> Any:
     """Lists and dicts as JSON text (a CSV cell holds them losslessly); text a spreadsheet would run as a
     formula gets a leading ' so it stays text."""
     if isinstance(value, (list, dict)):
@@ -119,11 +119,22 @@ def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns))
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _cell(v) for k, v in row.items()})
+    write_csv_rows(out, rows, columns)
     return out.getvalue()
+
+
+def write_csv_rows(f: TextIO, rows: Iterable[Mapping[str, Any]], columns: Optional[Sequence[str]] = None, *,
+                   empty: Sequence[str] = ()) -> None:
+    """Rows written to `f` one at a time (open it with newline=""), every cell through the formula guard; the
+    header is `columns`, else the first row's keys (`empty` when there is no row)."""
+    writer: Optional[csv.DictWriter] = None
+    for row in rows:
+        if writer is None:
+            writer = csv.DictWriter(f, fieldnames=list(row if columns is None else columns))
+            writer.writeheader()
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
+    if writer is None:
+        csv.DictWriter(f, fieldnames=list(columns or empty)).writeheader()
 
 
 def rows_bytes(rows: Sequence[Dict[str, Any]], kind: FileType, columns: Sequence[str]) -> bytes:

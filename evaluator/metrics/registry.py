@@ -101,3 +101,13 @@ def build_prompt(metric: str, lang: str, question: str, answer: str,
     others = resolve_metrics(chosen) if chosen else [m]
     fields = prefix_fields(*(o.shows for o in others if o.shares_prefix)) if m.shares_prefix else None
     return render_prompt(m.prompts, m.shows, lang, question, answer, contexts, reference, fields=fields)
+
+
+def rule_metrics(names: Iterable[str]) -> frozenset:
+    """Which of these metrics are rule-based (keyword coverage, retrieval by id): no judge is asked."""
+    def is_rule(name: str) -> bool:
+        try:
+            return not get_metric(name).judged
+        except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
+            return False
+    return frozenset(n for n in names if is_rule(n))

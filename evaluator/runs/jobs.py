@@ -84,8 +84,10 @@ def build_run(store: RunStore, run_id: str) -> Run:
             raise JudgeConfigError(f"this run's judge reads its API key from the environment variable {env}, "
                                    f"which is not set where the worker {socket.gethostname()} runs; set {env} "
                                    "in the worker's environment, then resume the run")
-    return Run.resume(store, run_id, api_key=h.api_key, judge=h.judge, config=config, target=h.target,
-                      target_headers=h.target_headers)
+    run = Run.resume(store, run_id, api_key=h.api_key, judge=h.judge, config=config, target=h.target,
+                     target_headers=h.target_headers)
+    run.keep_rows = False  # every row is in the history: readers (pages, the CLI's outputs) read it from there
+    return run
 
 
 def job_config(settings: Dict[str, Any], handoff: Handoff) -> RunConfig:

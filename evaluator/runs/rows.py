@@ -7,6 +7,10 @@ fails is tried again after a short, bounded wait (`waits`); rows that still cann
 counted in `lost`, and the run then says "N rows were not saved to the history", never "ok".
 
 A killed process loses at most the rows of the last `every` seconds; a resumed run scores them again.
+
+At most `backlog` rows wait: a run that scores faster than the history takes its rows (offline scoring
+outran SQLite's writes, and 56,000 waiting rows held ~300 MB) waits in `add` for the writer, so memory
+stays a few batches whatever the run's size. Once writes fail, nothing waits: the run goes on unsaved.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ log = logging.getLogger("ragmeter.runs")
 
 Pair = Tuple[int, EvalResult, bool]  # (index, result, whether its sample is the one the run stored)
 WAITS = (0.5, 1.5)  # seconds before the second and third tries: a database restart or a lock passes
+BACKLOG = 2_000  # rows that may wait for the writer before `add` waits for it
 
 
 class RowWriter:
@@ -32,8 +37,9 @@ class RowWriter:
     """
 
     def __init__(self, store: RunStore, run_id: str, *, every: float = 0.5, batch: int = 100,
-                 waits: Sequence[float] = WAITS, after_write: Optional[Callable[[], None]] = None) -> None:
-        self.store, self.run_id = store, run_id
+                 waits: Sequence[float] = WAITS, after_write: Optional[Callable[[], None]] = None,
+                 backlog: int = BACKLOG) -> None:
+        self.store, self.run_id, self.backlog = store, run_id, backlog
         self.every, self.batch, self.waits = every, batch, tuple(waits)
         self.after_write = after_write
         self.lost = 0  # rows that could not be written, every try failed
@@ -52,6 +58,9 @@ class RowWriter:
     def add(self, index: int, result: EvalResult, stored: bool = False) -> None:
         """Queue a finished row; `stored`: its sample is the one already stored with the run."""
         with self._cond:
+            while len(self._rows) >= self.backlog and not self.lost and not self._closing and self._thread.is_alive():
+                self._cond.notify()
+                self._cond.wait(0.1)  # the writer takes the waiting rows and notifies
             self._rows.append((index, result, stored))
             if len(self._rows) >= self.batch:
                 self._cond.notify()
@@ -86,6 +95,7 @@ class RowWriter:
                     if not self._closing and len(self._rows) < self.batch:
                         self._cond.wait(self.every)
                     rows, self._rows, closing = self._rows, [], self._closing
+                    self._cond.notify_all()  # a run waiting in `add` for room goes on
                 self._write(rows)
                 if closing:
                     return

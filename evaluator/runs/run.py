@@ -39,11 +39,13 @@ from ..judges.base import Judge, close_judge, judge_usage
 from ..judges.health import STOPPED_KEY
 from ..judges.registry import OFFLINE, OPENAI  # noqa: F401  (re-exported for the CLI and pages)
 from ..model import EvalReport, EvalResult, EvalSample
+from ..analysis.tally import ReportTally
 from ..scoring.evaluation import RAGEvaluator
+from ..analysis import summary as summary_module
 from ..scoring import summaries
 from ..scoring.passes import usage_delta
 from ..scoring.run_config import RunConfig  # re-exported: `from evaluator.runs.run import RunConfig` still works
-from ..scoring.verdict import Verdict, verdict
+from ..scoring.verdict import Verdict, from_decision
 from ..store.history import RunStore
 from ..targets import TargetConfig
 from ..targets.pipeline import evaluate_with_target
@@ -109,7 +111,13 @@ class Run:
         # Another engine that scores the pending rows instead of this process (runs/ray_run.py), called as
         # evaluate_dataset is: (samples, on_progress=, on_result=, stop=) -> EvalReport. Set before start.
         self.engine: Optional[Callable[..., EvalReport]] = None
+        # False (a worker's runs): `report` keeps no rows; each is in the history, and counted in `tally`
+        # as it finishes, so a 100,000-row run is never held whole (issue 28). Set before start.
+        self.keep_rows = True
+        self.tally = ReportTally()  # this session's finished rows (their figures, not the rows)
+        self.summary: Optional[Dict[str, Any]] = None  # the whole run's, once it has ended (analysis/summary.py)
         self._results: Dict[int, EvalResult] = {}
+        self._finished = 0  # rows this session finished
         self._answered_samples: Dict[int, EvalSample] = {}  # the target's answered rows, as saved
         self._writer: Optional[RowWriter] = None  # the history's batched row writes, once the run has an id
         self.detached = False  # another worker owns the run now: its ending is not written from here
@@ -291,7 +299,7 @@ class Run:
             else:
                 report = self._score([s for _, s in self.pending])
             self._save_rows()
-            self.status = "finished" if len(self._results) == len(self.pending) else "stopped"
+            self.status = "finished" if self._finished == len(self.pending) else "stopped"
             self.report = self._close(report)
         except JudgeFailed as exc:  # the judge is failing: stopped early, every finished row saved, resumable
             self._save_rows()
@@ -313,7 +321,7 @@ class Run:
             return self.engine(samples, on_progress=self._tally, on_result=self._keep, stop=self._stop)
         if self._target is None:
             return self.evaluator.evaluate_dataset(samples, max_workers=self._workers, on_progress=self._tally,
-                                                   on_result=self._keep, stop=self._stop)
+                                                   on_result=self._keep, stop=self._stop, keep_results=self.keep_rows)
         assert self.target is not None  # set together with self._target
         return evaluate_with_target(self.evaluator, samples, self._target, policy=self.target.policy,
                                     target_workers=self.target.workers, judge_workers=self._workers,
@@ -358,7 +366,11 @@ class Run:
     def _keep(self, j: int, result: EvalResult) -> None:
         """on_result: keep the row, and hand it to the batched writer (saved within ~0.5 s)."""
         index = self.pending[j][0]
-        self._results[index] = result
+        with self._lock:
+            self._finished += 1
+            self.tally.add(index, result)
+        if self.keep_rows:
+            self._results[index] = result
         if self._writer is not None:
             # The same object as the sample stored (at create, or as the target answered it): not written again.
             own = result.sample is self.pending[j][1] or result.sample is self._answered_samples.get(j)
@@ -375,7 +387,7 @@ class Run:
     def _stored_usage(self) -> Dict[str, Any]:
         try:
             if isinstance(self.store, RunStore) and self.run_id:
-                return dict(self.store.load_report(self.run_id).usage or {})
+                return self.store.stored_usage(self.run_id)
         except HistoryError:
             pass
         return {}
@@ -392,39 +404,45 @@ class Run:
         self.store.finish_run(self.run_id, status="running", usage=add_usage(self._usage_prior, session))
 
     def _close(self, report: EvalReport) -> EvalReport:
-        """Record the run's end; a resumed run's report is the whole run, read back from the history."""
+        """Record the run's end and its summary. A resumed run's figures are the whole run's, its rows read
+        back from the history a page at a time (and its report too, unless it keeps no rows)."""
+        if not self.keep_rows:
+            report = EvalReport(total_time=report.total_time, usage=dict(report.usage or {}))  # the rows are stored
         if not self.prior or not isinstance(self.store, RunStore) or not self.run_id:
-            self._mark(report.total_time, report.usage or None, report)
+            self.tally.total_time, self.tally.usage = report.total_time, dict(report.usage or {})
+            self._mark(report.total_time, report.usage or None, self.tally)
             return report
-        full = self.store.load_report(self.run_id)  # its total_time is the earlier sessions'
-        full.total_time += report.total_time
+        total_time = (self.store.get_run(self.run_id).total_time or 0.0) + report.total_time
         # The usage stored now holds this session's calls in part (saved row by row): add to what it was.
-        full.usage = add_usage(self._usage_prior, report.usage or {})
+        usage = add_usage(self._usage_prior, report.usage or {})
         if STOPPED_KEY not in (report.usage or {}):  # an earlier session's judge stop is over: this one went on
-            full.usage.pop(STOPPED_KEY, None)
-        self._mark(full.total_time, full.usage or None, full)
+            usage.pop(STOPPED_KEY, None)
+        whole = summaries.tally_of_store(self.store, self.run_id, total_time)
+        whole.usage = usage
+        self._mark(total_time, usage or None, whole)
+        if not self.keep_rows:
+            return EvalReport(total_time=total_time, usage=usage)
+        full = self.store.load_report(self.run_id)
+        full.total_time, full.usage = total_time, usage
         return full
 
     def _mark(self, total_time: Optional[float], usage: Optional[Dict[str, Any]],
-              report: Optional[EvalReport] = None) -> None:
+              tally: Optional[ReportTally] = None) -> None:
+        """Keep the run's summary (`tally`'s: None for a run that failed) and write its ending to the history."""
+        ending = None
+        if tally is not None:
+            ending = from_decision(tally.decision(), history_error=self.history_error)
+            self.summary = summary_module.of_tally(tally, settings=self.settings, verdict=ending)
         if not isinstance(self.store, RunStore) or not self.run_id or self.detached:
             return
-        ending = None if report is None else verdict(report, history_error=self.history_error)
         try:
             self.store.finish_run(self.run_id, status=self.status, total_time=total_time, usage=usage,
                                   verdict=ending)
         except Exception:
             self._history_failed("The run's final status could not be saved to the history.")
             log.warning("finish_run failed", exc_info=True)
-        self._save_summary(report, ending)
-
-    def _save_summary(self, report: Optional[EvalReport], ending: Optional[Verdict]) -> None:
-        """Store the run's summary (issue 28: pages read it, never the rows); none for a run that failed, so the
-        first page to open it builds it from the rows that are there."""
-        assert isinstance(self.store, RunStore) and self.run_id
-        try:
-            self.store.save_summary(self.run_id, None if report is None else
-                                    summaries.of_report(report, self.settings, ending))
+        try:  # none for a run that failed: the first page to open it builds it from the rows that are there
+            self.store.save_summary(self.run_id, self.summary)
         except Exception:  # the rows are saved: a page builds the summary from them on its first open
             log.warning("save_summary failed", exc_info=True)
 
@@ -435,12 +453,14 @@ class Run:
     @property
     def verdict(self) -> Optional[Verdict]:
         """How the run ended (evaluator/verdict.py), once it has; thresholds are the caller's to add."""
-        if self.report is None or self.running:
+        if self.summary is None or self.running:
             return None
-        return verdict(self.report, history_error=self.history_error)
+        return from_decision(self.summary["decision"], history_error=self.history_error)
 
     def _partial_report(self) -> EvalReport:
         """What a failed run keeps: its saved rows (earlier sessions' too), else the rows in memory."""
+        if not self.keep_rows:
+            return EvalReport(total_time=self.elapsed())  # the rows are in the history
         if isinstance(self.store, RunStore) and self.run_id:
             try:
                 return self.store.load_report(self.run_id)

@@ -110,8 +110,11 @@ class RAGEvaluator:
     def evaluate_dataset(self, samples: Iterable[EvalSample], show_progress: bool = False, *,
                          max_workers: int = 1, on_progress: Optional[ProgressCallback] = None,
                          on_result: Optional[ResultCallback] = None,
-                         stop: Optional[threading.Event] = None) -> EvalReport:
+                         stop: Optional[threading.Event] = None, keep_results: bool = True) -> EvalReport:
         """Score every sample and return the report, results in input order.
+
+        `keep_results=False` returns a report with no rows: each went to `on_result`, and whoever stores
+        or counts them there need not hold the whole run in memory twice (runs/run.py, in a worker).
 
         `on_progress(done, total, result)` runs after each sample; `on_result(index, result)`
         too, with the sample's input position (how the run history persists each row as it
@@ -128,9 +131,9 @@ class RAGEvaluator:
             return EvalReport()
         scoring = ScoringPass(self, len(samples), show_progress, on_progress, on_result)
         if max_workers <= 1:
-            results = self._run_sequential(samples, scoring.progress, stop)
+            results = self._run_sequential(samples, scoring.progress, stop, keep_results)
         else:
-            results = self._run_concurrent(samples, max_workers, scoring.progress, stop)
+            results = self._run_concurrent(samples, max_workers, scoring.progress, stop, keep_results)
         return scoring.report(results)
 
     def watch(self) -> None:
@@ -145,7 +148,7 @@ class RAGEvaluator:
         return (stop is not None and stop.is_set()) or (self.health is not None and self.health.tripped)
 
     def _run_sequential(self, samples: List[EvalSample], progress: Progress,
-                        stop: Optional[threading.Event]) -> List[EvalResult]:
+                        stop: Optional[threading.Event], keep: bool = True) -> List[EvalResult]:
         results = []
         for i, sample in enumerate(samples):
             if self.stopping(stop):
@@ -153,15 +156,18 @@ class RAGEvaluator:
             if i and self.batch_delay > 0:
                 time.sleep(self.batch_delay)
             try:
-                results.append(self.evaluate(sample))
+                result = self.evaluate(sample)
             except JudgeFailed:
                 break
-            progress.update(i, results[-1])
+            if keep:
+                results.append(result)
+            progress.update(i, result)
         return results
 
     def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: Progress,
-                        stop: Optional[threading.Event]) -> List[EvalResult]:
+                        stop: Optional[threading.Event], keep: bool = True) -> List[EvalResult]:
         done: Dict[int, EvalResult] = {}
+        started = 0
         pending: Dict[Future, int] = {}
         queue = iter(enumerate(samples))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragmeter") as pool:
@@ -171,8 +177,9 @@ class RAGEvaluator:
                     item = next(queue, None)
                     if item is None:
                         break
-                    if self.batch_delay > 0 and (pending or done):
+                    if self.batch_delay > 0 and started:
                         time.sleep(self.batch_delay)
+                    started += 1
                     pending[pool.submit(self.evaluate, item[1], parallel_calls=True)] = item[0]
                 if not pending:
                     break
@@ -180,8 +187,10 @@ class RAGEvaluator:
                 for fut in finished:
                     index = pending.pop(fut)
                     try:
-                        done[index] = fut.result()
+                        result = fut.result()
                     except JudgeFailed:
                         continue  # the judge is failing: this sample stays unscored
-                    progress.update(index, done[index])
+                    if keep:
+                        done[index] = result
+                    progress.update(index, result)
         return [done[i] for i in sorted(done)]

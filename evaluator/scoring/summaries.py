@@ -1,8 +1,8 @@
 """A stored run's summary (analysis/summary.py), read from the history or built once and stored there.
 
 A run saves its summary when it ends; a run that has none (written before summaries, or interrupted)
-gets it on its first open: the one time its rows are all decoded, after which every reader gets the
-stored dict. The verdict is decided here, the one layer that may (scoring/verdict.py).
+gets it on its first open: the one time its rows are all decoded (a page at a time, into a tally), after
+which every reader gets the stored dict. The verdict is decided here, the one layer that may (scoring/verdict.py).
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Any, Dict, Mapping, Optional
 from ..analysis import summary as summaries
 from ..model import EvalReport, Verdict
 from ..store.history import RunStore
-from .verdict import verdict as decide
+from ..analysis.tally import ReportTally
+from .verdict import from_decision, verdict as decide
 
 
 def of_report(report: EvalReport, settings: Mapping[str, Any], ending: Optional[Verdict] = None) -> Dict[str, Any]:
@@ -26,7 +27,20 @@ def stored(store: RunStore, run_id: str) -> Dict[str, Any]:
         assert found is not None
         return found
     info = store.get_run(run_id)
-    built = of_report(store.load_report(run_id), info.settings, info.verdict)
+    built = of_store(store, run_id, info.settings, info.verdict, info.total_time or 0.0)
     if info.status != "running":  # a running run's rows are still coming: its summary is built when it ends
         store.save_summary(run_id, built)
     return built
+
+
+def tally_of_store(store: RunStore, run_id: str, total_time: float = 0.0) -> ReportTally:
+    """The tally of every row stored for the run, read a page at a time."""
+    tally = ReportTally(total_time=total_time, usage=store.stored_usage(run_id))
+    return tally.add_all(store.iter_results(run_id))
+
+
+def of_store(store: RunStore, run_id: str, settings: Mapping[str, Any], ending: Optional[Verdict] = None,
+             total_time: float = 0.0) -> Dict[str, Any]:
+    """The summary of a stored run's rows, read a page at a time (never the whole run at once)."""
+    tally = tally_of_store(store, run_id, total_time)
+    return summaries.of_tally(tally, settings=settings, verdict=ending or from_decision(tally.decision()))

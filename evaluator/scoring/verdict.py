@@ -20,10 +20,10 @@ runs); `decide(counts, means, ...)` for engines that stream a tally instead (Ray
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Any, Mapping, Optional, Sequence, Tuple
 
 from ..analysis import judging
-from ..model import (EXIT_CODES, METHOD_UNSCORED, EvalReport, EvalResult, RowCounts, Severity, Verdict,  # noqa: F401  (re-exported)
+from ..model import (EXIT_CODES, EvalReport, RowCounts, Severity, Verdict,  # noqa: F401  (re-exported)
                      VerdictKind, plural)
 
 
@@ -79,57 +79,27 @@ def _judge_failure(counts: RowCounts, max_fallback_rate: float, cause: Optional[
     return None
 
 
-def rule_metrics(names: Sequence[str]) -> frozenset:
-    """Which of these metrics are rule-based (keyword coverage, retrieval by id): no judge is asked."""
-    from ..metrics.registry import get_metric
-
-    def is_rule(name: str) -> bool:
-        try:
-            return not get_metric(name).judged
-        except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
-            return False
-    return frozenset(n for n in names if is_rule(n))
-
-
-def _scored(result: EvalResult, rules: frozenset) -> bool:
-    """A row is scored when it has a judged score (its overall), or, in a run of rule metrics alone
-    (retrieval by id, say), when it has any score: such a run is not "nothing scored"."""
-    if result.overall_score() is not None:
-        return True
-    return all(n in rules for n in result.scores) and any(not ms.skipped for ms in result.scores.values())
-
-
 def row_counts(report: EvalReport) -> RowCounts:
     """What happened to the report's rows: scored, target failures, unusable replies, fallbacks."""
-    fallbacks, judged = judging.fallback_counts(report)
-    rules = rule_metrics(report.metric_names())
-    return RowCounts(total=len(report.results),
-                     scored=sum(1 for r in report.results if _scored(r, rules)),
-                     target_failures=sum(1 for r in report.results if r.sample is not None and r.sample.target_error),
-                     unusable_replies=sum(1 for r in report.results
-                                          if any(ms.method == METHOD_UNSCORED for ms in r.scores.values())),
-                     fallbacks=fallbacks, judged=judged)
+    from ..analysis.tally import ReportTally
+
+    return ReportTally.of(report).counts()
 
 
 def verdict(report: EvalReport, *, thresholds: Mapping[str, float] = {},
             max_fallback_rate: float = judging.MAX_FALLBACK_RATE, history_error: Optional[str] = None) -> Verdict:
     """The verdict of a finished report (any engine that holds its rows: local, Batch API, target, resume)."""
-    means = dict(report.mean_scores(), overall=report.overall_mean())
-    return decide(row_counts(report), means, thresholds=thresholds, max_fallback_rate=max_fallback_rate,
-                  stopped=judging.stopped_reason(report), judge_cause=judging.main_cause(report),
-                  target_cause=_first_target_error(report), nothing_cause=_nothing_cause(report),
-                  history_error=history_error)
+    from ..analysis.tally import ReportTally
+
+    return from_decision(ReportTally.of(report).decision(), thresholds=thresholds,
+                         max_fallback_rate=max_fallback_rate, history_error=history_error)
 
 
-def _first_target_error(report: EvalReport) -> Optional[str]:
-    return next((r.sample.target_error for r in report.results if r.sample is not None and r.sample.target_error),
-                None)
-
-
-def _nothing_cause(report: EvalReport) -> Optional[str]:
-    """Why no row got a score, from the first row's skip reasons (they are alike when nothing scored)."""
-    if not report.results or _first_target_error(report):
-        return None
-    reasons: Sequence[str] = [f"{name}: {ms.reasoning}" for name, ms in report.results[0].scores.items()
-                              if ms.skipped and ms.reasoning]
-    return "; ".join(reasons[:3]) or None
+def from_decision(decision: Mapping[str, Any], *, thresholds: Mapping[str, float] = {},
+                  max_fallback_rate: float = judging.MAX_FALLBACK_RATE, history_error: Optional[str] = None) -> Verdict:
+    """The verdict from what a run's tally kept for it (ReportTally.decision, stored in its summary): how a
+    run whose rows streamed past is judged, with this caller's thresholds."""
+    return decide(RowCounts(**decision["counts"]), decision["means"], thresholds=thresholds,
+                  max_fallback_rate=max_fallback_rate, stopped=decision.get("stopped"),
+                  judge_cause=decision.get("judge_cause"), target_cause=decision.get("target_cause"),
+                  nothing_cause=decision.get("nothing_cause"), history_error=history_error)

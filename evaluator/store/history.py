@@ -44,6 +44,7 @@ from ..model import EvalReport, EvalResult, EvalSample, Verdict
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
+PAGE = 1_000  # rows a bulk write encodes, or a streamed read decodes, at a time
 
 # "queued": waiting for a worker (store/jobs.py); "interrupted": its worker died or shut down mid-run,
 # every finished row kept (a worker may take it up again: only rows with no stored result are scored).
@@ -528,7 +529,6 @@ class RunStore:
         if status not in RUN_STATUSES:
             raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         run_id = uuid.uuid4().hex[:12]
-        sample_rows = [(run_id, i, _dumps(sample_to_record(s, i))) for i, s in enumerate(samples)]
         try:
             with self._connect() as db:
                 db.execute(
@@ -538,7 +538,10 @@ class RunStore:
                      _dumps(sanitize_settings(settings or {})), (owner or "").strip() or default_owner(),
                      (project or "").strip() or dataset_name),
                 )
-                db.executemany("INSERT INTO samples VALUES (?, ?, ?)", sample_rows)
+                for start in range(0, len(samples), PAGE):  # encoded a page at a time: one copy of the file at most
+                    db.executemany("INSERT INTO samples VALUES (?, ?, ?)",
+                                   [(run_id, i, _dumps(sample_to_record(samples[i], i)))
+                                    for i in range(start, min(start + PAGE, len(samples)))])
         except self._database.errors as exc:
             raise HistoryError(f"Could not save the run in the run history at {self.shown}: {exc}") from exc
         return run_id
@@ -730,11 +733,15 @@ class RunStore:
     def pending_samples(self, run_id: str) -> List[Tuple[int, EvalSample]]:
         """(index, sample) of every sample a resumed run still has to score, in index order."""
         self.get_run(run_id)
-        rows = self._query(
-            "SELECT s.idx, s.record FROM samples s LEFT JOIN results r ON r.run_id = s.run_id AND r.idx = s.idx "
-            "WHERE s.run_id = ? AND r.idx IS NULL ORDER BY s.idx", (run_id,)
-        )
-        return [(idx, _sample_from_json(text)) for idx, text in rows]
+        pending: List[Tuple[int, EvalSample]] = []
+        while True:  # a page at a time: the rows' JSON text is never all held beside their samples
+            after = pending[-1][0] if pending else -1
+            rows = self._query(
+                "SELECT s.idx, s.record FROM samples s LEFT JOIN results r ON r.run_id = s.run_id AND r.idx = s.idx "
+                "WHERE s.run_id = ? AND r.idx IS NULL AND s.idx > ? ORDER BY s.idx LIMIT ?", (run_id, after, PAGE))
+            pending += [(idx, _sample_from_json(text)) for idx, text in rows]
+            if len(rows) < PAGE:
+                return pending
 
     def samples(self, run_id: str) -> List[EvalSample]:
         """Every sample of the run, in index order (to re-run it without the original file)."""
@@ -754,13 +761,32 @@ class RunStore:
         return [(idx, result_from_row(compact, text, sample_text, language))
                 for idx, compact, text, sample_text in rows]
 
+    def iter_results(self, run_id: str, page: int = 0) -> Iterator[Tuple[int, EvalResult]]:
+        """(index, result) of every stored result in index order, read `page` rows at a time (PAGE by
+        default): a reader that counts or writes the rows as they pass holds one page, not the run."""
+        language = self.get_run(run_id).settings.get("language") or "auto"
+        after = -1
+        while True:
+            rows = self._query(
+                "SELECT r.idx, r.compact, r.record, s.record FROM results r LEFT JOIN samples s "
+                "ON s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? AND r.idx > ? ORDER BY r.idx LIMIT ?",
+                (run_id, after, page or PAGE))
+            for idx, compact, text, sample_text in rows:
+                yield idx, result_from_row(compact, text, sample_text, language)
+            if len(rows) < (page or PAGE):
+                return
+            after = rows[-1][0]
+
+    def stored_usage(self, run_id: str) -> Dict[str, Any]:
+        """The judge usage stored with the run (empty when none)."""
+        rows = self._query("SELECT usage FROM runs WHERE run_id = ?", (run_id,))
+        return json.loads(rows[0][0]) if rows and rows[0][0] else {}
+
     def load_report(self, run_id: str) -> EvalReport:
         """The run's report: stored results in index order, total time and judge usage."""
         info = self.get_run(run_id)
-        usage_rows = self._query("SELECT usage FROM runs WHERE run_id = ?", (run_id,))
-        usage = json.loads(usage_rows[0][0]) if usage_rows and usage_rows[0][0] else {}
         results = [result for _, result in self.indexed_results(run_id)]
-        return EvalReport(results=results, total_time=info.total_time or 0.0, usage=usage)
+        return EvalReport(results=results, total_time=info.total_time or 0.0, usage=self.stored_usage(run_id))
 
 
 _UPSERT_SAMPLE = ("INSERT INTO samples (run_id, idx, record) VALUES (?, ?, ?) "

@@ -1,0 +1,108 @@
+"""The CLI's `-o` files written from rows that stream past (issue 28: a run is never held whole to be written).
+
+`write_results(path, rows, summary, ...)` writes CSV and JSON a row at a time from `rows` (the history's
+pages, or a report held in memory) and the run's summary (analysis/summary.py): the figures that head the
+JSON are the summary's, not recomputed from the rows. Parquet and HTML need the run at once (a columnar
+table; charts and the per-sample sections), so they take `whole()`, called only for them.
+
+Every value goes through the same guards as export.py's: `redact_value` over each row and record,
+`sanitize_settings` over the settings, the CSV formula guard on every cell.
+"""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Optional, TextIO, Tuple
+
+from ..analysis import summary as summaries
+from ..io.filetypes import REPORT, file_type, write_csv_rows
+from ..io.records import flat_row, result_to_record
+from ..io.redact import redact_value, sanitize_settings
+from ..model import EvalReport, EvalResult
+from ..scoring.verdict import from_decision
+from . import export
+
+Rows = Callable[[], Iterator[Tuple[int, EvalResult]]]  # a fresh pass over (index, result), in index order
+
+
+def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings: Mapping[str, Any],
+                  dataset: str, whole: Callable[[], EvalReport]) -> None:
+    """Write the run's report file `path` (.csv, .json, .parquet or .html)."""
+    fmt = file_type(path, REPORT).format
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if fmt in ("csv", "json"):
+        with target.open("w", encoding="utf-8", newline="") as f:
+            if fmt == "csv":
+                write_csv(f, rows(), summary.get("metric_names") or [])
+            else:
+                write_json(f, rows, summary, settings)
+    elif fmt == "parquet":
+        target.write_bytes(export.results_parquet(whole()))
+    else:
+        target.write_text(export.html_report(whole(), dataset_name=dataset, settings=dict(settings)), encoding="utf-8")
+
+
+def write_csv(f: TextIO, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> None:
+    """export.results_csv's text, a row at a time (open `f` with newline="")."""
+    write_csv_rows(f, ({k: redact_value(v) for k, v in flat_row(result, names).items()} for _, result in rows),
+                   empty=list(flat_row(EvalResult(None), names)))
+
+
+def csv_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:
+    """The CSV as bytes (a dashboard download: the file's text, never the run's rows, held at once)."""
+    out = io.StringIO(newline="")
+    write_csv(out, rows, names)
+    return out.getvalue().encode("utf-8")
+
+
+def json_bytes(rows: Rows, summary: Mapping[str, Any], settings: Mapping[str, Any]) -> bytes:
+    out = io.StringIO()
+    write_json(out, rows, summary, settings)
+    return out.getvalue().encode("utf-8")
+
+
+def json_head(summary: Mapping[str, Any], settings: Mapping[str, Any]) -> Dict[str, Any]:
+    """export.results_json's figures (EvalReport.to_dict's, the settings, noise, verdict) from the summary."""
+    metrics = summaries.metric_summaries(summary)
+    means = dict((summary.get("decision") or {}).get("means") or {})
+    head: Dict[str, Any] = {
+        "num_samples": summary.get("n_rows", 0),
+        "total_time_s": round(float(summary.get("total_time") or 0.0), 4),
+        "mean_scores": {m.name: means.get(m.name) for m in metrics},
+        "std_scores": {m.name: m.std for m in metrics},
+        "overall_mean": summary.get("overall_mean"),
+    }
+    if summary.get("usage"):
+        head["usage"] = sanitize_settings(dict(summary["usage"]))
+    if summary.get("target"):
+        head["target"] = summary["target"]
+    if summary.get("conversations"):
+        turns = summary.get("turns") or {}
+        head.update(kind="conversations", num_conversations=head["num_samples"],
+                    num_turns_scored=summary.get("n_turns", 0),
+                    means_over="mean_scores: over conversations (each conversation's turn mean); "
+                               "turn_mean_scores: over every assistant turn",
+                    turn_mean_scores={m: t["mean"] for m, t in turns.items()},
+                    turn_scored={m: f"{t['scored']}/{t['total']}" for m, t in turns.items()})
+    head["format"], head["version"] = export.JSON_FORMAT, export.JSON_VERSION
+    head["settings"] = sanitize_settings(dict(settings))
+    if summary.get("noise"):
+        head["judge_noise"] = list(summary["noise"])
+    head["verdict"] = from_decision(summary["decision"]).to_dict()
+    return redact_value(head)
+
+
+def write_json(f: TextIO, rows: Rows, summary: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
+    """export.results_json's document: its figures, then each row's dict and each row's record, one at a time
+    (two passes over `rows`)."""
+    head = json_head(summary, settings)
+    listed = "conversations" if summary.get("conversations") else "samples"
+    f.write(json.dumps(head, ensure_ascii=False, default=str)[:-1])
+    for key, item in ((listed, lambda i, r: r.to_dict()), ("records", lambda i, r: result_to_record(r, i))):
+        f.write(f', "{key}": [')
+        for n, (i, result) in enumerate(rows()):
+            f.write(("," if n else "") + json.dumps(redact_value(item(i, result)), ensure_ascii=False, default=str))
+        f.write("]")
+    f.write("}")

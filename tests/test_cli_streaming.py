@@ -1,0 +1,95 @@
+"""A CLI run with a history is never held whole (issue 28): its worker keeps no rows, its report is printed
+from the summary its rows were tallied into, and `-o` is written from the history a page at a time. What the
+user gets is the same as from a run held in memory: the same table, the same files, the same verdict."""
+import json
+import threading
+import time
+from pathlib import Path
+
+from evaluator.cli.command import main
+from evaluator.report import export
+from evaluator.runs.rows import RowWriter
+from evaluator.store.history import RunStore
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "sample.jsonl"
+CONVERSATIONS = ROOT / "sample_data" / "conversations.jsonl"
+
+
+def run_cli(capsys, *argv):
+    code = main(["evaluate", *map(str, argv), "--offline", "-q"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def table(out: str) -> str:
+    """The printed report without its timing figure (two runs never take the same time)."""
+    return "\n".join(line.rsplit(",", 1)[0] if "samples," in line or "conversations," in line else line
+                     for line in out.splitlines() if not line.startswith("wrote "))
+
+
+def test_a_streamed_run_prints_and_writes_what_a_run_held_in_memory_does(tmp_path, capsys):
+    history = tmp_path / "h.sqlite3"
+    code, streamed, _ = run_cli(capsys, SAMPLE, "--history", history, "-o", tmp_path / "a.csv", "--labels")
+    code_mem, in_memory, _ = run_cli(capsys, SAMPLE, "--no-history", "-o", tmp_path / "b.csv", "--labels")
+    assert code == code_mem == 0
+    assert table(streamed) == table(in_memory)
+    assert "faithfulness            14 binary   0.956" in streamed  # --labels: agreement from the summary
+    store = RunStore(history)
+    run = store.list_runs()[0]
+    report = store.load_report(run.run_id)
+    # The file written a row at a time from the history is the dashboard's download of the same run, byte for byte.
+    assert (tmp_path / "a.csv").read_bytes() == export.results_csv(report).encode("utf-8")
+
+
+def test_the_streamed_json_is_the_report_json_of_the_run(tmp_path, capsys):
+    history = tmp_path / "h.sqlite3"
+    assert run_cli(capsys, SAMPLE, "--history", history, "-o", tmp_path / "a.json")[0] == 0
+    store = RunStore(history)
+    run = store.list_runs()[0]
+    streamed = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    whole = json.loads(export.results_json(store.load_report(run.run_id), settings=run.settings))
+    assert streamed.keys() == whole.keys()
+    for key in whole:
+        assert streamed[key] == whole[key], key
+
+
+def test_a_streamed_conversation_run_writes_its_turns(tmp_path, capsys):
+    history = tmp_path / "h.sqlite3"
+    code, out, _ = run_cli(capsys, CONVERSATIONS, "--history", history, "-o", tmp_path / "c.json")
+    assert code == 0 and "Conversation report" in out and "per turn (mean over all assistant turns)" in out
+    store = RunStore(history)
+    run = store.list_runs()[0]
+    streamed = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    whole = json.loads(export.results_json(store.load_report(run.run_id), settings=run.settings))
+    assert streamed == whole
+
+
+class SlowStore(RunStore):
+    """A real SQLite history whose writes take 50 ms: slower than the run that fills it."""
+
+    def record_results(self, *args, **kwargs):
+        time.sleep(0.05)
+        return super().record_results(*args, **kwargs)
+
+
+def test_a_run_faster_than_its_history_waits_for_it_instead_of_piling_rows_up(tmp_path, capsys):
+    code, _, _ = run_cli(capsys, SAMPLE, "--history", tmp_path / "h.sqlite3")  # a run to write rows into
+    store = SlowStore(tmp_path / "h.sqlite3")
+    run_id = store.list_runs()[0].run_id
+    result = store.load_report(run_id).results[0]
+    writer = RowWriter(store, run_id, batch=10, backlog=30).start()
+    most = []
+
+    def watch():
+        while writer._thread.is_alive():
+            most.append(len(writer._rows))
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    for i in range(200):
+        writer.add(i % 5, result, stored=True)
+    writer.close()
+    assert writer.saved == 200 and writer.lost == 0
+    assert max(most) <= 30  # never more than the backlog waiting, however far ahead the run got
