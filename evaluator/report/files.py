@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Optional, T
 from ..analysis import summary as summaries
 from ..io.filetypes import REPORT, file_type, write_csv_rows
 from ..io.records import flat_row, result_to_record
-from ..io.redact import redact_value, sanitize_settings
+from ..io.redact import redact_value, redacted_json, sanitize_settings
 from ..model import EvalReport, EvalResult
 from ..scoring.verdict import from_decision
 from . import export
@@ -103,6 +103,6 @@ def write_json(f: TextIO, rows: Rows, summary: Mapping[str, Any], settings: Mapp
     for key, item in ((listed, lambda i, r: r.to_dict()), ("records", lambda i, r: result_to_record(r, i))):
         f.write(f', "{key}": [')
         for n, (i, result) in enumerate(rows()):
-            f.write(("," if n else "") + json.dumps(redact_value(item(i, result)), ensure_ascii=False, default=str))
+            f.write(("," if n else "") + redacted_json(item(i, result)))
         f.write("]")
     f.write("}")

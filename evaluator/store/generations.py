@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import HistoryError
-from ..io.redact import redact_value, sanitize_settings
+from ..io.redact import redacted_json, sanitize_settings
 from .history import RunStore
 
 GENERATION_STATUSES = ("queued", "running", "finished", "short", "stopped", "failed", "interrupted")
@@ -63,7 +63,7 @@ def _info(row: Sequence[Any]) -> GenerationInfo:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(redact_value(value), ensure_ascii=False, default=str)
+    return redacted_json(value)
 
 
 def _now() -> str:

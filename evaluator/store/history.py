@@ -39,7 +39,7 @@ from ..io.records import (
     sample_from_record,
     sample_to_record,
 )
-from ..io.redact import redact_value, sanitize_settings
+from ..io.redact import redacted_json, sanitize_settings
 from ..model import EvalReport, EvalResult, EvalSample, Verdict
 
 ENV_VAR = "RAGMETER_HISTORY"
@@ -382,7 +382,7 @@ def default_owner() -> str:
 def _dumps(value: Any) -> str:
     """Every row's JSON, with known and secret-shaped values masked (a target's 401 body may echo its key)."""
     # default=str keeps odd metadata values (dates, paths) instead of failing the whole write.
-    return json.dumps(redact_value(value), ensure_ascii=False, default=str)
+    return redacted_json(value)
 
 
 def _now() -> str:
