@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import io
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
@@ -197,10 +197,10 @@ def results_frame(token: str, _report: EvalReport) -> Any:
     return frame
 
 
-def turn_rows(report: EvalReport) -> List[Dict[str, Any]]:
-    """Every scored assistant turn of the run, one row each: the per-turn view of the table."""
+def turn_rows(results: Sequence[Tuple[int, EvalResult]]) -> List[Dict[str, Any]]:
+    """Every scored assistant turn of these (index, row) pairs, one row each: the per-turn view of the table."""
     rows = []
-    for n, r in enumerate(report.results):
+    for n, r in results:
         conv = r.conversation
         if conv is None:
             continue
@@ -221,9 +221,39 @@ def worst_turn(report: EvalReport) -> Optional[Tuple[int, TurnResult]]:
     return min(scored, key=lambda p: p[1].result.overall(), default=None)
 
 
-def turns_table(report: EvalReport) -> None:
-    with st.expander("Every assistant turn (one row per turn)"):
-        views.records_table(turn_rows(report), height=300)
+def turns_table(results: Sequence[Tuple[int, EvalResult]]) -> None:
+    with st.expander("Every assistant turn of these conversations (one row per turn)"):
+        views.records_table(turn_rows(results), height=300)
+
+
+def with_turn_columns(frame: Any, rows: Sequence[Tuple[int, EvalResult]]) -> Any:
+    """A page's frame with each conversation's turn count and worst turn (the columns results_frame adds)."""
+    frame = frame.copy()
+    convs = [(r.conversation, r.worst_turn()) for _, r in rows]
+    frame.insert(2, "turns", [len(c.turns) if c is not None else None for c, _ in convs])
+    frame.insert(3, "worst turn", [None if w is None else w.index + 1 for _, w in convs])
+    return frame
+
+
+def worst_turn_button(worst: Optional[Dict[str, Any]]) -> None:
+    """The run's worst turn (kept in its summary), one click away whatever page shows its conversation."""
+    if not worst:
+        return
+    if st.button(f"Open the worst turn: {worst['sample_id']}, turn {worst['turn'] + 1} (overall "
+                 f"{views.format_score(worst['overall'])})", key="btn_worst_turn", icon=":material/trending_down:"):
+        state.put(PICK, worst["row"])
+        state.put(FOCUS, (worst["row"], worst["turn"]))
+
+
+def page_label(i: int, result: EvalResult) -> str:
+    """'#i · id · N turns · first message (overall x)' for a conversation read on its own."""
+    conv = result.conversation
+    if conv is None:
+        return f"#{i} · {result.sample_id}"
+    first = next((t.content for t in conv.turns if t.role == USER), "")
+    first = first if len(first) <= 60 else first[:57] + "…"
+    return (f"#{i} · {result.sample_id} · {len(conv.turns)} turns · {first} "
+            f"(overall {views.format_score(result.overall_score())})")
 
 
 def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:

@@ -41,10 +41,6 @@ class RunView:
     def sums(self) -> List[MetricSummary]:
         return summary_data.metric_summaries(self.summary)
 
-    def full_report(self) -> EvalReport:
-        """Every row (a conversation run's turns): read from the history only where a section needs them all."""
-        return self.report if self.report is not None else whole_report(self.meta.token, self.meta.run_id or "")
-
 
 def run_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[RunView]:
     """The view of the run the Report shows; None when there is none, or it has no row."""
@@ -77,13 +73,6 @@ def memory_summary(token: str, _report: EvalReport, _settings: Dict[str, Any]) -
     from evaluator.scoring import summaries
 
     return summaries.of_report(_report, _settings)
-
-
-@st.cache_resource(max_entries=2, show_spinner="Reading the whole run…")
-def whole_report(token: str, run_id: str) -> EvalReport:
-    """Every row of a stored run: only for a conversation run's turns table and chat drill-down (issue 28 leaves
-    them whole for now)."""
-    return history().load_report(run_id)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -10,6 +10,7 @@ import streamlit as st
 from evaluator.model import EvalResult
 from evaluator.store.pages import PAGE_SIZE
 
+from pages import _chat_view as chat
 from pages import _errors as errors
 from pages import _report_data as report_data
 from pages import _report_sections as sections
@@ -64,14 +65,21 @@ def samples(view: RunView) -> None:
     first = (number - 1) * PAGE_SIZE
     shown = f"rows {first + 1:,}–{first + len(rows):,} · " if rows else ""
     st.caption(f"{total:,} of {view.summary['n_rows']:,} samples · {shown}page {number:,} of {pages:,}")
+    chats = bool(view.summary.get("conversations"))
     if rows:
         frame = report_data.page_frame(rows, view.summary.get("metric_names") or [])
+        if chats:
+            frame = chat.with_turn_columns(frame, rows)
         sections.samples_table(_drop_empty(frame, cols))
+        if chats:
+            chat.turns_table(rows)
     if pages > 1:
         state.put(state.REP_PAGE, number)  # the widget shows the page drawn (the last, when fewer rows match now)
         st.number_input("Page", min_value=1, max_value=pages, step=1, key=state.REP_PAGE,
                         help=f"{PAGE_SIZE} rows a page; the filters and the order apply to the whole run.")
-    drill_down(meta.run_id, rows)
+    if chats:
+        chat.worst_turn_button(view.summary.get("worst_turn"))
+    drill_down(meta.run_id, rows, chats)
 
 
 def _drop_empty(frame: Any, cols: Sequence[str]) -> Any:
@@ -81,22 +89,31 @@ def _drop_empty(frame: Any, cols: Sequence[str]) -> Any:
 
 
 @st.fragment
-def drill_down(run_id: str, rows: Sequence[Tuple[int, EvalResult]]) -> None:
-    """One of the page's rows in full, read from the history on its own. A fragment: picking another
-    sample reruns this part alone, not the Report's summaries, charts and table (issue 28: ≤ 1 s)."""
+def drill_down(run_id: str, rows: Sequence[Tuple[int, EvalResult]], chats: bool = False) -> None:
+    """One of the page's rows in full, read from the history on its own (a conversation as chat bubbles). A
+    fragment: picking another row reruns this part alone, not the Report's summaries, charts and table
+    (issue 28: ≤ 1 s)."""
     st.subheader("Drill-down")
-    labels = {i: label(i, r) for i, r in rows}
+    labels = {i: (chat.page_label if chats else label)(i, r) for i, r in rows}
+    focus = state.get(chat.FOCUS) if chats else None
+    if focus and focus[0] not in labels:  # the worst turn's conversation, from another page
+        opened = report_data.sample(run_id, focus[0])
+        if opened is not None:
+            labels = {focus[0]: chat.page_label(focus[0], opened), **labels}
     if not labels:
-        errors.info("No sample matches the filters.")
+        errors.info("No conversation matches the filters." if chats else "No sample matches the filters.")
         return
     state.drop_stale(state.REP_SAMPLE, list(labels))  # kept from another page, report or filter
-    pick = st.selectbox("Sample", list(labels), format_func=labels.__getitem__, key=state.REP_SAMPLE,
-                        persist_state=state.KEEP, help="The rows of the page shown above.")
+    pick = st.selectbox("Conversation" if chats else "Sample", list(labels), format_func=labels.__getitem__,
+                        key=state.REP_SAMPLE, persist_state=state.KEEP, help="The rows of the page shown above.")
     result = report_data.sample(run_id, pick)
     if result is None:
         errors.warning("Sample #{i} is no longer in the history (the run was re-scored or deleted).", i=pick)
         return
-    sections.result_view(result)
+    if result.conversation is not None:
+        chat.conversation_view(result, focus[1] if focus and focus[0] == pick else None)
+    else:
+        sections.result_view(result)
 
 
 def label(i: int, result: EvalResult) -> str:

@@ -49,17 +49,17 @@ sections.agreement_view(summary)
 reviewing.reviewers_view(meta.run_id)
 
 st.subheader("Samples")
-if summary.get("conversations"):  # one row per conversation, its turns in the drill-down (still the whole run)
-    report = view.full_report()
-    frame = chat.results_frame(meta.token, report)
+if view.paged:  # conversations too: a row per conversation, its turns in the drill-down
+    st.caption("Filter and sort over the whole run, 50 rows a page; open one row below.")
+    samples.samples(view)
+elif summary.get("conversations"):  # the history could not keep this run: the conversations held in memory
+    assert view.report is not None
+    frame = chat.results_frame(meta.token, view.report)
     shown = sections.filter_frame(frame)
     st.caption(f"{len(shown):,} of {len(frame):,} samples")
     sections.samples_table(shown)
-    chat.turns_table(report)
-    chat.drill_down(report, frame, shown)
-elif view.paged:
-    st.caption("Filter and sort over the whole run, 50 rows a page; open one row below.")
-    samples.samples(view)
+    chat.turns_table(list(enumerate(view.report.results)))
+    chat.drill_down(view.report, frame, shown)
 else:  # the history could not keep this run's rows: the report held in memory
     assert view.report is not None
     st.caption("Click a column header to sort; filter to find weak answers, then open one below.")

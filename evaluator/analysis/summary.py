@@ -58,6 +58,7 @@ def of_tally(tally: ReportTally, *, settings: Optional[Mapping[str, Any]] = None
         "conversations": tally.conversations,
         "turns": tally.turn_means() if tally.conversations else {},
         "n_turns": tally.n_turns,
+        "worst_turn": tally.worst_turn,
     }
 
 

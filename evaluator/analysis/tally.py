@@ -84,6 +84,7 @@ class ReportTally:
     category_sums: Dict[Tuple[str, str], List[float]] = field(default_factory=dict)  # (category, metric) -> [sum, n]
     conversations: bool = False
     n_turns: int = 0  # assistant turns (a single-turn row is its own one)
+    worst_turn: Optional[Dict[str, Any]] = None  # the run's lowest-scored assistant turn: row, turn, overall, id
     turn_columns: Dict[str, _Column] = field(default_factory=dict)
     turn_totals: Dict[str, int] = field(default_factory=dict)
     _rules: Dict[Tuple[str, ...], frozenset] = field(default_factory=dict)  # metric names -> the rule-based ones
@@ -135,9 +136,20 @@ class ReportTally:
         self._add_sample(index, result)
         if result.conversation is not None:
             self.conversations = True
+            self._add_worst(index, result)
         for turn in result.turn_results():
             self.n_turns += 1
             self._add_turn(index, turn)
+
+    def _add_worst(self, index: int, result: EvalResult) -> None:
+        """Keep the run's worst assistant turn (the lowest overall; of equal ones, the first row's)."""
+        turn = result.worst_turn()
+        if turn is None:
+            return
+        score = turn.result.overall()
+        best = self.worst_turn
+        if best is None or (score, index) < (best["overall"], best["row"]):
+            self.worst_turn = {"row": index, "turn": turn.index, "overall": score, "sample_id": result.sample_id}
 
     def _add_noise(self, name: str, ms: Any) -> None:
         noise = self.noise.setdefault(name, _Noise())

@@ -113,3 +113,11 @@ def test_a_summary_prints_the_same_table_as_the_report(report):
 def test_an_empty_tally_is_a_run_with_nothing_scored():
     ending = from_decision(ReportTally().decision())
     assert ending.kind == "nothing_scored" and ending.cause == "the run had no rows"
+
+
+def test_the_runs_worst_turn_is_kept_whatever_order_the_rows_come_in():
+    chats = EvalReport([conversation_row(i) for i in (5, 2, 7, 2, 9)])
+    worst = shuffled_tally(chats, seed=1).worst_turn
+    found = [(n, r.worst_turn()) for n, r in enumerate(chats.results)]
+    n, turn = min(found, key=lambda p: p[1].result.overall())  # the first of the equal ones, as the page picks
+    assert worst == {"row": n, "turn": turn.index, "overall": turn.result.overall(), "sample_id": "c2"} and n == 1
