@@ -153,7 +153,12 @@ def serve_app(env: Dict[str, str], log_path: Path) -> Iterator[str]:
 def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
     """The real dashboard, `streamlit run app.py` on a free loopback port, for the whole session."""
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = {**os.environ, "RAGMETER_HISTORY": str(history_path)}
+    # Deprecation warnings printed (Python hides them by default): test_console_clean reads the log for them.
+    env = {**os.environ, "RAGMETER_HISTORY": str(history_path), "PYTHONWARNINGS": "default::DeprecationWarning"}
     env.pop("OPENAI_API_KEY", None)  # the offline default must not depend on a key
     with serve_app(env, log_path) as url:
+        SERVER_LOGS[url] = log_path
         yield url
+
+
+SERVER_LOGS: dict = {}  # app_url -> the server's log file (what a test reads for warnings)
