@@ -371,6 +371,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         run = resumed_run(args, store) if args.resume else new_run(args, store)
     if run.target is not None and store is None and not args.record and _conversations(run.pending):
         print("note: the replayed conversations are not saved (--no-history and no --record)", file=sys.stderr)
+    run.keep_rows = bool(args.output or args.record)  # with nothing to write, the rows are only counted
     return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names))
 
 

@@ -24,6 +24,10 @@ stops the run: it goes on unsaved and says why in `warning`; rows it could not s
 
 A run a worker executes (runs/worker.py) is built through `Run.resume`, whatever its kind; `detach()`
 lets a worker that lost the run's lease stop it without writing its ending (another worker owns it).
+A worker's run keeps no rows (`keep_rows = False`): each finished row is counted into `tally`
+(analysis/tally.py) and handed to the history, the run's `summary` is built from the tally when it ends,
+and its `report` carries no rows; so a 100,000-row run is never held whole (the CLI prints that summary
+and writes its files from the history a page at a time).
 """
 from __future__ import annotations
 
