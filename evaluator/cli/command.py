@@ -423,11 +423,11 @@ def drive(run: Run, args: argparse.Namespace, thresholds: Dict[str, float], work
     if run.status == "failed":
         raise RunFailed(f"the run failed: {run.error}; finished rows are kept "
                         f"(resume with: {resume_command(run.run_id, args)})")
-    rows = finished_rows(run, store)
+    results = finished_rows(run, store)
     if args.record and run.target is not None:
-        save_recording(rows, Path(args.record))
+        save_recording(results, Path(args.record))
     summary = run.summary or summaries.build(run.report or EvalReport(), settings=run.settings)
-    return finish(summary, rows, args, thresholds, run.settings, run.dataset_name, run.run_id,
+    return finish(summary, results, args, thresholds, run.settings, run.dataset_name, run.run_id,
                   history_error=run.history_error)
 
 
