@@ -2,11 +2,13 @@
 from the summary its rows were tallied into, and `-o` is written from the history a page at a time. What the
 user gets is the same as from a run held in memory: the same table, the same files, the same verdict."""
 import json
+import re
 import threading
 import time
 from pathlib import Path
 
 from evaluator.cli.command import main
+from evaluator.errors import HistoryError
 from evaluator.report import export
 from evaluator.runs.rows import RowWriter
 from evaluator.store.history import RunStore
@@ -93,3 +95,35 @@ def test_a_run_faster_than_its_history_waits_for_it_instead_of_piling_rows_up(tm
     writer.close()
     assert writer.saved == 200 and writer.lost == 0
     assert max(most) <= 30  # never more than the backlog waiting, however far ahead the run got
+
+
+class RefusingStore(RunStore):
+    """A real SQLite history that refuses the first batch of rows (a disk full for a moment, a lock)."""
+
+    calls = 0
+
+    def record_results(self, *args, **kwargs):
+        RefusingStore.calls += 1
+        if RefusingStore.calls == 1:
+            raise HistoryError("disk I/O error")
+        return super().record_results(*args, **kwargs)
+
+
+def test_rows_the_history_refused_still_reach_the_output_and_the_exit_code_says_so(tmp_path, capsys, monkeypatch):
+    from evaluator.cli import command
+    from evaluator.runs import rows as row_writer
+
+    defaults = row_writer.RowWriter.__init__.__kwdefaults__
+    monkeypatch.setitem(defaults, "waits", ())  # no retries: the refused batch is lost at once
+    monkeypatch.setitem(defaults, "batch", 5)  # batches of 5 rows
+    monkeypatch.setitem(defaults, "every", 30.0)  # written by size, not by time
+    RefusingStore.calls = 0
+    monkeypatch.setattr(command, "open_store", lambda path: RefusingStore(path))
+    code, out, err = run_cli(capsys, SAMPLE, "--history", tmp_path / "h.sqlite3", "-o", tmp_path / "out.csv")
+    assert code == 6  # history_failed: scored, but not all of it saved
+    last = err.strip().splitlines()[-1]
+    lost = int(re.search(r"(\d+) rows? (?:was|were) not saved to the history \(disk I/O error\)", last).group(1))
+    assert 0 < lost <= 28 and "resume the run" in last
+    written = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
+    assert len(written) == 1 + 28  # the header and every row, those the history refused included
+    assert RunStore(tmp_path / "h.sqlite3").list_runs()[0].n_done == 28 - lost

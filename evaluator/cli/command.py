@@ -31,6 +31,7 @@ which heartbeats it and reads its stop flag, so `ragmeter runs stop RUN_ID` from
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import shlex
 import sys
@@ -435,7 +436,8 @@ def finished_rows(run: Run, store: Any) -> Callable[[], Iterator[Tuple[int, Eval
     """A fresh pass over the run's rows, in order: from the history a page at a time when the run kept none in
     memory (a worker's), else from its report."""
     if not run.keep_rows and store is not None and run.run_id:
-        return lambda: store.iter_results(run.run_id)
+        # Rows the history refused are in no page of it: merged back in, so -o and --record miss none.
+        return lambda: heapq.merge(store.iter_results(run.run_id), run.unsaved_rows(), key=lambda pair: pair[0])
     report = run.report or EvalReport()
     return lambda: enumerate(report.results)
 

@@ -43,6 +43,7 @@ class RowWriter:
         self.every, self.batch, self.waits = every, batch, tuple(waits)
         self.after_write = after_write
         self.lost = 0  # rows that could not be written, every try failed
+        self.unsaved: List[Tuple[int, EvalResult]] = []  # those rows: a run that keeps no rows still has them
         self.saved = 0
         self.error: Optional[str] = None  # the last write failure, as the user reads it
         self._rows: List[Pair] = []
@@ -86,7 +87,8 @@ class RowWriter:
         if not self.lost:
             return None
         return (f"{plural(self.lost, 'row')} {'was' if self.lost == 1 else 'were'} not saved to the history "
-                f"({self.error}); the rows are in this run's report; resume the run to score them again")
+                f"({self.error}); this run's printed report and files have them; resume the run to score them "
+                "again into the history")
 
     def _loop(self) -> None:
         try:
@@ -117,6 +119,7 @@ class RowWriter:
                     log.warning("history write failed (try %d)", attempt + 1, exc_info=True)
                     if attempt == len(self.waits):
                         self.lost += len(rows)
+                        self.unsaved += [(i, r) for i, r, _ in rows]
                         return
                     time.sleep(self.waits[attempt])
             if self.after_write is not None:

@@ -243,6 +243,11 @@ class Run:
         """Finished rows the history could not store, every try failed."""
         return self._writer.lost if self._writer is not None else 0
 
+    def unsaved_rows(self) -> List[Tuple[int, EvalResult]]:
+        """(index, result) of the rows the history could not store, in index order: a run that keeps no rows
+        still has these, so its outputs miss none."""
+        return sorted(self._writer.unsaved, key=lambda pair: pair[0]) if self._writer is not None else []
+
     def mark_stopped(self) -> None:
         """Record the run as stopped now, from the calling thread (the user is quitting before it ends)."""
         self.status = "stopped"
