@@ -89,6 +89,7 @@ def test_a_ray_worker_scores_a_queued_offline_run_as_a_local_worker_does(ray_clu
     assert any(f"claimed run {on_ray}" in e and "scored on a local Ray cluster by 2 Ray workers" in e
                for e in events), events
     assert store.get_run(on_ray).status == "finished" and store.get_run(on_ray).verdict.ok
+    assert store.get_run(on_ray).settings["engine"] == "ray" and "engine" not in store.get_run(local).settings
     assert records(store.indexed_results(on_ray)) == records(store.indexed_results(local))
     ray_job, local_job = JobQueue(store).get(on_ray), JobQueue(store).get(local)
     assert ray_job.progress.done == ray_job.progress.total == len(samples)
@@ -189,6 +190,7 @@ def test_a_run_with_a_typed_key_is_scored_in_the_worker_and_the_worker_says_why(
         assert {r.headers["authorization"] for r in srv.chat_requests} == {f"Bearer {TYPED_KEY}"}
     claimed = next(e for e in events if e.startswith(f"claimed run {run_id}"))
     assert "scored in this worker, not on Ray" in claimed and "keys never travel" in claimed
+    assert store.get_run(run_id).settings["engine"] == "local"  # the settings say where it was scored
 
 
 def rows_file(tmp_path, n):

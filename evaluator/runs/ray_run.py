@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .. import errors
 from ..engines.partition import frame_metrics
+from ..store.history import RunStore
 from ..engines.ray import batch_size, connect, history_rows, need_ray, samples_frame, scored
 from ..engines.summary import RunTally
 from ..errors import RagmeterError
@@ -76,8 +77,10 @@ class RayEngine:
         reason = local_reason(run, handoff, config)
         if reason:
             log.warning("run %s is scored in the worker, not on Ray: %s", run.run_id, reason)
+            record_engine(run, {"engine": "local"})
             return f"; scored in this worker, not on Ray: {reason}"
         run.engine = partial(score_on_ray, config, self.workers, pumps=self._pumps)
+        record_engine(run, {"engine": "ray", "ray_workers": self.workers})
         return f"; scored on {self.where} by {plural(self.workers, 'Ray worker')}"
 
     def close(self, timeout: float = 10.0) -> None:
@@ -90,6 +93,17 @@ class RayEngine:
         if self.started:
             self.started = False
             need_ray().shutdown()
+
+
+def record_engine(run: Run, engine: Dict[str, Any]) -> None:
+    """Keep in the run's settings what scores it (the latest session's), as `ragmeter evaluate --engine ray`
+    does: the History and the Report's settings then say so."""
+    run.settings.update(engine)
+    if isinstance(run.store, RunStore) and run.run_id:
+        try:
+            run.store.update_settings(run.run_id, engine)
+        except Exception:  # the run scores all the same; its settings just do not say where
+            log.warning("could not record the engine of run %s", run.run_id, exc_info=True)
 
 
 def local_reason(run: Run, handoff: Handoff, config: RunConfig) -> str:
