@@ -192,6 +192,11 @@ def test_ragmeter_runs_stop_and_delete_take_a_generation_id(store, chunks, capsy
     from evaluator.cli.command import main
 
     gen_id = submit_generation(store, chunks, GenerateSettings(n=3), RunConfig(), name="docs", owner="alice")
+    assert main(["runs", "--history", str(store.path)]) == 0
+    listed = capsys.readouterr().out
+    assert "No runs saved yet." in listed and "Generations (test sets" in listed
+    row = next(line for line in listed.splitlines() if line.startswith(gen_id)).split()
+    assert row[2:] == ["queued", "#1", "0/3", "alice", "docs"]
     assert main(["runs", "stop", gen_id, "--history", str(store.path)]) == 0
     assert f"generation {gen_id} is" in capsys.readouterr().out
     assert main(["runs", "delete", gen_id, "--history", str(store.path)]) == 0

@@ -9,7 +9,8 @@
                        [--target-workers N] [--target-timeout S]]
     ragmeter evaluate --rescore RUN_ID [judge options]   score a saved run's answers again
     ragmeter evaluate DATA --submit     queue the run for `ragmeter worker` processes, print its id
-    ragmeter runs [stop|delete RUN_ID]  list the run history (queued runs with their place), stop or delete a run
+    ragmeter runs [stop|delete RUN_ID]  list the run history (queued runs with their place) and the test-set
+                                        generations, stop or delete a run or a generation
     ragmeter worker [--history URL] [--slots N] [--engine ray] [--once]   score queued runs until SIGTERM (cli/jobs.py)
     ragmeter review export|import|stats|queue|align RUN_ID ...   people's reviews (cli/review.py)
     ragmeter ab DATA --target A --target-b B [--metric M] [--alpha 0.05] [--tie 0.02] [--max-samples N]
@@ -523,6 +524,7 @@ def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from ..store.generations import Generations
     from ..store.jobs import JobQueue
     from .jobs import delete_command, stop_command
 
@@ -538,14 +540,26 @@ def run_list(args: argparse.Namespace) -> int:
         pass  # a history this user cannot write: list it as it is
     places = {j.run_id: j.position for j in queue.list(("queued",)) if j.position}
     runs = store.list_runs(owner=args.owner, project=args.project)
+    generations = [] if args.project is not None else Generations(store).list(owner=args.owner)
     if not runs:
         print("No runs saved yet." if args.owner is None and args.project is None else "No runs match.")
-        return EXIT_OK
-    print("\n".join(aligned_table(RUNS_HEADER, [run_row(r, places) for r in runs])))
+    else:
+        print("\n".join(aligned_table(RUNS_HEADER, [run_row(r, places) for r in runs])))
     if any(r.status == "interrupted" for r in runs):
         print("interrupted: its worker stopped mid-run; every finished row is kept: "
               "ragmeter evaluate --resume RUN_ID scores the rest")
+    if generations:  # test sets being written (ragmeter generate --history, the Generate page)
+        print("\nGenerations (test sets; ragmeter runs stop|delete GEN_ID):")
+        print("\n".join(aligned_table(GENERATIONS_HEADER, [generation_row(g, places) for g in generations])))
     return EXIT_OK
+
+
+GENERATIONS_HEADER = ("GENERATION", "CREATED", "STATUS", "ITEMS", "OWNER", "NAME")
+
+
+def generation_row(g: Any, places: Dict[str, int]) -> Tuple[str, ...]:
+    status = f"queued #{places[g.gen_id]}" if g.status == "queued" and g.gen_id in places else g.status
+    return (g.gen_id, g.created_at, status, f"{g.n_items}/{g.target}", g.owner or "-", g.name or "-")
 
 
 def worker_main(args: argparse.Namespace) -> int:
