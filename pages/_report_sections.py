@@ -290,7 +290,7 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
 
     def rows() -> EvalReport:
-        """Every row, read when a download is clicked and dropped once it is sent."""
+        """Every row (the HTML report's charts and worst samples), read when clicked and dropped once sent."""
         if view.report is not None:
             return view.report
         assert store is not None and meta.run_id
@@ -324,7 +324,12 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
         settings=meta.settings, labels_agreement=agreement,
         reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()}), f"{stem}.html",
         "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
-    c4.download_button("Download Parquet", lambda: export.results_parquet(rows()), f"{stem}.parquet",
+    def parquet_data() -> Any:
+        if view.report is not None:
+            return export.results_parquet(view.report)
+        return files.parquet_bytes(stored_rows(), view.summary.get("metric_names") or [])
+
+    c4.download_button("Download Parquet", parquet_data, f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
                        on_click="ignore")
     for i, (name, chart) in enumerate(charts.items()):

@@ -127,3 +127,16 @@ def test_rows_the_history_refused_still_reach_the_output_and_the_exit_code_says_
     written = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
     assert len(written) == 1 + 28  # the header and every row, those the history refused included
     assert RunStore(tmp_path / "h.sqlite3").list_runs()[0].n_done == 28 - lost
+
+
+def test_the_streamed_parquet_holds_the_rows_the_report_parquet_holds(tmp_path, capsys):
+    import io
+
+    import pyarrow.parquet as pq
+
+    history = tmp_path / "h.sqlite3"
+    assert run_cli(capsys, SAMPLE, "--history", history, "-o", tmp_path / "a.parquet")[0] == 0
+    store = RunStore(history)
+    whole = pq.read_table(io.BytesIO(export.results_parquet(store.load_report(store.list_runs()[0].run_id))))
+    streamed = pq.read_table(tmp_path / "a.parquet")
+    assert streamed.schema == whole.schema and streamed.to_pylist() == whole.to_pylist()

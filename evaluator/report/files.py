@@ -2,8 +2,8 @@
 
 `write_results(path, rows, summary, ...)` writes CSV and JSON a row at a time from `rows` (the history's
 pages, or a report held in memory) and the run's summary (analysis/summary.py): the figures that head the
-JSON are the summary's, not recomputed from the rows. Parquet and HTML need the run at once (a columnar
-table; charts and the per-sample sections), so they take `whole()`, called only for them.
+JSON are the summary's, not recomputed from the rows. Parquet is written a row group per page. HTML needs the
+run at once (its charts and its worst samples first), so it takes `whole()`, called only for it.
 
 Every value goes through the same guards as export.py's: `redact_value` over each row and record,
 `sanitize_settings` over the settings, the CSV formula guard on every cell.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple
 
 from ..analysis import summary as summaries
 from ..io.filetypes import REPORT, file_type, write_csv_rows
@@ -39,7 +39,7 @@ def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings
             else:
                 write_json(f, rows, summary, settings)
     elif fmt == "parquet":
-        target.write_bytes(export.results_parquet(whole()))
+        write_parquet(target, rows(), summary.get("metric_names") or [])
     else:
         target.write_text(export.html_report(whole(), dataset_name=dataset, settings=dict(settings)), encoding="utf-8")
 
@@ -50,11 +50,41 @@ def write_csv(f: TextIO, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> 
                    empty=list(flat_row(EvalResult(None), names)))
 
 
+def write_parquet(path: Path, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> None:
+    """export.results_parquet's file (io/frames.py's columns and schema), a row group per page of rows."""
+    from ..io.frames import ParquetSink, results_frame
+
+    with ParquetSink(path, names) as sink:
+        for page in _pages(rows):
+            sink.write(results_frame([(i, export.redacted(r, i)) for i, r in page], names))
+
+
+def _pages(rows: Iterable[Tuple[int, EvalResult]], size: int = 1_000) -> Iterator[List[Tuple[int, EvalResult]]]:
+    page: List[Tuple[int, EvalResult]] = []
+    for pair in rows:
+        page.append(pair)
+        if len(page) == size:
+            yield page
+            page = []
+    if page:
+        yield page
+
+
 def csv_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:
     """The CSV as bytes (a dashboard download: the file's text, never the run's rows, held at once)."""
     out = io.StringIO(newline="")
     write_csv(out, rows, names)
     return out.getvalue().encode("utf-8")
+
+
+def parquet_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:
+    """The Parquet file's bytes, written a page at a time through a temporary file (a dashboard download)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ragmeter-") as tmp:
+        path = Path(tmp) / "results.parquet"
+        write_parquet(path, rows, names)
+        return path.read_bytes()
 
 
 def json_bytes(rows: Rows, summary: Mapping[str, Any], settings: Mapping[str, Any]) -> bytes:
