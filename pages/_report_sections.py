@@ -289,13 +289,6 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     agreement = summary_data.agreement(view.summary) or None
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
 
-    def rows() -> EvalReport:
-        """Every row (the HTML report's charts and worst samples), read when clicked and dropped once sent."""
-        if view.report is not None:
-            return view.report
-        assert store is not None and meta.run_id
-        return store.load_report(meta.run_id)
-
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
     c1, c2, c3, c4 = st.columns(4)
@@ -319,11 +312,15 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     c2.download_button("Download JSON", json_data,
                        f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
                        on_click="ignore")
-    c3.download_button("Download HTML report", lambda: export.html_report(
-        rows(), title=f"ragmeter report: {meta.dataset_name}", dataset_name=meta.dataset_name,
-        settings=meta.settings, labels_agreement=agreement,
-        reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()}), f"{stem}.html",
-        "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
+    def html_data() -> str:
+        """The HTML report from the run's summary, holding only the samples it embeds (the worst 1,000)."""
+        pairs = (lambda: enumerate(view.report.results)) if view.report is not None else stored_rows
+        return export.summary_html(view.summary, pairs, title=f"ragmeter report: {meta.dataset_name}",
+                                   dataset_name=meta.dataset_name, settings=meta.settings, labels_agreement=agreement,
+                                   reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()})
+
+    c3.download_button("Download HTML report", html_data, f"{stem}.html",
+                       "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
     def parquet_data() -> Any:
         if view.report is not None:
             return export.results_parquet(view.report)

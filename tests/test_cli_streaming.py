@@ -140,3 +140,27 @@ def test_the_streamed_parquet_holds_the_rows_the_report_parquet_holds(tmp_path, 
     whole = pq.read_table(io.BytesIO(export.results_parquet(store.load_report(store.list_runs()[0].run_id))))
     streamed = pq.read_table(tmp_path / "a.parquet")
     assert streamed.schema == whole.schema and streamed.to_pylist() == whole.to_pylist()
+
+
+def without_timestamp(page: str) -> str:
+    """The page without what differs between two renders: the time, and vl-convert's running clip-path ids."""
+    page = re.sub(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", "generated …", page)
+    return re.sub(r"(clip|gradient_)\d+", r"\1", page)
+
+
+def test_the_html_report_of_a_streamed_run_is_the_whole_reports(tmp_path, capsys):
+    history = tmp_path / "h.sqlite3"
+    assert run_cli(capsys, SAMPLE, "--history", history, "-o", tmp_path / "a.html")[0] == 0
+    store = RunStore(history)
+    run = store.list_runs()[0]
+    report = store.load_report(run.run_id)
+    whole = export.html_report(report, dataset_name="sample.jsonl", settings=run.settings)
+    assert without_timestamp((tmp_path / "a.html").read_text(encoding="utf-8")) == without_timestamp(whole)
+    # Capped, the rows stream past and only the worst are held: the same samples, worst first.
+    from evaluator.scoring import summaries
+
+    capped = export.summary_html(summaries.stored(store, run.run_id), lambda: store.iter_results(run.run_id),
+                                 settings=run.settings, use_vl_convert=False, max_samples=5)
+    assert without_timestamp(capped) == without_timestamp(
+        export.html_report(report, settings=run.settings, use_vl_convert=False, max_samples=5))
+    assert "(worst 5 of 28)" in capped

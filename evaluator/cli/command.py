@@ -470,9 +470,7 @@ def finish(summary: Mapping[str, Any], rows: Callable[[], Iterator[Tuple[int, Ev
     if args.labels:
         print_labels(summary)
     if args.output:
-        write_results(args.output, rows, summary, settings=settings, dataset=dataset,
-                      whole=lambda: EvalReport([r for _, r in rows()], total_time=float(summary.get("total_time") or 0),
-                                               usage=dict(summary.get("usage") or {})))
+        write_results(args.output, rows, summary, settings=settings, dataset=dataset)
         print(f"wrote {args.output}")
     if args.dashboard_url and run_id:  # the last line on stdout, so a CI job can post it (README "Team mode")
         print(run_link(args.dashboard_url, run_id))

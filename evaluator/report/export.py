@@ -14,12 +14,13 @@ Safety rules, each tested:
 """
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from datetime import datetime, timezone
 from functools import lru_cache
 from html import escape
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
@@ -32,9 +33,10 @@ from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
-from ..analysis.stats import MetricSummary, summarize
-from ..model import METHOD_LABELS, EvalReport, EvalResult
-from ..scoring.verdict import row_counts, verdict
+from ..analysis import summary as summary_data
+from ..analysis.stats import MetricSummary
+from ..model import METHOD_LABELS, EvalReport, EvalResult, RowCounts
+from ..scoring.verdict import from_decision, verdict
 from ..io.filetypes import csv_text
 from ..io.records import flat_row, result_from_record, result_to_record
 from ..io.redact import redact_text, redact_value, sanitize_settings
@@ -147,13 +149,15 @@ def _inline_svg(svg: str) -> str:
     return _XMLNS.sub("", svg)
 
 
-def _vl_svgs(report: EvalReport, summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
+def _vl_svgs(summary: Mapping[str, Any], summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
     """SVGs of the means, distribution and category charts, or None when vl-convert is unavailable."""
     try:
         from ..analysis import charts
 
-        specs = [charts.means_chart(report, summaries=summaries), charts.distribution_chart(report)]
-        category = charts.category_chart(report)
+        order = summary.get("metric_names") or []
+        specs = [charts.means_chart(None, summaries=summaries), charts.histogram_chart(summary.get("histogram") or [],
+                                                                                     order)]
+        category = charts.category_heatmap(summary.get("categories") or [], order)
         if category is not None:
             specs.append(category)
         return [_inline_svg(charts.chart_svg(spec)) for spec in specs]
@@ -161,11 +165,11 @@ def _vl_svgs(report: EvalReport, summaries: Sequence[MetricSummary]) -> Optional
         return None
 
 
-def _charts(report: EvalReport, summaries: Sequence[MetricSummary], use_vl_convert: bool) -> List[Markup]:
+def _charts(summary: Mapping[str, Any], summaries: Sequence[MetricSummary], use_vl_convert: bool) -> List[Markup]:
     """The charts' SVG markup (its text escaped where it was built)."""
-    svgs = _vl_svgs(report, summaries) if use_vl_convert else None
+    svgs = _vl_svgs(summary, summaries) if use_vl_convert else None
     if svgs is None:
-        svgs = [fallback_means_svg(summaries), fallback_histograms_svg(report)]
+        svgs = [fallback_means_svg(summaries), fallback_histograms_svg(summary.get("histogram") or [])]
     return [Markup(svg) for svg in svgs]
 
 
@@ -198,11 +202,8 @@ def fallback_means_svg(summaries: Sequence[MetricSummary]) -> str:
     return "".join(parts) + "</svg>"
 
 
-def fallback_histograms_svg(report: EvalReport) -> str:
-    """One small hand-drawn histogram (10 bins over 0-1) per metric."""
-    from ..analysis.aggregate import histogram_rows
-
-    rows = histogram_rows(report)
+def fallback_histograms_svg(rows: Sequence[Mapping[str, Any]]) -> str:
+    """One small hand-drawn histogram (10 bins over 0-1) per metric, from aggregate.histogram_rows' rows."""
     names = list(dict.fromkeys(r["metric"] for r in rows))
     w, h, gap = 200, 90, 40
     width, height = (w + gap) * min(3, max(len(names), 1)), (h + gap + 10) * ((len(names) + 2) // 3) + 20
@@ -264,41 +265,40 @@ def _agreement(labels_agreement: Any) -> Optional[Dict[str, Any]]:
     return {"columns": list(dict.fromkeys(k for _, d in rows for k in d if k != "metric")), "rows": rows}
 
 
-def _categories(report: EvalReport) -> Optional[Dict[str, Any]]:
-    from ..analysis.aggregate import category_rows
-
-    rows = category_rows(report)
+def _categories(summary: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    rows = summary.get("categories") or []
     if not rows:
         return None
     cells: Dict[str, Dict[str, float]] = {}
     for r in rows:
         cells.setdefault(r["category"], {})[r["metric"]] = r["mean"]
-    names = [n for n in report.metric_names() if any(r["metric"] == n for r in rows)]
+    names = [n for n in summary.get("metric_names") or [] if any(r["metric"] == n for r in rows)]
     return {"names": names, "rows": list(cells.items())}
 
 
-def _sample_rows(report: EvalReport, max_samples: Optional[int]) -> Tuple[List[Dict[str, Any]], str, str]:
-    """(rows to embed, heading note, note on the rows left out): the worst samples first when capped."""
-    order = list(range(len(report.results)))
-    total = len(order)
-    if max_samples is not None and total > max_samples:
-        order = sorted(order, key=lambda i: report.results[i].overall())[:max(0, max_samples)]  # unscored first
-    rows = []
-    for i in order:
-        result = report.results[i]
+def _sample_rows(rows: Iterable[Tuple[int, EvalResult]], total: int,
+                 max_samples: Optional[int]) -> Tuple[List[Dict[str, Any]], str, str]:
+    """(rows to embed, heading note, note on the rows left out): the worst samples first when capped. `rows`
+    stream past in index order; only the `max_samples` worst are ever held."""
+    if max_samples is not None and total > max_samples:  # unscored rows count as 0; of equal ones, the first
+        chosen = heapq.nsmallest(max(0, max_samples), rows, key=lambda pair: (pair[1].overall(), pair[0]))
+    else:
+        chosen = list(rows)
+    embedded = []
+    for i, result in chosen:
         label = result.sample_id if result.sample_id not in (None, "") else f"#{i + 1}"
         sample = result.sample
         chat = chat_turns(result)
-        rows.append({"label": label, "category": sample.category if sample is not None else None,
-                     "overall": result.overall_score(), "scores": list(result.metric_scores().items()), "sample": sample,
-                     "chat": chat, "claims": None if chat is not None else _claims(result)})
-    if len(rows) == total:
-        return rows, "", ""
-    note = f" (worst {len(rows):,} of {total:,})"
-    hidden = (f"Only the {len(rows):,} lowest-scoring samples (by overall score) are embedded, worst first, to keep "
-              f"this file small; the other {total - len(rows):,} are in the summary above, and every row is in "
-              "the CSV or JSON export.")
-    return rows, note, hidden
+        embedded.append({"label": label, "category": sample.category if sample is not None else None,
+                         "overall": result.overall_score(), "scores": list(result.metric_scores().items()),
+                         "sample": sample, "chat": chat, "claims": None if chat is not None else _claims(result)})
+    if len(embedded) == total:
+        return embedded, "", ""
+    note = f" (worst {len(embedded):,} of {total:,})"
+    hidden = (f"Only the {len(embedded):,} lowest-scoring samples (by overall score) are embedded, worst first, to "
+              f"keep this file small; the other {total - len(embedded):,} are in the summary above, and every row is "
+              "in the CSV or JSON export.")
+    return embedded, note, hidden
 
 
 _ROLE_LABELS = {"user": "User", "assistant": "Assistant", "tool": "Tool output"}
@@ -331,27 +331,28 @@ def _claims(result: Any) -> Optional[Markup]:
     return Markup(sample_html(result.sample, views, style=False)) if views else None
 
 
-def _meta_line(report: EvalReport, dataset_name: str) -> str:
+def _meta_line(summary: Mapping[str, Any], dataset_name: str) -> str:
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    n = len(report.results)
-    overall = report.overall_mean()
+    n = int(summary.get("n_rows") or 0)
+    overall = summary.get("overall_mean")
+    counts = RowCounts(**summary["decision"]["counts"])
     parts = [f"{n} sample{'' if n == 1 else 's'}",
-             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({row_counts(report).summary()})",
-             f"run time {report.total_time:.1f}s", f"generated {generated}"]
+             f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({counts.summary()})",
+             f"run time {float(summary.get('total_time') or 0.0):.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
-    language = report.language_note()
+    language = (summary.get("trust") or {}).get("language_note")
     if language:
         parts.append(language.strip())
     return " · ".join(parts)
 
 
-def _fallback_warning(report: EvalReport) -> str:
-    fallback, judged = judging.fallback_counts(report)
+def _fallback_warning(trust: Mapping[str, Any]) -> str:
+    fallback, judged = trust.get("fallback") or 0, trust.get("judged") or 0
     if not fallback:
         return ""
     return (f"{fallback} of {judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic after a "
-            f"judge failure ({judging.main_cause(report) or 'see each score'}); those scores are lexical estimates.")
+            f"judge failure ({trust.get('main_cause') or 'see each score'}); those scores are lexical estimates.")
 
 
 def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dataset_name: str = "",
@@ -367,21 +368,34 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
     forces that). At most `max_samples` samples (None: all) are embedded, the lowest-scoring
     first; the summary always covers every sample.
     """
-    summaries = summarize(report)
+    return summary_html(summary_data.build(report, settings=settings), lambda: enumerate(report.results),
+                        title=title, dataset_name=dataset_name, settings=settings, labels_agreement=labels_agreement,
+                        use_vl_convert=use_vl_convert, max_samples=max_samples, reviewed=reviewed)
+
+
+def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[int, EvalResult]]], *,
+                 title: str = "RAG evaluation report", dataset_name: str = "", settings: Optional[Dict[str, Any]] = None,
+                 labels_agreement: Any = None, use_vl_convert: bool = True,
+                 max_samples: Optional[int] = DEFAULT_MAX_SAMPLES, reviewed: Optional[Dict[str, str]] = None) -> str:
+    """`html_report` from a run's summary (analysis/summary.py) and its rows, which stream past once in index
+    order: only the embedded samples are held, so a stored run of any size is written without reading it whole."""
+    summaries = summary_data.metric_summaries(summary)
+    trust = summary.get("trust") or {}
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
-    samples, note, hidden = _sample_rows(report, max_samples)
+    samples, note, hidden = _sample_rows(rows(), int(summary.get("n_rows") or 0), max_samples)
     page = _template().render(
-        title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(report, dataset_name),
-        judge_line=judging.judge_status(report, settings), stopped=judging.stopped_reason(report),
-        ending=verdict(report),
-        fallback_warning=_fallback_warning(report),
-        offline_notice=judging.OFFLINE_NOTICE if judging.is_offline(report) else "",
-        summaries=summaries, svgs=_charts(report, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
+        title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
+        judge_line=summary.get("judge_status") or "", stopped=trust.get("stopped"),
+        ending=from_decision(summary["decision"]),
+        fallback_warning=_fallback_warning(trust),
+        offline_notice=judging.OFFLINE_NOTICE if trust.get("offline") else "",
+        summaries=summaries, svgs=_charts(summary, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
         advice=recommendations({s.name: s.mean for s in summaries}, metrics=rubrics_in_settings(settings)),
-        methods=methods, noise=judge_noise(report),
-        method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(report),
+        methods=methods, noise=summary_data.noise(summary),
+        method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(summary),
         agreement=_agreement(labels_agreement), reviewed={m: line for m, line in (reviewed or {}).items() if line},
-        key_values=[("Settings", sanitize_settings(settings or {})), ("Judge usage", sanitize_settings(report.usage)),
-                    ("Target calls", report.target_stats() or {})],
+        key_values=[("Settings", sanitize_settings(settings or {})),
+                    ("Judge usage", sanitize_settings(dict(summary.get("usage") or {}))),
+                    ("Target calls", summary.get("target") or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
     return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too

@@ -2,8 +2,8 @@
 
 `write_results(path, rows, summary, ...)` writes CSV and JSON a row at a time from `rows` (the history's
 pages, or a report held in memory) and the run's summary (analysis/summary.py): the figures that head the
-JSON are the summary's, not recomputed from the rows. Parquet is written a row group per page. HTML needs the
-run at once (its charts and its worst samples first), so it takes `whole()`, called only for it.
+JSON are the summary's, not recomputed from the rows. Parquet is written a row group per page; the HTML report
+is drawn from the summary and holds only the samples it embeds (the worst 1,000).
 
 Every value goes through the same guards as export.py's: `redact_value` over each row and record,
 `sanitize_settings` over the settings, the CSV formula guard on every cell.
@@ -19,7 +19,7 @@ from ..analysis import summary as summaries
 from ..io.filetypes import REPORT, file_type, write_csv_rows
 from ..io.records import flat_row, result_to_record
 from ..io.redact import redact_value, redacted_json, sanitize_settings
-from ..model import EvalReport, EvalResult
+from ..model import EvalResult
 from ..scoring.verdict import from_decision
 from . import export
 
@@ -27,7 +27,7 @@ Rows = Callable[[], Iterator[Tuple[int, EvalResult]]]  # a fresh pass over (inde
 
 
 def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings: Mapping[str, Any],
-                  dataset: str, whole: Callable[[], EvalReport]) -> None:
+                  dataset: str) -> None:
     """Write the run's report file `path` (.csv, .json, .parquet or .html)."""
     fmt = file_type(path, REPORT).format
     target = Path(path)
@@ -41,7 +41,8 @@ def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings
     elif fmt == "parquet":
         write_parquet(target, rows(), summary.get("metric_names") or [])
     else:
-        target.write_text(export.html_report(whole(), dataset_name=dataset, settings=dict(settings)), encoding="utf-8")
+        target.write_text(export.summary_html(summary, rows, dataset_name=dataset, settings=dict(settings)),
+                          encoding="utf-8")
 
 
 def write_csv(f: TextIO, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> None:
