@@ -283,6 +283,7 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     rows are read from the history then, not before)."""
     from evaluator.analysis import charts as chart_io
     from evaluator.report import export, files
+    from evaluator.store import pages as store_pages
 
     meta = view.meta
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
@@ -314,7 +315,14 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
                        on_click="ignore")
     def html_data() -> str:
         """The HTML report from the run's summary, holding only the samples it embeds (the worst 1,000)."""
-        pairs = (lambda: enumerate(view.report.results)) if view.report is not None else stored_rows
+        if view.report is not None:
+            pairs: Any = lambda: enumerate(view.report.results)  # noqa: E731
+        elif int(view.summary.get("n_rows") or 0) <= export.DEFAULT_MAX_SAMPLES:  # every row, in the run's order
+            pairs = stored_rows
+        else:  # the worst rows by SQL: a 200,000-row run's report decodes 1,000 of them, not every one
+            assert store is not None and meta.run_id
+            run_id = meta.run_id
+            pairs = lambda: store_pages.worst_rows(store, run_id, export.DEFAULT_MAX_SAMPLES)  # noqa: E731
         return export.summary_html(view.summary, pairs, title=f"ragmeter report: {meta.dataset_name}",
                                    dataset_name=meta.dataset_name, settings=meta.settings, labels_agreement=agreement,
                                    reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()})

@@ -147,3 +147,13 @@ def test_reviewable_metrics_leave_out_rule_and_never_scored_metrics(run):
     store, run_id = run
     assert pages.reviewable_metrics(store, run_id, exclude_method="rule") == ["faithfulness", "answer_relevancy"]
     assert pages.reviewable_metrics(store, run_id, exclude_method=METHOD_LLM) == ["faithfulness"]  # row 3's fallback
+
+
+def test_the_worst_rows_are_the_html_reports_worst_samples(run):
+    from evaluator.report.export import _sample_rows
+
+    store, run_id = run
+    whole = store.indexed_results(run_id)
+    expected = [row["label"] for row in _sample_rows(iter(whole), len(whole), 4)[0]]
+    worst = pages.worst_rows(store, run_id, 4)
+    assert [r.sample_id for _, r in worst] == expected and len(expected) == 4

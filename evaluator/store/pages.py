@@ -175,6 +175,16 @@ def row(store: RunStore, run_id: str, idx: int) -> Optional[EvalResult]:
     return result_from_row(compact, text, sample, _language(store, run_id))
 
 
+def worst_rows(store: RunStore, run_id: str, limit: int) -> List[Tuple[int, EvalResult]]:
+    """(index, result) of the `limit` rows with the lowest overall score (an unscored row counts as 0; of equal
+    ones, the first), worst first: what the HTML report embeds, read without decoding the rest of the run."""
+    rows = store.query("SELECT r.idx, r.compact, r.record, s.record FROM results r LEFT JOIN samples s ON "
+                       "s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? ORDER BY COALESCE(r.overall, 0), r.idx "
+                       "LIMIT ?", (run_id, max(0, limit)))
+    language = _language(store, run_id)
+    return [(idx, result_from_row(compact, text, sample, language)) for idx, compact, text, sample in rows]
+
+
 def light_results(store: RunStore, run_id: str, metrics: Optional[Sequence[str]] = None,
                   ) -> List[Tuple[int, EvalResult]]:
     """(index, result) of every row, each holding only its scores on `metrics` (default all) as the narrow table
