@@ -59,7 +59,7 @@ def measure(source: Path, args: list, env: dict) -> tuple:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=88.0, help="dataset size in MB (default 88, the issue's file)")
-    parser.add_argument("--output", choices=("csv", "json"), default="csv")
+    parser.add_argument("--output", choices=("csv", "json", "parquet", "html"), default="csv")
     parser.add_argument("--before", type=Path, help="another checkout to measure beside this one")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
