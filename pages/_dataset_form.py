@@ -104,7 +104,7 @@ def preview_view(pre: DatasetPreview, name: str) -> None:
                    format=pre.format.upper(), rows=pre.row_count, columns=len(pre.columns), labels=labels)
     for note in pre.notes:
         errors.info("{note}", note=note, icon=":material/info:")
-    views.records_table(preview_rows(pre))
+    views.preview_table(preview_rows(pre))
 
 
 def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:

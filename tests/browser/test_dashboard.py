@@ -207,7 +207,11 @@ def upload_csv(tmp_path) -> Path:
 def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upload_csv, shot):
     open_app(page, app_url)
     upload(page, upload_csv)
-    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()  # the preview
+    preview = page.locator("div.ragmeter-preview table")  # the preview: a plain table, its cells as text
+    expect(preview).to_be_visible()
+    expect(preview.locator("th")).to_have_text(["sample_id", "question", "answer", "contexts", "ground_truth", "category"])
+    expect(preview).to_contain_text('Does the "Team & Pro" plan include <b>priority</b> support?')  # as typed
+    assert preview.locator("b, strong, img, script").count() == 0
     shot("1-uploaded")
 
     run_to_completion(page, len(ROWS))
