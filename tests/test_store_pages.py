@@ -157,3 +157,18 @@ def test_the_worst_rows_are_the_html_reports_worst_samples(run):
     expected = [row["label"] for row in _sample_rows(iter(whole), len(whole), 4)[0]]
     worst = pages.worst_rows(store, run_id, 4)
     assert [r.sample_id for _, r in worst] == expected and len(expected) == 4
+
+
+def test_rows_read_a_page_at_a_time_are_the_rows_read_whole(run, monkeypatch):
+    from evaluator.store import history
+
+    store, run_id = run
+    whole = [(i, r.sample_id, r.score_values()) for i, r in store.indexed_results(run_id)]
+    for size in (1, 5, 12, 50):  # pages that split the run, fit it exactly, or hold it with room to spare
+        paged = [(i, r.sample_id, r.score_values()) for i, r in store.iter_results(run_id, page=size)]
+        assert paged == whole, size
+    monkeypatch.setattr(history, "PAGE", 4)  # a new run's samples written, and a resumed run's read, 4 at a time
+    extra = store.create_run(dataset_name="more.jsonl", samples=[result(i).sample for i in range(11)], settings={})
+    assert [s.sample_id for s in store.samples(extra)] == [f"id{i}" for i in range(11)]
+    store.record_results(extra, [(3, result(3)), (7, result(7))])
+    assert [i for i, _ in store.pending_samples(extra)] == [0, 1, 2, 4, 5, 6, 8, 9, 10]
