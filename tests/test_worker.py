@@ -109,17 +109,23 @@ def test_shutdown_interrupts_runs_in_flight_with_their_rows_saved_and_another_wo
     assert any(f"{120 - info.n_done} rows to score" in e for e in second_events), (info.n_done, second_events)
 
 
+def lose_the_lease(store, run_id, worker, *, after_rows, timeout):
+    """Once `after_rows` rows are stored, hand the run's lease to worker w2 behind `worker`'s back; `worker`
+    must then stop it without writing its ending (it is w2's run now)."""
+    try:
+        assert wait_for(lambda: len(stored_indices(store, run_id)) >= after_rows)
+        store.write("UPDATE jobs SET worker = 'w2' WHERE run_id = ?", (run_id,))  # w2 took it over
+        assert wait_for(lambda: not worker.active(), timeout=timeout)
+    finally:
+        worker.shutdown(10)
+    assert store.get_run(run_id).status == "running"  # w2's run: w1 wrote no ending
+    assert JobQueue(store).get(run_id).worker == "w2"
+
+
 def test_a_worker_that_lost_the_lease_stops_the_run_and_writes_nothing_more(store):
     run_id = submit_new(store, RunConfig(max_workers=2), samples(200), dataset_name="d.csv", judge=slow_judge())
     worker = Worker(store, slots=1, worker_id="w1").start()
-    try:
-        assert wait_for(lambda: len(stored_indices(store, run_id)) >= 3)
-        store.write("UPDATE jobs SET worker = 'w2' WHERE run_id = ?", (run_id,))  # w2 took it over
-        assert wait_for(lambda: not worker.active(), timeout=5)
-    finally:
-        worker.shutdown(5)
-    assert store.get_run(run_id).status == "running"  # w2's run: w1 wrote no ending
-    assert JobQueue(store).get(run_id).worker == "w2"
+    lose_the_lease(store, run_id, worker, after_rows=3, timeout=5)
 
 
 def test_a_worker_without_the_judge_key_fails_the_run_naming_the_variable(store, monkeypatch):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openai_server import ChatServer, reply
 from raycluster import KEY_ENV, WORKER_KEY, import_ray, ray_cluster  # noqa: F401  (the module's cluster fixture)
-from test_worker import stored_indices, wait_for
+from test_worker import lose_the_lease, stored_indices, wait_for
 
 from evaluator.cli.command import main
 from evaluator.errors import ConfigError
@@ -155,14 +155,7 @@ def test_a_ray_worker_that_lost_the_lease_stops_and_writes_nothing_more(ray_clus
         run_id = submit_new(store, judge_config(srv, max_workers=2, metrics=("faithfulness",)), samples,
                             dataset_name="d.jsonl")
         worker = Worker(store, slots=1, engine="ray", worker_id="w1").start()
-        try:
-            assert wait_for(lambda: len(stored_indices(store, run_id)) >= 8)
-            store.write("UPDATE jobs SET worker = 'w2' WHERE run_id = ?", (run_id,))  # w2 took it over
-            assert wait_for(lambda: not worker.active(), timeout=30)
-        finally:
-            worker.shutdown(10)
-    assert store.get_run(run_id).status == "running"  # w2's run now: w1 wrote no ending
-    assert JobQueue(store).get(run_id).worker == "w2"
+        lose_the_lease(store, run_id, worker, after_rows=8, timeout=30)
 
 
 def test_ray_workers_without_the_key_fail_the_run_naming_the_variable(ray_cluster, store, monkeypatch):
