@@ -373,7 +373,7 @@ def percentile(sorted_values: List[float], pct: float) -> Optional[float]:
     return round(sorted_values[int(rank) - 1], 1)
 
 
-def ms_cell(value: Optional[float]) -> str:
+def _ms(value: Optional[float]) -> str:
     return "–" if value is None else f"{value:.0f} ms"
 
 
@@ -508,17 +508,9 @@ class EvalReport:
     def format_report(self) -> str:
         means, stds = self.mean_scores(), self.std_scores()
         rows = [(m, means[m], stds[m], len(self.values(m))) for m in self.metric_names()]
-        target = self.target_stats()
-        notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
-                 f"p50 {ms_cell(target['p50_ms'])}, p95 {ms_cell(target['p95_ms'])}"] if target else []
-        language = self.language_note()
-        notes += [language] if language else []
-        if not self.multi_turn:
-            return format_table(len(self.results), self.total_time, rows, self.overall_mean(), notes,
-                                n_overall=len(self.overall_scores()))
-        return format_table(len(self.results), self.total_time, rows, self.overall_mean(),
-                            notes + turn_notes(self.turn_mean_scores(), self.turn_counts()),
-                            n_overall=len(self.overall_scores()), **CONVERSATION_TABLE)
+        turns = (self.turn_mean_scores(), self.turn_counts()) if self.multi_turn else None
+        return report_table(len(self.results), self.total_time, rows, self.overall_mean(), len(self.overall_scores()),
+                            target=self.target_stats(), language=self.language_note(), turns=turns)
 
     def language_note(self) -> Optional[str]:
         """The header's line on rows scored with English prompts for want of their own (languages.py), or None."""
@@ -534,6 +526,22 @@ def _cell(value: Optional[float]) -> str:
 
 
 CONVERSATION_TABLE = {"title": "Conversation report", "noun": "conversation"}  # format_table's words for chats
+
+
+def report_table(n_rows: int, total_time: float, rows: List[Tuple[str, Optional[float], Optional[float], int]],
+                 overall: Optional[float], n_overall: int, *, target: Optional[Mapping[str, Any]] = None,
+                 language: Optional[str] = None,
+                 turns: Optional[Tuple[Mapping[str, Optional[float]], Mapping[str, Tuple[int, int]]]] = None) -> str:
+    """The printed report of a run (EvalReport.format_report, or analysis.summary.format_summary from a stored
+    summary): the metric table, the target's calls, the language note and, for conversations (`turns`: turn
+    means and scored/total counts), the per-turn lines."""
+    notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
+             f"p50 {_ms(target['p50_ms'])}, p95 {_ms(target['p95_ms'])}"] if target else []
+    notes += [language] if language else []
+    if turns is None:
+        return format_table(n_rows, total_time, rows, overall, notes, n_overall=n_overall)
+    return format_table(n_rows, total_time, rows, overall, notes + turn_notes(*turns), n_overall=n_overall,
+                        **CONVERSATION_TABLE)
 
 
 def turn_notes(means: Mapping[str, Optional[float]], counts: Mapping[str, Tuple[int, int]]) -> List[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
+from typing import AbstractSet, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 from ..judges.health import STOPPED_KEY, UNUSABLE_KEY
 from ..model import (METHOD_BLEND, METHOD_FALLBACK, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, METHOD_UNSCORED,
@@ -34,7 +34,11 @@ def _methods(report: EvalReport) -> Iterator[str]:
 
 def is_offline(report: EvalReport) -> bool:
     """True when heuristics scored the run and no judge was asked (rule-based scores aside)."""
-    methods = set(_methods(report))
+    return offline_methods(set(_methods(report)))
+
+
+def offline_methods(methods: AbstractSet[str]) -> bool:
+    """`is_offline` from the set of methods a run's scores were made by."""
     return METHOD_OFFLINE in methods and not methods & set(ASKED)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..model import CONVERSATION_TABLE, EvalReport, Verdict, format_table, ms_cell, turn_notes
+from ..model import EvalReport, Verdict, report_table
 from . import judging
 from .agreement import CalibrationBin, MetricAgreement
 from .noise import JudgeNoise
@@ -33,7 +33,8 @@ def of_tally(tally: ReportTally, *, settings: Optional[Mapping[str, Any]] = None
              verdict: Optional[Verdict] = None) -> Dict[str, Any]:
     """The summary of the rows `tally` counted (a report's, or a run's as they streamed past)."""
     fallback, judged = judging.tallied_fallbacks(tally.methods())
-    cause = tally.main_cause()
+    decision = tally.decision()
+    cause = decision["judge_cause"]
     return {
         "version": VERSION,
         "n_rows": tally.n,
@@ -41,10 +42,10 @@ def of_tally(tally: ReportTally, *, settings: Optional[Mapping[str, Any]] = None
         "usage": dict(tally.usage),
         "metric_names": tally.metric_names(),
         "metrics": [asdict(s) for s in tally.summaries()],
-        "overall_mean": tally.means()["overall"],
+        "overall_mean": decision["means"]["overall"],
         "n_overall": len(tally.overall.values),
         "verdict": None if verdict is None else verdict.to_dict(),
-        "decision": tally.decision(),
+        "decision": decision,
         "judge_status": judging.status_line(dict(settings or {}), tally.usage, tally.is_offline, lambda: cause),
         "trust": {"stopped": tally.stopped(), "fallback": fallback, "judged": judged,
                   "main_cause": cause, "offline": tally.is_offline(), "language_note": tally.language_note()},
@@ -67,18 +68,12 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     whose rows it never held."""
     n = int(summary.get("n_rows") or 0)
     rows = [(s.name, s.mean, s.std, s.n_scored) for s in metric_summaries(summary)]
-    target = summary.get("target")
-    notes = [f" target: {target['calls']} calls, {target['failures']} failed, "
-             f"p50 {ms_cell(target['p50_ms'])}, p95 {ms_cell(target['p95_ms'])}"] if target else []
-    language = (summary.get("trust") or {}).get("language_note")
-    notes += [language] if language else []
-    overall, n_overall = summary.get("overall_mean"), summary.get("n_overall", n)
-    total_time = float(summary.get("total_time") or 0.0)
-    if not summary.get("conversations"):
-        return format_table(n, total_time, rows, overall, notes, n_overall=n_overall)
-    turns = summary.get("turns") or {}
-    notes += turn_notes({m: t["mean"] for m, t in turns.items()}, {m: (t["scored"], t["total"]) for m, t in turns.items()})
-    return format_table(n, total_time, rows, overall, notes, n_overall=n_overall, **CONVERSATION_TABLE)
+    found = summary.get("turns") or {}
+    turns = ({m: t["mean"] for m, t in found.items()}, {m: (t["scored"], t["total"]) for m, t in found.items()}) \
+        if summary.get("conversations") else None
+    return report_table(n, float(summary.get("total_time") or 0.0), rows, summary.get("overall_mean"),
+                        summary.get("n_overall", n), target=summary.get("target"),
+                        language=(summary.get("trust") or {}).get("language_note"), turns=turns)
 
 
 def current(summary: Optional[Mapping[str, Any]]) -> bool:

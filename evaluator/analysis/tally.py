@@ -265,8 +265,7 @@ class ReportTally:
                 "nothing_cause": self.nothing_cause()}
 
     def is_offline(self) -> bool:
-        methods = set(self.methods())
-        return judging.METHOD_OFFLINE in methods and not methods & set(judging.ASKED)
+        return judging.offline_methods(set(self.methods()))
 
     def target_stats(self) -> Optional[Dict[str, Any]]:
         """Target calls, failures, p50/p95 latency (EvalReport.target_stats); None when no target answered."""

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 from ..analysis.judging import tallied_fallbacks
 from ..analysis.stats import MetricSummary, mean_std, metric_summary
 from ..io.frames import USAGE_COLUMNS, metric_columns
-from ..model import CONVERSATION_TABLE, METHOD_UNSCORED, RowCounts, format_table, turn_notes
+from ..model import METHOD_UNSCORED, RowCounts, report_table
 
 
 @dataclass
@@ -100,12 +100,11 @@ class RunTally:
         for name in self.metric_names():
             mean, std = mean_std(self.scores[name])
             rows.append((name, _round(mean), _round(std), len(self.scores[name])))
-        if not self.conversations:
-            return format_table(self.n, total_time, rows, self.overall_mean(), n_overall=len(self.overall))
-        means = {m: _round(mean_std(v)[0]) for m, v in self.turn_scores.items()}
-        counts = {m: (len(self.turn_scores[m]), n) for m, n in self.turn_totals.items()}
-        return format_table(self.n, total_time, rows, self.overall_mean(), turn_notes(means, counts),
-                            n_overall=len(self.overall), **CONVERSATION_TABLE)
+        turns = None
+        if self.conversations:
+            turns = ({m: _round(mean_std(v)[0]) for m, v in self.turn_scores.items()},
+                     {m: (len(self.turn_scores[m]), n) for m, n in self.turn_totals.items()})
+        return report_table(self.n, total_time, rows, self.overall_mean(), len(self.overall), turns=turns)
 
     def means(self) -> Dict[str, Optional[float]]:
         """Mean score per metric (None when no row could be scored), rounded as reports show them."""

@@ -12,12 +12,13 @@ from ..analysis import summary as summaries
 from ..model import EvalReport, Verdict
 from ..store.history import RunStore
 from ..analysis.tally import ReportTally
-from .verdict import from_decision, verdict as decide
+from .verdict import from_decision
 
 
 def of_report(report: EvalReport, settings: Mapping[str, Any], ending: Optional[Verdict] = None) -> Dict[str, Any]:
-    """The summary of a report held in memory (`ending` defaults to its own verdict)."""
-    return summaries.build(report, settings=settings, verdict=ending or decide(report))
+    """The summary of a report held in memory (`ending` defaults to its own verdict): one tally gives both."""
+    tally = ReportTally.of(report)
+    return summaries.of_tally(tally, settings=settings, verdict=ending or from_decision(tally.decision()))
 
 
 def stored(store: RunStore, run_id: str) -> Dict[str, Any]:
