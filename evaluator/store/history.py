@@ -731,17 +731,24 @@ class RunStore:
         return {row[0] for row in self._query("SELECT idx FROM results WHERE run_id = ?", (run_id,))}
 
     def pending_samples(self, run_id: str) -> List[Tuple[int, EvalSample]]:
-        """(index, sample) of every sample a resumed run still has to score, in index order."""
+        """(index, sample) of every sample a resumed run still has to score, in index order (decoded a page at a
+        time: the rows' JSON text is never all held beside their samples)."""
         self.get_run(run_id)
-        pending: List[Tuple[int, EvalSample]] = []
-        while True:  # a page at a time: the rows' JSON text is never all held beside their samples
-            after = pending[-1][0] if pending else -1
-            rows = self._query(
-                "SELECT s.idx, s.record FROM samples s LEFT JOIN results r ON r.run_id = s.run_id AND r.idx = s.idx "
-                "WHERE s.run_id = ? AND r.idx IS NULL AND s.idx > ? ORDER BY s.idx LIMIT ?", (run_id, after, PAGE))
-            pending += [(idx, _sample_from_json(text)) for idx, text in rows]
-            if len(rows) < PAGE:
-                return pending
+        rows = self._pages("SELECT s.idx, s.record FROM samples s LEFT JOIN results r ON r.run_id = s.run_id "
+                           "AND r.idx = s.idx WHERE s.run_id = ? AND r.idx IS NULL AND s.idx > ? ORDER BY s.idx LIMIT ?",
+                           run_id, PAGE)
+        return [(idx, _sample_from_json(text)) for idx, text in rows]
+
+    def _pages(self, sql: str, run_id: str, page: int) -> Iterator[Tuple]:
+        """The rows of `sql` (run id, then the last index read, then the page size; rows keyed by their first
+        column, an index, in order) fetched `page` at a time: each query picks up after the last index read."""
+        after = -1
+        while True:
+            rows = self._query(sql, (run_id, after, page))
+            yield from rows
+            if len(rows) < page:
+                return
+            after = rows[-1][0]
 
     def samples(self, run_id: str) -> List[EvalSample]:
         """Every sample of the run, in index order (to re-run it without the original file)."""
@@ -765,17 +772,11 @@ class RunStore:
         """(index, result) of every stored result in index order, read `page` rows at a time (PAGE by
         default): a reader that counts or writes the rows as they pass holds one page, not the run."""
         language = self.get_run(run_id).settings.get("language") or "auto"
-        after = -1
-        while True:
-            rows = self._query(
-                "SELECT r.idx, r.compact, r.record, s.record FROM results r LEFT JOIN samples s "
-                "ON s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? AND r.idx > ? ORDER BY r.idx LIMIT ?",
-                (run_id, after, page or PAGE))
-            for idx, compact, text, sample_text in rows:
-                yield idx, result_from_row(compact, text, sample_text, language)
-            if len(rows) < (page or PAGE):
-                return
-            after = rows[-1][0]
+        rows = self._pages("SELECT r.idx, r.compact, r.record, s.record FROM results r LEFT JOIN samples s ON "
+                           "s.run_id = r.run_id AND s.idx = r.idx WHERE r.run_id = ? AND r.idx > ? ORDER BY r.idx "
+                           "LIMIT ?", run_id, page or PAGE)
+        for idx, compact, text, sample_text in rows:
+            yield idx, result_from_row(compact, text, sample_text, language)
 
     def stored_usage(self, run_id: str) -> Dict[str, Any]:
         """The judge usage stored with the run (empty when none)."""
