@@ -290,51 +290,40 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     agreement = summary_data.agreement(view.summary) or None
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
 
-    # A download needs no rerun; one would also replace the other buttons' deferred files while a
-    # second click is on its way ("Deferred file not found", and that download never starts).
-    c1, c2, c3, c4 = st.columns(4)
-    def stored_rows() -> Any:
-        """A stored run's rows a page at a time: CSV and JSON are written as they pass, never all held."""
+    names = view.summary.get("metric_names") or []
+    n_rows = int(view.summary.get("n_rows") or 0)
+
+    def rows() -> Any:
+        """The run's rows in order: from memory, or from the history a page at a time (files are written as the
+        rows pass, never all held)."""
+        if view.report is not None:
+            return enumerate(view.report.results)
         assert store is not None and meta.run_id
         return store.iter_results(meta.run_id)
 
-    def csv_data() -> Any:
-        if view.report is not None:
-            return export.results_csv(view.report)
-        return files.csv_bytes(stored_rows(), view.summary.get("metric_names") or [])
+    def embedded() -> Any:
+        """What the HTML report embeds: every row, or of a larger stored run its worst rows, read by SQL."""
+        if view.report is not None or n_rows <= export.DEFAULT_MAX_SAMPLES:
+            return rows()
+        assert store is not None and meta.run_id
+        return store_pages.worst_rows(store, meta.run_id, export.DEFAULT_MAX_SAMPLES)
 
-    def json_data() -> Any:
-        if view.report is not None:
-            return export.results_json(view.report, settings=meta.settings)
-        return files.json_bytes(stored_rows, view.summary, meta.settings)
-
-    c1.download_button("Download CSV", csv_data, f"{stem}.csv", "text/csv",
-                       key="dl_csv", icon=":material/table:", on_click="ignore")
-    c2.download_button("Download JSON", json_data,
-                       f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
-                       on_click="ignore")
     def html_data() -> str:
-        """The HTML report from the run's summary, holding only the samples it embeds (the worst 1,000)."""
-        if view.report is not None:
-            pairs: Any = lambda: enumerate(view.report.results)  # noqa: E731
-        elif int(view.summary.get("n_rows") or 0) <= export.DEFAULT_MAX_SAMPLES:  # every row, in the run's order
-            pairs = stored_rows
-        else:  # the worst rows by SQL: a 200,000-row run's report decodes 1,000 of them, not every one
-            assert store is not None and meta.run_id
-            run_id = meta.run_id
-            pairs = lambda: store_pages.worst_rows(store, run_id, export.DEFAULT_MAX_SAMPLES)  # noqa: E731
-        return export.summary_html(view.summary, pairs, title=f"ragmeter report: {meta.dataset_name}",
+        return export.summary_html(view.summary, embedded, title=f"ragmeter report: {meta.dataset_name}",
                                    dataset_name=meta.dataset_name, settings=meta.settings, labels_agreement=agreement,
                                    reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()})
 
+    # A download needs no rerun; one would also replace the other buttons' deferred files while a
+    # second click is on its way ("Deferred file not found", and that download never starts).
+    c1, c2, c3, c4 = st.columns(4)
+    c1.download_button("Download CSV", lambda: files.csv_bytes(rows(), names), f"{stem}.csv", "text/csv",
+                       key="dl_csv", icon=":material/table:", on_click="ignore")
+    c2.download_button("Download JSON", lambda: files.json_bytes(rows, view.summary, meta.settings),
+                       f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
+                       on_click="ignore")
     c3.download_button("Download HTML report", html_data, f"{stem}.html",
                        "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
-    def parquet_data() -> Any:
-        if view.report is not None:
-            return export.results_parquet(view.report)
-        return files.parquet_bytes(stored_rows(), view.summary.get("metric_names") or [])
-
-    c4.download_button("Download Parquet", parquet_data, f"{stem}.parquet",
+    c4.download_button("Download Parquet", lambda: files.parquet_bytes(rows(), names), f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
                        on_click="ignore")
     for i, (name, chart) in enumerate(charts.items()):
