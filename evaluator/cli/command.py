@@ -53,7 +53,7 @@ from ..io.versions import version_of
 from ..judges.offline import OfflineJudge
 from ..analysis import summary as summaries
 from ..model import METHOD_FLAGGED, EvalReport, EvalResult
-from ..report.files import write_results
+from ..report.export import write_results
 from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
 from ..targets import TargetConfig
 from ..targets.replay import MESSAGES

@@ -20,6 +20,7 @@ import re
 from datetime import datetime, timezone
 from functools import lru_cache
 from html import escape
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
@@ -31,18 +32,17 @@ from ..analysis.claims import claim_views
 from ..analysis.highlight import CSS as CLAIMS_CSS
 from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
-from ..analysis.noise import judge_noise
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis import summary as summary_data
 from ..analysis.stats import MetricSummary
 from ..model import METHOD_LABELS, EvalReport, EvalResult, RowCounts
-from ..scoring.verdict import from_decision, verdict
-from ..io.filetypes import csv_text
-from ..io.records import flat_row, result_from_record, result_to_record
-from ..io.redact import redact_text, redact_value, sanitize_settings
+from ..scoring.verdict import from_decision
+from ..io.filetypes import REPORT, file_type
+from ..io.records import result_from_record
+from .files import JSON_FORMAT, JSON_VERSION, Rows, redacted  # noqa: F401  (JSON_*: re-exported)
+from . import files
+from ..io.redact import redact_text, sanitize_settings
 
-JSON_FORMAT = "ragmeter-results"
-JSON_VERSION = 1
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -52,9 +52,7 @@ def results_csv(report: EvalReport) -> str:
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly.
     """
-    names = report.metric_names()
-    rows = [{k: redact_value(v) for k, v in flat_row(r, names).items()} for r in report.results]
-    return csv_text(rows, list(rows[0]) if rows else list(flat_row(EvalResult(None), names)))
+    return files.csv_bytes(enumerate(report.results), report.metric_names()).decode("utf-8")
 
 
 # -- Parquet ------------------------------------------------------------------------------------
@@ -65,25 +63,13 @@ def results_parquet(report: EvalReport) -> bytes:
     return parquet_bytes(((i, redacted(r, i)) for i, r in enumerate(report.results)), report.metric_names())
 
 
-def redacted(result: EvalResult, index: int = 0) -> EvalResult:
-    """`result` with `redact_value` over all of its text (through its lossless record form)."""
-    return result_from_record(redact_value(result_to_record(result, index)))
-
-
 # -- JSON --------------------------------------------------------------------------------------
 def results_json(report: EvalReport, *, settings: Optional[Dict[str, Any]] = None) -> str:
-    """`report.to_dict()` plus every result's full record and the sanitised settings."""
-    data = report.to_dict()
-    data["format"], data["version"] = JSON_FORMAT, JSON_VERSION
-    data["settings"] = sanitize_settings(settings or {})
-    if "usage" in data:
-        data["usage"] = sanitize_settings(data["usage"])
-    noise = judge_noise(report)
-    if noise:
-        data["judge_noise"] = [n.to_dict() for n in noise]
-    data["verdict"] = verdict(report).to_dict()  # the run's own health; the CLI adds --fail-under to its exit code
-    data["records"] = [result_to_record(r, i) for i, r in enumerate(report.results)]
-    return json.dumps(redact_value(data), ensure_ascii=False, default=str)
+    """`report.to_dict()`'s figures, every result's full record, the judge noise, the verdict (the run's own
+    health; the CLI adds --fail-under to its exit code) and the sanitised settings, all redacted: the one JSON
+    writer (report/files.py), which a stored run's rows also stream through."""
+    return files.json_bytes(lambda: enumerate(report.results), summary_data.build(report, settings=settings),
+                      settings or {}).decode("utf-8")
 
 
 def report_from_json(text: str) -> EvalReport:
@@ -399,3 +385,23 @@ def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[i
                     ("Target calls", summary.get("target") or {})],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
     return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too
+
+
+# -- a run's report file ---------------------------------------------------------------------------
+def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings: Mapping[str, Any],
+                  dataset: str) -> None:
+    """Write the run's report file `path` (.csv, .json, .parquet or .html) from its summary and `rows` (a fresh
+    pass in index order each call: the history's pages, or a report in memory), never holding the run whole."""
+    fmt = file_type(path, REPORT).format
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if fmt in ("csv", "json"):
+        with target.open("w", encoding="utf-8", newline="") as f:
+            if fmt == "csv":
+                files.write_csv(f, rows(), summary.get("metric_names") or [])
+            else:
+                files.write_json(f, rows, summary, settings)
+    elif fmt == "parquet":
+        files.write_parquet(target, rows(), summary.get("metric_names") or [])
+    else:
+        target.write_text(summary_html(summary, rows, dataset_name=dataset, settings=dict(settings)), encoding="utf-8")

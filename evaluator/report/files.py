@@ -1,12 +1,10 @@
-"""The CLI's `-o` files written from rows that stream past (issue 28: a run is never held whole to be written).
+"""A run's CSV, JSON and Parquet files written from rows that stream past (issue 28: a run is never held whole
+to be written): the one writer of each, for a report in memory (export.results_csv, results_json) as for a
+stored run read from the history a page at a time (the CLI's -o, the Report's downloads).
 
-`write_results(path, rows, summary, ...)` writes CSV and JSON a row at a time from `rows` (the history's
-pages, or a report held in memory) and the run's summary (analysis/summary.py): the figures that head the
-JSON are the summary's, not recomputed from the rows. Parquet is written a row group per page; the HTML report
-is drawn from the summary and holds only the samples it embeds (the worst 1,000).
-
-Every value goes through the same guards as export.py's: `redact_value` over each row and record,
-`sanitize_settings` over the settings, the CSV formula guard on every cell.
+The figures that head the JSON are the run's summary's (analysis/summary.py), not recomputed from the rows;
+Parquet is written a row group per page. Every value goes through the guards: `redact_value` over each row
+and record, `sanitize_settings` over the settings, the CSV formula guard on every cell.
 """
 from __future__ import annotations
 
@@ -16,33 +14,16 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple
 
 from ..analysis import summary as summaries
-from ..io.filetypes import REPORT, file_type, write_csv_rows
-from ..io.records import flat_row, result_to_record
+from ..io.filetypes import write_csv_rows
+from ..io.records import flat_row, result_from_record, result_to_record
 from ..io.redact import redact_value, redacted_json, sanitize_settings
 from ..model import EvalResult
 from ..scoring.verdict import from_decision
-from . import export
+
+JSON_FORMAT = "ragmeter-results"
+JSON_VERSION = 1
 
 Rows = Callable[[], Iterator[Tuple[int, EvalResult]]]  # a fresh pass over (index, result), in index order
-
-
-def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings: Mapping[str, Any],
-                  dataset: str) -> None:
-    """Write the run's report file `path` (.csv, .json, .parquet or .html)."""
-    fmt = file_type(path, REPORT).format
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if fmt in ("csv", "json"):
-        with target.open("w", encoding="utf-8", newline="") as f:
-            if fmt == "csv":
-                write_csv(f, rows(), summary.get("metric_names") or [])
-            else:
-                write_json(f, rows, summary, settings)
-    elif fmt == "parquet":
-        write_parquet(target, rows(), summary.get("metric_names") or [])
-    else:
-        target.write_text(export.summary_html(summary, rows, dataset_name=dataset, settings=dict(settings)),
-                          encoding="utf-8")
 
 
 def write_csv(f: TextIO, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> None:
@@ -57,7 +38,7 @@ def write_parquet(path: Path, rows: Iterable[Tuple[int, EvalResult]], names: Any
 
     with ParquetSink(path, names) as sink:
         for page in _pages(rows):
-            sink.write(results_frame([(i, export.redacted(r, i)) for i, r in page], names))
+            sink.write(results_frame([(i, redacted(r, i)) for i, r in page], names))
 
 
 def _pages(rows: Iterable[Tuple[int, EvalResult]], size: int = 1_000) -> Iterator[List[Tuple[int, EvalResult]]]:
@@ -69,6 +50,11 @@ def _pages(rows: Iterable[Tuple[int, EvalResult]], size: int = 1_000) -> Iterato
             page = []
     if page:
         yield page
+
+
+def redacted(result: EvalResult, index: int = 0) -> EvalResult:
+    """`result` with `redact_value` over all of its text (through its lossless record form)."""
+    return result_from_record(redact_value(result_to_record(result, index)))
 
 
 def csv_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:
@@ -117,7 +103,7 @@ def json_head(summary: Mapping[str, Any], settings: Mapping[str, Any]) -> Dict[s
                                "turn_mean_scores: over every assistant turn",
                     turn_mean_scores={m: t["mean"] for m, t in turns.items()},
                     turn_scored={m: f"{t['scored']}/{t['total']}" for m, t in turns.items()})
-    head["format"], head["version"] = export.JSON_FORMAT, export.JSON_VERSION
+    head["format"], head["version"] = JSON_FORMAT, JSON_VERSION
     head["settings"] = sanitize_settings(dict(settings))
     if summary.get("noise"):
         head["judge_noise"] = list(summary["noise"])
