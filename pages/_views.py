@@ -171,19 +171,20 @@ def records_table(data: Any, **kwargs: Any) -> None:
 
 
 def preview_table(rows: Sequence[Mapping[str, str]]) -> None:
-    """A file's first rows as a plain, escaped HTML table in a scrolling box (one HTML block: text_block's way). Not st.dataframe: its grid is
-    the heaviest thing on a first Evaluate page (pandas, Arrow and the grid's code: 0.65 s of a 2.3 s first
-    load), and a preview of a few rows needs none of it. Every cell is text, escaped, Arabic right to left."""
+    """A file's first rows as a plain, escaped HTML table in a scrolling box: one HTML block (text_block's way),
+    every line end a <br>, so no Markdown is read in it. Not st.dataframe: its grid is the heaviest thing on a
+    first Evaluate page (pandas, Arrow and the grid's code), and a preview of five rows needs none of it.
+    Every cell and column name is text, escaped; Arabic reads right to left."""
     if not rows:
         return
-    columns = list(rows[0])
+    columns = [str(c) for c in rows[0]]
     cell = ('<td dir="{way}" style="padding:4px 8px;border-bottom:1px solid rgba(128,128,128,.25);'
             'vertical-align:top;max-width:28em;overflow-wrap:anywhere">{text}</td>')
-    head = "".join(f'<th style="padding:4px 8px;text-align:start;position:sticky;top:0;'
-                   f'background:var(--st-background-color,#fff)">{html.escape(c)}</th>' for c in columns)
     def text(value: Any) -> str:  # escaped, its line ends as <br>: one HTML block, where Markdown is not read
         return html.escape(_LINE_END.sub("\n", str(value))).replace("\n", "<br>")
 
+    head = "".join(f'<th style="padding:4px 8px;text-align:start;position:sticky;top:0;'
+                   f'background:var(--st-background-color,#fff)">{text(c)}</th>' for c in columns)
     body = "".join("<tr>" + "".join(cell.format(way=direction(str(row.get(c, ""))), text=text(row.get(c, "")))
                                     for c in columns) + "</tr>" for row in rows)
     st.markdown(f'<div class="ragmeter-preview" style="max-height:360px;overflow:auto;font-size:0.85rem">'

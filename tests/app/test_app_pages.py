@@ -87,3 +87,19 @@ def test_evaluate_shows_a_hostile_upload_and_rubric_as_text(history):
     at.button(key="btn_run").click().run()
     assert_no_markdown_from_user_text(at)
     assert any(md(name) in s.value for s in at.success)
+
+
+def test_a_hostile_upload_previews_as_text(history):
+    """Column names and cells with Markdown, HTML and blank lines (which would end an HTML block and let
+    Markdown be read) show as typed in the preview table: no link, no image, no element."""
+    hostile = (f'"name\n\n![x]({IMAGE})",question,answer,contexts\n'
+               f'"<b>bold</b>","[click](http://127.0.0.1:9/)\n\n# heading","${{HOME}} **not bold**",'
+               f'"[""![i]({IMAGE})""]"\n').encode()
+    at = open_app(TIMEOUT)
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("hostile.csv", hostile, "text/csv")).run()
+    assert_no_markdown_from_user_text(at)
+    preview = next(m.value for m in at.markdown if "ragmeter-preview" in m.value)
+    assert "&lt;b&gt;bold&lt;/b&gt;" in preview and "<b>" not in preview
+    assert "\n" not in preview  # one HTML block: its line ends are <br>, so no blank line lets Markdown in
+    assert "${HOME} **not bold**" in preview  # a variable stays text, never looked up
