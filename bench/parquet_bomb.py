@@ -14,7 +14,6 @@ seconds to the answer. Target: refused, peak under 300 MB. The file is generated
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import re
 import signal
@@ -27,32 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import start_dashboard  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+from _common import free_port, start_dashboard  # noqa: E402
+from datafiles import parquet_bomb  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TARGET_MB = 300
-
-
-def bomb(rows: int, cell_mb: float) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    big = pa.array(["x" * int(cell_mb * 1_000_000)]).dictionary_encode()
-    answers = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), big.dictionary)
-    table = pa.table({"question": [f"Question {i}?" for i in range(rows)], "answer": answers,
-                      "contexts": pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()), answers)})
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
-    return buf.getvalue()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_app(source: Path, port: int, history: Path) -> subprocess.Popen:
@@ -95,7 +75,7 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=ROOT, help="the checkout whose app.py is measured")
     parser.add_argument("--timeout", type=float, default=300)
     args = parser.parse_args()
-    data = bomb(args.rows, args.cell_mb)
+    data = parquet_bomb(args.rows, int(args.cell_mb * 1_000_000))
     decoded_mb = args.rows * args.cell_mb * 2
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bomb.parquet"

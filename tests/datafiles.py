@@ -31,6 +31,21 @@ def jsonl_text(objs):
     return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
 
 
+def parquet_bomb(rows: int = 300, cell: int = 1 << 20) -> bytes:
+    """A few kB of Parquet whose answer and context are one `cell`-byte string on every row: with the
+    defaults, 600 MB decoded (the dashboard must refuse it; bench/parquet_bomb.py measures that)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    big = pa.array(["x" * cell]).dictionary_encode()
+    answers = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), big.dictionary)
+    table = pa.table({"question": [f"Question {i}?" for i in range(rows)], "answer": answers,
+                      "contexts": pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()), answers)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
 def load_error(path, **kwargs):
     with pytest.raises(DatasetError) as info:
         load_dataset(path, **kwargs)

@@ -5,36 +5,13 @@ from evaluator.runs.run import RunConfig
 
 from evaluator import config
 from evaluator.errors import ConfigError
+from teamfiles import team_judge, team_toml, write_config as write
 
-TEAM = """
-[server]
-shared = true
-history = "postgresql://ragmeter@db/ragmeter"
-auth = "proxy"
-user_header = "X-Forwarded-Email"
-max_upload_mb = 50
-
-[roles]
-viewers = ["*"]
-evaluators = ["alice@example.com", "bob@example.com"]
-admins = ["alice@example.com"]
-
-[[judges]]
-name = "gpt-4o-mini (team key)"
-base_url = "https://api.openai.com/v1"
-model = "gpt-4o-mini"
-api_key_env = "OPENAI_API_KEY"
-
-[targets]
-allow = ["http://rag-staging.internal:8000/"]
-allow_env = ["RAG_TOKEN"]
-"""
-
-
-def write(tmp_path, text):
-    path = tmp_path / "team.toml"
-    path.write_text(text)
-    return path
+TEAM = team_toml(history="postgresql://ragmeter@db/ragmeter", user_header="X-Forwarded-Email", max_upload_mb=50,
+                 evaluators=["alice@example.com", "bob@example.com"], admins=["alice@example.com"],
+                 judges=[team_judge("https://api.openai.com/v1", name="gpt-4o-mini (team key)", model="gpt-4o-mini",
+                                    api_key_env="OPENAI_API_KEY")],
+                 targets={"allow": ["http://rag-staging.internal:8000/"], "allow_env": ["RAG_TOKEN"]})
 
 
 def test_no_config_is_the_laptop_default(monkeypatch):

@@ -1,11 +1,13 @@
 """identity: a team-mode user is who a trusted proxy (or a verified OIDC claim) says, spelled one way,
 with no look-alikes; startup: a team server that could be told anything by anyone does not start."""
 import ipaddress
+import tomllib
 
 import pytest
 
 from evaluator import config
 from evaluator.team import startup
+from teamfiles import team_toml
 from evaluator.errors import ConfigError
 from evaluator.team.identity import (Decision, IdentityRefused, ProxyTrust, from_header, is_loopback_bind, normalise,
                                 oidc_identity, proxy_identity)
@@ -97,19 +99,10 @@ def test_what_counts_as_listening_on_loopback_only(address, loopback):
     assert is_loopback_bind(address) is loopback
 
 
-TEAM = """
-[server]
-shared = true
-auth = "{auth}"
-max_upload_mb = 50
-{extra}
-[roles]
-evaluators = ["Alice@Example.com"]
-"""
-
-
-def team(auth="proxy", extra=""):
-    return config.from_dict(__import__("tomllib").loads(TEAM.format(auth=auth, extra=extra)), "team.toml")
+def team(auth="proxy", **server):
+    """The team config of these tests: `auth`, a 50 MB upload limit, one evaluator; `server`: more [server] keys."""
+    text = team_toml(auth=auth, max_upload_mb=50, evaluators=["Alice@Example.com"], **server)
+    return config.from_dict(tomllib.loads(text), "team.toml")
 
 
 def test_roles_in_the_file_match_however_the_proxy_spells_the_user():
@@ -121,19 +114,19 @@ def test_a_look_alike_or_a_bad_cidr_in_the_file_is_named():
     with pytest.raises(ConfigError, match="roles.evaluators.*several scripts"):
         config.from_dict({"roles": {"evaluators": ["аlice@example.com"]}}, "team.toml")
     with pytest.raises(ConfigError, match="trusted_proxies entry 'proxy.internal'"):
-        team(extra='trusted_proxies = ["proxy.internal"]')
+        team(trusted_proxies=["proxy.internal"])
 
 
 @pytest.mark.parametrize("extra, address, env, problem", [
-    ("", "127.0.0.1", {}, None),
-    ("", "", {}, "listens on every network interface"),
-    ("", "0.0.0.0", {}, "--server.address 127.0.0.1"),
-    ('trusted_proxies = ["10.0.0.0/24"]', "0.0.0.0", {}, None),
-    ('proxy_secret_env = "PROXY_SECRET"', "0.0.0.0", {"PROXY_SECRET": "x"}, None),
-    ('proxy_secret_env = "PROXY_SECRET"', "0.0.0.0", {}, "PROXY_SECRET, which is not set"),
+    ({}, "127.0.0.1", {}, None),
+    ({}, "", {}, "listens on every network interface"),
+    ({}, "0.0.0.0", {}, "--server.address 127.0.0.1"),
+    ({"trusted_proxies": ["10.0.0.0/24"]}, "0.0.0.0", {}, None),
+    ({"proxy_secret_env": "PROXY_SECRET"}, "0.0.0.0", {"PROXY_SECRET": "x"}, None),
+    ({"proxy_secret_env": "PROXY_SECRET"}, "0.0.0.0", {}, "PROXY_SECRET, which is not set"),
 ])
 def test_a_proxy_team_server_reachable_by_anyone_does_not_start(extra, address, env, problem):
-    found = startup.problems(team(extra=extra), startup.ServerOptions(address=address, max_upload_mb=50), env)
+    found = startup.problems(team(**extra), startup.ServerOptions(address=address, max_upload_mb=50), env)
     assert (problem is None and found == []) or (problem is not None and problem in " ".join(found))
 
 
@@ -151,7 +144,7 @@ def test_oidc_needs_authlib_and_an_auth_section():
 
 
 def test_a_sessions_identity_comes_from_its_handshake_headers_and_peer():
-    cfg = team(extra='proxy_secret_env = "PROXY_SECRET"\nproxy_secret_header = "X-Proxy-Secret"')
+    cfg = team(proxy_secret_env="PROXY_SECRET", proxy_secret_header="X-Proxy-Secret")
     options = startup.ServerOptions(address="0.0.0.0", max_upload_mb=50)
     env = {"PROXY_SECRET": "s3cret"}
     sent = [("x-forwarded-email", "Alice@example.com"), ("x-proxy-secret", "s3cret")]

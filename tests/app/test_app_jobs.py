@@ -15,35 +15,16 @@ from evaluator.runs import jobs as run_jobs
 from evaluator.runs.run import RunConfig
 from evaluator.store.history import RunStore
 from evaluator.store.jobs import JobQueue
+from teamfiles import config_toml, write_config, write_team
 
 TIMEOUT = 60
 ALICE, BOB, VERA, ADMIN = "alice@example.com", "bob@example.com", "vera@example.com", "root@example.com"
-TEAM = """
-[server]
-shared = true
-auth = "proxy"
-history = "{history}"
-[roles]
-viewers = ["*"]
-evaluators = ["{alice}", "{bob}"]
-admins = ["{admin}"]
-[runs]
-workers = "external"
-"""
 
 
 def rows(n, tag="q"):
     return [EvalSample(f"How many days for parcel {tag}{i}?", f"Parcel {tag}{i} takes {i % 5 + 2} days.",
                        [f"Parcels like {tag}{i} arrive in {i % 5 + 2} days."], f"{i % 5 + 2} days.", f"{tag}{i}")
             for i in range(n)]
-
-
-@pytest.fixture
-def history(tmp_path, monkeypatch):
-    path = tmp_path / "history.sqlite3"
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
-    return path
 
 
 def history_page() -> AppTest:
@@ -61,9 +42,7 @@ def texts(at) -> str:
 def test_queued_runs_show_their_place_in_line_and_stop_from_history(history, tmp_path, monkeypatch):
     """Runs wait for external workers (none here): two submitted runs wait, in order; Stop on the second
     ends it at once."""
-    config = tmp_path / "ragmeter.toml"
-    config.write_text('[runs]\nworkers = "external"\n')
-    monkeypatch.setenv("RAGMETER_CONFIG", str(config))
+    write_config(tmp_path, config_toml(runs={"workers": "external"}), monkeypatch)
     store = RunStore(history)
     first = run_jobs.submit_new(store, RunConfig(), rows(3, "a"), dataset_name="first.jsonl")
     second = run_jobs.submit_new(store, RunConfig(), rows(3, "b"), dataset_name="second.jsonl")
@@ -120,9 +99,8 @@ def test_a_worker_process_that_cannot_start_is_a_red_box_and_the_run_does_not_wa
 def team_mode(tmp_path, monkeypatch):
     """Team mode whose runs wait for `ragmeter worker`s (none run here: submitted runs stay queued)."""
     history = tmp_path / "team.sqlite3"
-    config = tmp_path / "team.toml"
-    config.write_text(TEAM.format(history=history, alice=ALICE, bob=BOB, admin=ADMIN))
-    monkeypatch.setenv("RAGMETER_CONFIG", str(config))
+    write_team(tmp_path, monkeypatch, history=history, evaluators=[ALICE, BOB], admins=[ADMIN],
+               runs={"workers": "external"})
     return RunStore(history)
 
 

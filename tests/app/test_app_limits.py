@@ -1,37 +1,23 @@
 """Limits that hold for everyone (AppTest): a Parquet bomb refused on Evaluate, Generate's files counted
 together, a large upload kept out of the shared parse cache, and a team server that must not start."""
-import io
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest import APP, no_exception, open_app
+from datafiles import parquet_bomb
+from teamfiles import config_toml, write_config, write_team
 
 TIMEOUT = 60
 
 
-def bomb(rows=300, cell=1 << 20) -> bytes:
-    """A few kB of Parquet whose answer and context are one 1 MB string on every row: 600 MB decoded."""
-    big = pa.array(["x" * cell]).dictionary_encode()
-    answers = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), big.dictionary)
-    table = pa.table({"question": [f"q{i}?" for i in range(rows)], "answer": answers,
-                      "contexts": pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()), answers)})
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
-    return buf.getvalue()
-
-
 def laptop_limit(tmp_path, monkeypatch, mb):
-    path = tmp_path / "ragmeter.toml"
-    path.write_text(f"[server]\nmax_upload_mb = {mb}\n")
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+    write_config(tmp_path, config_toml(server={"max_upload_mb": mb}), monkeypatch)
 
 
 def test_a_parquet_bomb_is_refused_on_the_evaluate_page(history):
     at = open_app(TIMEOUT)
     at.radio(key="eval_source").set_value("Upload a file").run()
-    at.file_uploader(key="upload_file").set_value(("bomb.parquet", bomb(), "application/octet-stream"))
+    at.file_uploader(key="upload_file").set_value(("bomb.parquet", parquet_bomb(), "application/octet-stream"))
     at.run()
     no_exception(at)
     shown = " ".join(e.value for e in at.error)
@@ -75,29 +61,15 @@ def test_a_large_upload_is_parsed_for_its_session_not_the_shared_cache(history, 
         assert len(calls) - before == parses[-1]
     assert parses[0] >= 1 and parses[1] == parses[0]
 
-TEAM = """
-[server]
-shared = true
-auth = "{auth}"
-max_upload_mb = {mb}
-"""
 
-
-def test_a_team_server_whose_upload_limit_is_not_the_operators_does_not_start(history, tmp_path, monkeypatch):
-    path = tmp_path / "team.toml"
-    path.write_text(TEAM.format(auth="proxy", mb=5))
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+@pytest.mark.parametrize("auth, mb, problem, absent", [
+    ("proxy", 5, "--server.maxUploadSize 5", ("button", "file_uploader")),  # the upload limit is not the operator's
+    ("oidc", 200, "section (redirect_uri", ("button",)),  # no sign-in parts: no "Sign in" button (it would fail)
+])
+def test_a_team_server_that_is_not_set_up_right_does_not_start(history, tmp_path, monkeypatch, auth, mb, problem,
+                                                               absent):
+    write_team(tmp_path, monkeypatch, auth=auth, max_upload_mb=mb)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     no_exception(at)
-    assert "The dashboard cannot start" in at.error[0].value and "--server.maxUploadSize 5" in at.error[0].value
-    assert not at.button and not at.file_uploader
-
-
-def test_an_oidc_team_server_without_its_sign_in_parts_does_not_start(history, tmp_path, monkeypatch):
-    path = tmp_path / "team.toml"
-    path.write_text(TEAM.format(auth="oidc", mb=200))
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    no_exception(at)
-    assert "The dashboard cannot start" in at.error[0].value and "section (redirect_uri" in at.error[0].value
-    assert not at.button  # no "Sign in" button that would end in a traceback
+    assert "The dashboard cannot start" in at.error[0].value and problem in at.error[0].value
+    assert not any(getattr(at, kind) for kind in absent), absent

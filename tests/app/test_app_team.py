@@ -6,31 +6,17 @@ from streamlit.testing.v1 import AppTest
 from apptest import APP, ROOT, no_exception, shown_report
 from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
+from teamfiles import team_judge, write_team
 
 CANARY = "sk-canary-team-5a0c"
-TEAM = """
-[server]
-shared = true
-auth = "proxy"
-history = "{history}"
-[roles]
-viewers = ["*"]
-evaluators = ["alice@example.com"]
-[[judges]]
-name = "team judge"
-model = "m"
-base_url = "http://127.0.0.1:9/v1"
-api_key_env = "TEAM_KEY"
-"""
 
 PAGES = ["pages/evaluate.py", "pages/report.py", "pages/spot_check.py", "pages/generate.py", "pages/history.py"]
 
 
-def team_config(tmp_path, monkeypatch, text=TEAM):
-    path = tmp_path / "team.toml"
-    path.write_text(text.format(history=tmp_path / "team-history.sqlite3"))
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
-    return path
+def team_config(tmp_path, monkeypatch, **options):
+    """Team mode: alice evaluates, everyone signed in views, one team judge; `options` change teamfiles' defaults."""
+    return write_team(tmp_path, monkeypatch, history=tmp_path / "team-history.sqlite3",
+                      evaluators=["alice@example.com"], judges=[team_judge("http://127.0.0.1:9/v1", model="m", api_key_env="TEAM_KEY")], **options)
 
 
 def texts(at):
@@ -51,7 +37,7 @@ def test_an_unknown_user_sees_a_sign_in_message_and_nothing_else(tmp_path, monke
 
 
 def test_team_mode_without_auth_refuses_to_start(tmp_path, monkeypatch, history):
-    team_config(tmp_path, monkeypatch, TEAM.replace('auth = "proxy"\n', ""))
+    team_config(tmp_path, monkeypatch, auth=None)
     at = AppTest.from_file(APP, default_timeout=30).run()
     no_exception(at)
     assert "The dashboard cannot start" in at.error[0].value and "needs server.auth" in at.error[0].value

@@ -6,23 +6,12 @@ from evaluator.errors import NotAllowed
 from evaluator.model import EvalSample
 from evaluator.runs.run import RunConfig
 from evaluator.store.history import RunStore
-
-TEAM = """
-[server]
-shared = true
-auth = "proxy"
-history = "{history}"
-[roles]
-viewers = ["*"]
-evaluators = ["*"]
-"""
+from teamfiles import write_team
 
 
 def test_the_run_starter_refuses_a_session_nobody_signed_into(tmp_path, monkeypatch):
     history = tmp_path / "team.sqlite3"
-    config = tmp_path / "team.toml"
-    config.write_text(TEAM.format(history=history))
-    monkeypatch.setenv("RAGMETER_CONFIG", str(config))
+    write_team(tmp_path, monkeypatch, history=history, evaluators=["*"])
     from pages import _runs
 
     with pytest.raises(NotAllowed, match="nobody signed in may not start runs"):

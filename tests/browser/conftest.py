@@ -6,19 +6,16 @@ Chromium or Playwright is missing the tests skip locally, but fail under CI=true
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import sys
 import tempfile
-import urllib.request
 from pathlib import Path
-from typing import Dict, Iterator, List
+from typing import Iterator, Optional
 
 import pytest
 
-from ports import serve_on_free_port, stop
+from teamfiles import serve_dashboard
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -27,7 +24,6 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-SERVER_START_TIMEOUT = 60.0
 VIEWPORT = {"width": 1400, "height": 1000}
 
 
@@ -107,16 +103,33 @@ def shot(page, artifacts_dir, request):
     return take
 
 
+@pytest.fixture
+def signed_in_page(browser, artifacts_dir, request):
+    """`signed_in_page(url, name)`: a new page in a browser context of its own, signed in as `name` at the
+    sign-in proxy `url` (tests/signin_proxy.py; None: nobody). The contexts close after the test; when it
+    failed, each one's page is saved to artifacts/<test name>-<i>-FAILED.png."""
+    from signin_proxy import SignInProxy
+
+    contexts = []
+
+    def open_page(url: str, name: Optional[str]):
+        context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+        if name:
+            context.add_cookies([SignInProxy.cookie(name, url)])
+        context.set_default_timeout(60_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    failed = getattr(request.node, "rep_call", None)
+    for i, context in enumerate(contexts):
+        if failed is not None and failed.failed and context.pages:
+            context.pages[0].screenshot(path=str(artifacts_dir / f"{_safe(request.node.name)}-{i}-FAILED.png"))
+        context.close()
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name)
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-            return reply.status == 200 and reply.read().strip() == b"ok"
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="session")
@@ -130,25 +143,6 @@ def history_path() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def serve_app(env: Dict[str, str], log_path: Path) -> Iterator[str]:
-    """`streamlit run app.py` with `env` on a free loopback port, its output in `log_path`; yields its URL.
-
-    Several pytest-xdist workers start servers at once: a port taken meanwhile means a new port
-    (tests/ports.py), never a failed test.
-    """
-    def command(port: int) -> List[str]:
-        return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-                "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
-
-    proc, port = serve_on_free_port(command, lambda port: _healthy(f"http://127.0.0.1:{port}"), log_path,
-                                    SERVER_START_TIMEOUT, cwd=ROOT, env=env)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(proc)
-
-
 @pytest.fixture(scope="session")
 def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
     """The real dashboard, `streamlit run app.py` on a free loopback port, for the whole session."""
@@ -156,7 +150,7 @@ def app_url(playwright_api, history_path, tmp_path_factory) -> Iterator[str]:
     # Deprecation warnings printed (Python hides them by default): test_console_clean reads the log for them.
     env = {**os.environ, "RAGMETER_HISTORY": str(history_path), "PYTHONWARNINGS": "default::DeprecationWarning"}
     env.pop("OPENAI_API_KEY", None)  # the offline default must not depend on a key
-    with serve_app(env, log_path) as url:
+    with serve_dashboard(env, log_path) as url:
         SERVER_LOGS[url] = log_path
         yield url
 

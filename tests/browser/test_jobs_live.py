@@ -9,7 +9,6 @@ sign-in proxy of tests/signin_proxy.py, one browser context per user):
 """
 from __future__ import annotations
 
-import os
 import re
 from typing import Iterator
 
@@ -17,35 +16,21 @@ import pytest
 
 from evaluator.store.history import RunStore
 from evaluator.store.jobs import JobQueue
-from signin_proxy import SignInProxy
+from teamfiles import team_dashboard, team_judge, write_team
 
-from .conftest import VIEWPORT, serve_app
 from .test_dashboard import _big_rows, _count, _write_csv, expect, main, upload, wait_idle
 
 pytestmark = pytest.mark.browser
 
-HEADER = "X-Forwarded-Email"
 VIEWER, EVALUATOR, ADMIN = "vera@example.com", "eve@example.com", "alice@example.com"
 ROWS = 300  # scored by a judge that answers after 0.2 s: minutes of run, while pages stay quick
 LONG = 180_000  # ms: a page drawn while the worker scores shares its CPU on this 2-core machine
-TEAM_TOML = """
-[server]
-shared = true
-auth = "proxy"
-user_header = "{header}"
-history = "{history}"
-max_upload_mb = 50
-[roles]
-viewers = ["*"]
-evaluators = ["{evaluator}", "{admin}"]
-admins = ["{admin}"]
-[[judges]]
-name = "team judge"
-base_url = "{judge_url}"
-model = "test-model"
-api_key_env = "TEAM_JUDGE_KEY"
-max_workers = 2
-"""
+
+
+def team_options(history, judge_url: str) -> dict:
+    """The team file of these tests (teamfiles.write_team's options): an evaluator, an admin, the team judge."""
+    return dict(history=history, max_upload_mb=50, evaluators=[EVALUATOR, ADMIN], admins=[ADMIN],
+                judges=[team_judge(judge_url, max_workers=2)])
 
 
 @pytest.fixture(scope="module")
@@ -53,39 +38,20 @@ def team(browser, tmp_path_factory) -> Iterator[dict]:
     expect.set_options(timeout=180_000)  # pages drawn while the worker scores share its CPU
     folder = tmp_path_factory.mktemp("jobs_team")
     history = folder / "team.sqlite3"
-    config = folder / "team.toml"
     from openai_server import ChatServer
 
     with ChatServer(latency=0.2) as judge:
-        config.write_text(TEAM_TOML.format(header=HEADER, history=history, evaluator=EVALUATOR, admin=ADMIN,
-                                           judge_url=judge.base_url))
-        env = {**os.environ, "RAGMETER_CONFIG": str(config), "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "50",
-               "RAGMETER_JUDGE_CACHE": str(folder / "cache.sqlite3"), "TEAM_JUDGE_KEY": "sk-team-test"}
-        env.pop("RAGMETER_HISTORY", None)
-        with serve_app(env, folder / "server.log") as direct, \
-                SignInProxy(int(direct.rsplit(":", 1)[1]), HEADER) as proxy:
-            yield {"url": proxy.url, "history": history, "folder": folder}
+        config = write_team(folder, **team_options(history, judge.base_url))
+        with team_dashboard(config, folder / "server.log", RAGMETER_JUDGE_CACHE=str(folder / "cache.sqlite3"),
+                            TEAM_JUDGE_KEY="sk-team-test") as server:
+            yield {"url": server.url, "history": history, "folder": folder}
     expect.set_options(timeout=5_000)
 
 
 @pytest.fixture
-def as_user(browser, team, artifacts_dir, request):
-    contexts = []
-
-    def open_page(name: str):
-        context = browser.new_context(viewport=VIEWPORT)
-        context.add_cookies([SignInProxy.cookie(name, team["url"])])
-        context.set_default_timeout(60_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    failed = getattr(request.node, "rep_call", None)
-    for i, context in enumerate(contexts):
-        if failed is not None and failed.failed and context.pages:
-            name = re.sub(r"[^\w.-]+", "_", request.node.name)
-            context.pages[0].screenshot(path=str(artifacts_dir / f"{name}-{i}-FAILED.png"))
-        context.close()
+def as_user(team, signed_in_page):
+    """`as_user(name)`: a new page signed in as `name` through the team's proxy."""
+    return lambda name: signed_in_page(team["url"], name)
 
 
 def in_progress(page, dataset: str):

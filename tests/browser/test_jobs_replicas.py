@@ -10,7 +10,6 @@ on one PostgreSQL history (`[runs] workers = "external"`: the replicas only draw
 """
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -23,11 +22,11 @@ import pytest
 
 from evaluator.store.history import RunStore
 from evaluator.store.jobs import JobInfo, JobQueue
-from signin_proxy import SignInProxy
+from teamfiles import team_dashboard, team_env, write_team
 
-from .conftest import ROOT, serve_app
+from .conftest import ROOT
 from .test_dashboard import _big_rows, _count, _write_csv, expect, main, wait_idle
-from .test_jobs_live import ADMIN, EVALUATOR, HEADER, LONG, TEAM_TOML, _scored, as_user, heading, in_progress
+from .test_jobs_live import ADMIN, EVALUATOR, LONG, _scored, as_user, heading, in_progress, team_options
 from .test_jobs_live import start_run, stop_buttons, visit
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -35,11 +34,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 __all__ = ["as_user"]  # the fixture, imported to be used here
 ROWS = 300
 LEASE_S = 4  # a killed worker's run waits this long before the other worker may take it
-RUNS_TOML = f"""
-[runs]
-workers = "external"
-lease_s = {LEASE_S}
-"""
 
 
 def start_worker(env: Dict[str, str], log: Path) -> subprocess.Popen:
@@ -52,22 +46,19 @@ def start_worker(env: Dict[str, str], log: Path) -> subprocess.Popen:
 def team(browser, postgres_url, tmp_path) -> Iterator[dict]:
     """Two replicas (each behind the sign-in proxy) and two workers, one PostgreSQL history."""
     expect.set_options(timeout=LONG)
-    config = tmp_path / "team.toml"
     from openai_server import ChatServer
 
     with ChatServer(latency=0.2) as judge:
-        config.write_text(TEAM_TOML.format(header=HEADER, history=postgres_url, evaluator=EVALUATOR, admin=ADMIN,
-                                           judge_url=judge.base_url) + RUNS_TOML)
-        env = {**os.environ, "RAGMETER_CONFIG": str(config), "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "50",
-               "RAGMETER_JUDGE_CACHE": str(tmp_path / "cache.sqlite3"), "TEAM_JUDGE_KEY": "sk-team-test",
+        config = write_team(tmp_path, **team_options(postgres_url, judge.base_url),
+                            runs={"workers": "external", "lease_s": LEASE_S})
+        env = {"RAGMETER_JUDGE_CACHE": str(tmp_path / "cache.sqlite3"), "TEAM_JUDGE_KEY": "sk-team-test",
                "PYTHONPATH": str(ROOT), "RAGMETER_HISTORY": postgres_url, "PYTHONUNBUFFERED": "1"}
-        workers = [start_worker(env, tmp_path / f"worker{i}.log") for i in range(2)]
+        workers = [start_worker(team_env(config, **env), tmp_path / f"worker{i}.log") for i in range(2)]
         try:
-            with serve_app(env, tmp_path / "a.log") as a, serve_app(env, tmp_path / "b.log") as b, \
-                    SignInProxy(int(a.rsplit(":", 1)[1]), HEADER) as proxy_a, \
-                    SignInProxy(int(b.rsplit(":", 1)[1]), HEADER) as proxy_b:
+            with team_dashboard(config, tmp_path / "a.log", **env) as a, \
+                    team_dashboard(config, tmp_path / "b.log", **env) as b:
                 # cookies do not depend on the port: one sign-in cookie serves both replicas
-                yield {"url": proxy_a.url, "a": proxy_a.url, "b": proxy_b.url, "history": postgres_url, "workers": workers,
+                yield {"url": a.url, "a": a.url, "b": b.url, "history": postgres_url, "workers": workers,
                        "logs": [tmp_path / f"worker{i}.log" for i in range(2)]}
         finally:
             for w in workers:

@@ -14,7 +14,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,9 +22,9 @@ import pytest
 from evaluator.store.history import RunStore
 from evaluator.store.jobs import JobQueue
 from openai_server import ChatServer
-from ports import serve_on_free_port, stop
+from ports import stop
+from teamfiles import start_dashboard
 
-from .conftest import ROOT, SERVER_START_TIMEOUT, _healthy
 from .test_dashboard import RUN_TIMEOUT, _big_rows, _write_csv, expect, open_app, upload
 from .test_judge_failure import choose_judge
 
@@ -43,14 +42,9 @@ def start_slow_run(page, tmp_path, judge):
     env.pop("OPENAI_API_KEY", None)
     env.pop("RAGMETER_CONFIG", None)
 
-    def command(port: int):
-        return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-                "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.headless", "true"]
-
-    proc, port = serve_on_free_port(command, lambda p: _healthy(f"http://127.0.0.1:{p}"), tmp_path / "server.log",
-                                    SERVER_START_TIMEOUT, cwd=ROOT, env=env)
+    proc, url = start_dashboard(env, tmp_path / "server.log")
     try:
-        open_app(page, f"http://127.0.0.1:{port}")
+        open_app(page, url)
         upload(page, _write_csv(tmp_path / "slow_judge.csv", _big_rows(ROWS)))
         choose_judge(page, judge.base_url)
         page.get_by_role("button", name="Run evaluation").click()

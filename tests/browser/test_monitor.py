@@ -14,7 +14,7 @@ from evaluator.collect.alerts import AlertMonitor, parse_rule
 from evaluator.store.history import RunStore
 from live_runs import write_live_runs
 
-from .conftest import serve_app
+from teamfiles import serve_dashboard
 from .test_console_clean import LOAD_FAILED, UPSTREAM_PROBES
 from .test_dashboard import RUN_TIMEOUT, main, wait_idle
 
@@ -40,7 +40,7 @@ def seeded_app(playwright_api, tmp_path_factory):
     assert len(AlertMonitor(store, "shop", [parse_rule("faithfulness < 0.75 over 20")], since="").poll()) == 2
     env = {**os.environ, "RAGMETER_HISTORY": str(folder / "history.sqlite3")}
     env.pop("OPENAI_API_KEY", None)
-    with serve_app(env, folder / "server.log") as url:
+    with serve_dashboard(env, folder / "server.log") as url:
         yield url, runs
 
 

@@ -16,7 +16,6 @@ upload PUT from a session nobody signed into is refused (400) while an evaluator
 """
 from __future__ import annotations
 
-import os
 import re
 from typing import Any, Dict, Iterator
 
@@ -30,52 +29,34 @@ except ImportError:  # the conftest's fixtures skip or fail
 from evaluator.model import EvalResult, EvalSample
 from evaluator.store.history import RunStore
 
-from signin_proxy import SignInProxy
+from teamfiles import signin_proxy, team_dashboard, write_team
 
-from .conftest import VIEWPORT, serve_app
 from .test_dashboard import RUN_TIMEOUT, choose, main, wait_idle
 
 pytestmark = pytest.mark.browser
 
-HEADER = "X-Forwarded-Email"
 ADMIN, EVALUATOR, OTHER, VIEWER = "alice@example.com", "eve@example.com", "ed@example.com", "vera@example.com"
 SIGN_IN = "Sign in through your organisation's single sign-on"
-TEAM_TOML = """
-[server]
-shared = true
-auth = "proxy"
-user_header = "{header}"
-history = "{history}"
-max_upload_mb = 5
-{extra}
-[roles]
-viewers = ["*"]
-evaluators = ["{evaluator}", "{other}", "{admin}"]
-admins = ["{admin}"]
-"""
 
 
-def _server(tmp_path_factory: Any, name: str, extra: str) -> Iterator[Dict[str, Any]]:
+def _server(tmp_path_factory: Any, name: str, **server: Any) -> Iterator[Dict[str, Any]]:
     folder = tmp_path_factory.mktemp(name)
     history = folder / "history.sqlite3"
-    config = folder / "team.toml"
-    config.write_text(TEAM_TOML.format(header=HEADER, history=history, extra=extra, evaluator=EVALUATOR,
-                                       other=OTHER, admin=ADMIN))
-    env = {**os.environ, "RAGMETER_CONFIG": str(config), "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "5"}
-    env.pop("RAGMETER_HISTORY", None)
-    with serve_app(env, folder / "server.log") as url:
-        yield {"url": url, "history": str(history)}
+    config = write_team(folder, history=history, max_upload_mb=5, evaluators=[EVALUATOR, OTHER, ADMIN],
+                        admins=[ADMIN], **server)
+    with team_dashboard(config, folder / "server.log", signin=False) as team:
+        yield {"url": team.url, "history": str(history)}
 
 
 @pytest.fixture(scope="module")
 def local(browser, tmp_path_factory) -> Iterator[Dict[str, Any]]:
     expect.set_options(timeout=60_000)
-    yield from _server(tmp_path_factory, "local", "")
+    yield from _server(tmp_path_factory, "local")
 
 
 @pytest.fixture(scope="module")
 def remote(browser, tmp_path_factory) -> Iterator[Dict[str, Any]]:
-    yield from _server(tmp_path_factory, "remote", 'trusted_proxies = ["10.9.9.0/24"]')
+    yield from _server(tmp_path_factory, "remote", trusted_proxies=["10.9.9.0/24"])
 
 
 class Visitor:
@@ -86,24 +67,19 @@ class Visitor:
 
 
 @pytest.fixture
-def as_user(browser):
+def as_user(signed_in_page):
     """`as_user(server, *names)`: a tab behind a proxy that sends the header once per name (none: the
     server itself, no header)."""
-    contexts, proxies = [], []
+    proxies = []
 
     def open_visitor(server: Dict[str, Any], *names: str) -> Visitor:
-        context = browser.new_context(viewport=VIEWPORT)
-        context.set_default_timeout(60_000)
-        contexts.append(context)
         url = server["url"]
         if names:
-            proxies.append(SignInProxy(int(url.rsplit(":", 1)[1]), HEADER, names))
+            proxies.append(signin_proxy(url, names))
             url = proxies[-1].url
-        return Visitor(context.new_page(), url)
+        return Visitor(signed_in_page(url, None), url)
 
     yield open_visitor
-    for context in contexts:
-        context.close()
     for proxy in proxies:
         proxy.close()
 

@@ -30,16 +30,14 @@ except ImportError:  # test_dashboard (imported below) already skipped or failed
     pass
 
 from evaluator.store.history import RunStore
-from signin_proxy import SignInProxy
+from teamfiles import HEADER, team_dashboard, team_judge, write_team
 from evaluator.model import EvalResult, EvalSample
 from evaluator.targets.http import DEFAULT_BODY
 
-from .conftest import VIEWPORT, serve_app
 from .test_dashboard import RUN_TIMEOUT, choose, main, upload, wait_idle
 
 pytestmark = pytest.mark.browser
 
-HEADER = "X-Forwarded-Email"
 VIEWER, EVALUATOR, ADMIN, CI_USER = "vera@example.com", "eve@example.com", "alice@example.com", "ci@example.com"
 KEY_CANARY = "sk-canary-judge-key-7f3e91"
 VAR_CANARY = "aws-canary-secret-0b52d4"
@@ -48,27 +46,6 @@ SIGN_IN = "Sign in through your organisation's single sign-on"
 NO_ROLE = re.compile("Your role does not let you")
 PAGES = {"Evaluate": "/", "Report": "/report", "Spot check": "/spot_check", "Generate": "/generate",
          "History": "/history", "Review": "/review", "Monitor": "/monitor"}
-TEAM_TOML = """
-[server]
-shared = true
-auth = "proxy"
-user_header = "{header}"
-history = "{history}"
-max_upload_mb = 5
-[roles]
-viewers = ["*"]
-evaluators = ["{evaluator}", "{admin}"]
-admins = ["{admin}"]
-[[judges]]
-name = "team judge"
-base_url = "{judge_url}"
-model = "team-model"
-api_key_env = "OPENAI_API_KEY"
-max_workers = 2
-[targets]
-allow = ["{target_url}"]
-allow_env = ["RAG_TOKEN"]
-"""
 
 
 # --- loopback servers ----------------------------------------------------------------------------
@@ -118,44 +95,25 @@ def team(browser, postgres_server, tmp_path_factory) -> Iterator[Dict[str, Any]]
     target = TargetServer(lambda body: (200, {"answer": "Day passes cost 9 euros.",
                                               "contexts": ["A day pass costs 9 euros."]}))
     with ChatServer() as judge, target:
-        config = folder / "team.toml"
-        config.write_text(TEAM_TOML.format(header=HEADER, history=history, evaluator=EVALUATOR, admin=ADMIN,
-                                           judge_url=judge.base_url, target_url=target.url))
-        import os
-        env = {**os.environ, "RAGMETER_CONFIG": str(config), "OPENAI_API_KEY": KEY_CANARY,
-               "AWS_SECRET_ACCESS_KEY": VAR_CANARY, "RAG_TOKEN": RAG_TOKEN,
-               "STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "5"}  # = max_upload_mb, or the team server refuses to start
-        env.pop("RAGMETER_HISTORY", None)
+        config = write_team(folder, history=history, user_header=HEADER, max_upload_mb=5,
+                            evaluators=[EVALUATOR, ADMIN], admins=[ADMIN],
+                            judges=[team_judge(judge.base_url, model="team-model", api_key_env="OPENAI_API_KEY",
+                                               max_workers=2)],
+                            targets={"allow": [target.url], "allow_env": ["RAG_TOKEN"]})
         log = folder / "server.log"
-        with serve_app(env, log) as direct, SignInProxy(int(direct.rsplit(":", 1)[1]), HEADER) as proxy:
-            url = proxy.url  # users reach the dashboard through the sign-in proxy only, as deployed
-            yield {"url": url, "direct": direct, "history": history, "listener": listener, "judge": judge, "target": target,
-                   "log": log, "folder": folder}
+        # users reach the dashboard through the sign-in proxy only, as deployed
+        with team_dashboard(config, log, OPENAI_API_KEY=KEY_CANARY, AWS_SECRET_ACCESS_KEY=VAR_CANARY,
+                            RAG_TOKEN=RAG_TOKEN) as server:
+            yield {"url": server.url, "direct": server.direct, "history": history, "listener": listener,
+                   "judge": judge, "target": target, "log": log, "folder": folder}
     listener.close()
     expect.set_options(timeout=5_000)
 
 
 @pytest.fixture
-def as_user(browser, team, artifacts_dir, request):
-    """`as_user(name)`: a new page whose every request carries the proxy header naming `name`
-    (None: no header, an unknown user). Contexts are closed after the test; failures are screenshotted."""
-    contexts = []
-
-    def open_page(name: str | None) -> Page:
-        context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-        if name:
-            context.add_cookies([SignInProxy.cookie(name, team["url"])])
-        context.set_default_timeout(60_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    failed = getattr(request.node, "rep_call", None)
-    for i, context in enumerate(contexts):
-        if failed is not None and failed.failed and context.pages:
-            name = re.sub(r"[^\w.-]+", "_", request.node.name)
-            context.pages[0].screenshot(path=str(artifacts_dir / f"{name}-{i}-FAILED.png"))
-        context.close()
+def as_user(team, signed_in_page):
+    """`as_user(name)`: a new page signed in as `name` through the team's proxy (None: an unknown user)."""
+    return lambda name: signed_in_page(team["url"], name)
 
 
 def seed_run(history: str, dataset: str, *, owner: str = CI_USER) -> str:
