@@ -19,26 +19,19 @@ from apptest import APP, no_exception
 from evaluator import config as team_config
 from evaluator.collect import beside
 from ports import free_port
+import teamfiles
 from trace_app import TraceApp
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN_ENV, HOOK_ENV = "RAGMETER_TEST_BESIDE_TOKEN", "RAGMETER_TEST_BESIDE_HOOK"
 TOKEN = "beside-token-canary"
-ENTRY = """
-[[collect]]
-project = "{project}"
-listen = "127.0.0.1:{port}"
-token_env = "{token_env}"
-alerts = ["faithfulness < 0.2 over 50"]
-webhook_env = "{hook_env}"
-"""
 
 
 def write_config(tmp_path: Path, monkeypatch, *entries: tuple) -> team_config.Config:
-    path = tmp_path / "team.toml"
-    path.write_text("".join(ENTRY.format(project=p, port=port, token_env=TOKEN_ENV, hook_env=HOOK_ENV)
-                            for p, port in entries), encoding="utf-8")
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+    """A [[collect]] receiver per (project, port), its token and webhook in the environment."""
+    path = teamfiles.write_config(tmp_path, teamfiles.config_toml(collect=[
+        {"project": project, "listen": f"127.0.0.1:{port}", "token_env": TOKEN_ENV,
+         "alerts": ["faithfulness < 0.2 over 50"], "webhook_env": HOOK_ENV} for project, port in entries]), monkeypatch)
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     monkeypatch.setenv(HOOK_ENV, "http://127.0.0.1:9/hook-canary")
     monkeypatch.setenv("PYTHONPATH", str(REPO))

@@ -16,6 +16,7 @@ from evaluator.cli.collect import collect_settings
 from evaluator.cli.command import main
 from evaluator.errors import ConfigError
 from ports import free_port
+from teamfiles import config_toml, team_judge, write_config
 from trace_app import TraceApp
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,20 +92,14 @@ def test_a_port_in_use_is_said_plainly(history, capsys):
     assert "cannot listen there" in capsys.readouterr().err
 
 
-TEAM = """
-[[judges]]
-name = "house"
-model = "judge-small"
-base_url = "http://127.0.0.1:9/v1"
-api_key_env = "HOUSE_KEY"
+JUDGE = team_judge("http://127.0.0.1:9/v1", name="house", model="judge-small", api_key_env="HOUSE_KEY")
+DESK = {"project": "desk", "judge": "house", "sample": 0.25, "rules": ['metadata.env = "prod"', "route != /health"],
+        "max_per_hour": 500}
 
-[[collect]]
-project = "desk"
-judge = "house"
-sample = 0.25
-rules = ['metadata.env = "prod"', "route != /health"]
-max_per_hour = 500
-"""
+
+def write_collect(tmp_path, monkeypatch=None, **desk):
+    """The [[judges]] house judge and the desk project's [[collect]] entry (`desk`: its keys instead)."""
+    return write_config(tmp_path, config_toml(judges=[JUDGE], collect=[desk or DESK]), monkeypatch)
 
 
 def args_for(*argv: str) -> argparse.Namespace:
@@ -112,9 +107,7 @@ def args_for(*argv: str) -> argparse.Namespace:
 
 
 def test_the_team_config_gives_the_project_its_rate_rules_cap_and_judge(tmp_path, monkeypatch):
-    path = tmp_path / "team.toml"
-    path.write_text(TEAM, encoding="utf-8")
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+    write_collect(tmp_path, monkeypatch)
     rules, config = collect_settings(args_for())
     assert (rules.rate, rules.max_per_hour, [str(c) for c in rules.conditions]) == (
         0.25, 500, ['metadata.env = "prod"', 'route != "/health"'])
@@ -124,28 +117,25 @@ def test_the_team_config_gives_the_project_its_rate_rules_cap_and_judge(tmp_path
 
 
 @pytest.mark.parametrize("entry, message", [
-    ('project = "desk"\njudge = "nobody"', "collect[0].judge 'nobody' is not a [[judges]] name"),
-    ('project = "desk"\nsample = 3', "collect[0].sample must be a share from 0 to 1"),
-    ('judge = "house"', "collect[0].project is required"),
-    ('project = "desk"\nevery = 1', "unknown key 'collect[0].every'"),
-    ('project = "desk"\nlisten = "4318"', "collect[0].listen must be HOST:PORT"),
-    ('project = "desk"\nlisten = "0.0.0.0:4318"', "takes traces from other machines: set collect[0].token_env"),
-    ('project = "desk"\nlisten = "127.0.0.1:4318"\ntoken_env = "s3cr3t token"', "the NAME of an environment"),
-    ('project = "desk"\nwebhook_env = "https://hooks.example.com/x"', "collect[0].webhook_env is the NAME"),
+    ({"project": "desk", "judge": "nobody"}, "collect[0].judge 'nobody' is not a [[judges]] name"),
+    ({"project": "desk", "sample": 3}, "collect[0].sample must be a share from 0 to 1"),
+    ({"judge": "house"}, "collect[0].project is required"),
+    ({"project": "desk", "every": 1}, "unknown key 'collect[0].every'"),
+    ({"project": "desk", "listen": "4318"}, "collect[0].listen must be HOST:PORT"),
+    ({"project": "desk", "listen": "0.0.0.0:4318"}, "takes traces from other machines: set collect[0].token_env"),
+    ({"project": "desk", "listen": "127.0.0.1:4318", "token_env": "s3cr3t token"}, "the NAME of an environment"),
+    ({"project": "desk", "webhook_env": "https://hooks.example.com/x"}, "collect[0].webhook_env is the NAME"),
 ])
 def test_a_wrong_collect_entry_names_the_file_and_key(tmp_path, entry, message):
     from evaluator import config
 
-    path = tmp_path / "team.toml"
-    path.write_text(TEAM.split("[[collect]]")[0] + "[[collect]]\n" + entry + "\n", encoding="utf-8")
+    path = write_collect(tmp_path, **entry)
     with pytest.raises(ConfigError) as caught:
         config.load(path)
     assert message in str(caught.value) and str(path) in str(caught.value)
 
 
 def test_a_bad_rule_in_the_team_config_names_the_file_and_project(tmp_path, monkeypatch):
-    path = tmp_path / "team.toml"
-    path.write_text(TEAM.replace("route != /health", "route"), encoding="utf-8")
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+    write_collect(tmp_path, monkeypatch, **{**DESK, "rules": ['metadata.env = "prod"', "route"]})
     with pytest.raises(ConfigError, match=r"team.toml: \[\[collect\]\] project 'desk': sampling rule 'route'"):
         collect_settings(args_for())

@@ -14,6 +14,7 @@ from evaluator.errors import TargetConfigError, TargetError
 from evaluator.targets import HttpTarget, TargetConfig
 from evaluator.targets.policy import url_allowed
 from target_server import TargetServer
+from teamfiles import write_team
 
 ALLOW = ("http://rag.internal:8000/api/", "https://search.example/v1")
 
@@ -109,9 +110,7 @@ def test_a_redirect_outside_the_allow_list_is_not_followed(monkeypatch):
 
 
 def test_the_servers_config_file_restricts_targets(tmp_path, monkeypatch):
-    path = tmp_path / "team.toml"
-    path.write_text('[server]\nshared = true\nauth = "proxy"\n[targets]\nallow = ["http://rag.internal:8000/"]\n')
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+    write_team(tmp_path, monkeypatch, targets={"allow": ["http://rag.internal:8000/"]})
     with pytest.raises(TargetConfigError, match="not allowed here"):
         TargetConfig("http://169.254.169.254/latest/meta-data").build()
     with pytest.raises(TargetConfigError, match="Python function target is not allowed here"):
