@@ -12,6 +12,7 @@
     coverage.py    which documents and sections a test set touches
     items.py       TestItem and the test-set files `ragmeter evaluate` reads
     chart.py       the Generate page's coverage chart (altair)
+    sources.py     the Generate page's documents: uploads or a folder, chunked; a chunk with its sentences marked
 
 Import from the modules (`from evaluator.generate.runner import Generation`): this file re-exports
 nothing, so importing one module never loads the others.

@@ -1,0 +1,74 @@
+"""A run's downloads, each built only when asked: CSV, JSON, Parquet and the HTML report.
+
+The rows come from the report held in memory, or from the history a page at a time (never the whole run at
+once); the HTML report of a large stored run embeds its worst rows, chosen by SQL. The writers are
+report/files.py's and report/export.py's, loaded on the first download.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
+
+from ..model import EvalReport, EvalResult
+from ..store import pages
+from ..store.history import RunStore
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """What a run's files are written from: its summary and settings, and its rows in `report` (held in memory)
+    or in `store` under `run_id`. `reviewed` gives, when the HTML is built, each metric's line about the
+    reviewers' corrected mean."""
+
+    dataset_name: str
+    summary: Mapping[str, Any]
+    settings: Dict[str, Any]
+    report: Optional[EvalReport] = None
+    store: Optional[RunStore] = None
+    run_id: Optional[str] = None
+    labels_agreement: Any = None
+    reviewed: Optional[Callable[[], Dict[str, str]]] = None
+
+    @property
+    def names(self) -> Any:
+        return self.summary.get("metric_names") or []
+
+    def rows(self) -> Iterator[Tuple[int, EvalResult]]:
+        """The run's rows in order, from memory or from the history a page at a time (a fresh pass each call)."""
+        if self.report is not None:
+            return enumerate(self.report.results)
+        if self.store is None or not self.run_id:
+            raise ValueError("RunFiles needs a report or a store and a run id")
+        return self.store.iter_results(self.run_id)
+
+    def embedded(self) -> Any:
+        """What the HTML report embeds: every row, or of a larger stored run its worst rows, read by SQL."""
+        from . import export
+
+        if self.report is not None or int(self.summary.get("n_rows") or 0) <= export.DEFAULT_MAX_SAMPLES:
+            return self.rows()
+        assert self.store is not None and self.run_id
+        return pages.worst_rows(self.store, self.run_id, export.DEFAULT_MAX_SAMPLES)
+
+    def csv(self) -> bytes:
+        from . import files
+
+        return files.csv_bytes(self.rows(), self.names)
+
+    def json(self) -> bytes:
+        from . import files
+
+        return files.json_bytes(self.rows, self.summary, self.settings)
+
+    def parquet(self) -> bytes:
+        from . import files
+
+        return files.parquet_bytes(self.rows(), self.names)
+
+    def html(self) -> str:
+        from . import export
+
+        return export.summary_html(self.summary, self.embedded, title=f"ragmeter report: {self.dataset_name}",
+                                   dataset_name=self.dataset_name, settings=self.settings,
+                                   labels_agreement=self.labels_agreement,
+                                   reviewed=self.reviewed() if self.reviewed is not None else None)

@@ -1,0 +1,355 @@
+"""The one door between the dashboard's views (app.py, pages/) and the library: what a page may ask for,
+as functions and small dataclasses. A view imports `evaluator.service` (and `evaluator.model` for the row
+types), never a store, pager, queue, registry or reader of its own; the library never imports the door.
+
+    history      where the history is, its runs (list, rename, delete), the jobs in progress, the worker
+    runs         submit, resume, re-score and stop a run; score one typed sample (a Spot check, through
+                 `Run`); a run's estimate; one call of the user's pipeline
+    reports      a run's summary, a page of rows, one row, tables, charts, advice, downloads, a comparison
+    generation   documents chunked, a test-set generation queued, stopped, resumed and read back
+    choices      the judges and metrics a run may use, rubric metrics written in plain words
+    reviews      the review store, a run's review queue, reviews saved, the judge's agreement with people
+    team         the server's configuration, who a session's user is, what they may do
+    monitor      a project's live runs over time, its alerts, the receivers started beside the dashboard
+
+Uploads are read behind it (evaluator/io/uploads.py: a preview, the samples under a mapping, conversations),
+and so are documents (evaluator/generate/sources.py). It never imports streamlit: caching a result for a
+session or for the server is the view's business. Every write takes the session's `Access` and checks it
+right before it happens, whatever button led there.
+"""
+from ..analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
+from ..analysis.judging import OFFLINE_NOTICE, judge_calls, usable_replies
+from ..analysis.stats import MetricSummary
+from ..analysis.summary import agreement as labels_agreement
+from ..analysis.summary import noise as judge_noise
+from ..analysis.summary import verdict_of
+from ..analysis.timeline import MAX_DRILL, Deploy, Point, Timeline
+from ..collect.alerts import AlertEvent
+from ..collect.beside import RESTART_AFTER as RECEIVER_RESTART_AFTER
+from ..collect.beside import Receiver
+from ..config import LOCAL_USER, Config
+from ..conversation import ASSISTANT, TOOL, USER, Conversation, Turn
+from ..errors import ConfigError, DatasetError, MetricError, NotAllowed, RagmeterError, TargetError, WorkerError
+from ..generate.chart import coverage_chart
+from ..generate.chunking import Chunk
+from ..generate.coverage import Coverage, compute_coverage
+from ..generate.gate import REASONS as GATE_REASONS
+from ..generate.items import TestItem, apply_edits, testset_bytes
+from ..generate.kinds import DEFAULT_MIX, KINDS
+from ..generate.runner import GenerateSettings
+from ..generate.sources import document_types, folder_chunks, source_html, upload_chunks
+from ..io.conversations import ConversationSet
+from ..io.datasets import FIELDS as DATASET_FIELDS
+from ..io.datasets import REQUIRED as REQUIRED_FIELDS
+from ..io.datasets import DatasetPreview
+from ..io.shapes import TargetResponse
+from ..io.uploads import (
+    conversation_rows,
+    conversation_samples,
+    digest,
+    is_conversation_upload,
+    load_conversation_upload,
+    load_upload,
+    preview_cells,
+    preview_upload,
+    upload_token,
+    upload_types,
+)
+from ..io.versions import version_of as data_version
+from ..judges.base import DEFAULT_BASE_URL
+from ..judges.registry import OPENAI as OPENAI_JUDGE
+from ..judges.registry import JudgeEntry, judge_plugin_errors
+from ..metrics.combined import JUDGE_MODES
+from ..metrics.parsing import SCALES
+from ..metrics.registry import DEFAULT_METRICS
+from ..metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS
+from ..report.downloads import RunFiles
+from ..report.frames import (
+    conversation_frame,
+    drop_empty,
+    external_columns,
+    report_frame,
+    rows_frame,
+    score_columns,
+    select_rows,
+    turn_rows,
+    with_turn_columns,
+    worst_turn,
+)
+from ..review.agreement import ReviewAgreement, corrected_line
+from ..review.correction import TARGET_HALF_WIDTH
+from ..review.entries import PASS_FAIL, agree_with_all, reviewable, scale_of, shown_corrected
+from ..review.entries import Entry as ReviewEntry
+from ..review.queue import ORDERS, queue_label, review_queue
+from ..runs.generation import can_resume
+from ..runs.run import RunConfig
+from ..store.generations import GenerationInfo
+from ..store.history import RunInfo, RunStore, default_owner
+from ..store.jobs import JobInfo, Limits, Progress
+from ..store.pages import PAGE_SIZE, Filters
+from ..store.reviews import AGREE, DISAGREE, Review, ReviewStore
+from ..targets import TargetConfig
+from ..targets.http import DEFAULT_BODY
+from ..team.access import LAPTOP_ACCESS, Access
+from ..team.identity import Decision
+from ..team.resuming import resumed_config
+from ..team.startup import ServerOptions
+from .choices import (
+    RETRIEVAL_METRICS,
+    import_rubrics,
+    judge_cache_file,
+    judge_entries,
+    judge_needs_key,
+    key_hint,
+    metric_choices,
+    new_rubric,
+    rubrics_file,
+)
+from .generation import (
+    generation,
+    generation_contents,
+    generation_failure,
+    generation_is_offline,
+    generations,
+    resume_generation,
+    stop_generation,
+    submit_generation,
+)
+from .history import (
+    TEAM_HISTORY,
+    check_history_path,
+    default_history,
+    delete_run,
+    history_location,
+    is_active,
+    job,
+    job_queue,
+    jobs_in_progress,
+    list_runs,
+    open_history,
+    owners_and_projects,
+    rename_run,
+    resumable,
+    run_info,
+    start_worker,
+    stop_run,
+    stop_workers,
+    wait_ended,
+)
+from .monitor import alert_events, live_projects, receiver_projects, samples_at, start_receivers, timeline
+from .reports import (
+    Comparison,
+    advice,
+    calibration_chart,
+    chart_png,
+    chart_svg,
+    claims_html,
+    compare,
+    judge_cost,
+    metric_summaries,
+    report_summary,
+    rows_page,
+    run_files,
+    run_row,
+    run_summary,
+    summary_charts,
+    timeline_chart,
+)
+from .reviews import agreement, queue_scores, review_store, reviewable_metrics, save_reviews
+from .runs import estimate, rescore_run, resume_run, spot_check, submit_run, target_config, try_target
+from .team import access_of, identify, server_config, startup_problems
+
+__all__ = [
+    "AGREE",
+    "ASSISTANT",
+    "Access",
+    "AlertEvent",
+    "BAND_COLORS",
+    "Chunk",
+    "Comparison",
+    "Config",
+    "ConfigError",
+    "Conversation",
+    "ConversationSet",
+    "Coverage",
+    "DATASET_FIELDS",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_BODY",
+    "DEFAULT_FIELDS",
+    "DEFAULT_METRICS",
+    "DEFAULT_MIX",
+    "DISAGREE",
+    "DatasetError",
+    "DatasetPreview",
+    "Decision",
+    "Deploy",
+    "Filters",
+    "GATE_REASONS",
+    "GenerateSettings",
+    "GenerationInfo",
+    "JUDGE_MODES",
+    "JobInfo",
+    "JudgeEntry",
+    "KINDS",
+    "LAPTOP_ACCESS",
+    "LOCAL_USER",
+    "Limits",
+    "MAX_DRILL",
+    "MetricError",
+    "MetricSummary",
+    "NA_COLOR",
+    "NotAllowed",
+    "OFFLINE_NOTICE",
+    "OPENAI_JUDGE",
+    "ORDERS",
+    "PAGE_SIZE",
+    "PASS_FAIL",
+    "Point",
+    "Progress",
+    "RECEIVER_RESTART_AFTER",
+    "REQUIRED_FIELDS",
+    "RETRIEVAL_METRICS",
+    "RUBRIC_FIELDS",
+    "RagmeterError",
+    "Receiver",
+    "Review",
+    "ReviewAgreement",
+    "ReviewEntry",
+    "ReviewStore",
+    "RunConfig",
+    "RunFiles",
+    "RunInfo",
+    "RunStore",
+    "SCALES",
+    "ServerOptions",
+    "TARGET_HALF_WIDTH",
+    "TEAM_HISTORY",
+    "TOOL",
+    "TargetConfig",
+    "TargetError",
+    "TargetResponse",
+    "TestItem",
+    "Timeline",
+    "Turn",
+    "USER",
+    "WorkerError",
+    "access_of",
+    "advice",
+    "agree_with_all",
+    "agreement",
+    "alert_events",
+    "apply_edits",
+    "badge_html",
+    "band",
+    "band_ranges",
+    "calibration_chart",
+    "can_resume",
+    "chart_png",
+    "chart_svg",
+    "check_history_path",
+    "claims_html",
+    "compare",
+    "compute_coverage",
+    "conversation_frame",
+    "conversation_rows",
+    "conversation_samples",
+    "corrected_line",
+    "coverage_chart",
+    "data_version",
+    "default_history",
+    "default_owner",
+    "delete_run",
+    "digest",
+    "document_types",
+    "drop_empty",
+    "estimate",
+    "external_columns",
+    "folder_chunks",
+    "generation",
+    "generation_contents",
+    "generation_failure",
+    "generation_is_offline",
+    "generations",
+    "history_location",
+    "identify",
+    "import_rubrics",
+    "is_active",
+    "is_conversation_upload",
+    "job",
+    "job_queue",
+    "jobs_in_progress",
+    "judge_cache_file",
+    "judge_calls",
+    "judge_cost",
+    "judge_entries",
+    "judge_needs_key",
+    "judge_noise",
+    "judge_plugin_errors",
+    "key_hint",
+    "labels_agreement",
+    "list_runs",
+    "live_projects",
+    "load_conversation_upload",
+    "load_upload",
+    "metric_choices",
+    "metric_summaries",
+    "new_rubric",
+    "open_history",
+    "owners_and_projects",
+    "preview_cells",
+    "preview_upload",
+    "queue_label",
+    "queue_scores",
+    "receiver_projects",
+    "rename_run",
+    "report_frame",
+    "report_summary",
+    "rescore_run",
+    "resumable",
+    "resume_generation",
+    "resume_run",
+    "resumed_config",
+    "review_queue",
+    "review_store",
+    "reviewable",
+    "reviewable_metrics",
+    "rows_frame",
+    "rows_page",
+    "rubrics_file",
+    "run_files",
+    "run_info",
+    "run_row",
+    "run_summary",
+    "samples_at",
+    "save_reviews",
+    "scale_of",
+    "score_columns",
+    "select_rows",
+    "server_config",
+    "shown_corrected",
+    "source_html",
+    "spot_check",
+    "start_receivers",
+    "start_worker",
+    "startup_problems",
+    "stop_generation",
+    "stop_run",
+    "stop_workers",
+    "submit_generation",
+    "submit_run",
+    "summary_charts",
+    "target_config",
+    "testset_bytes",
+    "timeline",
+    "timeline_chart",
+    "try_target",
+    "turn_rows",
+    "upload_chunks",
+    "upload_token",
+    "upload_types",
+    "usable_replies",
+    "verdict_of",
+    "wait_ended",
+    "with_turn_columns",
+    "worst_turn",
+]

@@ -1,0 +1,128 @@
+"""A run read for a report: its summary (never its rows), a page of rows, one row, tables, charts, advice, the
+files it downloads as, and a comparison of two runs. A stored run is read from the history (store/pages.py:
+filtered, sorted and paged by SQL); a run the history could not keep, from its report held in memory."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..analysis import charts
+from ..analysis import summary as summary_data
+from ..analysis.advice import Advice, recommendations
+from ..analysis.claims import claim_views
+from ..analysis.compare import RunComparison, compare_runs
+from ..analysis.highlight import sample_html
+from ..analysis.stats import MetricSummary
+from ..metrics.rubric import rubrics_in_settings
+from ..model import EvalReport, EvalResult
+from ..report.downloads import RunFiles
+from ..runs.ab import ABResult, ab_from_runs
+from ..scoring import summaries
+from ..scoring.costs import price
+from ..store import pages
+from ..store.history import RunStore
+from ..store.pages import Filters
+
+Rows = List[Tuple[int, EvalResult]]
+
+
+# --- the summary -----------------------------------------------------------------------------------
+def run_summary(store: RunStore, run_id: str) -> Dict[str, Any]:
+    """A stored run's summary (a few KB); built from its rows once, for a run stored without one."""
+    return summaries.stored(store, run_id)
+
+
+def report_summary(report: EvalReport, settings: Mapping[str, Any]) -> Dict[str, Any]:
+    """The summary of a report held in memory (a run the history could not keep)."""
+    return summaries.of_report(report, settings)
+
+
+def metric_summaries(summary: Mapping[str, Any]) -> List[MetricSummary]:
+    """Per metric: mean, spread, interval, counts and how the scores were made."""
+    return summary_data.metric_summaries(summary)
+
+
+def summary_charts(summary: Mapping[str, Any]) -> Dict[str, Any]:
+    """The run's altair charts by name (By category only when its samples have categories)."""
+    order = summary.get("metric_names") or []
+    built = {"Means ± 1 std": charts.means_chart(None, summaries=metric_summaries(summary)),
+             "Distributions": charts.histogram_chart(summary.get("histogram") or [], order)}
+    category = charts.category_heatmap(summary.get("categories") or [], order)
+    if category is not None:
+        built["By category"] = category
+    return built
+
+
+def advice(summary: Mapping[str, Any], settings: Optional[Mapping[str, Any]]) -> List[Advice]:
+    """What to improve: each metric below Good, worst first, with the run's rubrics' own advice."""
+    return recommendations({s.name: s.mean for s in metric_summaries(summary)},
+                           metrics=rubrics_in_settings(settings))
+
+
+def judge_cost(usage: Mapping[str, Any], settings: Mapping[str, Any]) -> Optional[float]:
+    """The judge's cost at the run's prices (None without prices)."""
+    return price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), settings.get("price_in"),
+                 settings.get("price_out"))
+
+
+# --- rows --------------------------------------------------------------------------------------------
+def rows_page(store: RunStore, run_id: str, *, offset: int, limit: int, sort: Tuple[str, str],
+              filters: Filters) -> Tuple[Rows, int]:
+    """One page of a stored run's rows and how many match (filtered and sorted in SQL)."""
+    return pages.page(store, run_id, offset=offset, limit=limit, sort=sort, filters=filters)
+
+
+def run_row(store: RunStore, run_id: str, idx: int) -> Optional[EvalResult]:
+    """One stored row with its sample (None when it is gone)."""
+    return pages.row(store, run_id, idx)
+
+
+def claims_html(result: EvalResult) -> Optional[str]:
+    """The row's text with each metric's claims marked (escaped HTML); None when there is nothing to mark."""
+    if result.sample is None:
+        return None
+    views = claim_views(result.sample, result.scores)
+    return sample_html(result.sample, views) if views else None
+
+
+# --- files ---------------------------------------------------------------------------------------------
+def run_files(dataset_name: str, summary: Mapping[str, Any], settings: Dict[str, Any], *,
+              report: Optional[EvalReport] = None, store: Optional[RunStore] = None, run_id: Optional[str] = None,
+              reviewed: Optional[Callable[[], Dict[str, str]]] = None) -> RunFiles:
+    """The run's CSV, JSON, Parquet and HTML, each built when asked (a stored run's rows read a page at a time)."""
+    return RunFiles(dataset_name, summary, settings, report=report, store=store, run_id=run_id,
+                    labels_agreement=summary_data.agreement(summary) or None,
+                    reviewed=reviewed)
+
+
+def chart_png(chart: Any) -> bytes:
+    return charts.chart_png(chart)
+
+
+def chart_svg(chart: Any) -> str:
+    return charts.chart_svg(chart)
+
+
+# --- two runs --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Comparison:
+    """Run B against run A: per-metric deltas with their intervals, and the sequential A/B test of each metric
+    (empty unless both runs scored the same dataset: it pairs the rows of one dataset)."""
+
+    runs: RunComparison
+    sequential: Dict[str, ABResult]
+
+
+def compare(store: RunStore, run_a: str, run_b: str) -> Comparison:
+    same = store.get_run(run_a).dataset_name == store.get_run(run_b).dataset_name
+    return Comparison(compare_runs(store, run_a, run_b), ab_from_runs(store, run_a, run_b) if same else {})
+
+
+def calibration_chart(table: Mapping[str, Any]) -> Any:
+    """Judge scores against human labels, per metric (None when nothing to draw)."""
+    return charts.calibration_chart(dict(table))
+
+
+def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequence[Dict[str, Any]],
+                   alerts: Sequence[Dict[str, Any]]) -> Any:
+    return charts.timeline_chart(metric, rows, deploys, alerts)

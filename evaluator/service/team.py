@@ -1,0 +1,33 @@
+"""A shared server's trust as the views need it: the configuration, who a session's user is, what they may
+do, whether the server may start at all. The decisions are evaluator.team's; the views feed in what the web
+server knows about a session (its handshake's headers and peer, an OIDC sign-in's claims)."""
+from __future__ import annotations
+
+from typing import Any, Iterable, List, Mapping, Optional, Tuple
+
+from ..config import Config, current
+from ..team import startup
+from ..team.access import LAPTOP_ACCESS, Access
+from ..team.identity import Decision
+from ..team.startup import ServerOptions
+
+
+def server_config() -> Config:
+    """The server's configuration ($RAGMETER_CONFIG; a laptop's defaults without one); ConfigError when broken."""
+    return current()
+
+
+def access_of(config: Config, user: Optional[str]) -> Access:
+    """What `user` may do: everything on a laptop; in team mode what their roles and ownership allow."""
+    return Access.of(config, user) if config.team else LAPTOP_ACCESS
+
+
+def startup_problems(config: Config, options: ServerOptions) -> List[str]:
+    """Why a team server must not serve anyone (reachable by anyone, upload limit, sign-in parts); [] when fine."""
+    return startup.problems(config, options)
+
+
+def identify(config: Config, options: ServerOptions, headers: Iterable[Tuple[str, str]], peer: Optional[str],
+             claims: Mapping[str, Any]) -> Decision:
+    """Who a session's user is, from its handshake's headers and peer (a trusted proxy) or OIDC claims."""
+    return startup.request_identity(config, options, headers, peer, claims)
