@@ -8,15 +8,18 @@ The handler gets the parsed request body and returns (status, JSON-able reply), 
 (status, reply, headers), or a `Raw(bytes)` reply to send non-JSON; `Stall(seconds)` holds the
 request that long before answering 200 {"answer": "late"}; `Trickle(every)` answers 200 and sends
 its body one byte every `every` seconds; `Huge(megabytes)` answers 200 with a body that large.
+
+`demo_pipeline()` serves ragmeter's own demo pipeline (evaluator.demo.server) the same way.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 
 @dataclass(frozen=True)
@@ -113,3 +116,18 @@ class TargetServer:
     def __exit__(self, *exc: Any) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@contextlib.contextmanager
+def demo_pipeline() -> Iterator[str]:
+    """ragmeter's demo pipeline (evaluator.demo.server) served from this process on a free loopback port;
+    yields its base URL (`/ask`, `/agent`)."""
+    from evaluator.demo.server import make_server
+
+    server = make_server(port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

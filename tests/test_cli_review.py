@@ -19,20 +19,27 @@ ROWS = [
 
 
 @pytest.fixture
-def run(tmp_path):
+def unreviewed(tmp_path):
+    """ROWS evaluated offline through the CLI: (its run id, the review store on the history)."""
     data = tmp_path / "data.jsonl"
     data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in ROWS) + "\n", encoding="utf-8")
     assert main(["evaluate", str(data), "-q", "--offline"]) == 0
     store = ReviewStore(RunStore())
     (info,) = store.runs.list_runs()
-    results = dict(store.runs.indexed_results(info.run_id))
+    return info.run_id, store
+
+
+@pytest.fixture
+def run(unreviewed):
+    run_id, store = unreviewed
+    results = dict(store.runs.indexed_results(run_id))
     faith = [results[i].scores["faithfulness"].score for i in range(3)]
-    store.record(Review(info.run_id, 0, "faithfulness", "agree", "ana", judge_score=faith[0]))
-    store.record(Review(info.run_id, 1, "faithfulness", "disagree", "ana", corrected=0.25, note="40 is wrong",
+    store.record(Review(run_id, 0, "faithfulness", "agree", "ana", judge_score=faith[0]))
+    store.record(Review(run_id, 1, "faithfulness", "disagree", "ana", corrected=0.25, note="40 is wrong",
                         judge_score=faith[1]))
-    store.record(Review(info.run_id, 2, "faithfulness", "disagree", "ana", corrected=2, scale="1-5",
+    store.record(Review(run_id, 2, "faithfulness", "disagree", "ana", corrected=2, scale="1-5",
                         judge_score=faith[2]))
-    return info.run_id, store, faith
+    return run_id, store, faith
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
@@ -93,16 +100,6 @@ def test_an_unknown_set_is_named_with_the_saved_ones(run, capsys):
     run_id, _, _ = run
     assert main(["evaluate", "--rescore", run_id, "-q", "--align-with", "nope"]) == 2
     assert "no example set 'nope'" in capsys.readouterr().err
-
-
-@pytest.fixture
-def unreviewed(tmp_path):
-    data = tmp_path / "data.jsonl"
-    data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in ROWS) + "\n", encoding="utf-8")
-    assert main(["evaluate", str(data), "-q", "--offline"]) == 0
-    store = ReviewStore(RunStore())
-    (info,) = store.runs.list_runs()
-    return info.run_id, store
 
 
 def test_exporting_an_unreviewed_run_writes_every_row_with_an_empty_column_per_scored_metric(unreviewed, tmp_path,

@@ -49,6 +49,18 @@ def recorded(history: Path) -> int:
         return 0
 
 
+def killed_run(dataset: Path, judge_args, history: Path, after: int):
+    """The CLI's run of `dataset`, killed with SIGKILL once `after` results are recorded: its run in the history."""
+    victim = cli([str(dataset), *judge_args], history)
+    deadline = time.time() + 120
+    while recorded(history) < after and time.time() < deadline and victim.poll() is None:
+        time.sleep(0.02)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=30)
+    [run] = RunStore(history).list_runs()
+    return run
+
+
 @pytest.mark.slow
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, dataset):
     judge_args = ["--model", "judge", "--no-cache", "--max-workers", "2", "-q"]
@@ -60,14 +72,8 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, dataset):
 
         # 2. The same run, killed mid-way with SIGKILL.
         history = tmp_path / "h.sqlite3"
-        victim = cli([str(dataset), *judge_args], history)
-        deadline = time.time() + 120
-        while recorded(history) < 8 and time.time() < deadline and victim.poll() is None:
-            time.sleep(0.02)
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=30)
+        run = killed_run(dataset, judge_args, history, after=8)
         store = RunStore(history)
-        [run] = store.list_runs()
         done_before = len(store.completed_indices(run.run_id))
         assert run.status == "running" and 8 <= done_before < N
 
@@ -96,13 +102,7 @@ def test_a_resumed_report_counts_the_judge_calls_of_every_session(tmp_path, data
     with ChatServer(responder=deterministic) as srv:
         judge_args += ["--base-url", srv.base_url]
         history = tmp_path / "h.sqlite3"
-        victim = cli([str(dataset), *judge_args], history)
-        deadline = time.time() + 120
-        while recorded(history) < 6 and time.time() < deadline and victim.poll() is None:
-            time.sleep(0.02)
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=30)
-        [run] = RunStore(history).list_runs()
+        run = killed_run(dataset, judge_args, history, after=6)
         first_session = len(srv.chat_requests)
         resumed = cli(["--resume", run.run_id, *judge_args, "-o", str(tmp_path / "resumed.json")], history)
         assert resumed.wait(timeout=240) == 0, resumed.stderr.read()

@@ -7,19 +7,12 @@ from apptest import APP, isolate, no_exception
 from evaluator.store.history import RunStore
 from evaluator.model import EvalResult, EvalSample, MetricScore
 from evaluator.store.reviews import Review, ReviewStore
+from review_samples import OCTOPUS, OCTOPUS_CLAIMS
 
 TIMEOUT = 60
-SAMPLES = [
-    EvalSample("When did the Octopus card launch?", "The Octopus card was launched in 1997. It costs 50 dollars.",
-               ["Octopus is a smart card. Launched in September 1997, it was the second contactless card system."],
-               sample_id="en1"),
-    EvalSample("متى أُطلقت بطاقة أوكتوبس؟", "أُطلقت بطاقة أوكتوبس عام ١٩٩٧ في هونغ كونغ.",
-               ["بطاقة أوكتوبس بطاقة ذكية أُطلقت عام ١٩٩٧ في هونغ كونغ."], sample_id="ar1"),
-    EvalSample("Where is Lyon?", "Lyon is in France.", ["Lyon is a city in France."], sample_id="en2"),
-]
-CLAIMS = [[("The Octopus card launched in 1997", "supported"), ("The card costs 50 dollars", "unsupported")],
-          [("اطلقت بطاقة اوكتوبس عام 1997", "supported")],
-          [("Lyon is in France", "supported")]]
+SAMPLES = [*OCTOPUS,
+           EvalSample("Where is Lyon?", "Lyon is in France.", ["Lyon is a city in France."], sample_id="en2")]
+CLAIMS = [*OCTOPUS_CLAIMS, [("Lyon is in France", "supported")]]
 FAITH = [0.5, 1.0, 0.9]
 
 

@@ -7,8 +7,9 @@ import re
 import pytest
 
 from evaluator.store.history import RunStore
-from evaluator.model import EvalResult, EvalSample, MetricScore
+from evaluator.model import EvalResult, MetricScore
 from evaluator.store.reviews import ReviewStore
+from review_samples import OCTOPUS, OCTOPUS_CLAIMS
 
 from .test_dashboard import RUN_TIMEOUT, main, wait_idle
 
@@ -18,15 +19,7 @@ except ImportError:
     pass
 
 pytestmark = pytest.mark.browser
-SAMPLES = [
-    EvalSample("When did the Octopus card launch?", "The Octopus card was launched in 1997. It costs 50 dollars.",
-               ["Octopus is a smart card. Launched in September 1997, it was the second contactless card system."],
-               sample_id="en1"),
-    EvalSample("متى أُطلقت بطاقة أوكتوبس؟", "أُطلقت بطاقة أوكتوبس عام ١٩٩٧ في هونغ كونغ.",
-               ["بطاقة أوكتوبس بطاقة ذكية أُطلقت عام ١٩٩٧ في هونغ كونغ."], sample_id="ar1"),
-]
-CLAIMS = [[("The Octopus card launched in 1997", "supported"), ("The card costs 50 dollars", "unsupported")],
-          [("اطلقت بطاقة اوكتوبس عام 1997", "supported")]]
+SAMPLES, CLAIMS = OCTOPUS, OCTOPUS_CLAIMS
 
 
 def stored_run(history_path) -> str:
@@ -40,15 +33,20 @@ def stored_run(history_path) -> str:
     return run_id
 
 
-def test_claims_are_marked_and_a_shortcut_records_the_review(page: Page, app_url, history_path, shot):
-    run_id = stored_run(history_path)
+def open_review(page: Page, app_url: str, run_id: str, reviewer: str) -> None:
+    """The Review page of `run_id`, the reviewer's name typed in."""
     page.goto(f"{app_url}/review?run={run_id}")
     expect(page.get_by_role("heading", name=re.compile("Review"))).to_be_visible(timeout=RUN_TIMEOUT)
     wait_idle(page)
     name = page.get_by_role("textbox", name="Your name")
-    name.fill("ana")
+    name.fill(reviewer)
     name.press("Enter")
     wait_idle(page)
+
+
+def test_claims_are_marked_and_a_shortcut_records_the_review(page: Page, app_url, history_path, shot):
+    run_id = stored_run(history_path)
+    open_review(page, app_url, run_id, "ana")
     unsupported = main(page).locator("mark.bad").first
     expect(unsupported).to_have_text("costs 50 dollars")
     expect(main(page).locator("mark.evidence").first).to_contain_text("Launched in September 1997")

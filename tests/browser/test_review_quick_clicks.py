@@ -11,6 +11,7 @@ from evaluator.model import EvalResult, EvalSample, MetricScore
 from evaluator.store.reviews import ReviewStore
 
 from .test_dashboard import RUN_TIMEOUT, main, wait_idle
+from .test_review_desk import open_review
 
 try:  # after test_dashboard, which skips (or, under CI=true, fails) this module without Playwright
     from playwright.sync_api import Page, expect
@@ -36,13 +37,7 @@ def stored_run(history_path) -> str:
 
 def test_ten_quick_agree_clicks_store_ten_reviews_in_order(page: Page, app_url, history_path):
     run_id = stored_run(history_path)
-    page.goto(f"{app_url}/review?run={run_id}")
-    expect(page.get_by_role("heading", name=re.compile("Review"))).to_be_visible(timeout=RUN_TIMEOUT)
-    wait_idle(page)
-    name = page.get_by_role("textbox", name="Your name")
-    name.fill("ana")
-    name.press("Enter")
-    wait_idle(page)
+    open_review(page, app_url, run_id, "ana")
     expect(main(page).get_by_text(re.compile(r"Sample 1 of 12"))).to_be_visible(timeout=RUN_TIMEOUT)
 
     for _ in range(CLICKS):  # a reviewer who trusts the judge, clicking as fast as the page lets them

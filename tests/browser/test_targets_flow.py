@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ try:
 except ImportError:  # the module above already skipped or failed
     pass
 
-from evaluator.demo.server import make_server
+from target_server import demo_pipeline
 
 pytestmark = pytest.mark.browser
 QUESTIONS = [
@@ -29,11 +28,8 @@ QUESTIONS = [
 
 @pytest.fixture
 def pipeline_url():
-    server = make_server(port=0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/ask"
-    server.shutdown()
-    server.server_close()
+    with demo_pipeline() as url:
+        yield f"{url}/ask"
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 """The demo pipeline shipped with ragmeter: as a Python target and as an HTTP server."""
 import json
-import threading
 import urllib.request
 from pathlib import Path
 
@@ -8,10 +7,10 @@ import pytest
 
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.demo import agent_answer, rag_answer
-from evaluator.demo.server import make_server
 from evaluator.io.datasets import load_dataset
 from evaluator.targets import TargetConfig
 from evaluator.targets.pipeline import evaluate_with_target
+from target_server import demo_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "sample_data" / "demo_questions.jsonl"
@@ -27,11 +26,8 @@ def test_rag_answer_retrieves_the_right_page_and_quotes_it():
 
 @pytest.fixture
 def server():
-    srv = make_server(port=0)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    with demo_pipeline() as url:
+        yield url
 
 
 def test_http_demo_and_callable_demo_give_the_same_report(server):
