@@ -6,7 +6,7 @@
 1. Writes --rows unique samples to one Parquet file (copies of sample_data/sample.jsonl, every
    text tagged with its row number so no per-text cache helps).
 2. Offline, for each --workers count, on a fresh local Ray cluster: rows/s over the whole run
-   (read, score, collect, Parquet out), the peak RSS of each scoring worker (VmHWM) and of the
+   (read on the driver, score, collect: a Run with the Ray engine, as --engine ray), the peak RSS of each scoring worker (VmHWM) and of the
    driver, and the speed-up over the first count.
 3. The judge path at the last --workers count against the mock OpenAI server with --latency-ms
    per call: --concurrency judge calls in flight in total (split among the workers), rows/s,
@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evaluator import load_dataset  # noqa: E402
-from evaluator.engines.ray import run_ray  # noqa: E402
-from evaluator.runs.run import OPENAI, RunConfig  # noqa: E402
+from evaluator.runs.ray_run import RayEngine  # noqa: E402
+from evaluator.runs.run import OPENAI, Run, RunConfig  # noqa: E402
 
 CHUNK = 50_000  # rows per Parquet row group while generating
 
@@ -115,10 +115,34 @@ class WorkerMemory:
                     continue
 
 
+class Scored:
+    """What one run on Ray gave: rows scored, seconds, the judge usage."""
+
+    def __init__(self, run: Run, elapsed: float) -> None:
+        self.rows, self.elapsed, self.usage = run.tally.n, elapsed, dict(run.report.usage or {})
+
+
+def run_on_ray(data: Path, config: RunConfig, workers: int) -> Scored:
+    """The file read, then scored on a fresh local cluster as `ragmeter evaluate --engine ray --no-history` does
+    (a Run with the Ray engine under it, keeping no rows)."""
+    start = time.perf_counter()
+    run = Run.new(config, load_dataset(data), dataset_name=data.name)
+    run.keep_rows = False
+    engine = RayEngine(None, workers)
+    try:
+        engine.place(run, config)
+        run.start().join()
+    finally:
+        engine.close()
+    if run.status != "finished":
+        raise SystemExit(f"the run ended {run.status}: {run.error}")
+    return Scored(run, time.perf_counter() - start)
+
+
 def offline(data: Path, rows: int, workers: int, out: Path) -> float:
     wait_for_no_workers()
     with WorkerMemory() as memory:
-        run = run_ray(str(data), RunConfig(), workers=workers, output=str(out))
+        run = run_on_ray(data, RunConfig(), workers)
     rate = run.rows / run.elapsed
     peaks = [round(kib / 1024) for kib in memory.peaks_kib.values()]
     cpu = [round(memory.cpu_s[pid]) for pid in memory.peaks_kib]
@@ -136,9 +160,9 @@ def judged(data: Path, rows: int, workers: int, args: argparse.Namespace, tmp: P
                            cache=str(tmp / "judge-cache.sqlite3"))
         for label in ("judge", "judge, cached rerun"):
             before = len(mock.records())
-            run = run_ray(str(data), config, workers=workers, output=str(tmp / "judged.parquet"))
+            run = run_on_ray(data, config, workers)
             seen = summarize_log(mock.records()[before:])
-            usage = run.tally.judge_usage()
+            usage = run.usage
             print(f"{label}, {workers} workers, {args.concurrency} calls in flight in total, "
                   f"{args.latency_ms:g} ms per call: {run.rows:,} rows in {run.elapsed:.1f} s = "
                   f"{run.rows / run.elapsed:,.1f} rows/s; server saw {seen.chat_calls:,} calls "

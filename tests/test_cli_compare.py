@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator import EvalSample, Run, RunConfig, RunStore
+from evaluator import EvalReport, EvalSample, Run, RunConfig, RunStore
 from evaluator.analysis.compare import compare_runs
 from evaluator.analysis.compare_text import md
 from evaluator.analysis.stats import paired_permutation_p
@@ -139,17 +139,24 @@ def test_user_text_cannot_become_markdown():
         "\\*\\*bold\\*\\* &lt;img src=x\\> \\| \\[link\\]\\(http://x\\)"
 
 
-def test_a_streamed_ray_run_records_the_same_version_when_it_finishes():
+def test_a_run_scored_by_frames_records_the_same_version_when_it_finishes():
     from evaluator.engines.partition import score_frame
-    from evaluator.engines.ray import samples_frame
-    from evaluator.cli.ray import RayHistory
+    from evaluator.engines.ray import history_rows, samples_frame
 
     rows = samples(ranked_well=True)
-    history = RayHistory(RunStore(), "faq.jsonl", {"judge": "offline"})
-    history.start(len(rows))
-    frame = samples_frame(rows)
-    for part in (frame.iloc[:5], frame.iloc[5:]):  # rows arrive in batches, as Ray streams them
-        history.save(score_frame(part.reset_index(drop=True), RunConfig(metrics=METRICS)))
-    history.finish("finished")
-    settings = RunStore().get_run(history.run_id).settings
+    config = RunConfig(metrics=METRICS)
+    run = Run.new(config, rows, dataset_name="faq.jsonl", store=RunStore())
+
+    def by_frames(todo, *, on_progress, on_result, stop):  # rows arrive in batches, as Ray streams them
+        frame = samples_frame(todo)
+        for part in (frame.iloc[:5], frame.iloc[5:]):
+            for j, result in history_rows(score_frame(part.reset_index(drop=True), config)):
+                result.sample = todo[j]
+                on_result(j, result)
+                on_progress(j + 1, len(todo), result)
+        return EvalReport()
+
+    run.engine = by_frames
+    run.start().join()
+    settings = RunStore().get_run(run.run_id).settings
     assert settings[VERSION_KEY] == dataset_version(rows) and settings["dataset_rows"] == 12

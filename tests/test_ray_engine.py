@@ -1,4 +1,5 @@
-"""The Ray engine on a real local Ray cluster (2 CPUs): same scores as one process, shared cache, killed workers.
+"""The Ray engine on a real local Ray cluster (2 CPUs): same scores as one process, shared cache, killed workers,
+and every flag and output of the local engine through the same Run.
 
 One cluster serves the module (starting Ray costs seconds); its processes are gone afterwards.
 """
@@ -16,13 +17,13 @@ from raycluster import KEY_ENV, WORKER_KEY, ray_cluster  # noqa: F401  (the modu
 
 from evaluator import OfflineJudge, RAGEvaluator
 from evaluator.cli.command import main
-from evaluator.engines.ray import run_ray
+from evaluator.runs.ray_run import RayEngine
 from evaluator.store.history import RunStore
 from evaluator.io.datasets import load_dataset
 from evaluator.io.frames import read_results_parquet
 from evaluator.io.records import result_to_record
 from evaluator.judges.openai import OpenAIJudge
-from evaluator.runs.run import RunConfig
+from evaluator.runs.run import Run, RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "sample.jsonl"
@@ -48,11 +49,21 @@ def single_process(judge, samples, workers=1):
     return list(enumerate(RAGEvaluator(judge).evaluate_dataset(samples, max_workers=workers).results))
 
 
+def run_on_ray(data, cfg, workers=2):
+    """A Run of `data` scored on the cluster (the engine `--engine ray` puts under it), no history."""
+    run = Run.new(cfg, load_dataset(data), dataset_name=Path(data).name)
+    engine = RayEngine(None, workers)  # joins the module's cluster
+    assert "by 2 Ray workers" in engine.place(run, cfg)
+    run.start().join()
+    assert run.status == "finished", run.error
+    return run
+
+
 def test_offline_scores_equal_the_single_process_run(ray_cluster, tmp_path):
     out = tmp_path / "results.parquet"
-    run = run_ray(str(SAMPLE), config(), workers=2, output=str(out), batch=5)
+    assert main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--no-history", "-o", str(out)]) == 0
     expected = single_process(OfflineJudge(), load_dataset(SAMPLE))
-    assert run.rows == len(expected)
+    assert len(read_results_parquet(out)) == len(expected)
     assert records(read_results_parquet(out)) == records(expected)
 
 
@@ -78,13 +89,14 @@ def test_parquet_input_without_ids_is_numbered_in_input_order(ray_cluster, tmp_p
     rows = pd.read_json(SAMPLE, lines=True, dtype=False).drop(columns=["sample_id"])
     data = tmp_path / "in.parquet"
     rows.to_parquet(data, row_group_size=6)
-    run = run_ray(str(data), config(), workers=2, output=str(tmp_path / "out.parquet"), batch=4)
+    assert main(["evaluate", str(data), "-q", "--engine", "ray", "--no-history", "-o", str(tmp_path / "out.parquet")]) == 0
     got = read_results_parquet(tmp_path / "out.parquet")
     expected = single_process(OfflineJudge(), load_dataset(SAMPLE))
     assert [i for i, _ in got] == list(range(len(expected)))
     assert [r.sample_id for _, r in got] == [f"row-{i + 1}" for i in range(len(expected))]
     assert [r.score_values() for _, r in got] == [r.score_values() for _, r in expected]
-    assert run.tally.means() == RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(SAMPLE)).mean_scores()
+    run = run_on_ray(data, config())
+    assert run.report.mean_scores() == RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(SAMPLE)).mean_scores()
 
 
 def scored_by_prompt(request):
@@ -101,18 +113,18 @@ def test_judge_path_same_scores_same_calls_and_a_cached_rerun_calls_nothing(ray_
         single_calls = len(srv.chat_requests)
         cfg = config(offline=False, model="test-model", base_url=srv.base_url,
                         cache=str(tmp_path / "cache.sqlite3"), max_workers=4)
-        first = run_ray(str(SAMPLE), cfg, workers=2, output=str(tmp_path / "a.parquet"), batch=4)
+        first = run_on_ray(SAMPLE, cfg)
         ray_calls = len(srv.chat_requests) - single_calls
-        second = run_ray(str(SAMPLE), cfg, workers=2, output=str(tmp_path / "b.parquet"), batch=4)
+        second = run_on_ray(SAMPLE, cfg)
         assert len(srv.chat_requests) - single_calls == ray_calls  # the cached rerun made no call
         keys = {r.headers["authorization"] for r in srv.chat_requests[single_calls:]}
     assert ray_calls == single_calls
-    assert first.tally.judge_usage()["calls"] == ray_calls and first.tally.judge_usage()["cache_hits"] == 0
-    assert second.tally.judge_usage()["calls"] == 0 and second.tally.judge_usage()["cache_hits"] == ray_calls
+    assert first.report.usage["calls"] == ray_calls and first.report.usage["cache_hits"] == 0
+    assert second.report.usage["calls"] == 0 and second.report.usage["cache_hits"] == ray_calls
     assert keys == {f"Bearer {WORKER_KEY}"}  # each worker read the key from its own environment
     assert WORKER_KEY not in json.dumps(cfg.to_dict())
-    assert records(read_results_parquet(tmp_path / "a.parquet")) == records(expected)
-    assert records(read_results_parquet(tmp_path / "b.parquet")) == records(expected)
+    assert records(enumerate(first.report.results)) == records(expected)
+    assert records(enumerate(second.report.results)) == records(expected)
 
 
 def _scoring_workers() -> list:
@@ -145,13 +157,13 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_no_row(ray_cluster, tmp_pa
         killer = threading.Thread(target=kill_one, daemon=True)
         killer.start()
         cfg = config(offline=False, model="test-model", base_url=srv.base_url, max_workers=4)
-        run = run_ray(str(data), cfg, workers=2, output=str(tmp_path / "out.parquet"), batch=4)
+        run = run_on_ray(data, cfg)
         killer.join(5)
         with OpenAIJudge("test-model", base_url=srv.base_url, api_key="sk-x") as judge:
             expected = single_process(judge, load_dataset(data), workers=4)
     assert killed, "no scoring worker was found to kill"
-    got = read_results_parquet(tmp_path / "out.parquet")
-    assert run.rows == len(rows) == len(base) * 3
+    got = list(enumerate(run.report.results))
+    assert len(got) == len(rows) == len(base) * 3
     assert [i for i, _ in got] == list(range(len(rows)))  # each row once, in order
     assert records(got) == records(expected)
 
@@ -191,13 +203,84 @@ def test_cli_ray_run_on_postgres_prints_its_share_link_last_and_keeps_its_projec
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["-o", "report.html"], "name it .parquet"),
-    (["--resume", "abc"], "--resume works with the local engine"),
-    (["--labels"], "--labels needs the local engine"),
+    (["--ray-workers", "0"], "--ray-workers must be at least 1"),
+    (["--submit"], "drop --engine ray"),
 ])
 def test_cli_ray_refuses_what_it_cannot_do(tmp_path, capsys, extra, message):
-    assert main(["evaluate", str(SAMPLE), "--engine", "ray", "--no-history", *extra]) == 2
+    assert main(["evaluate", str(SAMPLE), "--engine", "ray", "--history", str(tmp_path / "h.sqlite3"), *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_ray_refuses_a_ray_address_without_the_ray_engine(capsys):
+    assert main(["evaluate", str(SAMPLE), "--no-history", "--ray-address", "auto"]) == 2
+    assert "--ray-address needs --engine ray" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("data", ["sample.jsonl", "conversations.jsonl"])
+@pytest.mark.parametrize("output", ["out.json", "out.csv", "out.html", "out.parquet"])
+def test_every_output_of_the_local_engine_is_written_with_the_same_means(ray_cluster, tmp_path, capsys, data, output):
+    source = ROOT / "sample_data" / data
+    assert main(["evaluate", str(source), "-q", "--no-history"]) == 0
+    local = capsys.readouterr().out
+    out = tmp_path / output
+    assert main(["evaluate", str(source), "-q", "--engine", "ray", "--no-history", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert _table(printed) == _table(local) and f"wrote {out}" in printed
+    if output == "out.json":
+        written = json.loads(out.read_text(encoding="utf-8"))
+        means = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(source)).mean_scores()
+        assert written["mean_scores"] == pytest.approx(means)
+
+
+def test_resume_rescore_labels_and_repeats_work_on_ray_as_locally(ray_cluster, tmp_path, capsys):
+    history = str(tmp_path / "h.sqlite3")
+    assert main(["evaluate", str(SAMPLE), "-q", "--history", history, "--labels", "--repeats", "2"]) == 0
+    local = capsys.readouterr().out
+    assert main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--history", history, "--labels",
+                 "--repeats", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert _table(printed) == _table(local)
+    assert printed[printed.index("AUROC"):] == local[local.index("AUROC"):]
+    store = RunStore(history)
+    ray_run, local_run = store.list_runs()[:2]
+    assert ray_run.settings["engine"] == "ray"
+    assert records(store.indexed_results(ray_run.run_id)) == records(store.indexed_results(local_run.run_id))
+    assert main(["evaluate", "-q", "--engine", "ray", "--history", history, "--rescore", ray_run.run_id,
+                 "-o", str(tmp_path / "again.json")]) == 0
+    rescored = store.list_runs()[0]
+    assert rescored.settings["rescored_from"] == ray_run.run_id and rescored.settings["engine"] == "ray"
+    assert (rescored.status, rescored.n_done) == ("finished", 28)
+
+
+def test_a_stopped_ray_run_resumes_on_ray_and_scores_only_the_rest(ray_cluster, tmp_path, capsys):
+    history = tmp_path / "h.sqlite3"
+    store = RunStore(history)
+    config = RunConfig()
+    run = Run.new(config, load_dataset(SAMPLE)[:10], dataset_name="sample.jsonl", store=store)
+    run.start().join()  # ten rows scored locally; the run then stands for one cut short
+    rows = load_dataset(SAMPLE)
+    cut = Run.new(config, rows, dataset_name="sample.jsonl", store=store)
+    cut.stop()  # asked to stop before it starts: no row scored, every row pending
+    cut.start().join()
+    assert cut.status == "stopped" and store.get_run(cut.run_id).n_done == 0
+    out = tmp_path / "resumed.json"
+    assert main(["evaluate", "--resume", cut.run_id, "-q", "--engine", "ray", "--history", str(history),
+                 "-o", str(out)]) == 0
+    info = store.get_run(cut.run_id)
+    assert (info.status, info.n_done, info.settings["engine"]) == ("finished", 28, "ray")
+    expected = single_process(OfflineJudge(), rows)
+    assert records(store.indexed_results(cut.run_id)) == records(expected)
+
+
+def test_a_target_run_says_it_is_scored_here_not_on_ray(ray_cluster, tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": "What is 2+2?", "sample_id": "q1"}) + "\n", encoding="utf-8")
+    pipeline = tmp_path / "pipeline.py"
+    pipeline.write_text("def ask(question):\n    return {'answer': '4', 'contexts': ['2+2 is 4']}\n", encoding="utf-8")
+    assert main(["evaluate", str(questions), "-q", "--engine", "ray", "--history", str(tmp_path / "h.sqlite3"),
+                 "--target", f"{pipeline}:ask"]) == 0
+    err = capsys.readouterr().err
+    assert "ragmeter: note:" in err and "not on Ray: it calls your pipeline" in err
 
 
 def test_cli_ray_exits_3_when_the_judge_fails_and_says_why(ray_cluster, tmp_path, capsys):

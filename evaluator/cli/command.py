@@ -18,6 +18,7 @@
     ragmeter generate --docs DOCS -o testset.jsonl [--model M | --offline]   a test set (see cli_generate.py)
     ragmeter compare BASE NEW [--format markdown] [--fail-on-regression]   what changed (cli/compare.py)
     ragmeter collect --listen HOST:PORT --project NAME [--sample RATE] [--rule EXPR]...   score production traces (cli/collect.py)
+    ragmeter config [--json] [--history H] [--judge NAME] ...   each setting and where it came from (cli/config_cmd.py)
 
 Exit codes (evaluator/verdict.py decides them, once, for every engine): 0 ok, 1 a --fail-under threshold
 was missed or is N/A, 2 bad input or usage (one line, no traceback), 3 the judge failed (the run stopped
@@ -159,9 +160,11 @@ def print_labels(summary: Mapping[str, Any]) -> None:
 
 
 def open_store(path: Optional[str]) -> Any:
+    """The history --history names, else the environment's, else the team file's (team/settings.py)."""
     from ..store.history import RunStore
+    from ..team.settings import history_location
 
-    return RunStore(path)
+    return RunStore(history_location(path))
 
 
 def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> list:
@@ -277,15 +280,21 @@ def evaluate_as_job(args: argparse.Namespace, store: Any) -> int:
         print(submitted_line(store, run_id), file=sys.stderr)
         return EXIT_OK
     judge = judge_for(args, store)
+    if args.engine == "ray":  # checked here (a missing key is an error now); each Ray worker builds its own
+        close_judge(judge)
+        judge = None
+    worker = None
     try:
         run_id = queued_run_id(args, store, judge)
-        worker, run = claim_own(store, run_id, args.quiet)
+        worker, run = claim_own(store, run_id, args.quiet, on_event=note_engine, **ray_options(args))
         if not isinstance(run, Run):  # None: it failed to start
             raise RunFailed(f"the run failed: {failed_to_start(store, run_id)}")
         return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names), worker=worker,
                      store=store)
     finally:
         close_judge(judge)
+        if worker is not None and worker.ray is not None:
+            worker.shutdown()  # the local Ray cluster it started
 
 
 def dry_run(args: argparse.Namespace) -> int:
@@ -358,10 +367,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         check_output(args.output)  # a report that cannot be written is known now, not after the run
     if args.dry_run:
         return dry_run(args)
-    if args.engine == "ray":
-        from .ray import ray_evaluate
-
-        return announce(ray_evaluate(args, None if args.no_history else open_store(args.history)), args)
+    check_engine(args)
     if args.submit and args.no_history:
         raise UsageError("--submit queues the run in the history for workers: drop --no-history")
     store = None if args.no_history else open_store(args.history)
@@ -374,7 +380,52 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if run.target is not None and store is None and not args.record and _conversations(run.pending):
         print("note: the replayed conversations are not saved (--no-history and no --record)", file=sys.stderr)
     run.keep_rows = bool(args.output or args.record)  # with nothing to write, the rows are only counted
-    return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names))
+    ray = place_on_ray(run, args)
+    try:
+        return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names))
+    finally:
+        if ray is not None:
+            ray.close()
+
+
+def check_engine(args: argparse.Namespace) -> None:
+    """--engine ray's own flags, checked before anything starts (the rest is the local engine's)."""
+    if args.engine == "ray":
+        if args.ray_workers < 1:
+            raise UsageError("--ray-workers must be at least 1")
+        if args.submit:
+            raise UsageError("--submit queues the run for 'ragmeter worker' processes, which choose their engine "
+                             "themselves ([runs] engine or 'ragmeter worker --engine ray'): drop --engine ray")
+    elif args.ray_address:
+        raise UsageError("--ray-address needs --engine ray")
+
+
+def ray_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """The Worker's engine options for this command line (the local engine's: none)."""
+    if args.engine != "ray":
+        return {}
+    return {"engine": "ray", "ray_address": args.ray_address or None, "ray_workers": args.ray_workers}
+
+
+def place_on_ray(run: Run, args: argparse.Namespace) -> Any:
+    """With --engine ray and no history: the Ray engine this run scores on (closed by the caller), else None."""
+    if args.engine != "ray":
+        return None
+    from ..runs.ray_run import RayEngine
+
+    engine = RayEngine(args.ray_address, args.ray_workers)
+    try:
+        note_engine(engine.place(run, run_config(args)))
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+def note_engine(where: str) -> None:
+    """The Ray engine's word on a run it leaves to this process (a target, the Batch API): said, never silent."""
+    if "not on Ray" in where:
+        print(f"ragmeter: note: {where.lstrip('; ')}", file=sys.stderr)
 
 
 def _conversations(pending: Sequence[Any]) -> bool:
@@ -590,6 +641,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .collect import run_collect
 
             return run_collect(args)
+        if args.command == "config":
+            from .config_cmd import run_config_command
+
+            return run_config_command(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)

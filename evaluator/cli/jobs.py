@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from .args import UsageError
 from ..config import current
@@ -30,10 +30,13 @@ from ..store.jobs import GENERATE, JobQueue
 DELETE_WAIT = 5.0  # seconds `runs delete` waits for a running run to stop before deleting it
 
 
-def claim_own(store: RunStore, run_id: str, quiet: bool) -> Tuple[Worker, Optional[Task]]:
-    """This process's worker and the run it claimed: waits (saying where it stands) while a cap holds
-    the run in the queue. The run is None when it failed to start (the job's progress says why)."""
-    worker = Worker(store, slots=1, limits=current().runs.limits, on_event=lambda line: None)
+def claim_own(store: RunStore, run_id: str, quiet: bool, on_event: Optional[Callable[[str], None]] = None,
+              **engine: Any) -> Tuple[Worker, Optional[Task]]:
+    """This process's worker (on `engine`: Worker's engine options, none for the local one) and the run it
+    claimed: waits (saying where it stands) while a cap holds the run in the queue. The run is None when it
+    failed to start (the job's progress says why). `on_event` gets the worker's lines."""
+    worker = Worker(store, slots=1, limits=current().runs.limits, on_event=on_event or (lambda line: None),
+                    **engine)
     queue, said = JobQueue(store), None
     try:
         while True:

@@ -1,6 +1,11 @@
-"""Engines that score a dataset past one process, all through one partition function.
+"""Engines: where a Run's pending rows are scored. `Run` (evaluator/runs/run.py) is the only way to run;
+an engine is the callable it scores with, `engine(samples, on_progress=, on_result=, stop=) -> EvalReport`,
+so history, resume, re-score, labels, outputs and the verdict are the same whatever the engine:
 
-    partition.score_frame(df, config)   rows in, one results row per sample out (any engine)
-    ray.run_ray(data, config, ...)      Ray Data: read, map_batches(FrameScorer), stream out
-    summary.RunTally                    a run's summary built from streamed results frames
+    local (the default)                 the evaluator's bounded thread pool (scoring/evaluation.py), or the
+                                        target pipeline when the run calls the user's pipeline first
+    ray.score_on_ray(config, n, ...)    Ray Data: samples_frame -> map_batches(FrameScorer) -> rows in order;
+                                        runs/ray_run.RayEngine places a run on it (`--engine ray`, workers)
+    partition.score_frame(df, config)   rows in, one results row per sample out (what each Ray worker runs)
+    summary.RunTally                    judge usage summed from streamed results frames
 """

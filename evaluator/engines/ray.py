@@ -1,18 +1,16 @@
-"""The Ray Data engine: one dataset scored by many workers with the same `score_frame` as everywhere.
+"""The Ray engine: a Run's rows scored by a pool of Ray Data workers, with the same `score_frame` as everywhere.
 
     pip install 'ragmeter[ray]'
-    ragmeter evaluate traces.parquet --engine ray --ray-workers 4 -o results.parquet
+    ragmeter evaluate data.jsonl --engine ray --ray-workers 4 -o results.json
 
-How a run goes:
-1. Read. Parquet is read by the cluster (`ray.data.read_parquet`), block by block. CSV, JSONL and
-   JSON are read on the driver by `load_dataset` (same cell rules, errors naming the line) and
-   handed to the cluster as numbered frames; convert big files to Parquet.
-2. Score. `map_batches(FrameScorer, compute=ActorPoolStrategy(size=N))`: each of the N workers
-   builds its own judge from the plain-data config once and reads the API key from its own
-   environment; the key never travels.
-3. Collect. The driver takes the output frames in input order (`preserve_order`) and streams them
-   to one Parquet file, to the run history (so the run opens in the dashboard like any other) and
-   to a running summary (means, std, CI, method counts, judge usage).
+Ray is an engine under `Run` (evaluator/runs/run.py), never a second way to run: the file is read, stored,
+resumed, re-scored and written exactly as for the local engine; only the scoring of the pending rows moves
+(`score_on_ray`, which runs/ray_run.RayEngine sets as the Run's engine). How the scoring goes:
+1. The pending rows become one numbered input frame (`samples_frame`), cut into batches.
+2. `map_batches(FrameScorer, compute=ActorPoolStrategy(...))`: each worker builds its own judge from the
+   plain-data config once and reads the API key from its own environment; the key never travels.
+3. The driver takes the results frames in input order (`preserve_order`) and hands each row to the Run's
+   own callbacks (history, progress, means), checking its stop flag between frames.
 
 The judge budget is global: the config's concurrency is the run's total, and each worker gets
 total // N of it (at least 1). Cached replies are shared: every worker opens the config's judge
@@ -27,36 +25,27 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import queue
+import re
+import threading
 import time
-from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
-from ..errors import DatasetError, MissingExtra
-from ..io.frames import ParquetSink, results_from_frame
+from .. import errors
+from ..errors import DatasetError, MissingExtra, RagmeterError
+from ..io.frames import results_from_frame
 from ..io.records import CONVERSATION
-from ..model import EvalSample
+from ..model import EvalReport, EvalResult, EvalSample
 from ..scoring.run_config import RunConfig
-from .partition import ROW_COLUMN, UNKNOWN_INDEX, FrameScorer, frame_metrics
+from .partition import ROW_COLUMN, FrameScorer, frame_metrics
 from .summary import RunTally
 
 OFFLINE_BATCH = 500  # rows per task offline: big enough to amortise Ray's per-task cost
 JUDGE_BATCH_PER_SLOT = 8  # with a judge, batches of 8 rows per concurrent call keep every slot busy
 
-FrameCallback = Callable[[Any], None]
-
-
-@dataclass
-class RayRun:
-    """What a finished Ray run produced: the tally of every row, where the rows went, timing."""
-
-    tally: RunTally
-    workers: int
-    total: int = 0
-    rows: int = 0
-    elapsed: float = 0.0
-    output: Optional[str] = None
+POLL = 0.2  # seconds between looks at the stop flag while the next frame is on its way
+_END = object()  # the pump's last item: every frame was read
 
 
 def need_ray() -> Any:
@@ -126,23 +115,6 @@ def samples_frame(samples: List[EvalSample]) -> Any:
     return pd.DataFrame(rows)
 
 
-def read(data: str, mapping: Optional[Dict[str, Optional[str]]], batch: int) -> Tuple[Any, Optional[Dict], bool]:
-    """(dataset, the mapping its rows need, whether they are conversations): Parquet read by the cluster,
-    other formats (conversation files too) on the driver."""
-    ray = need_ray()
-    if Path(data).suffix.lower() == ".parquet" or Path(data).is_dir():
-        # Blocks of `batch` rows (streamed, no shuffle) so one big file still feeds every worker.
-        ds = ray.data.read_parquet(data)
-        return ds.repartition(target_num_rows_per_block=batch), mapping, False
-    from ..io.datasets import load_dataset
-
-    samples = load_dataset(data, mapping)
-    frame = samples_frame(samples)
-    chunks = [frame.iloc[i:i + batch] for i in range(0, len(frame), batch)]
-    # The frame already has the canonical column names.
-    return ray.data.from_pandas(chunks), None, any(s.conversation is not None for s in samples)
-
-
 def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]], workers: int, batch: int,
            metrics: List[str]) -> Any:
     """The lazy scored dataset: a pool of up to `workers` FrameScorers, one CPU each.
@@ -158,61 +130,111 @@ def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]
                           fn_constructor_kwargs={"mapping": mapping, "metrics": metrics}, udf_modifying_row_count=False)
 
 
-def number_rows(frame: Any, start: int) -> Any:
-    """Rows a partition could not number get their position in the output, and "row-<n>" ids."""
-    unknown = frame["index"] == UNKNOWN_INDEX
-    if unknown.any():
-        frame = frame.copy()
-        positions = range(start, start + len(frame))
-        frame.loc[unknown, "index"] = [p for p, u in zip(positions, unknown) if u]
-        no_id = unknown & frame["sample_id"].isna()
-        frame.loc[no_id, "sample_id"] = [f"row-{i + 1}" for i in frame.loc[no_id, "index"]]
-    return frame
-
-
 def batch_size(config: RunConfig, workers: int) -> int:
     if config.offline:
         return OFFLINE_BATCH
     return max(1, per_worker(config, workers).max_workers) * JUDGE_BATCH_PER_SLOT
 
 
-def run_ray(data: str, config: RunConfig, *, workers: int = 2, address: Optional[str] = None,
-            mapping: Optional[Dict[str, Optional[str]]] = None, output: Optional[str] = None,
-            on_start: Optional[Callable[[int], None]] = None, on_frame: Optional[FrameCallback] = None,
-            batch: Optional[int] = None) -> RayRun:
-    """Score `data` on Ray with `workers` scoring workers; stream rows to `output` (.parquet) and `on_frame`.
-
-    `on_start(total)` runs once the row count is known, before scoring; `on_frame(frame)` gets each
-    results frame in input order (the CLI saves them to the history and draws the progress).
-    `batch` is the rows per task (default: 500 offline, 8 per concurrent judge call otherwise).
-    A local cluster started here is shut down at the end; one we joined is left running.
-    """
-    started = connect(address, workers)
-    start = time.perf_counter()
-    try:
-        batch = batch or batch_size(config, workers)
-        ds, worker_mapping, conversations = read(data, mapping, batch)
-        run = RayRun(RunTally(), workers, total=ds.count(), output=output)
-        if on_start is not None:
-            on_start(run.total)
-        metrics = frame_metrics(config, conversations)
-        with ParquetSink(output, metrics) if output else nullcontext() as sink:
-            for frame in scored(ds, config, worker_mapping, workers, batch, metrics).iter_batches(
-                    batch_format="pandas", batch_size=None):
-                frame = number_rows(frame, run.rows)
-                run.rows += len(frame)
-                run.tally.add(frame)
-                if sink is not None:
-                    sink.write(frame)
-                if on_frame is not None:
-                    on_frame(frame)
-        run.elapsed = time.perf_counter() - start
-        return run
-    finally:
-        if started:
-            need_ray().shutdown()
-
-
 def history_rows(frame: Any) -> List[Any]:
     """(index, result) pairs of a results frame, for `RunStore.record_results`."""
     return list(results_from_frame(frame))
+
+
+def score_on_ray(config: RunConfig, workers: int, samples: List[EvalSample], *,
+                 on_progress: Callable[[int, int, EvalResult], None], on_result: Callable[[int, EvalResult], None],
+                 stop: threading.Event, pumps: Optional[List[threading.Thread]] = None) -> EvalReport:
+    """Score `samples` on the cluster as `evaluate_dataset` would here: the same callbacks per finished row
+    (its position in `samples`), the same stop flag (checked between frames), a report in input order.
+    `pumps` gets the thread reading the cluster while it runs (see `frames`)."""
+    ray = need_ray()
+    start = time.perf_counter()
+    batch = batch_size(config, workers)
+    frame = samples_frame(samples)  # numbered 1..n: each results row's index is its position in `samples`
+    metrics = frame_metrics(config, any(s.conversation is not None for s in samples))
+    ds = ray.data.from_pandas([frame.iloc[i:i + batch] for i in range(0, len(frame), batch)])
+    tally = RunTally()  # the judge usage, summed from the frames' columns
+    results: Dict[int, EvalResult] = {}
+    try:
+        for out in frames(scored(ds, config, None, workers, batch, metrics), stop, pumps=pumps):
+            tally.add(out)
+            for j, result in history_rows(out):
+                result.sample = samples[j]  # the row as stored, not its round trip through the frame
+                results[j] = result
+                on_result(j, result)
+                on_progress(len(results), len(samples), result)
+    except ray.exceptions.RayError as exc:  # a worker's traceback in its text: logged, the user reads one line
+        raise ray_failure(exc) from exc
+    usage: Dict[str, Any] = {} if config.offline else dict(tally.judge_usage())
+    return EvalReport([results[j] for j in sorted(results)], total_time=time.perf_counter() - start, usage=usage)
+
+
+def frames(ds: Any, stop: threading.Event, poll: float = POLL,
+           pumps: Optional[List[threading.Thread]] = None) -> Iterator[Any]:
+    """The scored frames in input order, until every one is read or `stop` is set.
+
+    A pump thread reads the cluster, so a stop is seen within `poll` s even while the next frame is
+    minutes away; frames already scored when it comes are still given (their judge calls are paid).
+    The pump closes the dataset's iterator, which ends its execution, when it gets its next frame; it is
+    in `pumps` until then.
+    """
+    items: "queue.Queue[Any]" = queue.Queue()
+    gone = threading.Event()
+
+    def pump() -> None:
+        batches = iter(ds.iter_batches(batch_format="pandas", batch_size=None))
+        try:
+            for item in batches:
+                items.put(item)
+                if gone.is_set():
+                    break
+            items.put(_END)
+        except BaseException as exc:  # handed to the reading thread, which raises it
+            items.put(exc)
+        finally:
+            close = getattr(batches, "close", None)
+            if callable(close):
+                close()
+            if pumps is not None:
+                pumps.remove(reader)
+
+    reader = threading.Thread(target=pump, name="ragmeter-ray-frames", daemon=True)
+    if pumps is not None:
+        pumps.append(reader)
+    reader.start()
+    try:
+        while True:
+            try:
+                item = items.get(block=not stop.is_set(), timeout=poll)
+            except queue.Empty:
+                if stop.is_set():
+                    return
+                continue
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        gone.set()
+
+
+# A Ray error's text carries the worker's traceback; its last line of ragmeter's own says what to do.
+_OWN_ERROR = re.compile(r"evaluator\.errors\.(\w+): (.+)")
+
+
+def ray_failure(exc: BaseException) -> RagmeterError:
+    """A Ray error as the user reads it: the ragmeter error a Ray worker raised (a judge that cannot
+    start on a node), else the error's first line."""
+    found = _OWN_ERROR.findall(str(exc))
+    if found:
+        name, message = found[-1]
+        kind = getattr(errors, name, RagmeterError)
+        if not (isinstance(kind, type) and issubclass(kind, RagmeterError)):
+            kind = RagmeterError
+        try:
+            return kind(f"on the Ray cluster: {message}")
+        except TypeError:  # an error class with other arguments
+            return RagmeterError(f"on the Ray cluster: {name}: {message}")
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return RagmeterError(f"the Ray cluster could not score this run: {type(exc).__name__}: {first}")
