@@ -149,6 +149,7 @@ class Config:
     runs: RunsConfig = field(default_factory=RunsConfig)
     source: str = ""  # the file it was read from ("" = none)
     collect: Tuple[ConfiguredCollect, ...] = ()
+    given: Tuple[str, ...] = ()  # the [server] and [runs] keys the file sets ("runs.engine"): where a value came from
 
     @property
     def team(self) -> bool:
@@ -189,9 +190,10 @@ def load(path: Optional[os.PathLike | str] = None) -> Config:
 _loaded: Dict[Tuple[str, float], Config] = {}
 
 
-def current() -> Config:
-    """The configuration $RAGMETER_CONFIG names now (read again only when the file changes)."""
-    chosen = os.environ.get(ENV_VAR, "").strip()
+def current(path: Optional[str] = None) -> Config:
+    """The configuration at `path`, else the one $RAGMETER_CONFIG names now (read again only when the file
+    changes)."""
+    chosen = (os.environ.get(ENV_VAR, "") if path is None else path).strip()
     if not chosen:
         return LAPTOP
     try:
@@ -215,7 +217,8 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
     config = Config(server=server, roles=_roles(_table(data, "roles", source), source), judges=judges,
                     targets=_targets(_table(data, "targets", source), server.shared, source),
                     runs=_runs(_table(data, "runs", source), source), source=source,
-                    collect=_collects(data, names, source))
+                    collect=_collects(data, names, source),
+                    given=tuple(f"{table}.{key}" for table in ("server", "runs") for key in data.get(table, {})))
     return config
 
 

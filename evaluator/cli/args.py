@@ -14,7 +14,7 @@ from urllib.parse import quote
 from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from .compare import add_compare_parser
-from ..judges.cache import default_cache_path
+from .config_cmd import add_config_parser
 from ..errors import RagmeterError
 from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
@@ -24,6 +24,7 @@ from ..metrics.retrieval import canonical
 from ..metrics.rubric import load_rubrics
 from ..runs.ab import DEFAULT_METRIC
 from ..runs.run import OFFLINE, OPENAI, RunConfig
+from ..team.settings import judge_cache
 
 
 # Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats). The file types
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--owner", default=None, help="only the runs this user started")
     runs.add_argument("--project", default=None, help="only the runs of this project")
     add_worker_parser(sub)
+    add_config_parser(sub)
     return parser
 
 
@@ -110,7 +112,8 @@ def add_worker_parser(sub: Any) -> None:
                         help="stop as on SIGTERM when process PID ends (the dashboard starts its worker so)")
 
 
-HISTORY_HELP = "run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY or ~/.ragmeter)"
+HISTORY_HELP = ("run history: a SQLite file or a postgresql:// URL (default $RAGMETER_HISTORY, else the team file's "
+                "[server] history, else ~/.ragmeter; 'ragmeter config' shows which)")
 
 
 def _data_group(ev: argparse.ArgumentParser) -> None:
@@ -147,7 +150,7 @@ def _judge_group(ev: argparse.ArgumentParser) -> None:
                             "a harder task for small judges)")
     group.add_argument("--temperature", type=float, default=0.0, help="the judge's sampling temperature (default 0)")
     group.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
-    group.add_argument("--cache", default=str(default_cache_path()),
+    group.add_argument("--cache", default=str(judge_cache().value),
                        help="judge cache file (default $RAGMETER_JUDGE_CACHE or %(default)s)")
     group.add_argument("--dry-run", action="store_true", help="estimate judge calls, tokens and cost; call nothing")
     group.add_argument("--price-in", type=float, help="price per million prompt tokens")
@@ -356,7 +359,7 @@ def add_generate_parser(sub: Any) -> None:
     gen.add_argument("--coverage-only", metavar="TESTSET",
                      help="write nothing: print which documents and sections TESTSET (any dataset) touches")
     gen.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
-    gen.add_argument("--cache", default=str(default_cache_path()), help="judge cache file (default %(default)s)")
+    gen.add_argument("--cache", default=str(judge_cache().value), help="judge cache file (default %(default)s)")
     gen.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     gen.add_argument("--history", default=None, metavar="H",
                      help="also record the generation in this run history (a SQLite file or a postgresql:// URL), "
@@ -482,5 +485,6 @@ def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:
     from ..review.alignment import load_example_set
     from ..store.history import RunStore
     from ..store.reviews import ReviewStore
+    from ..team.settings import history_location
 
-    return load_example_set(ReviewStore(RunStore(args.history)), args.align_with).to_dict()
+    return load_example_set(ReviewStore(RunStore(history_location(args.history))), args.align_with).to_dict()

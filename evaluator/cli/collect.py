@@ -123,13 +123,14 @@ def from_entry(args: argparse.Namespace) -> None:
 
 def run_collect(args: argparse.Namespace) -> int:
     from ..store.history import RunStore
+    from ..team.settings import history_location
 
     from_entry(args)
     host, port = listen_address(args.listen)
     token = bearer_token(args.token_env)
     rules, config = collect_settings(args)
     limits = limits_of(args)
-    store = RunStore(args.history)
+    store = RunStore(history_location(args.history))
     poll_alerts = alerts_for(args, store)
     live = LiveRuns(store, args.project, config, settle=limits.settle).start()
     receiver = Receiver(live, Sampler(rules), token=token, limits=limits)

@@ -21,6 +21,7 @@ from ..analysis.compare import compare_runs
 from ..analysis.compare_text import ALPHA, failures, to_markdown, to_text
 from ..errors import RagmeterError
 from ..store.history import RunStore
+from ..team.settings import history_location
 
 LATEST = "latest"
 
@@ -31,7 +32,7 @@ def add_compare_parser(sub: Any) -> None:
     cmp.add_argument("new", metavar="NEW", help="the new run id, or 'latest' (with --project)")
     cmp.add_argument("--project", default=None, help="the project whose newest finished run 'latest' means")
     cmp.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL "
-                     "(default $RAGMETER_HISTORY or ~/.ragmeter)")
+                     "(default $RAGMETER_HISTORY, else the team file's [server] history, else ~/.ragmeter)")
     cmp.add_argument("--format", choices=("text", "markdown"), default="text",
                      help="text (default) or markdown: a pull-request comment with a table and the regressions folded")
     cmp.add_argument("--output", "-o", default=None, help="write the comparison to this file instead of stdout")
@@ -61,7 +62,7 @@ def run_compare(args: argparse.Namespace) -> int:
         raise RagmeterError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {args.alpha}")
     if LATEST in (args.base, args.new) and not args.project:
         raise RagmeterError("'latest' needs --project: which project's newest run to compare")
-    store = RunStore(args.history)
+    store = RunStore(history_location(args.history))
     new = resolve(store, args.new, args.project, other=None if args.base == LATEST else args.base)
     base = resolve(store, args.base, args.project, other=new)
     cmp = compare_runs(store, base, new)

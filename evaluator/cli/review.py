@@ -19,6 +19,7 @@ from ..errors import ReviewError
 from ..review.labels import export_labels, import_labels
 from ..review.queue import DEFAULT_SEED, ORDERS, queue_label, review_queue
 from ..store.reviews import ReviewStore
+from ..team.settings import history_location
 
 
 def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -32,7 +33,8 @@ def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
                        ("align", "save the run's reviewed disagreements as a few-shot example set")):
         action = actions.add_parser(name, help=text)
         action.add_argument("run_id", metavar="RUN_ID")
-        action.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY)")
+        action.add_argument("--history", default=None, help="run history database (default $RAGMETER_HISTORY, else the "
+                                                                    "team file's [server] history, else ~/.ragmeter)")
         if name == "export":
             action.add_argument("--output", "-o", required=True, help=f"labels file: {' '.join(formats_for(LABELS))}")
         if name == "import":
@@ -58,7 +60,7 @@ def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def run_review(args: argparse.Namespace) -> int:
-    store = ReviewStore(RunStore(args.history))
+    store = ReviewStore(RunStore(history_location(args.history)))
     if args.review_command == "export":
         n = export_labels(store, args.run_id, args.output)
         if store.reviews(args.run_id):

@@ -14,10 +14,28 @@ A judge may also offer (all optional, read through the helpers below, never prob
 from __future__ import annotations
 
 import inspect
-from typing import Any, Dict, Protocol, runtime_checkable
+import os
+from typing import Any, Dict, Mapping, Optional, Protocol, runtime_checkable
 
 # OpenAI's own endpoint, the default base URL (here, not in openai.py: pages read it without importing openai, ~1 s)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+BASE_URL_ENV, KEY_ENV = "OPENAI_BASE_URL", "OPENAI_API_KEY"  # the operator's endpoint and its key
+
+
+def environment_base_url(environ: Optional[Mapping[str, str]] = None) -> str:
+    """The base URL of an OpenAI-compatible judge given none: $OPENAI_BASE_URL, else OpenAI's own."""
+    env = os.environ if environ is None else environ
+    return (env.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+
+
+def key_variable(base_url: str, api_key_env: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> str:
+    """The variable whose key an OpenAI-compatible judge sends to `base_url` ("" = none): the one named, else
+    OPENAI_API_KEY for OpenAI's own URL or $OPENAI_BASE_URL's only, so a base URL someone typed never
+    receives the operator's key. The judge (openai.py) and `ragmeter config` (team/settings.py) ask here."""
+    if api_key_env:
+        return api_key_env
+    chosen = {DEFAULT_BASE_URL, environment_base_url(environ)}
+    return KEY_ENV if base_url.rstrip("/") in chosen else ""
 
 
 @runtime_checkable

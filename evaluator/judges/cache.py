@@ -38,11 +38,14 @@ CREATE TABLE IF NOT EXISTS judge_replies (
 
 
 CACHE_ENV = "RAGMETER_JUDGE_CACHE"
+DEFAULT_CACHE_NAME = Path(".ragmeter") / "judge-cache.sqlite3"  # under the home folder
 
 
 def default_cache_path() -> Path:
-    """$RAGMETER_JUDGE_CACHE, else ~/.ragmeter/judge-cache.sqlite3 (the CLI's and dashboard's default)."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".ragmeter" / "judge-cache.sqlite3").expanduser()
+    """$RAGMETER_JUDGE_CACHE, else ~/.ragmeter/judge-cache.sqlite3: the library's default, for callers that
+    pass no file. Programs take the file team/settings.py resolves (--cache, then this chain); this module
+    sits below it, so the chain's last two steps are spelled here too (tests/test_settings.py holds them equal)."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / DEFAULT_CACHE_NAME).expanduser()
 
 
 def cache_key(base_url: str, model: str, temperature: float, prompt: str, *, repeat: int = 0,

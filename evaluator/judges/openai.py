@@ -50,7 +50,7 @@ from ..errors import JudgeConfigError
 from ..io.redact import redact_text, remember, remember_url
 from ..safetext import safe
 from ..text import estimate_tokens
-from .base import DEFAULT_BASE_URL
+from .base import environment_base_url, key_variable
 from .messages import display_url, one_line
 from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
@@ -101,7 +101,7 @@ class OpenAIChat:
             raise JudgeConfigError("timeout must be > 0 (seconds)")
         self.model, self.temperature, self.timeout = model, float(temperature), float(timeout)
         self.json_mode, self.max_tokens = json_mode, max_tokens
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (base_url or environment_base_url()).rstrip("/")
         self.shown_url = display_url(self.base_url)
         self.name = f"{model} @ {self.shown_url}"
         self._key = _resolve_key(api_key, self.base_url, api_key_env)
@@ -293,19 +293,11 @@ def _phrase(status: int) -> str:
 
 
 
-def _environment_url(base_url: str) -> bool:
-    """Whether `base_url` is one the environment chose (OpenAI's, or the operator's OPENAI_BASE_URL)."""
-    chosen = {DEFAULT_BASE_URL, (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")}
-    return base_url.rstrip("/") in chosen
-
-
 def _resolve_key(api_key: Optional[str], base_url: str, api_key_env: Optional[str] = None) -> str:
     """The key to send to `base_url`: given, else from the variable named for it, else OPENAI_API_KEY
-    for the environment's own base URL only. A typed base URL never receives the server's key."""
-    if api_key_env:
-        key = api_key or os.environ.get(api_key_env)
-    else:
-        key = api_key or (os.environ.get("OPENAI_API_KEY") if _environment_url(base_url) else None)
+    for the environment's own base URL only (base.key_variable). A typed base URL never receives the server's key."""
+    variable = key_variable(base_url, api_key_env)
+    key = api_key or (os.environ.get(variable) if variable else None)
     if key:
         return key
     host = urlsplit(base_url).hostname or ""

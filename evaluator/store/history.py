@@ -359,6 +359,10 @@ def m011_generations(db: Any) -> None:
     db.execute("CREATE INDEX jobs_state ON jobs (state, queued_at)")
 
 
+# The library's defaults, for callers that pass no history or owner (a script's RunStore()). Programs (the CLI,
+# `ragmeter worker`, `ragmeter collect`, the dashboard) open the history team/settings.py resolves: --history,
+# then these, with the team file's [server] history between them. The store sits below the team file, so
+# the environment and default steps are spelled here too (tests/test_settings.py holds them equal).
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
     env = os.environ.get(ENV_VAR, "").strip()

@@ -36,7 +36,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ragmeter-report", default=None, metavar="PATH.html",
                     help="write the HTML report of every rag_eval evaluation (PATH, then PATH-2, ...)")
     group.addoption("--ragmeter-history", default=None, metavar="DB",
-                    help="run history for rag_eval runs (default $RAGMETER_HISTORY or ~/.ragmeter)")
+                    help="run history for rag_eval runs (default $RAGMETER_HISTORY, else the team "
+                         "file's [server] history, else ~/.ragmeter)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -69,14 +70,14 @@ def _samples(data: Any) -> tuple:
 
 
 def _config(metrics: Optional[Sequence[str]], judge: Union[None, str, Mapping[str, Any]]) -> Any:
-    from ..judges.cache import default_cache_path
     from ..runs.run import OPENAI, RunConfig
+    from ..team.settings import judge_cache
 
     chosen = tuple(metrics or ())
     if judge is None:
         return RunConfig(metrics=chosen)
     given = {"model": judge} if isinstance(judge, str) else dict(judge)
-    return RunConfig(**{"judge": OPENAI, "cache": str(default_cache_path()), **given, "metrics": chosen})
+    return RunConfig(**{"judge": OPENAI, "cache": str(judge_cache().value), **given, "metrics": chosen})
 
 
 def _target(target: Any) -> Any:
@@ -129,10 +130,11 @@ class RagEval:
         from ..runs.run import Run
         from ..scoring.verdict import verdict
         from ..store.history import RunStore
+        from ..team.settings import history_location
 
         samples, dataset = _samples(data)
         config = _config(metrics, judge)
-        store = RunStore(self._config.getoption("ragmeter_history"))
+        store = RunStore(history_location(self._config.getoption("ragmeter_history")))
         run = Run.new(config, samples, dataset_name=dataset or self._test, store=store, target=_target(target))
         run.start().join()
         if run.report is None:

@@ -1,0 +1,307 @@
+"""Every setting a ragmeter program uses, resolved one way, each with where it came from.
+
+    flag  >  environment  >  the team file ($RAGMETER_CONFIG)  >  default
+
+The CLI's commands, `ragmeter worker`, `ragmeter collect` and the dashboard ask here rather than reading
+the environment or the file themselves, so each makes the same choice, and `ragmeter config` prints it
+(cli/config_cmd.py). A Setting is a value with its origin: "flag --history", "environment
+RAGMETER_HISTORY", "/etc/ragmeter/team.toml [server] history", "default". A secret never is a value
+here: a key is "set (51 characters)" or "not set", and a history URL is shown without its password.
+
+    setting        flag                       environment            team file             default
+    config         --config (`ragmeter config`) RAGMETER_CONFIG     -                     none: a laptop
+    history        --history                  RAGMETER_HISTORY       [server] history      ~/.ragmeter/history.sqlite3
+    judge_cache    --cache, --no-cache        RAGMETER_JUDGE_CACHE   -                     ~/.ragmeter/judge-cache.sqlite3
+    user           -                          RAGMETER_USER          -                     the login name
+    project        --project                  -                      -                     the dataset's file name
+    judge, judge.* --judge --offline --model  OPENAI_BASE_URL, the   [[judges]] (by name)  offline
+                   --base-url --api-key-env   key's variable
+    runs.*         --engine --ray-address     -                      [runs]                local, 2, no caps
+                   --ray-workers
+
+The run history (store/) and the judge cache (judges/) sit layers below the team file and cannot ask
+here: their no-argument defaults (a script's `RunStore()`) are this chain without the flag and the file
+(tests/test_settings.py holds them equal), and every program passes the value resolved here.
+"""
+from __future__ import annotations
+
+import getpass
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from .. import config as team_file
+from ..config import Config, ConfiguredJudge, RunsConfig
+from ..judges.base import BASE_URL_ENV, DEFAULT_BASE_URL, environment_base_url, key_variable
+from ..judges.cache import CACHE_ENV, DEFAULT_CACHE_NAME
+from ..judges.registry import JUDGE_REGISTRY, OFFLINE, OPENAI
+from ..store.db import is_postgres_url, shown_url
+from ..store.history import DEFAULT_HISTORY_PATH, ENV_VAR as HISTORY_ENV, USER_ENV_VAR as USER_ENV
+
+FLAG, ENVIRONMENT, FILE, DEFAULT = "flag", "environment", "file", "default"  # a Setting's layer, strongest first
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One resolved setting: its value, the layer that gave it and, in words, where (`origin`).
+
+    `masked` is what is shown instead of the value: a key's "set (51 characters)", a URL without its
+    password. A key's value is only whether it is set; the key itself is never read into a Setting."""
+
+    name: str
+    value: Any
+    origin: str
+    layer: str = DEFAULT
+    masked: Optional[str] = None
+
+    @property
+    def shown(self) -> Any:
+        """The value as it may be printed or stored."""
+        return self.value if self.masked is None else self.masked
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"name": self.name, "value": self.shown, "origin": self.origin, "layer": self.layer}
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What a command line gave; None (or False) where it gave nothing, so a default is never taken for a flag."""
+
+    config: Optional[str] = None
+    history: Optional[str] = None
+    cache: Optional[str] = None
+    no_cache: bool = False
+    project: Optional[str] = None
+    judge: Optional[str] = None
+    offline: bool = False
+    model: Optional[str] = None
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = None
+    engine: Optional[str] = None
+    ray_address: Optional[str] = None
+    ray_workers: Optional[int] = None
+
+    @classmethod
+    def of(cls, args: Any) -> "Flags":
+        """The flags an argparse namespace holds (those it lacks are not given). Its parser's defaults must
+        be None, or a default would read as given: `ragmeter config`'s are."""
+        given: Dict[str, Any] = {f.name: getattr(args, f.name, f.default) for f in fields(cls)}
+        return cls(**given)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every resolved setting, in the order `ragmeter config` prints them, and the team file they read."""
+
+    items: Tuple[Setting, ...]
+    team: Config = field(default_factory=Config)
+
+    def __getitem__(self, name: str) -> Setting:
+        for item in self.items:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[Setting]:
+        return iter(self.items)
+
+    def to_dict(self) -> Dict[str, Dict[str, Any]]:
+        """Name -> {value, origin, layer}, secrets masked (`ragmeter config --json`)."""
+        return {s.name: {k: v for k, v in s.to_dict().items() if k != "name"} for s in self.items}
+
+
+def resolve(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None) -> Settings:
+    """Every setting for this command line, this environment and the team file they name.
+
+    ConfigError (naming the file and key) when the team file cannot be read or is wrong."""
+    env = os.environ if environ is None else environ
+    where = config_file(flags.config, env)
+    team = read_team_file(where)
+    return Settings((where, _team_mode(team), history(flags.history, env, team), judge_cache(flags, env), user(env),
+                     project(flags.project), *judge(flags, env, team), *runs(flags, team)), team)
+
+
+# -- one setting at a time (what the other modules ask) --------------------------------------------
+def config_file(flag: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> Setting:
+    """The team file: --config (ragmeter config), else $RAGMETER_CONFIG, else none (a laptop: nothing changes)."""
+    env = os.environ if environ is None else environ
+    return _first("config", [(flag, FLAG, "flag --config"),
+                             (env.get(team_file.ENV_VAR), ENVIRONMENT, f"environment {team_file.ENV_VAR}")],
+                  None, "default (no team file: one user, every feature open)")
+
+
+def read_team_file(where: Setting) -> Config:
+    """The team file `where` names, read again only when it changed (config.LAPTOP when none)."""
+    return team_file.LAPTOP if where.value is None else team_file.current(str(where.value))
+
+
+def history(flag: Optional[str] = None, environ: Optional[Mapping[str, str]] = None,
+            team: Optional[Config] = None) -> Setting:
+    """The run history: --history, else $RAGMETER_HISTORY, else the team file's [server] history, else
+    ~/.ragmeter/history.sqlite3. Its value is the location as given (a URL keeps its password: the store
+    needs it); `shown` drops the password."""
+    env = os.environ if environ is None else environ
+    if team is None and not (_given(flag) or _given(env.get(HISTORY_ENV))):
+        team = read_team_file(config_file(None, env))
+    server = (team or team_file.LAPTOP).server
+    found = _first("history", [(flag, FLAG, "flag --history"),
+                               (env.get(HISTORY_ENV), ENVIRONMENT, f"environment {HISTORY_ENV}"),
+                               (server.history, FILE, _in_file(team, "[server] history"))],
+                   str(DEFAULT_HISTORY_PATH), "default")
+    location = str(found.value)
+    if is_postgres_url(location) and shown_url(location) != location.strip():
+        return Setting(found.name, location, found.origin, found.layer, masked=shown_url(location))
+    return found
+
+
+def history_location(flag: Optional[str] = None) -> str:
+    """Where this program's run history is (what RunStore opens): `history(flag)`'s value."""
+    return str(history(flag).value)
+
+
+def judge_cache(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None) -> Setting:
+    """The judge cache file: --no-cache (none), else --cache, else $RAGMETER_JUDGE_CACHE, else
+    ~/.ragmeter/judge-cache.sqlite3 (the home of now, as judges.cache.default_cache_path says)."""
+    env = os.environ if environ is None else environ
+    if flags.no_cache:
+        return Setting("judge_cache", None, "flag --no-cache", FLAG)
+    found = _first("judge_cache", [(flags.cache, FLAG, "flag --cache"),
+                                   (env.get(CACHE_ENV), ENVIRONMENT, f"environment {CACHE_ENV}")],
+                   str(Path.home() / DEFAULT_CACHE_NAME), "default")
+    return Setting(found.name, str(Path(str(found.value)).expanduser()), found.origin, found.layer)
+
+
+def user(environ: Optional[Mapping[str, str]] = None) -> Setting:
+    """Who a run started here belongs to: $RAGMETER_USER, else the login name. (A team dashboard's runs
+    belong to the signed-in user instead: team/identity.py.)"""
+    env = os.environ if environ is None else environ
+    if _given(env.get(USER_ENV)):
+        return Setting("user", str(env[USER_ENV]).strip(), f"environment {USER_ENV}", ENVIRONMENT)
+    try:
+        return Setting("user", getpass.getuser(), "default (the login name)")
+    except (KeyError, OSError):  # no such user in the password database (some containers)
+        return Setting("user", "unknown", "default (no login name)")
+
+
+def project(flag: Optional[str] = None) -> Setting:
+    """The project a run is listed under: --project, else the dataset's file name (known once it is read)."""
+    return _first("project", [(flag, FLAG, "flag --project")], None, "default (the dataset's file name)")
+
+
+def judge(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
+          team: Optional[Config] = None) -> Tuple[Setting, ...]:
+    """The judge and, when it calls a model, its model, base URL, the variable its key is read from, and
+    whether that key is set. `--judge NAME` naming a [[judges]] entry of the team file takes the entry's
+    model, base URL and key variable (as `ragmeter collect --judge NAME` and a team dashboard do)."""
+    env = os.environ if environ is None else environ
+    team = read_team_file(config_file(flags.config, env)) if team is None else team
+    entry = next((j for j in team.judges if j.name == flags.judge), None) if flags.judge else None
+    kind = _judge_kind(flags, entry, team)
+    if kind.value == OFFLINE:
+        unused = "not used (the offline judge calls no model)"
+        return (kind, *(Setting(f"judge.{n}", None, unused) for n in ("model", "base_url", "api_key_env", "api_key")))
+    model = _first("judge.model", [(flags.model, FLAG, "flag --model"),
+                                   (entry.model if entry else None, FILE, _entry(team, entry, "model"))],
+                   None, "default (none: give --model)")
+    base_url = _base_url(str(kind.value), flags, entry, team, env)
+    variable = _key_variable(str(kind.value), str(base_url.value or ""), flags, entry, team, env)
+    return kind, model, base_url, variable, _key(variable, env)
+
+
+def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting, ...]:
+    """How runs wait and where they are scored ([runs]); --engine, --ray-address and --ray-workers win for
+    `ragmeter worker`."""
+    team = read_team_file(config_file()) if team is None else team
+    given = {"engine": flags.engine, "ray_address": flags.ray_address, "ray_workers": flags.ray_workers}
+    found = []
+    for key in ("workers", "engine", "ray_address", "ray_workers", "max_running_per_user", "max_queued", "lease_s"):
+        value = getattr(team.runs, key)
+        in_file = f"runs.{key}" in team.given
+        default = getattr(RunsConfig(), key)
+        found.append(_first(f"runs.{key}", [(given.get(key), FLAG, f"flag --{key.replace('_', '-')}"),
+                                            (value if in_file else None, FILE, _in_file(team, f"[runs] {key}"))],
+                            default, "default"))
+    return tuple(found)
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _given(value: Any) -> bool:
+    return value is not None and (not isinstance(value, str) or bool(value.strip()))
+
+
+def _first(name: str, layers: List[Tuple[Any, str, str]], default: Any, default_origin: str) -> Setting:
+    """The first given (value, layer, origin) of `layers`, strongest first; else the default."""
+    for value, layer, origin in layers:
+        if _given(value):
+            return Setting(name, value.strip() if isinstance(value, str) else value, origin, layer)
+    return Setting(name, default, default_origin, DEFAULT)
+
+
+def _in_file(team: Optional[Config], key: str) -> str:
+    return f"{(team.source if team is not None else '') or 'the team file'} {key}"
+
+
+def _entry(team: Config, entry: Optional[ConfiguredJudge], key: str) -> str:
+    return _in_file(team, f"[[judges]] {entry.name if entry else ''}.{key}")
+
+
+def _team_mode(team: Config) -> Setting:
+    """Team mode (a shared dashboard: sign-in, roles, configured judges): the file's [server] shared."""
+    if "server.shared" in team.given:
+        return Setting("team", team.team, _in_file(team, "[server] shared"), FILE)
+    return Setting("team", False, "default (no team file)" if not team.source else "default")
+
+
+def _judge_kind(flags: Flags, entry: Optional[ConfiguredJudge], team: Config) -> Setting:
+    if flags.offline:
+        return Setting("judge", OFFLINE, "flag --offline", FLAG)
+    if entry is not None:
+        return Setting("judge", entry.kind, _entry(team, entry, "kind") + " (named by flag --judge)", FILE)
+    return _first("judge", [(flags.judge, FLAG, "flag --judge"),
+                            (OPENAI if _given(flags.model) else None, FLAG, "flag --model (an OpenAI-compatible judge)")],
+                  OFFLINE, "default (no --model or --judge)")
+
+
+def _base_url(kind: str, flags: Flags, entry: Optional[ConfiguredJudge], team: Config,
+              env: Mapping[str, str]) -> Setting:
+    """--base-url, else the [[judges]] entry's, else (OpenAI-compatible judges) $OPENAI_BASE_URL, else OpenAI's."""
+    layers = [(flags.base_url, FLAG, "flag --base-url"),
+              (entry.base_url if entry else None, FILE, _entry(team, entry, "base_url"))]
+    if kind != OPENAI:
+        return _first("judge.base_url", layers, None, f"default (the {kind} judge's own)")
+    layers.append((env.get(BASE_URL_ENV), ENVIRONMENT, f"environment {BASE_URL_ENV}"))
+    found = _first("judge.base_url", layers, DEFAULT_BASE_URL, "default (OpenAI's own)")
+    return Setting(found.name, str(found.value).rstrip("/"), found.origin, found.layer)
+
+
+def _key_variable(kind: str, base_url: str, flags: Flags, entry: Optional[ConfiguredJudge], team: Config,
+                  env: Mapping[str, str]) -> Setting:
+    """Which variable the judge's key is read from: --api-key-env, else the entry's api_key_env, else the
+    judge's own (OpenAI-compatible: OPENAI_API_KEY for OpenAI's or $OPENAI_BASE_URL's address only)."""
+    found = _first("judge.api_key_env", [(flags.api_key_env, FLAG, "flag --api-key-env"),
+                                         (entry.api_key_env if entry else None, FILE, _entry(team, entry, "api_key_env"))],
+                   None, "")
+    if found.layer != DEFAULT:
+        return found
+    if kind == OPENAI:
+        variable = key_variable(base_url, "", env)
+        if variable:
+            return Setting(found.name, variable, "default (the base URL is OpenAI's or $OPENAI_BASE_URL's)")
+        return Setting(found.name, None, "default (none: a base URL given here never receives the server's key; "
+                                         "name a variable with --api-key-env)")
+    registered = JUDGE_REGISTRY.get(kind)
+    variable = registered.key_env if registered is not None else ""
+    return Setting(found.name, variable or None, f"default (the {kind} judge's own)" if variable
+                   else f"default (the {kind} judge reads no variable)")
+
+
+def _key(variable: Setting, env: Mapping[str, str]) -> Setting:
+    """Whether the key is set, and how long it is: never the key itself."""
+    if not variable.value:
+        return Setting("judge.api_key", False, "no variable", masked="not set")
+    name = str(variable.value)
+    length = len(env.get(name, "") or "")
+    shown = f"set ({length} characters)" if length else "not set"
+    return Setting("judge.api_key", bool(length), f"environment {name}", ENVIRONMENT if length else DEFAULT,
+                   masked=shown)
