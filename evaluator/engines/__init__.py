@@ -9,3 +9,11 @@ so history, resume, re-score, labels, outputs and the verdict are the same whate
     partition.score_frame(df, config)   rows in, one results row per sample out (what each Ray worker runs)
     summary.RunTally                    judge usage summed from streamed results frames
 """
+from __future__ import annotations
+
+from typing import Callable
+
+from ..model import EvalReport
+
+# An engine: (samples, on_progress=(done, total, result), on_result=(position, result), stop=Event) -> EvalReport.
+Engine = Callable[..., EvalReport]

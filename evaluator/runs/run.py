@@ -35,6 +35,7 @@ import logging
 import os
 import threading
 import time
+from functools import partial
 from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from ..errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
@@ -44,6 +45,7 @@ from ..judges.health import STOPPED_KEY
 from ..judges.registry import OFFLINE, OPENAI  # noqa: F401  (re-exported for the CLI and pages)
 from ..model import EvalReport, EvalResult, EvalSample
 from ..analysis.tally import ReportTally
+from ..engines import Engine
 from ..scoring.evaluation import RAGEvaluator
 from ..analysis import summary as summary_module
 from ..scoring import summaries
@@ -113,8 +115,8 @@ class Run:
         self._workers, self._close_judge = max_workers, close_judge
         self._batch_poll = batch_poll  # None: direct judge calls; else a Batch API run polled this often
         # Another engine that scores the pending rows instead of this process (runs/ray_run.py), called as
-        # evaluate_dataset is: (samples, on_progress=, on_result=, stop=) -> EvalReport. Set before start.
-        self.engine: Optional[Callable[..., EvalReport]] = None
+        # every engine is (evaluator/engines): (samples, on_progress=, on_result=, stop=). Set before start.
+        self.engine: Optional[Engine] = None
         # False (a worker's runs): `report` keeps no rows; each is in the history, and counted in `tally`
         # as it finishes, so a 100,000-row run is never held whole (issue 28). Set before start.
         self.keep_rows = True
@@ -303,10 +305,9 @@ class Run:
 
     def _run(self) -> None:
         try:
-            if self._batch_poll is not None:
-                report = self._score_batch(self._batch_poll)
-            else:
-                report = self._score([s for _, s in self.pending])
+            engine = self.engine or self._local_engine()
+            report = engine([s for _, s in self.pending], on_progress=self._tally, on_result=self._keep,
+                            stop=self._stop)
             self._save_rows()
             self.status = "finished" if self._finished == len(self.pending) else "stopped"
             self.report = self._close(report)
@@ -325,18 +326,20 @@ class Run:
             self._release()
             self._ended_event.set()
 
-    def _score(self, samples: List[EvalSample]) -> EvalReport:
-        if self.engine is not None:  # same callbacks and stop flag: rows saved, progress and stop as below
-            return self.engine(samples, on_progress=self._tally, on_result=self._keep, stop=self._stop)
-        if self._target is None:
-            return self.evaluator.evaluate_dataset(samples, max_workers=self._workers, on_progress=self._tally,
-                                                   on_result=self._keep, stop=self._stop, keep_results=self.keep_rows)
-        assert self.target is not None  # set together with self._target
+    def _local_engine(self) -> Engine:
+        """The engine of a run nothing placed elsewhere: the Batch API's, the target pipeline's (the target
+        answers, then each answer is judged), or the evaluator's own pool."""
+        if self._batch_poll is not None:
+            return self._score_batch
+        if self._target is not None:
+            return self._score_with_target
+        return partial(self.evaluator.evaluate_dataset, max_workers=self._workers, keep_results=self.keep_rows)
+
+    def _score_with_target(self, samples: List[EvalSample], **callbacks: Any) -> EvalReport:
+        assert self.target is not None and self._target is not None  # set together
         return evaluate_with_target(self.evaluator, samples, self._target, policy=self.target.policy,
                                     target_workers=self.target.workers, judge_workers=self._workers,
-                                    spec=self.target.spec,
-                                    on_answer=self._answer, on_progress=self._tally, on_result=self._keep,
-                                    stop=self._stop)
+                                    spec=self.target.spec, on_answer=self._answer, **callbacks)
 
     def _answer(self, j: int, sample: EvalSample) -> None:
         """on_answer: count it, and save it now so a resume never asks the target for this row again."""
@@ -349,8 +352,8 @@ class Run:
                 self._history_failed(f"Some answers could not be saved to the history: {describe(exc)}")
                 log.warning("history write failed", exc_info=True)
 
-    def _score_batch(self, poll_interval: float) -> EvalReport:
-        """The Batch API path; a run stopped while its batches run ends with no rows and resumes later."""
+    def _score_batch(self, samples: List[EvalSample], **callbacks: Any) -> EvalReport:
+        """The Batch API engine; a run stopped while its batches run ends with no rows and resumes later."""
         from ..scoring.batching import batch_client, evaluate_batch  # only batch runs need it
         from ..judges.batch import describe_statuses
 
@@ -359,9 +362,9 @@ class Run:
 
         self.batch_status = BATCH_PREPARING
         store = self.store if isinstance(self.store, RunStore) else None
-        return evaluate_batch(self.evaluator, self.pending, batch_client(self.evaluator, poll_interval=poll_interval),
-                              store=store, run_id=self.run_id, on_status=on_status, on_progress=self._tally,
-                              on_result=self._keep, stop=self._stop)
+        client = batch_client(self.evaluator, poll_interval=self._batch_poll or 0.0)
+        return evaluate_batch(self.evaluator, self.pending, client, store=store, run_id=self.run_id,
+                              on_status=on_status, **callbacks)
 
     def _tally(self, done: int, total: int, result: EvalResult) -> None:
         with self._lock:
