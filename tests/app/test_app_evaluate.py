@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator import load_dataset
-from apptest import APP, isolate, no_exception, open_app, shown_report
+from apptest import APP, choose_openai_judge, isolate, no_exception, open_app, shown_report, stopped_keeping_rows
 from evaluator.store.history import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,13 +174,7 @@ def test_stop_through_the_session_keeps_every_finished_row_and_leaves_the_rest_p
     at = AppTest.from_string(STOP_APP, default_timeout=TIMEOUT).run()
     no_exception(at)
     assert "live_run" not in at.session_state  # finish() collected the run
-    report, meta = shown_report(at), at.session_state["run"]
-    kept = len(report.results)
-    assert 3 <= kept < 40 and (meta.status, meta.total, meta.error) == ("stopped", 40, None)
-    store = RunStore(history)
-    (info,) = store.list_runs()
-    assert (info.run_id, info.status, info.n_done) == (meta.run_id, "stopped", kept)
-    assert len(store.pending_samples(info.run_id)) == 40 - kept
+    stopped_keeping_rows(at, history, 40)
 
 
 FAIL_APP = '''
@@ -225,11 +219,7 @@ def test_openai_compatible_run_saves_settings_and_usage_but_never_the_key(app, h
     from openai_server import ChatServer
 
     with ChatServer() as srv:
-        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
-        app.text_input(key="eval_base_url").set_value(srv.base_url)
-        app.text_input(key="eval_model").set_value("test-model")
-        app.text_input(key="eval_api_key").set_value(CANARY)
-        app.checkbox(key="eval_cache").uncheck().run()
+        choose_openai_judge(app, srv.base_url, api_key=CANARY)
         app.button(key="btn_run").click().run()
         no_exception(app)
         calls = len(srv.chat_requests)
@@ -250,11 +240,7 @@ def test_batch_api_checkbox_scores_through_files_and_batches(app, history):
     from batch_server import BatchServer
 
     with BatchServer(polls=1) as srv:  # done at the first look: no 10 s poll wait
-        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
-        app.text_input(key="eval_base_url").set_value(srv.base_url)
-        app.text_input(key="eval_model").set_value("test-model")
-        app.text_input(key="eval_api_key").set_value(CANARY)
-        app.checkbox(key="eval_cache").uncheck()
+        choose_openai_judge(app, srv.base_url, api_key=CANARY)
         app.checkbox(key="eval_batch").check().run()
         app.button(key="btn_run").click().run()
         no_exception(app)
@@ -272,10 +258,7 @@ def test_a_judge_answering_401_stops_the_run_with_a_red_box_naming_the_cause(app
     from openai_server import ChatServer, error
 
     with ChatServer(default=error(401, "Incorrect API key provided")) as srv:
-        app.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
-        app.text_input(key="eval_base_url").set_value(srv.base_url)
-        app.text_input(key="eval_model").set_value("gpt-4o-mini")
-        app.checkbox(key="eval_cache").uncheck().run()
+        choose_openai_judge(app, srv.base_url, "gpt-4o-mini")
         app.button(key="btn_run").click().run()
         no_exception(app)
     (box,) = [e.value for e in app.error]

@@ -8,7 +8,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import APP, ROOT, no_exception, shown_report
+from apptest import APP, ROOT, no_exception, stopped_keeping_rows
 from evaluator import EvalSample
 from evaluator.errors import NotAllowed
 from evaluator.runs import jobs as run_jobs
@@ -177,13 +177,7 @@ def test_stop_through_the_job_keeps_every_finished_row_and_leaves_the_rest_pendi
     at = AppTest.from_string(SLOW.replace("NROWS", "200"), default_timeout=TIMEOUT).run()
     no_exception(at)
     assert "live_run" not in at.session_state
-    report, meta = shown_report(at), at.session_state["run"]
-    kept = len(report.results)
-    assert 3 <= kept < 200 and (meta.status, meta.total, meta.error) == ("stopped", 200, None)
-    store = RunStore(history)
-    (info,) = store.list_runs()
-    assert (info.run_id, info.status, info.n_done) == (meta.run_id, "stopped", kept)
-    assert len(store.pending_samples(info.run_id)) == 200 - kept
+    stopped_keeping_rows(at, history, 200)
 
 
 def test_an_interrupted_run_says_so_and_resumes_only_the_rest(history):

@@ -8,7 +8,7 @@ from evaluator.scoring.costs import estimate_run
 from evaluator.store.history import RunStore
 from evaluator.metrics.rubric import parse_rubrics
 from evaluator.runs.run import RunConfig
-from apptest import isolate, no_exception, open_app, shown_report
+from apptest import choose_openai_judge, isolate, no_exception, open_app, shown_report
 from openai_server import ChatServer, reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,11 +38,7 @@ def add_rubric(at, name="politeness", criteria="The answer is polite: no blame."
 
 
 def use_server(at, srv):
-    at.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
-    at.text_input(key="eval_base_url").set_value(srv.base_url)
-    at.text_input(key="eval_model").set_value("test-model")
-    at.checkbox(key="eval_cache").uncheck()
-    return at.run()
+    return choose_openai_judge(at, srv.base_url)
 
 
 def judged(request):

@@ -3,7 +3,7 @@ proxy's header, are checked in real Chromium). Laptop-mode share links and key p
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import APP, ROOT, no_exception, shown_report
+from apptest import APP, ROOT, choose_openai_judge, no_exception, shown_report
 from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
 from teamfiles import team_judge, write_team
@@ -16,7 +16,8 @@ PAGES = ["pages/evaluate.py", "pages/report.py", "pages/spot_check.py", "pages/g
 def team_config(tmp_path, monkeypatch, **options):
     """Team mode: alice evaluates, everyone signed in views, one team judge; `options` change teamfiles' defaults."""
     return write_team(tmp_path, monkeypatch, history=tmp_path / "team-history.sqlite3",
-                      evaluators=["alice@example.com"], judges=[team_judge("http://127.0.0.1:9/v1", model="m", api_key_env="TEAM_KEY")], **options)
+                      evaluators=["alice@example.com"],
+                      judges=[team_judge("http://127.0.0.1:9/v1", model="m", api_key_env="TEAM_KEY")], **options)
 
 
 def texts(at):
@@ -65,10 +66,7 @@ def test_the_servers_openai_key_never_goes_to_a_typed_base_url(history, monkeypa
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     with ChatServer() as srv:
         at = AppTest.from_file(APP, default_timeout=60).run()
-        at.radio(key="eval_judge").set_value("OpenAI-compatible API").run()
-        at.text_input(key="eval_base_url").set_value(srv.base_url)
-        at.text_input(key="eval_model").set_value("test-model")
-        at.checkbox(key="eval_cache").uncheck().run()
+        choose_openai_judge(at, srv.base_url)
         at.button(key="btn_run").click().run()
         no_exception(at)
         assert srv.chat_requests and all(CANARY not in str(r.headers) for r in srv.chat_requests)
