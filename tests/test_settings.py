@@ -56,11 +56,11 @@ def test_history_is_the_flag_then_the_environment_then_the_team_file_then_the_de
     (Flags(cache="flag.sqlite3", no_cache=False), {"RAGMETER_JUDGE_CACHE": "/env/cache.sqlite3"}, FLAG, "flag.sqlite3"),
     (Flags(no_cache=True), {"RAGMETER_JUDGE_CACHE": "/env/cache.sqlite3"}, FLAG, None),
     (Flags(), {"RAGMETER_JUDGE_CACHE": "/env/cache.sqlite3"}, ENVIRONMENT, "/env/cache.sqlite3"),
-    (Flags(), {}, DEFAULT, str(Path.home() / ".ragmeter" / "judge-cache.sqlite3")),
+    (Flags(), {}, DEFAULT, "~/.ragmeter/judge-cache.sqlite3"),  # the isolated home of the test
 ])
 def test_the_judge_cache_is_the_flag_then_the_environment_then_the_default(flags, env, layer, value):
     found = settings.judge_cache(flags, env)
-    assert (found.value, found.layer) == (value, layer)
+    assert (found.value, found.layer) == (value and str(Path(value).expanduser()), layer)
 
 
 def test_the_user_is_ragmeter_user_else_the_login_name():
