@@ -7,7 +7,8 @@ A package offers plugins under an entry-point group; in its pyproject.toml:
 
 The object named may be one item, a list of them, or a function returning either. A registry
 (a plain dict of name -> item) owns a `PluginGroup`, which loads the group once per process, on the
-first lookup of a name that is not built in. A plugin that fails to import, offers the wrong kind of
+first lookup of a name that is not built in. The package's own items may come in by the same door
+(`register_builtin`, as the built-in metrics do). A plugin that fails to import, offers the wrong kind of
 object, or reuses a built-in name is reported (`load()` returns why, `hint()` adds it to an unknown-name
 error), never a crash: a broken package must not break ragmeter. Core layer: imports nothing of ragmeter.
 """
@@ -48,6 +49,16 @@ class PluginGroup(Generic[T]):
             raise ValueError(f"a {self.noun} named {name!r} is already registered; pass replace=True to replace it")
         self.registry[name] = item
         return item
+
+    def register_builtin(self, provided: Any) -> List[T]:
+        """Register the package's own items through the door a plugin's come in by: `provided` is what an
+        entry point would name (one item, a list, or a function returning either). Their names become
+        built in, so no plugin can take them."""
+        items = self._items_of(provided)
+        for item in items:
+            self.register(item)
+        self.builtin = self.builtin | frozenset(map(self.name_of, items))
+        return items
 
     def load(self, *, reload: bool = False) -> List[str]:
         """Register every item the group's entry points offer; returns the problems met."""

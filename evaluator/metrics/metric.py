@@ -1,16 +1,21 @@
 """One metric, defined in one place: what it needs, what the judge sees, how a reply becomes a score.
 
-A `Metric` is plain frozen data plus three small methods. The evaluator never looks a metric up
-by its name anywhere else: skip reasons, prompts, parsing, the offline heuristic, the advice
-when it is low and whether it counts towards `overall` all come from here.
+A `Metric` is plain frozen data plus a few small methods. The evaluator never looks a metric up
+by its name anywhere else: skip reasons, prompts, parsing, the offline heuristic in each heuristic
+set, its sanity checks, its claims view, the advice when it is low and whether it counts towards
+`overall` all come from here. A built-in metric is one module that makes one Metric
+(faithfulness.py, answer_relevancy.py, ...), registered like a plugin's (builtin.py, registry.py).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import EvalSample, MetricScore
+from .heuristics import LEXICAL
+from .heuristics import Heuristic as SetScorer  # (sample, lang) -> HeuristicScore, in one set
+from .offline import SetHeuristic
 from .parsing import SCALES, ParsedReply, Verdicts, parse_score
 from .prompts import own_layout, render_prompt
 
@@ -33,6 +38,10 @@ MISSING = {
 # (sample, language, heuristic set name) -> an object with .score and .reasoning (HeuristicScore).
 Heuristic = Callable[[EvalSample, str, str], Any]
 Rule = Callable[[EvalSample], MetricScore]
+# (sample, the judge's verdicts) -> a ClaimView (claim_spans.py): the claims behind a judged score.
+JudgeClaims = Callable[[EvalSample, List[Dict[str, Any]]], Any]
+# (sample) -> a ClaimView from the heuristic's own evidence, for an offline score.
+OfflineClaims = Callable[[EvalSample], Any]
 
 
 def _empty(value: Any) -> bool:
@@ -62,7 +71,14 @@ class Metric:
     shows: the sample fields the judge sees, in order (question, answer, contexts, ground_truth).
     verdicts: computes the score from a JSON reply's evidence lists; None reads the stated score.
     scale: how the prompt asks for the score: "0-1", "1-5" or "pass-fail" (normalised to 0-1).
-    heuristic: the offline scorer, also blended 30% with the judge; None means "needs a judge".
+    heuristic: the offline scorer, also blended 30% with the judge; None means "needs a judge". Made
+        from `heuristics` when it is not given.
+    heuristics: heuristic set name -> the metric's scorer (sample, lang) -> HeuristicScore in that set
+        ("ragmeter" needed; a set without one uses it: offline.py); they become `heuristic`, units
+        spelled one way and garbage capped in the `prose` fields (sanity.py).
+    prose: sample fields the heuristic reads as prose, whose word salad caps it (sanity.py).
+    claims: the judge's verdicts as claims located in the text (claim_spans.py), for the drill-down.
+    offline_claims: the heuristic's own evidence as claims, for an offline score.
     logprobs: weight a single-token score by the judge's token probabilities (G-Eval) when it can.
     advice: (diagnosis, actions) shown when the metric's mean is low.
     optional: left out of a result (not kept as skipped) when the sample lacks what it needs, as a
@@ -78,6 +94,10 @@ class Metric:
     verdicts: Optional[Verdicts] = None
     scale: str = "0-1"
     heuristic: Optional[Heuristic] = None
+    heuristics: Mapping[str, SetScorer] = field(default_factory=dict)
+    prose: Tuple[str, ...] = ()
+    claims: Optional[JudgeClaims] = None
+    offline_claims: Optional[OfflineClaims] = None
     rule: Optional[Rule] = None
     logprobs: bool = False
     advice: Optional[Tuple[str, Tuple[str, ...]]] = None
@@ -95,9 +115,14 @@ class Metric:
             raise ValueError(f"judged metric {self.name} needs an English prompt (prompts={{'en': ...}})")
         if self.scale not in SCALES:
             raise ValueError(f"metric {self.name}: scale must be one of {', '.join(SCALES)}, not {self.scale!r}")
-        unknown = [f for f in self.needs + self.zero_if_empty if f not in MISSING]
+        unknown = [f for f in self.needs + self.zero_if_empty + self.prose if f not in MISSING]
         if unknown:
             raise ValueError(f"metric {self.name}: unknown sample field(s) {unknown}; use {', '.join(MISSING)}")
+        if self.heuristics and LEXICAL not in self.heuristics:
+            raise ValueError(f"metric {self.name}: heuristics needs a {LEXICAL!r} scorer (the other sets fall back to it)")
+        if self.heuristics and (self.heuristic is None or isinstance(self.heuristic, SetHeuristic)):
+            # made here, so that dataclasses.replace(metric, heuristics=...) makes it anew
+            object.__setattr__(self, "heuristic", SetHeuristic(self.heuristics, self.prose))
 
     @property
     def judged(self) -> bool:

@@ -4,7 +4,8 @@ A parser that guesses invents scores: the seed took the first bare number, so
 "There is 1 unsupported claim out of 3." scored 1.0. The rules now, in order:
 
 1. strip ``` fences; when the whole reply is a JSON object, that object decides: the score
-   computed from its verdict lists when a metric reads them, else its "score" field — a
+   computed from its verdict lists when a metric reads them (`Metric.verdicts`: each built-in
+   metric's reader is in its own module, built from the pieces below), else its "score" field — a
    missing or null score is no score;
 2. otherwise the *last* score stated in the reply wins: a JSON object carrying verdicts or a
    "score" key, or a written statement (`score: X`, `Score = X`, `rating is X`, `X/5`,
@@ -103,13 +104,15 @@ def load_json_object(reply: str) -> Optional[dict]:
     return obj if isinstance(obj, dict) else None
 
 
-def _positive(value: Any) -> bool:
+def is_positive(value: Any) -> bool:
+    """Whether a verdict's value says yes (True, "supported", "useful", "attributed", ...)."""
     if isinstance(value, bool):
         return value
     return str(value).strip().lower() in _POSITIVE
 
 
-def _listed(obj: dict, key: str) -> Optional[List[dict]]:
+def verdict_list(obj: dict, key: str) -> Optional[List[dict]]:
+    """The reply's list of verdict objects under `key`; None unless it is a non-empty list of objects."""
     items = obj.get(key)
     if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
         return items
@@ -126,41 +129,9 @@ def average_precision(relevant: List[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-def _fraction(items: List[dict], key: str) -> float:
-    return sum(_positive(i.get(key)) for i in items) / len(items)
-
-
-# --- verdict readers: each built-in metric's score computed in code from the judge's evidence ----
-
-def supported_claims(obj: dict) -> Optional[Tuple[float, List[dict]]]:
-    """Faithfulness: the share of claims judged "supported"."""
-    claims = _listed(obj, "claims")
-    return (_fraction(claims, "verdict"), claims) if claims else None
-
-
-def useful_contexts(obj: dict) -> Optional[Tuple[float, List[dict]]]:
-    """Context precision: average precision over the per-context "useful" verdicts, in rank order."""
-    ctxs = _listed(obj, "contexts")
-    return (average_precision([_positive(c.get("verdict")) for c in ctxs]), ctxs) if ctxs else None
-
-
-def attributed_statements(obj: dict) -> Optional[Tuple[float, List[dict]]]:
-    """Context recall: the share of reference statements attributed to the contexts."""
-    stmts = _listed(obj, "statements")
-    return (_fraction(stmts, "attributed"), stmts) if stmts else None
-
-
-def correctness_f1(obj: dict) -> Optional[Tuple[float, List[dict]]]:
-    """Answer correctness: TP / (TP + 0.5 (FP + FN)) over the judge's TP/FP/FN lists."""
-    found = [obj.get(k, obj.get(k.lower())) for k in ("TP", "FP", "FN")]
-    lists = [x for x in found if isinstance(x, list)]
-    if len(lists) != 3:
-        return None
-    tp, fp, fn = (len(x) for x in lists)
-    if tp + fp + fn == 0:
-        return None
-    verdicts = [{"claim": str(c), "verdict": k} for k, items in zip(("TP", "FP", "FN"), lists) for c in items]
-    return tp / (tp + 0.5 * (fp + fn)), verdicts
+def positive_share(items: List[dict], key: str) -> float:
+    """The share of `items` whose `key` says yes: a verdict reader's score (faithfulness.py, context_recall.py)."""
+    return sum(is_positive(i.get(key)) for i in items) / len(items)
 
 
 # --- reading one stated value -------------------------------------------------------------------

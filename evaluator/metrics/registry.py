@@ -4,8 +4,9 @@
     register(Metric("politeness", prompts={"en": "..."}, shows=("question", "answer")))
     RAGEvaluator(judge, metrics=["faithfulness", "politeness"])
 
-The built-in metrics are registered at import. `RAGEvaluator(metrics=...)` also accepts Metric
-objects that were never registered (a RubricMetric made for one run, say).
+The built-in metrics are registered at import, through the plugin door (builtin.py offers them as
+an entry point offers a plugin's). `RAGEvaluator(metrics=...)` also accepts Metric objects that were
+never registered (a RubricMetric made for one run, say).
 
 Plugins: an installed package registers metrics through the entry-point group
 `ragmeter.metrics` (as simonw/llm's plugins register models). In its pyproject.toml:
@@ -23,7 +24,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 from ..errors import MetricError
 from ..plugins import PluginGroup
-from .builtin import BUILTINS
+from . import builtin
 from .metric import JUDGED, RULE, Metric
 from .parsing import ParsedReply
 from .prompts import prefix_fields, render_prompt
@@ -32,10 +33,11 @@ from .retrieval import NAMES_HELP, retrieval_metric
 __all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
            "known_metrics", "load_plugins", "plugin_errors", "register", "resolve_metrics"]
 
-METRIC_REGISTRY: Dict[str, Metric] = {m.name: m for m in BUILTINS}
+METRIC_REGISTRY: Dict[str, Metric] = {}
 PLUGIN_GROUP = "ragmeter.metrics"
-METRIC_PLUGINS: PluginGroup[Metric] = PluginGroup(PLUGIN_GROUP, "metric", Metric, METRIC_REGISTRY,
-                                                  lambda m: m.name, builtin=frozenset(METRIC_REGISTRY))
+METRIC_PLUGINS: PluginGroup[Metric] = PluginGroup(PLUGIN_GROUP, "metric", Metric, METRIC_REGISTRY, lambda m: m.name)
+# The built-ins come in by the door a plugin's do (builtin.metrics is what an entry point would name).
+BUILTINS = tuple(METRIC_PLUGINS.register_builtin(builtin.metrics))
 
 
 # What a run scores when no metrics are chosen: the five judged metrics, plus the rule-based

@@ -1,10 +1,13 @@
-"""Rule-based metrics: deterministic scores computed from the sample alone, no judge."""
+"""The rule-based built-in metrics, keyword coverage and expected-document recall: deterministic
+scores computed from the sample alone, no judge. Each is one Metric below (its rule, what it needs,
+its advice), registered with the others (builtin.py)."""
 from __future__ import annotations
 
 from typing import List
 
 from ..model import METHOD_RULE, EvalSample, MetricScore
 from ..text import words
+from .metric import RULE, Metric, advice
 
 
 def keyword_coverage(answer: str, keywords: List[str]) -> MetricScore:
@@ -39,3 +42,27 @@ def sample_keyword_coverage(sample: EvalSample) -> MetricScore:
 
 def sample_expected_doc_recall(sample: EvalSample) -> MetricScore:
     return expected_doc_recall(sample.contexts, sample.expected_docs or [])
+
+
+KEYWORD_COVERAGE = Metric(
+    "keyword_coverage",
+    kind=RULE,
+    needs=("expected_answer_keywords",),
+    zero_if_empty=("answer",),  # reads the answer: a row without one is N/A (an empty one covers nothing)
+    rule=sample_keyword_coverage,
+    advice=advice("Answers leave out the expected key terms.",
+                   "Check whether the retrieved contexts contain the expected terms (see context recall).",
+                   "Ask the model for complete answers that keep the documents' terminology."),
+    description="Share of the expected keywords found in the answer.",
+)
+
+EXPECTED_DOC_RECALL = Metric(
+    "expected_doc_recall",
+    kind=RULE,
+    needs=("expected_docs",),
+    rule=sample_expected_doc_recall,
+    advice=advice("Retrieval misses the documents expected for these questions.",
+                   "Raise top_k or revisit chunking so the expected documents are retrieved.",
+                   "Add metadata filters or hybrid search so the right documents rank first."),
+    description="Share of the expected documents among the retrieved contexts.",
+)

@@ -15,9 +15,10 @@ Neither applies to a list (commas, semicolons, bullets, one item a line): a list
 fine answer. Only answers and reference answers are checked; questions are often telegraphic
 ("please explain British education terms (0 levels, 6th form, uni, etc)").
 
-A text that shows either caps the heuristic scores that read it at GARBAGE_CAP, with the reason.
+A text that shows either caps the heuristic scores that read it at GARBAGE_CAP, with the reason: each
+metric names the fields its heuristic reads as prose (`Metric.prose`; offline.py applies the cap).
 The judge, when there is one, still scores as it likes: this only bounds the lexical estimate.
-(An empty answer scores 0 on relevancy and correctness: see `Metric.zero_if_empty` in builtin.py.)
+(An empty answer scores 0 on relevancy and correctness: see `Metric.zero_if_empty`.)
 """
 from __future__ import annotations
 
@@ -28,9 +29,8 @@ from typing import FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 from ..model import EvalSample
 from ..text import analyse, carries_function_word, tokens
-from .heuristic_sets import heuristic_score
 from .heuristics import HeuristicScore
-from .units import spell_units, with_units_spelled
+from .units import spell_units
 
 GARBAGE_CAP = 0.3  # inside "Problem": garbage must never read as Good or Excellent
 MIN_WORDS = 8  # shorter texts (bare answers, names) carry too little order to judge
@@ -40,14 +40,7 @@ MIN_CONTEXT_COVERAGE = 0.9
 MAX_BIGRAM_SHARE = 0.2  # copied or paraphrased prose shares far more neighbour pairs
 _LIST_MARKS = re.compile(r"[,;،؛\n•|]|\s[-*]\s|\d[.)]\s")
 
-# Which sample field each metric's heuristic reads as prose (beyond the contexts themselves).
-_READS = {
-    "faithfulness": ("answer",),
-    "answer_relevancy": ("answer",),
-    "context_precision": ("ground_truth",),  # relevance to a salad reference means nothing
-    "context_recall": ("ground_truth",),
-    "answer_correctness": ("answer", "ground_truth"),
-}
+
 def garbage_reason(text: str, contexts: Iterable[str] = (), question: str = "") -> Optional[str]:
     """Why `text` is not prose (no structure, or a shuffled bag of the contexts' words), or None."""
     return _garbage_reason(text or "", tuple(contexts), question or "")
@@ -102,21 +95,12 @@ def _pairs(sources: Tuple[str, ...]) -> FrozenSet[Tuple[str, str]]:
     return frozenset(pairs)
 
 
-SEED_SET = "jaccard"  # the seed's heuristics are kept exactly, to reproduce its numbers
-
-
-def sane_heuristic(metric: str, sample: EvalSample, lang: str, kind: str) -> HeuristicScore:
-    """The heuristic score of `metric`, units spelled one way and garbage capped (the seed's set as is)."""
-    if kind == SEED_SET:
-        return heuristic_score(metric, sample, lang, kind)
-    return checked(metric, sample, heuristic_score(metric, with_units_spelled(sample), lang, kind))
-
-
-def checked(metric: str, sample: EvalSample, score: HeuristicScore) -> HeuristicScore:
-    """`score` (a heuristic's result), capped at GARBAGE_CAP when a text it reads is garbage."""
+def checked(prose: Sequence[str], sample: EvalSample, score: HeuristicScore) -> HeuristicScore:
+    """`score` (a heuristic's result), capped at GARBAGE_CAP when a text it reads is garbage: `prose`
+    names the sample fields the metric's heuristic reads as prose (`Metric.prose`)."""
     if score.score <= GARBAGE_CAP:
         return score
-    for field in _READS.get(metric, ()):
+    for field in prose:
         text = getattr(sample, field) or ""
         reason = garbage_reason(text, sample.contexts, sample.question)
         if reason:

@@ -3,13 +3,13 @@
 import pytest
 
 from evaluator.metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS, context_relevances, heuristic_score
+from evaluator.metrics.answer_relevancy import hedge_share
+from evaluator.metrics.context_precision import soft_average_precision
 from evaluator.metrics.heuristics import (
     HeuristicScore,
     answer_type_match,
-    hedge_share,
     is_evasive,
     is_yes_no_question,
-    soft_average_precision,
 )
 from evaluator.model import METRICS, EvalSample
 from evaluator.metrics.parsing import average_precision
