@@ -79,9 +79,11 @@ def test_the_cycle_finder_finds_a_circle():
 
 # The layers, low to high: a module may import its own layer and those listed before it, never after.
 # Top-level modules are named by module, subpackages by package; `evaluator/__init__.py` (the public
-# surface, loading lazily from every layer) stands above them all.
+# surface, loading lazily from every layer) stands above them all. A module that lower layers use is
+# named as package.module in its own layer (engines.pool: the one thread pool, for metrics and scoring too).
 LAYERS = (
-    ("core", ("model", "errors", "text", "conversation", "safetext", "bounded", "plugins", "retrying")),
+    ("core", ("model", "errors", "text", "conversation", "safetext", "bounded", "plugins", "retrying",
+              "engines.pool")),
     ("io", ("io",)),
     ("judges", ("judges",)),
     ("metrics", ("metrics",)),
@@ -100,11 +102,12 @@ MAX_TOP_LEVEL = 11
 
 
 def layer_of(module: str) -> int:
-    """The index in LAYERS of `evaluator.<part>...`; KeyError for a module no layer names."""
-    part = module.split(".")[1]
-    for i, (_, parts) in enumerate(LAYERS):
-        if part in parts:
-            return i
+    """The index in LAYERS of `evaluator.<part>...` (its package.module first); KeyError for a module no layer names."""
+    names = module.split(".")
+    for part in (".".join(names[1:3]), names[1]):
+        for i, (_, parts) in enumerate(LAYERS):
+            if part in parts:
+                return i
     raise KeyError(module)
 
 

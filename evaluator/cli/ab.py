@@ -45,7 +45,7 @@ def summary(r: ABResult) -> str:
 def run_ab_command(args: argparse.Namespace) -> int:
     from ..io.datasets import CLI, load_dataset
     from ..judges.base import close_judge
-    from ..runs.ab import run_ab
+    from ..runs.ab import built, run_ab
     from ..targets import TargetConfig
 
     settings = settings_of(args)
@@ -59,9 +59,8 @@ def run_ab_command(args: argparse.Namespace) -> int:
         config.chosen_metrics()  # an unknown metric: named now, before any target is asked
     except ValueError as exc:
         raise UsageError(f"--metric {settings.metric}: {exc}") from None
-    specs = (args.target, args.target_b)
-    targets = tuple(TargetConfig.from_options(spec, headers=args.target_header if spec.startswith("http") else (),
-                                              timeout=args.target_timeout).build() for spec in specs)
+    targets = tuple(built(TargetConfig.from_options(spec, headers=args.target_header if spec.startswith("http") else (),
+                                                    timeout=args.target_timeout)) for spec in (args.target, args.target_b))
     samples = load_dataset(args.data, surface=CLI, needs_answer=False)
     if not samples:
         raise UsageError(f"{args.data}: no rows to test")
@@ -69,9 +68,8 @@ def run_ab_command(args: argparse.Namespace) -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     judge = config.build_judge()
     try:
-        result = run_ab(samples, (targets[0], targets[1]), specs, config.evaluator(judge), settings,
-                        on_step=None if args.quiet else _progress, policy=TargetConfig(args.target).policy,
-                        workers=args.workers)
+        result = run_ab(samples, (targets[0], targets[1]), config.evaluator(judge), settings,
+                        on_step=None if args.quiet else _progress, workers=args.workers)
     finally:
         close_judge(judge)
     if not args.quiet:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import JudgeConfigError
@@ -26,6 +25,7 @@ from ..judges.base import call_info, close_judge, is_offline
 from ..model import EvalResult, EvalSample
 from ..scoring.run_config import RunConfig
 from ..scoring.conversations import row_metric_names
+from .pool import Pool
 
 ROW_COLUMN = "_row"
 UNKNOWN_INDEX = -1
@@ -107,8 +107,8 @@ class FrameScorer:
     def _score(self, samples: List[EvalSample]) -> List[Tuple[EvalResult, Dict[str, int]]]:
         if self.workers <= 1:
             return [self._one(s) for s in samples]
-        with ThreadPoolExecutor(self.workers, thread_name_prefix="ragmeter-frame") as pool:
-            return list(pool.map(self._one, samples))  # map keeps input order
+        with Pool(self.workers, "ragmeter-frame") as pool:
+            return pool.map(self._one, samples)  # map keeps input order
 
     def _one(self, sample: EvalSample) -> Tuple[EvalResult, Dict[str, int]]:
         self.judge.take()

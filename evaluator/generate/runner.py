@@ -16,10 +16,11 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..engines.pool import Pool, Task
 from ..errors import JudgeError
 from ..judges.base import is_offline, judge_usage
 from ..judges.health import JudgeHealth, WatchedJudge
@@ -160,25 +161,26 @@ class Generation:
 
     # -- the loop -----------------------------------------------------------------------------
     def _loop(self) -> None:
-        s = self.settings
-        workers = 1 if self.offline else max(1, s.workers)
-        with ThreadPoolExecutor(workers, thread_name_prefix="ragmeter-generate") as pool:
-            futures: Dict[Future, Slot] = {}
-            while True:
-                while (not self._stop.is_set() and not self.health.tripped and len(futures) < workers
-                       and len(self.items) + len(futures) < s.n and self.attempts < s.attempts_cap()):
-                    slot = self._next_slot()
-                    if slot is None:
-                        break
-                    self.attempts += 1
-                    self.kind_attempts[slot.kind] += 1
-                    futures[pool.submit(self._attempt, slot)] = slot
-                if not futures:
-                    break
-                done, _ = wait(futures, return_when=FIRST_COMPLETED)
-                for future in done:
-                    self._settle(futures.pop(future), *future.result())
+        workers = 1 if self.offline else max(1, self.settings.workers)
+        with Pool(workers, "ragmeter-generate") as pool:
+            for slot, future in pool.completed(lambda: self._next_task(pool), stop=self._stopping):
+                self._settle(slot, *future.result())
         self.status = self._final_status()
+
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or self.health.tripped
+
+    def _next_task(self, pool: Pool) -> Optional[Task]:
+        """The next attempt while fewer items are kept or being written than asked for, under the attempt cap."""
+        s = self.settings
+        if len(self.items) + pool.in_flight >= s.n or self.attempts >= s.attempts_cap():
+            return None
+        slot = self._next_slot()
+        if slot is None:
+            return None
+        self.attempts += 1
+        self.kind_attempts[slot.kind] += 1
+        return slot, partial(self._attempt, slot)
 
     def _final_status(self) -> str:
         if self.health.tripped:

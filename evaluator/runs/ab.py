@@ -6,23 +6,27 @@ The test stops as soon as the sequence excludes 0 (a winner) or lies within ±ti
 difference), else when the samples (or --max-samples) run out: "undecided". Because the sequence
 is valid at every step at once, stopping early keeps the false-winner rate under alpha.
 
+The questions are asked and scored by `Run` (runs/run.py, no history kept), `workers` samples at a
+time: each window of the random order is one run per target, both at once, and the test reads the
+window's pairs in order before the next window is asked. So at most workers - 1 samples are asked
+past the one the test stops at.
+
 A pair where either target failed or the metric was skipped is left out of the test and counted.
 The same test reads two stored runs' paired rows in stored order (`ab_from_scores`).
 """
 from __future__ import annotations
 
 import random
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..analysis.inference import UNDECIDED, ConfidenceSequence, decide
+from ..errors import RagmeterError
 from ..judges.base import judge_usage
 from ..model import EvalResult, EvalSample
 from ..scoring.evaluation import RAGEvaluator
-from ..targets.base import RetryPolicy, Target
-from ..targets.pipeline import answer
+from ..targets import Target, TargetConfig
+from .run import Run
 
 DEFAULT_METRIC = "faithfulness"
 
@@ -123,63 +127,102 @@ def ab_from_scores(scores_a: Sequence[Optional[float]], scores_b: Sequence[Optio
     return test.result
 
 
-def _score(evaluator: RAGEvaluator, target: Target, spec: str, sample: EvalSample, metric: str,
-           policy: RetryPolicy) -> Tuple[Optional[float], str]:
-    """(the answer's score on `metric`, "") or (None, why not)."""
-    answered = answer(target, sample, spec, policy)
-    if answered is None or answered.target_error:
-        return None, f"target {spec} failed: {answered.target_error if answered else 'stopped'}"
-    result: EvalResult = evaluator.evaluate(answered)
-    ms = result.scores.get(metric)
-    if ms is None or ms.skipped:
-        return None, f"{metric} not scored: {ms.reasoning if ms is not None else 'no score'}"
-    return ms.score, ""
+@dataclass(frozen=True)
+class BuiltTarget(TargetConfig):
+    """A TargetConfig whose target is built once for the whole test: every window's run asks this one
+    (a fresh build would run a file target's module again and open new connections each window)."""
+
+    target: Any = None
+
+    def build(self) -> Target:
+        return self.target
+
+
+def built(config: TargetConfig) -> BuiltTarget:
+    """`config` with its target built now (TargetConfigError when it cannot be used)."""
+    return BuiltTarget(**{f.name: getattr(config, f.name) for f in fields(TargetConfig)}, target=config.build())
+
+
+def _unasked(sample: EvalSample) -> EvalSample:
+    """The row as a question for both targets, whatever answer or replay the file already records."""
+    if sample.conversation is not None:
+        return replace(sample, conversation=replace(sample.conversation, recorded_by=None))
+    return replace(sample, target_latency_ms=None, target_error=None)
+
+
+def _scores(run: Run, spec: str, metric: str) -> List[Tuple[Optional[float], str]]:
+    """Each row's (score on `metric`, "") or (None, why not), in the window's order."""
+    if run.status == "failed" and run.exception is not None:
+        raise run.exception
+    if run.status != "finished" or run.report is None:  # the judge failed: the test cannot go on
+        raise RagmeterError(run.error or f"the run asking {spec} stopped early")
+    out: List[Tuple[Optional[float], str]] = []
+    for result in run.report.results:
+        ms, error = result.scores.get(metric), result.sample.target_error if result.sample else None
+        if error:
+            out.append((None, f"target {spec} failed: {error}"))
+        elif ms is None or ms.skipped:
+            out.append((None, f"{metric} not scored: {ms.reasoning if ms is not None else 'no score'}"))
+        else:
+            out.append((ms.score, ""))
+    return out
+
+
+def _ask_both(evaluators: Sequence[RAGEvaluator], targets: Sequence[TargetConfig], window: List[EvalSample],
+              metric: str, workers: int) -> List[Tuple[Tuple[Optional[float], str], ...]]:
+    """Both targets' (score, why not) for each sample of `window`: one run per target, both at once."""
+    runs = [Run(evaluator, list(enumerate(window)), dataset_name="ab", max_workers=workers, target=target).start()
+            for evaluator, target in zip(evaluators, targets)]
+    try:
+        for run in runs:
+            run.join()
+    finally:
+        for run in runs:  # interrupted: start no more
+            run.stop()
+    return list(zip(*(_scores(run, target.spec, metric) for run, target in zip(runs, targets))))
+
+
+def _windows(order: List[int], step: int, test: SequentialAB) -> Iterator[List[int]]:
+    """The random order `step` samples at a time (fewer where max_samples ends), until the test is done."""
+    cap, start = test.result.settings.max_samples, 0
+    while start < len(order) and not test.done:
+        size = step if cap is None else min(step, cap - test.result.samples_used)
+        yield order[start:start + size]
+        start += size
 
 
 Step = Callable[[ABResult], None]
 
 
-def run_ab(samples: Sequence[EvalSample], targets: Tuple[Target, Target], specs: Tuple[str, str],
-           evaluator: RAGEvaluator, settings: ABSettings = ABSettings(), *,
-           policy: RetryPolicy = RetryPolicy(), on_step: Optional[Step] = None, workers: int = 1) -> ABResult:
+def run_ab(samples: Sequence[EvalSample], targets: Tuple[TargetConfig, TargetConfig], evaluator: RAGEvaluator,
+           settings: ABSettings = ABSettings(), *, on_step: Optional[Step] = None, workers: int = 1) -> ABResult:
     """Ask both targets each sample's question in a seeded random order, score both answers on
     `settings.metric` and stop as soon as the test decides (module docstring).
 
-    `workers` samples are in flight at once (each asked of A and B together); the test still reads
-    them in the random order, so at most workers - 1 samples are asked past the one it stops at
-    (their judge calls are counted)."""
+    `workers` samples are asked at a time (of A and B together, each target's retries as its config
+    says); the test reads them in the random order, so at most workers - 1 samples are asked past the
+    one it stops at (their judge calls are counted). A judge failing stops the test (RagmeterError)."""
     if settings.metric not in evaluator.metric_names:
         raise ValueError(f"metric {settings.metric!r} is not scored by this evaluator ({', '.join(evaluator.metric_names)})")
+    step = max(1, workers)
     order = list(range(len(samples)))
     random.Random(settings.seed).shuffle(order)
     test = SequentialAB(settings, len(samples))
+    pair = [replace(t if isinstance(t, BuiltTarget) else built(t), workers=step) for t in targets]
+    evaluators = [evaluator.with_judge(evaluator.llm) for _ in pair]  # each run watches its own judge health
     calls_before = int(judge_usage(evaluator.llm).get("calls", 0))
-    queue = iter(order)
-    in_flight: Deque[Tuple[int, List[Future]]] = deque()
-    with ThreadPoolExecutor(max_workers=2 * max(1, workers)) as pool:
-        def ask_next() -> None:
-            index = next(queue, None)
-            if index is not None:
-                in_flight.append((index, [pool.submit(_score, evaluator, t, s, samples[index], settings.metric, policy)
-                                          for t, s in zip(targets, specs)]))
-
-        for _ in range(max(1, workers)):
-            ask_next()
-        while in_flight and not test.done:
-            index, futures = in_flight.popleft()
-            (a, why_a), (b, why_b) = (f.result() for f in futures)
+    for window in _windows(order, step, test):
+        scored = _ask_both(evaluators, pair, [_unasked(samples[i]) for i in window], settings.metric, step)
+        for index, ((a, why_a), (b, why_b)) in zip(window, scored):
+            if test.done:
+                break
             if a is None or b is None:
                 test.skip(f"sample {samples[index].sample_id}: {why_a or why_b}")
             else:
                 test.add(a, b)
-            if not test.done:
-                ask_next()
             test.result.judge_calls = int(judge_usage(evaluator.llm).get("calls", 0)) - calls_before
             if on_step is not None:
                 on_step(test.result)
-        for _, futures in in_flight:  # decided: what has not started is never sent
-            for future in futures:
-                future.cancel()
     test.result.judge_calls = int(judge_usage(evaluator.llm).get("calls", 0)) - calls_before
     return test.result
 

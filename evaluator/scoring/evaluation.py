@@ -5,9 +5,10 @@ import copy
 import logging
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from functools import partial
 from typing import Dict, Iterable, List, Literal, Optional
 
+from ..engines.pool import Pool, Task
 from ..errors import JudgeFailed
 from ..judges.base import Judge, is_offline
 from ..judges.health import HealthPolicy, JudgeHealth, WatchedJudge
@@ -167,30 +168,24 @@ class RAGEvaluator:
     def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: Progress,
                         stop: Optional[threading.Event], keep: bool = True) -> List[EvalResult]:
         done: Dict[int, EvalResult] = {}
-        started = 0
-        pending: Dict[Future, int] = {}
         queue = iter(enumerate(samples))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragmeter") as pool:
-            while True:
-                # Keep at most `workers` samples in flight so Stop wastes little work.
-                while len(pending) < workers and not self.stopping(stop):
-                    item = next(queue, None)
-                    if item is None:
-                        break
-                    if self.batch_delay > 0 and started:
-                        time.sleep(self.batch_delay)
-                    started += 1
-                    pending[pool.submit(self.evaluate, item[1], parallel_calls=True)] = item[0]
-                if not pending:
-                    break
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    index = pending.pop(fut)
-                    try:
-                        result = fut.result()
-                    except JudgeFailed:
-                        continue  # the judge is failing: this sample stays unscored
-                    if keep:
-                        done[index] = result
-                    progress.update(index, result)
+
+        def next_task() -> Optional[Task]:
+            item = next(queue, None)
+            if item is None:
+                return None
+            if self.batch_delay > 0 and item[0]:
+                time.sleep(self.batch_delay)
+            return item[0], partial(self.evaluate, item[1], parallel_calls=True)
+
+        # At most `workers` samples in flight, so Stop wastes little work.
+        with Pool(workers, "ragmeter") as pool:
+            for index, future in pool.completed(next_task, stop=lambda: self.stopping(stop)):
+                try:
+                    result = future.result()
+                except JudgeFailed:
+                    continue  # the judge is failing: this sample stays unscored
+                if keep:
+                    done[index] = result
+                progress.update(index, result)
         return [done[i] for i in sorted(done)]

@@ -13,7 +13,6 @@ dropped; the next call gets a fresh helper thread.
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 import importlib
 import importlib.util
 import inspect
@@ -30,6 +29,7 @@ from .base import TargetStopped
 from ..io.shapes import TargetResponse, response_from_value
 
 _POLL = 0.1  # seconds between looks at the stop flag while a call runs
+_GRACE = 1.0  # seconds past its timeout an async call gets to end by cancellation before it is abandoned
 
 
 def load_function(spec: str) -> Callable[..., Any]:
@@ -111,13 +111,21 @@ class FunctionTarget:
 
     def _await(self, awaitable: Any) -> Any:
         """Run `awaitable` to its end. A thread whose own event loop is running (a notebook, a test
-        driver) cannot run another, so the coroutine then runs on a helper thread's loop."""
+        driver) cannot run another, so the coroutine then runs on a loop of its own on a daemon thread.
+        That thread is waited on for the timeout and a grace period: a coroutine that blocks its loop
+        (so the timeout cannot cancel it) is abandoned as a hung plain function is, never waited on."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return self._loop().run_until_complete(self._bounded(awaitable))
-        with ThreadPoolExecutor(1, thread_name_prefix="ragmeter-target") as pool:
-            return pool.submit(asyncio.run, self._bounded(awaitable)).result()
+        job = _Job(asyncio.run, self._bounded(awaitable))
+        threading.Thread(target=job.run, name="ragmeter-target-call", daemon=True).start()
+        if not job.done.wait(self.timeout + _GRACE):
+            raise TargetError(f"the target timed out after {self.timeout:g} s (the call was abandoned "
+                              "and may still be running)")
+        if job.error is not None:
+            raise job.error
+        return job.value
 
     async def _bounded(self, awaitable: Any) -> Any:
         try:
@@ -137,11 +145,21 @@ class FunctionTarget:
 
 
 class _Job:
-    def __init__(self, function: Callable[..., Any], question: str) -> None:
-        self.function, self.question = function, question
+    """One call, `function(argument)`, whose value or error a waiting worker reads once `done` is set."""
+
+    def __init__(self, function: Callable[..., Any], argument: Any) -> None:
+        self.function, self.argument = function, argument
         self.done = threading.Event()
         self.value: Any = None
         self.error: Optional[BaseException] = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.function(self.argument)
+        except BaseException as exc:  # handed to the waiting worker, which raises it there
+            self.error = exc
+        finally:
+            self.done.set()
 
 
 class _Helper:
@@ -161,9 +179,4 @@ class _Helper:
 
     def _loop(self) -> None:
         while (job := self._jobs.get()) is not None:
-            try:
-                job.value = job.function(job.question)
-            except BaseException as exc:  # handed to the waiting worker, which raises it there
-                job.error = exc
-            finally:
-                job.done.set()
+            job.run()

@@ -1,10 +1,10 @@
 """Call the target for each row and judge each answer as soon as it arrives.
 
-Two pools work at once: `target_workers` threads call the target, `judge_workers` threads score
-the answers. A row is judged the moment its answer is back, so a run takes about
-max(target time, judge time) rather than their sum. A conversation's row is replayed, its user
-turns asked one by one (replay.py); a single-turn row is the one-exchange case, its question asked
-once. Rows that already hold a target's answer (a resumed run) skip the target. Every row is kept:
+Two lanes of one pool (engines/pool.py) work at once: up to `target_workers` calls to the target,
+up to `judge_workers` answers being scored. A row is judged the moment its answer is back, so a
+run takes about max(target time, judge time) rather than their sum. A conversation's row is
+replayed, its user turns asked one by one (replay.py); a single-turn row is the one-exchange case,
+its question asked once. Rows that already hold a target's answer (a resumed run) skip the target. Every row is kept:
 a failed call gives a row whose `target_error` names the failure and whose metrics are skipped with
 that reason (a conversation keeps the turns before it, scored).
 
@@ -18,10 +18,13 @@ stay saved through `on_answer`.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections import deque
+from concurrent.futures import Future
 from dataclasses import replace
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from functools import partial
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
+from ..engines.pool import Pool, Task
 from ..errors import JudgeFailed
 from ..scoring.evaluation import RAGEvaluator
 from ..model import EvalReport, EvalResult, EvalSample
@@ -55,55 +58,62 @@ def answer(target: Target, sample: EvalSample, spec: str, policy: RetryPolicy = 
     return None if any(t.error == STOPPED for t in done.turns) else EvalSample.from_conversation(done)
 
 
+Row = Tuple[int, EvalSample]
+ASK, JUDGE = "ask", "judge"  # the two lanes: a call to the target, the scoring of its answer
+
+
 class _Pipeline:
-    """The two pools and the bookkeeping of one pipelined run."""
+    """The lanes and the bookkeeping of one pipelined run."""
 
     def __init__(self, evaluator: RAGEvaluator, target: Target, spec: str, policy: RetryPolicy,
-                 stop: Optional[threading.Event]) -> None:
+                 stop: Optional[threading.Event], target_workers: int, judge_workers: int) -> None:
         self.evaluator, self.target, self.spec, self.policy = evaluator, target, spec, policy
         self.stop = stop or threading.Event()
-        self.asking: Dict[Future, int] = {}
-        self.judging: Dict[Future, int] = {}
+        self.limits = {ASK: target_workers, JUDGE: judge_workers}
+        self.busy = {ASK: 0, JUDGE: 0}
+        self.waiting: Dict[str, Deque[Row]] = {ASK: deque(), JUDGE: deque()}
         self.results: Dict[int, EvalResult] = {}
 
-    def run(self, samples: List[EvalSample], target_workers: int, judge_workers: int,
-            on_answer: Optional[AnswerCallback], progress: Progress) -> List[EvalResult]:
-        queue = [(i, s) for i, s in enumerate(samples) if not s.answered][::-1]
-        with ThreadPoolExecutor(target_workers, thread_name_prefix="ragmeter-target") as asker, \
-                ThreadPoolExecutor(judge_workers, thread_name_prefix="ragmeter-judge") as judge:
-            self._judge_all([(i, s) for i, s in enumerate(samples) if s.answered], judge)
-            while True:
-                while queue and len(self.asking) < target_workers and not self.evaluator.stopping(self.stop):
-                    index, sample = queue.pop()
-                    self.asking[asker.submit(answer, self.target, sample, self.spec, self.policy, self.stop)] = index
-                if not self.asking and not self.judging:
-                    break
-                finished, _ = wait([*self.asking, *self.judging], return_when=FIRST_COMPLETED)
-                for future in finished:
-                    self._finish(future, samples, judge, on_answer, progress)
+    def run(self, samples: List[EvalSample], on_answer: Optional[AnswerCallback],
+            progress: Progress) -> List[EvalResult]:
+        for row in enumerate(samples):
+            self.waiting[JUDGE if row[1].answered else ASK].append(row)
+        with Pool(sum(self.limits.values()), "ragmeter-pipeline") as pool:
+            for (lane, index), future in pool.completed(self._next):
+                self.busy[lane] -= 1
+                self._finish(lane, index, future, on_answer, progress)
         return [self.results[i] for i in sorted(self.results)]
 
-    def _judge_all(self, items: Sequence, pool: ThreadPoolExecutor) -> None:
-        for index, sample in items:
-            self.judging[pool.submit(self.evaluator.evaluate, sample)] = index
+    def _next(self) -> Optional[Task]:
+        """An answer to score while a judge slot is free (after Stop too: every answer that came back is
+        scored), else a question to ask while a target slot is free and the run goes on."""
+        if self.waiting[JUDGE] and self.busy[JUDGE] < self.limits[JUDGE]:
+            index, sample = self.waiting[JUDGE].popleft()
+            return self._start(JUDGE, index, partial(self.evaluator.evaluate, sample))
+        if self.waiting[ASK] and self.busy[ASK] < self.limits[ASK] and not self.evaluator.stopping(self.stop):
+            index, sample = self.waiting[ASK].popleft()
+            return self._start(ASK, index, partial(answer, self.target, sample, self.spec, self.policy, self.stop))
+        return None
 
-    def _finish(self, future: Future, samples: List[EvalSample], pool: ThreadPoolExecutor,
-                on_answer: Optional[AnswerCallback], progress: Progress) -> None:
-        if future in self.asking:
-            index = self.asking.pop(future)
+    def _start(self, lane: str, index: int, call: Callable[[], Any]) -> Task:
+        self.busy[lane] += 1
+        return (lane, index), call
+
+    def _finish(self, lane: str, index: int, future: Future, on_answer: Optional[AnswerCallback],
+                progress: Progress) -> None:
+        if lane == ASK:
             sample = future.result()
             if sample is None:  # abandoned on stop: left unanswered, so a resume asks again
                 return
             if on_answer is not None:
                 on_answer(index, sample)
-            self._judge_all([(index, sample)], pool)
-        else:
-            index = self.judging.pop(future)
-            try:
-                self.results[index] = future.result()
-            except JudgeFailed:
-                return  # the judge is failing: this row stays unscored (its answer is saved) and no more are asked
-            progress.update(index, self.results[index])
+            self.waiting[JUDGE].append((index, sample))
+            return
+        try:
+            self.results[index] = future.result()
+        except JudgeFailed:
+            return  # the judge is failing: this row stays unscored (its answer is saved) and no more are asked
+        progress.update(index, self.results[index])
 
 
 def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample], target: Target, *,
@@ -117,6 +127,5 @@ def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample],
     `spec` names the target in a replayed conversation (`recorded_by`), so a resume knows its replies."""
     samples = list(samples)
     scoring = ScoringPass(evaluator, len(samples), show_progress, on_progress, on_result)  # as evaluate_dataset
-    pipeline = _Pipeline(evaluator, target, spec, policy, stop)
-    return scoring.report(pipeline.run(samples, max(1, target_workers), max(1, judge_workers), on_answer,
-                                       scoring.progress))
+    pipeline = _Pipeline(evaluator, target, spec, policy, stop, max(1, target_workers), max(1, judge_workers))
+    return scoring.report(pipeline.run(samples, on_answer, scoring.progress))
