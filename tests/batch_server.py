@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from openai_server import DEFAULT_REPLY, Reply, completion_body
+from openai_server import DEFAULT_REPLY, LoopbackServer, Reply, completion_body
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class _Batch:
     errors: Optional[str] = None
 
 
-class BatchServer:
+class BatchServer(LoopbackServer):
     """The loopback Batch API server; use as a context manager (or `start()` / `stop()`)."""
 
     def __init__(self, *, responder: Optional[Responder] = None, polls: int = 3,
@@ -94,32 +94,13 @@ class BatchServer:
         self.batches: Dict[str, _Batch] = {}
         self.requests: List[Seen] = []
         self._lock = threading.Lock()
-        self._httpd: Optional[ThreadingHTTPServer] = None
 
-    def start(self) -> "BatchServer":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.batch_server = self  # type: ignore[attr-defined]
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                         name="batch-server", daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "BatchServer":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _listen(self) -> ThreadingHTTPServer:
+        return ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
 
     @property
     def base_url(self) -> str:
-        assert self._httpd is not None, "server not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     @property
     def uploads(self) -> List[bytes]:
@@ -224,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     @property
     def api(self) -> BatchServer:
-        return self.server.batch_server  # type: ignore[attr-defined]
+        return self.server.double  # type: ignore[attr-defined]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
         pass

@@ -1,4 +1,4 @@
-"""Reading the CLI's text the way a user does: `ragmeter runs` columns and `--help` sections."""
+"""Reading the CLI's text the way a user does: `ragmeter runs` columns, `--help` sections, a usage error."""
 
 
 def listed_runs(text):
@@ -22,3 +22,13 @@ def help_sections(text):
             if first.startswith("-") or title == "data":
                 sections[title].append(first)
     return sections
+
+
+def usage_error(capsys, argv):
+    """`ragmeter ARGV` mistyped: it exits 2 with one line on stderr and no traceback; that line."""
+    from evaluator.cli.command import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err

@@ -48,7 +48,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Self, Tuple, Union
 
 DEFAULT_REPLY = '{"score": 0.8, "reasoning": "The answer is supported by the context."}'
 
@@ -175,7 +175,43 @@ class Recorded:
 Responder = Callable[[Recorded], Optional[Behaviour]]
 
 
-class ChatServer:
+class LoopbackServer:
+    """An HTTP test double on a free 127.0.0.1 port, served from a daemon thread: `start()` / `stop()`,
+    or a context manager. A subclass opens its server in `_listen()`; its request handlers reach the
+    double as `self.server.double`."""
+
+    _httpd: Optional[ThreadingHTTPServer] = None
+
+    def _listen(self) -> ThreadingHTTPServer:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        self._httpd = self._listen()
+        self._httpd.daemon_threads = True
+        self._httpd.double = self  # type: ignore[attr-defined]
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                         name=type(self).__name__, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+
+class ChatServer(LoopbackServer):
     """The loopback server; use as a context manager (or call `start()` / `stop()`)."""
 
     def __init__(self, *, default: Behaviour = Reply(DEFAULT_REPLY), responder: Optional[Responder] = None,
@@ -188,36 +224,14 @@ class ChatServer:
         self._queue: List[Behaviour] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: Optional[ThreadingHTTPServer] = None
-        self._thread: Optional[threading.Thread] = None
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> "ChatServer":
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.chat = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="chat-server", daemon=True)
-        self._thread.start()
-        return self
+    def _listen(self) -> ThreadingHTTPServer:
+        return _Server(("127.0.0.1", 0), _Handler)
 
     def stop(self) -> None:
         self._stopping.set()  # releases stalled handlers
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "ChatServer":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return self._httpd.server_address[1]
+        super().stop()
 
     @property
     def base_url(self) -> str:
@@ -310,7 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     @property
     def chat(self) -> ChatServer:
-        return self.server.chat  # type: ignore[attr-defined]
+        return self.server.double  # type: ignore[attr-defined]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
         pass

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from clitext import help_sections, listed_runs
+from clitext import help_sections, listed_runs, usage_error
 from evaluator.cli.command import main
 
 ROWS = [
@@ -70,9 +70,7 @@ def test_fail_under_met_exits_zero(data):
     (["--base-url", "http://127.0.0.1:9/v1"], "--model"),
 ])
 def test_usage_errors_exit_two_with_one_line(data, capsys, args, needle):
-    assert main(["evaluate", str(data), "-q", *args]) == 2
-    err = capsys.readouterr().err.strip()
-    assert needle in err and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert needle in usage_error(capsys, ["evaluate", str(data), "-q", *args])
 
 
 def test_bad_dataset_exits_two_naming_the_location(tmp_path, capsys, monkeypatch):

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from clitext import usage_error
 from evaluator.cli.command import main
 from evaluator.runs.ab import ABSettings, ab_from_scores
 from tests.target_server import TargetServer
@@ -107,10 +108,8 @@ def test_a_failing_pipeline_leaves_pairs_out_and_says_so(data, tmp_path, capsys)
     (["--metric", "nonsense"], "--metric nonsense"),
 ])
 def test_bad_options_exit_two_with_one_line(data, capsys, extra, needle):
-    assert main(["ab", str(data), "--target", "http://127.0.0.1:9/a", "--target-b", "http://127.0.0.1:9/b",
-                 "--offline", *extra]) == 2
-    err = capsys.readouterr().err
-    assert needle in err and len(err.strip().splitlines()) == 1
+    assert needle in usage_error(capsys, ["ab", str(data), "--target", "http://127.0.0.1:9/a",
+                                          "--target-b", "http://127.0.0.1:9/b", "--offline", *extra])
 
 
 def test_stored_scores_in_order():
