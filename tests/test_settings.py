@@ -172,3 +172,17 @@ def test_a_program_opens_the_team_files_history(tmp_path, team_file, monkeypatch
     monkeypatch.setenv("RAGMETER_CONFIG", str(team_file))
     store = RunStore(settings.history_location())
     assert Path(store.path) == tmp_path / "file-history.sqlite3"
+
+
+@pytest.mark.parametrize("argv, engine, ray_workers", [
+    (["worker"], "ray", 3),  # the team file's [runs]
+    (["worker", "--engine", "local"], "local", 3),
+    (["worker", "--engine", "ray", "--ray-workers", "1"], "ray", 1),
+])
+def test_the_workers_engine_flags_beat_the_team_files_runs(team_file, monkeypatch, argv, engine, ray_workers):
+    from evaluator.cli.args import build_parser
+
+    monkeypatch.setenv("RAGMETER_CONFIG", str(team_file))
+    flags = Flags.of(build_parser().parse_args(argv))  # the worker's own defaults read as not given
+    assert settings.run_setting("engine", flags).value == engine
+    assert settings.run_setting("ray_workers", flags).value == ray_workers

@@ -26,6 +26,7 @@ from ..runs.worker import Task, Worker, install_sigterm
 from ..store.generations import GEN_PREFIX, Generations
 from ..store.history import RunStore
 from ..store.jobs import GENERATE, JobQueue
+from ..team.settings import Flags, run_setting
 
 DELETE_WAIT = 5.0  # seconds `runs delete` waits for a running run to stop before deleting it
 
@@ -82,7 +83,7 @@ def worker_command(args: argparse.Namespace, store: RunStore) -> int:
     runs = current().runs
     if args.slots < 1:
         raise HistoryError(f"--slots {args.slots}: give 1 or more runs at once")
-    engine = args.engine or runs.engine
+    engine = str(run_setting("engine", Flags.of(args)).value)  # --engine, else [runs] engine, else local
     worker = Worker(store, slots=args.slots, limits=runs.limits, engine=engine, **ray_options(args, engine),
                     on_event=lambda line: print(f"ragmeter worker: {line}", flush=True))
     install_sigterm(worker)
@@ -108,11 +109,10 @@ def ray_options(args: argparse.Namespace, engine: str) -> Dict[str, Any]:
         if given:
             raise UsageError(f"{given[0]} needs --engine ray (this worker scores runs locally)")
         return {}
-    runs = current().runs
-    workers = runs.ray_workers if args.ray_workers is None else args.ray_workers
+    workers = run_setting("ray_workers", Flags.of(args)).value
     if workers < 1:
         raise UsageError(f"--ray-workers {workers}: give 1 or more Ray workers a run")
-    return {"ray_address": args.ray_address or runs.ray_address or None, "ray_workers": workers}
+    return {"ray_address": run_setting("ray_address", Flags.of(args)).value or None, "ray_workers": workers}
 
 
 def stop_command(store: RunStore, run_id: str) -> int:

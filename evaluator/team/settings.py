@@ -225,6 +225,11 @@ def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting
     return tuple(found)
 
 
+def run_setting(key: str, flags: Flags = Flags()) -> Setting:
+    """One of `runs()`, by its key in [runs] ("engine", "ray_workers", ...)."""
+    return next(s for s in runs(flags) if s.name == f"runs.{key}")
+
+
 # -- helpers ----------------------------------------------------------------------------------------
 def _given(value: Any) -> bool:
     return value is not None and (not isinstance(value, str) or bool(value.strip()))
