@@ -1,6 +1,6 @@
 """Conversations on the dashboard: the Evaluate page's preview and the Report's chat drill-down.
 
-A conversation file is recognised by its shape (evaluator.io.conversations), previewed as
+A conversation file is recognised by its shape (service.is_conversation_upload), previewed as
 conversations (one table row each, the first one as a chat), and scored by the one `Run` like any
 dataset (each row an `EvalSample` carrying its conversation). On the Report, the table has one row per conversation; the drill-down
 shows the chosen conversation as chat bubbles (st.chat_message), its conversation-level scores on
@@ -11,27 +11,23 @@ Markdown, and Arabic reads right to left.
 from __future__ import annotations
 
 import html
-import io
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
-from evaluator.conversation import ASSISTANT, TOOL, USER, Conversation, Turn
-from evaluator.errors import DatasetError
-from evaluator.io.conversations import CONVERSATIONS, ConversationSet, dataset_kind, load_conversations
-from evaluator.io.datasets import DASHBOARD
+from evaluator import service
 from evaluator.model import EvalReport, EvalResult, EvalSample, MetricScore, TurnResult
 
 from pages import _data as data_ui
 from pages import _errors as errors
-from pages import _report_data as report_data
 from pages import _state as state
 from pages import _views as views
 
 PICK = state.REP_SAMPLE  # the Report's drill-down selectbox (the conversation's row number)
 FOCUS = state.REP_CHAT_FOCUS  # (row, turn index) the "worst turn" button asked to open
-AVATARS = {USER: ":material/person:", ASSISTANT: ":material/smart_toy:", TOOL: ":material/build:"}
+USER, ASSISTANT = service.USER, service.ASSISTANT
+AVATARS = {USER: ":material/person:", ASSISTANT: ":material/smart_toy:", service.TOOL: ":material/build:"}
 
 
 # --- Evaluate: reading and previewing a conversation file -----------------------------------------
@@ -42,36 +38,20 @@ def is_conversation_rows(samples: List[EvalSample]) -> bool:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def is_conversation_file(data: bytes, name: str, max_bytes: Optional[int] = None) -> bool:
-    try:
-        return dataset_kind(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD) == CONVERSATIONS
-    except DatasetError:
-        return False  # the row reader says what is wrong with the file
+    return service.is_conversation_upload(data, name, max_bytes)  # a file it cannot read: the row reader says why
 
 
-def read(data: bytes, name: str, max_bytes: Optional[int], tool_evidence: bool = True) -> ConversationSet:
+def read(data: bytes, name: str, max_bytes: Optional[int], tool_evidence: bool = True) -> service.ConversationSet:
     """The conversations of an upload; a large one is never put in the shared cache (pages/_data.py)."""
     if len(data) <= data_ui.CACHE_MAX_BYTES:
         return _cached_read(data, name, max_bytes, tool_evidence)
-    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD,
-                              tool_evidence=tool_evidence)
+    return service.load_conversation_upload(data, name, max_bytes, tool_evidence)
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the conversations…")
-def _cached_read(data: bytes, name: str, max_bytes: Optional[int], tool_evidence: bool = True) -> ConversationSet:
-    return load_conversations(io.BytesIO(data), name=name, max_bytes=max_bytes, surface=DASHBOARD,
-                              tool_evidence=tool_evidence)
-
-
-def preview_rows(conversations: List[Conversation]) -> List[Dict[str, Any]]:
-    """One row per conversation: id, turns, the first user message, the goal."""
-    rows = []
-    for conv in conversations:
-        first = next((t.content for t in conv.turns if t.role == USER), "")
-        rows.append({"conversation_id": conv.conversation_id, "turns": len(conv.turns),
-                     "assistant turns": sum(1 for t in conv.turns if t.role == ASSISTANT),
-                     "tool calls": len(conv.all_tool_calls()), "first user message": first[:200],
-                     "scenario": (conv.scenario or conv.expected_outcome or "")[:200]})
-    return rows
+def _cached_read(data: bytes, name: str, max_bytes: Optional[int],
+                 tool_evidence: bool = True) -> service.ConversationSet:
+    return service.load_conversation_upload(data, name, max_bytes, tool_evidence)
 
 
 def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[data_ui.LoadedDataset]:
@@ -81,7 +61,7 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
                               "that repeats what the tool said is scored as grounded (CLI: --no-tool-evidence).")
     try:
         found = read(data, name, max_bytes, evidence)
-    except DatasetError as exc:
+    except service.DatasetError as exc:
         errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None
     convs = found.conversations
@@ -91,12 +71,12 @@ def dataset_step(data: bytes, name: str, max_bytes: Optional[int]) -> Optional[d
     errors.caption("{note}", note=found.note())  # what was kept aside (system prompts) or added (tool evidence)
     for cid, reason in found.skipped:
         errors.warning("Skipped conversation {cid}: {reason}", cid=cid, reason=reason, icon=":material/warning:")
-    views.records_table(preview_rows(convs[:200]))
+    views.records_table(service.conversation_rows(convs[:200]))
     if convs:
         with st.expander(f"First conversation ({len(convs[0].turns)} turns)"):
             for turn in convs[0].turns:
                 bubble(turn)
-    return data_ui.LoadedDataset(name, [EvalSample.from_conversation(c) for c in convs], data_ui.digest(
+    return data_ui.LoadedDataset(name, service.conversation_samples(found), service.digest(
         data + (b"conversations" if evidence else b"conversations without tool evidence")))
 
 
@@ -116,7 +96,7 @@ def score_line(scores: Dict[str, MetricScore], overall: Optional[float]) -> str:
     return " &nbsp; ".join(parts)
 
 
-def bubble(turn: Turn, scored: Optional[TurnResult] = None, *, worst: bool = False) -> None:
+def bubble(turn: service.Turn, scored: Optional[TurnResult] = None, *, worst: bool = False) -> None:
     """One turn as a chat bubble; an assistant turn with its scores, contexts and tool calls."""
     with st.chat_message(turn.role, avatar=AVATARS.get(turn.role)):
         if worst:
@@ -136,7 +116,7 @@ def bubble(turn: Turn, scored: Optional[TurnResult] = None, *, worst: bool = Fal
         turn_details(turn, scored)
 
 
-def turn_details(turn: Turn, scored: Optional[TurnResult]) -> None:
+def turn_details(turn: service.Turn, scored: Optional[TurnResult]) -> None:
     names = ([f"Scores ({len(scored.result.scores)})"] if scored is not None else []) + \
         [f"Contexts ({len(turn.contexts)})", f"Tool calls ({len(turn.tool_calls)})"]
     tabs = st.tabs(names)
@@ -186,53 +166,19 @@ def is_conversations(report: EvalReport) -> bool:
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def results_frame(token: str, _report: EvalReport) -> Any:
-    """One row per conversation: report_data.results_frame's columns, the first user message as `question`,
-    the last reply as `answer`, and its turn count and worst turn."""
-    frame = report_data.results_frame(token, _report).copy()
-    convs = [r.conversation for r in _report.results if r.conversation is not None]
-    frame["question"] = [next((t.content for t in c.turns if t.role == USER), "") for c in convs]
-    frame.insert(2, "turns", [len(c.turns) for c in convs])
-    worst = [r.worst_turn() for r in _report.results if r.conversation is not None]
-    frame.insert(3, "worst turn", [None if w is None else w.index + 1 for w in worst])
-    return frame
-
-
-def turn_rows(results: Sequence[Tuple[int, EvalResult]]) -> List[Dict[str, Any]]:
-    """Every scored assistant turn of these (index, row) pairs, one row each: the per-turn view of the table."""
-    rows = []
-    for n, r in results:
-        conv = r.conversation
-        if conv is None:
-            continue
-        for t in r.turns:
-            reply = conv.turns[t.index]
-            row: Dict[str, Any] = {"#": n, "conversation_id": conv.conversation_id, "turn": t.index + 1,
-                                   "overall": t.result.overall_score()}
-            row.update(t.result.score_values())
-            row.update(user=conv.turns[t.user_index].content[:200], reply=reply.content[:200])
-            rows.append(row)
-    return rows
-
-
-def worst_turn(report: EvalReport) -> Optional[Tuple[int, TurnResult]]:
-    """(row, turn) with the lowest overall score of the whole run."""
-    found = [(n, r.worst_turn()) for n, r in enumerate(report.results) if r.conversation is not None]
-    scored = [(n, w) for n, w in found if w is not None]
-    return min(scored, key=lambda p: p[1].result.overall(), default=None)
+    """One row per conversation: the report's table, the first user message as `question`, the last reply as
+    `answer`, and its turn count and worst turn."""
+    return service.conversation_frame(_report)
 
 
 def turns_table(results: Sequence[Tuple[int, EvalResult]]) -> None:
     with st.expander("Every assistant turn of these conversations (one row per turn)"):
-        views.records_table(turn_rows(results), height=300)
+        views.records_table(service.turn_rows(results), height=300)
 
 
 def with_turn_columns(frame: Any, rows: Sequence[Tuple[int, EvalResult]]) -> Any:
     """A page's frame with each conversation's turn count and worst turn (the columns results_frame adds)."""
-    frame = frame.copy()
-    convs = [(r.conversation, r.worst_turn()) for _, r in rows]
-    frame.insert(2, "turns", [len(c.turns) if c is not None else None for c, _ in convs])
-    frame.insert(3, "worst turn", [None if w is None else w.index + 1 for _, w in convs])
-    return frame
+    return service.with_turn_columns(frame, rows)
 
 
 def worst_turn_button(worst: Optional[Dict[str, Any]]) -> None:
@@ -250,7 +196,7 @@ def page_label(i: int, result: EvalResult) -> str:
     conv = result.conversation
     if conv is None:
         return f"#{i} · {result.sample_id}"
-    first = next((t.content for t in conv.turns if t.role == USER), "")
+    first = service.first_user_message(conv)
     first = first if len(first) <= 60 else first[:57] + "…"
     return (f"#{i} · {result.sample_id} · {len(conv.turns)} turns · {first} "
             f"(overall {views.format_score(result.overall_score())})")
@@ -258,7 +204,7 @@ def page_label(i: int, result: EvalResult) -> str:
 
 def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
     st.subheader("Drill-down")
-    worst = worst_turn(report)
+    worst = service.worst_turn(report)
     if worst is not None:
         n, turn = worst
         cid = report.results[n].sample_id

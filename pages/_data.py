@@ -1,21 +1,21 @@
 """Datasets for the dashboard: uploads and bundled samples, parsed once per content.
 
-Small files are parsed into st.cache_data, shared by every session. A file over CACHE_MAX_BYTES is
+The parsing is the service's (service.preview_upload, service.load_upload); this module decides where a parse
+is kept. Small files are parsed into st.cache_data, shared by every session. A file over CACHE_MAX_BYTES is
 parsed for its session alone and kept only as that session's dataset: the shared cache would hold
 up to 8 large datasets for as long as the server runs, whoever uploaded them.
 """
 from __future__ import annotations
 
-import hashlib
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from evaluator.io.datasets import DASHBOARD, DatasetPreview, inspect_dataset, load_dataset
+from evaluator import service
 from evaluator.model import EvalSample
+from evaluator.service import load_upload as load_dataset  # the one parse of a dataset upload (tests count it)
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 DEFAULT_SAMPLE = "sample.jsonl"
@@ -34,9 +34,6 @@ class LoadedDataset:
     token: str  # content + mapping digest: a new token means a new dataset
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]
-
 
 def bundled_files() -> List[str]:
     """The bundled sample files, the default first."""
@@ -45,16 +42,15 @@ def bundled_files() -> List[str]:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def preview(data: bytes, name: str, max_bytes: Optional[int]) -> DatasetPreview:
+def preview(data: bytes, name: str, max_bytes: Optional[int]) -> service.DatasetPreview:
     """Columns, first rows and detected mapping of an upload (cached by content)."""
-    return inspect_dataset(io.BytesIO(data), preview_rows=5, max_bytes=max_bytes, name=name, surface=DASHBOARD)
+    return service.preview_upload(data, name, max_bytes)
 
 
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
           max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
     """The samples of an upload under `mapping`."""
-    return load_dataset(io.BytesIO(data), dict(mapping), max_rows=max_rows, max_bytes=max_bytes, name=name,
-                        surface=DASHBOARD, needs_answer=needs_answer)
+    return load_dataset(data, name, dict(mapping), max_rows=max_rows, max_bytes=max_bytes, needs_answer=needs_answer)
 
 
 cached_parse = st.cache_data(max_entries=8, show_spinner="Reading the dataset…")(parse)  # small files only
@@ -71,7 +67,7 @@ def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]
     large file (never in the shared cache) is not parsed again on every rerun.
     """
     items = tuple(sorted((mapping or {}).items()))
-    token = digest(data + repr((items, needs_answer, max_rows, max_bytes)).encode())
+    token = service.upload_token(data, items, needs_answer, max_rows, max_bytes)
     if held is not None and held.token == token:
         return held
     reader = cached_parse if len(data) <= CACHE_MAX_BYTES else parse

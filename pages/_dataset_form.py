@@ -1,14 +1,11 @@
 """The Evaluate page's data step: bundled sample or upload, the preview, the column mapping."""
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from evaluator.errors import DatasetError
-from evaluator.io.datasets import FIELDS, REQUIRED, DatasetPreview
-from evaluator.io.filetypes import DATASET, formats_for
+from evaluator import service
 
 from pages import _chat_view as chat
 from pages import _data as data
@@ -18,7 +15,7 @@ from pages import _team as team
 from pages import _views as views
 
 SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
-UPLOAD_TYPES = [t.lstrip(".") for t in formats_for(DATASET)]  # .eval too: an inspect_ai log
+UPLOAD_TYPES = service.upload_types()  # .eval too: an inspect_ai log
 
 
 def upload_limit_mb() -> int:
@@ -70,25 +67,15 @@ def read_source() -> Optional[Tuple[str, bytes]]:
     return held
 
 
-def preview_rows(pre: DatasetPreview) -> List[Dict[str, str]]:
-    """The preview's first rows as text (JSON cells may hold lists or objects)."""
-    def cell(value: Any) -> str:
-        if isinstance(value, str):
-            return value if len(value) <= 300 else value[:297] + "…"
-        return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)[:300]
-
-    return [{str(k): cell(v) for k, v in row.items()} for row in pre.rows]
-
-
-def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) -> Dict[str, Optional[str]]:
+def mapping_widgets(pre: service.DatasetPreview, token: str, needs_answer: bool = True) -> Dict[str, Optional[str]]:
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
-    required = REQUIRED if needs_answer else ("question",)
+    required = service.REQUIRED_FIELDS if needs_answer else ("question",)
     none = "(not used)"
     # Column names (and nested paths: inputs.question) are options: shown as plain text.
     options = [none] + list(pre.columns) + [p for p in pre.paths if p not in pre.columns]
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
-    for i, name in enumerate(FIELDS):
+    for i, name in enumerate(service.DATASET_FIELDS):
         detected = pre.mapping.get(name)
         choice = cols[i % 4].selectbox(name + (" *" if name in required else ""), options, key=f"map_{name}_{token}",
                                        index=options.index(detected) if detected in options else 0,
@@ -97,14 +84,14 @@ def mapping_widgets(pre: DatasetPreview, token: str, needs_answer: bool = True) 
     return mapping
 
 
-def preview_view(pre: DatasetPreview, name: str) -> None:
+def preview_view(pre: service.DatasetPreview, name: str) -> None:
     """What the file is and how it is read: format, size, human labels, the reader's notes, first rows."""
     labels = f" · human labels: {', '.join(pre.label_columns)}" if pre.label_columns else ""
     errors.caption("**{name}** · {format} · {rows:,} rows · {columns} columns{labels}", name=name,
                    format=pre.format.upper(), rows=pre.row_count, columns=len(pre.columns), labels=labels)
     for note in pre.notes:
         errors.info("{note}", note=note, icon=":material/info:")
-    views.preview_table(preview_rows(pre))
+    views.preview_table(service.preview_cells(pre))
 
 
 def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:
@@ -127,9 +114,9 @@ def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:
         preview_view(pre, name)
         missing = [f for f in pre.missing if needs_answer or f != "answer"]
         with st.expander("Column mapping", expanded=bool(missing)):
-            mapping = mapping_widgets(pre, data.digest(content), needs_answer)
+            mapping = mapping_widgets(pre, service.digest(content), needs_answer)
         return data.load_bytes(content, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000),
                                needs_answer=needs_answer, held=state.dataset())
-    except DatasetError as exc:
+    except service.DatasetError as exc:
         errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None

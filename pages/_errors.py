@@ -21,7 +21,7 @@ from typing import Any, Iterator, Optional
 
 import streamlit as st
 
-from evaluator.errors import RagmeterError
+from evaluator import service
 
 log = logging.getLogger("ragmeter.dashboard")
 
@@ -73,7 +73,7 @@ def code_span(text: Any) -> Markdown:
 
 def friendly(exc: BaseException) -> str:
     """A short message for the user; ragmeter's own errors already say what to do."""
-    if isinstance(exc, RagmeterError):
+    if isinstance(exc, service.RagmeterError):
         return str(exc)
     return f"Something went wrong ({type(exc).__name__}). Details are in the server log; please retry."
 
@@ -124,5 +124,5 @@ def guard(what: str) -> Iterator[None]:
     try:
         yield
     except Exception as exc:  # Streamlit's rerun/stop signals are BaseException and pass through
-        log.warning("%s failed", what, exc_info=not isinstance(exc, RagmeterError))
+        log.warning("%s failed", what, exc_info=not isinstance(exc, service.RagmeterError))
         error("{what} failed: {problem}", what=what, problem=exc)

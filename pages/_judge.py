@@ -13,17 +13,15 @@ from typing import Any, Dict, List
 
 import streamlit as st
 
-from evaluator.judges.cache import default_cache_path
-from evaluator.judges.base import DEFAULT_BASE_URL
-from evaluator.judges.registry import get_judge, judge_kinds, judge_plugin_errors
+from evaluator import service
 from evaluator.model import EvalSample
-from evaluator.runs.run import OPENAI as OPENAI_JUDGE, RunConfig
 
 from pages import _errors as errors
 from pages import _state as state
 from pages import _team as team
 
 OFFLINE, OPENAI = "Offline (no API key)", "OpenAI-compatible API"
+OPENAI_JUDGE = service.OPENAI_JUDGE
 LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربية)"}
 
 
@@ -31,7 +29,7 @@ def env_api_key(base_url: str = "") -> str:
     """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else '' -- for OpenAI's own URL
     (or none typed) only: a base URL typed in the page never receives the server's key. In team mode
     never: a configured judge's key is read from its api_key_env when the judge is built."""
-    if team.config().team or base_url.strip().rstrip("/") not in ("", DEFAULT_BASE_URL):
+    if team.config().team or base_url.strip().rstrip("/") not in ("", service.DEFAULT_BASE_URL):
         return ""
     key = os.environ.get("OPENAI_API_KEY", "")
     if key:
@@ -51,7 +49,7 @@ def api_key(prefix: str) -> str:
     return typed or env_api_key(str(state.get(state.judge_key(prefix, "base_url")) or ""))
 
 
-def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
+def judge_widgets(prefix: str, *, run_options: bool = True) -> service.RunConfig:
     """Judge, language and (for runs) workers/cache/prices; widget keys start with `prefix`.
 
     The API key is not part of the config (it is never stored): read it with `api_key(prefix)`.
@@ -64,19 +62,19 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
         with c1:
             config = team.judge_picker(prefix, language)
         return replace(config, **run_option_widgets(prefix)) if run_options and not config.offline else config
-    for problem in judge_plugin_errors():  # a judge package that fails to load: said, not a traceback
+    for problem in service.judge_plugin_errors():  # a judge package that fails to load: said, not a traceback
         errors.error("{problem}", problem=problem, icon=":material/extension_off:")
-    labels = {get_judge(kind).label: kind for kind in judge_kinds()}  # the registered judges, built-ins first
+    entries = {e.label: e for e in service.judge_entries()}  # the registered judges, built-ins first
     c1, c2 = st.columns([3, 2])
-    label = c1.radio("Judge", list(labels), key=key("judge"), horizontal=True, persist_state=state.KEEP)
+    label = c1.radio("Judge", list(entries), key=key("judge"), horizontal=True, persist_state=state.KEEP)
     language = c2.selectbox("Language", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=key("language"),
                             persist_state=state.KEEP)
-    entry = get_judge(labels.get(label, "offline"))
+    entry = entries.get(label) or next(e for e in entries.values() if e.offline)
     if entry.offline:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
-        return RunConfig(language=language)
+        return service.RunConfig(language=language)
     if entry.kind != OPENAI_JUDGE:
-        return plugin_judge_widgets(prefix, entry.kind, language, run_options)
+        return plugin_judge_widgets(prefix, entry, language, run_options)
     c1, c2, c3 = st.columns(3)
     base_url = c1.text_input("Base URL", key=key("base_url"), placeholder="https://api.openai.com/v1",
                              help="Any OpenAI-compatible server: OpenAI, Azure, vLLM, Ollama, llama.cpp.",
@@ -94,14 +92,15 @@ def judge_widgets(prefix: str, *, run_options: bool = True) -> RunConfig:
         st.caption("API key empty: " + ("using OPENAI_API_KEY from the environment/secrets."
                                         if env_api_key(base_url) else "fine for local servers; hosted APIs need one "
                                         "(the server's own key goes only to OpenAI's URL)."))
-    config = RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(), language=language,
-                       max_workers=1)
+    config = service.RunConfig(judge=OPENAI_JUDGE, model=model.strip(), base_url=base_url.strip(),
+                               language=language, max_workers=1)
     return replace(config, **run_option_widgets(prefix)) if run_options else config
 
 
-def plugin_judge_widgets(prefix: str, kind: str, language: Any, run_options: bool) -> RunConfig:
+def plugin_judge_widgets(prefix: str, entry: service.JudgeEntry, language: Any,
+                         run_options: bool) -> service.RunConfig:
     """A registered judge other than the built-ins: a model name and a key when its entry asks for them."""
-    entry = get_judge(kind)
+    kind = entry.kind
     c1, c2 = st.columns(2)
     model = c1.text_input("Model", key=state.judge_key(prefix, f"{kind}_model"),
                           persist_state=state.KEEP) if entry.needs_model else ""
@@ -110,7 +109,7 @@ def plugin_judge_widgets(prefix: str, kind: str, language: Any, run_options: boo
                       on_change="ignore", persist_state=state.KEEP,
                       help=f"Used for this session's judge calls only; empty: {entry.key_env or 'none'} "
                            "from the environment.")
-    config = RunConfig(judge=kind, model=model.strip(), language=language, max_workers=1)
+    config = service.RunConfig(judge=kind, model=model.strip(), language=language, max_workers=1)
     return replace(config, **run_option_widgets(prefix, entry.batch_api)) if run_options else config
 
 
@@ -123,12 +122,12 @@ def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
                              "on OpenAI and Azure, replies within 24 h. Give batch prices below. You may stop "
                              "or leave: resuming the run from History picks the batch up.")
     cache = c2.checkbox("Judge cache", value=True, key=key("cache"), persist_state=state.KEEP,
-                        help=f"Re-running unchanged data costs no calls. File: {default_cache_path()}")
+                        help=f"Re-running unchanged data costs no calls. File: {service.judge_cache_file()}")
     return {
         "batch": batch,
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=key("workers"), persist_state=state.KEEP,
                                            help="Samples scored at once; backs off by itself on rate limits.")),
-        "cache": str(default_cache_path()) if cache else "",
+        "cache": service.judge_cache_file() if cache else "",
         "price_in": c3.number_input("Price / 1M input tokens", 0.0, None, None, key=key("price_in"),
                                     persist_state=state.KEEP),
         "price_out": c4.number_input("Price / 1M output tokens", 0.0, None, None, key=key("price_out"),
@@ -140,16 +139,9 @@ def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
 def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[str, Any]:
     """Pre-run estimate of judge calls, tokens and cost (no network); cached per dataset token and
     run config (`config_json`: RunConfig.to_dict() as sorted JSON)."""
-    from evaluator.scoring.costs import estimate_run
-
-    config = RunConfig.from_dict(json.loads(config_json))
-    return estimate_run(_samples, config.language, price_in=config.price_in, price_out=config.price_out,
-                        metrics=config.chosen_metrics(), repeats=config.repeats,
-                        judge_mode=config.judge_mode).to_dict()
+    return service.estimate(_samples, service.RunConfig.from_dict(json.loads(config_json)))
 
 
 def dashboard_hint(message: str) -> str:
     """A library error's advice in the dashboard's own words."""
-    from evaluator.judges.openai import KEY_HINT
-
-    return message.replace(KEY_HINT, "check the API key (type it under Judge, or set OPENAI_API_KEY)")
+    return message.replace(service.key_hint(), "check the API key (type it under Judge, or set OPENAI_API_KEY)")

@@ -12,8 +12,7 @@ from typing import Any, List
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.config import ConfigError, typed_history_path
-from evaluator.store.history import default_history_location
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _receivers as receivers
@@ -116,15 +115,15 @@ def sidebar() -> None:
 
 def history_field() -> None:
     """The laptop's history-file field; a refused path says why and the default stays in use."""
-    default = str(default_history_location())
+    default = service.default_history()
     typed = st.text_input("History database", value=default, key=state.HISTORY_PATH,
                           help="SQLite file where every run is saved (default: $RAGMETER_HISTORY or ~/.ragmeter): "
                                "a .sqlite3, .sqlite or .db file in an existing folder under your home folder "
                                "or the folder the dashboard runs in.")
     if typed and typed != default:
         try:
-            typed_history_path(typed)
-        except ConfigError as exc:
+            service.check_history_path(typed)
+        except service.ConfigError as exc:
             errors.error("Not used: {problem}. Runs go to {default}.", problem=exc, default=default)
 
 
@@ -152,7 +151,7 @@ def _live_status() -> None:
     job = None
     if run_id is not None:
         try:
-            job = runs.queue().get(run_id)
+            job = runs.job(run_id)
         except Exception as exc:  # the history is out of reach: say so, and keep the run followed
             errors.caption("Run in progress: its progress cannot be read now ({problem}).", problem=exc)
             return

@@ -1,12 +1,12 @@
 """The OTLP receivers the team configuration starts beside the dashboard ([[collect]] listen = ...):
 started from every page run (a dict lookup once they run), stopped when the process exits, and
-their state for the Monitor page (evaluator/collect/beside.py)."""
+their state for the Monitor page (service.start_receivers)."""
 from __future__ import annotations
 
 import logging
 from typing import List
 
-from evaluator.collect import beside
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _runs as runs
@@ -15,13 +15,13 @@ from pages import _team as team
 log = logging.getLogger("ragmeter.dashboard")
 
 
-def ensure() -> List[beside.Receiver]:
+def ensure() -> List[service.Receiver]:
     """Start the configured receivers that are not running; never raises into a page."""
     config = team.config()
-    if not beside.wanted(config):
+    if not service.receiver_projects(config):
         return []
     try:
-        return beside.ensure_started(config, runs.history_path(), on_first=runs._on_exit)  # noqa: SLF001 (one exit hook for the process)
+        return service.start_receivers(config, runs.history_path(), on_first=runs._on_exit)  # noqa: SLF001 (one exit hook for the process)
     except Exception:  # the pages still draw; the Monitor page says what is wrong
         log.exception("starting the configured trace receivers failed")
         return []
@@ -29,7 +29,7 @@ def ensure() -> List[beside.Receiver]:
 
 def projects() -> List[str]:
     """The projects of the receivers the configuration starts beside the dashboard."""
-    return [entry.project for entry in beside.wanted(team.config())]
+    return service.receiver_projects(team.config())
 
 
 def show(project: str) -> None:
@@ -47,4 +47,4 @@ def show(project: str) -> None:
         else:
             errors.error("The trace receiver for this project is not running: {problem} It is started again "
                          "when a page is opened {seconds} s after it stopped; the dashboard's log has its output.",
-                         problem=status.problem, seconds=int(beside.RESTART_AFTER), icon=":material/error:")
+                         problem=status.problem, seconds=int(service.RECEIVER_RESTART_AFTER), icon=":material/error:")

@@ -8,12 +8,7 @@ from typing import Any, Dict, List
 
 import streamlit as st
 
-from evaluator.errors import MetricError
-from evaluator.metrics.combined import JUDGE_MODES
-from evaluator.metrics import retrieval
-from evaluator.metrics.registry import DEFAULT_METRICS, known_metrics
-from evaluator.metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS, parse_rubrics, rubric_from_table, rubrics_to_toml
-from evaluator.metrics.parsing import SCALES
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _state as state
@@ -29,7 +24,7 @@ def rubrics() -> Dict[str, Dict[str, Any]]:
 
 def _choose(names: List[str]) -> None:
     """Add `names` to the chosen metrics (a new rubric is meant to be scored)."""
-    chosen = list(state.get(CHOSEN) or [*DEFAULT_METRICS, *rubrics()])
+    chosen = list(state.get(CHOSEN) or [*service.DEFAULT_METRICS, *rubrics()])
     state.put(CHOSEN, chosen + [n for n in names if n not in chosen])
 
 
@@ -41,14 +36,12 @@ def add_rubric() -> None:
              "fields": list(state.get(state.RUBRIC_FIELDS) or []),
              "scale": state.get(state.RUBRIC_SCALE) or "0-1", "steps": steps}
     try:
-        if name in known_metrics():
-            raise MetricError(f"rubric {name!r}: a metric has that name already; choose another name")
-        rubric = rubric_from_table(name or "(no name)", table, "rubric form")
-    except MetricError as exc:
+        name, checked = service.new_rubric(name, table)
+    except service.MetricError as exc:
         state.put(state.RUBRIC_PROBLEM, str(exc))
         return
-    rubrics()[rubric.name] = rubric.to_dict()
-    _choose([rubric.name])
+    rubrics()[name] = checked
+    _choose([name])
 
 
 def remove_rubric(name: str) -> None:
@@ -62,15 +55,12 @@ def import_rubrics() -> None:
     if upload is None:
         return
     try:
-        found = parse_rubrics(upload.getvalue().decode("utf-8"), upload.name)
-        clash = [r.name for r in found if r.name in known_metrics()]
-        if clash:
-            raise MetricError(f"{upload.name}: {', '.join(clash)} is already a metric's name; rename the rubric")
-    except (MetricError, UnicodeDecodeError) as exc:
+        found = service.import_rubrics(upload.getvalue().decode("utf-8"), upload.name)
+    except (service.MetricError, UnicodeDecodeError) as exc:
         state.put(state.RUBRIC_PROBLEM, str(exc))
         return
-    rubrics().update({r.name: r.to_dict() for r in found})
-    _choose([r.name for r in found])
+    rubrics().update(found)
+    _choose(list(found))
 
 
 def rubric_form() -> None:
@@ -79,12 +69,13 @@ def rubric_form() -> None:
         c1, c2 = st.columns([2, 1])
         c1.text_input("Name", key=state.RUBRIC_NAME, placeholder="politeness",
                       help="Letters, digits and underscores; the metric's name in reports and exports.")
-        c2.selectbox("Scale", SCALES, key=state.RUBRIC_SCALE,
+        c2.selectbox("Scale", service.SCALES, key=state.RUBRIC_SCALE,
                      help="0-1, 1-5 (normalised as (s-1)/4) or pass-fail (1/0). 1-5 and pass-fail use the "
                           "judge's token probabilities when the server gives them (G-Eval).")
         st.text_area("Criteria", key=state.RUBRIC_CRITERIA, height=80,
                      placeholder="The answer is polite and professional: no sarcasm, no blame.")
-        st.multiselect("The judge sees", RUBRIC_FIELDS, default=list(DEFAULT_FIELDS), key=state.RUBRIC_FIELDS)
+        st.multiselect("The judge sees", service.RUBRIC_FIELDS, default=list(service.DEFAULT_FIELDS),
+                       key=state.RUBRIC_FIELDS)
         st.text_area("Evaluation steps (optional, one per line)", key=state.RUBRIC_STEPS, height=68)
         st.form_submit_button("Add rubric", on_click=add_rubric, icon=":material/add:", key="btn_rubric_add")
 
@@ -99,10 +90,10 @@ def rubric_list() -> None:
 
 def metric_widgets(offline: bool) -> Dict[str, Any]:
     """The metrics, rubrics, repeats, temperature and judge mode of the run (RunConfig fields)."""
-    options = [*known_metrics(), *retrieval.CHOICES, *(n for n in rubrics() if n not in known_metrics())]
+    options = service.metric_choices(list(rubrics()))
     state.drop_stale(CHOSEN, options)
     if not state.has(CHOSEN):  # set here, not as default=, so callbacks may change it
-        state.put(CHOSEN, [*DEFAULT_METRICS, *rubrics()])
+        state.put(CHOSEN, [*service.DEFAULT_METRICS, *rubrics()])
     chosen = st.multiselect("Metrics", options, key=CHOSEN, persist_state=state.KEEP,
                             help="Each judged metric costs one judge call per sample (per repeat); rule-based "
                                  "ones (keyword coverage, expected-doc recall) cost none, nor do the retrieval "
@@ -117,7 +108,7 @@ def metric_widgets(offline: bool) -> Dict[str, Any]:
         c1, c2 = st.columns(2)
         c1.file_uploader("Import rubrics (TOML)", type=["toml"], key=state.RUBRIC_UPLOAD, on_change=import_rubrics)
         if rubrics():
-            c2.download_button("Export rubrics (TOML)", rubrics_to_toml(_rubric_objects()), "rubrics.toml",
+            c2.download_button("Export rubrics (TOML)", service.rubrics_file(rubrics()), "rubrics.toml",
                                mime="application/toml", key="btn_rubrics_export", icon=":material/download:")
     c1, c2 = st.columns(2)
     repeats = c1.number_input("Judge repeats", 1, 10, 1, key="eval_repeats", disabled=offline,
@@ -127,7 +118,7 @@ def metric_widgets(offline: bool) -> Dict[str, Any]:
     temperature = c2.number_input("Judge temperature", 0.0, 2.0, 0.0, 0.1, key="eval_temperature", disabled=offline,
                                   persist_state=state.KEEP,
                                   help="Above 0 the judge samples, so repeats can differ; 0 is the usual setting.")
-    mode = st.radio("Judge calls", JUDGE_MODES, key="eval_judge_mode", horizontal=True, disabled=offline,
+    mode = st.radio("Judge calls", service.JUDGE_MODES, key="eval_judge_mode", horizontal=True, disabled=offline,
                     format_func=lambda m: {"separate": "one per metric", "combined": "one per sample"}[m],
                     help="One per metric (default): the calls of a sample share one cached prompt prefix. One per "
                          "sample: a single call returns every judged metric's verdicts (fewer calls and tokens; "
@@ -138,7 +129,3 @@ def metric_widgets(offline: bool) -> Dict[str, Any]:
         return {"metrics": tuple(chosen), "rubrics": dict(rubrics())}
     return {"metrics": tuple(chosen), "rubrics": dict(rubrics()), "repeats": int(repeats),
             "temperature": float(temperature), "judge_mode": str(mode)}
-
-
-def _rubric_objects() -> List[Any]:
-    return [rubric_from_table(name, table) for name, table in rubrics().items()]

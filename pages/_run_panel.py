@@ -6,10 +6,7 @@ from typing import Any, Optional
 
 import streamlit as st
 
-from evaluator.analysis import judging
-from evaluator.runs.run import RunConfig
-from evaluator.targets import TargetConfig
-from evaluator.analysis import summary as summary_data
+from evaluator import service
 
 from pages import _chat_view as chat
 from pages import _errors as errors
@@ -22,7 +19,7 @@ from pages._data import LoadedDataset
 from pages._views import format_duration
 
 
-def estimate_view(dataset: LoadedDataset, config: RunConfig) -> None:
+def estimate_view(dataset: LoadedDataset, config: service.RunConfig) -> None:
     """Pre-run estimate: judge calls, tokens and cost (zero for the offline judge)."""
     n, rows = len(dataset.samples), "conversations" if chat.is_conversation_rows(dataset.samples) else "samples"
     if config.offline:
@@ -38,8 +35,8 @@ def estimate_view(dataset: LoadedDataset, config: RunConfig) -> None:
         st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
 
 
-def run_step(dataset: Optional[LoadedDataset], config: RunConfig, step: int = 4, *,
-             target: Optional[TargetConfig] = None, needs_target: bool = False) -> None:
+def run_step(dataset: Optional[LoadedDataset], config: service.RunConfig, step: int = 4, *,
+             target: Optional[service.TargetConfig] = None, needs_target: bool = False) -> None:
     st.subheader(f"{step} · Run")
     busy = state.running()
     if not config.metrics:
@@ -76,7 +73,7 @@ def run_outcome() -> None:
     stopped = trust.get("stopped")
     fallback, judged = int(trust.get("fallback") or 0), int(trust.get("judged") or 0)
     cause = trust.get("main_cause") or "see each score"
-    ending = summary_data.verdict_of(summary)
+    ending = service.verdict_of(summary)
     if stopped:
         errors.error("**The run stopped: the judge failed.** {hint}\n\n{n:,} finished rows were kept.{saved} Fix the "
                      "judge settings, then resume it from the History page.", hint=judge_ui.dashboard_hint(stopped),

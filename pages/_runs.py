@@ -1,19 +1,18 @@
 """Runs from the dashboard: submit one as a job, follow it live, stop it, open its report when it ends.
 
-A run is a job in the history (evaluator/store/jobs.py): submitting writes it, a worker scores it
+A run is a job in the history (service.submit_run): submitting writes it, a worker scores it
 (this process's `local_worker`, a child process, on a laptop; `ragmeter worker`s when the team config says
 `[runs] workers = "external"`), heartbeating a small progress record. Session state holds only the
 run id. `live_progress` is an st.fragment the browser reruns every POLL seconds: one small read
-(`JobQueue.get`, the job row and its progress record, a few hundred bytes), never the rows, so a
+(`service.job`, the job row and its progress record, a few hundred bytes), never the rows, so a
 watched run scores as fast as an unwatched one. When the job has ended the page opens the run's
 report from the history and reruns. Any tab or replica reads the same record: `active_runs`
-lists every queued and running job, with Stop for its owner and admins (`stop_run` checks again
-at the write).
+lists every queued and running job, with Stop for its owner and admins (`service.stop_run` checks
+again at the write).
 """
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
@@ -21,14 +20,8 @@ from typing import Any, Callable, Dict, List, Optional
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.config import ConfigError, typed_history_path
-from evaluator.errors import WorkerError
+from evaluator import service
 from evaluator.model import EvalReport, EvalSample
-from evaluator.runs import child as run_child
-from evaluator.runs import jobs as run_jobs
-from evaluator.runs.run import RunConfig
-from evaluator.store.history import RunInfo, RunStore, default_history_location
-from evaluator.store.jobs import GENERATE, JobInfo, JobQueue, Limits, Progress
 
 from pages import _errors as errors
 from pages import _state as state
@@ -39,39 +32,25 @@ UI_INTERVAL = 0.25  # seconds between redraws of progress held in this process (
 POLL = 0.5  # seconds between progress reads of the run this session follows (a worker heartbeats as often)
 LIST_POLL = 1.0  # seconds between reads of every queued and running job (History, Evaluate, Report)
 WAIT_NO_BROWSER = 300.0  # AppTest has no browser to rerun the fragment: it waits this long for the run to end
-DELETE_WAIT = 8.0  # seconds Delete waits for a stopped run's worker to let go before deleting it
 
 
 def history_path() -> str:
-    """The history: [server].history in team mode (never typed); on a laptop the sidebar's file when
-    config.typed_history_path accepts it, else $RAGMETER_HISTORY or ~/.ragmeter."""
-    cfg = team.config()
-    if cfg.server.history:
-        return cfg.server.history
-    default = str(default_history_location())
-    typed = state.get(state.HISTORY_PATH)
-    if cfg.team or not typed or typed == default:
-        return default
-    try:
-        return str(typed_history_path(typed))
-    except ConfigError:
-        return default  # the sidebar shows why under the field
+    """The history: [server].history in team mode (never typed); on a laptop the sidebar's file when it
+    may be used, else $RAGMETER_HISTORY or ~/.ragmeter."""
+    return service.history_location(team.config(), state.get(state.HISTORY_PATH))
 
 
-TEAM_HISTORY = "this team's shared run history"  # what team mode calls its history: never its URL or path
-
-
-def open_store() -> RunStore:
+def open_store() -> service.RunStore:
     """The run history; raises HistoryError with a fix when the path cannot be used. In team mode it
     is named by a label in every message: the database URL (user, host, port) is the operator's."""
-    return _store(history_path(), TEAM_HISTORY if team.config().team else None)
+    return _store(history_path(), team.config().team)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _store(location: str, label: Optional[str]) -> RunStore:
-    """One RunStore per history for the whole server (its connections are per thread): a progress
-    poll then costs one query, not a migration check and a new store."""
-    return RunStore(location, label=label)
+def _store(location: str, shared: bool) -> service.RunStore:
+    """One history handle per location for the whole server (its connections are per thread): a progress
+    poll then costs one query, not a migration check and a new handle."""
+    return service.open_history(location, shared)
 
 
 def runs_settings() -> Any:
@@ -79,7 +58,7 @@ def runs_settings() -> Any:
     return team.config().runs
 
 
-def limits() -> Limits:
+def limits() -> service.Limits:
     """The caps of [runs] (0 = none) for submitting and claiming."""
     return runs_settings().limits
 
@@ -89,8 +68,9 @@ def external_workers() -> bool:
     return runs_settings().workers == "external"
 
 
-def queue() -> JobQueue:
-    return JobQueue(open_store(), limits())
+def queue() -> Any:
+    """The job queue under the team's caps (scripts and tests read a job's progress through it)."""
+    return service.job_queue(open_store(), limits())
 
 
 _hooked: List[bool] = []  # whether the process's exit stops the local workers (hooked once)
@@ -109,16 +89,8 @@ def ensure_worker(run_id: Optional[str] = None) -> None:
     with _hook_lock:
         if not _hooked:
             _hooked.append(True)
-            _on_exit(run_child.stop_all)
-    try:
-        run_child.local_worker(history_path())
-    except WorkerError as exc:
-        job = queue().get(run_id) if run_id else None
-        if job is None or job.pinned:  # a pinned run is scored by this process's own thread all the same
-            raise
-        queue().request_stop(job.run_id)
-        raise WorkerError(f"{exc}. The run was stopped before it started: resume it from the History page "
-                          "once this is fixed") from None
+            _on_exit(service.stop_workers)
+    service.start_worker(open_store(), history_path(), run_id)
 
 
 def _on_exit(stop: Callable[[], Any]) -> None:
@@ -167,7 +139,7 @@ def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
     state.put(state.RUN, meta)
 
 
-def stored_meta(info: RunInfo, *, error: Optional[str] = None, warning: Optional[str] = None) -> RunMeta:
+def stored_meta(info: service.RunInfo, *, error: Optional[str] = None, warning: Optional[str] = None) -> RunMeta:
     """What the Report needs to show a stored run: never its rows."""
     return RunMeta(info.dataset_name, info.settings, info.status, info.run_id, info.created_at, total=info.n_samples,
                    error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean)
@@ -175,7 +147,7 @@ def stored_meta(info: RunInfo, *, error: Optional[str] = None, warning: Optional
 
 def open_run(run_id: str, *, error: Optional[str] = None, warning: Optional[str] = None) -> None:
     """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
-    show_report(None, stored_meta(open_store().get_run(run_id), error=error, warning=warning))
+    show_report(None, stored_meta(service.run_info(open_store(), run_id), error=error, warning=warning))
 
 
 def share_url(path: str) -> str:
@@ -192,7 +164,7 @@ def _secret(key: str) -> str:
     return "" if external_workers() else key
 
 
-def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str, key: str = "",
+def start_run(samples: List[EvalSample], config: service.RunConfig, *, dataset_name: str, key: str = "",
               judge: Any = None, target: Any = None) -> str:
     """Queue `samples` as a new run in the history; the session follows it. Returns the run id.
 
@@ -200,32 +172,26 @@ def start_run(samples: List[EvalSample], config: RunConfig, *, dataset_name: str
     overrides the one `config` describes (tests pass a slow one); `target` (a TargetConfig) answers
     each question first. NotAllowed when this session's user may not run; QueueFull at the team's cap.
     """
-    team.authorize("run")
-    run_id = run_jobs.submit_new(open_store(), config, samples, dataset_name=dataset_name, owner=team.owner(),
-                                 project=str(state.get(state.EVAL_PROJECT) or "").strip() or None,
-                                 target=target, api_key=_secret(key), judge=judge, limits=limits())
+    run_id = service.submit_run(open_store(), config, samples, dataset_name=dataset_name, access=team.access(),
+                                owner=team.owner(), project=str(state.get(state.EVAL_PROJECT) or "").strip() or None,
+                                target=target, api_key=_secret(key), judge=judge, limits=limits())
     ensure_worker(run_id)
     return follow(run_id)
 
 
-def resume_run(info: RunInfo, *, api_key: str = "", config: Optional[RunConfig] = None,
+def resume_run(info: service.RunInfo, *, api_key: str = "", config: Optional[service.RunConfig] = None,
                target_headers: Optional[List[str]] = None) -> str:
     """Queue the rest of stored run `info` (only rows without a result); the session follows it."""
-    team.authorize("resume", info.owner)
-    if external_workers() and config is not None and \
-            config.api_key_env == RunConfig.from_settings(info.settings).api_key_env:
-        config = None  # the stored settings say the same: no need to pin the job to this process
-    run_id = run_jobs.submit_resume(open_store(), info.run_id, api_key=_secret(api_key), config=config,
-                                    target_headers=target_headers or [], limits=limits())
+    run_id = service.resume_run(open_store(), info, access=team.access(), api_key=_secret(api_key), config=config,
+                                target_headers=target_headers or [], limits=limits(), external=external_workers())
     ensure_worker(run_id)
     return follow(run_id)
 
 
-def rescore_run(info: RunInfo, config: RunConfig, *, api_key: str = "") -> str:
+def rescore_run(info: service.RunInfo, config: service.RunConfig, *, api_key: str = "") -> str:
     """Queue a new run scoring run `info`'s saved answers with `config`'s judge; the session follows it."""
-    team.authorize("rescore", info.owner)
-    run_id = run_jobs.submit_rescore(open_store(), info.run_id, config, owner=team.owner(),
-                                     api_key=_secret(api_key), limits=limits())
+    run_id = service.rescore_run(open_store(), info, config, access=team.access(), owner=team.owner(),
+                                 api_key=_secret(api_key), limits=limits())
     ensure_worker(run_id)
     return follow(run_id)
 
@@ -240,42 +206,33 @@ def follow(run_id: str) -> str:
 def stop_run(run_id: str) -> None:
     """Ask the run's worker to stop it (a queued run ends at once); every finished row is kept.
 
-    Only the run's owner and admins: checked here, at the write, whatever button led here."""
-    job = queue().get(run_id)
-    owner = job.owner if job is not None else open_store().get_run(run_id).owner
-    team.authorize("stop", owner)
-    queue().request_stop(run_id)
+    Only the run's owner and admins: checked by the service, at the write, whatever button led here."""
+    service.stop_run(open_store(), run_id, access=team.access())
 
 
-def stop_and_wait(run_id: str, timeout: float = DELETE_WAIT) -> Optional[JobInfo]:
-    """Stop run `run_id` and wait (at most `timeout` s) until its worker has let go; its last job."""
-    stop_run(run_id)
-    return wait_ended(run_id, timeout)
+def job(run_id: str) -> Optional[service.JobInfo]:
+    """The job of a run or a generation: its state, place in line and progress (one small read)."""
+    return service.job(open_store(), run_id)
 
 
-def active(job: Optional[JobInfo]) -> bool:
-    return job is not None and job.state in ("queued", "running")
+def active(found: Optional[service.JobInfo]) -> bool:
+    return service.is_active(found)
 
 
-def wait_ended(run_id: str, timeout: float) -> Optional[JobInfo]:
+def wait_ended(run_id: str, timeout: float) -> Optional[service.JobInfo]:
     """The run's job once it is no longer queued or running (or after `timeout` seconds)."""
-    deadline = time.monotonic() + timeout
-    job = queue().get(run_id)
-    while active(job) and time.monotonic() < deadline:
-        time.sleep(0.1)
-        job = queue().get(run_id)
-    return job
+    return service.wait_ended(open_store(), run_id, timeout)
 
 
 # --- following ------------------------------------------------------------------------------------
-def collect(run_id: str, job: Optional[JobInfo]) -> None:
+def collect(run_id: str, ended: Optional[service.JobInfo]) -> None:
     """Make an ended run's report the current one, once: whoever sees it end first collects it."""
     if state.live_run() != run_id:
         return
     state.drop(state.LIVE)
-    progress = job.progress if job is not None else None
+    progress = ended.progress if ended is not None else None
     error = getattr(progress, "error", None) if progress is not None else None
-    lost = (job.lost_rows or (progress.lost_rows if progress else 0)) if job is not None else 0
+    lost = (ended.lost_rows or (progress.lost_rows if progress else 0)) if ended is not None else 0
     warning = (f"{lost:,} finished row{'' if lost == 1 else 's'} could not be saved to the history; "
                "resume the run to score them again.") if lost else None
     open_run(run_id, error=error, warning=warning)
@@ -301,18 +258,18 @@ def live_progress(stoppable: bool = True) -> None:
     run_id = state.live_run()
     if run_id is None:
         return
-    job = wait_ended(run_id, WAIT_NO_BROWSER) if no_browser() else queue().get(run_id)
-    if not active(job):
-        collect(run_id, job)
+    found = wait_ended(run_id, WAIT_NO_BROWSER) if no_browser() else job(run_id)
+    if not active(found):
+        collect(run_id, found)
         st.rerun()  # the whole page: it shows the finished run, the sidebar its report
-    assert job is not None
-    if job.state == "queued" and not job.pinned:  # queued again: its worker process died mid-run
+    assert found is not None
+    if found.state == "queued" and not found.pinned:  # queued again: its worker process died mid-run
         with errors.guard("Starting the dashboard's worker"):
             ensure_worker()
-    job_view(job, stoppable=stoppable, key="live")
+    job_view(found, stoppable=stoppable, key="live")
 
 
-def job_view(job: JobInfo, *, stoppable: bool, key: str) -> None:
+def job_view(job: service.JobInfo, *, stoppable: bool, key: str) -> None:
     """One queued or running job: where it stands, its progress, and Stop when this user may stop it."""
     slot = st.empty()  # the Stop button, gone once it has been pressed
     if stoppable and not job.stop_requested and team.may("stop", job.owner):
@@ -321,7 +278,7 @@ def job_view(job: JobInfo, *, stoppable: bool, key: str) -> None:
             with errors.guard("Stopping the run"):
                 stop_run(job.run_id)
                 slot.empty()
-                job = queue().get(job.run_id) or job
+                job = service.job(open_store(), job.run_id) or job
                 if not active(job):  # it was queued: it ended at once
                     errors.caption("Stopped before it started.")
                     return
@@ -332,7 +289,7 @@ def job_view(job: JobInfo, *, stoppable: bool, key: str) -> None:
         errors.info("Queued: {place} in line, waiting for a free worker.{again}",
                     place=ordinal(job.position or 1), again=again, icon=":material/schedule:")
         return
-    progress_view(job.progress or Progress(done=0, total=0))
+    progress_view(job.progress or service.Progress(done=0, total=0))
 
 
 def ordinal(n: int) -> str:
@@ -341,7 +298,7 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def progress_view(p: Progress) -> None:
+def progress_view(p: service.Progress) -> None:
     """Progress bar with done/total, elapsed, ETA and the running means, from the job's record."""
     frac = min(p.done / p.total, 1.0) if p.total else 0.0
     if p.has_target:  # two stages: the pipeline answers, the judge scores each answer as it comes
@@ -365,12 +322,12 @@ def progress_view(p: Progress) -> None:
 
 
 # --- every run in progress ------------------------------------------------------------------------
-def in_progress(generations: bool, besides: Optional[str]) -> List[JobInfo]:
+def in_progress(generations: bool, besides: Optional[str]) -> List[service.JobInfo]:
     """The queued and running jobs of the history, runs or test-set generations (one jobs table holds both),
     but the session's own (`besides`); the dashboard's worker started when one waits for it. [] with a
     warning saying why when the queue cannot be read (the page itself still works)."""
     try:
-        jobs = [j for j in queue().list() if (j.kind == GENERATE) == generations and j.run_id != besides]
+        jobs = service.jobs_in_progress(open_store(), generations=generations, besides=besides)
     except Exception as exc:
         errors.warning("{what} in progress cannot be read now: {problem}",
                        what="Generations" if generations else "Runs", problem=exc)
@@ -391,33 +348,33 @@ def active_runs(key: str) -> None:
     if not jobs:
         return
     st.subheader("Runs in progress")
-    for job in jobs:
+    for found in jobs:
         with st.container(border=True):
-            errors.markdown("**{name}** · started by {owner} · run {run_id}", name=job.dataset_name,
-                            owner=job.owner, run_id=errors.code_span(job.run_id))
-            job_view(job, stoppable=True, key=key)
+            errors.markdown("**{name}** · started by {owner} · run {run_id}", name=found.dataset_name,
+                            owner=found.owner, run_id=errors.code_span(found.run_id))
+            job_view(found, stoppable=True, key=key)
 
 
 def watch(run_id: str) -> bool:
     """A shared run (/report?run=ID) that is still queued or running: say so and show its progress live,
     whoever started it; the page opens its report when it ends. False when it is not in progress."""
     try:
-        job = queue().get(run_id)
+        found = job(run_id)
     except Exception:  # an unknown history or id: the Report page's own opening says why
         return False
-    if not active(job):
+    if not active(found):
         return False
-    assert job is not None
+    assert found is not None
     errors.info("This run of **{name}** (started by {owner}) is in progress; its report opens here when it ends.",
-                name=job.dataset_name, owner=job.owner, icon=":material/hourglass_top:")
+                name=found.dataset_name, owner=found.owner, icon=":material/hourglass_top:")
     _watched(run_id)
     return True
 
 
 @st.fragment(run_every=POLL)
 def _watched(run_id: str) -> None:
-    job = wait_ended(run_id, WAIT_NO_BROWSER) if no_browser() else queue().get(run_id)
-    if not active(job):
+    found = wait_ended(run_id, WAIT_NO_BROWSER) if no_browser() else job(run_id)
+    if not active(found):
         st.rerun()  # the whole page: the run has ended, so it opens as a report
-    assert job is not None
-    job_view(job, stoppable=True, key="watch")
+    assert found is not None
+    job_view(found, stoppable=True, key="watch")

@@ -1,6 +1,6 @@
 """What the server knows about a browser session, read from its connection rather than from a page.
 
-- `decision(session_id)`: who the session's user is (evaluator.team.startup.request_identity), from the
+- `decision(session_id)`: who the session's user is (service.identify), from the
   headers and peer address of the session's websocket handshake (every copy of a repeated header,
   which st.context.headers would hide), or from Streamlit's OIDC sign-in;
 - `guard_uploads()`: Streamlit stores an upload (PUT /_stcore/upload_file/SESSION/FILE) for any live
@@ -17,20 +17,16 @@ from typing import Any, Dict, List, Optional, Tuple
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator import config as ragmeter_config
-from evaluator.team.access import Access
-from evaluator.config import Config
-from evaluator.team.identity import Decision
-from evaluator.team.startup import ServerOptions, request_identity
+from evaluator import service
 
 log = logging.getLogger("ragmeter.dashboard")
 _GUARDED = "_ragmeter_upload_guard"  # marks the runtime whose session check is already wrapped
 
 
-def server_options(cfg: Config) -> ServerOptions:
-    """The running server's address, upload limit and (for OIDC) sign-in parts, for evaluator.team.startup."""
+def server_options(cfg: service.Config) -> service.ServerOptions:
+    """The running server's address, upload limit and (for OIDC) sign-in parts, for the startup checks."""
     oidc = cfg.server.auth == "oidc"
-    return ServerOptions(address=str(st_config.get_option("server.address") or ""),
+    return service.ServerOptions(address=str(st_config.get_option("server.address") or ""),
                          max_upload_mb=int(st_config.get_option("server.maxUploadSize")),
                          authlib=oidc and importlib.util.find_spec("authlib") is not None,
                          auth_secrets=oidc and _auth_secrets())
@@ -71,10 +67,10 @@ def _claims(session_id: Optional[str]) -> Dict[str, Any]:
     return dict(getattr(getattr(info, "session", None), "_user_info", None) or {})
 
 
-def decision(cfg: Config, session_id: Optional[str]) -> Decision:
+def decision(cfg: service.Config, session_id: Optional[str]) -> service.Decision:
     headers, peer = connection(session_id)
     claims = _claims(session_id) if cfg.server.auth == "oidc" else {}
-    return request_identity(cfg, server_options(cfg), headers, peer, claims)
+    return service.identify(cfg, server_options(cfg), headers, peer, claims)
 
 
 def current_session() -> Optional[str]:
@@ -87,10 +83,10 @@ def current_session() -> Optional[str]:
 def may_upload(session_id: str) -> bool:
     """Team mode: only a session whose user may start runs may store uploads (a laptop: anyone)."""
     try:
-        cfg = ragmeter_config.current()
+        cfg = service.server_config()
         if not cfg.team:
             return True
-        return Access.of(cfg, decision(cfg, session_id).user).may("run")
+        return service.access_of(cfg, decision(cfg, session_id).user).may("run")
     except Exception:  # a broken config or an unreadable session: refuse, and say why in the log
         log.exception("upload refused: the session's identity could not be decided")
         return False

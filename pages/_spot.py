@@ -1,12 +1,11 @@
-"""The Spot check page's parts: the example samples, the contexts box, scoring one sample."""
-from typing import List
-
-from evaluator.judges.base import close_judge
-from evaluator.model import EvalResult, EvalSample
-from evaluator.runs.run import RunConfig
+"""The Spot check page's parts: the example samples and scoring the typed sample (service.spot_check: one
+`Run`, held in memory)."""
+from evaluator import service
+from evaluator.model import EvalResult
 
 from pages import _judge as judge_ui
 from pages import _state as state
+from pages import _team as team
 
 PREFIX = "spot"  # the judge picker's key prefix on this page
 EXAMPLES = {
@@ -33,26 +32,7 @@ def fill_example(lang: str) -> None:
     state.drop(state.SPOT)
 
 
-def split_contexts(text: str) -> List[str]:
-    """Contexts typed in one box: one per line, or blocks separated by a line of ---."""
-    lines = (text or "").splitlines()
-    if not any(line.strip() == "---" for line in lines):
-        return [line.strip() for line in lines if line.strip()]
-    blocks: List[str] = []
-    current: List[str] = []
-    for line in lines + ["---"]:
-        if line.strip() == "---":
-            blocks.append("\n".join(current).strip())
-            current = []
-        else:
-            current.append(line)
-    return [b for b in blocks if b]
-
-
-def score_one(sample: EvalSample, config: RunConfig) -> EvalResult:
-    """Score one sample with the chosen judge (closed afterwards)."""
-    judge = config.build_judge(judge_ui.api_key(PREFIX))
-    try:
-        return config.evaluator(judge).evaluate(sample)
-    finally:
-        close_judge(judge)
+def score(question: str, answer: str, contexts: str, ground_truth: str, config: service.RunConfig) -> EvalResult:
+    """Score the typed sample with the chosen judge (contexts one per line, or blocks between lines of ---)."""
+    return service.spot_check(question, answer, contexts, ground_truth, config, access=team.access(),
+                              api_key=judge_ui.api_key(PREFIX))

@@ -9,10 +9,8 @@ from typing import Any, List, Optional
 
 import streamlit as st
 
-from evaluator.errors import TargetError
+from evaluator import service
 from evaluator.model import EvalSample
-from evaluator.targets import TargetConfig, ask
-from evaluator.targets.http import DEFAULT_BODY
 
 from pages import _errors as errors
 from pages import _state as state
@@ -26,12 +24,12 @@ def answers_source() -> str:
                     help="Call my pipeline: the file needs only questions; ragmeter asks your endpoint each one.")
 
 
-def target_form() -> Optional[TargetConfig]:
+def target_form() -> Optional[service.TargetConfig]:
     """The endpoint and how to read its replies; None (with the reason shown) while unusable."""
     url = st.text_input("Endpoint URL", key="eval_target_url", persist_state=state.KEEP, placeholder="http://127.0.0.1:8765/ask",
                         help="ragmeter POSTs JSON to it for each question. Try the demo: python -m evaluator.demo")
     with st.expander("Request and reply fields"):
-        body = st.text_input("Body template", value=DEFAULT_BODY, key="eval_target_body", persist_state=state.KEEP,
+        body = st.text_input("Body template", value=service.DEFAULT_BODY, key="eval_target_body", persist_state=state.KEEP,
                              help="{question} is replaced by the question, JSON-escaped.")
         headers = st.text_area("Headers", key="eval_target_headers", height=68, persist_state=state.KEEP,
                                placeholder="Authorization: Bearer ${RAG_TOKEN}",
@@ -56,11 +54,10 @@ def target_form() -> Optional[TargetConfig]:
         errors.error("Cannot use this target: an HTTP target needs an http:// or https:// URL.",
                      icon=":material/block:")
         return None
-    try:
-        config = TargetConfig.from_options(url.strip(), body=body.strip() or None, headers=_lines(headers),
-                                           fields=fields, timeout=timeout, workers=workers)
-        config.build()  # checks the URL, body template, headers and paths now
-    except TargetError as exc:
+    try:  # the URL, body template, headers and paths are checked now
+        config = service.target_config(url.strip(), body=body.strip() or None, headers=_lines(headers),
+                                       fields=fields, timeout=timeout, workers=workers)
+    except service.TargetError as exc:
         errors.error("Cannot use this target: {problem}", problem=exc, icon=":material/block:")
         return None
     return config
@@ -70,13 +67,13 @@ def _lines(text: str) -> List[str]:
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 
 
-def try_target_button(config: Optional[TargetConfig], samples: Optional[List[EvalSample]]) -> None:
+def try_target_button(config: Optional[service.TargetConfig], samples: Optional[List[EvalSample]]) -> None:
     """Send the first question and show the parsed answer, contexts and tool calls (or the failure)."""
     clicked = st.button("Test target", key="btn_test_target", icon=":material/network_check:",
                         disabled=config is None or not samples)
     if clicked and config is not None and samples:
         with st.spinner("Asking your endpoint the first question…"):
-            state.put(state.TARGET_TEST, (config, ask(config.build(), samples[0].question, config.policy)))
+            state.put(state.TARGET_TEST, (config, service.try_target(config, samples[0].question)))
     shown = state.get(state.TARGET_TEST)
     if shown is not None and shown[0] == config:
         response_view(samples[0].question if samples else "", shown[1])

@@ -4,49 +4,45 @@ Off on a laptop (no $RAGMETER_CONFIG): every function here then answers "allowed
 behave as before. In team mode (README "Team mode"):
 - the user is the value of the SSO proxy's header from a trusted proxy (`auth = "proxy"`) or the
   verified e-mail of Streamlit's own sign-in (`auth = "oidc"`, st.login / st.user), normalised and
-  checked for look-alikes (evaluator.team.identity, pages/_sessions.py); an unknown user, or one in no
+  checked for look-alikes (service.identify, pages/_sessions.py); an unknown user, or one in no
   [roles] list, sees a sign-in message and nothing else;
-- a server that must not start (evaluator.team.startup: reachable by anyone, upload limit not the
+- a server that must not start (service.startup_problems: reachable by anyone, upload limit not the
   operator's, OIDC without Authlib or [auth]) shows why instead of any page;
-- every write asks `authorize(action, owner)` (evaluator.team.access) right before it happens;
+- every write checks the session's `access()` (service.access_of) right before it happens: the service's
+  writes take it, and `authorize(action, owner)` asks it where a page writes through a store;
 - judges are picked by name from [[judges]]; no base URL or key field exists, and the key is read
   on the server from the entry's api_key_env, for that entry's base URL only;
 - the history is [server].history, never a field in the page.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, NoReturn, Optional
 from urllib.parse import quote
 
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.team import startup
-from evaluator.team.access import LAPTOP_ACCESS, Access
-from evaluator.config import LOCAL_USER, Config, ConfigError, current
-from evaluator.errors import RagmeterError
-from evaluator.team.identity import Decision
-from evaluator.runs.run import RunConfig
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _sessions as sessions
 
+LOCAL_USER = service.LOCAL_USER
 ROLE_HELP = {"viewer": "open reports and the history", "evaluator": "upload datasets and run evaluations",
              "admin": "rename and delete any run"}
 
 
-def config() -> Config:
+def config() -> service.Config:
     """The server's configuration; a broken one, or a team server that must not start, stops the page."""
     try:
-        cfg = current()
-    except ConfigError as exc:
+        cfg = service.server_config()
+    except service.ConfigError as exc:
         _cannot_start(str(exc))
     if cfg.team:
         if not st_config.get_option("global.appTest"):  # AppTest shares one process: leave its tests' option
             st.set_option("client.showErrorDetails", "none")  # no traceback, type or message reaches a user
         sessions.guard_uploads()
-        found = startup.problems(cfg, sessions.server_options(cfg))
+        found = service.startup_problems(cfg, sessions.server_options(cfg))
         if found:
             _cannot_start("; ".join(found))
     return cfg
@@ -58,10 +54,10 @@ def _cannot_start(problem: str) -> NoReturn:
     raise AssertionError("st.stop returned")  # it raises; this line only tells type checkers so
 
 
-def decision() -> Decision:
-    """Who this session's user is in team mode, or why nobody (evaluator.team.identity)."""
+def decision() -> service.Decision:
+    """Who this session's user is in team mode, or why nobody (service.identify)."""
     cfg = config()
-    return sessions.decision(cfg, sessions.current_session()) if cfg.team else Decision()
+    return sessions.decision(cfg, sessions.current_session()) if cfg.team else service.Decision()
 
 
 def user() -> Optional[str]:
@@ -69,10 +65,10 @@ def user() -> Optional[str]:
     return decision().user
 
 
-def access() -> Access:
-    """This session's standing, for evaluator.team.access (everything allowed on a laptop)."""
+def access() -> service.Access:
+    """This session's standing, which every write of the service checks (everything allowed on a laptop)."""
     cfg = config()
-    return Access.of(cfg, user()) if cfg.team else LAPTOP_ACCESS
+    return service.access_of(cfg, user() if cfg.team else None)
 
 
 def authorize(action: str, owner: Optional[str] = None) -> None:
@@ -146,13 +142,13 @@ def identity_line() -> None:
         st.text(f"Signed in as {name} ({cfg.roles.role_of(name)})")
 
 
-def judge_picker(prefix: str, language: Any) -> RunConfig:
+def judge_picker(prefix: str, language: Any) -> service.RunConfig:
     """Team mode's judge choice: one of [[judges]] by name, nothing typed."""
     cfg = config()
     names = ["Offline (no API key)"] + [j.name for j in cfg.judges]
     chosen = st.selectbox("Judge", names, key=f"{prefix}_team_judge",
                           help="The judges this server's operator configured; their keys stay on the server.")
-    base = RunConfig(language=language)
+    base = service.RunConfig(language=language)
     if chosen == names[0]:
         st.caption("Lexical heuristics score every metric: no network, no key, no cost.")
         return base
@@ -169,17 +165,7 @@ __all__ = ["LOCAL_USER", "access", "allowed", "authorize", "config", "gate", "ju
            "share_link", "user"]
 
 
-def resumed_config(settings: dict) -> Optional[RunConfig]:
-    """The judge to resume a stored run with. On a laptop None (the run's own settings). In team mode a
-    stored run (a CI job may have written it) names its judge's key variable and base URL: the server
-    must not read that variable for that URL, so the run resumes only with the [[judges]] entry of
-    the same model and base URL, whose key variable is the operator's."""
-    cfg = config()
-    stored = RunConfig.from_settings(settings)
-    if not cfg.team or stored.offline:
-        return None if not cfg.team else stored
-    for entry in cfg.judges:
-        if entry.model == stored.model and entry.base_url.rstrip("/") == (stored.base_url or "").rstrip("/"):
-            return replace(stored, api_key_env=entry.api_key_env, base_url=entry.base_url)
-    raise RagmeterError(f"this run's judge ({stored.model}) is not one of this server's configured judges; "
-                        "re-score its answers with one of them instead")
+def resumed_config(settings: dict) -> Optional[service.RunConfig]:
+    """The judge to resume a stored run with: None on a laptop (the run's own settings); in team mode only the
+    [[judges]] entry of the run's model and base URL (service.resumed_config says why)."""
+    return service.resumed_config(config(), settings)

@@ -12,13 +12,13 @@ from typing import Any, Mapping, Optional, Sequence
 
 import streamlit as st
 
-from evaluator.analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
+from evaluator import service
 from evaluator.model import METHOD_LABELS, EvalResult, EvalSample
 from evaluator.model import LANGUAGE_NOTE_KEY as LANGUAGE_NOTE
 
 from pages import _errors as errors
 
-GREY = NA_COLOR
+GREY = service.NA_COLOR
 NA = "–"  # shown for a skipped score or a missing value, in every table
 _ARABIC_LETTER = re.compile(r"[\u0600-\u06FF]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
@@ -46,8 +46,8 @@ def format_score(value: Optional[float]) -> str:
 def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
     """A coloured pill with the score and its band (HTML; contains no user text)."""
     if skipped or score is None:
-        return badge_html(None, "N/A · skipped")
-    return badge_html(score, (f"{score:.3f} · " if show_score else "") + band(score))
+        return service.badge_html(None, "N/A · skipped")
+    return service.badge_html(score, (f"{score:.3f} · " if show_score else "") + service.band(score))
 
 
 def direction(text: str) -> str:
@@ -194,6 +194,6 @@ def preview_table(rows: Sequence[Mapping[str, str]]) -> None:
 
 def band_legend() -> None:
     """The score bands with their colours."""
-    ranges = band_ranges()
-    parts = [f'<span style="color:{color}">■</span> {name} ({ranges[name]})' for name, color in BAND_COLORS.items()]
+    ranges = service.band_ranges()
+    parts = [f'<span style="color:{color}">■</span> {name} ({ranges[name]})' for name, color in service.BAND_COLORS.items()]
     st.caption("Bands: " + " · ".join(parts), unsafe_allow_html=True)

@@ -1,8 +1,6 @@
 """Spot check: score one hand-typed sample, in English or Arabic, with the full per-metric view."""
 import streamlit as st
 
-from evaluator import EvalSample
-
 from pages import _errors as errors
 from pages import _judge as judge_ui
 from pages import _nav as nav
@@ -35,10 +33,8 @@ if st.button("Score this sample", type="primary", key="btn_spot_score", icon=":m
     if not question.strip():
         errors.warning("Type a question first (or load an example).")
     else:
-        sample = EvalSample(question.strip(), answer.strip(), spot.split_contexts(contexts),
-                            ground_truth.strip() or None, sample_id="spot-check")
         with errors.guard("Scoring the sample"):
-            state.put(state.SPOT, spot.score_one(sample, config))
+            state.put(state.SPOT, spot.score(question, answer, contexts, ground_truth, config))
 
 result = state.spot_result()
 if result is not None:

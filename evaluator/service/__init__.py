@@ -47,6 +47,7 @@ from ..io.uploads import (
     conversation_rows,
     conversation_samples,
     digest,
+    first_user_message,
     is_conversation_upload,
     load_conversation_upload,
     load_upload,
@@ -155,7 +156,15 @@ from .reports import (
     summary_charts,
     timeline_chart,
 )
-from .reviews import agreement, queue_scores, review_store, reviewable_metrics, save_reviews
+from .reviews import (
+    agreement,
+    queue_scores,
+    review_store,
+    reviewable_metrics,
+    reviewed_indices,
+    run_reviews,
+    save_reviews,
+)
 from .runs import estimate, rescore_run, resume_run, spot_check, submit_run, target_config, try_target
 from .team import access_of, identify, server_config, startup_problems
 
@@ -264,6 +273,7 @@ __all__ = [
     "drop_empty",
     "estimate",
     "external_columns",
+    "first_user_message",
     "folder_chunks",
     "generation",
     "generation_contents",
@@ -313,11 +323,13 @@ __all__ = [
     "review_store",
     "reviewable",
     "reviewable_metrics",
+    "reviewed_indices",
     "rows_frame",
     "rows_page",
     "rubrics_file",
     "run_files",
     "run_info",
+    "run_reviews",
     "run_row",
     "run_summary",
     "samples_at",

@@ -9,7 +9,7 @@ from ..review.agreement import ReviewAgreement, review_agreement
 from ..review.entries import Entry, reviews_of
 from ..store import pages
 from ..store.history import RunInfo, RunStore
-from ..store.reviews import ReviewStore
+from ..store.reviews import Review, ReviewStore
 from ..team.access import Access
 
 
@@ -27,6 +27,16 @@ def reviewable_metrics(store: RunStore, run_id: str) -> List[str]:
 def queue_scores(store: RunStore, run_id: str, metric: str) -> List[Tuple[int, EvalResult]]:
     """Every row's score on `metric` and nothing else: what a review queue orders."""
     return pages.light_results(store, run_id, [metric])
+
+
+def run_reviews(reviews: ReviewStore, run_id: str) -> List[Review]:
+    """Every review of the run, anyone's."""
+    return reviews.reviews(run_id)
+
+
+def reviewed_indices(reviews: ReviewStore, run_id: str, metric: str) -> Dict[int, int]:
+    """Row index -> how many reviews it has on `metric` (what the "not yet reviewed" queue leaves out)."""
+    return reviews.reviewed_indices(run_id, metric)
 
 
 def save_reviews(reviews: ReviewStore, info: RunInfo, index: int, result: EvalResult, reviewer: str, queue: str,
