@@ -1,5 +1,5 @@
 """The Report's Samples section for a stored run: 50 rows at a time, filtered and sorted by the history's SQL
-(store/pages.py), and a drill-down that reads the one row it shows. The page never holds the run's rows."""
+(service.rows_page), and a drill-down that reads the one row it shows. The page never holds the run's rows."""
 from __future__ import annotations
 
 import math
@@ -7,8 +7,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
+from evaluator import service
 from evaluator.model import EvalResult
-from evaluator.store.pages import PAGE_SIZE
 
 from pages import _chat_view as chat
 from pages import _errors as errors
@@ -18,6 +18,7 @@ from pages import _state as state
 from pages._report_data import RunView
 
 FIRST = "#"  # the sort option that keeps the run's own order
+PAGE_SIZE = service.PAGE_SIZE
 
 
 def score_columns(view: RunView) -> List[str]:
@@ -26,7 +27,7 @@ def score_columns(view: RunView) -> List[str]:
 
 
 def order_widgets(cols: Sequence[str]) -> Tuple[str, str]:
-    """Sort by the run's order, a metric or overall, ascending or descending: (key for store/pages, direction)."""
+    """Sort by the run's order, a metric or overall, ascending or descending: (key for the pager, direction)."""
     state.drop_stale(state.REP_SORT, [FIRST] + list(cols))
     c1, c2, _ = st.columns([2, 2, 5])
     key = c1.selectbox("Sort by", [FIRST] + list(cols), key=state.REP_SORT, persist_state=state.KEEP,
@@ -67,10 +68,10 @@ def samples(view: RunView) -> None:
     st.caption(f"{total:,} of {view.summary['n_rows']:,} samples · {shown}page {number:,} of {pages:,}")
     chats = bool(view.summary.get("conversations"))
     if rows:
-        frame = report_data.page_frame(rows, view.summary.get("metric_names") or [])
+        frame = service.rows_frame(rows, view.summary.get("metric_names") or [])
         if chats:
             frame = chat.with_turn_columns(frame, rows)
-        sections.samples_table(_drop_empty(frame, cols))
+        sections.samples_table(service.drop_empty(frame, cols))
         if chats:
             chat.turns_table(rows)
     if pages > 1:
@@ -80,12 +81,6 @@ def samples(view: RunView) -> None:
     if chats:
         chat.worst_turn_button(view.summary.get("worst_turn"))
     drill_down(meta.run_id, rows, chats)
-
-
-def _drop_empty(frame: Any, cols: Sequence[str]) -> Any:
-    """Columns no row of this page fills, bar the run's scored metrics (a column must not come and go by page)."""
-    empty = [c for c in frame.columns if c not in ("#", "sample_id", *cols) and frame[c].isna().all()]
-    return frame.drop(columns=empty)
 
 
 @st.fragment

@@ -1,7 +1,7 @@
 """The Report page's sections, top to bottom: header, metric cards, summary, advice, judge noise and
 usage, target, agreement with people, the samples table with its filters, the drill-down, downloads.
 
-Every section above the samples draws from the run's summary (analysis/summary.py), never from its
+Every section above the samples draws from the run's summary (service.run_summary), never from its
 rows; the samples are pages (pages/_report_samples.py) unless the run is only held in memory."""
 from functools import partial
 from pathlib import Path
@@ -9,18 +9,8 @@ from typing import Any, Dict, Sequence
 
 import streamlit as st
 
-from evaluator.analysis import summary as summary_data
-from evaluator.analysis.advice import recommendations
-from evaluator.analysis.bands import BAND_COLORS, band, band_ranges
-from evaluator.analysis.claims import claim_views
-from evaluator.scoring.costs import price
-from evaluator.store.pages import Filters
-from evaluator.metrics.rubric import rubrics_in_settings
-from evaluator.io.versions import version_of
+from evaluator import service
 from evaluator.model import METHOD_LABELS, EvalReport
-from evaluator.analysis.judging import OFFLINE_NOTICE, judge_calls, usable_replies
-from evaluator.review.agreement import corrected_line
-from evaluator.runs.run import RunConfig
 
 from pages import _data as data
 from pages import _errors as errors
@@ -48,7 +38,7 @@ def empty_report() -> None:
     if team.may("run") and c1.button("Run the sample data offline", key="btn_quick_run", type="primary", icon=":material/play_arrow:"):
         with errors.guard("Running the sample"):
             dataset = data.load_sample()
-            runs.start_run(dataset.samples, RunConfig(), dataset_name=dataset.name)
+            runs.start_run(dataset.samples, service.RunConfig(), dataset_name=dataset.name)
             st.rerun()  # the page follows the run, then shows its report
     with c2:
         nav.button_link("Go to Evaluate", nav.EVALUATE_PAGE, key="btn_go_evaluate")
@@ -61,7 +51,7 @@ def report_caption(view: RunView) -> str:
              errors.fmt("judge: {judge}", judge=view.summary.get("judge_status") or ""),
              views.format_duration(view.summary.get("total_time") or 0.0),
              errors.fmt("status: {status}", status=meta.status)]
-    version = version_of(meta.settings or {})  # which test set this run scored (io/versions.py)
+    version = service.data_version(meta.settings or {})  # which test set this run scored
     parts += [errors.fmt("data version {v}", v=errors.code_span(version))] if version else []
     return " · ".join(parts + ([errors.fmt("run {id}", id=errors.code_span(meta.run_id))] if meta.run_id else []))
 
@@ -73,7 +63,7 @@ def metric_cards(view: RunView, sums: Sequence[Any]) -> None:
         errors.warning("This run was stopped: {n:,} of {total:,} samples are scored. Resume it from the History "
                        "page.", n=n, total=meta.total)
     cards = [("overall", view.summary.get("overall_mean"), None)] + [(s.name, s.mean, s) for s in sums]
-    ending = summary_data.verdict_of(view.summary)
+    ending = service.verdict_of(view.summary)
     rows_line = ending.counts.summary() if ending is not None else f"{n:,} rows"
     reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
     for start in range(0, len(cards), 4):
@@ -102,7 +92,7 @@ def summary_table(sums: Sequence[Any]) -> None:
     """The per-metric summary: mean, std, CI, counts, band and how the scores were made."""
     rows = [{"metric": s.name, "mean": s.mean, "std": s.std, "95% CI low": s.ci_low, "95% CI high": s.ci_high,
              "scored": s.n_scored, "total": s.n_total, "fallback": s.n_fallback, "skipped": s.n_skipped,
-             "band": band(s.mean) if s.mean is not None else "N/A",
+             "band": service.band(s.mean) if s.mean is not None else "N/A",
              "how": ", ".join(f"{METHOD_LABELS.get(m, m)}: {n}" for m, n in s.methods.items())} for s in sums]
     three = st.column_config.NumberColumn(format="%.3f")
     config = {c: three for c in ("mean", "std", "95% CI low", "95% CI high")}
@@ -110,9 +100,9 @@ def summary_table(sums: Sequence[Any]) -> None:
     views.records_table(rows, column_config=config)
 
 
-def advice_view(sums: Sequence[Any], meta: RunMeta) -> None:
+def advice_view(summary: Dict[str, Any], meta: RunMeta) -> None:
     st.subheader("What to improve")
-    advice = recommendations({s.name: s.mean for s in sums}, metrics=rubrics_in_settings(meta.settings))
+    advice = service.advice(summary, meta.settings)
     for item in advice:
         with st.container(border=True):
             st.markdown(errors.fmt("**{metric}** {badge} — {diagnosis}", metric=item.metric,
@@ -120,13 +110,13 @@ def advice_view(sums: Sequence[Any], meta: RunMeta) -> None:
                         unsafe_allow_html=True)
             st.markdown("\n".join(f"- {errors.md(action)}" for action in item.actions))
     if not advice:
-        errors.success("Every metric is at least Good ({good}). Nothing urgent to fix.", good=band_ranges()["Good"],
+        errors.success("Every metric is at least Good ({good}). Nothing urgent to fix.", good=service.band_ranges()["Good"],
                        icon=None)
 
 
 def noise_view(summary: Dict[str, Any]) -> None:
     """The judge's disagreement with itself, when each metric was asked more than once per sample."""
-    noise = summary_data.noise(summary)
+    noise = service.judge_noise(summary)
     if not noise:
         return
     st.subheader("Judge noise")
@@ -144,9 +134,8 @@ def usage_view(summary: Dict[str, Any], meta: RunMeta) -> None:
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
     usage = summary.get("usage") or {}
-    cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
-                 meta.settings.get("price_in"), meta.settings.get("price_out"))
-    ok, asked = judge_calls(usage)
+    cost = service.judge_cost(usage, meta.settings)
+    ok, asked = service.judge_calls(usage)
     cells = [("Judge calls", "calls"), ("Failed calls", "failures"), ("Cache hits", "cache_hits"),
              ("Prompt tokens", "prompt_tokens"), ("Completion tokens", "completion_tokens"), ("Retries", "retries")]
     columns = st.columns(len(cells) + 1)
@@ -155,7 +144,7 @@ def usage_view(summary: Dict[str, Any], meta: RunMeta) -> None:
     columns[-1].metric("Cost", "–" if cost is None else f"{cost:.4f}",
                        help="Give prices per million tokens in the judge settings to see the cost." if cost is None
                        else None)
-    usable, _ = usable_replies(usage)
+    usable, _ = service.usable_replies(usage)
     cached = usage.get("cached_prompt_tokens") or 0
     note = (f" {cached:,} of the prompt tokens were read from the server's prompt cache (billed at a discount "
             "by OpenAI; the cost shown counts them at the full price)." if cached else "")
@@ -183,11 +172,9 @@ def target_view(summary: Dict[str, Any]) -> None:
 
 def agreement_view(summary: Dict[str, Any]) -> None:
     """Agreement with human labels (human_<metric> columns) and other tools' grades (external_<tool>_<metric>)."""
-    table = summary_data.agreement(summary)
+    table = service.labels_agreement(summary)
     if not table:
         return
-    from evaluator.analysis.charts import calibration_chart
-
     st.subheader("Agreement with human labels" if all(" vs " not in m for m in table)
                  else "Agreement with human labels and other tools' grades")
     st.caption("AUROC for 0/1 labels (0.5 = chance, 1 = perfect ranking); Spearman/Kendall for graded labels; "
@@ -196,7 +183,7 @@ def agreement_view(summary: Dict[str, Any]) -> None:
     views.records_table([{"metric": a.metric, "rows": a.n, "labels": a.kind, "AUROC": a.auroc, "Spearman": a.spearman,
                        "Kendall": a.kendall, "MAE": a.mae} for a in table.values()],
                      column_config={c: three for c in ("AUROC", "Spearman", "Kendall", "MAE")})
-    chart = calibration_chart(table)
+    chart = service.calibration_chart(table)
     if chart is not None:
         st.altair_chart(chart, width="stretch")
 
@@ -204,12 +191,12 @@ def agreement_view(summary: Dict[str, Any]) -> None:
 def filter_frame(frame: Any) -> Any:
     """Filter widgets (text, category, metric threshold, method) and the rows of a report held in memory they keep."""
     categories = sorted(frame["category"].dropna().unique()) if "category" in frame else []
-    f = filter_widgets(report_data.score_columns(frame), categories)
-    return report_data.select_rows(frame, text=f.text, categories=f.categories, metric=f.metric, at_most=f.at_most,
+    f = filter_widgets(service.score_columns(frame), categories)
+    return service.select_rows(frame, text=f.text, categories=f.categories, metric=f.metric, at_most=f.at_most,
                                    methods=f.methods)
 
 
-def filter_widgets(cols: Sequence[str], categories: Sequence[str]) -> Filters:
+def filter_widgets(cols: Sequence[str], categories: Sequence[str]) -> service.Filters:
     """Filter widgets (text, category, metric threshold, method): what the Samples table keeps."""
     state.drop_stale(state.REP_CATEGORIES, categories)  # kept from a report with other categories
     state.drop_stale(state.REP_METRIC, ["(any)"] + list(cols))
@@ -222,16 +209,16 @@ def filter_widgets(cols: Sequence[str], categories: Sequence[str]) -> Filters:
                         persist_state=state.KEEP)
     methods = st.multiselect("Scored by (any metric)", list(METHOD_LABELS), format_func=METHOD_LABELS.__getitem__,
                              key="rep_methods", persist_state=state.KEEP)
-    return Filters(text=text, categories=tuple(chosen), metric=None if metric == "(any)" else metric,
+    return service.Filters(text=text, categories=tuple(chosen), metric=None if metric == "(any)" else metric,
                    at_most=at_most, methods=tuple(methods))
 
 
 def samples_table(frame: Any, limit: int = 2_000) -> None:
     """Scores before the long texts, to 3 decimals, tinted by band (up to `limit` rows: styling is slow)."""
-    cols = report_data.score_columns(frame)
+    cols = service.score_columns(frame)
     head = [c for c in ("#", "sample_id", "category", "turns", "worst turn") if c in frame.columns]
     texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
-    grades = report_data.external_columns(frame)  # other tools' grades, beside ours, never tinted as ours
+    grades = service.external_columns(frame)  # other tools' grades, beside ours, never tinted as ours
     table = frame[head + ["overall"] + [c for c in cols if c != "overall"] + grades + texts]
     config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols + grades}
     if len(table) <= limit:
@@ -243,7 +230,7 @@ def samples_table(frame: Any, limit: int = 2_000) -> None:
 def band_tint(value: Any) -> str:
     if value is None or value != value:  # None or NaN: skipped
         return ""
-    return f"background-color: {BAND_COLORS[band(float(value))]}40"  # the band's colour, light
+    return f"background-color: {service.BAND_COLORS[service.band(float(value))]}40"  # the band's colour, light
 
 
 def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
@@ -262,11 +249,11 @@ def drill_down(report: EvalReport, frame: Any, shown: Any) -> None:
 
 def result_view(result: Any) -> None:
     """One sample: its claims marked on the text when it has any, then its scores and reasoning."""
-    marked = bool(result.sample is not None and claim_views(result.sample, result.scores))
+    marked = service.claims_html(result)
     if marked:  # the answer, reference and contexts with their claims marked: shown here, not again below
         with st.expander("Claims on the text", expanded=True):
-            rv.claims_view(result)
-    views.result_view(result, marked)
+            st.html(marked)
+    views.result_view(result, bool(marked))
 
 
 def sample_label(frame: Any, i: int) -> str:
@@ -281,57 +268,30 @@ def sample_label(frame: Any, i: int) -> str:
 def downloads(view: RunView, charts: Dict[str, Any]) -> None:
     """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG, each built only when clicked (a stored run's
     rows are read from the history then, not before)."""
-    from evaluator.analysis import charts as chart_io
-    from evaluator.report import export, files
-    from evaluator.store import pages as store_pages
-
     meta = view.meta
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
-    agreement = summary_data.agreement(view.summary) or None
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
-
-    names = view.summary.get("metric_names") or []
-    n_rows = int(view.summary.get("n_rows") or 0)
-
-    def rows() -> Any:
-        """The run's rows in order: from memory, or from the history a page at a time (files are written as the
-        rows pass, never all held)."""
-        if view.report is not None:
-            return enumerate(view.report.results)
-        assert store is not None and meta.run_id
-        return store.iter_results(meta.run_id)
-
-    def embedded() -> Any:
-        """What the HTML report embeds: every row, or of a larger stored run its worst rows, read by SQL."""
-        if view.report is not None or n_rows <= export.DEFAULT_MAX_SAMPLES:
-            return rows()
-        assert store is not None and meta.run_id
-        return store_pages.worst_rows(store, meta.run_id, export.DEFAULT_MAX_SAMPLES)
-
-    def html_data() -> str:
-        return export.summary_html(view.summary, embedded, title=f"ragmeter report: {meta.dataset_name}",
-                                   dataset_name=meta.dataset_name, settings=meta.settings, labels_agreement=agreement,
-                                   reviewed={m: corrected_line(a) for m, a in rv.agreement(meta.run_id).items()})
-
+    files = service.run_files(meta.dataset_name, view.summary, meta.settings, report=view.report, store=store,
+                              run_id=meta.run_id, reviewed=lambda: {m: service.corrected_line(a) for m, a in
+                                                                    rv.agreement(meta.run_id).items()})
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Download CSV", lambda: files.csv_bytes(rows(), names), f"{stem}.csv", "text/csv",
+    c1.download_button("Download CSV", files.csv, f"{stem}.csv", "text/csv",
                        key="dl_csv", icon=":material/table:", on_click="ignore")
-    c2.download_button("Download JSON", lambda: files.json_bytes(rows, view.summary, meta.settings),
-                       f"{stem}.json", "application/json", key="dl_json", icon=":material/data_object:",
-                       on_click="ignore")
-    c3.download_button("Download HTML report", html_data, f"{stem}.html",
+    c2.download_button("Download JSON", files.json, f"{stem}.json", "application/json", key="dl_json",
+                       icon=":material/data_object:", on_click="ignore")
+    c3.download_button("Download HTML report", files.html, f"{stem}.html",
                        "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
-    c4.download_button("Download Parquet", lambda: files.parquet_bytes(rows(), names), f"{stem}.parquet",
+    c4.download_button("Download Parquet", files.parquet, f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
                        on_click="ignore")
     for i, (name, chart) in enumerate(charts.items()):
         slug = name.split()[0].lower()
         c1, c2, _ = st.columns(3)
-        c1.download_button(f"{name} chart (PNG)", partial(chart_io.chart_png, chart), f"{stem}-{slug}.png",
+        c1.download_button(f"{name} chart (PNG)", partial(service.chart_png, chart), f"{stem}-{slug}.png",
                            "image/png", key=f"dl_png_{i}", on_click="ignore")
-        c2.download_button(f"{name} chart (SVG)", partial(chart_io.chart_svg, chart), f"{stem}-{slug}.svg",
+        c2.download_button(f"{name} chart (SVG)", partial(service.chart_svg, chart), f"{stem}-{slug}.svg",
                            "image/svg+xml", key=f"dl_svg_{i}", on_click="ignore")
 
 
@@ -348,7 +308,7 @@ def trust_notes(summary: Dict[str, Any]) -> None:
                        "({cause}): those scores are lexical estimates.", fallback=fallback, judged=judged,
                        cause=trust.get("main_cause") or "see each score", icon=":material/warning:")
     if trust.get("offline"):
-        errors.info("{notice}", notice=OFFLINE_NOTICE, icon=":material/info:")
+        errors.info("{notice}", notice=service.OFFLINE_NOTICE, icon=":material/info:")
     language = trust.get("language_note")
     if language:  # rows in a language without prompts of its own were scored with the English ones
         errors.info("{note}", note=language.strip().capitalize(), icon=":material/translate:")
@@ -356,7 +316,7 @@ def trust_notes(summary: Dict[str, Any]) -> None:
 
 def verdict_box(summary: Dict[str, Any]) -> None:
     """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
-    ending = summary_data.verdict_of(summary)
+    ending = service.verdict_of(summary)
     if ending is not None and not ending.ok and not (summary.get("trust") or {}).get("stopped"):
         run_verdict_box(ending)
 

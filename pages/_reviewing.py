@@ -11,14 +11,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from evaluator.analysis.claims import claim_views
-from evaluator.analysis.highlight import sample_html
-from evaluator.review.agreement import ReviewAgreement, corrected_line, review_agreement
-from evaluator.store import pages
-from evaluator.store.history import RunInfo, default_owner
-from evaluator.metrics.registry import get_metric
-from evaluator.model import METHOD_RULE, EvalResult, MetricScore
-from evaluator.store.reviews import AGREE, DISAGREE, Review, ReviewStore, judge_settings
+from evaluator import service
+from evaluator.model import EvalResult, MetricScore
 
 from pages import _errors as errors
 from pages import _report_data as report_data
@@ -28,23 +22,20 @@ from pages import _team as team
 from pages import _views as views
 
 REV_SHOWN, REVIEWER = state.REV_SHOWN, state.REVIEWER
-PASS_FAIL = {"pass": 1.0, "fail": 0.0}
 
 
 def claims_view(result: EvalResult) -> bool:
     """The sample's text with each metric's claims marked (escaped HTML; Arabic right-to-left);
     False when there is nothing to mark (nothing drawn)."""
-    if result.sample is None:
-        return False
-    claims = claim_views(result.sample, result.scores)
-    if claims:
-        st.html(sample_html(result.sample, claims))
-    return bool(claims)
+    marked = service.claims_html(result)
+    if marked:
+        st.html(marked)
+    return bool(marked)
 
 
-def store() -> ReviewStore:
+def store() -> service.ReviewStore:
     """The review store, writing as this session's user: a viewer's save is refused by the store itself."""
-    return ReviewStore(report_data.history(), access=team.access() if team.config().team else None)
+    return service.review_store(report_data.history(), team.access() if team.config().team else None)
 
 
 def reviewer() -> Optional[str]:
@@ -54,31 +45,25 @@ def reviewer() -> Optional[str]:
         errors.caption("Reviewing as **{name}** (signed in)", name=name or "?")
         return name
     if not state.has(REVIEWER):
-        state.put(REVIEWER, default_owner())
+        state.put(REVIEWER, service.default_owner())
     name = st.text_input("Your name", key=REVIEWER, help="Stored with each review; typed once per session",
                          persist_state=state.KEEP)
     return name.strip() or None
 
 
-def scale_of(metric: str, info: RunInfo) -> str:
+def scale_of(metric: str, info: service.RunInfo) -> str:
     """The scale a metric asks the judge for (rubrics keep theirs in the run's settings)."""
-    rubric = (info.settings.get("rubrics") or {}).get(metric)
-    if isinstance(rubric, dict) and rubric.get("scale"):
-        return str(rubric["scale"])
-    try:
-        return get_metric(metric).scale
-    except Exception:  # a plugin metric that is not installed here: its scores are 0-1
-        return "0-1"
+    return service.scale_of(metric, info.settings)
 
 
 def reviewable_metrics(run_id: str) -> List[str]:
     """The run's metrics with a score a person can review (judged, not rule-based), in the run's order."""
-    return pages.reviewable_metrics(report_data.history(), run_id, exclude_method=METHOD_RULE)
+    return service.reviewable_metrics(report_data.history(), run_id)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _queue_scores(location: str, run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalResult]]:
-    return pages.light_results(report_data.history(), run_id, [metric])
+    return service.queue_scores(report_data.history(), run_id, metric)
 
 
 def queue_scores(run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalResult]]:
@@ -89,14 +74,14 @@ def queue_scores(run_id: str, metric: str, stamp: str) -> List[Tuple[int, EvalRe
 
 def sample_result(run_id: str, index: int) -> Optional[EvalResult]:
     """One row with its sample (the one the Review page shows or saves)."""
-    return pages.row(report_data.history(), run_id, index)
+    return service.run_row(report_data.history(), run_id, index)
 
 
 def reviewable(result: EvalResult) -> List[MetricScore]:
-    return [ms for ms in result.scores.values() if not ms.skipped and ms.method != METHOD_RULE]
+    return service.reviewable(result)
 
 
-def fill_form(run_id: str, index: int, name: str, scores: List[MetricScore], reviews: List[Review]) -> None:
+def fill_form(run_id: str, index: int, name: str, scores: List[MetricScore], reviews: List[service.Review]) -> None:
     """Set the form's widgets from this reviewer's stored reviews when the sample shown changed."""
     shown = (run_id, index, name)
     if state.get(REV_SHOWN) == shown:
@@ -105,10 +90,7 @@ def fill_form(run_id: str, index: int, name: str, scores: List[MetricScore], rev
     for ms in scores:
         r = mine.get(ms.name)
         state.put(state.review_field("v", ms.name), r.verdict if r else None)
-        corrected: Any = None if r is None else r.corrected
-        if r is not None and r.scale == "pass-fail" and corrected is not None:
-            corrected = "pass" if corrected == 1.0 else "fail"
-        state.put(state.review_field("c", ms.name), corrected)
+        state.put(state.review_field("c", ms.name), service.shown_corrected(r))
         state.put(state.review_field("n", ms.name), r.note if r else "")
     state.put(REV_SHOWN, shown)
 
@@ -116,7 +98,7 @@ def fill_form(run_id: str, index: int, name: str, scores: List[MetricScore], rev
 def corrected_widget(ms: MetricScore, scale: str) -> Any:
     key = state.review_field("c", ms.name)
     if scale == "pass-fail":
-        return st.radio("Corrected", list(PASS_FAIL), index=None, horizontal=True, key=key, persist_state=state.KEEP)
+        return st.radio("Corrected", list(service.PASS_FAIL), index=None, horizontal=True, key=key, persist_state=state.KEEP)
     if scale == "1-5":
         return st.number_input("Corrected (1-5)", min_value=1.0, max_value=5.0, step=1.0, value=None, key=key,
                                persist_state=state.KEEP)
@@ -130,45 +112,28 @@ def metric_form(ms: MetricScore, scale: str) -> None:
         st.markdown(f"**{errors.md(ms.name)}** &nbsp; {views.badge(ms.score)}", unsafe_allow_html=True)
         if ms.reasoning:
             errors.caption("{reasoning}", reasoning=ms.reasoning[:300])  # the judge's text: shown as text
-        st.radio("Verdict", [AGREE, DISAGREE], index=None, horizontal=True, key=state.review_field("v", ms.name),
+        st.radio("Verdict", [service.AGREE, service.DISAGREE], index=None, horizontal=True, key=state.review_field("v", ms.name),
                  persist_state=state.KEEP)
         corrected_widget(ms, scale)
         st.text_input("Note", key=state.review_field("n", ms.name), persist_state=state.KEEP)
 
 
-def form_reviews(info: RunInfo, index: int, result: EvalResult, name: str, order: str,
-                 scores: List[MetricScore], agree_all: bool = False) -> List[Review]:
-    """The reviews the form holds now (every metric agreed when `agree_all`)."""
-    out = []
-    for ms in scores:
-        verdict = AGREE if agree_all else state.get(state.review_field("v", ms.name))
-        if verdict is None:
-            continue
-        scale = scale_of(ms.name, info)
-        corrected = None if agree_all else state.get(state.review_field("c", ms.name))
-        if isinstance(corrected, str):
-            corrected = PASS_FAIL[corrected]
-        out.append(Review(info.run_id, index, ms.name, verdict, name, corrected=corrected, scale=scale,
-                          note="" if agree_all else str(state.get(state.review_field("n", ms.name)) or ""),
-                          judge_score=ms.score, judge=judge_settings(info), sample_id=result.sample_id, queue=order))
-    return out
+def form_entries(scores: List[MetricScore]) -> List[service.ReviewEntry]:
+    """What the form holds now for each metric: verdict, corrected score and note."""
+    return [service.ReviewEntry(ms.name, state.get(state.review_field("v", ms.name)),
+                                state.get(state.review_field("c", ms.name)),
+                                str(state.get(state.review_field("n", ms.name)) or "")) for ms in scores]
 
 
 # --- agreement with reviewers, for the Review page and the Report --------------------------------
 
-def agreement(run_id: Optional[str]) -> Dict[str, ReviewAgreement]:
+def agreement(run_id: Optional[str]) -> Dict[str, service.ReviewAgreement]:
     """Judge agreement with the run's reviewers; {} without reviews. Reads the reviewed metrics' score rows,
-    never the run's records (store/pages.py)."""
-    if not run_id:
-        return {}
-    reviews = store()
-    given = reviews.reviews(run_id)
-    if not given:
-        return {}
-    return review_agreement(given, pages.light_results(reviews.runs, run_id, sorted({r.metric for r in given})))
+    never the run's records."""
+    return service.agreement(store(), run_id) if run_id else {}
 
 
-def target_status(a: Optional[ReviewAgreement], half_width: float) -> None:
+def target_status(a: Optional[service.ReviewAgreement], half_width: float) -> None:
     """Under the random or informative queue: the corrected mean so far, and whether the target
     half-width is reached (or how many more reviews it needs)."""
     c = a.correction if a is not None else None
@@ -188,22 +153,22 @@ def _ci(ci: Optional[Tuple[float, float]]) -> str:
     return "" if ci is None else f" (95% CI {ci[0]:.2f}–{ci[1]:.2f})"
 
 
-def card_line(a: Optional[ReviewAgreement]) -> str:
+def card_line(a: Optional[service.ReviewAgreement]) -> str:
     """The line under a metric's mean on the Report: judge agreement with your reviewers."""
     if a is None or a.agree_rate is None:
         return ""
     line = f"reviewers agree {a.agree_rate:.0%}{_ci(a.agree_ci)}, n={a.n_reviews}"
-    corrected = corrected_line(a)
+    corrected = service.corrected_line(a)
     return line + (f" · {corrected}" if corrected else "")
 
 
-def agreement_table(table: Dict[str, ReviewAgreement]) -> None:
+def agreement_table(table: Dict[str, service.ReviewAgreement]) -> None:
     """Per metric: agree rate, Spearman/AUROC, bias, reviewers' alpha, human-corrected mean."""
     three = st.column_config.NumberColumn(format="%.3f")
     rows = [{"metric": m, "reviews": a.n_reviews, "reviewers": a.n_reviewers, "agree rate": a.agree_rate,
              "agree 95% CI": _ci(a.agree_ci).strip(" ()"), "Spearman": a.spearman, "AUROC": a.auroc,
              "bias (judge - human)": a.bias, "bias 95% CI": _ci(a.bias_ci).strip(" ()"),
-             "reviewers' alpha": a.alpha, "corrected mean": corrected_line(a)} for m, a in table.items()]
+             "reviewers' alpha": a.alpha, "corrected mean": service.corrected_line(a)} for m, a in table.items()]
     views.records_table(rows, column_config={c: three for c in ("agree rate", "Spearman", "AUROC",
                                                              "bias (judge - human)", "reviewers' alpha")})
 

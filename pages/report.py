@@ -41,7 +41,7 @@ charts = report_data.report_charts(meta.token, summary)
 for tab, chart in zip(st.tabs(list(charts)), charts.values()):
     tab.altair_chart(chart, width="stretch")
 sections.summary_table(sums)
-sections.advice_view(sums, meta)
+sections.advice_view(summary, meta)
 sections.noise_view(summary)
 sections.usage_view(summary, meta)
 sections.target_view(summary)
