@@ -3,23 +3,13 @@
 The generation itself is a job (pages/_generation.py): these steps draw the forms before it and read
 its outcome and items from the history after it.
 """
-import html
 from typing import Any, List, Optional
 
 import streamlit as st
 from streamlit import config as st_config
 
-from evaluator.generate.chart import coverage_chart
-from evaluator.generate.chunking import Chunk, chunk_documents
-from evaluator.generate.coverage import compute_coverage
-from evaluator.generate.documents import DOCUMENT_FILES, load_documents, load_uploads
-from evaluator.generate.gate import REASONS
-from evaluator.generate.items import TestItem, apply_edits, testset_bytes
-from evaluator.generate.kinds import DEFAULT_MIX, KINDS
-from evaluator.generate.runner import GenerateSettings
-from evaluator.runs.generation import can_resume
-from evaluator.store.generations import GenerationInfo
-from evaluator.text import content_words, sentences
+from evaluator import service
+from evaluator.service import Chunk, GenerationInfo, TestItem
 
 from pages import _errors as errors
 from pages import _generation as generation
@@ -27,7 +17,6 @@ from pages import _judge as judge_ui
 from pages import _nav as nav
 from pages import _state as state
 from pages import _team as team
-from pages._data import digest
 from pages._dataset_form import upload_limit_mb
 
 ITEM_LANGUAGES = {"auto": "each document's own", "en": "English", "ar": "Arabic",
@@ -44,9 +33,10 @@ def is_local() -> bool:
 
 @st.cache_data(max_entries=4, show_spinner="Reading and chunking the documents…")
 def chunks_of(token: str, _source: Any, chunk_chars: int) -> List[Chunk]:
+    if not isinstance(_source, list):
+        return service.folder_chunks(_source, chunk_chars)
     limit = upload_limit_mb() * 1_000_000  # a small Parquet table may not decode to more than the upload limit
-    docs = load_uploads(_source, max_decoded=limit) if isinstance(_source, list) else load_documents(_source)
-    return chunk_documents(docs, chunk_chars)
+    return service.upload_chunks(_source, chunk_chars, max_decoded=limit)
 
 
 def documents_step() -> Optional[List[Chunk]]:
@@ -61,7 +51,7 @@ def documents_step() -> Optional[List[Chunk]]:
         with errors.guard("Reading the folder"):
             return chunks_of(f"folder:{folder.strip()}", folder.strip(), size)
         return None
-    types = [t.lstrip(".") for t in DOCUMENT_FILES]
+    types = service.document_types()
     files = st.file_uploader("Documents (.md .txt .html .pdf, or a CSV/JSONL/Parquet table with title and body)",
                              type=types, accept_multiple_files=True, key="gen_uploads")
     if not files:
@@ -72,7 +62,7 @@ def documents_step() -> Optional[List[Chunk]]:
                      "at once. Remove some files, or generate from them in parts.", n=len(files), mb=total / 1e6,
                      limit=limit, icon=":material/block:")
         return None
-    token = "|".join(f"{f.name}:{digest(f.getvalue())}" for f in files)
+    token = "|".join(f"{f.name}:{service.digest(f.getvalue())}" for f in files)
     with errors.guard("Reading the documents"):
         return chunks_of(token, list(files), size)
     return None
@@ -82,8 +72,8 @@ def settings_step() -> tuple:
     st.subheader("2. Settings")
     c1, c2, c3 = st.columns(3)
     n = int(c1.number_input("Items to keep", 1, 1000, 20, key="gen_n"))
-    kinds = c2.multiselect("Kinds", list(KINDS), default=list(DEFAULT_MIX), key="gen_kinds",
-                           format_func=lambda k: f"{k} ({KINDS[k].label})")
+    kinds = c2.multiselect("Kinds", list(service.KINDS), default=list(service.DEFAULT_MIX), key="gen_kinds",
+                           format_func=lambda k: f"{k} ({service.KINDS[k].label})")
     language: str = c3.selectbox("Language of the items", list(ITEM_LANGUAGES), key="gen_item_language",
                                  format_func=ITEM_LANGUAGES.__getitem__)
     config = judge_ui.judge_widgets("gen", run_options=False)
@@ -91,8 +81,8 @@ def settings_step() -> tuple:
         errors.warning("No model: offline extractive mode. Each question is a sentence of a chunk with one word "
                        "blanked. Use such a set for retrieval checks (expected-document recall) only, not to judge "
                        "answers.", icon=":material/science:")
-    mix = {k: DEFAULT_MIX[k] for k in kinds} or dict(DEFAULT_MIX)
-    return GenerateSettings(n=n, mix=mix, language=language, workers=4), config
+    mix = {k: service.DEFAULT_MIX[k] for k in kinds} or dict(service.DEFAULT_MIX)
+    return service.GenerateSettings(n=n, mix=mix, language=language, workers=4), config
 
 
 def outcome(info: GenerationInfo) -> None:
@@ -110,27 +100,15 @@ def outcome(info: GenerationInfo) -> None:
     rejected = done.get("rejected") or {}
     if rejected:
         st.caption("Rejected by the quality gate")
-        st.dataframe([{"reason": r, "items": c, "what it means": REASONS.get(r, r)} for r, c in rejected.items()],
+        st.dataframe([{"reason": r, "items": c, "what it means": service.GATE_REASONS.get(r, r)}
+                      for r, c in rejected.items()],
                      hide_index=True)
     # not offered when it cannot succeed (an offline run fell short), nor to a user who may not resume it
-    if can_resume(info) and team.may("resume", info.owner):
+    if service.can_resume(info) and team.may("resume", info.owner):
         if st.button(f"Resume ({info.target - info.n_items} more)", key="gen_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming"):
                 generation.resume(info)
                 st.rerun()
-
-
-def highlighted(chunk: Chunk, reference: str) -> str:
-    """The chunk as escaped HTML, the sentences that share most of the reference's words marked."""
-    ref = set(content_words(reference))
-    parts = []
-    for sent in sentences(chunk.text):
-        words = set(content_words(sent))
-        text = html.escape(sent)
-        parts.append(f"<mark>{text}</mark>" if ref and len(words & ref) >= 0.5 * min(len(ref), len(words) or 1)
-                     else text)
-    head = html.escape(f"{chunk.title} · {chunk.section} · {chunk.chunk_id}")
-    return f"<div dir='auto'><b>{head}</b><br>{' '.join(parts)}</div>"
 
 
 def review(info: GenerationInfo) -> None:
@@ -138,9 +116,9 @@ def review(info: GenerationInfo) -> None:
     if not items:
         return
     st.subheader("3. Review")
-    coverage = compute_coverage(chunks, items)
+    coverage = service.compute_coverage(chunks, items)
     errors.caption("{summary}", summary=coverage.summary())  # names the documents: user text
-    st.altair_chart(coverage_chart(coverage), width="stretch")
+    st.altair_chart(service.coverage_chart(coverage), width="stretch")
     gaps = coverage.uncovered()
     if gaps:
         with st.expander(f"{len(gaps)} sections no item touches"):
@@ -150,14 +128,14 @@ def review(info: GenerationInfo) -> None:
              "keywords": "; ".join(i.expected_answer_keywords)} for i in items]
     edited = st.data_editor(rows, key=f"gen_editor_{info.gen_id}", hide_index=True,
                             disabled=["id", "kind", "language"])
-    kept = apply_edits(items, edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited))
+    kept = service.apply_edits(items, edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited))
     by_id = {c.chunk_id: c for c in chunks}
     pick = st.selectbox("Source of", [i.id for i in items], key="gen_pick")
     chosen = next(i for i in items if i.id == pick)
     st.text(chosen.question)
     for cid in chosen.chunk_ids:
         if cid in by_id:
-            st.html(highlighted(by_id[cid], chosen.ground_truth))
+            st.html(service.source_html(by_id[cid], chosen.ground_truth))
     save(kept)
 
 
@@ -166,9 +144,9 @@ def save(items: List[TestItem]) -> None:
     st.caption(f"{len(items)} items. The file is a dataset: run it against your pipeline on the Evaluate page "
                "(answers: call my pipeline) or with `ragmeter evaluate testset.jsonl --target …`.")
     c1, c2, c3 = st.columns(3)
-    c1.download_button("Download JSONL", testset_bytes(items, ".jsonl"), "testset.jsonl", key="gen_dl_jsonl")
-    c2.download_button("Download CSV", testset_bytes(items, ".csv"), "testset.csv", key="gen_dl_csv")
+    c1.download_button("Download JSONL", service.testset_bytes(items, ".jsonl"), "testset.jsonl", key="gen_dl_jsonl")
+    c2.download_button("Download CSV", service.testset_bytes(items, ".csv"), "testset.csv", key="gen_dl_csv")
     if c3.button("Use on the Evaluate page", key="gen_use", type="primary", icon=":material/science:"):
-        state.put(state.UPLOAD, ("generated-testset.jsonl", testset_bytes(items, ".jsonl")))
+        state.put(state.UPLOAD, ("generated-testset.jsonl", service.testset_bytes(items, ".jsonl")))
         state.drop(state.EVAL_SOURCE)  # the Evaluate page then opens on the upload
         st.switch_page(nav.EVALUATE_PAGE)

@@ -1,4 +1,4 @@
-"""The Generate page's generation as a job (evaluator/runs/generation.py): submit it, follow it live, stop it,
+"""The Generate page's generation as a job (service.submit_generation): submit it, follow it live, stop it,
 resume it, open any generation the history holds.
 
 A worker runs it (this process's `local_worker` on a laptop, `ragmeter worker`s when the team config says
@@ -13,12 +13,8 @@ from typing import Any, List, Optional, Tuple
 
 import streamlit as st
 
-from evaluator.generate.chunking import Chunk
-from evaluator.generate.items import TestItem
-from evaluator.generate.runner import GenerateSettings
-from evaluator.runs import generation as jobs
-from evaluator.store.generations import GenerationInfo, Generations
-from evaluator.store.jobs import JobInfo, Progress
+from evaluator import service
+from evaluator.service import Chunk, GenerateSettings, GenerationInfo, JobInfo, Progress, TestItem
 
 from pages import _errors as errors
 from pages import _judge as judge_ui
@@ -26,15 +22,6 @@ from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
 from pages._views import format_duration
-
-NAME_CHARS = 80  # a generation is named after its documents' titles, cut to this
-
-
-def name_of(chunks: List[Chunk]) -> str:
-    titles = sorted({c.title for c in chunks})
-    name = ", ".join(titles)
-    return name if len(name) <= NAME_CHARS else f"{len(titles)} documents: {name[:NAME_CHARS - 20]}…"
-
 
 def _key(offline: bool) -> str:
     """A typed key goes to this process's worker only: external workers read their own environment."""
@@ -44,28 +31,23 @@ def _key(offline: bool) -> str:
 # --- submitting, stopping, resuming ------------------------------------------------------------------
 def start(chunks: List[Chunk], settings: GenerateSettings, config: Any) -> str:
     """Queue a generation of `settings.n` items over `chunks`; the session follows it. NotAllowed for a viewer."""
-    team.authorize("generate")  # before anything is stored: a viewer never reaches the team's judge
-    gen_id = jobs.submit_generation(runs.open_store(), chunks, settings, config, name=name_of(chunks),
-                                    owner=team.owner(), generator=config.model, api_key=_key(config.offline),
-                                    limits=runs.limits())
+    gen_id = service.submit_generation(runs.open_store(), chunks, settings, config, access=team.access(),
+                                       owner=team.owner(), api_key=_key(config.offline), limits=runs.limits())
     runs.ensure_worker()
     return follow(gen_id)
 
 
 def resume(info: GenerationInfo) -> str:
     """Queue the rest of a stopped, short or interrupted generation (its items kept); the session follows it."""
-    team.authorize("resume", info.owner)
-    gen_id = jobs.resume_generation(runs.open_store(), info.gen_id, api_key=_key(jobs.judge_config(info).offline),
-                                    limits=runs.limits())
+    gen_id = service.resume_generation(runs.open_store(), info, access=team.access(),
+                                       api_key=_key(service.generation_is_offline(info)), limits=runs.limits())
     runs.ensure_worker()
     return follow(gen_id)
 
 
 def stop(gen_id: str) -> None:
-    """Ask its worker to stop it; only its owner and admins (checked here, at the write)."""
-    job = runs.queue().get(gen_id)
-    team.authorize("stop", job.owner if job is not None else Generations(runs.open_store()).get(gen_id).owner)
-    jobs.stop_generation(runs.open_store(), gen_id)
+    """Ask its worker to stop it; only its owner and admins (checked by the service, at the write)."""
+    service.stop_generation(runs.open_store(), gen_id, access=team.access())
 
 
 def follow(gen_id: str) -> str:
@@ -86,7 +68,7 @@ def live() -> None:
     gen_id = state.get(state.GEN_LIVE)
     if gen_id is None:
         return  # a late tick after the page has shown the outcome
-    job = runs.wait_ended(gen_id, runs.WAIT_NO_BROWSER) if runs.no_browser() else runs.queue().get(gen_id)
+    job = runs.wait_ended(gen_id, runs.WAIT_NO_BROWSER) if runs.no_browser() else runs.job(gen_id)
     if not runs.active(job):
         state.drop(state.GEN_LIVE)
         st.rerun()  # the whole page: it reads the outcome and the items from the history
@@ -102,7 +84,7 @@ def job_view(job: JobInfo, *, key: str) -> None:
             with errors.guard("Stopping the generation"):
                 stop(job.run_id)
                 slot.empty()
-                job = runs.queue().get(job.run_id) or job
+                job = runs.job(job.run_id) or job
     if job.stop_requested:
         st.caption("Stopping: finishing the items in flight. Every kept item is saved.")
     if job.state == "queued":
@@ -143,15 +125,13 @@ def shown() -> Optional[GenerationInfo]:
     if gen_id is None:
         return None
     with errors.guard("Reading the generation"):
-        return Generations(runs.open_store()).get(gen_id)
+        return service.generation(runs.open_store(), gen_id)
     return None
 
 
 def failure(gen_id: str) -> str:
     """Why a generation failed before it could start (its worker stored it in the job's progress)."""
-    job = runs.queue().get(gen_id)
-    progress = job.progress if job is not None else None
-    return (progress.error if progress is not None else None) or "the generation could not start"
+    return service.generation_failure(runs.open_store(), gen_id)
 
 
 def contents(info: GenerationInfo) -> Tuple[List[Chunk], List[TestItem]]:
@@ -161,14 +141,13 @@ def contents(info: GenerationInfo) -> Tuple[List[Chunk], List[TestItem]]:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _contents(location: str, gen_id: str, token: str) -> Tuple[List[Chunk], List[TestItem]]:
-    store = runs.open_store()
-    return jobs.stored_chunks(store, gen_id), jobs.stored_items(store, gen_id)
+    return service.generation_contents(runs.open_store(), gen_id)
 
 
 def earlier() -> None:
     """Open a generation the history holds (yours or a colleague's), e.g. one that ended in another tab."""
     try:
-        found = Generations(runs.open_store()).list(limit=30)
+        found = service.generations(runs.open_store(), limit=30)
     except Exception as exc:
         errors.warning("Earlier generations cannot be read now: {problem}", problem=exc)
         return

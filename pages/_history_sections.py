@@ -7,12 +7,8 @@ from typing import Any, Dict, List, Sequence
 
 import streamlit as st
 
-from evaluator.analysis.compare import compare_runs
-from evaluator.io.versions import version_of
-from evaluator.errors import RagmeterError
-from evaluator.runs.ab import ab_from_runs
-from evaluator.store.history import RunInfo, RunStore
-from evaluator.judges.registry import get_judge
+from evaluator import service
+from evaluator.service import RunInfo, RunStore
 
 from pages import _errors as errors
 from pages import _judge as judge_ui
@@ -28,14 +24,6 @@ DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "all A": THREE, "all B": THREE
                 "95% CI low": SIGNED, "95% CI high": SIGNED, "delta (B−A)": SIGNED, "delta": SIGNED}
 
 
-def judge_needs_key(kind: str) -> bool:
-    """Does this stored run's judge take an API key? (An unknown kind: no; resuming says why in a red box.)"""
-    try:
-        return get_judge(kind).needs_key
-    except RagmeterError:
-        return False
-
-
 def run_label(info: RunInfo) -> str:
     """A selectbox option (plain text, never Markdown)."""
     return f"{info.label} · {info.status} · {info.run_id}"
@@ -47,7 +35,7 @@ def runs_table(found: Sequence[RunInfo]) -> List[Dict[str, Any]]:
              "verdict": (r.verdict.label if r.verdict.ok else f"{r.verdict.label}: {r.verdict.counts.summary()}")
              if r.verdict else "",
              "judge": r.settings.get("model") or r.settings.get("judge", ""),
-             "data version": version_of(r.settings) or "",
+             "data version": service.data_version(r.settings) or "",
              "time": views.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in found]
 
 
@@ -63,21 +51,12 @@ def confirm_delete(store: RunStore, info: RunInfo) -> None:
     c1, c2, _ = st.columns([1, 1, 4])
     if c1.button("Yes, delete", key="btn_hist_delete_yes", type="primary"):
         with errors.guard("Deleting"):
-            team.authorize("delete", info.owner)
-            if runs.active(runs.queue().get(info.run_id)):  # stop it first: no judge call after the delete
-                runs.stop_and_wait(info.run_id)
-            store.delete_run(info.run_id)
+            service.delete_run(store, info, access=team.access())  # a run in progress is stopped first
             state.drop(state.DELETE_PENDING, state.COMPARISON)
             st.rerun()
     if c2.button("Cancel", key="btn_hist_delete_no"):
         state.drop(state.DELETE_PENDING)
         st.rerun()
-
-
-def resumable(info: RunInfo, job: Any) -> bool:
-    """Stopped, failed, interrupted, or crashed (still 'running' with no job scoring it), with samples left."""
-    return (info.n_done < info.n_samples and info.status in ("stopped", "failed", "interrupted", "running")
-            and not runs.active(job))
 
 
 def in_progress_note(job: Any) -> None:
@@ -106,14 +85,13 @@ def resume_controls(store: RunStore, info: RunInfo) -> None:
                                    help="Header values are never stored: give them again, one 'Name: value' a "
                                         "line (${VAR} reads the environment).").splitlines()
         judge = info.settings.get("judge") or "offline"
-        if judge_needs_key(judge) and not team.config().team:
+        if service.judge_needs_key(judge) and not team.config().team:
             key = st.text_input("API key for this run", type="password", key="hist_resume_key", live="0ms",
                                 on_change="ignore",
                                 help="Keys are never stored, so a resumed run needs it again "
                                      "(empty: OPENAI_API_KEY from the environment).")
         if st.button("Resume run", key="btn_hist_resume", icon=":material/play_arrow:"):
             with errors.guard("Resuming the run"):
-                team.authorize("resume", info.owner)
                 fallback = judge_ui.env_api_key(info.settings.get("base_url") or "") if judge == "openai" else ""
                 runs.resume_run(info, api_key=key or fallback, config=team.resumed_config(info.settings),
                                 target_headers=[h.strip() for h in headers if h.strip()])
@@ -127,7 +105,6 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
         config = judge_ui.judge_widgets("hist_rescore")
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with errors.guard("Re-scoring the run"):
-                team.authorize("rescore", info.owner)
                 runs.rescore_run(info, config, api_key=judge_ui.api_key("hist_rescore"))
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 
@@ -179,17 +156,16 @@ def manage(store: RunStore, info: RunInfo) -> None:
                                  placeholder="New name for this run")
         if c3.button("Rename", key="btn_hist_rename"):
             with errors.guard("Renaming"):
-                team.authorize("rename", info.owner)
-                store.rename_run(info.run_id, new_name.strip())
+                service.rename_run(store, info, new_name, access=team.access())
                 st.rerun()
         if c4.button("Delete run", key="btn_hist_delete", icon=":material/delete:"):
             state.put(state.DELETE_PENDING, info.run_id)
         if state.get(state.DELETE_PENDING) == info.run_id:
             confirm_delete(store, info)
-    job = runs.queue().get(info.run_id)
+    job = runs.job(info.run_id)
     if runs.active(job):
         in_progress_note(job)
-    elif resumable(info, job) and team.may("resume", info.owner):  # team mode: the run's owner and admins
+    elif service.resumable(info, job) and team.may("resume", info.owner):  # team mode: the run's owner and admins
         resume_controls(store, info)
     if info.n_done and team.may("rescore", info.owner):
         rescore_controls(store, info)
@@ -208,9 +184,9 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
             len(shared) == 2 and state.get(state.COMPARE_SHARED) != shared):
         state.put(state.COMPARE_SHARED, shared)  # a share link compares once, then the page is the user's
         with errors.guard("Comparing"):
-            state.put(state.COMPARISON, compare_runs(store, run_a, run_b))
-            same = by_id[run_a].dataset_name == by_id[run_b].dataset_name  # the test pairs rows of one dataset
-            state.put(state.AB_TEST, ab_from_runs(store, run_a, run_b) if same else {})
+            found = service.compare(store, run_a, run_b)  # the sequential test pairs rows of one dataset only
+            state.put(state.COMPARISON, found.runs)
+            state.put(state.AB_TEST, found.sequential)
             st.query_params["compare"] = f"{run_a},{run_b}"
     comparison = state.get(state.COMPARISON)
     if comparison is not None:
@@ -240,9 +216,9 @@ def list_runs(store: RunStore) -> List[RunInfo]:
     """Where the runs are kept (as text: a path is not Markdown), the owner and project filters, the runs."""
     st.caption("Runs are saved as they are scored in:")
     st.text(store.shown)  # team mode: a label, never the database URL
-    owners, projects = store.owners_and_projects()
+    owners, projects = service.owners_and_projects(store)
     f1, f2 = st.columns(2)
     owner = f1.selectbox("Owner", ["Everyone", *owners], key="hist_owner")
     project = f2.selectbox("Project", ["All projects", *projects], key="hist_project")
-    return store.list_runs(owner=None if owner == "Everyone" else owner,
-                           project=None if project == "All projects" else project)
+    return service.list_runs(store, owner=None if owner == "Everyone" else owner,
+                             project=None if project == "All projects" else project)

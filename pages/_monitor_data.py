@@ -1,15 +1,13 @@
-"""The Monitor page's data and sections: a project's live runs over time, read through
-evaluator.analysis.timeline and evaluator.collect.alerts, cached for a short while (the collector
-keeps writing) and keyed by the history's location, so every session shares one read."""
+"""The Monitor page's data and sections: a project's live runs over time and its alerts, read through the
+service (service.timeline, service.alert_events), cached for a short while (the collector keeps writing) and
+keyed by the history's location, so every session shares one read."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
-from evaluator.analysis import timeline as tl
-from evaluator.collect import alerts
-from evaluator.store.history import RunStore
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _runs as runs
@@ -28,45 +26,43 @@ def report_link(run_id: Optional[str]) -> Optional[str]:
 
 
 @st.cache_data(ttl=TTL, max_entries=4, show_spinner=False)
-def projects(location: str, _store: RunStore) -> List[str]:
-    return tl.live_projects(_store)
+def projects(location: str, _store: service.RunStore) -> List[str]:
+    return service.live_projects(_store)
 
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner="Reading the live runs…")
-def timeline(location: str, project: str, days: int, step: str, _store: RunStore) -> tl.Timeline:
-    return tl.timeline(_store, project, days=days, step=step)
+def timeline(location: str, project: str, days: int, step: str, _store: service.RunStore) -> service.Timeline:
+    return service.timeline(_store, project, days, step)
 
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
-def events(location: str, project: str, _store: RunStore) -> List[alerts.AlertEvent]:
-    return alerts.events(_store, project)
+def events(location: str, project: str, _store: service.RunStore) -> List[service.AlertEvent]:
+    return service.alert_events(_store, project)
 
 
-def chart_rows(points: Sequence[tl.Point]) -> List[Dict[str, Any]]:
+def chart_rows(points: Sequence[service.Point]) -> List[Dict[str, Any]]:
     """A metric's points as the chart draws them; each links to the report of its (first) run."""
     return [{"time": p.start, "mean": round(p.mean, 4), "low": p.low, "high": p.high, "n": p.n,
              "run": ", ".join(p.run_ids), "href": report_link(p.run_ids[0])} for p in points]
 
 
-def deploy_rows(deploys: Sequence[tl.Deploy]) -> List[Dict[str, Any]]:
+def deploy_rows(deploys: Sequence[service.Deploy]) -> List[Dict[str, Any]]:
     return [{"at": d.at, "version": d.version, "previous": d.previous} for d in deploys]
 
 
-def charts(line: tl.Timeline, fired: Sequence[alerts.AlertEvent] = ()) -> None:
+def charts(line: service.Timeline, fired: Sequence[service.AlertEvent] = ()) -> None:
     """One chart per metric, its points linking to their runs' reports, its alerts marked."""
-    from evaluator.analysis.charts import timeline_chart
-
     marks = deploy_rows(line.deploys)
     for metric, points in line.points.items():
         shown = [{"at": e.at, "value": e.value, "state": e.state, "rule": e.rule} for e in fired
                  if e.metric == metric and e.at >= line.since]
-        st.altair_chart(timeline_chart(metric, chart_rows(points), marks, shown), width="stretch")
+        st.altair_chart(service.timeline_chart(metric, chart_rows(points), marks, shown), width="stretch")
     if line.deploys:
         st.caption("Dashed red lines: deploys (the traced service's version changed).")
         views.records_table([{"at": d.at, "version": d.version, "after": d.previous} for d in line.deploys])
 
 
-def alerts_table(found: Sequence[alerts.AlertEvent]) -> None:
+def alerts_table(found: Sequence[service.AlertEvent]) -> None:
     """Breaches and recoveries, newest first, each linking to the run of the row that moved the mean."""
     st.subheader("Alerts")
     if not found:
@@ -81,22 +77,22 @@ def alerts_table(found: Sequence[alerts.AlertEvent]) -> None:
         "report": st.column_config.LinkColumn("report", display_text="open run")})
 
 
-def drill_down(store: RunStore, line: tl.Timeline) -> None:
+def drill_down(store: service.RunStore, line: service.Timeline) -> None:
     """The samples behind one point: its runs, their sample numbers, and a link to each run's report."""
     st.subheader("Samples behind a point")
     buckets = sorted({p.bucket for points in line.points.values() for p in points}, reverse=True)
     bucket = st.selectbox("Point", buckets, key="mon_point", help="Newest first; the report opens the run.")
     if not bucket:
         return
-    found = tl.samples_at(store, line.project, bucket)
+    found = service.samples_at(store, line.project, bucket)
     by_run: Dict[str, List[int]] = {}
     for run_id, idx in found:
         by_run.setdefault(run_id, []).append(idx)
     views.records_table([{"run": run_id, "samples": _ranges(indices), "count": len(indices),
                           "report": report_link(run_id)} for run_id, indices in by_run.items()],
                         column_config={"report": st.column_config.LinkColumn("report", display_text="open run")})
-    if len(found) >= tl.MAX_DRILL:
-        st.caption(f"Listing the first {tl.MAX_DRILL:,} samples of this point.")
+    if len(found) >= service.MAX_DRILL:
+        st.caption(f"Listing the first {service.MAX_DRILL:,} samples of this point.")
 
 
 def _ranges(indices: Sequence[int]) -> str:

@@ -1,7 +1,7 @@
 """History: every run, saved row by row as it is scored. Reopen, rename, delete, resume, compare."""
 import streamlit as st
 
-from evaluator.errors import RagmeterError
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _history_sections as sections
@@ -16,7 +16,7 @@ runs.active_runs("hist")  # every queued and running run, live, with Stop for it
 try:
     store = runs.open_store()
     found = sections.list_runs(store)
-except RagmeterError as exc:
+except service.RagmeterError as exc:
     errors.error("The run history cannot be opened. {problem}", problem=exc, icon=":material/block:")
     st.stop()
 if not found:

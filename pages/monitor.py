@@ -1,7 +1,7 @@
 """Monitor: a project's production traces over time (means with bands per hour or day, deploys) and its alerts."""
 import streamlit as st
 
-from evaluator.errors import RagmeterError
+from evaluator import service
 
 from pages import _errors as errors
 from pages import _monitor_data as monitor
@@ -18,7 +18,7 @@ try:
     # a project whose receiver this dashboard runs is listed before its first trace (and says why none came)
     projects = monitor.projects(location, store) + [p for p in receivers.projects() if p not in
                                                     monitor.projects(location, store)]
-except RagmeterError as exc:
+except service.RagmeterError as exc:
     errors.error("The run history cannot be opened. {problem}", problem=exc, icon=":material/block:")
     st.stop()
 if not projects:

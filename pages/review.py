@@ -4,8 +4,7 @@ from typing import List, Optional
 
 import streamlit as st
 
-from evaluator.review.correction import TARGET_HALF_WIDTH
-from evaluator.review.queue import ORDERS, queue_label, review_queue
+from evaluator import service
 
 from pages import _clicks as clicks
 from pages import _errors as errors
@@ -13,6 +12,7 @@ from pages import _nav as nav
 from pages import _review_cursor as cursor
 from pages import _reviewing as rv
 from pages import _state as state
+from pages import _team as team
 from pages import _views as views
 
 nav.page_setup()
@@ -21,7 +21,7 @@ st.caption("Check the judge: agree or disagree per metric, give the score you wo
            "Keys: **Ctrl+Enter** save and next, **A** agree with every metric and next, **J** next, **K** previous.")
 
 store = rv.store()
-runs = store.runs.list_runs()
+runs = service.list_runs(store.runs)
 if not runs:
     errors.info("No runs in the history yet: score a dataset on the Evaluate page first.")
     st.stop()
@@ -33,7 +33,7 @@ if not state.has(state.REV_RUN):
     state.put(state.REV_RUN, wanted if wanted in ids else ids[0])
 state.drop_stale(state.REV_RUN, ids)
 run_id = st.selectbox("Run", ids, format_func=labels.__getitem__, key=state.REV_RUN, persist_state=state.KEEP)
-info = store.runs.get_run(run_id)
+info = service.run_info(store.runs, run_id)
 metrics: List[str] = rv.reviewable_metrics(run_id)  # SQL over the narrow scores table: no row decoded
 if not metrics:
     errors.info("This run has no scores to review yet.")
@@ -44,18 +44,18 @@ c1, c2, c3, c4, c5 = st.columns([2, 3, 1, 1, 1])
 state.drop_stale(state.REV_METRIC, metrics)
 metric = c1.selectbox("Queue by metric", metrics, key=state.REV_METRIC, persist_state=state.KEEP)
 results = rv.queue_scores(run_id, metric, f"{info.n_done}:{info.finished_at}")  # every row's score on this metric, nothing else
-order = c2.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key="rev_order", persist_state=state.KEEP)
+order = c2.selectbox("Order", list(service.ORDERS), format_func=service.ORDERS.__getitem__, key="rev_order", persist_state=state.KEEP)
 size = c3.number_input("N", min_value=1, value=min(30, len(results)), step=1, key="rev_n", persist_state=state.KEEP,
                        disabled=order != "random", help="How many samples the random draw takes")
 drawn = order in ("random", "informative")  # the two orders whose reviews correct the judged mean
 seed = c4.number_input("Seed", min_value=0, value=0, step=1, key="rev_seed", disabled=not drawn,
                        persist_state=state.KEEP)
-target = c5.number_input("Target ±", min_value=0.005, max_value=0.5, value=TARGET_HALF_WIDTH, step=0.005,
+target = c5.number_input("Target ±", min_value=0.005, max_value=0.5, value=service.TARGET_HALF_WIDTH, step=0.005,
                          format="%.3f", key="rev_target", disabled=not drawn, persist_state=state.KEEP,
                          help="The half-width of the corrected mean's 95% interval you want to reach")
-reviews = store.reviews(run_id)
-queue = review_queue(results, metric, order, n=int(size) if order == "random" else None, seed=int(seed),
-                     reviewed=store.reviewed_indices(run_id, metric))
+reviews = service.run_reviews(store, run_id)
+queue = service.review_queue(results, metric, order, n=int(size) if order == "random" else None, seed=int(seed),
+                     reviewed=service.reviewed_indices(store, run_id, metric))
 if not queue:
     errors.success("Nothing left in this queue." if order == "unreviewed" else "No sample has a score on this metric.",
                    icon=None)
@@ -97,8 +97,8 @@ def save(at: Optional[int] = None) -> None:
     if sample is None or shown is None:
         return
     with errors.guard("Saving the reviews"):
-        saved = store.record_many(rv.form_reviews(info, sample, shown, name, queue_label(order, int(seed)),
-                                                  rv.reviewable(shown), agree_all=at is None))
+        entries = service.agree_with_all(shown) if at is None else rv.form_entries(rv.reviewable(shown))
+        saved = service.save_reviews(store, info, sample, shown, name, service.queue_label(order, int(seed)), entries)
         state.put(state.REV_FLASH, f"Saved {saved} review{'' if saved == 1 else 's'} of sample #{sample}.")
         cursor.past(run_id, sample)
         state.drop(state.REV_SHOWN)
@@ -107,7 +107,7 @@ def save(at: Optional[int] = None) -> None:
 b1, b2, b3, b4 = st.columns(4)
 b1.button("Previous", key="rev_prev", shortcut="K", icon=":material/arrow_back:", on_click=cursor.move, args=(run_id, -1))
 b2.button("Next", key="rev_next", shortcut="J", icon=":material/arrow_forward:", on_click=cursor.move, args=(run_id, 1))
-if store.access is None or store.access.may("review"):  # the store refuses a viewer's save anyway; the buttons are not drawn for one
+if team.may("review"):  # the store refuses a viewer's save anyway; the buttons are not drawn for one
     # Stable keys: a key per sample would leave the earlier draw's button beside the new one while
     # the page redraws. The callbacks walk the cursor, so a click queued behind a redraw still counts.
     b3.button("Agree with all and next", key="rev_agree_all", shortcut="A", icon=":material/done_all:",
