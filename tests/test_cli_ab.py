@@ -1,5 +1,6 @@
 """`ragmeter ab`: two real pipelines on 127.0.0.1, scored offline, tested sequentially."""
 import json
+import textwrap
 
 import pytest
 
@@ -140,3 +141,32 @@ def test_one_worker_asks_nothing_past_the_decision(data, tmp_path):
         asked = (len(a.requests), len(b.requests))
     used = json.loads(out.read_text())["samples_used"]
     assert asked == (used, used)
+
+
+def test_a_file_target_is_loaded_once_however_many_windows_are_asked(data, tmp_path):
+    pipeline = tmp_path / "pipe.py"
+    pipeline.write_text(textwrap.dedent("""
+        import pathlib
+        LOADS = pathlib.Path(__file__).with_suffix(".loads")
+        LOADS.write_text((LOADS.read_text() if LOADS.exists() else "") + "x")
+
+        def answer(question):
+            return {"answer": "Store 1 opens at 2 o'clock.", "contexts": ["Store 1 opens at 2 o'clock."]}
+    """), encoding="utf-8")
+    code = main(["ab", str(data), "--target", f"{pipeline}:answer", "--target-b", f"{pipeline}:answer",
+                 "--offline", "-q", "--workers", "2", "--max-samples", "10", "--json", str(tmp_path / "ab.json")])
+    assert code in (0, 1) and json.loads((tmp_path / "ab.json").read_text())["samples_used"] == 10
+    assert (tmp_path / "pipe.loads").read_text() == "xx"  # once for A, once for B: not once per window of 2
+
+
+def test_a_failing_judge_stops_the_test_with_the_cause(data, capsys):
+    from openai_server import ChatServer, error
+
+    with ChatServer(default=error(401, "Incorrect API key provided")) as judge, \
+            TargetServer(faithful) as a, TargetServer(inventing) as b:
+        code = main(["ab", str(data), "--target", a.url, "--target-b", b.url, "--model", "judge",
+                     "--base-url", judge.base_url, "-q"])
+        asked = len(a.requests)
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and asked <= 4  # the first window, not every question
+    assert err.startswith("ragmeter: error: judge failed: Judge rejected the request: HTTP 401")

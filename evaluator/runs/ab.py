@@ -154,8 +154,8 @@ def _scores(run: Run, spec: str, metric: str) -> List[Tuple[Optional[float], str
     """Each row's (score on `metric`, "") or (None, why not), in the window's order."""
     if run.status == "failed" and run.exception is not None:
         raise run.exception
-    if run.status != "finished" or run.report is None:  # the judge failed: the test cannot go on
-        raise RagmeterError(run.error or f"the run asking {spec} stopped early")
+    if run.status != "finished" or run.report is None:  # the judge is failing: no score can be trusted
+        raise RagmeterError(f"judge failed: {run.error}" if run.error else f"the run asking {spec} stopped early")
     out: List[Tuple[Optional[float], str]] = []
     for result in run.report.results:
         ms, error = result.scores.get(metric), result.sample.target_error if result.sample else None

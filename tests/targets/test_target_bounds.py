@@ -4,6 +4,7 @@ HTTP targets against a real loopback server (target_server.py); Python targets a
 that sleep. Wall-clock checks only tell "ended at the timeout" from "ran for the whole trickle"
 (a wide margin), they are not speed figures.
 """
+import asyncio
 import os
 import signal
 import subprocess
@@ -58,6 +59,24 @@ def test_a_slow_python_function_times_out_and_is_abandoned():
     release.set()  # the abandoned call goes on in the background; its answer is dropped
     assert finished.wait(5)
     assert ask(target, "Q?", NO_RETRY).answer == "late"  # the next call runs on a fresh helper thread
+
+
+def test_an_async_function_that_blocks_its_loop_is_abandoned_when_called_from_a_running_loop():
+    release = threading.Event()
+
+    async def blocking(question):  # never awaits: the timeout cannot cancel it
+        release.wait(30)
+        return "late"
+
+    async def in_a_notebook():  # this thread's loop is running, so the call gets a thread of its own
+        return ask(FunctionTarget(blocking, timeout=0.3), "Q?", NO_RETRY)
+
+    start = time.monotonic()
+    got = asyncio.run(in_a_notebook())
+    took = time.monotonic() - start
+    release.set()
+    assert got.error.startswith("the target timed out after 0.3 s") and got.answer == ""
+    assert took < 10, f"{took:.1f} s: the blocked call was waited on"
 
 
 def test_a_python_function_keeps_its_thread_from_call_to_call():
