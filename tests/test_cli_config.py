@@ -94,7 +94,6 @@ def test_evaluate_saves_to_the_team_files_history(team, tmp_path, capsys):
     assert main(["evaluate", str(SAMPLE), "--offline", "-q"]) == 0
     runs = RunStore(tmp_path / "shared.sqlite3").list_runs()
     assert [r.dataset_name for r in runs] == ["sample.jsonl"]
-    assert not (Path.home() / ".ragmeter" / "history.sqlite3").exists()
     assert main(["runs"]) == 0
     assert runs[0].run_id in capsys.readouterr().out
 
