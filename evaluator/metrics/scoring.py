@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import statistics
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+from ..engines.pool import Pool
 from ..judges.base import is_offline
 from .heuristic_sets import DEFAULT_HEURISTICS
 from ..model import (
@@ -215,10 +215,9 @@ def _ask_all(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeat
         if after_each is not None:
             after_each()
     if parallel and len(rest) > 1:
-        with ThreadPoolExecutor(max_workers=len(rest), thread_name_prefix="ragmeter-call") as pool:
-            futures = [pool.submit(one, ask) for ask in rest]
-            for ask, future in zip(rest, futures):
-                done[ask.metric.name] = future.result()
+        with Pool(len(rest), "ragmeter-call") as pool:
+            for ask, score in zip(rest, pool.map(one, rest)):
+                done[ask.metric.name] = score
                 if after_each is not None:
                     after_each()
         return done
