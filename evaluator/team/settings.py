@@ -2,14 +2,14 @@
 
     flag  >  environment  >  the team file ($RAGMETER_CONFIG)  >  default
 
-The CLI's commands, `ragmeter worker`, `ragmeter collect` and the dashboard ask here rather than reading
-the environment or the file themselves, so each makes the same choice, and `ragmeter config` prints it
-(cli/config_cmd.py). A Setting is a value with its origin: "flag --history", "environment
+The CLI's commands, `ragmeter worker`, `ragmeter collect` and the pytest plugin ask here rather than
+reading the environment or the file themselves, so each makes the same choice, and `ragmeter config`
+prints it (cli/config_cmd.py). A Setting is a value with its origin: "flag --history", "environment
 RAGMETER_HISTORY", "/etc/ragmeter/team.toml [server] history", "default". A secret never is a value
 here: a key is "set (51 characters)" or "not set", and a history URL is shown without its password.
 
     setting        flag                       environment            team file             default
-    config         --config (`ragmeter config`) RAGMETER_CONFIG     -                     none: a laptop
+    config         --config (ragmeter config) RAGMETER_CONFIG        -                     none: a laptop
     history        --history                  RAGMETER_HISTORY       [server] history      ~/.ragmeter/history.sqlite3
     judge_cache    --cache, --no-cache        RAGMETER_JUDGE_CACHE   -                     ~/.ragmeter/judge-cache.sqlite3
     user           -                          RAGMETER_USER          -                     the login name
@@ -162,7 +162,7 @@ def history_location(flag: Optional[str] = None) -> str:
 
 def judge_cache(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None) -> Setting:
     """The judge cache file: --no-cache (none), else --cache, else $RAGMETER_JUDGE_CACHE, else
-    ~/.ragmeter/judge-cache.sqlite3 (the home of now, as judges.cache.default_cache_path says)."""
+    ~/.ragmeter/judge-cache.sqlite3 (the home folder when asked, as judges.cache.default_cache_path has it)."""
     env = os.environ if environ is None else environ
     if flags.no_cache:
         return Setting("judge_cache", None, "flag --no-cache", FLAG)
