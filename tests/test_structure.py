@@ -1,8 +1,10 @@
-"""The package's shape: imports flow one way (no circles, not even through imports inside functions)."""
+"""The package's shape: imports flow one way (no circles, not even through imports inside functions), between
+layers, inside the packages where the order matters, and from the dashboard's views through one door."""
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "evaluator"
+APP = ROOT.parent
 
 
 def module_name(path: Path) -> str:
@@ -95,6 +97,7 @@ LAYERS = (
     ("review and generate", ("review", "generate")),
     ("runs", ("runs",)),
     ("cli, demo, testing and collect", ("cli", "demo", "__main__", "testing", "collect")),
+    ("service", ("service",)),  # the dashboard's door: above the whole library, imported by none of it
 )
 # evaluator/*.py, __init__ and __main__ included: the rest lives in a layer's package. 11: the core holds the
 # one plugin loader and the one retry loop every layer above may use.
@@ -164,3 +167,123 @@ def test_every_subpackage_says_what_it_holds():
     for init in sorted(ROOT.glob("*/__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc and len(doc.split()) >= 5, f"{init.relative_to(ROOT.parent)} opens without a docstring"
+
+
+# Inside a package whose modules build on each other, the same rule by module, low to high: a module imports its
+# own row and the rows before it. "__init__" is the package's own module (evaluator/service/__init__.py is the
+# door, above its modules). Every module of a package listed here must be placed in a row.
+SUBLAYERS = {
+    "store": (("db",), ("history",), ("pages", "jobs", "reviews", "generations"), ("__init__",)),
+    "team": (("identity",), ("access", "startup", "settings"), ("resuming",), ("__init__",)),
+    "review": (("queue", "label_files"), ("correction", "labels"), ("agreement", "alignment", "entries"),
+               ("__init__",)),
+    "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
+                 ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
+    "report": (("files", "frames"), ("export",), ("downloads",), ("__init__",)),
+    "service": (("choices", "history", "monitor", "reports", "reviews", "runs", "team"), ("generation",),
+                ("__init__",)),
+}
+
+
+def sublayer_of(module: str):
+    """(package, row index in SUBLAYERS) of a module of a listed package; None for any other; KeyError when unplaced."""
+    names = module.split(".")
+    if len(names) < 2 or names[1] not in SUBLAYERS:
+        return None
+    name = names[2] if len(names) > 2 else "__init__"
+    for i, row in enumerate(SUBLAYERS[names[1]]):
+        if name in row:
+            return names[1], i
+    raise KeyError(module)
+
+
+def upward_within(edges: dict) -> list:
+    found = []
+    for m, deps in edges.items():
+        here = sublayer_of(m) if m != "evaluator" else None
+        for d in deps:
+            there = sublayer_of(d) if here is not None else None
+            if there is not None and there[0] == here[0] and there[1] > here[1]:
+                found.append(f"{m} imports {d}, a later row of SUBLAYERS[{here[0]!r}]")
+    return sorted(found)
+
+
+def test_every_module_of_an_ordered_package_has_a_row():
+    unplaced = []
+    for name in graph():
+        try:
+            sublayer_of(name)
+        except KeyError:
+            unplaced.append(name)
+    assert not unplaced, f"add these to SUBLAYERS in tests/test_structure.py: {unplaced}"
+
+
+def test_no_module_imports_a_later_module_of_its_package():
+    assert upward_within(graph()) == []
+
+
+def test_the_package_order_check_finds_an_upward_import():
+    assert upward_within({"evaluator.store.history": {"evaluator.store.pages"}}) == [
+        "evaluator.store.history imports evaluator.store.pages, a later row of SUBLAYERS['store']"]
+    assert upward_within({"evaluator.store.pages": {"evaluator.store.history", "evaluator.review.queue"}}) == []
+
+
+# --- the dashboard's views and their one door ---------------------------------------------------------
+# pages/ and app.py draw; what they show comes through evaluator.service (and the row types of evaluator.model).
+DOORS = {"evaluator.service", "evaluator.model"}
+
+
+def view_files() -> list:
+    return sorted((APP / "pages").glob("*.py")) + [APP / "app.py"]
+
+
+def evaluator_imports(path: Path) -> set:
+    """Every `evaluator` module a file outside the package imports, anywhere in it (functions included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "evaluator":
+            for alias in node.names:  # `from evaluator import service` imports the door, not the package
+                named = f"{node.module}.{alias.name}"
+                found.add(named if named in DOORS else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "evaluator")
+    return found
+
+
+def test_views_import_only_the_door():
+    found = {f"{path.relative_to(APP)} imports {m}" for path in view_files() for m in evaluator_imports(path)
+             if m not in DOORS}
+    assert not found, "views reach past evaluator.service: " + "; ".join(sorted(found))
+
+
+def test_the_view_check_sees_a_reach(tmp_path):
+    probe = tmp_path / "page.py"
+    probe.write_text("from evaluator import service, EvalSample\nfrom evaluator.model import EvalResult\n"
+                     "def f():\n    from evaluator.store.pages import Filters\n    import evaluator.runs.run\n")
+    assert evaluator_imports(probe) == {"evaluator", "evaluator.service", "evaluator.model", "evaluator.store.pages",
+                                        "evaluator.runs.run"}
+    probe.write_text("from evaluator import service\nfrom evaluator.service import RunConfig\n")
+    assert evaluator_imports(probe) == {"evaluator.service"}
+
+
+def test_the_views_use_the_door():
+    assert all("evaluator.service" in evaluator_imports(p) for p in view_files()
+               if evaluator_imports(p) - {"evaluator.model"}), "a view with evaluator imports but not the door"
+
+
+def test_nothing_in_the_library_imports_the_door():
+    # One way: the service calls the library; were a library module to import it, a view's door would become a
+    # path back into the library's insides (and, through its views' needs, a circle).
+    users = sorted(m for m, deps in graph().items() if not m.startswith("evaluator.service")
+                   and any(d == "evaluator.service" or d.startswith("evaluator.service.") for d in deps))
+    assert users == []
+
+
+def test_the_library_never_imports_streamlit():
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{path.relative_to(ROOT.parent)}: {n}" for n in names if n.split(".")[0] == "streamlit"]
+    assert found == []
