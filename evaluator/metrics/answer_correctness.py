@@ -22,8 +22,9 @@ from .claim_spans import ANSWER, REFERENCE, Claim, ClaimView, locate
 from .heuristics import LEXICAL, SEED, HeuristicScore, distinct_names, jaccard_score, quote, rounded
 from .metric import Metric, advice
 
-# --- the judge's prompts: the instructions and reply shape after the sample's shared prefix (prompts.py) ---
+# --- the judge's prompts --------------------------------------------------------------------------
 
+# The instructions and reply shape; they follow the sample's shared prefix (prompts.py).
 # Asks for the TP/FP/FN lists themselves, so the F1 is computed from them (below).
 ANSWER_CORRECTNESS_EN = """Compare the ANSWER with the REFERENCE. TP: answer claims the reference supports; FP: answer
 claims it does not support or contradicts; FN: reference facts the answer leaves out.
@@ -36,7 +37,7 @@ ANSWER_CORRECTNESS_AR = """قارن الإجابة بالإجابة المرجع
 {{"TP": ["<ادعاء>"], "FP": ["<ادعاء>"], "FN": ["<معلومة>"], "score": <TP / (TP + 0.5 * (FP + FN)) من 0.0 إلى 1.0>, "reasoning": "<جملة واحدة>"}}"""
 
 
-# --- how a reply becomes a score ------------------------------------------------------------
+# --- how a reply becomes a score ------------------------------------------------------------------
 
 def correctness_f1(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     """TP / (TP + 0.5 (FP + FN)) over the judge's TP/FP/FN lists."""
@@ -51,7 +52,7 @@ def correctness_f1(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     return tp / (tp + 0.5 * (fp + fn)), verdicts
 
 
-# --- its heuristic in each set ----------------------------------------------------------------
+# --- its heuristic in each set --------------------------------------------------------------------
 
 def _seed(s: EvalSample, lang: str) -> HeuristicScore:
     """The seed's: Jaccard overlap of the answer and the reference."""

@@ -30,8 +30,9 @@ from .heuristics import (
 )
 from .metric import Metric, advice
 
-# --- the judge's prompts: the instructions and reply shape after the sample's shared prefix (prompts.py) ---
+# --- the judge's prompts --------------------------------------------------------------------------
 
+# The instructions and reply shape; they follow the sample's shared prefix (prompts.py).
 # Relevance, not truth: a wrong answer to the question asked is relevant (correctness judges truth).
 ANSWER_RELEVANCY_EN = """Score how well the ANSWER addresses the QUESTION: 1.0 when it answers it directly and
 completely; lower when partial, padded or drifting; near 0.0 when evasive ("I have no comment")
@@ -46,7 +47,7 @@ ANSWER_RELEVANCY_AR = """قيّم مدى إجابة الإجابة عن السؤ
 {{"score": <من 0.0 إلى 1.0>, "reasoning": "<جملة واحدة>"}}"""
 
 
-# --- its heuristic in each set ----------------------------------------------------------------
+# --- its heuristic in each set --------------------------------------------------------------------
 
 def _seed(s: EvalSample, lang: str) -> HeuristicScore:
     """The seed's: Jaccard overlap of the question and the answer."""

@@ -29,8 +29,9 @@ from .heuristics import (
 from .metric import Metric, advice
 from .parsing import average_precision, is_positive, verdict_list
 
-# --- the judge's prompts: the instructions and reply shape after the sample's shared prefix (prompts.py) ---
+# --- the judge's prompts --------------------------------------------------------------------------
 
+# The instructions and reply shape; they follow the sample's shared prefix (prompts.py).
 # One verdict per context, in rank order: average precision is computed from them (below).
 CONTEXT_PRECISION_EN = """For each numbered context, in order, decide whether it is "useful" for answering the QUESTION
 (it holds information the answer or the REFERENCE needs) or "not useful".
@@ -43,7 +44,7 @@ CONTEXT_PRECISION_AR = """احكم على كل نص مرقَّم بالترتي�
 {{"contexts": [{{"index": <الرقم>, "verdict": "useful" | "not useful", "reason": "<سبب موجز>"}}], "reasoning": "<جملة واحدة>"}}"""
 
 
-# --- how a reply becomes a score ------------------------------------------------------------
+# --- how a reply becomes a score ------------------------------------------------------------------
 
 def useful_contexts(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     """Average precision over the per-context "useful" verdicts, in rank order."""
@@ -51,7 +52,7 @@ def useful_contexts(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     return (average_precision([is_positive(c.get("verdict")) for c in ctxs]), ctxs) if ctxs else None
 
 
-# --- its heuristic in each set ----------------------------------------------------------------
+# --- its heuristic in each set --------------------------------------------------------------------
 
 def _seed(s: EvalSample, lang: str) -> HeuristicScore:
     """The seed's: mean Jaccard overlap of the question and each context."""

@@ -40,8 +40,9 @@ from .heuristics import (
 from .metric import Metric, advice
 from .parsing import positive_share, verdict_list
 
-# --- the judge's prompts: the instructions and reply shape after the sample's shared prefix (prompts.py) ---
+# --- the judge's prompts --------------------------------------------------------------------------
 
+# The instructions and reply shape; they follow the sample's shared prefix (prompts.py).
 # Asks for the reference's statements one by one, so the score is computed from the verdicts (below).
 CONTEXT_RECALL_EN = """Split the REFERENCE into its statements. For each, decide whether it can be attributed to the
 CONTEXTS (they state or directly imply it).
@@ -54,7 +55,7 @@ CONTEXT_RECALL_AR = """قسّم الإجابة المرجعية إلى عبار�
 {{"statements": [{{"statement": "<العبارة>", "attributed": true | false}}], "score": <نسبة العبارات المنسوبة من 0.0 إلى 1.0>, "reasoning": "<جملة واحدة>"}}"""
 
 
-# --- how a reply becomes a score ------------------------------------------------------------
+# --- how a reply becomes a score ------------------------------------------------------------------
 
 def attributed_statements(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     """The share of reference statements attributed to the contexts."""
@@ -62,7 +63,7 @@ def attributed_statements(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     return (positive_share(stmts, "attributed"), stmts) if stmts else None
 
 
-# --- its heuristic in each set ----------------------------------------------------------------
+# --- its heuristic in each set --------------------------------------------------------------------
 
 def _seed(s: EvalSample, lang: str) -> HeuristicScore:
     """The seed's: Jaccard overlap of the reference and the contexts."""

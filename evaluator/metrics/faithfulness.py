@@ -48,8 +48,9 @@ from .heuristics import (
 from .metric import Metric, advice
 from .parsing import positive_share, verdict_list
 
-# --- the judge's prompts: the instructions and reply shape after the sample's shared prefix (prompts.py) ---
+# --- the judge's prompts --------------------------------------------------------------------------
 
+# The instructions and reply shape; they follow the sample's shared prefix (prompts.py).
 # Asks for the claims one by one, so the score is computed from the verdicts (below), never taken on trust.
 FAITHFULNESS_EN = """Split the ANSWER into its factual claims. For each, decide whether the CONTEXTS state or
 directly imply it ("supported") or not ("unsupported"); facts absent from the contexts are unsupported.
@@ -62,7 +63,7 @@ FAITHFULNESS_AR = """قسّم الإجابة إلى ادعاءاتها الوا�
 {{"claims": [{{"claim": "<الادعاء>", "verdict": "supported" | "unsupported"}}], "score": <نسبة الادعاءات المدعومة من 0.0 إلى 1.0>, "reasoning": "<جملة واحدة>"}}"""
 
 
-# --- how a reply becomes a score ------------------------------------------------------------
+# --- how a reply becomes a score ------------------------------------------------------------------
 
 def supported_claims(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     """The share of claims judged "supported"."""
@@ -70,7 +71,7 @@ def supported_claims(obj: dict) -> Optional[Tuple[float, List[dict]]]:
     return (positive_share(claims, "verdict"), claims) if claims else None
 
 
-# --- its heuristic in each set ----------------------------------------------------------------
+# --- its heuristic in each set --------------------------------------------------------------------
 
 def _seed(s: EvalSample, lang: str) -> HeuristicScore:
     """The seed's: Jaccard overlap of the answer and the contexts."""
