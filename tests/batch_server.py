@@ -30,10 +30,10 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from openai_server import DEFAULT_REPLY, LoopbackServer, Reply, completion_body
+from openai_server import DEFAULT_REPLY, LoopbackHandler, LoopbackServer, Reply, completion_body
 
 
 @dataclass(frozen=True)
@@ -199,31 +199,19 @@ def _multipart(content_type: str, raw: bytes) -> Dict[str, Tuple[Optional[str], 
     return fields
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-
-    @property
-    def api(self) -> BatchServer:
-        return self.server.double  # type: ignore[attr-defined]
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
-        pass
+class _Handler(LoopbackHandler):
+    api = LoopbackHandler.double  # the BatchServer
 
     def _read(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = self._body()
         with self.api._lock:
             self.api.requests.append(Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, raw))
         return raw
 
-    def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
+    def _send(self, status: int, payload: Any, content_type: str = "application/json",
+              headers: Optional[Dict[str, str]] = None) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        super()._send(status, data, content_type, headers)
 
     def _not_found(self, what: str) -> None:
         self._send(404, {"error": {"message": f"No such {what}: {self.path}", "type": "invalid_request_error"}})

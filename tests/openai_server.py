@@ -316,30 +316,25 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
-class _Handler(BaseHTTPRequestHandler):
+class LoopbackHandler(BaseHTTPRequestHandler):
+    """A LoopbackServer's request handler: keep-alive, no Nagle delay, nothing on stderr."""
+
     protocol_version = "HTTP/1.1"  # keep-alive, like real servers
     # Headers and body go out in separate writes; without this, Nagle's algorithm meets the
     # client's delayed ACK and every reply takes ~40 ms extra.
     disable_nagle_algorithm = True
 
     @property
-    def chat(self) -> ChatServer:
+    def double(self) -> Any:
+        """The LoopbackServer this request reached."""
         return self.server.double  # type: ignore[attr-defined]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
         pass
 
-    def _read(self) -> Recorded:
+    def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        request = Recorded(self.command, self.path, headers, raw, body)
-        self.chat._record(request)
-        return request
+        return self.rfile.read(length) if length else b""
 
     def _send(self, status: int, payload: bytes, content_type: str = "application/json",
               headers: Optional[Dict[str, str]] = None) -> None:
@@ -350,6 +345,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
+
+
+class _Handler(LoopbackHandler):
+    chat = LoopbackHandler.double  # the ChatServer
+
+    def _read(self) -> Recorded:
+        raw = self._body()
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = Recorded(self.command, self.path, headers, raw, body)
+        self.chat._record(request)
+        return request
 
     def do_GET(self) -> None:
         self._read()
