@@ -21,7 +21,7 @@ def test_no_config_is_the_laptop_default(monkeypatch):
 
 
 def test_the_issue_example_reads_whole(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGMETER_CONFIG", str(write(tmp_path, TEAM)))
+    write(tmp_path, TEAM, monkeypatch)
     got = config.current()
     assert got.team and got.server.auth == "proxy" and got.server.max_upload_mb == 50
     assert got.server.history == "postgresql://ragmeter@db/ragmeter"
@@ -76,8 +76,7 @@ def test_an_unreadable_file_names_the_variable(tmp_path, monkeypatch):
 
 
 def test_a_changed_file_is_read_again(tmp_path, monkeypatch):
-    path = write(tmp_path, TEAM)
-    monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+    path = write(tmp_path, TEAM, monkeypatch)
     assert config.current().server.max_upload_mb == 50
     path.write_text(TEAM.replace("max_upload_mb = 50", "max_upload_mb = 7"))
     import os
