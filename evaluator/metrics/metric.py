@@ -94,15 +94,15 @@ class Metric:
     verdicts: Optional[Verdicts] = None
     scale: str = "0-1"
     heuristic: Optional[Heuristic] = None
-    heuristics: Mapping[str, SetScorer] = field(default_factory=dict)
-    prose: Tuple[str, ...] = ()
-    claims: Optional[JudgeClaims] = None
-    offline_claims: Optional[OfflineClaims] = None
     rule: Optional[Rule] = None
     logprobs: bool = False
     advice: Optional[Tuple[str, Tuple[str, ...]]] = None
     description: str = ""
     optional: bool = False
+    heuristics: Mapping[str, SetScorer] = field(default_factory=dict)
+    prose: Tuple[str, ...] = ()
+    claims: Optional[JudgeClaims] = None
+    offline_claims: Optional[OfflineClaims] = None
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
