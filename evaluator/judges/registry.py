@@ -83,12 +83,16 @@ load_judge_plugins = JUDGE_PLUGINS.load  # (reload=False) -> the problems met; p
 judge_plugin_errors = JUDGE_PLUGINS.load  # () -> why judge plugins failed to load (empty when all loaded)
 judge_kinds = JUDGE_PLUGINS.names  # every kind that can be chosen: built-ins, then plugins
 
-register_judge(JudgeEntry(OFFLINE, "Offline (no API key)", _offline))
-# No key_env: OpenAIJudge reads OPENAI_API_KEY itself, and only for OpenAI's (or $OPENAI_BASE_URL's) URL,
-# so a base URL someone typed never receives the operator's key.
-register_judge(JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, needs_model=True,
-                          json_mode=True, logprobs=True, batch_api=True))
-JUDGE_PLUGINS.builtin = frozenset(JUDGE_REGISTRY)
+# The built-ins come in through the door a plugin's entries use (as simonw/llm's own models do): a new
+# built-in backend is its factory plus one entry here. No key_env for openai: OpenAIJudge reads
+# OPENAI_API_KEY itself, and only for OpenAI's (or $OPENAI_BASE_URL's) URL, so a base URL someone typed
+# never receives the operator's key.
+BUILTIN_JUDGES = [
+    JudgeEntry(OFFLINE, "Offline (no API key)", _offline),
+    JudgeEntry(OPENAI, "OpenAI-compatible API", _openai, needs_key=True, needs_model=True, json_mode=True,
+               logprobs=True, batch_api=True),
+]
+JUDGE_PLUGINS.register_builtin(BUILTIN_JUDGES)
 
 
 def get_judge(kind: str) -> JudgeEntry:
