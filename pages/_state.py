@@ -126,7 +126,7 @@ def drop_stale(key: str, allowed: Sequence[Any]) -> None:
 def live_run() -> Optional[str]:
     """The id of the run this session started (or resumed) and follows, until a page has seen it end.
 
-    Only the id: the run itself is a job in the history (evaluator/store/jobs.py), scored by a
+    Only the id: the run itself is a job in the history (service.submit_run), scored by a
     worker, so any tab or replica reads the same progress and a rerun holds no rows."""
     value = st.session_state.get(LIVE)
     return value if isinstance(value, str) else None

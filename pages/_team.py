@@ -8,8 +8,8 @@ behave as before. In team mode (README "Team mode"):
   [roles] list, sees a sign-in message and nothing else;
 - a server that must not start (service.startup_problems: reachable by anyone, upload limit not the
   operator's, OIDC without Authlib or [auth]) shows why instead of any page;
-- every write checks the session's `access()` (service.access_of) right before it happens: the service's
-  writes take it, and `authorize(action, owner)` asks it where a page writes through a store;
+- every write checks the session's `access()` (service.access_of) right before it happens: each write of
+  the service takes it (`authorize(action, owner)` asks it for a script's own writes);
 - judges are picked by name from [[judges]]; no base URL or key field exists, and the key is read
   on the server from the entry's api_key_env, for that entry's base URL only;
 - the history is [server].history, never a field in the page.
@@ -78,7 +78,7 @@ def authorize(action: str, owner: Optional[str] = None) -> None:
 
 
 def may(action: str, owner: Optional[str] = None) -> bool:
-    """Whether to draw the control for `action` (the write itself still calls authorize)."""
+    """Whether to draw the control for `action` (the write itself still checks access())."""
     return access().may(action, owner)
 
 
