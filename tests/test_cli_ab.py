@@ -168,5 +168,5 @@ def test_a_failing_judge_stops_the_test_with_the_cause(data, capsys):
                      "--base-url", judge.base_url, "-q"])
         asked = len(a.requests)
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert code == 2 and asked <= 4  # the first window, not every question
-    assert err.startswith("ragmeter: error: judge failed: Judge rejected the request: HTTP 401")
+    assert code == 3 and asked <= 4  # the first window, not every question
+    assert err.startswith("ragmeter: judge failed: Judge rejected the request: HTTP 401")

@@ -3,7 +3,8 @@
     ragmeter ab DATA --target A --target-b B [--metric faithfulness] [--alpha 0.05] [--tie 0.02]
                 [--max-samples N] [--seed S] [--workers N] [--json out.json] [--offline | --model M --base-url URL]
 
-Exit codes: 0 the test decided (a winner or a tie), 1 undecided when the samples ran out, 2 bad input.
+Exit codes: 0 the test decided (a winner or a tie), 1 undecided when the samples ran out, 2 bad input,
+3 the judge failed (the test stopped: no score of a failing judge is trusted), as `evaluate`'s.
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import JudgeFailed
 from ..runs.ab import ABResult, ABSettings
 from .args import UsageError, run_config
 
-EXIT_DECIDED, EXIT_UNDECIDED = 0, 1
+EXIT_DECIDED, EXIT_UNDECIDED, EXIT_JUDGE_FAILED = 0, 1, 3
 
 
 def settings_of(args: argparse.Namespace) -> ABSettings:
@@ -70,6 +72,9 @@ def run_ab_command(args: argparse.Namespace) -> int:
     try:
         result = run_ab(samples, (targets[0], targets[1]), config.evaluator(judge), settings,
                         on_step=None if args.quiet else _progress, workers=args.workers)
+    except JudgeFailed as exc:  # the last line says so, and the exit code is evaluate's for a failing judge
+        print(f"\nragmeter: judge failed: {exc}", file=sys.stderr)
+        return EXIT_JUDGE_FAILED
     finally:
         close_judge(judge)
     if not args.quiet:

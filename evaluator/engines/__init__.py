@@ -2,8 +2,11 @@
 an engine is the callable it scores with, `engine(samples, on_progress=, on_result=, stop=) -> EvalReport`,
 so history, resume, re-score, labels, outputs and the verdict are the same whatever the engine:
 
-    local (the default)                 the evaluator's bounded thread pool (scoring/evaluation.py), or the
-                                        target pipeline when the run calls the user's pipeline first
+    local (the default)                 the evaluator's own scoring (scoring/evaluation.py), the target
+                                        pipeline when the run calls the user's pipeline first (a stage
+                                        before scoring), or the Batch API's two passes
+    pool.Pool(workers, name)            the one bounded thread pool every local stage runs on (the only
+                                        ThreadPoolExecutor in ragmeter): N in flight, stop, cancel on exit
     ray.score_on_ray(config, n, ...)    Ray Data: samples_frame -> map_batches(FrameScorer) -> rows in order;
                                         runs/ray_run.RayEngine places a run on it (`--engine ray`, workers)
     partition.score_frame(df, config)   rows in, one results row per sample out (what each Ray worker runs)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..analysis.inference import UNDECIDED, ConfidenceSequence, decide
-from ..errors import RagmeterError
+from ..errors import JudgeFailed
 from ..judges.base import judge_usage
 from ..model import EvalResult, EvalSample
 from ..scoring.evaluation import RAGEvaluator
@@ -155,7 +155,7 @@ def _scores(run: Run, spec: str, metric: str) -> List[Tuple[Optional[float], str
     if run.status == "failed" and run.exception is not None:
         raise run.exception
     if run.status != "finished" or run.report is None:  # the judge is failing: no score can be trusted
-        raise RagmeterError(f"judge failed: {run.error}" if run.error else f"the run asking {spec} stopped early")
+        raise JudgeFailed(run.error or f"the run asking {spec} stopped early", kind="stopped")
     out: List[Tuple[Optional[float], str]] = []
     for result in run.report.results:
         ms, error = result.scores.get(metric), result.sample.target_error if result.sample else None
@@ -201,7 +201,7 @@ def run_ab(samples: Sequence[EvalSample], targets: Tuple[TargetConfig, TargetCon
 
     `workers` samples are asked at a time (of A and B together, each target's retries as its config
     says); the test reads them in the random order, so at most workers - 1 samples are asked past the
-    one it stops at (their judge calls are counted). A judge failing stops the test (RagmeterError)."""
+    one it stops at (their judge calls are counted). A judge failing stops the test (JudgeFailed)."""
     if settings.metric not in evaluator.metric_names:
         raise ValueError(f"metric {settings.metric!r} is not scored by this evaluator ({', '.join(evaluator.metric_names)})")
     step = max(1, workers)
