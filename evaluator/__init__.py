@@ -24,6 +24,7 @@ its own layer and the layers listed before it (tests/test_structure.py holds the
     review/      people reviewing the judge          generate/ test sets from documents
     runs/        the one run path (Run: new, resume, rescore, stop) for the CLI and the dashboard
     cli/         the `ragmeter` command (and __main__.py)      demo/   a demo pipeline to try targets
+    service/     the dashboard's one door: what pages/ and app.py may ask for (they import it and model.py only)
 """
 import typing
 

@@ -6,7 +6,8 @@ cell forms; DETECTORS lists every other tool's format, in one place), `cells`, `
 worded for library, CLI or dashboard), `paths` and `fields` (dotted paths into a record: `--target-field`,
 dataset columns), `shapes` (a reply's answer, contexts and tool calls, whether a file or a target gave it),
 `doc_ids` and `context_ids` (ranked retrieval ids, graded relevance, ids in context objects), `versions`
-(a test set's content hash, recorded with each run).
+(a test set's content hash, recorded with each run), `uploads` (a file's bytes as the dashboard received them:
+a preview, the samples under a mapping, conversations), `typed` (a sample typed into a form).
 Other tools' files, one module each: `traces` (OpenInference / OTLP spans), `experiments` (LangSmith,
 Langfuse items, MLflow, promptfoo), `deepeval_runs`, `inspect_logs` (.eval archives and .json logs),
 `langfuse_traces`; `grades` (their scores as external_<tool>_<metric>).

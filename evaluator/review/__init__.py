@@ -1,4 +1,5 @@
 """People reviewing the judge: `labels` (human_<metric> label files in and out), `queue` (what to review
 next), `agreement` (judge against people), `correction` (the judged mean corrected by random or
 informative reviews), `alignment` (few-shot example sets built from reviews, saved and measured on
-held-out samples; the sets themselves are metrics/examples.py)."""
+held-out samples; the sets themselves are metrics/examples.py), `entries` (a review form's verdicts, corrected
+scores and notes, turned into reviews)."""
