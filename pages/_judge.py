@@ -7,7 +7,6 @@ never stored): read it with `api_key(prefix)` when the judge is built.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from typing import Any, Dict, List
 
@@ -27,15 +26,16 @@ LANGUAGES = {"auto": "Auto-detect", "en": "English", "ar": "Arabic (العربي
 
 def env_api_key(base_url: str = "") -> str:
     """OPENAI_API_KEY from the environment or .streamlit/secrets.toml, else '' -- for OpenAI's own URL
-    (or none typed) only: a base URL typed in the page never receives the server's key. In team mode
+    (or $OPENAI_BASE_URL's, or none typed) only, as the CLI's judge decides (judges/base.key_variable): a base URL typed in the page never receives the server's key. In team mode
     never: a configured judge's key is read from its api_key_env when the judge is built."""
-    if team.config().team or base_url.strip().rstrip("/") not in ("", service.DEFAULT_BASE_URL):
+    variable = service.key_variable_for(base_url or service.DEFAULT_BASE_URL)
+    if team.config().team or not variable:
         return ""
-    key = os.environ.get("OPENAI_API_KEY", "")
+    key = service.environment_key(variable)
     if key:
         return key
     try:
-        return str(st.secrets.get("OPENAI_API_KEY", "") or "")
+        return str(st.secrets.get(variable, "") or "")
     except Exception:  # no secrets file at all: Streamlit raises rather than returning empty
         return ""
 

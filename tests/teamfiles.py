@@ -79,6 +79,8 @@ def write_config(folder: Path, text: str, monkeypatch: Any = None, name: str = "
     path.write_text(text, encoding="utf-8")
     if monkeypatch is not None:
         monkeypatch.setenv("RAGMETER_CONFIG", str(path))
+        if tomllib.loads(text).get("server", {}).get("history"):  # the file names it: the operator's choice,
+            monkeypatch.delenv("RAGMETER_HISTORY", raising=False)  # not the test home's (the environment wins)
     return path
 
 

@@ -160,10 +160,19 @@ def test_a_chunk_is_shown_escaped_with_the_referenced_sentence_marked():
     ("", False, "/etc/passwd", "default"),  # refused: the sidebar says why, the default stays in use
     ("", True, "mine.sqlite3", "default"),  # team mode never takes a typed history
 ])
-def test_the_history_location(server_history, team, typed, want):
+def test_the_history_location(server_history, team, typed, want, monkeypatch):
+    monkeypatch.delenv("RAGMETER_HISTORY")  # the team file's history applies when the environment names none
     config = Config(server=ServerConfig(shared=team, history=server_history))
     got = service.history_location(config, typed)
     assert got == (service.default_history() if want == "default" else want)
+
+
+def test_the_dashboard_resolves_the_history_as_the_cli_does(tmp_path, monkeypatch):
+    from evaluator.team import settings
+
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "env.sqlite3"))
+    config = Config(server=ServerConfig(shared=True, history="/srv/team.sqlite3"))
+    assert service.history_location(config) == str(tmp_path / "env.sqlite3") == settings.history(team=config).value
 
 
 def test_the_form_becomes_reviews_on_the_metric_scale():

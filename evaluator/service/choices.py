@@ -2,14 +2,16 @@
 in plain words (checked, imported from and exported to the TOML file the CLI's --rubrics reads)."""
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Mapping, Tuple
 
 from ..errors import MetricError, RagmeterError
-from ..judges.cache import default_cache_path
+from ..judges.base import key_variable
 from ..judges.registry import JudgeEntry, get_judge, judge_kinds
 from ..metrics import retrieval
 from ..metrics.registry import known_metrics
 from ..metrics.rubric import parse_rubrics, rubric_from_table, rubrics_to_toml
+from ..team import settings
 
 RETRIEVAL_METRICS = retrieval.CHOICES  # hit@k, recall@k ...: scored from a retrieval_ids column, no judge
 
@@ -28,8 +30,19 @@ def judge_needs_key(kind: str) -> bool:
 
 
 def judge_cache_file() -> str:
-    """The judge cache's file ($RAGMETER_JUDGE_CACHE or the default)."""
-    return str(default_cache_path())
+    """The judge cache's file, resolved as for the CLI ($RAGMETER_JUDGE_CACHE or the default)."""
+    return str(settings.judge_cache().value)
+
+
+def key_variable_for(base_url: str) -> str:
+    """The variable whose key a judge at `base_url` may send ("" = none): OPENAI_API_KEY for OpenAI's own URL
+    or $OPENAI_BASE_URL's only, so a base URL typed in a page never receives the server's key."""
+    return key_variable(base_url.strip())
+
+
+def environment_key(variable: str) -> str:
+    """That variable's value in the server's environment ("" when unset)."""
+    return os.environ.get(variable, "") if variable else ""
 
 
 def key_hint() -> str:

@@ -9,8 +9,9 @@ from ..config import Config, typed_history_path
 from ..errors import ConfigError, WorkerError
 from ..runs import child as run_child
 from ..runs import jobs as run_jobs
-from ..store.history import RunInfo, RunStore, default_history_location
+from ..store.history import RunInfo, RunStore
 from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits
+from ..team import settings
 from ..team.access import Access
 
 TEAM_HISTORY = "this team's shared run history"  # what team mode calls its history: never its URL or path
@@ -18,8 +19,9 @@ DELETE_WAIT = 8.0  # seconds a delete waits for a stopped run's worker to let go
 
 
 def default_history() -> str:
-    """$RAGMETER_HISTORY, else ~/.ragmeter's history file."""
-    return str(default_history_location())
+    """The history with nothing typed: $RAGMETER_HISTORY, else the team file's [server] history, else
+    ~/.ragmeter's file (the one resolver every program uses: team/settings.py)."""
+    return str(settings.history().value)
 
 
 def check_history_path(text: str) -> str:
@@ -28,17 +30,15 @@ def check_history_path(text: str) -> str:
 
 
 def history_location(config: Config, typed: Optional[str] = None) -> str:
-    """The history: [server].history in team mode (never typed); on a laptop the typed file when it may be
-    used, else the default."""
-    if config.server.history:
-        return config.server.history
-    default = default_history()
-    if config.team or not typed or typed == default:
-        return default
-    try:
-        return check_history_path(typed)
-    except ConfigError:
-        return default  # the sidebar says why under the field
+    """The history, resolved as for the CLI and the workers (flag > environment > team file > default):
+    on a laptop the sidebar's typed file stands for the flag, when it may be used; a team never types one."""
+    flag = None
+    if typed and not config.team and not config.server.history and typed != default_history():
+        try:
+            flag = check_history_path(typed)
+        except ConfigError:
+            pass  # the sidebar says why under the field; the rest of the chain decides
+    return str(settings.history(flag, team=config).value)
 
 
 def open_history(location: str, team: bool = False) -> RunStore:
