@@ -15,6 +15,7 @@ from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from .compare import add_compare_parser
 from .config_cmd import add_config_parser
+from .serve import add_serve_parsers
 from ..errors import RagmeterError
 from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--project", default=None, help="only the runs of this project")
     add_worker_parser(sub)
     add_config_parser(sub)
+    add_serve_parsers(sub)
     return parser
 
 

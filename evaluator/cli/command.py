@@ -641,6 +641,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .collect import run_collect
 
             return run_collect(args)
+        if args.command in ("serve", "dashboard"):
+            from .serve import run_serve_command
+
+            return run_serve_command(args)
         if args.command == "config":
             from .config_cmd import run_config_command
 

@@ -16,20 +16,27 @@ exits is not restarted in a loop: its exit code and last lines stay for the Moni
 and the next page visited RESTART_AFTER seconds after its start starts it again. Two replicas of one dashboard configured alike race for the port: the loser's
 Monitor page says the port is in use (set `listen` in one replica's configuration only, or run
 `ragmeter collect` as its own service).
+
+Under `ragmeter serve` the receivers are that command's children, supervised with the workers, and
+it sets SUPERVISED_ENV on the dashboard: `ensure_started` then starts none and reports each one as
+listening or not from a connection to its address (cli/serve.py).
 """
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import threading
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from ..config import Config, ConfiguredCollect
+from ..config import Config, ConfiguredCollect, listen_address
 from ..errors import WorkerError
 from ..runs.child import ChildProcess
 
 RESTART_AFTER = 30.0  # seconds before an exited receiver is started again
 READY = "ragmeter collect: listening"  # the line `ragmeter collect` prints once its port is open
+SUPERVISED_ENV = "RAGMETER_RECEIVERS_SUPERVISED"  # set by `ragmeter serve`: it runs the receivers, not the dashboard
 
 
 class Receiver:
@@ -70,6 +77,29 @@ class Receiver:
         self.child.wait(timeout)
 
 
+class SupervisedReceiver(Receiver):
+    """A receiver `ragmeter serve` runs and restarts: never started here; its state is whether its port answers."""
+
+    def start(self) -> None:
+        pass
+
+    def stop(self, timeout: float = 10.0) -> None:
+        pass
+
+    def status(self) -> "ReceiverStatus":
+        address = listen_address(self.listen)
+        if address is not None:
+            host = "127.0.0.1" if address[0] in ("", "0.0.0.0") else "::1" if address[0] == "::" else address[0]
+            try:
+                socket.create_connection((host, address[1]), timeout=0.5).close()
+                return ReceiverStatus(self.project, self.listen, "listening", None, [], "")
+            except OSError:
+                pass
+        return ReceiverStatus(self.project, self.listen, "exited", None, [],
+                              f"nothing answers on {self.listen}; `ragmeter serve` starts it again, and its "
+                              "output (prefixed collect-" + self.project + ") says why it stopped.")
+
+
 @dataclass(frozen=True)
 class ReceiverStatus:
     project: str
@@ -93,6 +123,8 @@ def ensure_started(config: Config, history: str, on_first: Optional[Any] = None)
     """Start the configured receivers not running yet (an exited one after RESTART_AFTER s); all of
     them, in the configuration's order. `on_first(stop_all)` is called once, when the first starts."""
     entries = wanted(config)
+    if os.environ.get(SUPERVISED_ENV):
+        return [SupervisedReceiver(e.project, e.listen, history) for e in entries]
     with _lock:
         first = not _receivers and bool(entries)
         for entry in entries:
