@@ -10,9 +10,15 @@ gzip- or deflate-compressed or not. Decompression stops at `max_bytes` of output
 bomb fails with BodyTooLarge instead of filling memory. Both forms become the OTLP/JSON shape the
 trace readers already know (io/traces.py), with each span's end time and its resource attributes.
 
+Before any span becomes a Python object the body is counted where it lies (collect/wire.py): spans,
+attribute values and nesting depth, refused past `Caps` (413 for too many, 400 for too deep), so a few
+kilobytes of protobuf cannot become gigabytes of dicts.
+
 A trace is finished when its root span (no parent) has arrived. It then stays open for `settle`
-seconds so that late children (a child exported in a later batch than its root) join it; at most
-`max_open` traces are held, the oldest dropped first and counted, and at most MAX_SPANS spans each.
+seconds so that late children (a child exported in a later batch than its root) join it. Open traces
+are bounded three ways, the oldest dropped first and each drop counted under its reason: at most
+`max_open` traces, at most `max_bytes` of estimated span size, and none older than `max_age` seconds
+(children whose root never comes are forgotten, not kept); at most MAX_SPANS spans each.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ from ..io.readings import Tally
 from ..io.sources import Where
 from ..io.traces import Span, any_value, flatten, json_value, spans_of, trace_row
 from ..model import EvalSample
+from .wire import Caps, check_json, check_protobuf
 
 MAX_SPANS = 2_000  # spans kept per trace; a runaway agent loop's trace is cut here, counted
 PROTOBUF, JSON = "application/x-protobuf", "application/json"
@@ -52,6 +59,25 @@ class Received:
     end_ns: int
     resource: Dict[str, Any]
 
+    @property
+    def size(self) -> int:
+        """Estimated bytes this span holds in memory (what the open-trace budget counts)."""
+        return SPAN_OVERHEAD + len(self.span.name) + len(self.span.span_id) + _size(self.span.attrs)
+
+
+SPAN_OVERHEAD = 1_200  # a Span, its Received and their dicts, measured with tracemalloc (bench/collect_attack.py)
+
+
+def _size(value: Any, depth: int = 0) -> int:
+    """Rough bytes of a decoded attribute value: text by its length, containers by their items."""
+    if isinstance(value, (str, bytes)):
+        return 50 + len(value)
+    if depth < 40 and isinstance(value, dict):
+        return 100 + sum(_size(k, depth + 1) + _size(v, depth + 1) for k, v in value.items())
+    if depth < 40 and isinstance(value, (list, tuple)):
+        return 60 + sum(_size(v, depth + 1) for v in value)
+    return 32
+
 
 # --- bodies -----------------------------------------------------------------------------------------
 
@@ -72,21 +98,38 @@ def decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
     return out
 
 
-def decode(body: bytes, content_type: str, encoding: str = "", max_bytes: int = 16 << 20) -> List[Received]:
-    """The spans of one export request; BodyError (400) or BodyTooLarge (413) when it cannot be read."""
+def decode(body: bytes, content_type: str, encoding: str = "", max_bytes: int = 16 << 20,
+           caps: Caps = Caps()) -> List[Received]:
+    """The spans of one export request; BodyError (400) or BodyTooLarge (413) when it cannot be read.
+
+    The decompressed body is counted before it is parsed (spans, values, depth: `caps`), so a request
+    past a cap is refused having built no span object at all."""
     raw = decompress(body, encoding, max_bytes)
     kind = (content_type or PROTOBUF).split(";", 1)[0].strip().lower()
     if kind == JSON:
+        check_json(raw, caps, BodyError, BodyTooLarge)
         try:
             request = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise BodyError(f"the JSON body cannot be parsed: {exc}") from None
         if not isinstance(request, dict):
             raise BodyError("the JSON body must be an object with resourceSpans (OTLP/JSON)")
-        return list(received(request, _json_id))
+        return _capped(received(request, _json_id), caps)
     if kind not in (PROTOBUF, "application/protobuf", "application/octet-stream"):
         raise BodyError(f"Content-Type {kind!r}: send application/x-protobuf or application/json")
-    return list(received(proto_request(raw), _hex_id))
+    check_protobuf(raw, caps, BodyError, BodyTooLarge)
+    return _capped(received(proto_request(raw), _hex_id), caps)
+
+
+def _capped(spans: Iterable[Received], caps: Caps) -> List[Received]:
+    """The spans, refused (413) past the cap while they are built (a second guard behind the count)."""
+    out: List[Received] = []
+    for item in spans:
+        if len(out) >= caps.max_spans:
+            raise BodyTooLarge(f"the request holds more than {caps.max_spans:,} spans (the receiver's cap); "
+                               "send smaller batches")
+        out.append(item)
+    return out
 
 
 def proto_request(raw: bytes) -> Dict[str, Any]:
@@ -181,6 +224,8 @@ class Trace:
     root: Optional[Received] = None
     rooted_at: Optional[float] = None  # the buffer clock's time the root arrived
     span_ids: set = field(default_factory=set)
+    opened_at: float = 0.0  # the buffer clock's time its first span arrived
+    bytes: int = 0  # estimated size of its spans (Received.size)
     state: Any = None  # the receiver's note once the trace is handled (stored where, or why not)
 
     @property
@@ -189,14 +234,19 @@ class Trace:
 
 
 class TraceBuffer:
-    """Open traces, bounded: at most `max_open`, the oldest dropped first (counted in `dropped`).
+    """Open traces, bounded in number, in bytes and in time: the oldest dropped first (counted in `dropped`).
 
-    Not thread-safe on its own: the receiver calls it under its lock.
+    `max_bytes` caps the estimated size of every span held (Received.size); `max_age` forgets a trace
+    that long after its first span arrived, whether or not its root came. Not thread-safe on its own:
+    the receiver calls it under its lock.
     """
 
-    def __init__(self, max_open: int = 10_000, settle: float = 2.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, max_open: int = 10_000, settle: float = 2.0, clock: Callable[[], float] = time.monotonic,
+                 *, max_bytes: int = 64 << 20, max_age: float = 120.0):
         self.max_open, self.settle, self._clock = max_open, settle, clock
-        self._open: "OrderedDict[str, Trace]" = OrderedDict()
+        self.max_bytes, self.max_age = max_bytes, max_age
+        self._open: "OrderedDict[str, Trace]" = OrderedDict()  # oldest first: by first span's arrival
+        self.bytes = 0
         self.dropped: Counter = Counter()
 
     def __len__(self) -> int:
@@ -214,8 +264,15 @@ class TraceBuffer:
             if len(trace.spans) >= MAX_SPANS:
                 self.dropped["spans_over_cap"] += 1
                 continue
+            size = item.size
+            if size > self.max_bytes:
+                self.dropped["span_over_budget"] += 1
+                continue
+            self._make_room(size, keep=trace.trace_id)
             trace.spans.append(item)
             trace.span_ids.add(item.span.span_id)
+            trace.bytes += size
+            self.bytes += size
             if not item.span.parent_id and trace.root is None:
                 trace.root, trace.rooted_at = item, self._clock()
                 rooted[trace.trace_id] = trace
@@ -230,27 +287,59 @@ class TraceBuffer:
         trace = self._open.get(trace_id)
         if trace is None:
             while len(self._open) >= self.max_open:
-                _, old = self._open.popitem(last=False)
-                self.dropped["open_traces_over_cap" if old.root is None else "settling_over_cap"] += 1
-            trace = self._open[trace_id] = Trace(trace_id)
+                self._evict("over_cap")
+            trace = self._open[trace_id] = Trace(trace_id, opened_at=self._clock())
+        return trace
+
+    def _make_room(self, size: int, keep: str) -> None:
+        """Evict the oldest traces (never `keep`, the one growing) until `size` more bytes fit."""
+        while self.bytes + size > self.max_bytes and self._open:
+            oldest = next(iter(self._open))
+            if oldest == keep:
+                if len(self._open) == 1:
+                    return  # the only trace: the check on one span's size already bounds it
+                self._open.move_to_end(keep)
+                continue
+            self._evict("over_budget")
+
+    def _evict(self, why: str) -> None:
+        _, old = self._open.popitem(last=False)
+        self.bytes -= old.bytes
+        self.dropped[("open_traces_" if old.root is None else "settling_") + why] += 1
+
+    def _pop(self, trace_id: str) -> Optional[Trace]:
+        trace = self._open.pop(trace_id, None)
+        if trace is not None:
+            self.bytes -= trace.bytes
         return trace
 
     def expire(self) -> List[Trace]:
-        """Forget traces settled longer than `settle` (their late children are too late); returned."""
+        """Forget traces settled longer than `settle` (their late children are too late), and traces
+        opened longer than `max_age` ago (a root that never came: counted as open_traces_expired)."""
         now, gone = self._clock(), []
         for trace_id, trace in list(self._open.items()):
             if trace.rooted_at is not None and now - trace.rooted_at >= self.settle:
-                gone.append(self._open.pop(trace_id))
-        return gone
+                gone.append(self._pop(trace_id))
+            elif now - trace.opened_at >= self.max_age:
+                self._pop(trace_id)
+                self.dropped["open_traces_expired" if trace.root is None else "settling_expired"] += 1
+        return [t for t in gone if t is not None]
 
     def forget(self, trace_ids: Iterable[str]) -> None:
         """Drop traces whose storing failed, so that the sender's retry adds them anew."""
         for trace_id in trace_ids:
-            self._open.pop(trace_id, None)
+            self._pop(trace_id)
 
     def unfinished(self) -> int:
         """Traces still waiting for their root span."""
         return sum(1 for t in self._open.values() if t.root is None)
+
+    def usage(self) -> Dict[str, Any]:
+        """What /status and the Monitor page show of the buffer: traces, bytes and the oldest's age."""
+        oldest = next(iter(self._open.values()), None)
+        return {"traces": len(self._open), "waiting_for_root": self.unfinished(),
+                "bytes": self.bytes, "max_bytes": self.max_bytes, "max_age_s": self.max_age,
+                "oldest_age_s": round(self._clock() - oldest.opened_at, 1) if oldest else 0.0}
 
 
 # --- one trace -> one sample ---------------------------------------------------------------------------

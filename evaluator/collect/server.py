@@ -7,9 +7,22 @@
 What a sender gets, and why:
 - 401 without `Authorization: Bearer <token>` when a token is set (compared in constant time);
 - 411 without Content-Length; 413 when it announces more than the cap, or when the body
-  decompresses to more than the cap (a gzip bomb is cut there); 400 when it cannot be read;
+  decompresses to more than the cap (a gzip bomb is cut there), or holds more spans or attribute
+  values than the caps (counted on the wire before any is decoded: collect/wire.py); 400 when it
+  cannot be read or nests deeper than the limit. A refusal sent before the body is read is followed
+  by reading and discarding the body within a bound (bytes and seconds), then `Connection: close`,
+  so the sender reads its 413 instead of a connection reset;
 - 503 with Retry-After when `max_in_flight` requests are already being read, or `max_connections`
-  connections are open: answered at once, never queued, so a flood neither blocks nor grows;
+  authenticated connections are open: answered at once, never queued, so a flood neither blocks nor grows.
+
+Connections, and why a slow sender cannot lock others out: a connection holds one of the
+`max_connections` slots only once it has sent a whole request head with the token. Before that it is
+"pending": the request line and headers must arrive within `header_timeout` seconds in all (a deadline,
+not a per-read timeout, so a byte every few seconds does not keep it), and when pending connections
+pass `max_pending` (or `max_pending_per_address` from one address) the oldest pending one is closed to
+make room: a sender trickling its headers is always older than one sending them at once. A body must
+arrive within `header_timeout` plus its length at `min_upload_rate`. A sender that goes away is one
+log line, never a traceback.
 - 200 once every sampled trace in the request is stored in the live run. Traces over the
   traces-per-second limit are dropped and named in the reply's partial_success (the OTLP way to
   say "received, some rejected", which exporters do not retry), each counted under its reason.
@@ -17,9 +30,11 @@ What a sender gets, and why:
 from __future__ import annotations
 
 import hmac
+import io
 import json
 import logging
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -32,11 +47,11 @@ from ..errors import RagmeterError
 from ..model import EvalSample
 from .otlp import JSON, PROTOBUF, BodyError, BodyTooLarge, Trace, TraceBuffer, decode, to_sample, trace_attributes
 from .sampling import Sampler
+from .wire import Caps
 
 log = logging.getLogger("ragmeter.collect")
 TRACES_PATH, STATUS_PATH = "/v1/traces", "/status"
-_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n"
-         b"Content-Length: 45\r\nConnection: close\r\n\r\nragmeter collect: too many connections; retry")
+_BUSY = b"ragmeter collect: too many connections; retry"
 
 
 class Sink(Protocol):
@@ -54,10 +69,25 @@ class Limits:
     max_request_bytes: int = 16 << 20  # a request's body, before and after decompression
     max_traces_per_second: float = 200.0  # sustained; bursts up to twice this
     max_in_flight: int = 4  # requests read, decoded and stored at once
-    max_connections: int = 64  # open connections (each holds a thread)
+    max_connections: int = 64  # authenticated connections (each holds a thread)
     max_open_traces: int = 10_000
+    max_open_bytes: int = 64 << 20  # estimated size of all spans held in open traces
+    max_open_age: float = 120.0  # seconds a trace stays open waiting for its root (then dropped, counted)
+    max_spans_per_request: int = 20_000
+    max_values_per_request: int = 400_000  # attribute values, array and kvlist items, JSON containers
+    max_depth: int = 64  # nesting of a request's messages or JSON
     settle: float = 2.0  # seconds a finished trace waits for late children
-    idle_timeout: float = 30.0  # a connection idle this long is closed
+    idle_timeout: float = 30.0  # a body's base deadline, and a kept-alive connection's wait for its next request
+    header_timeout: float = 10.0  # the whole request line and headers, from the first byte
+    min_upload_rate: int = 64 << 10  # bytes per second a body must keep up, beyond idle_timeout
+    max_pending: int = 256  # connections that have not yet shown a token (the oldest closed past this)
+    max_pending_per_address: int = 32
+    max_linger_bytes: int = 32 << 20  # an unread body discarded after a refusal, at most this much
+    linger_s: float = 5.0  # ... and for at most this long
+
+    @property
+    def caps(self) -> Caps:
+        return Caps(self.max_spans_per_request, self.max_values_per_request, self.max_depth)
 
 
 class TokenBucket:
@@ -85,13 +115,15 @@ class Receiver:
     def __init__(self, sink: Sink, sampler: Sampler, *, token: str = "", limits: Limits = Limits()) -> None:
         self.sink, self.sampler, self.limits = sink, sampler, limits
         self._token = token.encode("utf-8")
-        self._buffer = TraceBuffer(limits.max_open_traces, limits.settle)
+        self._buffer = TraceBuffer(limits.max_open_traces, limits.settle, max_bytes=limits.max_open_bytes,
+                                   max_age=limits.max_open_age)
         self._buffer_lock = threading.Lock()
         self._bucket = TokenBucket(limits.max_traces_per_second, 2 * limits.max_traces_per_second)
         self._in_flight = threading.BoundedSemaphore(limits.max_in_flight)
         self._counts: Counter = Counter()
         self._dropped: Counter = Counter()
         self._counts_lock = threading.Lock()
+        self._connections: Dict[str, int] = {"authenticated": 0, "pending": 0, "max": limits.max_connections}
         self.started = time.time()
 
     # -- checks the handler makes before reading a body ---------------------------------------
@@ -121,7 +153,7 @@ class Receiver:
         json_reply = (content_type or "").split(";")[0].strip().lower() == JSON
         self.count("requests")
         try:
-            spans = decode(body, content_type, encoding, self.limits.max_request_bytes)
+            spans = decode(body, content_type, encoding, self.limits.max_request_bytes, self.limits.caps)
         except BodyTooLarge as exc:
             self.drop("too_large")
             return 413, str(exc).encode(), "text/plain"
@@ -131,9 +163,8 @@ class Receiver:
         self.count("spans", len(spans))
         with self._buffer_lock:
             rooted, grown = self._buffer.add(spans)
-            for reason, n in self._buffer.dropped.items():
-                self.drop(reason, n)
-            self._buffer.dropped.clear()
+            self._collect_drops()
+        del spans  # the buffer holds what it keeps; the request's list goes now
         self.count("traces", len(rooted))
         rejected = self._over_limit(rooted)
         self._store(rooted)
@@ -195,6 +226,17 @@ class Receiver:
                     self.sink.update(run_id, index, sample)
                     self.count("late_spans_added")
 
+    def sweep(self) -> None:
+        """Expire open traces past their age (the server calls this twice a second, requests or not)."""
+        with self._buffer_lock:
+            self._buffer.expire()
+            self._collect_drops()
+
+    def _collect_drops(self) -> None:
+        for reason, n in self._buffer.dropped.items():
+            self.drop(reason, n)
+        self._buffer.dropped.clear()
+
     # -- counters -------------------------------------------------------------------------------
     def count(self, name: str, n: int = 1) -> None:
         with self._counts_lock:
@@ -204,18 +246,26 @@ class Receiver:
         with self._counts_lock:
             self._dropped[reason] += n
 
+    def connections(self, authenticated: int, pending: int) -> None:
+        """The server's connection counts, for /status."""
+        with self._counts_lock:
+            self._connections.update(authenticated=authenticated, pending=pending)
+
     def status(self) -> Dict[str, Any]:
         """The counters (GET /status, the CLI's status line); reads no database."""
         with self._counts_lock:
             counts, dropped = dict(self._counts), dict(self._dropped)
         with self._buffer_lock:
             open_traces = self._buffer.unfinished()
+            buffer = self._buffer.usage()
+        with self._counts_lock:
+            connections = dict(self._connections)
         live = self.sink.counts()
         return {"received": {"requests": counts.get("requests", 0), "spans": counts.get("spans", 0),
                              "traces": counts.get("traces", 0)},
                 "sampled": counts.get("sampled", 0), "stored": counts.get("stored", 0),
                 "not_sampled": {k[len("not_sampled_"):]: v for k, v in counts.items() if k.startswith("not_sampled_")},
-                "dropped": dropped, "open_traces": open_traces,
+                "dropped": dropped, "open_traces": open_traces, "buffer": buffer, "connections": connections,
                 "live_run": live, "scored": live.get("scored", 0), "uptime_s": round(time.time() - self.started, 1)}
 
     def status_line(self) -> str:
@@ -244,14 +294,17 @@ def _reply(json_reply: bool, rejected: int) -> bytes:
 # --- HTTP ------------------------------------------------------------------------------------------
 
 class CollectServer(ThreadingHTTPServer):
-    """A thread per connection, at most `max_connections`; one more is answered 503 and closed at once."""
+    """A thread per connection. A connection is pending until its request head shows the token, then holds
+    one of `max_connections` slots; pending ones past their caps make room by closing the oldest."""
 
     daemon_threads = True
 
     def __init__(self, address: Tuple[str, int], receiver: Receiver) -> None:
         self.receiver = receiver
         self._slots = threading.BoundedSemaphore(receiver.limits.max_connections)
-        self._open: set = set()  # the connections being served, closed by close()
+        self._pending: Dict[Any, Tuple[str, float]] = {}  # socket -> (address, when accepted), oldest first
+        self._authenticated: set = set()
+        self._open: set = set()  # every connection being served, closed by close()
         self._open_lock = threading.Lock()
         super().__init__(address, _Handler)
 
@@ -261,24 +314,59 @@ class CollectServer(ThreadingHTTPServer):
         self.server_close()
         with self._open_lock:
             for sock in list(self._open):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+                _shut(sock)
+
+    def service_actions(self) -> None:
+        """Between accepts (at least twice a second): expire open traces, requests or not."""
+        self.receiver.sweep()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, never a traceback: a sender that went away is not the receiver's failure."""
+        exc = sys.exc_info()[1]
+        log.info("connection from %s ended: %s", _host(client_address), _why(exc))
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self.receiver.drop("too_many_connections")
-            _refuse(request)
-            self.shutdown_request(request)
-            return
+        host = _host(client_address)
         with self._open_lock:
+            self._make_room(host)
+            self._pending[request] = (host, time.monotonic())
             self._open.add(request)
+            self._report()
         try:
             super().process_request(request, client_address)
         except BaseException:
             self._done(request)
             raise
+
+    def _make_room(self, host: str) -> None:
+        """Close the oldest pending connection (of `host` when it is over its own cap) until one more fits."""
+        limits = self.receiver.limits
+        mine = [s for s, (h, _) in self._pending.items() if h == host]
+        victim = None
+        if len(mine) >= limits.max_pending_per_address:
+            victim = mine[0]
+        elif len(self._pending) >= limits.max_pending:
+            victim = next(iter(self._pending))
+        if victim is not None:
+            self.receiver.drop("pending_evicted")
+            del self._pending[victim]  # its thread ends when its next read fails; it holds no slot
+            _shut(victim)
+
+    def authenticate(self, request: Any) -> bool:
+        """Move a connection that showed the token from pending to a slot; False when no slot is free."""
+        with self._open_lock:
+            if request in self._authenticated:
+                return True
+            if not self._slots.acquire(blocking=False):
+                return False
+            self._pending.pop(request, None)
+            self._authenticated.add(request)
+            self._report()
+            return True
+
+    def holds_slot(self, request: Any) -> bool:
+        with self._open_lock:
+            return request in self._authenticated
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
@@ -289,15 +377,50 @@ class CollectServer(ThreadingHTTPServer):
     def _done(self, request: Any) -> None:
         with self._open_lock:
             self._open.discard(request)
-        self._slots.release()
+            self._pending.pop(request, None)
+            if request in self._authenticated:
+                self._authenticated.discard(request)
+                self._slots.release()
+            self._report()
+
+    def _report(self) -> None:
+        self.receiver.connections(len(self._authenticated), len(self._pending))
 
 
-def _refuse(request: socket.socket) -> None:
+def _host(client_address: Any) -> str:
+    return str(client_address[0]) if isinstance(client_address, tuple) and client_address else str(client_address)
+
+
+def _why(exc: Optional[BaseException]) -> str:
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return "timed out"
+    return f"{type(exc).__name__}: {exc}" if exc is not None else "closed"
+
+
+def _shut(sock: socket.socket) -> None:
     try:
-        request.settimeout(0.2)  # never let a sender that does not read hold the accepting thread
-        request.sendall(_BUSY)
+        sock.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass
+
+
+class _Deadline(io.RawIOBase):
+    """A socket's reads under one deadline for the whole request (not per read: a byte every few seconds
+    does not extend it). Past it a read raises socket.timeout, which ends the connection."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self.until = time.monotonic() + 30.0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the request did not arrive within the receiver's deadline")
+        self._sock.settimeout(left)
+        return self._sock.recv_into(buffer)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -307,25 +430,61 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(self.server.receiver.limits.idle_timeout)  # an idle sender frees its slot
+        self.rfile.close()  # the stdlib's reader times out per read; ours has one deadline per request
+        self._deadline = _Deadline(self.connection)
+        self.rfile = io.BufferedReader(self._deadline, 1 << 16)
+
+    def handle_one_request(self) -> None:
+        limits = self.server.receiver.limits
+        authenticated = self.server.holds_slot(self.connection)
+        # a kept-alive connection may wait idle_timeout for its next request; a new one header_timeout
+        self._deadline.until = time.monotonic() + (limits.idle_timeout if authenticated else limits.header_timeout)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()  # the head is in: from here the body has its own deadline
+        self._deadline.until = time.monotonic() + self.server.receiver.limits.header_timeout
+        return ok
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (OSError, ValueError) as exc:  # reset, timed out, closed under us: one line
+            log.info("connection from %s ended: %s", self.address_string(), _why(exc))
+            self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (the stdlib's name)
         log.debug("%s %s", self.address_string(), format % args)
 
+    def log_error(self, format: str, *args: Any) -> None:  # noqa: A002  (a timed-out or malformed request)
+        log.info("connection from %s: %s", self.address_string(), format % args)
+
+    def _admit(self) -> bool:
+        """The token checked and a slot taken, or the refusal sent (401 or 503); False when refused."""
+        receiver = self.server.receiver
+        if not receiver.authorized(self.headers.get("Authorization")):
+            self._unauthorized()
+            return False
+        if not self.server.authenticate(self.connection):
+            receiver.drop("too_many_connections")
+            self._refuse(503, _BUSY, extra={"Retry-After": "1"})
+            return False
+        return True
+
     def do_GET(self) -> None:
         receiver = self.server.receiver
         if self.path.split("?", 1)[0] != STATUS_PATH:
-            return self._send(404, b"ragmeter collect: GET /status, POST /v1/traces", "text/plain")
-        if not receiver.authorized(self.headers.get("Authorization")):
-            return self._unauthorized()
+            return self._send(404, b"ragmeter collect: GET /status, POST /v1/traces", "text/plain", close=True)
+        if not self._admit():
+            return None
         self._send(200, json.dumps(receiver.status()).encode(), JSON)
 
     def do_POST(self) -> None:
         receiver = self.server.receiver
         if self.path.split("?", 1)[0] != TRACES_PATH:
-            return self._send(404, b"ragmeter collect: POST /v1/traces", "text/plain", close=True)
-        if not receiver.authorized(self.headers.get("Authorization")):
-            return self._unauthorized()
+            return self._refuse(404, b"ragmeter collect: POST /v1/traces")
+        if not self._admit():
+            return None
         length = self.headers.get("Content-Length", "")
         if not length.strip().isdigit():
             receiver.drop("no_length")
@@ -333,13 +492,11 @@ class _Handler(BaseHTTPRequestHandler):
         cap = receiver.limits.max_request_bytes
         if int(length) > cap:
             receiver.drop("too_large")
-            return self._send(413, f"the body announces {int(length):,} bytes; the cap is {cap:,}".encode(),
-                              "text/plain", close=True)
+            return self._refuse(413, f"the body announces {int(length):,} bytes; the cap is {cap:,}".encode())
         with receiver.admitted() as ok:
             if not ok:
                 receiver.drop("busy")
-                return self._send(503, b"ragmeter collect is busy; retry", "text/plain", close=True,
-                                  extra={"Retry-After": "1"})
+                return self._refuse(503, b"ragmeter collect is busy; retry", extra={"Retry-After": "1"})
             body = self._read(int(length))
             if body is None:
                 return None
@@ -354,7 +511,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, reply, kind)
 
     def _read(self, length: int) -> Optional[bytes]:
-        """The body, read in pieces; None (and the connection closed) when the sender stops short."""
+        """The body, read in pieces within its deadline; None (and the connection closed) when the sender
+        stops short."""
+        limits = self.server.receiver.limits
+        self._deadline.until = time.monotonic() + limits.idle_timeout + length / max(1, limits.min_upload_rate)
         chunks, left = [], length
         while left:
             chunk = self.rfile.read(min(left, 1 << 16))
@@ -367,8 +527,30 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _unauthorized(self) -> None:
         self.server.receiver.drop("unauthorized")
-        self._send(401, b"send Authorization: Bearer <token>", "text/plain", close=True,
-                   extra={"WWW-Authenticate": 'Bearer realm="ragmeter collect"'})
+        self._refuse(401, b"send Authorization: Bearer <token>",
+                     extra={"WWW-Authenticate": 'Bearer realm="ragmeter collect"'}, linger=64 << 10)
+
+    def _refuse(self, status: int, body: bytes, *, extra: Optional[Dict[str, str]] = None,
+                linger: Optional[int] = None) -> None:
+        """Answer before reading the body, then read and discard what the sender is still sending (within
+        `linger` bytes and the receiver's linger seconds) and close: closing with unread data would reset
+        the connection, and the sender would see a reset instead of this answer and retry."""
+        self._send(status, body, "text/plain", close=True, extra=extra)
+        limits = self.server.receiver.limits
+        announced = self.headers.get("Content-Length", "0").strip()
+        left = min(int(announced) if announced.isdigit() else 0,
+                   limits.max_linger_bytes if linger is None else linger)
+        self._deadline.until = time.monotonic() + limits.linger_s
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)  # the answer is whole: the sender reads it at once
+            while left > 0:
+                chunk = self.rfile.read1(min(left, 1 << 16))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except OSError:
+            pass
 
     def _send(self, status: int, body: bytes, kind: str, *, close: bool = False,
               extra: Optional[Dict[str, str]] = None) -> None:
