@@ -6,7 +6,7 @@ histogram bin or per category), never from raw samples, so a 10,000-row report d
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from .aggregate import category_rows, histogram_rows, means_rows
 from .bands import BAND_COLORS
@@ -188,3 +188,126 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequenc
         layers.append(fired)
     return alt.layer(*layers).properties(title=alt.TitleParams(metric, anchor="start", fontSize=14),
                                          height=220, padding={"top": 12, "left": 5, "right": 5, "bottom": 5})
+
+
+# --- provenance, comparison and trend (issue 40) --------------------------------------------------------
+CAPTION_COLOR = "#57606a"
+
+
+def captioned(chart: Any, provenance: Any) -> Dict[str, Any]:
+    """The chart's vega-lite spec with its provenance (provenance.Provenance) as a caption under it, so an
+    exported PNG/SVG/PDF says which data, how many rows, which judge, when, which run and which ragmeter."""
+    spec = _spec(chart)
+    outer: Dict[str, Any] = {k: spec.pop(k) for k in ("$schema", "datasets", "config") if k in spec}
+    first, *rest = provenance.lines()
+    return {**outer, "vconcat": [spec], "padding": 8,
+            "title": {"text": first, "subtitle": rest, "orient": "bottom", "anchor": "start", "fontSize": 10,
+                      "fontWeight": "normal", "subtitleFontSize": 10, "color": CAPTION_COLOR,
+                      "subtitleColor": CAPTION_COLOR, "offset": 10}}
+
+
+def chart_pdf(chart: Any) -> bytes:
+    """The chart (altair chart or vega-lite dict) as a one-page PDF with real, selectable text, rendered
+    offline by vl-convert (text shaped and laid out right to left where the script needs it)."""
+    return _vl_convert().vegalite_to_pdf(_spec(chart))
+
+
+def chart_bytes(chart: Any, ext: str) -> bytes:
+    """The chart in the format its file extension names: png, svg or pdf."""
+    ext = ext.lower().lstrip(".")
+    if ext == "png":
+        return chart_png(chart)
+    if ext == "svg":
+        return chart_svg(chart).encode("utf-8")
+    if ext == "pdf":
+        return chart_pdf(chart)
+    raise ValueError(f"a chart is written as .png, .svg or .pdf, not .{ext}")
+
+
+VERDICT_COLORS = {"improved": "#1b7f3b", "regressed": "#cc0000", "no significant change": "#6e7781",
+                  "not compared": "#afb8c1"}
+
+
+def compare_rows(cmp: Any, alpha: float = 0.05) -> List[Dict[str, Any]]:
+    """Per metric of a RunComparison: both means with their 95% intervals, the paired difference with its CI,
+    and the verdict (the same words as `ragmeter compare`)."""
+    from .compare_text import verdict_of
+
+    rows = []
+    for d in cmp.metrics:
+        if d.delta is None:
+            continue
+        ha, hb = d.half_a or 0.0, d.half_b or 0.0
+        rows.append({"metric": d.metric, "baseline": d.mean_a, "candidate": d.mean_b,
+                     "a_low": max(0.0, d.mean_a - ha), "a_high": min(1.0, d.mean_a + ha),
+                     "b_low": max(0.0, d.mean_b - hb), "b_high": min(1.0, d.mean_b + hb),
+                     "delta": d.delta, "low": d.ci_low if d.ci_low is not None else d.delta,
+                     "high": d.ci_high if d.ci_high is not None else d.delta, "pairs": d.n_pairs,
+                     "verdict": verdict_of(d, alpha)})
+    return rows
+
+
+def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", candidate: str = "candidate") -> "alt.HConcatChart":
+    """Two panels per metric: a dumbbell of the baseline's and the candidate's means with their 95% intervals,
+    and a forest plot of the paired difference (candidate − baseline) with its bootstrap 95% CI and a rule at 0."""
+    alt = _altair()
+    data = alt.Data(values=list(rows))
+    y = alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12))
+    unit = alt.Scale(domain=[0, 1])
+    long_rows = [{"metric": r["metric"], "run": who, "mean": r[key], "low": r[f"{p}_low"], "high": r[f"{p}_high"]}
+                 for r in rows for who, key, p in ((f"baseline: {baseline}", "baseline", "a"),
+                                                   (f"candidate: {candidate}", "candidate", "b"))]
+    sides = alt.Data(values=long_rows)
+    colors = alt.Scale(range=["#8c959f", "#0969da"])
+    link = alt.Chart(data).mark_rule(color="#d0d7de", strokeWidth=3).encode(y=y, x=alt.X("baseline:Q", scale=unit),
+                                                                          x2="candidate:Q")
+    bars = alt.Chart(sides).mark_errorbar(ticks=True).encode(
+        y=y, x=alt.X("low:Q", scale=unit, title="mean (95% interval)"), x2="high:Q",
+        color=alt.Color("run:N", scale=colors, title=None, legend=alt.Legend(orient="bottom", labelLimit=300)))
+    dots = alt.Chart(sides).mark_point(filled=True, size=80).encode(
+        y=y, x=alt.X("mean:Q", scale=unit), color=alt.Color("run:N", scale=colors),
+        tooltip=["metric:N", "run:N", alt.Tooltip("mean:Q", format=".3f")])
+    means = alt.layer(link, bars, dots).properties(title="Means", width=300, height=alt.Step(36))
+    verdicts = alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values()))
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color="#1f2328", strokeDash=[3, 3]).encode(x="x:Q")
+    ci = alt.Chart(data).mark_errorbar(ticks=True, thickness=2).encode(
+        y=y, x=alt.X("low:Q", title="candidate − baseline (95% CI)"), x2="high:Q",
+        color=alt.Color("verdict:N", scale=verdicts, title="verdict", legend=alt.Legend(orient="bottom")))
+    point = alt.Chart(data).mark_point(filled=True, size=80, shape="diamond").encode(
+        y=y, x="delta:Q", color=alt.Color("verdict:N", scale=verdicts),
+        tooltip=["metric:N", alt.Tooltip("delta:Q", format="+.3f"), alt.Tooltip("low:Q", format="+.3f"),
+                 alt.Tooltip("high:Q", format="+.3f"), "pairs:Q", "verdict:N"])
+    diff = alt.layer(zero, ci, point).properties(title="Difference", width=260, height=alt.Step(36))
+    return alt.hconcat(means, diff).resolve_scale(color="independent").properties(
+        title=alt.TitleParams(f"{candidate} (candidate) against {baseline} (baseline)", anchor="start"))
+
+
+def trend_chart(rows: Sequence[Dict[str, Any]], changes: Sequence[Dict[str, Any]] = ()) -> "alt.FacetChart":
+    """A project's runs over time, one panel per metric: each run's mean as a point on a line, its 95% band
+    shaded, and each run whose judge, model or dataset version changed marked by a dashed rule. A row is
+    {metric, time, mean, low, high, n, run, label}; a change is {time, run, what}."""
+    alt = _altair()
+    time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d", labelAngle=0))
+    score = alt.Scale(domain=[0, 1])
+    band = alt.Chart().mark_area(opacity=0.18, color="#4c78a8").encode(
+        x=time_axis, y=alt.Y("low:Q", scale=score, title="mean (95% band)"), y2="high:Q")
+    line = alt.Chart().mark_line(point=True, color="#4c78a8").encode(
+        x=time_axis, y=alt.Y("mean:Q", scale=score),
+        tooltip=[alt.Tooltip("time:T", format="%Y-%m-%d %H:%M"), "run:N", "label:N",
+                 alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
+                 alt.Tooltip("high:Q", format=".3f"), alt.Tooltip("n:Q", title="scored")])
+    layers = [band, line]
+    marked = [{**c, "metric": m} for c in changes for m in dict.fromkeys(r["metric"] for r in rows)]
+    data_rows = [{**r, "kind": "run"} for r in rows] + [{**c, "kind": "change"} for c in marked]
+    if marked:
+        layers.append(alt.Chart().transform_filter(alt.datum.kind == "change").mark_rule(
+            color="#bc4c00", strokeDash=[4, 3]).encode(x="time:T", tooltip=["what:N", "run:N"]))
+        layers[0] = band.transform_filter(alt.datum.kind == "run")
+        layers[1] = line.transform_filter(alt.datum.kind == "run")
+    order = list(dict.fromkeys(r["metric"] for r in rows))
+    return alt.layer(*layers, data=alt.Data(values=data_rows)).properties(width=520, height=150).facet(
+        row=alt.Row("metric:N", sort=order, title=None, header=alt.Header(labelAngle=0, labelAlign="left",
+                                                                         labelAnchor="start", labelOrient="top",
+                                                                         labelFontSize=13, labelFontWeight="bold")),
+    ).properties(title=alt.TitleParams("Over time (dashed: the judge, model or dataset version changed)",
+                                       anchor="start"))

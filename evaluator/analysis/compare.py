@@ -23,6 +23,7 @@ from ..store.history import RunInfo, RunStore
 from ..store.pages import row as stored_row
 from ..model import METHOD_RULE, EvalResult, merged_order, rounded_mean
 from ..io.versions import ROWS_KEY, version_of
+from .provenance import Difference, pipeline_changes, scorer_differences
 from .stats import paired_bootstrap_ci, paired_permutation_p
 
 TOP_MOVERS = 10
@@ -44,6 +45,8 @@ class MetricDelta:
     scored_a: int = 0  # rows run A scored on this metric
     scored_b: int = 0
     p_value: Optional[float] = None  # paired permutation test over the pairs; None without pairs
+    half_a: Optional[float] = None  # half-width of the 95% interval of mean_a (normal approximation); None for n < 2
+    half_b: Optional[float] = None
 
     def dropped(self, alpha: float) -> bool:
         """Whether B is worse than A on this metric at significance level `alpha`."""
@@ -125,6 +128,17 @@ class RunComparison:
 
     metrics_a: List[str] = field(default_factory=list)  # the metrics each run has, in its order
     metrics_b: List[str] = field(default_factory=list)
+
+    @property
+    def scorer_differences(self) -> List[Difference]:
+        """How the baseline (A) and the candidate (B) were scored differently: judge, model, heuristics,
+        metric settings, language, dataset version (provenance.py); empty when the scorers match."""
+        return scorer_differences(self.run_a.settings, self.run_b.settings)
+
+    @property
+    def pipeline_changes(self) -> List[Difference]:
+        """What changed in the pipeline under test (target, git commit, prompt version): what is compared."""
+        return pipeline_changes(self.run_a.settings, self.run_b.settings)
 
     @property
     def shared(self) -> List[str]:
@@ -324,7 +338,17 @@ def _metric_delta(name: str, pairs, shared: Shared = None) -> MetricDelta:
     low, high = (None, None) if ci is None else (round(ci[0], 4), round(ci[1], 4))
     p = paired_permutation_p(diffs)
     return MetricDelta(name, round(mean_a, 4), round(mean_b, 4), round(mean_b - mean_a, 4), low, high, n,
-                       p_value=None if p is None else round(p, 4))
+                       p_value=None if p is None else round(p, 4), half_a=_half([a for _, a, _ in scored]),
+                       half_b=_half([b for _, _, b in scored]))
+
+
+def _half(values: List[float]) -> Optional[float]:
+    """1.96 standard errors of the mean of `values` (the chart's interval for one run); None for fewer than 2."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    return round(1.96 * (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** 0.5, 4)
 
 
 def _movers(pairs, names: List[str]) -> List[Mover]:

@@ -83,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--history", default=None, help=HISTORY_HELP)
     runs.add_argument("--owner", default=None, help="only the runs this user started")
     runs.add_argument("--project", default=None, help="only the runs of this project")
+    runs.add_argument("--chart", choices=("means", "distributions", "by-category", "trend"), default=None,
+                      help="write a chart with its provenance caption: one run's (with --run) or a project's "
+                           "runs over time (trend, with --project) to -o FILE.png|.svg|.pdf (cli/charts.py)")
+    runs.add_argument("--run", default=None, metavar="RUN_ID", help="the run whose chart --chart writes")
+    runs.add_argument("--output", "-o", default=None, metavar="FILE",
+                      help="where --chart writes (default ./ragmeter-<dataset>-<run>-<chart>.svg)")
     add_worker_parser(sub)
     add_config_parser(sub)
     add_serve_parsers(sub)

@@ -645,6 +645,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .serve import run_serve_command
 
             return run_serve_command(args)
+        if args.command == "runs" and args.chart:
+            from .charts import run_chart
+
+            return run_chart(args)
         if args.command == "config":
             from .config_cmd import run_config_command
 

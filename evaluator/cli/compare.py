@@ -1,24 +1,29 @@
 """`ragmeter compare BASE NEW`: what changed between two saved runs, for a terminal or a pull request.
 
-    ragmeter compare BASE NEW [--project P] [--history DB] [--format text|markdown] [-o FILE]
-                     [--dashboard-url URL] [--fail-on-regression [--alpha 0.05]]
+    ragmeter compare BASE NEW [--project P] [--history DB] [--format text|markdown|json] [-o FILE]
+                     [--dashboard-url URL] [--fail-on-regression [--alpha 0.05]] [--allow-different-scorers]
+                     [--chart compare -o FILE.png|.svg|.pdf]
 
-BASE and NEW are run ids, or `latest` (the newest finished run of --project; as BASE it is the newest
-other than NEW). Per metric: both means over the sample ids both runs share, the difference with its
+BASE is the baseline, NEW the candidate: `ragmeter compare RUN_ID latest --project P` compares the newest run
+against RUN_ID. Each is a run id, or `latest` (the newest finished run of --project; as BASE it is the newest
+other than NEW). When the two runs were scored differently (judge, model, heuristic set, metric settings,
+language, dataset version) every format says so first, listing each difference, and --fail-on-regression
+exits 2 instead of judging them, unless --allow-different-scorers. Per metric: both means over the sample ids both runs share, the difference with its
 paired bootstrap 95% CI and a paired permutation test's p; the rows lost and gained; the samples that
 regressed most; whether the runs scored the same version of their test set. Exit codes: 0, or 1 with
 --fail-on-regression when a metric fell significantly (p < --alpha) or rows scored in BASE are lost in
-NEW; 2 for an unknown run or bad usage.
+NEW; 2 for an unknown run, bad usage, or (with --fail-on-regression) runs scored differently.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
 from ..analysis.compare import compare_runs
-from ..analysis.compare_text import ALPHA, failures, to_markdown, to_text
+from ..analysis.compare_text import ALPHA, failures, to_json, to_markdown, to_text
 from ..errors import RagmeterError
 from ..store.history import RunStore
 from ..team.settings import history_location
@@ -28,14 +33,22 @@ LATEST = "latest"
 
 def add_compare_parser(sub: Any) -> None:
     cmp = sub.add_parser("compare", help="what changed between two saved runs (a PR comment with --format markdown)")
-    cmp.add_argument("base", metavar="BASE", help="the baseline run id, or 'latest' (with --project)")
-    cmp.add_argument("new", metavar="NEW", help="the new run id, or 'latest' (with --project)")
+    cmp.add_argument("base", metavar="BASE", help="the baseline run id (the older run), or 'latest' (with --project)")
+    cmp.add_argument("new", metavar="NEW", help="the candidate run id (the run under test), or 'latest' (with --project)")
     cmp.add_argument("--project", default=None, help="the project whose newest finished run 'latest' means")
     cmp.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL "
                      "(default $RAGMETER_HISTORY, else the team file's [server] history, else ~/.ragmeter)")
-    cmp.add_argument("--format", choices=("text", "markdown"), default="text",
-                     help="text (default) or markdown: a pull-request comment with a table and the regressions folded")
-    cmp.add_argument("--output", "-o", default=None, help="write the comparison to this file instead of stdout")
+    cmp.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                     help="text (default), markdown (a pull-request comment with a table and the regressions "
+                          "folded) or json")
+    cmp.add_argument("--output", "-o", default=None,
+                     help="write the comparison (or with --chart, the chart) to this file instead of stdout")
+    cmp.add_argument("--chart", choices=("compare",), default=None,
+                     help="write the compare chart (per metric: both means with their intervals and the "
+                          "difference with its 95%% CI) to -o FILE.png, .svg or .pdf")
+    cmp.add_argument("--allow-different-scorers", action="store_true",
+                     help="let --fail-on-regression judge runs scored differently (judge, model, heuristics, "
+                          "metric settings, language, dataset version); the warning is still printed")
     cmp.add_argument("--dashboard-url", default=None, metavar="URL",
                      help="the team dashboard's address: add links to both reports and to the comparison")
     cmp.add_argument("--fail-on-regression", action="store_true",
@@ -66,7 +79,17 @@ def run_compare(args: argparse.Namespace) -> int:
     new = resolve(store, args.new, args.project, other=None if args.base == LATEST else args.base)
     base = resolve(store, args.base, args.project, other=new)
     cmp = compare_runs(store, base, new)
-    text = to_markdown(cmp, args.alpha, args.dashboard_url) if args.format == "markdown" else to_text(cmp, args.alpha)
+    if args.chart:
+        from .charts import write_compare_chart
+
+        return write_compare_chart(cmp, args.output)
+    allowed = args.allow_different_scorers
+    if args.format == "markdown":
+        text = to_markdown(cmp, args.alpha, args.dashboard_url, allowed=allowed)
+    elif args.format == "json":
+        text = to_json(cmp, args.alpha, allowed=allowed)
+    else:
+        text = to_text(cmp, args.alpha, color=not args.output and _colour(), allowed=allowed)
     if args.output:
         try:
             Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -75,8 +98,19 @@ def run_compare(args: argparse.Namespace) -> int:
                                 "choose another path") from None
     else:
         print(text)
+    differ = [d for d in cmp.scorer_differences if d.blocks]
+    if args.fail_on_regression and differ and not allowed:
+        print(f"ragmeter: error: the runs were scored differently ({'; '.join(d.sentence() for d in differ)}), so "
+              "a regression cannot be told from a change of scorer; score both with the same settings, or pass "
+              "--allow-different-scorers (exit 2)", file=sys.stderr)
+        return 2
     problems = failures(cmp, args.alpha)
     if args.fail_on_regression and problems:
         print(f"ragmeter: regression: {'; '.join(problems)} (exit 1)", file=sys.stderr)
         return 1
     return 0
+
+
+def _colour() -> bool:
+    """Red warnings on a terminal, unless NO_COLOR (no-color.org) is set."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
