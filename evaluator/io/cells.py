@@ -158,12 +158,21 @@ def terms_cell(value: Any, where: Where, column: str) -> Optional[List[str]]:
     return [t for t in terms if t] or None
 
 
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+
+
+def decimal_point(text: str) -> str:
+    """A number written with a decimal comma ("0,5", as Excel writes on a German or French locale) with a point;
+    any other text unchanged ("1,000" is read as 1.000 only because a label or grade is never a thousand)."""
+    return text.replace(",", ".") if _DECIMAL_COMMA.fullmatch(text) else text
+
+
 def label_cell(value: Any, where: Where, column: str) -> Optional[float]:
     """A human label (0/1, 0–1 or 1–5) or None when blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     try:
-        number = float(value.strip() if isinstance(value, str) else value)
+        number = float(decimal_point(value.strip()) if isinstance(value, str) else value)
     except (TypeError, ValueError, OverflowError):
         number = math.nan
     if not 0.0 <= number <= 5.0:  # also refuses NaN

@@ -98,6 +98,7 @@ from .readings import Tally
 from .rows import Rows, source_rows
 from .sources import Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
+from .workbooks import XLSX_FORMAT, with_passage_split
 
 __all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
            "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
@@ -119,6 +120,8 @@ class DatasetPreview:
     missing: List[str] = field(default_factory=list)  # required fields with no column
     notes: List[str] = field(default_factory=list)  # the tool recognised, how its cells are read, doubts
     paths: List[str] = field(default_factory=list)  # nested paths in the first rows (inputs.question)
+    sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets (for a Sheet select)
+    sheet: Optional[str] = None  # the sheet read
 
 
 def _metadata(row: Dict[str, Any], plan: Plan, where: Where) -> Dict[str, Any]:
@@ -221,7 +224,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
                  name: Optional[str] = None, surface: Surface = LIBRARY,
                  needs_answer: bool = True, notes: Optional[List[str]] = None,
-                 tool_evidence: bool = True) -> List[EvalSample]:
+                 tool_evidence: bool = True, sheet: Optional[str] = None) -> List[EvalSample]:
     """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
     `mapping` maps EvalSample fields to column names, or to nested paths inside a column
@@ -234,10 +237,12 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     `notes`, when given, receives what was recognised and how it was read (also logged), including
     rows another tool's format left out and why; the notes said before a DatasetError stay in it.
     `tool_evidence` (conversations): a tool's reply is a context of the assistant turn after it.
+    `sheet` names an Excel workbook's sheet to read (else it is found: io/workbooks.py).
     """
-    src = open_source(source, name, max_bytes, surface)
+    src = open_source(source, name, max_bytes, surface, sheet)
     said = notes if notes is not None else []
     with source_rows(src) as rows:
+        said.extend(rows.notes)
         first = next(rows.records, None)
         rows.records = itertools.chain([first] if first is not None else [], rows.records)
         if first is not None and is_conversation_row(first[1], mapping):  # every row a conversation
@@ -247,6 +252,9 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         said.extend(f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n
                     for i, n in enumerate(reading.notes))
         merged = {**reading.mapping, **user}
+        split = None
+        if src.format == XLSX_FORMAT:  # several passages in one cell, by the documented rule
+            reading, split = with_passage_split(reading, _contexts_column(rows, merged))
         required = REQUIRED if needs_answer else ("question",)
         tally, paths = Tally(reading.what), NestedPaths(merged, required)
         planner = Planner(merged, surface, required)
@@ -263,6 +271,8 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         finally:
             said.extend(tally.notes())
     said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
+    if split is not None:
+        said[told:told] = split.note()
     for note in said:
         log.info("%s: %s", src.name, note)
     return samples
@@ -301,15 +311,24 @@ def _check_unique(sample: EvalSample, seen: Dict[str, Where], where: Where, plan
                           "rows automatically", column=plan.fields.get("sample_id"))
 
 
+def _contexts_column(rows: Rows, mapping: Mapping[str, Optional[str]]) -> Optional[str]:
+    """The column the contexts come from: the mapping's, else the detected one."""
+    if "contexts" in mapping:
+        return mapping["contexts"]
+    return detect_mapping(rows.columns).get("contexts")
+
+
 def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[int] = None,
-                    name: Optional[str] = None, surface: Surface = LIBRARY) -> DatasetPreview:
+                    name: Optional[str] = None, surface: Surface = LIBRARY,
+                    sheet: Optional[str] = None) -> DatasetPreview:
     """Look at a dataset without converting it: format, columns, first raw rows, detected mapping.
 
     Raises DatasetError only when the file cannot be read at all (type, size, encoding, syntax);
     a missing question or answer column is reported in `missing`, so a UI can ask for a mapping.
-    `notes` says which tool's file was recognised and how its cells will be read.
+    `notes` says which tool's file was recognised and how its cells will be read; `sheet` as in load_dataset
+    (the preview's `sheets` lists a workbook's sheets).
     """
-    src = open_source(source, name, max_bytes, surface)
+    src = open_source(source, name, max_bytes, surface, sheet)
     with source_rows(src) as rows:
         reading = _peek(rows, {})
         first = next(rows.records, None)  # raw: its nested paths are offered even when the rows regroup
@@ -319,6 +338,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         if reading.regroup is not None:  # show the rows as they will be read: one per trace, flattened
             rows.records, rows.columns = reading.rows(rows.records, tally), []
         columns, raw, count = _scan(rows, preview_rows)
+        read_notes, sheets, chosen = rows.notes, rows.sheets, rows.sheet
     mapping = {f: c for f, c in {**detect_mapping(columns), **reading.mapping}.items() if c}
     said = [f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n for i, n in enumerate(reading.notes)]
     return DatasetPreview(
@@ -326,10 +346,21 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         mapping=mapping, row_count=count,
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
-        notes=said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
-        + pipe_warning(raw, mapping.get("contexts"), reading),
-        paths=nested_paths(([first[1]] if first else []) + raw),
+        notes=read_notes + said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
+        + pipe_warning(raw, mapping.get("contexts"), reading) + _passages_seen(src, raw, mapping.get("contexts")),
+        paths=nested_paths(([first[1]] if first else []) + raw), sheets=sheets, sheet=chosen,
     )
+
+
+def _passages_seen(src: Source, raw: List[Dict[str, Any]], column: Optional[str]) -> List[str]:
+    """The preview's note on a workbook's contexts cells split into passages (its first rows)."""
+    if src.format != XLSX_FORMAT or not column:
+        return []
+    _, split = with_passage_split(Reading(), column)
+    assert split is not None
+    for row in raw:
+        split(row.get(column), Where(src.name), column)
+    return [n.replace(" split ", " (in the first rows) split ", 1) for n in split.note()]
 
 
 def _grades_seen(columns: List[str], raw: List[Dict[str, Any]]) -> List[str]:

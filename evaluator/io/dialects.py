@@ -19,6 +19,7 @@ DETECTORS at the end lists every format in the order they are tried (readings.py
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import deepeval_runs, experiments, inspect_logs, langfuse_traces, traces
@@ -43,11 +44,17 @@ FIELDS: Tuple[str, ...] = (
 )
 REQUIRED: Tuple[str, ...] = ("question", "answer")
 ALIASES: Dict[str, Tuple[str, ...]] = {
-    "question": ("question", "user_input", "input", "query"),
-    "answer": ("answer", "response", "actual_output", "output"),
-    "contexts": ("contexts", "retrieved_contexts", "retrieval_context", "context"),
-    "ground_truth": ("ground_truth", "reference", "expected_output", "ground_truths"),
-    "sample_id": ("sample_id", "id"),
+    # After each field's tool names come the headers people type in a spreadsheet ("Model answer",
+    # "Retrieved context(s)"); see `squash` for how spacing and punctuation compare.
+    "question": ("question", "user_input", "input", "query", "questions", "user_question", "user_query"),
+    "answer": ("answer", "response", "actual_output", "output", "model_answer", "generated_answer",
+               "model_response", "llm_answer", "bot_answer", "assistant_answer", "rag_answer"),
+    "contexts": ("contexts", "retrieved_contexts", "retrieval_context", "context", "retrieved_context",
+                 "retrieved_passages", "retrieved_documents", "retrieved_docs", "passages", "retrieved_chunks"),
+    "ground_truth": ("ground_truth", "reference", "expected_output", "ground_truths", "expected_answer",
+                     "reference_answer", "gold_answer", "correct_answer", "ideal_answer", "ground_truth_answer",
+                     "expected_response", "target_answer"),
+    "sample_id": ("sample_id", "id", "question_id", "qid", "row_id", "example_id"),
     "expected_answer_keywords": ("expected_answer_keywords", "keywords"),
     "expected_docs": ("expected_docs",),
     "category": ("category",),
@@ -64,6 +71,12 @@ def norm(column: str) -> str:
     return column.strip().casefold()
 
 
+def squash(column: str) -> str:
+    """How headers compare with the aliases: `norm`, "(s)" as "s", and every run of spaces, punctuation and
+    underscores as one "_" ("Retrieved context(s)" -> "retrieved_contexts", "Model-Answer" -> "model_answer")."""
+    return re.sub(r"[\W_]+", "_", norm(column).replace("(s)", "s")).strip("_")
+
+
 def is_label(column: str) -> bool:
     """Whether a column holds human labels: human_<metric>."""
     key = norm(column)
@@ -71,10 +84,13 @@ def is_label(column: str) -> bool:
 
 
 def detect_mapping(columns: Iterable[str]) -> Dict[str, str]:
-    """EvalSample field -> column name, from the known aliases (case-insensitive, spaces trimmed)."""
+    """EvalSample field -> column name, from the known aliases (case, spacing and punctuation ignored: `squash`)."""
     by_key: Dict[str, str] = {}
-    for col in columns:
+    columns = list(columns)
+    for col in columns:  # an exact name first, so "Question" beats "question?" when both are there
         by_key.setdefault(norm(str(col)), col)
+    for col in columns:
+        by_key.setdefault(squash(str(col)), col)
     mapping = {}
     for name, aliases in ALIASES.items():
         found = next((by_key[a] for a in aliases if a in by_key), None)

@@ -53,7 +53,7 @@ class FileType:
     @property
     def table(self) -> bool:
         """Rows in columns (csv, jsonl, json, parquet), not one document of text."""
-        return self.format in ("csv", "jsonl", "json", "parquet")
+        return self.format in ("csv", "jsonl", "json", "parquet", "xlsx")
 
 
 def _row(suffix: str, fmt: str, *purposes: Purpose, delimiter: str = ",") -> FileType:
@@ -68,6 +68,8 @@ FILE_TYPES = (
     _row(".json", "json", DATASET, DOCUMENTS, REPORT),
     _row(".parquet", "parquet", DATASET, DOCUMENTS, TESTSET, LABELS, REPORT),
     _row(".eval", "inspect_eval", DATASET),  # an inspect_ai log archive (io/inspect_logs.py)
+    _row(".xlsx", "xlsx", DATASET, REPORT),  # an Excel workbook (io/workbooks.py in; report/xlsx.py out)
+    _row(".xlsm", "xlsx", DATASET),  # a macro-enabled workbook: its cells are read, its macros never run
     _row(".html", "html", DOCUMENTS, REPORT),
     _row(".htm", "html", DOCUMENTS, REPORT),
     _row(".md", "text", DOCUMENTS),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from typing import Any, Dict, Iterable, List, Optional, Tuple
+from .cells import decimal_point
 
 EXTERNAL_PREFIX = "external_"
 METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "answer_correctness",
@@ -104,7 +105,7 @@ def grades_of(tool: str, pairs: Iterable[Tuple[str, Any]], human: bool = False) 
 
 def external_number(value: Any) -> Optional[float]:
     """An external_ cell as a number, or None when it is blank or not a number (kept as text then)."""
-    value = grade_value(value)
+    value = grade_value(decimal_point(value.strip()) if isinstance(value, str) else value)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(float(value)):
         return float(value)
     return None

@@ -67,11 +67,17 @@ def _check_one_use(fields: Dict[str, str], where: Where) -> None:
 
 def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: Surface,
              required: Tuple[str, ...]) -> None:
-    for name in required:
-        if name not in fields:
-            raise where.error(
-                f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
-                f"{', '.join(ALIASES[name])}. {surface.map_advice(name)}")
+    missing = [name for name in required if name not in fields]
+    if len(missing) == 1:
+        name = missing[0]
+        raise where.error(
+            f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
+            f"{', '.join(ALIASES[name])}. {surface.map_advice(name)}")
+    if missing:  # every missing column at once, with one line that maps them all
+        accepted = "; ".join(f"{name}: {', '.join(ALIASES[name])}" for name in missing)
+        raise where.error(
+            f"no {' and no '.join(missing)} column. Columns found: {', '.join(columns) or '(none)'}. Accepted "
+            f"names: {accepted}. {surface.map_all_advice(missing)}")
 
 
 def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Where, strict: bool,

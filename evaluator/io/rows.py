@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, List, Optional
 
 from ..errors import DatasetError
@@ -17,6 +17,7 @@ from .encodings import choose_encoding, text_stream
 from .inspect_logs import EVAL_FORMAT, eval_records
 from .json_rows import json_records, jsonl_records
 from .sources import SAVED_DATASET, Records, Source, Where
+from .workbooks import XLSX_FORMAT, sheet_note, workbook_records
 
 ARROW_FORMATS = ("parquet", SAVED_DATASET)
 
@@ -29,6 +30,9 @@ class Rows:
     columns: List[str]  # CSV header or Arrow schema; [] for JSON, whose objects each carry their keys
     header: Optional[Where]  # where the columns are (CSV line / Arrow file); None for JSON
     records: Records
+    notes: List[str] = field(default_factory=list)  # how the format was read (an Excel workbook: which sheet)
+    sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets; [] for other formats
+    sheet: Optional[str] = None  # the sheet read
 
 
 @contextmanager
@@ -38,6 +42,10 @@ def source_rows(src: Source) -> Iterator[Rows]:
         if src.format in ARROW_FORMATS:
             columns, records = (parquet_records if src.format == "parquet" else saved_dataset_records)(src)
             yield Rows("binary", columns, Where(src.name), records)
+            return
+        if src.format == XLSX_FORMAT:  # a zip of XML sheets
+            columns, header, records, book = workbook_records(src)
+            yield Rows("binary", columns, header, records, sheet_note(book), book.sheets, book.sheet)
             return
         if src.format == EVAL_FORMAT:  # a zip of JSON samples
             yield Rows("binary", [], None, eval_records(src))

@@ -54,6 +54,7 @@ class Source:
     # The decoded bytes its cells may take (io.decoded): the byte limit when one is given, since a
     # compressed file must not hold more text than an uncompressed one may.
     max_decoded: int = DEFAULT_MAX_DECODED
+    sheet: Optional[str] = None  # an Excel workbook's sheet to read (None: found, io/workbooks.py)
 
 
 def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:
@@ -62,11 +63,12 @@ def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface
                            f"{surface.limit_advice('bytes')}", file=name)
 
 
-def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface = LIBRARY) -> Source:
-    """A path or file-like object as a Source, after the extension and size checks."""
+def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surface: Surface = LIBRARY,
+                sheet: Optional[str] = None) -> Source:
+    """A path or file-like object as a Source, after the extension and size checks (`sheet`: a workbook's)."""
     if isinstance(source, (str, os.PathLike)):
         return replace(_open_path(Path(source), name or str(source), max_bytes, surface),
-                       max_decoded=max_bytes or DEFAULT_MAX_DECODED)
+                       max_decoded=max_bytes or DEFAULT_MAX_DECODED, sheet=sheet)
     name = name or getattr(source, "name", None)
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
@@ -74,7 +76,7 @@ def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surf
     kind = file_type(name, DATASET)
     data = _read_upload(source, str(name), max_bytes, surface)
     return Source(str(name), kind.format, kind.delimiter, lambda: io.BytesIO(data),
-                  max_decoded=max_bytes or DEFAULT_MAX_DECODED)
+                  max_decoded=max_bytes or DEFAULT_MAX_DECODED, sheet=sheet)
 
 
 def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:

@@ -8,6 +8,7 @@ them looking for an option they do not have. Callers pass one of the three const
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import List
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,12 @@ class Surface:
         (an answer may also come from the user's pipeline, called for each question)."""
         advice = f"Rename the column or {self.map_column.format(field=field)}"
         return advice + (f", {self.ask_target}" if field == "answer" and self.ask_target else "")
+
+    def map_all_advice(self, fields: List[str]) -> str:
+        """What to do when several fields have no column: one line mapping them all, in this surface's words."""
+        if self.name == "cli":
+            return "Rename the columns or pass " + " ".join(f"--mapping {f}=COLUMN" for f in fields)
+        return "Rename the columns or " + "; ".join(self.map_column.format(field=f) for f in fields)
 
     def limit_advice(self, which: str) -> str:
         """How to get past a limit (`which`: "rows" or "bytes"): raise it where possible, or split the file."""

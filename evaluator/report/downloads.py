@@ -1,4 +1,4 @@
-"""A run's downloads, each built only when asked: CSV, JSON, Parquet and the HTML report.
+"""A run's downloads, each built only when asked: CSV, Excel, JSON, Parquet and the HTML report.
 
 The rows come from the report held in memory, or from the history a page at a time (never the whole run at
 once); the HTML report of a large stored run embeds its worst rows, chosen by SQL. The writers are
@@ -54,6 +54,12 @@ class RunFiles:
         from . import files
 
         return files.csv_bytes(self.rows(), self.names)
+
+    def xlsx(self) -> bytes:
+        """The Excel workbook: a Summary sheet and a Samples sheet (report/xlsx.py)."""
+        from . import xlsx
+
+        return xlsx.xlsx_bytes(self.rows(), self.summary, settings=self.settings, dataset=self.dataset_name)
 
     def json(self) -> bytes:
         from . import files

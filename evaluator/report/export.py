@@ -52,7 +52,7 @@ def results_csv(report: EvalReport) -> str:
 
     Encode with "utf-8-sig" when the file is meant for Excel, so non-Latin text opens correctly.
     """
-    return files.csv_bytes(enumerate(report.results), report.metric_names()).decode("utf-8")
+    return files.csv_bytes(enumerate(report.results), report.metric_names(), bom=False).decode("utf-8")
 
 
 # -- Parquet ------------------------------------------------------------------------------------
@@ -389,14 +389,19 @@ def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[i
 
 # -- a run's report file ---------------------------------------------------------------------------
 def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings: Mapping[str, Any],
-                  dataset: str) -> None:
-    """Write the run's report file `path` (.csv, .json, .parquet or .html) from its summary and `rows` (a fresh
-    pass in index order each call: the history's pages, or a report in memory), never holding the run whole."""
+                  dataset: str, bom: bool = True) -> None:
+    """Write the run's report file `path` (.csv, .json, .parquet, .xlsx or .html) from its summary and `rows` (a
+    fresh pass in index order each call: the history's pages, or a report in memory), never holding the run whole.
+    A CSV starts with the UTF-8 byte-order mark Excel needs (not with `bom=False`)."""
     fmt = file_type(path, REPORT).format
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if fmt in ("csv", "json"):
-        with target.open("w", encoding="utf-8", newline="") as f:
+    if fmt == "xlsx":
+        from .xlsx import write_xlsx
+
+        write_xlsx(target, rows(), summary, settings=settings, dataset=dataset)
+    elif fmt in ("csv", "json"):
+        with target.open("w", encoding="utf-8-sig" if fmt == "csv" and bom else "utf-8", newline="") as f:
             if fmt == "csv":
                 files.write_csv(f, rows(), summary.get("metric_names") or [])
             else:

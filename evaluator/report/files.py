@@ -1,4 +1,4 @@
-"""A run's CSV, JSON and Parquet files written from rows that stream past (issue 28: a run is never held whole
+"""A run's CSV, JSON and Parquet files (its Excel workbook: xlsx.py) written from rows that stream past (issue 28: a run is never held whole
 to be written): the one writer of each, for a report in memory (export.results_csv, results_json) as for a
 stored run read from the history a page at a time (the CLI's -o, the Report's downloads).
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..analysis import summary as summaries
 from ..io.filetypes import write_csv_rows
-from ..io.records import flat_row, result_from_record, result_to_record
+from ..io.records import column_names, flat_row, result_from_record, result_to_record
 from ..io.redact import redact_value, redacted_json, sanitize_settings
 from ..model import EvalResult
 from ..scoring.verdict import from_decision
@@ -26,10 +26,26 @@ JSON_VERSION = 1
 Rows = Callable[[], Iterator[Tuple[int, EvalResult]]]  # a fresh pass over (index, result), in index order
 
 
+def reasoning_columns(names: Sequence[str]) -> List[str]:
+    """The reasoning column of every metric column, <metric>_reasoning, after all of flat_row's columns."""
+    return [f"{name}_reasoning" for name in column_names(names)]
+
+
+def reasoned_row(result: EvalResult, names: Sequence[str]) -> Dict[str, Any]:
+    """records.flat_row and each metric's reasoning (the judge's words, or why it was skipped), redacted: a row of
+    the CSV and of the Excel workbook's Samples sheet."""
+    row = flat_row(result, names)
+    for name in column_names(names):
+        score = result.scores.get(name)
+        row[f"{name}_reasoning"] = (score.reasoning or score.error or "") if score is not None else None
+    return {k: redact_value(v) for k, v in row.items()}
+
+
 def write_csv(f: TextIO, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> None:
-    """export.results_csv's text, a row at a time (open `f` with newline="")."""
-    write_csv_rows(f, ({k: redact_value(v) for k, v in flat_row(result, names).items()} for _, result in rows),
-                   empty=list(flat_row(EvalResult(None), names)))
+    """export.results_csv's text, a row at a time (open `f` with newline=""; with encoding "utf-8-sig" for
+    Excel, which reads a file without the byte-order mark in the locale's code page and garbles Arabic)."""
+    write_csv_rows(f, (reasoned_row(result, names) for _, result in rows),
+                   empty=list(flat_row(EvalResult(None), names)) + reasoning_columns(names))
 
 
 def write_parquet(path: Path, rows: Iterable[Tuple[int, EvalResult]], names: Any) -> None:
@@ -57,11 +73,12 @@ def redacted(result: EvalResult, index: int = 0) -> EvalResult:
     return result_from_record(redact_value(result_to_record(result, index)))
 
 
-def csv_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:
-    """The CSV as bytes (a dashboard download: the file's text, never the run's rows, held at once)."""
+def csv_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any, *, bom: bool = True) -> bytes:
+    """The CSV as bytes (a dashboard download: the file's text, never the run's rows, held at once), with the
+    UTF-8 byte-order mark Excel needs to read it as UTF-8 unless `bom=False`."""
     out = io.StringIO(newline="")
     write_csv(out, rows, names)
-    return out.getvalue().encode("utf-8")
+    return out.getvalue().encode("utf-8-sig" if bom else "utf-8")
 
 
 def parquet_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:

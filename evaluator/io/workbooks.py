@@ -1,0 +1,253 @@
+"""Excel workbooks (.xlsx, .xlsm): the sheet that holds the data, its header row and one dict per data row.
+
+Read with openpyxl in read-only mode (rows stream from the sheet's XML; bench/xlsx_read.py measured it
+against python-calamine). Before openpyxl parses anything the zip's directory is checked: an .xlsx is a
+zip of XML parts, and a few kilobytes can declare gigabytes (a zip bomb). Python's zipfile never unpacks a
+member past the size its directory declares, so the declared sizes are a true bound: their sum must fit
+the source's decoded budget (`Source.max_decoded`, the byte limit when one is given, as for Parquet).
+The cells read are counted against the same budget as rows stream.
+
+Which sheet: `--sheet NAME` (the dashboard's Sheet select), else the first sheet whose header row names a
+question (any accepted name or human synonym, see dialects.py); else the first sheet that is not empty.
+The header is the sheet's first non-empty row; it must hold text (a sheet whose first row is numbers has
+no header, and is refused with what to do). Rows are numbered as Excel numbers them, and every message
+names the file, the sheet and that row ("data.xlsx, sheet 'Data', line 7").
+
+Cells: text as written; whole numbers without ".0"; dates in ISO form; empty cells as "" (as in a CSV).
+A password-protected workbook is not a zip but an encrypted OLE2 file; it is refused with what to do.
+
+Several passages in one contexts cell (`split_passages`): a spreadsheet cell holds one text, so when it
+is not a JSON list, passages are separated by an empty line (two line breaks in a row, spaces between
+them allowed). A single line break stays inside a passage. The load note says how many cells were split
+into how many contexts.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zipfile
+from dataclasses import dataclass, replace
+from typing import Any, Iterator, List, Optional, Tuple
+
+from ..errors import MissingExtra
+from .decoded import Budget, mb
+from .readings import Reading
+from .sources import Records, Source, Where
+
+XLSX_FORMAT = "xlsx"
+OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an encrypted (password-protected) workbook, or a legacy .xls
+MAX_HEADER_CHARS = 80  # a longer cell, or one with a line break, is data, not a column name
+HEADER_SCAN_ROWS = 20  # blank rows above the header that are skipped
+PASSAGE_BREAK = re.compile(r"\n[ \t]*\n")  # an empty line between two passages
+_SAVE_AS = "open it in Excel and save it again as .xlsx (File > Save As > Excel Workbook), or save the sheet as 'CSV UTF-8'"
+
+
+@dataclass
+class Workbook:
+    """A workbook's sheets, the chosen one, and how it was chosen (for the load note)."""
+
+    sheets: List[str]
+    sheet: str
+    reason: str
+
+
+def sheet_where(name: str, sheet: str, line: Optional[int] = None) -> Where:
+    return Where(f"{name}, sheet '{sheet}'", line)
+
+
+def _load(src: Source) -> Any:
+    try:
+        import openpyxl
+    except ImportError:
+        raise MissingExtra("reading Excel workbooks needs openpyxl: pip install 'ragmeter[excel]'") from None
+    check_archive(src)
+    try:
+        return openpyxl.load_workbook(src.open(), read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError) as exc:
+        raise Where(src.name).error(f"is not a readable Excel workbook ({type(exc).__name__}: {exc}); {_SAVE_AS}") from None
+    except Exception as exc:  # openpyxl's own parse errors (broken XML parts) have no common base
+        raise Where(src.name).error(f"is a damaged Excel workbook ({type(exc).__name__}: {exc}); {_SAVE_AS}") from None
+
+
+def check_archive(src: Source) -> None:
+    """Refuse what is not an .xlsx zip (encrypted, legacy .xls, broken) and a zip that declares too much."""
+    with src.open() as f:
+        head = f.read(8)
+    if head == OLE2_MAGIC:
+        raise Where(src.name).error(
+            "is password-protected (encrypted) or an old-style .xls workbook; ragmeter cannot open it. In Excel "
+            "remove the password (File > Info > Protect Workbook > Encrypt with Password, clear it) and save as "
+            ".xlsx, or save the sheet as 'CSV UTF-8'")
+    if not head.startswith(b"PK"):
+        raise Where(src.name).error(f"is not an Excel workbook (an .xlsx file is a zip archive); {_SAVE_AS}")
+    try:
+        with zipfile.ZipFile(src.open()) as archive:
+            declared = sum(info.file_size for info in archive.infolist())
+            parts = archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise Where(src.name).error(f"is a damaged Excel workbook (a broken zip: {exc}); {_SAVE_AS}") from None
+    if "xl/workbook.xml" not in parts:
+        raise Where(src.name).error(f"is a zip archive but not an Excel workbook (no xl/workbook.xml); {_SAVE_AS}")
+    if declared > src.max_decoded:
+        raise Where(src.name).error(
+            f"unpacks to {mb(declared)} ({mb(_size(src))} packed), more than the {mb(src.max_decoded)} a dataset may "
+            "hold here; it may be a zip bomb. Split the workbook, or delete sheets and columns ragmeter does not read")
+
+
+def _size(src: Source) -> int:
+    with src.open() as f:
+        f.seek(0, 2)
+        return int(f.tell())
+
+
+def cell_text(value: Any) -> Any:
+    """A cell as the loader reads it: text kept, whole numbers without '.0', dates as ISO text, empty as ""."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    return str(value)
+
+
+def _header_of(rows: Iterator[Tuple[int, Tuple[Any, ...]]]) -> Optional[Tuple[int, Tuple[Any, ...]]]:
+    for number, cells in rows:
+        if any(c not in (None, "") for c in cells):
+            return number, cells
+        if number >= HEADER_SCAN_ROWS:
+            return None
+    return None
+
+
+def _numbered(ws: Any) -> Iterator[Tuple[int, Tuple[Any, ...]]]:
+    return enumerate(ws.iter_rows(values_only=True), 1)
+
+
+def _names_question(cells: Tuple[Any, ...]) -> bool:
+    from .dialects import detect_mapping
+
+    return "question" in detect_mapping(str(c) for c in cells if isinstance(c, str))
+
+
+def choose_sheet(book: Any, src: Source) -> Workbook:
+    """The sheet to read: the one asked for, else the first whose header names a question, else the first with data."""
+    names = list(book.sheetnames)
+    if src.sheet is not None:
+        if src.sheet in names:
+            return Workbook(names, src.sheet, "chosen")
+        raise Where(src.name).error(f"has no sheet named '{src.sheet}'; its sheets are: "
+                                    f"{', '.join(repr(n) for n in names)}. Choose one of these")
+    first_full: Optional[str] = None
+    for name in names:
+        found = _header_of(_numbered(book[name]))
+        if found is None:
+            continue
+        if _names_question(found[1]):
+            return Workbook(names, name, "its header names a question")
+        first_full = first_full or name
+    if first_full is None:
+        raise Where(src.name).error("has no data: every sheet is empty; put a header row (Question, Answer, "
+                                    "Contexts, ...) and one row per sample in a sheet")
+    return Workbook(names, first_full, "the first sheet with data")
+
+
+def workbook_records(src: Source) -> Tuple[List[str], Where, Records, Workbook]:
+    """The chosen sheet's header columns, where the header is, its data rows, and the workbook's sheets."""
+    book = _load(src)
+    chosen = choose_sheet(book, src)
+    rows = _numbered(book[chosen.sheet])
+    found = _header_of(rows)
+    if found is None:
+        book.close()
+        raise sheet_where(src.name, chosen.sheet).error(
+            f"is empty (no row in its first {HEADER_SCAN_ROWS}); choose the sheet that holds the data")
+    number, cells = found
+    header = sheet_where(src.name, chosen.sheet, number)
+    columns = _columns(cells, header)
+    return columns, header, _rows(book, rows, columns, src, chosen.sheet), chosen
+
+
+def _columns(cells: Tuple[Any, ...], where: Where) -> List[str]:
+    from .dialects import check_duplicates
+
+    while cells and cells[-1] in (None, ""):
+        cells = cells[:-1]
+    if not any(isinstance(c, str) and c.strip() for c in cells) or any(
+            (isinstance(c, (int, float, dt.date)) and not isinstance(c, bool))
+            or (isinstance(c, str) and ("\n" in c or len(c) > MAX_HEADER_CHARS)) for c in cells):
+        shown = ", ".join(repr(cell_text(c)[:24]) for c in cells[:4])
+        raise where.error(f"has no header row: its first row holds values ({shown}), not column names; insert "
+                          "a row above the data naming each column (Question, Answer, Contexts, Reference answer, ID)")
+    columns = [(c.strip() if isinstance(c, str) else cell_text(c)) or f"column_{i}" for i, c in enumerate(cells, 1)]
+    check_duplicates(columns, where)
+    return columns
+
+
+def _rows(book: Any, rows: Iterator[Tuple[int, Tuple[Any, ...]]], columns: List[str], src: Source,
+          sheet: str) -> Records:
+    budget = Budget(src.name, src.max_decoded)
+    width = len(columns)
+    try:
+        for number, cells in rows:
+            values = [cell_text(c) for c in cells]
+            extra = [v for v in values[width:] if v != ""]
+            if not any(v != "" for v in values):
+                continue
+            where = sheet_where(src.name, sheet, number)
+            if extra:
+                raise where.error(f"has a value in column {width + 1 + next(i for i, v in enumerate(values[width:]) if v)}, "
+                                  "right of the last named column; give that column a header or clear the cell")
+            budget.spend(sum(len(v) for v in values), f"sheet '{sheet}' up to row {number}")
+            values += [""] * (width - len(values))
+            yield where, dict(zip(columns, values[:width]))
+    finally:
+        book.close()
+
+
+# -- several passages in one contexts cell ------------------------------------------------------------
+
+@dataclass
+class PassageSplit:
+    """The spreadsheet rule for one contexts column, counting what it split for the load note."""
+
+    column: str
+    cells: int = 0
+    passages: int = 0
+
+    def __call__(self, value: Any, where: Where, column: str) -> Any:
+        if not isinstance(value, str) or value.lstrip().startswith("[") or not PASSAGE_BREAK.search(value.strip()):
+            return value
+        parts = [p.strip() for p in PASSAGE_BREAK.split(value.strip()) if p.strip()]
+        self.cells += 1
+        self.passages += len(parts)
+        return parts
+
+    def note(self) -> List[str]:
+        if not self.cells:
+            return []
+        cells = "1 cell" if self.cells == 1 else f"{self.cells:,} cells"
+        return [f"{self.column}: {cells} with an empty line between passages split into {self.passages:,} contexts "
+                "(a single line break stays inside a passage)."]
+
+
+def with_passage_split(reading: Reading, contexts: Optional[str]) -> Tuple[Reading, Optional[PassageSplit]]:
+    """The reading with the spreadsheet passage rule on the contexts column (when there is one)."""
+    if not contexts or any(column == contexts for column, _ in reading.rules):
+        return reading, None
+    split = PassageSplit(contexts)
+    return replace(reading, rules=reading.rules + ((contexts, split),)), split
+
+
+def sheet_note(book: Workbook) -> List[str]:
+    """Which sheet was read, and why, when the workbook has more than one."""
+    if len(book.sheets) < 2:
+        return [f"Excel workbook: sheet '{book.sheet}' read."]
+    others = ", ".join(repr(n) for n in book.sheets if n != book.sheet)
+    return [f"Excel workbook: sheet '{book.sheet}' read ({book.reason}); other sheets not read: {others} "
+            "(choose another with --sheet NAME, or the Sheet select in the dashboard)."]
+
