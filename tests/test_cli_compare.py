@@ -135,8 +135,9 @@ def test_the_permutation_test_sampled_and_approximate_paths_agree_on_a_clear_dro
 
 
 def test_user_text_cannot_become_markdown():
+    # Issue 42: a URL sits in a code span (GitHub autolinks a bare http://x, escaped brackets or not).
     assert md("**bold** <img src=x> | [link](http://x)") == \
-        "\\*\\*bold\\*\\* &lt;img src=x\\> \\| \\[link\\]\\(http://x\\)"
+        "\\*\\*bold\\*\\* &lt;img src=x\\> \\| \\[link\\]\\(`http://x`\\)"
 
 
 def test_a_run_scored_by_frames_records_the_same_version_when_it_finishes():

@@ -1,0 +1,172 @@
+"""`ragmeter compare` cannot mislead: it names the baseline and the candidate in every format, and when the
+runs were scored differently it says so (text, Markdown, JSON) and will not gate on them unless allowed;
+user text in the Markdown comment cannot mention, autolink, reference an issue or break the table,
+checked by rendering the comment and applying GitHub's own filters to what renders."""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from markdown_it import MarkdownIt
+
+from evaluator import EvalSample, Run, RunConfig, RunStore
+from evaluator.analysis.compare import compare_runs
+from evaluator.analysis.compare_text import ZWJ, md, to_markdown
+from evaluator.analysis.provenance import scorer_differences
+from evaluator.cli import main
+
+METRICS = ["faithfulness", "answer_relevancy"]
+
+
+def rows(n: int = 8, sample_id=lambda i: f"q-{i}", question=lambda i: f"What does policy {i} say?") -> list:
+    return [EvalSample(question(i), f"Policy {i} says yes.", [f"Policy {i}: it says yes."], sample_id=sample_id(i))
+            for i in range(n)]
+
+
+def stored(samples: list, **config) -> str:
+    run = Run.new(RunConfig(metrics=METRICS, **config), samples, dataset_name="faq.jsonl", store=RunStore(),
+                  project="faq")
+    run.start().join()
+    assert run.status == "finished", run.error
+    return run.run_id
+
+
+@pytest.fixture
+def two_scorers():
+    return stored(rows()), stored(rows(), heuristics="jaccard")
+
+
+def test_different_heuristics_are_warned_in_text_markdown_and_json(two_scorers, capsys):
+    base, new = two_scorers
+    assert main(["compare", base, new]) == 0
+    text = capsys.readouterr().out
+    assert f"baseline:  base {base}" in text and f"candidate: new  {new}" in text
+    assert "WARNING: The baseline and the candidate were scored differently" in text
+    assert "heuristic set: ragmeter (baseline) vs jaccard (candidate)" in text
+    assert "\x1b[" not in text  # not a terminal: no colour codes in a pipe or a file
+
+    assert main(["compare", base, new, "--format", "markdown"]) == 0
+    comment = capsys.readouterr().out
+    assert f"Baseline (base): {base}" in comment and f"candidate (new): {new}" in comment
+    assert "> [!WARNING]" in comment and "> - heuristic set: ragmeter (baseline) vs jaccard (candidate)" in comment
+
+    assert main(["compare", base, new, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["baseline"]["run_id"] == base and doc["candidate"]["run_id"] == new
+    assert doc["scorers_match"] is False and doc["warning"].startswith("WARNING: The baseline and the candidate")
+    assert doc["scorer_differences"] == [{"what": "heuristic set", "baseline": "ragmeter", "candidate": "jaccard",
+                                          "refuses_the_gate": True}]
+    assert {m["metric"]: m["verdict"] for m in doc["metrics"]}["overall"] in ("regressed", "improved")
+
+
+def test_the_gate_exits_2_on_different_scorers_unless_allowed(two_scorers, capsys):
+    base, new = two_scorers
+    assert main(["compare", base, new, "--fail-on-regression"]) == 2
+    err = capsys.readouterr().err
+    assert "the runs were scored differently (heuristic set: ragmeter (baseline) vs jaccard (candidate))" in err
+    assert "--allow-different-scorers" in err and err.strip().endswith("(exit 2)")
+    # Allowed: the gate judges them (jaccard scores these rows lower: a regression), the warning still printed.
+    assert main(["compare", base, new, "--fail-on-regression", "--allow-different-scorers"]) == 1
+    out, err = capsys.readouterr()
+    assert "--allow-different-scorers was given" in out and "regression:" in err
+
+
+def test_the_same_scorers_print_no_warning(capsys):
+    base, new = stored(rows()), stored(rows())
+    assert main(["compare", base, new, "--fail-on-regression", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["scorers_match"] is True and doc["scorer_differences"] == [] and doc["warning"] is None
+
+
+@pytest.mark.parametrize("a, b, said", [
+    ({"judge": "offline"}, {"judge": "openai"}, ["judge: offline (baseline) vs openai (candidate)"]),
+    ({"model": "gpt-4o-mini"}, {"model": "gpt-4o"}, ["judge model: gpt-4o-mini (baseline) vs gpt-4o (candidate)"]),
+    ({"base_url": "https://a.example/v1?key=SECRET"}, {"base_url": "https://b.example/v1"},
+     ["judge endpoint: a.example (baseline) vs b.example (candidate)"]),  # the host only: never a query
+    ({"language": "auto"}, {"language": "ar"}, ["language: auto (baseline) vs ar (candidate)"]),
+    ({"temperature": 0.0, "repeats": 1}, {"temperature": 0.7, "repeats": 3},
+     ["judge temperature: 0.0 (baseline) vs 0.7 (candidate)", "judge repeats: 1 (baseline) vs 3 (candidate)"]),
+    ({"heuristics": "ragmeter"}, {"heuristics": ["ragmeter"]}, []),  # the same set, written two ways
+    ({"model": "x"}, {}, []),  # a run saved before the setting was recorded: unknown, not different
+])
+def test_each_scorer_setting_is_named_when_it_differs(a, b, said):
+    assert [d.sentence() for d in scorer_differences(a, b)] == said
+
+
+def test_a_different_dataset_version_is_warned_but_still_gated_on_shared_ids(capsys):
+    base = stored(rows())
+    new = stored(rows(n=10))  # two rows added: another version of the test set
+    assert main(["compare", base, new, "--fail-on-regression"]) == 0  # compared on the 8 shared ids
+    out = capsys.readouterr().out
+    assert "dataset version:" in out and "compared on the sample ids both share" in out
+
+
+# --- Markdown that stays data on GitHub -------------------------------------------------------------------
+# GitHub's mention filter (html-pipeline MentionFilter) and issue references, applied to rendered text outside
+# code and links; GFM's extended autolinks (www., scheme://, e-mail) likewise.
+MENTION = re.compile(r"(?:^|[^A-Za-z0-9_])@[a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)?", re.I)
+ISSUE = re.compile(r"(?:^|[^A-Za-z0-9_])#\d+")
+AUTOLINK = re.compile(r"(?i)(?:\b(?:https?|ftp)://|\bwww\.)[^\s<]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+class _Text(HTMLParser):
+    """The rendered comment's text outside <code>, <a>, and every tag it contains."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text, self.tags, self._inside = [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self._inside += tag in ("code", "a")
+
+    def handle_endtag(self, tag):
+        self._inside -= tag in ("code", "a")
+
+    def handle_data(self, data):
+        if not self._inside:
+            self.text.append(data)
+
+
+def rendered(markdown: str) -> _Text:
+    parser = _Text()
+    parser.feed(MarkdownIt("commonmark").enable("table").render(markdown))
+    return parser
+
+
+HOSTILE = ["@everyone please look", "ping @org/team now", "see http://evil.example/x?a=1|b", "www.evil.com",
+           "mail bob@example.com", "fixes #12", "a | b | c", "**x** <img src=x onerror=alert(1)>",
+           "[click](https://evil.example)", "line one\nline two | and", "`tick` and ``two``", "ndcg@3 é@user"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_a_cell_of_user_text_renders_inert_under_githubs_rules(hostile):
+    table = "| sample | why |\n|---|---|\n" + f"| {md(hostile)} | {md(hostile)} |\n"
+    page = rendered(table)
+    text = "".join(page.text)
+    assert "a" not in page.tags and "img" not in page.tags  # no link, no HTML
+    assert page.tags.count("td") == 2  # the row still has exactly its two cells
+    assert not MENTION.search(text) and not ISSUE.search(text) and not AUTOLINK.search(text), text
+    # What the reader sees still says what was written (the joiner is invisible).
+    shown = "".join(rendered(md(hostile)).text).replace(ZWJ, "")
+    assert all(word in shown + hostile for word in hostile.split())
+
+
+def test_metric_names_with_an_at_sign_are_left_as_they_read():
+    assert md("ndcg@3") == "ndcg@3" and md("@everyone") == "@" + ZWJ + "everyone"
+    assert md("see www.evil.com.") == "see `www.evil.com`."  # the full stop stays outside the code span
+
+
+def test_hostile_sample_ids_and_reasons_stay_inert_in_the_whole_comment():
+    bad = lambda i: f"@everyone {i} http://evil.example/{i} | #4{i}"  # noqa: E731
+    base = stored(rows(sample_id=bad))
+    new = stored(rows(sample_id=bad, question=lambda i: f"What does policy {i} say? @org/team www.x.com"),
+                 heuristics="jaccard")
+    comment = to_markdown(compare_runs(RunStore(), base, new), dashboard_url="https://dash.example")
+    page = rendered(comment)
+    text = "".join(page.text)
+    assert not MENTION.search(text) and not ISSUE.search(text) and not AUTOLINK.search(text)
+    links = re.findall(r'href="([^"]+)"', MarkdownIt("commonmark").enable("table").render(comment))
+    assert links and all(link.startswith("https://dash.example/") for link in links)  # only our own links
