@@ -1,0 +1,107 @@
+"""The docs' pictures of the dashboard, one per page, taken from the dashboard `ragmeter dashboard` starts.
+
+The command a newcomer runs (README, docs/getting-started.md) is the one started here: `ragmeter dashboard
+--port N`, the offline judge, the bundled sample data, a history of its own. The test opens every page of
+the navigation in headless Chromium, runs the sample evaluation from the Evaluate page, and saves each page
+to artifacts/screenshot-<page>.png; with RAGMETER_UPDATE_SCREENSHOTS=1 it also writes them to docs/images/
+(dashboard-<page>.png), the pictures the docs site shows:
+
+    RAGMETER_UPDATE_SCREENSHOTS=1 .venv/bin/python -m pytest -n0 -m browser tests/browser/test_screenshots.py
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+try:
+    from playwright.sync_api import Page, expect
+except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
+
+from ports import serve_on_free_port, stop
+from teamfiles import SERVER_START_TIMEOUT, healthy
+
+from .conftest import ARTIFACTS, ROOT
+
+pytestmark = pytest.mark.browser
+
+DOCS_IMAGES = ROOT / "docs" / "images"
+RUN_TIMEOUT = 90_000  # ms
+# (docs slug, the page's URL path): every page of pages/_nav.PAGES.
+PAGES = [("evaluate", ""), ("report", "report"), ("spot-check", "spot_check"), ("review", "review"),
+         ("generate", "generate"), ("history", "history"), ("monitor", "monitor")]
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory) -> Iterator[str]:
+    """`ragmeter dashboard --port N` as a user types it (the venv's own script), on a fresh history."""
+    folder = Path(tempfile.mkdtemp(prefix="ragmeter-"))  # short: the sidebar shows it in the pictures
+    env = {**os.environ, "RAGMETER_HISTORY": str(folder / "history.sqlite3")}
+    for name in ("OPENAI_API_KEY", "RAGMETER_CONFIG"):
+        env.pop(name, None)
+    script = Path(sys.executable).with_name("ragmeter")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "evaluator"]
+    log = tmp_path_factory.mktemp("dashboard") / "server.log"
+    proc, port = serve_on_free_port(lambda port: command + ["dashboard", "--port", str(port)],
+                                    lambda port: healthy(f"http://127.0.0.1:{port}"), log, SERVER_START_TIMEOUT,
+                                    cwd=tempfile.gettempdir(), env=env)  # from any folder, not the checkout
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def settle(page: Page) -> None:
+    """Until Streamlit has finished drawing: its running indicator gone for a moment."""
+    page.wait_for_selector('[data-testid="stSidebar"]')
+    quiet_since = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 1.5:
+            return
+        page.wait_for_timeout(200)
+
+
+def save(page: Page, slug: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"screenshot-{slug}.png"
+    page.screenshot(path=str(path))
+    if os.environ.get("RAGMETER_UPDATE_SCREENSHOTS") == "1":
+        DOCS_IMAGES.mkdir(exist_ok=True)
+        shutil.copyfile(path, DOCS_IMAGES / f"dashboard-{slug}.png")
+    return path
+
+
+def test_every_dashboard_page_from_ragmeter_dashboard(dashboard, page):
+    page.goto(dashboard)
+    expect(page.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=RUN_TIMEOUT)
+    settle(page)
+    shots = [save(page, "evaluate")]
+    page.get_by_role("button", name="Run evaluation").click()
+    expect(page.get_by_role("button", name="Open report")).to_be_visible(timeout=RUN_TIMEOUT)
+    page.get_by_role("button", name="Open report").click()
+    expect(page.get_by_text("faithfulness").first).to_be_visible(timeout=RUN_TIMEOUT)
+    settle(page)
+    shots.append(save(page, "report"))
+    for slug, path in PAGES[2:]:
+        page.goto(f"{dashboard}/{path}")
+        settle(page)
+        expect(page.get_by_text("The dashboard cannot start")).to_have_count(0)
+        expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+        shots.append(save(page, slug))
+    assert [p.stat().st_size > 10_000 for p in shots] == [True] * len(PAGES)  # a drawn page, not a blank one
