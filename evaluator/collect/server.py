@@ -304,6 +304,7 @@ class CollectServer(ThreadingHTTPServer):
         self._slots = threading.BoundedSemaphore(receiver.limits.max_connections)
         self._pending: Dict[Any, Tuple[str, float]] = {}  # socket -> (address, when accepted), oldest first
         self._authenticated: set = set()
+        self.evicted: set = set()  # pending connections closed to make room (their threads end quietly)
         self._open: set = set()  # every connection being served, closed by close()
         self._open_lock = threading.Lock()
         super().__init__(address, _Handler)
@@ -349,7 +350,8 @@ class CollectServer(ThreadingHTTPServer):
             victim = next(iter(self._pending))
         if victim is not None:
             self.receiver.drop("pending_evicted")
-            del self._pending[victim]  # its thread ends when its next read fails; it holds no slot
+            del self._pending[victim]
+            self.evicted.add(victim)  # its thread ends when its next read fails; it holds no slot
             _shut(victim)
 
     def authenticate(self, request: Any) -> bool:
@@ -378,6 +380,7 @@ class CollectServer(ThreadingHTTPServer):
         with self._open_lock:
             self._open.discard(request)
             self._pending.pop(request, None)
+            self.evicted.discard(request)
             if request in self._authenticated:
                 self._authenticated.discard(request)
                 self._slots.release()
@@ -408,8 +411,8 @@ class _Deadline(io.RawIOBase):
     """A socket's reads under one deadline for the whole request (not per read: a byte every few seconds
     does not extend it). Past it a read raises socket.timeout, which ends the connection."""
 
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
+    def __init__(self, sock: socket.socket, evicted: set) -> None:
+        self._sock, self._evicted = sock, evicted
         self.until = time.monotonic() + 30.0
 
     def readable(self) -> bool:
@@ -420,7 +423,10 @@ class _Deadline(io.RawIOBase):
         if left <= 0:
             raise socket.timeout("the request did not arrive within the receiver's deadline")
         self._sock.settimeout(left)
-        return self._sock.recv_into(buffer)
+        got = self._sock.recv_into(buffer)
+        if self._sock in self._evicted:
+            raise ConnectionAbortedError("closed to make room for newer connections (its head was too slow)")
+        return got
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -431,7 +437,7 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.rfile.close()  # the stdlib's reader times out per read; ours has one deadline per request
-        self._deadline = _Deadline(self.connection)
+        self._deadline = _Deadline(self.connection, self.server.evicted)
         self.rfile = io.BufferedReader(self._deadline, 1 << 16)
 
     def handle_one_request(self) -> None:
