@@ -7,6 +7,7 @@ No file (the laptop default) means today's behaviour: one user, every feature op
                trusted_proxies (CIDRs), proxy_secret_header + proxy_secret_env, identity_claim (oidc)
     [roles]    viewers, evaluators, admins: lists of user names, "*" = any signed-in user
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
+    [judge]    max_tokens: every judge call's completion cap (0 or absent: each metric's own)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
     [runs]     max_running_per_user, max_queued (0 = no cap), lease_s, workers ("local" | "external"),
                engine ("local" | "ray"), ray_address (none = a local cluster), ray_workers: how runs wait
@@ -140,6 +141,17 @@ class ConfiguredCollect:
     webhook_env: str = ""
 
 
+MAX_JUDGE_TOKENS = 32768  # a completion cap above this is a typo, not a setting
+
+
+@dataclass(frozen=True)
+class JudgeDefaults:
+    """[judge]: what every judge call of this team gets unless a flag says otherwise. `max_tokens` 0 = each
+    metric's own completion cap (metrics/*.py); more = that cap for every call (`--judge-max-tokens`)."""
+
+    max_tokens: int = 0
+
+
 @dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -150,6 +162,7 @@ class Config:
     source: str = ""  # the file it was read from ("" = none)
     collect: Tuple[ConfiguredCollect, ...] = ()
     given: Tuple[str, ...] = ()  # the [server] and [runs] keys the file sets ("runs.engine"): where a value came from
+    judge_defaults: JudgeDefaults = field(default_factory=JudgeDefaults)  # [judge]
 
     @property
     def team(self) -> bool:
@@ -208,7 +221,7 @@ def current(path: Optional[str] = None) -> Config:
 
 def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Config:
     """A Config from parsed TOML; ConfigError naming `source` and the key for anything wrong."""
-    _known(data, ("server", "roles", "judges", "targets", "runs", "collect"), "", source)
+    _known(data, ("server", "roles", "judges", "targets", "runs", "collect", "judge"), "", source)
     server = _server(_table(data, "server", source), source)
     judges = tuple(_judge(item, i, source) for i, item in enumerate(_list(data, "judges", source, dict)))
     names = [j.name for j in judges]
@@ -218,7 +231,8 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
                     targets=_targets(_table(data, "targets", source), server.shared, source),
                     runs=_runs(_table(data, "runs", source), source), source=source,
                     collect=_collects(data, names, source),
-                    given=tuple(f"{table}.{key}" for table in ("server", "runs") for key in data.get(table, {})))
+                    given=tuple(f"{table}.{key}" for table in ("server", "runs", "judge") for key in data.get(table, {})),
+                    judge_defaults=_judge_defaults(_table(data, "judge", source), source))
     return config
 
 
@@ -330,6 +344,15 @@ def _judge(item: Mapping[str, Any], i: int, source: str) -> ConfiguredJudge:
         kind=_get(item, "kind", str, "openai", where, source).strip(),
         temperature=float(_get(item, "temperature", (int, float), 0.0, where, source)),
         max_workers=_get(item, "max_workers", int, 4, where, source))
+
+
+def _judge_defaults(table: Mapping[str, Any], source: str) -> JudgeDefaults:
+    _known(table, ("max_tokens",), "judge", source)
+    cap = _get(table, "max_tokens", int, 0, "judge", source)
+    if not 0 <= cap <= MAX_JUDGE_TOKENS:
+        raise ConfigError(f"{source}: judge.max_tokens must be 0 (each metric's own cap) to {MAX_JUDGE_TOKENS}, "
+                          f"not {cap}")
+    return JudgeDefaults(max_tokens=cap)
 
 
 def _runs(table: Mapping[str, Any], source: str) -> RunsConfig:

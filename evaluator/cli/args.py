@@ -130,6 +130,8 @@ def _data_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN",
                        help="read a field from a column, or from a path inside one "
                             "(question=inputs.question, contexts=outputs.documents[].page_content)")
+    group.add_argument("--sheet", metavar="NAME", help="an Excel workbook's sheet to read (default: the first sheet "
+                       "whose header names a question)")
     group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns "
                        "and with other tools' grades (external_<tool>_<metric>) of the metrics ragmeter also scores")
     group.add_argument("--no-tool-evidence", action="store_true", help="conversations: do not read a tool's reply as "
@@ -152,6 +154,9 @@ def _judge_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--judge-timeout", type=float, default=60.0, metavar="S",
                        help="seconds one judge request may take (default %(default)s); a judge call, retries "
                             "included, ends within about twice this")
+    group.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
+                       help="completion cap of every judge call (default: $RAGMETER_JUDGE_MAX_TOKENS, the team "
+                            "file's [judge] max_tokens, else each metric's own: 128 for a score, ~500 for verdict lists)")
     group.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
                        help="separate: one judge call per judged metric, sharing one cached prompt prefix (default); "
                             "combined: one call per sample returns every metric's verdicts (fewer calls and tokens, "
@@ -188,7 +193,10 @@ def _metrics_group(ev: argparse.ArgumentParser) -> None:
 def _output_group(ev: argparse.ArgumentParser) -> None:
     group = ev.add_argument_group("output", "the report, the exit code and the progress line")
     group.add_argument("--output", "-o",
-                       help="write the report: .json (default), .csv, .html or .parquet (one row per sample)")
+                       help="write the report: .json (default), .csv, .xlsx, .html or .parquet (one row per sample; "
+                            ".xlsx: a Summary and a Samples sheet)")
+    group.add_argument("--no-bom", action="store_true", help="write a .csv report without the UTF-8 byte-order mark "
+                       "(it has one by default, so Excel reads non-Latin text correctly)")
     group.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                        help="exit 1 when the mean of METRIC (any chosen metric, or 'overall') is below VALUE "
                             "(0-1, e.g. faithfulness=0.8)")
@@ -464,7 +472,19 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     return RunConfig(judge=kind, model=args.model or "", base_url=args.base_url or "", api_key_env=args.api_key_env,
                      language=args.language, heuristics=args.heuristics, max_workers=args.max_workers,
                      cache="" if args.no_cache else args.cache, price_in=args.price_in, price_out=args.price_out,
-                     batch=args.batch, batch_poll=args.batch_poll, judge_timeout=judge_timeout, **scoring)
+                     batch=args.batch, batch_poll=args.batch_poll, judge_timeout=judge_timeout,
+                     judge_max_tokens=resolved_max_tokens(args), **scoring)
+
+
+def resolved_max_tokens(args: argparse.Namespace) -> int:
+    """--judge-max-tokens, else the environment's, else the team file's [judge] max_tokens, else 0 (each
+    metric's own cap): team/settings.judge_max_tokens decides."""
+    from ..team.settings import Flags, judge_max_tokens
+
+    given = getattr(args, "judge_max_tokens", None)
+    if given is not None and not 0 <= given <= 32768:
+        raise UsageError(f"--judge-max-tokens must be 0 (each metric's own cap) to 32768, not {given}")
+    return int(judge_max_tokens(Flags(judge_max_tokens=given)).value or 0)
 
 
 def metric_options(args: argparse.Namespace) -> Dict[str, Any]:

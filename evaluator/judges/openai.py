@@ -52,13 +52,14 @@ from ..safetext import safe
 from ..text import estimate_tokens
 from .base import environment_base_url, key_variable
 from .messages import display_url, one_line
+from .replies import FIRST_MODE, family_of, known_family, known_mode, remember_family, remember_mode, strip_thinking
 from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
 
 log = logging.getLogger("ragmeter")
 
 KEY_PLACEHOLDER = "not-needed"  # local servers (llama.cpp, Ollama, vLLM) accept any key
-JSON_MODES = ("auto", "schema", "object", "none")
+JSON_MODES = ("auto", "schema", "grammar", "object", "none")
 # Hosted services that always need a key; any other base_url may be a keyless local server.
 _KEYED_HOSTS = ("api.openai.com", ".openai.azure.com")
 # Words in an error body that show the server rejected the response_format we sent.
@@ -74,10 +75,12 @@ JUDGE_SCHEMA = {
 _RESPONSE_FORMATS: Dict[str, Optional[dict]] = {
     "schema": {"type": "json_schema",
                "json_schema": {"name": "ragmeter_judgement", "schema": JUDGE_SCHEMA, "strict": False}},
+    "grammar": {"type": "json_object"},  # llama.cpp: the metric's schema is added (its grammar), see request()
     "object": {"type": "json_object"},
     "none": None,
 }
-_NEXT_MODE = {"schema": "object", "object": "none"}
+_NEXT_MODE = {"schema": "object", "grammar": "object", "object": "none"}
+PROBE_SECONDS = 5.0  # the once-per-server look at /models (judges/replies.py) waits no longer
 
 
 class _MalformedReply(Exception):
@@ -111,6 +114,7 @@ class OpenAIChat:
         self._mode = "object" if json_mode == "auto" else json_mode
         self.extra_body = dict(extra_body) if extra_body else None
         self._llama_cpp = False  # set once a reply shows llama.cpp's `timings`
+        self._probed = json_mode != "auto"  # auto: which server this is is looked up once (_settle_mode)
         self._lock = threading.Lock()
         self._local = threading.local()  # the JSON mode this thread's last request was sent with
         self._owns_http = http_client is None
@@ -119,14 +123,58 @@ class OpenAIChat:
         self.client = openai.OpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
                                     timeout=self.timeout, http_client=http_client)
 
-    def generate(self, prompt: str, *, top_logprobs: int = 0) -> Completion:
-        """One chat-completions request; raises whatever the client raised (see `classify`)."""
+    def generate(self, prompt: str, *, top_logprobs: int = 0, max_tokens: Optional[int] = None,
+                 schema: Optional[dict] = None) -> Completion:
+        """One chat-completions request; raises whatever the client raised (see `classify`).
+
+        `max_tokens`: the calling metric's completion cap (the judge's own `max_tokens`, when set,
+        wins: `--judge-max-tokens`); `schema`: the metric's reply shape, sent as structured output
+        where the server takes it (grammar on llama.cpp, json_schema on vLLM/LM Studio/Ollama).
+        A reasoning model's thinking (`<think>`, `reasoning_content`) is cut off and counted apart."""
+        if not self._probed:
+            self._settle_mode()
         self._local.mode = mode = self._mode
-        completion = self.client.chat.completions.create(**self.request(prompt, mode, top_logprobs),
-                                                         **self._extra())
+        self._local.facts = {}
+        body = self.request(prompt, mode, top_logprobs, max_tokens=max_tokens, schema=schema)
+        completion = self.client.chat.completions.create(**body, **self._extra())
         text, (prompt_tokens, completion_tokens) = _reply_and_tokens(completion, prompt)
-        return Completion(text, prompt_tokens, completion_tokens,
+        visible = strip_thinking(text)
+        thinking = visible.thinking + _reasoning_content(completion)
+        if thinking:
+            self._local.facts = {"thinking_tokens": _reasoning_tokens(completion, thinking),
+                                 **({"endless_thinking": True} if visible.endless else {})}
+        if self.json_mode == "auto" and known_mode(self.base_url) != mode:
+            remember_mode(self.base_url, mode)  # this server took it: the next judge for it starts here
+        return Completion(visible.text, prompt_tokens, completion_tokens,
                           _token_logprobs(completion) if top_logprobs else None, self._cached_tokens(completion))
+
+    def _settle_mode(self) -> None:
+        """auto: the mode this server settled on earlier in the process, else the first mode of its family,
+        read once from its /models list (judges/replies.py); a server that does not say stays at json_object."""
+        with self._lock:
+            if self._probed:
+                return
+            self._probed = True
+            remembered = known_mode(self.base_url)
+            if remembered:
+                self._mode = remembered
+                return
+            family = known_family(self.base_url)
+            if family is None:
+                family = self._probe_family()
+                remember_family(self.base_url, family)
+            self._mode = FIRST_MODE.get(family, self._mode)
+
+    def _probe_family(self) -> str:
+        host = urlsplit(self.base_url).hostname or ""
+        if any(host == h or host.endswith(h) for h in _KEYED_HOSTS):
+            return "openai"
+        try:
+            models = self.client.with_options(timeout=min(PROBE_SECONDS, self.timeout)).get("/models", cast_to=object)
+        except Exception as exc:  # no /models (or no server yet): json_object, as before
+            log.debug("judge %s: no /models list (%s); json_object it is", self.name, one_line(exc))
+            return ""
+        return family_of(models)
 
     def _extra(self) -> Dict[str, Any]:
         """Body fields beyond OpenAI's: the configured `extra_body`, else llama.cpp's cache_prompt once
@@ -147,23 +195,31 @@ class OpenAIChat:
         return cached if isinstance(cached, int) and cached > 0 else 0
 
     def call_facts(self) -> dict:
-        return {"json_mode": getattr(self._local, "mode", self._mode)}
+        return {"json_mode": getattr(self._local, "mode", self._mode), **getattr(self._local, "facts", {})}
 
     def settings(self) -> dict:
         return {"model": self.model, "base_url": self.shown_url, "temperature": self.temperature,
                 "timeout": self.timeout, "json_mode": self.json_mode, "max_tokens": self.max_tokens}
 
-    def request(self, prompt: str, mode: Optional[str] = None, top_logprobs: int = 0) -> dict:
+    def request(self, prompt: str, mode: Optional[str] = None, top_logprobs: int = 0, *,
+                max_tokens: Optional[int] = None, schema: Optional[dict] = None) -> dict:
         """The chat-completions body for `prompt` in JSON mode `mode` (default: the current one)."""
         request: Dict[str, Any] = {"model": self.model, "temperature": self.temperature,
                                    "messages": [{"role": "user", "content": prompt}]}
         if top_logprobs:
             request["logprobs"], request["top_logprobs"] = True, top_logprobs
-        response_format = _RESPONSE_FORMATS[mode or self._mode]
+        mode = mode or self._mode
+        response_format = _RESPONSE_FORMATS[mode]
+        if schema and mode == "grammar":  # llama.cpp turns the schema into a grammar; no prompt tokens
+            response_format = {"type": "json_object", "schema": schema}
+        elif schema and mode == "schema" and self.json_mode == "auto":  # the metric's own shape, when detected
+            response_format = {"type": "json_schema",
+                               "json_schema": {"name": "ragmeter_judgement", "schema": schema, "strict": False}}
         if response_format is not None:
             request["response_format"] = response_format
-        if self.max_tokens is not None:
-            request["max_tokens"] = self.max_tokens
+        cap = self.max_tokens if self.max_tokens is not None else max_tokens
+        if cap is not None:
+            request["max_tokens"] = cap
         return request
 
     def classify(self, exc: BaseException) -> Failure:
@@ -213,6 +269,7 @@ class OpenAIChat:
         with self._lock:
             if self._mode == mode:  # another thread may have stepped down already
                 self._mode = _NEXT_MODE[mode]
+                remember_mode(self.base_url, self._mode)
                 log.info("judge %s rejected response_format %r (%s); using %r from now on",
                          self.name, mode, why, self._mode)
 
@@ -324,6 +381,24 @@ def _reply_and_tokens(completion: Any, prompt: str) -> Tuple[str, Tuple[int, int
     if isinstance(p, int) and isinstance(c, int):
         return text, (p, c)
     return text, (estimate_tokens(prompt), estimate_tokens(text))
+
+
+def _reasoning_content(completion: Any) -> str:
+    """A reasoning model's thinking sent apart from the answer (vLLM, DeepSeek, llama.cpp --reasoning-format)."""
+    try:
+        message = completion.choices[0].message
+    except (AttributeError, IndexError, TypeError):
+        return ""
+    value = getattr(message, "reasoning_content", None) or (getattr(message, "model_extra", None) or {}).get(
+        "reasoning_content")
+    return value if isinstance(value, str) else ""
+
+
+def _reasoning_tokens(completion: Any, thinking: str) -> int:
+    """Thinking tokens: the server's count (`completion_tokens_details.reasoning_tokens`), else estimated."""
+    details = getattr(getattr(completion, "usage", None), "completion_tokens_details", None)
+    counted = getattr(details, "reasoning_tokens", None)
+    return counted if isinstance(counted, int) and counted > 0 else estimate_tokens(thinking)
 
 
 def _token_logprobs(completion: Any) -> Optional[list]:

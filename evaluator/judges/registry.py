@@ -71,7 +71,8 @@ def _openai(config: RunConfigLike, api_key: str) -> Any:
     return OpenAIJudge(config.model, base_url=config.base_url or None, api_key=api_key or None,
                        api_key_env=config.api_key_env or None, cache=config.cache or None,
                        max_concurrency=config.workers, temperature=float(config.temperature or 0.0),
-                       timeout=float(getattr(config, "judge_timeout", 0) or 60.0))
+                       timeout=float(getattr(config, "judge_timeout", 0) or 60.0),
+                       max_tokens=int(getattr(config, "judge_max_tokens", 0) or 0) or None)
 
 
 JUDGE_REGISTRY: Dict[str, JudgeEntry] = {}

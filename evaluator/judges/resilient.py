@@ -46,6 +46,7 @@ from ..retrying import Failed, GaveUp, with_retries
 from ..text import estimate_tokens
 from .base import accepts, judge_settings
 from .cache import JudgeCache, cache_key
+from .replies import BAD_PREFIX
 from .ratelimit import ERROR, SUCCESS, THROTTLE, AIMDLimiter
 
 log = logging.getLogger("ragmeter")
@@ -113,8 +114,12 @@ class _CallInfo:
     cached_tokens: int = 0
     top_logprobs: int = 0  # how many alternatives per token were asked for (0: no logprobs asked)
     logprobs: Optional[list] = None
+    shape: Optional[dict] = None  # the calling metric's completion cap and reply schema (`SHAPE_OPTIONS`)
 
 
+# generate() options that shape one call's reply, passed to a backend whose generate names them: the
+# metric's completion cap and its reply schema (structured output). They do not key the cache.
+SHAPE_OPTIONS = ("max_tokens", "schema")
 Scope = Tuple[str, str, float]  # (where, model, temperature): what keys the cache besides the prompt
 
 
@@ -148,9 +153,11 @@ class ResilientJudge:
         self._cache = JudgeCache(cache) if cache is not None else None
         self._classify = getattr(backend, "classify", None) or default_classify
         self._takes_logprobs = accepts(backend, "top_logprobs")
+        self._takes = tuple(o for o in SHAPE_OPTIONS if accepts(backend, o))
 
     # -- the judge interface ---------------------------------------------------------------------
-    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0, max_tokens: Optional[int] = None,
+                 schema: Optional[dict] = None) -> str:
         """The judge's reply to `prompt` (from the cache when present); raises JudgeError.
 
         `repeat` is the index of a repeated judgement of the same prompt: each has its own cache
@@ -158,6 +165,8 @@ class ResilientJudge:
         backend that can give them.
         """
         info = _CallInfo(top_logprobs=top_logprobs if self._takes_logprobs else 0)
+        shape = {k: v for k, v in (("max_tokens", max_tokens), ("schema", schema)) if v and k in self._takes}
+        info.shape = shape or None
         self._local.info = info
         key = ""
         if self._cache is not None:
@@ -183,14 +192,15 @@ class ResilientJudge:
             self._local.key = ""
 
     def accepts_option(self, option: str) -> bool:
-        """`repeat` always (it keys the cache); `top_logprobs` when the backend takes it."""
-        return option == "repeat" or (option == "top_logprobs" and self._takes_logprobs)
+        """`repeat` always (it keys the cache); `top_logprobs`, `max_tokens`, `schema` when the backend takes them."""
+        return option == "repeat" or (option == "top_logprobs" and self._takes_logprobs) or option in self._takes
 
     def call_info(self) -> dict:
         """The last generate() on this thread: retries, cached, prompt/completion tokens, the backend's
         own facts (and top_logprobs, logprobs when the call asked for token probabilities)."""
         info = getattr(self._local, "info", None) or _CallInfo()
         data = asdict(info)
+        del data["shape"]
         if not info.top_logprobs:
             del data["top_logprobs"], data["logprobs"]
         if not info.cached_tokens:  # only when the server said some prompt tokens came from its cache
@@ -204,6 +214,16 @@ class ResilientJudge:
         `rate_limited` the 429s; `failures` the generate() calls that raised."""
         with self._lock:
             return dict(self._totals)
+
+    def count_reply(self, bad: str = "", repair: Optional[bool] = None) -> None:
+        """A metric read this judge's reply: `bad` names a reply with no score (judges/replies.BAD_KINDS);
+        `repair` True/False: a repair attempt was made and gave a score or not."""
+        with self._lock:
+            if bad:  # flat counts ("bad:empty"), so usage deltas and sums treat them as any other count
+                self._totals[BAD_PREFIX + bad] = self._totals.get(BAD_PREFIX + bad, 0) + 1
+            if repair is not None:
+                self._totals["repairs"] = self._totals.get("repairs", 0) + 1
+                self._totals["repaired"] = self._totals.get("repaired", 0) + int(repair)
 
     def settings(self) -> dict:
         """The backend's settings plus retries, concurrency and cache; safe to store (never a key)."""
@@ -280,7 +300,8 @@ class ResilientJudge:
         permit = self.limiter.acquire()
         self._add(requests=1)
         try:
-            options = {"top_logprobs": info.top_logprobs} if info.top_logprobs else {}
+            options: dict = {"top_logprobs": info.top_logprobs} if info.top_logprobs else {}
+            options.update(info.shape or {})
             reply = _completion(self.backend.generate(prompt, **options), prompt)
         except Exception as exc:  # every failure is classified; none escapes unexplained
             failure = self._classify(exc)
@@ -295,12 +316,16 @@ class ResilientJudge:
         info.cached_tokens = reply.cached_tokens
         self._add(calls=1, prompt_tokens=info.prompt_tokens, completion_tokens=info.completion_tokens,
                   cached_prompt_tokens=info.cached_tokens)
+        facts = getattr(self.backend, "call_facts", None)
+        thinking = (facts() if callable(facts) else {}).get("thinking_tokens") or 0
+        if thinking:  # counted apart: of completion_tokens, those spent thinking (never parsed)
+            self._add(reasoning_tokens=int(thinking))
         return reply.text
 
     def _add(self, **counts: int) -> None:
         with self._lock:
             for name, value in counts.items():
-                self._totals[name] += value
+                self._totals[name] = self._totals.get(name, 0) + value
 
 
 def _error_kind(failure: Failure) -> str:

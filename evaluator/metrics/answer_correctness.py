@@ -20,6 +20,7 @@ from ..model import EvalSample
 from ..text import analyse, named_entities, polarity, stance
 from .claim_spans import ANSWER, REFERENCE, Claim, ClaimView, locate
 from .heuristics import LEXICAL, SEED, HeuristicScore, distinct_names, jaccard_score, quote, rounded
+from . import shapes
 from .metric import Metric, advice
 
 # --- the judge's prompts --------------------------------------------------------------------------
@@ -113,8 +114,17 @@ def judge_claims(sample: EvalSample, verdicts: List[Dict[str, Any]]) -> ClaimVie
     return ClaimView("answer_correctness", "judge", tuple(out))
 
 
+# --- its reply shape and completion cap -----------------------------------------------------------
+MAX_EACH = 5
+_CLAIMS = shapes.items(shapes.text(120), MAX_EACH)
+REPLY_SCHEMA = shapes.shape(TP=_CLAIMS, FP=_CLAIMS, FN=_CLAIMS, score=shapes.SCORE, reasoning=shapes.text())
+MAX_TOKENS = shapes.cap_for(3 * MAX_EACH, 32)  # 560
+
+
 ANSWER_CORRECTNESS = Metric(
     "answer_correctness",
+    max_tokens=MAX_TOKENS,
+    reply_schema=REPLY_SCHEMA,
     needs=("ground_truth",),
     zero_if_empty=("answer",),
     prompts={"en": ANSWER_CORRECTNESS_EN, "ar": ANSWER_CORRECTNESS_AR},

@@ -28,6 +28,7 @@ from .heuristics import (
     rounded,
     scan_from,
 )
+from . import shapes
 from .metric import Metric, advice
 
 # --- the judge's prompts --------------------------------------------------------------------------
@@ -152,8 +153,15 @@ def _embedding(s: EvalSample, lang: str) -> HeuristicScore:
     return HeuristicScore(blend_similarity(h.score, semantic), why)
 
 
+# --- its reply shape and completion cap: a score and one sentence ---------------------------------
+REPLY_SCHEMA = shapes.SCORED
+MAX_TOKENS = 128
+
+
 ANSWER_RELEVANCY = Metric(
     "answer_relevancy",
+    max_tokens=MAX_TOKENS,
+    reply_schema=REPLY_SCHEMA,
     zero_if_empty=("answer",),
     prompts={"en": ANSWER_RELEVANCY_EN, "ar": ANSWER_RELEVANCY_AR},
     shows=("question", "answer"),

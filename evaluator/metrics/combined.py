@@ -58,6 +58,19 @@ def combined_prompt(metrics: Sequence[Metric], sample: EvalSample, lang: str, fi
     return prefix + "\n\n" + head + "\n\n" + "\n\n".join(parts)
 
 
+def combined_cap(metrics: Sequence[Metric]) -> int:
+    """The combined call's completion cap: room for every metric's own reply."""
+    return sum(m.max_tokens for m in metrics) + 16 * len(metrics)
+
+
+def combined_schema(metrics: Sequence[Metric]) -> Optional[dict]:
+    """One object keyed by metric name, each its metric's own shape (None unless every metric has one)."""
+    if not metrics or any(m.reply_schema is None for m in metrics):
+        return None
+    return {"type": "object", "properties": {m.name: dict(m.reply_schema or {}) for m in metrics},
+            "required": [m.name for m in metrics], "additionalProperties": False}
+
+
 def reply_parts(reply: str, metrics: Sequence[Metric]) -> Dict[str, Optional[str]]:
     """Each metric's part of a combined reply, as JSON text for its own reader (None when absent)."""
     obj = load_json_object(reply) or {}
@@ -70,7 +83,8 @@ def reply_parts(reply: str, metrics: Sequence[Metric]) -> Dict[str, Optional[str
 
 def ask_combined(metrics: Sequence[Metric], judge: Any, prompt: str, repeat: int = 0) -> Dict[str, Judgement]:
     """One combined call: each metric's judgement, read from its own part of the reply."""
-    reply, info, error = call(judge, prompt, options(None, judge, repeat))
+    reply, info, error = call(judge, prompt, options(None, judge, repeat, max_tokens=combined_cap(metrics),
+                                                     schema=combined_schema(metrics)))
     if error:
         return {m.name: Judgement(reply=reply, info=info, failure=UNAVAILABLE, error=error) for m in metrics}
     parts = reply_parts(str(reply), metrics)

@@ -26,6 +26,7 @@ from .heuristics import (
     rounded,
     shares_in,
 )
+from . import shapes
 from .metric import Metric, advice
 from .parsing import average_precision, is_positive, verdict_list
 
@@ -185,8 +186,19 @@ def offline_claims(sample: EvalSample) -> ClaimView:
                      note="Offline: each context's word overlap with the question and reference.")
 
 
+# --- its reply shape and completion cap -----------------------------------------------------------
+MAX_CONTEXTS = 12
+REPLY_SCHEMA = shapes.shape(contexts=shapes.items(shapes.shape(index={"type": "integer"},
+                                                                 verdict=shapes.choice(("useful", "not useful")),
+                                                                 reason=shapes.text(80)), MAX_CONTEXTS),
+                            reasoning=shapes.text())
+MAX_TOKENS = shapes.cap_for(MAX_CONTEXTS, 35)  # ~35 tokens a context's verdict and reason: 500
+
+
 CONTEXT_PRECISION = Metric(
     "context_precision",
+    max_tokens=MAX_TOKENS,
+    reply_schema=REPLY_SCHEMA,
     needs=("contexts",),  # no contexts is N/A, not a precision of 0 (a chat turn without retrieval)
     prompts={"en": CONTEXT_PRECISION_EN, "ar": CONTEXT_PRECISION_AR},
     shows=("question", "ground_truth", "contexts"),  # the reference is shown only when there is one

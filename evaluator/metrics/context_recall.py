@@ -37,6 +37,7 @@ from .heuristics import (
     rounded,
     weighted_share,
 )
+from . import shapes
 from .metric import Metric, advice
 from .parsing import positive_share, verdict_list
 
@@ -158,8 +159,18 @@ def offline_claims(sample: EvalSample) -> ClaimView:
                      note="Offline: each reference sentence with the context sentence that holds most of it.")
 
 
+# --- its reply shape and completion cap -----------------------------------------------------------
+MAX_STATEMENTS = 8
+REPLY_SCHEMA = shapes.shape(statements=shapes.items(shapes.shape(statement=shapes.text(shapes.ITEM_CHARS),
+                                                                   attributed={"type": "boolean"}), MAX_STATEMENTS),
+                            score=shapes.SCORE, reasoning=shapes.text())
+MAX_TOKENS = shapes.cap_for(MAX_STATEMENTS, 55)  # 520
+
+
 CONTEXT_RECALL = Metric(
     "context_recall",
+    max_tokens=MAX_TOKENS,
+    reply_schema=REPLY_SCHEMA,
     needs=("ground_truth", "contexts"),  # no contexts is N/A with its reason, never a silent 0
     prompts={"en": CONTEXT_RECALL_EN, "ar": CONTEXT_RECALL_AR},
     shows=("question", "contexts", "ground_truth"),

@@ -45,6 +45,7 @@ from .heuristics import (
     rounded,
     weighted_share,
 )
+from . import shapes
 from .metric import Metric, advice
 from .parsing import positive_share, verdict_list
 
@@ -217,8 +218,19 @@ def offline_claims(sample: EvalSample) -> ClaimView:
                      note="Offline: answer sentences with their best context sentence; words found in no context.")
 
 
+# --- its reply shape and completion cap -----------------------------------------------------------
+MAX_CLAIMS = 8
+REPLY_SCHEMA = shapes.shape(claims=shapes.items(shapes.shape(claim=shapes.text(shapes.ITEM_CHARS),
+                                                               verdict=shapes.choice(("supported", "unsupported"))),
+                                                  MAX_CLAIMS),
+                            score=shapes.SCORE, reasoning=shapes.text())
+MAX_TOKENS = shapes.cap_for(MAX_CLAIMS, 55)  # ~40 tokens a claim and its verdict's ~15: 520
+
+
 FAITHFULNESS = Metric(
     "faithfulness",
+    max_tokens=MAX_TOKENS,
+    reply_schema=REPLY_SCHEMA,
     needs=("answer", "contexts"),
     prompts={"en": FAITHFULNESS_EN, "ar": FAITHFULNESS_AR},
     shows=("question", "contexts", "answer"),

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..judges.base import accepts, call_info, report_unusable
+from ..judges.replies import ENDLESS, TOO_LARGE, bad_reply_kind, strip_thinking
+from ..judges.replies import TRUNCATED as TRUNCATED_KIND
 from ..safetext import safe
 from .geval import weighted_score
 from .metric import Metric
@@ -20,6 +22,13 @@ UNAVAILABLE = "LLM unavailable — heuristic used."
 UNPARSEABLE = "Judge reply had no usable score — heuristic used."
 TRUNCATED = "Judge reply was cut off mid-JSON (truncated) — heuristic used."
 EMPTY_REPLY = "The judge returned an empty reply."
+ENDLESS_REPLY = ("The judge thought until its completion cap and gave no answer (thinking never ended): "
+                 "raise --judge-max-tokens or use a model that does not think.")
+# The one repair attempt after a reply with no score: the same prompt, and what went wrong.
+REPAIR = {"en": "\n\nYour previous reply could not be read ({why}). Reply again with JSON only, exactly in the "
+                "shape above, and keep every text short.",
+          "ar": "\n\nتعذّرت قراءة ردّك السابق ({why}). أجب من جديد بـJSON فقط، بالشكل المطلوب أعلاه تمامًا، "
+                "وبنصوص قصيرة."}
 NO_SCORE_ERROR = "No JSON score or number in the judge reply."
 TRUNCATED_ERROR = ("No JSON score: the reply's JSON is cut off before its end (truncated; a max_tokens too low?), "
                    "so any score in what survived is not used.")
@@ -38,37 +47,95 @@ class Judgement:
     error: str = ""
 
 
-def options(metric: Optional[Metric], judge: Any, repeat: int = 0) -> Dict[str, int]:
-    """The generate() options this judge takes for one call: the repeat index, token probabilities."""
-    chosen = {}
+def options(metric: Optional[Metric], judge: Any, repeat: int = 0, *, max_tokens: int = 0,
+            schema: Optional[dict] = None) -> Dict[str, Any]:
+    """The generate() options this judge takes for one call: the repeat index, token probabilities, the
+    completion cap and the reply schema (the metric's own, or those given for a combined call)."""
+    chosen: Dict[str, Any] = {}
     if repeat and accepts(judge, "repeat"):
         chosen["repeat"] = repeat
     if metric is not None and metric.logprobs and accepts(judge, "top_logprobs"):
         chosen["top_logprobs"] = TOP_LOGPROBS
+    cap = max_tokens or (metric.max_tokens if metric is not None else 0)
+    if cap and accepts(judge, "max_tokens"):
+        chosen["max_tokens"] = cap
+    shape = schema if schema is not None else (metric.reply_schema if metric is not None else None)
+    if shape and accepts(judge, "schema"):
+        chosen["schema"] = dict(shape)
     return chosen
 
 
-def call(judge: Any, prompt: str, chosen: Dict[str, int]) -> Tuple[Optional[str], dict, str]:
-    """(reply or None, call info, why it failed or ""): one judge call, whose failure is data."""
+def count_reply(judge: Any, bad: str = "", repair: Optional[bool] = None) -> None:
+    """Tell a counting judge (ResilientJudge.count_reply) what its reply was; a no-op for the others."""
+    count = getattr(judge, "count_reply", None)
+    if callable(count):
+        count(bad, repair)
+
+
+def call(judge: Any, prompt: str, chosen: Dict[str, Any]) -> Tuple[Optional[str], dict, str]:
+    """(reply or None, call info, why it failed or ""): one judge call, whose failure is data. A reasoning
+    model's `<think>` is cut off here whatever the judge (OpenAIJudge has already counted it apart)."""
     try:
         reply = judge.generate(prompt, **chosen)
     except Exception as exc:  # any judge failure is recorded, never aborts the run
+        if "too large" in str(exc).lower() or "ReplyTooLarge" in str(exc):
+            count_reply(judge, TOO_LARGE)
         return None, call_info(judge), f"{type(exc).__name__}: {exc}"
     info = call_info(judge)
+    endless = bool(info.get("endless_thinking"))
     if isinstance(reply, str):  # any judge's: SQLite and the exports cannot store these (U+FFFD shows where)
-        reply = safe(reply)
+        visible = strip_thinking(safe(reply))
+        reply, endless = visible.text, endless or visible.endless
     if not (reply or "").strip():
-        report_unusable(judge, EMPTY_REPLY, not_json=True)
-        return reply, info, EMPTY_REPLY
+        why = ENDLESS_REPLY if endless else EMPTY_REPLY
+        count_reply(judge, ENDLESS if endless else bad_reply_kind(reply))
+        report_unusable(judge, why, not_json=True)
+        return reply, info, why
     return reply, info, ""
 
 
 def ask(metric: Metric, judge: Any, prompt: str, repeat: int = 0) -> Judgement:
-    """One judgement; `repeat` > 0 marks a repeated one (its own cache entry, for judges that cache)."""
+    """One judgement; `repeat` > 0 marks a repeated one (its own cache entry, for judges that cache).
+    A reply with no score (empty, prose, HTML, the wrong JSON, cut off) gets one repair attempt."""
+    first = _ask_once(metric, judge, prompt, repeat)
+    if first.score is not None or not _repairable(first):
+        return first
+    repaired = _ask_once(metric, judge, repair_prompt(prompt, first), repeat)
+    count_reply(judge, repair=repaired.score is not None)
+    if repaired.score is None:
+        return repaired if repaired.error else first
+    repaired.info = {**repaired.info, "repaired": True}
+    return repaired
+
+
+def _ask_once(metric: Metric, judge: Any, prompt: str, repeat: int) -> Judgement:
     reply, info, error = call(judge, prompt, options(metric, judge, repeat))
     if error:
         return Judgement(reply=reply, info=info, failure=UNAVAILABLE, error=error)
     return read_reply(metric, str(reply), info, judge)
+
+
+# The JSON modes in which the server held the reply to the metric's own shape (judges/openai.py).
+CONSTRAINED = ("grammar", "schema")
+
+
+def _repairable(judgement: Judgement) -> bool:
+    """A reply came back with no score where asking again can help: the server constrains replies to the
+    metric's shape (a llama.cpp grammar, json_schema), so the failure was the cap or a slip, not a model
+    that ignores the format; or the model thought until the cap. A judge that failed outright, or one
+    that wrote prose with no structured output to hold it, is not asked again: a second free-form ask
+    rarely helps, doubles its calls, and the run's early stop counts on one call per metric."""
+    if judgement.error == ENDLESS_REPLY:
+        return True
+    constrained = judgement.info.get("json_mode") in CONSTRAINED
+    return constrained and (judgement.failure in (UNPARSEABLE, TRUNCATED) or judgement.error == EMPTY_REPLY)
+
+
+def repair_prompt(prompt: str, failed: Judgement) -> str:
+    """The prompt again, and why its reply could not be read."""
+    lang = "ar" if "بياناتٌ للتقييم" in prompt[:400] else "en"
+    why = failed.error.split(".")[0] if failed.error else "no score"
+    return prompt + REPAIR[lang].format(why=why[:160])
 
 
 def read_reply(metric: Metric, reply: str, info: dict, judge: Any = None) -> Judgement:
@@ -76,6 +143,9 @@ def read_reply(metric: Metric, reply: str, info: dict, judge: Any = None) -> Jud
     unusable (reported to `judge`'s health check when given)."""
     parsed = metric.parse(reply)
     if parsed.score is None:
+        if judge is not None:
+            count_reply(judge, TRUNCATED_KIND if parsed.how == "truncated" else
+                        bad_reply_kind(reply, json_found=load_json_object(reply) is not None))
         return _unusable(judge, parsed, reply, info)
     if metric.logprobs and parsed.how != "verdicts":
         weighted = weighted_score(info.get("logprobs"), parsed.stated, metric.scale)

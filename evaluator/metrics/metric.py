@@ -20,6 +20,9 @@ from .parsing import SCALES, ParsedReply, Verdicts, parse_score
 from .prompts import own_layout, render_prompt
 
 _NAME = re.compile(r"^\w+(@\d+)?$")  # `ndcg@5`: a retrieval metric's cut-off is part of its name
+# A judged metric's completion cap unless its module sizes its own (a reply of a score and one sentence
+# fits in ~60 tokens; the cap is what stops a small model rambling for minutes). --judge-max-tokens wins.
+DEFAULT_MAX_TOKENS = 256
 JUDGED = "judged"  # asks the judge (blended with its heuristic when it has one)
 RULE = "rule"  # computed by a deterministic rule from the sample alone
 
@@ -83,6 +86,10 @@ class Metric:
     advice: (diagnosis, actions) shown when the metric's mean is low.
     optional: left out of a result (not kept as skipped) when the sample lacks what it needs, as a
         rule metric is: agent metrics on a plain RAG row, so default runs show no empty column.
+    max_tokens: the completion cap of each of its judge calls (sized for its reply shape; the judge's
+        own cap, `--judge-max-tokens`, wins).
+    reply_schema: its reply shape as a JSON schema, sent as structured output where the server takes it
+        (a llama.cpp grammar, json_schema); bounded (maxItems, maxLength) so a constrained reply ends.
     """
 
     name: str
@@ -103,6 +110,8 @@ class Metric:
     prose: Tuple[str, ...] = ()
     claims: Optional[JudgeClaims] = None
     offline_claims: Optional[OfflineClaims] = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    reply_schema: Optional[Mapping[str, Any]] = None
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
@@ -113,6 +122,8 @@ class Metric:
             raise ValueError(f"rule metric {self.name} needs rule=<function(sample) -> MetricScore>")
         if self.kind == JUDGED and "en" not in self.prompts:
             raise ValueError(f"judged metric {self.name} needs an English prompt (prompts={{'en': ...}})")
+        if self.max_tokens < 1:
+            raise ValueError(f"metric {self.name}: max_tokens must be at least 1, not {self.max_tokens}")
         if self.scale not in SCALES:
             raise ValueError(f"metric {self.name}: scale must be one of {', '.join(SCALES)}, not {self.scale!r}")
         unknown = [f for f in self.needs + self.zero_if_empty + self.prose if f not in MISSING]

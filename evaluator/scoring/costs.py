@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from ..judges.replies import bad_reply_note
 from ..judges.base import is_offline
 from ..metrics.combined import SEPARATE
 from ..metrics.registry import Metric, MetricChoice, resolve_metrics
@@ -99,7 +100,7 @@ def usage_line(usage: Dict[str, Any], price_in: Optional[float], price_out: Opti
             f"{usage.get('prompt_tokens', 0)} prompt{cached_note(usage)} + {usage.get('completion_tokens', 0)} "
             f"completion tokens, {usage.get('retries', 0)} retries, {usage.get('failures', 0)} failures")
     cost = price(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), price_in, price_out)
-    return line + (f", cost {cost:.4f}" if cost is not None else "")
+    return line + (f", cost {cost:.4f}" if cost is not None else "") + bad_reply_note(usage)
 
 
 def cached_note(usage: Dict[str, Any]) -> str:

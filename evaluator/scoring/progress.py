@@ -59,8 +59,9 @@ class Progress:
 
     @staticmethod
     def _line(done: int, total: int, answered: Optional[int], elapsed: float) -> str:
-        eta = elapsed / done * (total - done) if done else 0.0
+        # No row finished yet: nothing to project from (a slow judge's first row can take minutes).
+        eta = f"{elapsed / done * (total - done):.1f}s" if done else "unknown"
         bar = "#" * int(30 * done / total)
         asked = "" if answered is None else f"{answered}/{total} answered, "
         noun = "samples" if answered is None else "scored"
-        return f"[{bar:<30}] {asked}{done}/{total} {noun}  {elapsed:.1f}s elapsed, ETA {eta:.1f}s"
+        return f"[{bar:<30}] {asked}{done}/{total} {noun}  {elapsed:.1f}s elapsed, ETA {eta}"

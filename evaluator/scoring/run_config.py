@@ -59,6 +59,8 @@ class RunConfig:
     judge_mode: str = SEPARATE  # or COMBINED: one judge call per sample for every judged metric
     # Seconds one judge request may take; a whole judge call (its retries included) ends near twice this.
     judge_timeout: float = 60.0
+    # Completion cap of every judge call (0: each metric's own cap, sized for its reply: metrics/*.py).
+    judge_max_tokens: int = 0
     # A few-shot example set from reviews (alignment.ExampleSet.to_dict()), added to the prompts of
     # the metrics it has examples for; kept whole so a resumed or re-scored run asks the same prompts.
     alignment: Dict[str, Any] = field(default_factory=dict)

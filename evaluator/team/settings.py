@@ -18,6 +18,7 @@ here: a key is "set (51 characters)" or "not set", and a history URL is shown wi
                    --base-url --api-key-env   key's variable
     runs.*         --engine --ray-address     -                      [runs]                local, 2, no caps
                    --ray-workers
+    judge.max_tokens --judge-max-tokens       RAGMETER_JUDGE_MAX_TOKENS [judge] max_tokens   each metric's own cap
 
 The run history (store/) and the judge cache (judges/) sit layers below the team file and cannot ask
 here: their no-argument defaults (a script's `RunStore()`) are this chain without the flag and the file
@@ -81,6 +82,7 @@ class Flags:
     engine: Optional[str] = None
     ray_address: Optional[str] = None
     ray_workers: Optional[int] = None
+    judge_max_tokens: Optional[int] = None
 
     @classmethod
     def of(cls, args: Any) -> "Flags":
@@ -119,7 +121,8 @@ def resolve(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None)
     where = config_file(flags.config, env)
     team = read_team_file(where)
     return Settings((where, _team_mode(team), history(flags.history, env, team), judge_cache(flags, env), user(env),
-                     project(flags.project), *judge(flags, env, team), *runs(flags, team)), team)
+                     project(flags.project), *judge(flags, env, team), judge_max_tokens(flags, env, team),
+                     *runs(flags, team)), team)
 
 
 # -- one setting at a time (what the other modules ask) --------------------------------------------
@@ -207,6 +210,27 @@ def judge(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
     base_url = _base_url(str(kind.value), flags, entry, team, env)
     variable = _key_variable(str(kind.value), str(base_url.value or ""), flags, entry, team, env)
     return kind, model, base_url, variable, _key(variable, env)
+
+
+MAX_TOKENS_ENV = "RAGMETER_JUDGE_MAX_TOKENS"
+
+
+def judge_max_tokens(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
+                     team: Optional[Config] = None) -> Setting:
+    """Every judge call's completion cap: --judge-max-tokens, else $RAGMETER_JUDGE_MAX_TOKENS, else the team
+    file's [judge] max_tokens, else 0: each metric's own cap, sized for its reply (metrics/*.py)."""
+    env = os.environ if environ is None else environ
+    team = read_team_file(config_file(flags.config, env)) if team is None else team
+    raw = (env.get(MAX_TOKENS_ENV) or "").strip()
+    if raw and not raw.isdigit():
+        raise team_file.ConfigError(f"environment {MAX_TOKENS_ENV}={raw!r}: give a whole number of tokens "
+                                    "(0 = each metric's own cap)")
+    in_file = team.judge_defaults.max_tokens if "judge.max_tokens" in team.given else None
+    found = _first("judge.max_tokens", [(flags.judge_max_tokens, FLAG, "flag --judge-max-tokens"),
+                                        (int(raw) if raw else None, ENVIRONMENT, f"environment {MAX_TOKENS_ENV}"),
+                                        (in_file, FILE, _in_file(team, "[judge] max_tokens"))],
+                   0, "default (each metric's own cap: answer_relevancy 128, the verdict lists 500-560)")
+    return found
 
 
 def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting, ...]:

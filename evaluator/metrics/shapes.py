@@ -1,0 +1,40 @@
+"""Reply shapes as bounded JSON schemas, for judges that constrain their output (judges/openai.py).
+
+A grammar made from a schema (llama.cpp) or a json_schema response format (vLLM, LM Studio, Ollama)
+keeps a weak model's reply to the shape the metric reads; `maxItems` and `maxLength` also bound
+it, so a constrained reply ends well inside the metric's completion cap instead of rambling.
+Each metric's module builds its own shape from these pieces and sizes its cap for it.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Sequence
+
+REASON_CHARS = 200  # one sentence of reasoning
+ITEM_CHARS = 160  # one claim, statement or fact
+
+
+def text(max_chars: int = REASON_CHARS) -> Dict[str, Any]:
+    return {"type": "string", "maxLength": max_chars}
+
+
+def choice(values: Sequence[Any]) -> Dict[str, Any]:
+    return {"enum": list(values)}
+
+
+def items(item: Dict[str, Any], max_items: int) -> Dict[str, Any]:
+    return {"type": "array", "items": item, "maxItems": max_items}
+
+
+def shape(**properties: Dict[str, Any]) -> Dict[str, Any]:
+    """An object with exactly these properties, all required, in this order (the order the prompt shows)."""
+    return {"type": "object", "properties": dict(properties), "required": list(properties),
+            "additionalProperties": False}
+
+
+SCORE = {"type": "number", "minimum": 0, "maximum": 1}
+SCORED = shape(score=SCORE, reasoning=text())  # a stated 0-1 score and one sentence
+
+
+def cap_for(max_items: int, per_item: int, fixed: int = 80) -> int:
+    """A completion cap for a reply of up to `max_items` items of ~`per_item` tokens, plus `fixed`."""
+    return fixed + max_items * per_item
