@@ -109,12 +109,24 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 
 
-def comparison_view(cmp: Any) -> None:
-    """Per-metric mean deltas with the paired bootstrap CI, each run's own means, the rows lost, the movers."""
-    errors.caption("B = **{b}** against A = **{a}**: {n} samples paired by sample_id ({only_a} only in A, {only_b} "
-                   "only in B). A change is clear when its 95% CI excludes 0; \"all A\"/\"all B\" are each run's "
-                   "mean over every row it scored.", b=cmp.run_b.label, a=cmp.run_a.label, n=cmp.n_paired,
-                   only_a=cmp.only_a, only_b=cmp.only_b)
+VERDICT_WORDS = {"improved": "clearly better", "regressed": "clearly worse", "no significant change": "no clear change",
+                 "not compared": "–"}
+
+
+def comparison_view(cmp: Any, sequential: Dict[str, Any]) -> None:
+    """Per metric one verdict (the fixed-size test over every pair, as `ragmeter compare`), the sequential
+    test beside it and one sentence where they disagree; each run's own means, the rows lost, the movers."""
+    errors.caption("Candidate B = **{b}** against baseline A = **{a}**: {n} samples paired by sample_id ({only_a} "
+                   "only in A, {only_b} only in B). A change is clear when the paired permutation test gives p < "
+                   "0.05; \"all A\"/\"all B\" are each run's mean over every row it scored.", b=cmp.run_b.label,
+                   a=cmp.run_a.label, n=cmp.n_paired, only_a=cmp.only_a, only_b=cmp.only_b)
+    differ = cmp.scorer_differences
+    if differ:  # the scores may differ because the scorer did: said first, in red
+        errors.error("The baseline and the candidate were scored differently, so a difference below may come from "
+                     "the scorer rather than the pipeline: {what}.", what="; ".join(d.sentence() for d in differ),
+                     icon=":material/rule:")
+    for change in cmp.pipeline_changes:
+        errors.caption("Changed: {what}", what=change.sentence())
     if cmp.versions_differ:
         errors.warning("{note}", note=cmp.version_note(), icon=":material/dataset:")
     else:
@@ -123,16 +135,22 @@ def comparison_view(cmp: Any) -> None:
         errors.warning("{note}", note=cmp.metrics_note(), icon=":material/compare_arrows:")
     for line in cmp.regressions:
         errors.error("Regression: {line}", line=line, icon=":material/trending_down:")
-    rows = []
+    rows, said = [], []
     for d in cmp.metrics:
-        verdict = "–" if d.delta is None else ("clearly better" if d.significant and d.delta > 0 else
-                                               "clearly worse" if d.significant else "no clear change")
+        seq = sequential.get(d.metric)
         rows.append({"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
                      "95% CI low": d.ci_low, "95% CI high": d.ci_high, "p": d.p_value, "pairs": d.n_pairs,
-                     "verdict": verdict,
+                     "verdict": VERDICT_WORDS[service.compare_verdict(d)],
+                     "sequential test": AB_WORDS[seq.decision] if seq is not None else "–",
                      "all A": d.all_a, "all B": d.all_b, "scored A": f"{d.scored_a}/{cmp.total_a}",
                      "scored B": f"{d.scored_b}/{cmp.total_b}"})
+        said += [service.disagreement(d, seq)] if seq is not None else []
     views.records_table(rows, column_config=DELTA_FORMAT)
+    for sentence in filter(None, said):
+        errors.caption("{s}", s=sentence)
+    chart = service.compare_chart(cmp)
+    if chart is not None:
+        st.altair_chart(chart, key="hist_compare_chart")
     changed = [*cmp.lost, *cmp.gained]
     if changed:
         st.markdown("**Rows scored in one run, missing or unscored in the other**")
@@ -190,7 +208,7 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
             st.query_params["compare"] = f"{run_a},{run_b}"
     comparison = state.get(state.COMPARISON)
     if comparison is not None:
-        comparison_view(comparison)
+        comparison_view(comparison, state.get(state.AB_TEST) or {})
         ab_view(state.get(state.AB_TEST) or {})
 
 
@@ -202,7 +220,8 @@ def ab_view(tests: Dict[str, Any]) -> None:
     if not tests:
         st.caption("The sequential test runs when both runs scored the same dataset.")
         return
-    st.markdown("**Sequential test** (stops at the first pair where the answer is known)")
+    st.markdown("**Sequential test** (its decision is the table's \"sequential test\" column; the verdict is "
+                "the fixed-size test's)")
     st.caption("An anytime-valid 95% confidence sequence for the mean difference, read over the paired rows in "
                "run A's stored order: it stops when the interval excludes 0 (a winner) or lies within ±0.02 (no "
                "practical difference). \"rows needed\" is how many pairs it took; the rest could have been skipped.")

@@ -11,6 +11,10 @@ from ..analysis import summary as summary_data
 from ..analysis.advice import Advice, recommendations
 from ..analysis.claims import claim_views
 from ..analysis.compare import RunComparison, compare_runs
+from ..analysis.compare_text import sequential_sentence, verdict_of
+from ..analysis.provenance import Provenance, file_name
+from ..analysis import trend as trend_data
+from ..analysis.trend import Trend
 from ..analysis.highlight import sample_html
 from ..analysis.stats import MetricSummary
 from ..metrics.rubric import rubrics_in_settings
@@ -99,6 +103,23 @@ def chart_png(chart: Any) -> bytes:
     return charts.chart_png(chart)
 
 
+def run_provenance(dataset_name: str, settings: Mapping[str, Any], summary: Mapping[str, Any], *,
+                   run_id: Optional[str], date: str) -> Provenance:
+    """The caption every exported chart of this run carries (dataset, rows scored, judge, date, run, version)."""
+    return Provenance.of_summary(dataset=dataset_name, settings=settings, summary=summary, date=date,
+                                 run_id=run_id or "")
+
+
+def chart_file(chart: Any, provenance: Any, ext: str) -> bytes:
+    """The chart as a .png, .svg or .pdf file with its provenance caption under it."""
+    return charts.chart_bytes(charts.captioned(chart, provenance), ext)
+
+
+def chart_file_name(dataset_name: str, run_id: Optional[str], chart: str, ext: str) -> str:
+    """`ragmeter-<dataset>-<run>-<chart>.<ext>` (safe characters only)."""
+    return file_name(dataset_name, run_id or "", chart, ext)
+
+
 def chart_svg(chart: Any) -> str:
     return charts.chart_svg(chart)
 
@@ -111,6 +132,32 @@ class Comparison:
 
     runs: RunComparison
     sequential: Dict[str, ABResult]
+
+
+def compare_verdict(delta: Any, alpha: float = 0.05) -> str:
+    """The one verdict of a metric (the fixed-size test over every pair, as `ragmeter compare` says it)."""
+    return verdict_of(delta, alpha)
+
+
+def disagreement(delta: Any, sequential: Any) -> str:
+    """One sentence when the fixed-size and the sequential test disagree on a metric; "" when they agree."""
+    return sequential_sentence(delta, sequential)
+
+
+def compare_chart(cmp: RunComparison) -> Any:
+    """Per metric: both runs' means with their intervals, and the paired difference with its 95% CI."""
+    rows = charts.compare_rows(cmp)
+    return charts.compare_chart(rows, cmp.run_a.label, cmp.run_b.label) if rows else None
+
+
+def project_trend(store: RunStore, project: str, limit: Optional[int] = None) -> Trend:
+    """A project's finished runs over time, per metric, and the runs whose scorer or data changed."""
+    return trend_data.project_trend(store, project, limit)
+
+
+def trend_chart(found: Trend) -> Any:
+    """The trend as a chart (None without a scored run)."""
+    return charts.trend_chart([p.to_row() for p in found.points], found.changes) if found.points else None
 
 
 def compare(store: RunStore, run_a: str, run_b: str) -> Comparison:
