@@ -42,15 +42,18 @@ def bundled_files() -> List[str]:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def preview(data: bytes, name: str, max_bytes: Optional[int]) -> service.DatasetPreview:
-    """Columns, first rows and detected mapping of an upload (cached by content)."""
-    return service.preview_upload(data, name, max_bytes)
+def preview(data: bytes, name: str, max_bytes: Optional[int], sheet: Optional[str] = None) -> service.DatasetPreview:
+    """Columns, first rows and detected mapping of an upload (of a workbook: `sheet`, else the one found; cached by
+    content)."""
+    return service.preview_upload(data, name, max_bytes, sheet)
 
 
 def parse(data: bytes, name: str, mapping: Tuple[Tuple[str, Optional[str]], ...],
-          max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True) -> List[EvalSample]:
-    """The samples of an upload under `mapping`."""
-    return load_dataset(data, name, dict(mapping), max_rows=max_rows, max_bytes=max_bytes, needs_answer=needs_answer)
+          max_rows: Optional[int], max_bytes: Optional[int], needs_answer: bool = True,
+          sheet: Optional[str] = None) -> List[EvalSample]:
+    """The samples of an upload under `mapping` (a workbook's `sheet`)."""
+    return load_dataset(data, name, dict(mapping), max_rows=max_rows, max_bytes=max_bytes, needs_answer=needs_answer,
+                        sheet=sheet)
 
 
 cached_parse = st.cache_data(max_entries=8, show_spinner="Reading the dataset…")(parse)  # small files only
@@ -59,7 +62,7 @@ cached_parse = st.cache_data(max_entries=8, show_spinner="Reading the dataset…
 def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]]] = None, *,
                max_rows: Optional[int] = DEFAULT_MAX_ROWS,
                max_bytes: Optional[int] = DEFAULT_MAX_MB * 1_000_000, needs_answer: bool = True,
-               held: Optional[LoadedDataset] = None) -> LoadedDataset:
+               held: Optional[LoadedDataset] = None, sheet: Optional[str] = None) -> LoadedDataset:
     """Parse uploaded bytes into a LoadedDataset; raises DatasetError with file/line/column.
 
     `needs_answer=False` reads files without answers (a target will answer each question). `held`
@@ -67,11 +70,11 @@ def load_bytes(data: bytes, name: str, mapping: Optional[Dict[str, Optional[str]
     large file (never in the shared cache) is not parsed again on every rerun.
     """
     items = tuple(sorted((mapping or {}).items()))
-    token = service.upload_token(data, items, needs_answer, max_rows, max_bytes)
+    token = service.upload_token(data, items, needs_answer, max_rows, max_bytes, *([sheet] if sheet else []))
     if held is not None and held.token == token:
         return held
     reader = cached_parse if len(data) <= CACHE_MAX_BYTES else parse
-    return LoadedDataset(name, reader(data, name, items, max_rows, max_bytes, needs_answer), token)
+    return LoadedDataset(name, reader(data, name, items, max_rows, max_bytes, needs_answer, sheet), token)
 
 
 def load_sample(name: str = DEFAULT_SAMPLE) -> LoadedDataset:

@@ -49,11 +49,12 @@ def read_source() -> Optional[Tuple[str, bytes]]:
     if source == SAMPLE:
         name = st.selectbox("Sample file", data.bundled_files(), key="eval_sample_file", persist_state=state.KEEP)
         return (name, (data.SAMPLE_DIR / name).read_bytes()) if name else None
-    st.file_uploader("CSV, JSONL, JSON, Parquet or inspect_ai .eval file", type=UPLOAD_TYPES, key=state.UPLOAD_FILE,
-                     on_change=remember_upload,
+    st.file_uploader("CSV, JSONL, JSON, Parquet, Excel (.xlsx) or inspect_ai .eval file", type=UPLOAD_TYPES,
+                     key=state.UPLOAD_FILE, on_change=remember_upload,
                      help="Columns: question, answer, contexts, optional ground_truth, sample_id, category, "
-                          "human_<metric> labels. Mapping below if yours are named differently. Files from "
-                          "ragas, deepeval, Phoenix and TruLens are recognised.")
+                          "human_<metric> labels; headers such as Question, Model answer, Retrieved contexts, "
+                          "Expected answer and ID are read too. Mapping below if yours are named differently. "
+                          "Files from ragas, deepeval, Phoenix and TruLens are recognised.")
     held = state.get(state.UPLOAD)
     refused = state.get(state.UPLOAD_REFUSED)
     if refused:
@@ -94,6 +95,23 @@ def preview_view(pre: service.DatasetPreview, name: str) -> None:
     views.preview_table(service.preview_cells(pre))
 
 
+def sheet_select(content: bytes, name: str, max_bytes: int) -> Tuple[service.DatasetPreview, Optional[str]]:
+    """The preview of the sheet the user picks (a workbook with several sheets: a Sheet select, the one found first)."""
+    key = f"eval_sheet_{service.digest(content)}"
+    pre = data.preview(content, name, max_bytes, state.get(key))
+    if len(pre.sheets) < 2:
+        return pre, pre.sheet
+    chosen = st.selectbox("Sheet", pre.sheets, index=pre.sheets.index(pre.sheet) if pre.sheet in pre.sheets else 0,
+                          key=key, help="The workbook's sheet that holds one sample per row.")
+    return (pre if chosen == pre.sheet else data.preview(content, name, max_bytes, chosen)), chosen
+
+
+def warnings_view(pre: service.DatasetPreview, mapping: Dict[str, Optional[str]]) -> None:
+    """A yellow box for each unread column that looks like a reference, contexts or ids (no silent drop)."""
+    for warning in service.mapping_warnings(pre, mapping):
+        errors.warning("{warning}", warning=warning, icon=":material/visibility_off:")
+
+
 def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:
     st.subheader("1 · Data")
     with st.expander("Upload limits"):
@@ -110,13 +128,14 @@ def dataset_step(needs_answer: bool = True) -> Optional[data.LoadedDataset]:
     if chat.is_conversation_file(content, name, int(max_mb * 1_000_000)):  # previewed as conversations
         return chat.dataset_step(content, name, int(max_mb * 1_000_000))
     try:
-        pre = data.preview(content, name, int(max_mb * 1_000_000))
+        pre, sheet = sheet_select(content, name, int(max_mb * 1_000_000))
         preview_view(pre, name)
         missing = [f for f in pre.missing if needs_answer or f != "answer"]
         with st.expander("Column mapping", expanded=bool(missing)):
-            mapping = mapping_widgets(pre, service.digest(content), needs_answer)
+            mapping = mapping_widgets(pre, service.digest(content) + (sheet or ""), needs_answer)
+        warnings_view(pre, mapping)
         return data.load_bytes(content, name, mapping, max_rows=max_rows, max_bytes=int(max_mb * 1_000_000),
-                               needs_answer=needs_answer, held=state.dataset())
+                               needs_answer=needs_answer, held=state.dataset(), sheet=sheet)
     except service.DatasetError as exc:
         errors.error("Cannot use this file. {problem}", problem=exc, icon=":material/block:")
         return None

@@ -266,7 +266,7 @@ def sample_label(frame: Any, i: int) -> str:
 
 
 def downloads(view: RunView, charts: Dict[str, Any]) -> None:
-    """CSV, JSON, HTML report, Parquet and each chart as PNG and SVG, each built only when clicked (a stored run's
+    """CSV, JSON, HTML report, Parquet, Excel and each chart as PNG and SVG, each built only when clicked (a stored run's
     rows are read from the history then, not before)."""
     meta = view.meta
     stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
@@ -276,9 +276,12 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
                                                                     rv.agreement(meta.run_id).items()})
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     c1.download_button("Download CSV", files.csv, f"{stem}.csv", "text/csv",
                        key="dl_csv", icon=":material/table:", on_click="ignore")
+    c5.download_button("Download Excel", files.xlsx, f"{stem}.xlsx",
+                       "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", key="dl_xlsx",
+                       icon=":material/grid_on:", on_click="ignore")
     c2.download_button("Download JSON", files.json, f"{stem}.json", "application/json", key="dl_json",
                        icon=":material/data_object:", on_click="ignore")
     c3.download_button("Download HTML report", files.html, f"{stem}.html",

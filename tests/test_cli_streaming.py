@@ -41,7 +41,7 @@ def test_a_streamed_run_prints_and_writes_what_a_run_held_in_memory_does(tmp_pat
     run = store.list_runs()[0]
     report = store.load_report(run.run_id)
     # The file written a row at a time from the history is the dashboard's download of the same run, byte for byte.
-    assert (tmp_path / "a.csv").read_bytes() == export.results_csv(report).encode("utf-8")
+    assert (tmp_path / "a.csv").read_bytes() == export.results_csv(report).encode("utf-8-sig")  # -o x.csv: with a BOM
 
 
 def test_the_streamed_json_is_the_report_json_of_the_run(tmp_path, capsys):

@@ -172,9 +172,11 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
         raise UsageError("evaluate needs a DATA file (or --resume RUN_ID, or --rescore RUN_ID)")
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
     notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
+    args.load_warnings = []  # unread columns that look like a field: printed again on the last lines (announce)
     try:
         return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes,
-                            tool_evidence=not getattr(args, "no_tool_evidence", False))
+                            tool_evidence=not getattr(args, "no_tool_evidence", False),
+                            sheet=getattr(args, "sheet", None), warnings=args.load_warnings)
     finally:
         for note in notes:
             print(f"ragmeter: note: {note}", file=sys.stderr)
@@ -521,7 +523,8 @@ def finish(summary: Mapping[str, Any], rows: Callable[[], Iterator[Tuple[int, Ev
     if args.labels:
         print_labels(summary)
     if args.output:
-        write_results(args.output, rows, summary, settings=settings, dataset=dataset)
+        write_results(args.output, rows, summary, settings=settings, dataset=dataset,
+                      bom=not getattr(args, "no_bom", False))
         print(f"wrote {args.output}")
     if args.dashboard_url and run_id:  # the last line on stdout, so a CI job can post it (README "Team mode")
         print(run_link(args.dashboard_url, run_id))
@@ -536,6 +539,8 @@ def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = 
     """Print each missed threshold and the verdict's last line (in this command line's syntax); its exit code."""
     for line in ending.missed:
         print(f"FAIL {line}", file=sys.stderr)
+    for warning in getattr(args, "load_warnings", None) or []:  # no silent drop: said where it is read last
+        print(f"ragmeter: warning: {warning}", file=sys.stderr)
     line = cli_hint(ending.line, args) if ending.kind == "judge_failed" else ending.line
     if stopped_after is not None:
         resume = f"; finished rows are saved: fix the judge, then {resume_command(run_id, args)}" if run_id else ""

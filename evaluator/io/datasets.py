@@ -98,6 +98,7 @@ from .readings import Tally
 from .rows import Rows, source_rows
 from .sources import Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
+from .lookalikes import lookalike_warnings, unread_columns
 from .workbooks import XLSX_FORMAT, with_passage_split
 
 __all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
@@ -120,6 +121,7 @@ class DatasetPreview:
     missing: List[str] = field(default_factory=list)  # required fields with no column
     notes: List[str] = field(default_factory=list)  # the tool recognised, how its cells are read, doubts
     paths: List[str] = field(default_factory=list)  # nested paths in the first rows (inputs.question)
+    warnings: List[str] = field(default_factory=list)  # unread columns that look like a field (io/lookalikes.py)
     sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets (for a Sheet select)
     sheet: Optional[str] = None  # the sheet read
 
@@ -224,7 +226,8 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
                  max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
                  name: Optional[str] = None, surface: Surface = LIBRARY,
                  needs_answer: bool = True, notes: Optional[List[str]] = None,
-                 tool_evidence: bool = True, sheet: Optional[str] = None) -> List[EvalSample]:
+                 tool_evidence: bool = True, sheet: Optional[str] = None,
+                 warnings: Optional[List[str]] = None) -> List[EvalSample]:
     """Read a dataset file (a path, a file-like object with `.name`, or a `save_to_disk` folder).
 
     `mapping` maps EvalSample fields to column names, or to nested paths inside a column
@@ -238,6 +241,8 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     rows another tool's format left out and why; the notes said before a DatasetError stay in it.
     `tool_evidence` (conversations): a tool's reply is a context of the assistant turn after it.
     `sheet` names an Excel workbook's sheet to read (else it is found: io/workbooks.py).
+    `warnings`, when given, receives a line for each unread column that looks like a reference, contexts or ids
+    by its name (io/lookalikes.py): nothing a user meant to be scored is dropped without a word.
     """
     src = open_source(source, name, max_bytes, surface, sheet)
     said = notes if notes is not None else []
@@ -262,8 +267,9 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
             planner.fix(paths.columns(rows.columns), rows.header)
         records = _prepared(rows.records, reading, tally, paths)
         told = len(said)  # the grades note goes before the tally's, which ends the notes
+        read = Columns()
         try:
-            samples = _load(records, src, planner, max_rows, surface)
+            samples = _load(records, src, planner, max_rows, surface, read)
         except DatasetError as exc:
             if tally.skipped and str(exc) == str(_no_rows(src.name)):  # every row was left out: say why
                 raise DatasetError(f"has no usable rows: {' '.join(tally.notes())}", file=src.name) from None
@@ -271,6 +277,8 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         finally:
             said.extend(tally.notes())
     said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
+    if warnings is not None:
+        warnings.extend(lookalike_warnings(read.unread, read.fields, surface))
     if split is not None:
         said[told:told] = split.note()
     for note in said:
@@ -284,14 +292,32 @@ def _prepared(records: Records, reading: Reading, tally: Tally, paths: NestedPat
         yield where, paths.apply(reading.apply(row, where), where)
 
 
+@dataclass
+class Columns:
+    """The columns the plans read (field -> column) and those they left unread, over every row's plan."""
+
+    fields: Dict[str, str] = field(default_factory=dict)
+    unread: Dict[str, None] = field(default_factory=dict)  # in first-seen order
+    plans: List[int] = field(default_factory=list)
+
+    def add(self, plan: Plan) -> None:
+        if id(plan) in self.plans[-64:]:
+            return
+        self.plans.append(id(plan))
+        self.fields.update(plan.fields)
+        self.unread.update((c, None) for c in plan.extra)
+
+
 def _load(records: Records, src: Source, planner: Planner, max_rows: Optional[int],
-          surface: Surface) -> List[EvalSample]:
+          surface: Surface, read: Optional[Columns] = None) -> List[EvalSample]:
     samples: List[EvalSample] = []
     seen: Dict[str, Where] = {}
     for where, row in records:
         if max_rows is not None and len(samples) >= max_rows:
             raise _too_many(max_rows, src.name, surface)
         plan = planner.plan(row, where)
+        if read is not None:
+            read.add(plan)
         sample = clean_sample(_build(row, plan, where, len(samples) + 1))  # NULs, lone surrogates: noted
         _check_unique(sample, seen, where, plan)
         samples.append(sample)
@@ -349,6 +375,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         notes=read_notes + said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
         + pipe_warning(raw, mapping.get("contexts"), reading) + _passages_seen(src, raw, mapping.get("contexts")),
         paths=nested_paths(([first[1]] if first else []) + raw), sheets=sheets, sheet=chosen,
+        warnings=lookalike_warnings(unread_columns(columns, mapping.values()), mapping, surface),
     )
 
 

@@ -19,6 +19,7 @@ from ..model import EvalSample
 from .conversations import CONVERSATIONS, ConversationSet, dataset_kind, load_conversations
 from .datasets import DatasetPreview, inspect_dataset, load_dataset
 from .filetypes import DATASET, formats_for
+from .lookalikes import lookalike_warnings, unread_columns
 from .surfaces import DASHBOARD
 
 PREVIEW_ROWS = 5  # raw rows a preview shows
@@ -41,18 +42,27 @@ def upload_types() -> List[str]:
     return [t.lstrip(".") for t in formats_for(DATASET)]
 
 
-def preview_upload(data: bytes, name: str, max_bytes: Optional[int] = None) -> DatasetPreview:
-    """Columns, first raw rows and detected mapping of an upload; DatasetError when it cannot be read."""
+def preview_upload(data: bytes, name: str, max_bytes: Optional[int] = None,
+                   sheet: Optional[str] = None) -> DatasetPreview:
+    """Columns, first raw rows and detected mapping of an upload (of a workbook: `sheet`, else the one found; the
+    preview lists its sheets); DatasetError when it cannot be read."""
     return inspect_dataset(io.BytesIO(data), preview_rows=PREVIEW_ROWS, max_bytes=max_bytes, name=name,
-                           surface=DASHBOARD)
+                           surface=DASHBOARD, sheet=sheet)
 
 
 def load_upload(data: bytes, name: str, mapping: Optional[Mapping[str, Optional[str]]] = None, *,
                 max_rows: Optional[int] = None, max_bytes: Optional[int] = None,
-                needs_answer: bool = True) -> List[EvalSample]:
+                needs_answer: bool = True, sheet: Optional[str] = None) -> List[EvalSample]:
     """The samples of an upload under `mapping` (field -> column); DatasetError with file, line and column."""
     return load_dataset(io.BytesIO(data), dict(mapping or {}), max_rows=max_rows, max_bytes=max_bytes, name=name,
-                        surface=DASHBOARD, needs_answer=needs_answer)
+                        surface=DASHBOARD, needs_answer=needs_answer, sheet=sheet)
+
+
+def mapping_warnings(preview: DatasetPreview, mapping: Mapping[str, Optional[str]]) -> List[str]:
+    """The unread columns of an upload, under the mapping the user chose, that look like a reference, contexts or
+    ids (io/lookalikes.py): the dashboard shows each in a yellow box."""
+    chosen = {f: c for f, c in mapping.items() if c}
+    return lookalike_warnings(unread_columns(preview.columns, chosen.values()), chosen, DASHBOARD)
 
 
 def preview_cells(preview: DatasetPreview) -> List[Dict[str, str]]:
