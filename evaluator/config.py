@@ -9,7 +9,7 @@ No file (the laptop default) means today's behaviour: one user, every feature op
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [judge]    max_tokens: every judge call's completion cap (0 or absent: each metric's own)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
-    [runs]     max_running_per_user, max_queued (0 = no cap), lease_s, workers ("local" | "external"),
+    [runs]     max_running_per_user, max_queued (0 = no cap), max_queued_per_user (20; admins exempt), lease_s, workers ("local" | "external"),
                engine ("local" | "ray"), ray_address (none = a local cluster), ray_workers: how runs wait
                and who executes them (runs/worker.py; "ray": workers score on a Ray cluster, runs/ray_run.py)
     [[collect]] project, judge (a [[judges]] name; none = offline), sample (0-1), rules (["KEY = VALUE", ...]),
@@ -114,6 +114,8 @@ class RunsConfig:
     max_running_per_user: int = 0
     max_queued: int = 0
     lease_s: float = 30.0
+    max_queued_per_user: int = 20  # one user's runs queued or running at once (admins exempt); 0 = no cap
+    exempt: Tuple[str, ...] = ()  # the [roles] admins, set when the file is read
     workers: str = "local"
     engine: str = "local"
     ray_address: str = ""  # engine "ray": the cluster to join ("auto", "ray://host:10001"); "" starts a local one
@@ -121,7 +123,7 @@ class RunsConfig:
 
     @property
     def limits(self) -> Limits:
-        return Limits(self.max_running_per_user, self.max_queued, self.lease_s)
+        return Limits(self.max_running_per_user, self.max_queued, self.lease_s, self.max_queued_per_user, self.exempt)
 
 
 @dataclass(frozen=True)
@@ -227,9 +229,10 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise ConfigError(f"{source}: [[judges]] names must be unique (found {sorted(names)})")
-    config = Config(server=server, roles=_roles(_table(data, "roles", source), source), judges=judges,
+    roles = _roles(_table(data, "roles", source), source)
+    config = Config(server=server, roles=roles, judges=judges,
                     targets=_targets(_table(data, "targets", source), server.shared, source),
-                    runs=_runs(_table(data, "runs", source), source), source=source,
+                    runs=replace(_runs(_table(data, "runs", source), source), exempt=roles.admins), source=source,
                     collect=_collects(data, names, source),
                     given=tuple(f"{table}.{key}" for table in ("server", "runs", "judge") for key in data.get(table, {})),
                     judge_defaults=_judge_defaults(_table(data, "judge", source), source))
@@ -356,17 +359,18 @@ def _judge_defaults(table: Mapping[str, Any], source: str) -> JudgeDefaults:
 
 
 def _runs(table: Mapping[str, Any], source: str) -> RunsConfig:
-    _known(table, ("max_running_per_user", "max_queued", "lease_s", "workers", "engine", "ray_address", "ray_workers"),
-           "runs", source)
+    _known(table, ("max_running_per_user", "max_queued", "max_queued_per_user", "lease_s", "workers", "engine",
+                   "ray_address", "ray_workers"), "runs", source)
     runs = RunsConfig(
         max_running_per_user=_get(table, "max_running_per_user", int, 0, "runs", source),
         max_queued=_get(table, "max_queued", int, 0, "runs", source),
+        max_queued_per_user=_get(table, "max_queued_per_user", int, 20, "runs", source),
         lease_s=float(_get(table, "lease_s", (int, float), 30.0, "runs", source)),
         workers=_get(table, "workers", str, "local", "runs", source).strip(),
         engine=_get(table, "engine", str, "local", "runs", source).strip(),
         ray_address=_get(table, "ray_address", str, "", "runs", source).strip(),
         ray_workers=_get(table, "ray_workers", int, 2, "runs", source))
-    for key in ("max_running_per_user", "max_queued"):
+    for key in ("max_running_per_user", "max_queued", "max_queued_per_user"):
         if getattr(runs, key) < 0:
             raise ConfigError(f"{source}: runs.{key} must be 0 (no cap) or more, not {getattr(runs, key)}")
     if not 2.0 <= runs.lease_s <= 3600:

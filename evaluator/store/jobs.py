@@ -41,11 +41,16 @@ _QUEUE_LOCK = 0x6A6F6273  # "jobs": the advisory lock PostgreSQL claimers and su
 
 @dataclass(frozen=True)
 class Limits:
-    """Caps from the team config's `[runs]` (0 = no cap) and the lease a worker must renew."""
+    """Caps from the team config's `[runs]` (0 = no cap) and the lease a worker must renew.
+
+    `max_queued_per_user` caps one owner's jobs queued or running together, so that one user cannot
+    fill the queue and keep everyone else out; owners in `exempt` (the team's admins) are not capped."""
 
     max_running_per_user: int = 0
     max_queued: int = 0
     lease_s: float = 30.0
+    max_queued_per_user: int = 0
+    exempt: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -141,6 +146,7 @@ class JobQueue:
             raise ValueError(f"kind must be one of {', '.join(JOB_KINDS)}, not {kind!r}")
         with self.store.transaction() as db:
             self._lock(db)
+            self._check_owner(db, run_id, owner)
             queued = db.fetchall("SELECT COUNT(*) FROM jobs WHERE state = 'queued'")[0][0]
             if self.limits.max_queued and queued >= self.limits.max_queued:
                 raise QueueFull(f"the run queue is full: {queued} runs are waiting (the team's cap, [runs] "
@@ -160,6 +166,19 @@ class JobQueue:
         job = self.get(run_id)
         assert job is not None
         return job
+
+    def _check_owner(self, db: Session, run_id: str, owner: str) -> None:
+        """QueueFull when `owner` already has `max_queued_per_user` jobs queued or running (admins exempt)."""
+        cap = self.limits.max_queued_per_user
+        if not cap or owner in self.limits.exempt or "*" in self.limits.exempt:
+            return
+        rows = db.fetchall("SELECT state, COUNT(*) FROM jobs WHERE owner = ? AND state IN ('queued', 'running') "
+                           "AND run_id <> ? GROUP BY state", (owner, run_id))
+        held = {state: int(n) for state, n in rows}
+        if sum(held.values()) >= cap:
+            raise QueueFull(f"{owner} already has {held.get('queued', 0)} runs queued and {held.get('running', 0)} "
+                            f"running: {owner}'s limit is {cap} at once (the team's [runs] max_queued_per_user); "
+                            "wait for one to end, or stop one with 'ragmeter runs stop RUN_ID'")
 
     def claim(self, worker_id: str, *, run_id: Optional[str] = None, pinned: Optional[str] = None,
               only_pinned: bool = False) -> Optional[JobInfo]:

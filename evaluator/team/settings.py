@@ -239,7 +239,8 @@ def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting
     team = read_team_file(config_file()) if team is None else team
     given = {"engine": flags.engine, "ray_address": flags.ray_address, "ray_workers": flags.ray_workers}
     found = []
-    for key in ("workers", "engine", "ray_address", "ray_workers", "max_running_per_user", "max_queued", "lease_s"):
+    for key in ("workers", "engine", "ray_address", "ray_workers", "max_running_per_user", "max_queued",
+                "max_queued_per_user", "lease_s"):
         value = getattr(team.runs, key)
         in_file = f"runs.{key}" in team.given
         default = getattr(RunsConfig(), key)
