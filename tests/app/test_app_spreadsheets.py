@@ -1,0 +1,69 @@
+"""Evaluate page (AppTest): an Excel workbook is uploaded, its sheet found (a Sheet select to change it), its
+human headers mapped, its passages split and scored; an unread look-alike column gets a yellow box."""
+from pathlib import Path
+
+from apptest import no_exception, open_app, shown_report
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+TIMEOUT = 30
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def upload(at, name, data=None, mime=XLSX):
+    at.radio(key="eval_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value((name, data if data is not None else (FIXTURES / name).read_bytes(),
+                                                   mime))
+    return at.run()
+
+
+def sheet_select(at):
+    return next(s for s in at.selectbox if s.label == "Sheet")
+
+
+def test_an_uploaded_workbook_is_read_from_its_samples_sheet_and_scored(history):
+    app = upload(open_app(TIMEOUT), "excel_two_sheets.xlsx")
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    infos = [i.value for i in app.info]
+    assert any(v.startswith("Excel workbook: sheet 'Samples' read") for v in infos), infos
+    assert any("2 cells with an empty line between passages (in the first rows) split into 4 contexts" in v
+               for v in infos), infos
+    select = sheet_select(app)
+    assert (select.options, select.value) == (["About", "Samples"], "Samples")
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    samples = [r.sample for r in shown_report(app).results]
+    assert [(s.sample_id, len(s.contexts), s.ground_truth) for s in samples] == [
+        ("q1", 2, "30 days from purchase."), ("q2", 1, None), ("q3", 2, "30 يومًا.")]
+
+
+def test_choosing_a_sheet_without_the_columns_asks_for_a_mapping(history):
+    app = upload(open_app(TIMEOUT), "excel_two_sheets.xlsx")
+    sheet_select(app).set_value("About").run()
+    no_exception(app)
+    errors = [e.value for e in app.error]
+    assert any("sheet 'About', line 1: no question and no answer column" in e for e in errors), errors
+
+
+def test_a_password_protected_workbook_is_refused_in_a_red_box(history):
+    app = upload(open_app(TIMEOUT), "excel_password.xlsx")
+    no_exception(app)
+    assert any("is password-protected (encrypted)" in e.value for e in app.error)
+
+
+def test_an_unread_look_alike_column_gets_a_yellow_box(history):
+    data = b"Question,Answer,Golden reply\nWhat is 2+2?,4,4\n"
+    app = upload(open_app(TIMEOUT), "g.csv", data, "text/csv")
+    no_exception(app)
+    warnings = [w.value for w in app.warning]
+    assert any("column 'Golden reply' looks like a reference answer but is not read" in w
+               and "choose 'Golden reply' for ground_truth under Column mapping" in w for w in warnings), warnings
+
+
+def test_the_report_offers_an_excel_download_beside_the_others(history):
+    app = upload(open_app(TIMEOUT), "excel_two_sheets.xlsx")
+    app.button(key="btn_run").click().run()
+    app.switch_page("pages/report.py").run()
+    no_exception(app)
+    labels = [d.proto.label for d in app.get("download_button")]
+    assert {"Download CSV", "Download Excel", "Download Parquet"} <= set(labels), labels
