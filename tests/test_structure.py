@@ -173,10 +173,10 @@ def test_every_subpackage_says_what_it_holds():
 # own row and the rows before it. "__init__" is the package's own module (evaluator/service/__init__.py is the
 # door, above its modules). Every module of a package listed here must be placed in a row.
 SUBLAYERS = {
-    "store": (("db",), ("history",), ("pages", "jobs", "reviews", "generations"), ("__init__",)),
+    "store": (("db",), ("history",), ("pages", "jobs", "reviews", "generations", "exams"), ("__init__",)),
     "team": (("identity",), ("access", "startup", "settings"), ("resuming",), ("__init__",)),
-    "review": (("queue", "label_files"), ("correction", "labels"), ("agreement", "alignment", "entries"),
-               ("__init__",)),
+    "review": (("queue", "label_files", "exam_items"), ("correction", "labels", "exam"),
+               ("agreement", "alignment", "entries"), ("__init__",)),
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames"), ("export", "xlsx"), ("downloads",), ("__init__",)),

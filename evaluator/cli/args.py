@@ -15,6 +15,7 @@ from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from .compare import add_compare_parser
 from .config_cmd import add_config_parser
+from .judge_check import add_judge_parser
 from .serve import add_serve_parsers
 from ..errors import RagmeterError
 from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where --chart writes (default ./ragmeter-<dataset>-<run>-<chart>.svg)")
     add_worker_parser(sub)
     add_config_parser(sub)
+    add_judge_parser(sub)  # ragmeter judge check (cli/judge_check.py)
     add_serve_parsers(sub)
     return parser
 

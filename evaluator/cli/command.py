@@ -658,6 +658,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .config_cmd import run_config_command
 
             return run_config_command(args)
+        if args.command == "judge":
+            from .judge_check import run_judge_check
+
+            return run_judge_check(args)
         return run_evaluate(args) if args.command == "evaluate" else run_list(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)

@@ -359,6 +359,25 @@ def m011_generations(db: Any) -> None:
     db.execute("CREATE INDEX jobs_state ON jobs (state, queued_at)")
 
 
+@migration
+def m013_judge_exams(db: Any) -> None:
+    # `ragmeter judge check` results (store/exams.py): one row per exam a judge sat, with the judge's settings
+    # (no key), so every run scored by the same judge (its `judge_key`: model @ base URL) shows how it did.
+    db.execute(
+        """CREATE TABLE judge_exams (
+            exam_id TEXT PRIMARY KEY,
+            judge_key TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            exam TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            settings TEXT NOT NULL,
+            result TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX judge_exams_key ON judge_exams (judge_key, created_at)")
+
+
 # The library's defaults, for callers that pass no history or owner (a script's RunStore()). Programs (the CLI,
 # `ragmeter worker`, `ragmeter collect`, the dashboard) open the history team/settings.py resolves: --history,
 # then these, with the team file's [server] history between them. The store sits below the team file, so

@@ -1,0 +1,161 @@
+"""`ragmeter judge check`: the exam (review/exam.py) for the judge the flags name, beside its baselines.
+
+    ragmeter judge check --model qwen2.5:7b --base-url http://127.0.0.1:11434/v1
+    ragmeter judge check --model m --base-url URL --exam labelled.csv --json exam.json
+
+Prints per metric: format compliance, balanced accuracy with its 95% interval, calls, tokens and seconds
+per item, and a verdict (fit / weak / unusable) with advice; then the baselines (the offline heuristics,
+a constant and a random judge, never fit). The result is stored in the run history with the judge's
+settings (never a key), so every run scored by this judge shows it. Exit 0 fit, 1 weak or unusable,
+2 bad usage, 3 the judge failed and the exam stopped.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+from ..errors import HistoryError, RagmeterError
+from ..judges.base import close_judge
+
+EXIT_FIT, EXIT_NOT_FIT, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
+
+
+def add_judge_parser(sub: Any) -> None:
+    """`ragmeter judge check`: registered by cli/args.py."""
+    from ..judges.registry import judge_kinds
+
+    judge = sub.add_parser("judge", help="check whether a judge model is fit to judge (the judge exam)")
+    commands = judge.add_subparsers(dest="judge_command", required=True)
+    p = commands.add_parser("check", help="run the judge exam: format compliance, agreement with labels, cost",
+                            description=__doc__.split("\n\n")[0] if __doc__ else None)
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--offline", action="store_true", help="examine the offline heuristics (a baseline)")
+    who.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    p.add_argument("--judge", metavar="NAME", help=f"judge kind ({', '.join(judge_kinds())}) or a [[judges]] entry")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
+    p.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
+                   help="completion cap of every call (default: each metric's own)")
+    p.add_argument("--judge-timeout", type=float, default=60.0, metavar="S", help="seconds one request may take")
+    p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"), help=argparse.SUPPRESS)
+    p.add_argument("--exam", metavar="FILE", help="a labelled dataset (human_<metric> columns) instead of the "
+                   "built-in exam of 64 items")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="ask at most N items per metric")
+    p.add_argument("--no-baselines", action="store_true", help="do not print the baselines")
+    p.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-' for stdout)")
+    p.add_argument("--history", default=None, help="the run history to store the result in")
+    p.add_argument("--no-store", action="store_true", help="do not store the result in the run history")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+
+
+def run_judge_check(args: argparse.Namespace) -> int:
+    from ..io.datasets import load_dataset
+    from ..review.exam import ExamResult, baselines, default_items, format_table, items_from_samples, \
+        summary_lines, take_exam
+
+    if args.limit < 0:
+        raise RagmeterError(f"--limit must be 0 (every item) or more, not {args.limit}")
+    items = default_items()
+    exam = "built-in"
+    if args.exam:
+        try:
+            items = items_from_samples(load_dataset(args.exam), args.exam)
+        except ValueError as exc:
+            raise RagmeterError(str(exc)) from exc
+        exam = Path(args.exam).name
+    items = _limited(items, args.limit)
+    config = exam_config(args)
+    judge = config.build_judge()
+    settings = {**config.settings(judge), "max_tokens": config.judge_max_tokens or None}
+    print(f"judge check: {getattr(judge, 'name', config.judge)} on the {exam} exam "
+          f"({len(items)} items; {_languages(items)})", file=sys.stderr)
+    try:
+        result = take_exam(judge, items, exam=exam, settings=settings,
+                           on_item=None if args.quiet else _progress)
+    finally:
+        close_judge(judge)
+        if not args.quiet:
+            print(file=sys.stderr)
+    shown: List[ExamResult] = [result] + ([] if args.no_baselines or result.baseline else baselines(items))
+    print(format_table(shown))
+    if len(shown) > 1:
+        print("baselines are never fit: a constant answer is right half the time; the heuristics read words, "
+              "not meaning")
+    print("\n".join(summary_lines(result)))
+    _store(args, result, settings)
+    _write_json(args.json, [r.to_dict() for r in shown])
+    if result.stopped:
+        return EXIT_JUDGE
+    return EXIT_FIT if result.verdict == "fit" else EXIT_NOT_FIT
+
+
+def exam_config(args: argparse.Namespace) -> Any:
+    """The RunConfig of the judge the flags name, resolved as evaluate resolves it (team/settings.py:
+    flag > environment > the team file's [[judges]] entry and [judge] max_tokens > default)."""
+    from ..scoring.run_config import RunConfig
+    from ..team.settings import Flags, judge, judge_max_tokens
+
+    if args.judge_max_tokens is not None and not 0 <= args.judge_max_tokens <= 32768:
+        raise RagmeterError(f"--judge-max-tokens must be 0 (each metric's own cap) to 32768, "
+                            f"not {args.judge_max_tokens}")
+    if not args.judge_timeout > 0:
+        raise RagmeterError(f"--judge-timeout must be more than 0 seconds, not {args.judge_timeout:g}")
+    flags = Flags(judge=args.judge, offline=args.offline, model=args.model, base_url=args.base_url,
+                  api_key_env=args.api_key_env or None, judge_max_tokens=args.judge_max_tokens)
+    kind, model, base_url, variable, _ = judge(flags)
+    if kind.value != "offline" and not model.value:
+        raise RagmeterError("ragmeter judge check needs --model (the judge model name), or --offline")
+    if kind.value == "offline":
+        return RunConfig()
+    return RunConfig(judge=str(kind.value), model=str(model.value), base_url=str(base_url.value or ""),
+                     api_key_env=str(variable.value or ""), max_workers=1, judge_timeout=float(args.judge_timeout),
+                     judge_max_tokens=int(judge_max_tokens(flags).value or 0))
+
+
+def _limited(items: list, limit: int) -> list:
+    if not limit:
+        return items
+    kept: Dict[str, int] = {}
+    out = []
+    for item in items:
+        if kept.get(item.metric, 0) < limit:
+            kept[item.metric] = kept.get(item.metric, 0) + 1
+            out.append(item)
+    return out
+
+
+def _languages(items: list) -> str:
+    langs = sorted({i.lang for i in items})
+    return " and ".join({"en": "English", "ar": "Arabic"}.get(lang, lang) for lang in langs)
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"\rexam item {done}/{total}", end="", file=sys.stderr, flush=True)
+
+
+def _store(args: argparse.Namespace, result: Any, settings: Dict[str, Any]) -> None:
+    if args.no_store or result.baseline:
+        return
+    from ..store.exams import save_exam
+    from ..store.history import RunStore
+    from ..team.settings import history_location
+
+    try:
+        exam_id = save_exam(RunStore(history_location(args.history)), result.to_dict(), settings)
+    except (HistoryError, RagmeterError) as exc:
+        print(f"warning: the result was not stored in the run history: {exc}", file=sys.stderr)
+        return
+    print(f"stored as judge exam {exam_id}: runs scored by this judge show it (ragmeter runs, the dashboard)")
+
+
+def _write_json(target: Any, data: list) -> None:
+    if not target:
+        return
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    if target == "-":
+        print(text)
+    else:
+        Path(target).write_text(text + "\n", encoding="utf-8")
