@@ -70,6 +70,7 @@ class Supervisor:
     programs: Sequence[Program]
     out: IO[str] = field(default_factory=lambda: sys.stdout)
     grace: float = GRACE
+    first_backoff: float = FIRST_BACKOFF
     on_tick: Optional[Callable[[], None]] = None  # called from the loop every POLL s (readiness checks)
     children: List[Child] = field(default_factory=list)
     signalled: Optional[int] = None
@@ -98,7 +99,7 @@ class Supervisor:
             for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 previous[signum] = signal.signal(signum, self._on_signal)
         try:
-            self.children = [Child(p) for p in self.programs]
+            self.children = [Child(p, backoff=self.first_backoff) for p in self.programs]
             for child in self.children:
                 self._start(child)
             while self.signalled is None:
@@ -125,7 +126,7 @@ class Supervisor:
                     child.reader.join(2.0)  # its last lines first
                 ran = now - child.started_at
                 if ran >= STABLE_AFTER:
-                    child.backoff = FIRST_BACKOFF
+                    child.backoff = self.first_backoff
                 child.restarts += 1
                 child.due = now + child.backoff
                 self.say(f"ragmeter serve: {child.program.name} (pid {proc.pid}) {exit_words(proc.returncode)} after "
