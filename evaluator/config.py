@@ -55,6 +55,7 @@ class ServerConfig:
     proxy_secret_header: str = DEFAULT_SECRET_HEADER
     proxy_secret_env: str = ""  # the variable holding the secret the proxy sends; never the secret itself
     identity_claim: str = ""  # oidc: "" = the e-mail claim, only when email_verified is true
+    fold_unicode_names: bool = False  # merge names NFKC/casefold would merge ("ａlice" = "alice"); off: refused
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,7 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise ConfigError(f"{source}: [[judges]] names must be unique (found {sorted(names)})")
-    roles = _roles(_table(data, "roles", source), source)
+    roles = _roles(_table(data, "roles", source), source, server.fold_unicode_names)
     config = Config(server=server, roles=roles, judges=judges,
                     targets=_targets(_table(data, "targets", source), server.shared, source),
                     runs=replace(_runs(_table(data, "runs", source), source), exempt=roles.admins), source=source,
@@ -300,7 +301,7 @@ def _collect_listen(item: Mapping[str, Any], where: str, source: str) -> str:
 
 def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
     _known(table, ("shared", "history", "auth", "user_header", "max_upload_mb", "trusted_proxies",
-                   "proxy_secret_header", "proxy_secret_env", "identity_claim"), "server", source)
+                   "proxy_secret_header", "proxy_secret_env", "identity_claim", "fold_unicode_names"), "server", source)
     trusted = tuple(_strings(table, "trusted_proxies", [], "server", source))
     parse_networks(trusted, f"{source}: server")
     server = ServerConfig(
@@ -312,7 +313,8 @@ def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
         trusted_proxies=trusted,
         proxy_secret_header=_get(table, "proxy_secret_header", str, DEFAULT_SECRET_HEADER, "server", source).strip(),
         proxy_secret_env=_get(table, "proxy_secret_env", str, "", "server", source).strip(),
-        identity_claim=_get(table, "identity_claim", str, "", "server", source).strip())
+        identity_claim=_get(table, "identity_claim", str, "", "server", source).strip(),
+        fold_unicode_names=_get(table, "fold_unicode_names", bool, False, "server", source))
     if server.auth and server.auth not in AUTH_KINDS:
         raise ConfigError(f"{source}: server.auth must be one of {', '.join(map(repr, AUTH_KINDS))}, "
                           f"not {server.auth!r}")
@@ -327,9 +329,9 @@ def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
     return server
 
 
-def _roles(table: Mapping[str, Any], source: str) -> RolesConfig:
+def _roles(table: Mapping[str, Any], source: str, fold_unicode: bool = False) -> RolesConfig:
     _known(table, ("viewers", "evaluators", "admins"), "roles", source)
-    return RolesConfig(*(tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}")
+    return RolesConfig(*(tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}", fold_unicode)
                                for n in _strings(table, key, default, "roles", source))
                          for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", []))))
 

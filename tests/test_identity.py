@@ -20,8 +20,8 @@ PROXY_NET = (ipaddress.ip_network("10.0.0.0/24"),)
     ("alice@example.com", "alice@example.com"),
     ("ALICE@Example.COM", "alice@example.com"),
     ("  alice@example.com ", "alice@example.com"),
-    ("ａｌｉｃｅ@example.com", "alice@example.com"),  # full-width letters: NFKC makes them ASCII
-    ("Straße@example.de", "strasse@example.de"),  # casefold, not lower
+    ("ａｌｉｃｅ@example.com", None),  # full-width letters: NFKC would make them someone else's (issue 42)
+    ("Straße@example.de", None),  # casefold would change it: refused unless [server] fold_unicode_names
     ("سارة@example.com", None),  # Arabic and Latin letters in one name: refused
     ("مستخدم@مثال.شبكة", "مستخدم@مثال.شبكة"),  # one script throughout: fine
     ("аlice@example.com", None),  # a Cyrillic "а" among Latin letters
@@ -36,6 +36,16 @@ def test_one_spelling_per_person_and_no_look_alikes(raw, expected):
             normalise(raw)
     else:
         assert normalise(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("ａｌｉｃｅ@example.com", "alice@example.com"),  # full-width letters: NFKC makes them ASCII
+    ("Straße@example.de", "strasse@example.de"),  # casefold, not lower
+])
+def test_an_operator_who_allows_folding_gets_one_spelling(raw, expected):
+    from evaluator.team.identity import NamePolicy
+
+    assert normalise(raw, NamePolicy(fold_unicode=True)) == expected
 
 
 def test_header_bytes_handed_over_as_latin_1_are_read_as_utf_8():

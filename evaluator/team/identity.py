@@ -8,9 +8,17 @@ Three things make an identity trustworthy (README "Team mode"):
   `proxy_secret_header`. A header sent twice (a proxy that
   appends instead of replacing) counts as no identity at all.
 - **one spelling per person**: header bytes arrive as Latin-1 text, so they are decoded again as
-  UTF-8, then NFKC-normalised and casefolded: "ALICE@example.com" and "alice@example.com" are one user.
+  UTF-8; ASCII letters are lower-cased: "ALICE@example.com" and "alice@example.com" are one user.
+  A name that NFKC normalisation or Unicode case folding would change beyond that ("ａlice" in
+  full-width letters, "Straße", a decomposed "é") is refused, because folding it would make it
+  someone else's: the full-width "ａlice@example.com" would sign in as the admin "alice@example.com".
+  An operator whose directory holds such names sets `[server] fold_unicode_names = true`: they are
+  then folded (NFKC, casefold) into one spelling instead, as before issue 42.
 - **no look-alikes**: a name that mixes scripts (a Cyrillic "а" in a Latin address) or holds an
-  invisible character is refused with a message, so it cannot pass for someone else in a list.
+  invisible character is refused with a message, so it cannot pass for someone else in a list; so is
+  a name whose confusable skeleton (UTS #39's idea, over the look-alikes of Latin letters below) is
+  that of a different name in the team file's [roles]: "a1ice@example.com" or an all-Cyrillic
+  "аlісе" cannot sign in beside "alice@example.com".
 
 Everything here is plain data in, a decision out: pages/_team.py feeds it Streamlit's request.
 """
@@ -40,6 +48,39 @@ class IdentityRefused(ValueError):
     """A user name that cannot be trusted as one person; the message says why, for the user."""
 
 
+@dataclass(frozen=True)
+class NamePolicy:
+    """What a sign-in's name is checked against: the [roles] names (`known`, normalised) and whether the
+    operator lets NFKC and case folding beyond ASCII merge names (`[server] fold_unicode_names`)."""
+
+    known: Tuple[str, ...] = ()
+    fold_unicode: bool = False
+
+
+# Look-alikes of Latin letters and digits (a subset of Unicode's confusables.txt, UTS #39): each maps
+# to the Latin skeleton letter it passes for. Mixed-script names are refused before this is needed;
+# it catches a name written wholly in another script, or with digits and letter pairs standing in.
+_CONFUSABLE = str.maketrans({
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "l", "ї": "l", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q",
+    "ԝ": "w", "ɡ": "g", "ӏ": "l", "ү": "y", "ө": "o", "ь": "b", "п": "n", "г": "r",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "l", "κ": "k", "μ": "u", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "γ": "y",
+    # Armenian
+    "օ": "o", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "ք": "p",
+    # digits and Latin letters that pass for others
+    "0": "o", "1": "l", "i": "l", "|": "l", "5": "s",
+})
+
+
+def skeleton(name: str) -> str:
+    """A name reduced to what it looks like: accents dropped, look-alikes mapped, "rn" read as "m"."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(ch))
+    return bare.translate(_CONFUSABLE).replace("rn", "m").replace("vv", "w").replace("cl", "d")
+
+
 def from_header(value: str) -> str:
     """A header value as the proxy sent it: Tornado hands over its bytes as Latin-1 text."""
     try:
@@ -48,11 +89,25 @@ def from_header(value: str) -> str:
         return value  # already text (AppTest, a test double) or not UTF-8: normalise() judges it
 
 
-def normalise(name: str) -> str:
-    """One spelling per person (NFKC, casefolded, trimmed), or IdentityRefused saying why not."""
-    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).strip().casefold())
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def normalise(name: str, policy: NamePolicy = NamePolicy()) -> str:
+    """One spelling per person (trimmed, ASCII letters lower-cased), or IdentityRefused saying why not:
+    a name Unicode folding would change (unless the policy allows it), an invisible character, mixed
+    scripts, or a look-alike of another name in `policy.known`."""
+    text = name.strip().translate(_ASCII_LOWER)
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     if not text:
         raise IdentityRefused("the sign-in gave an empty user name")
+    if folded != text:
+        if not policy.fold_unicode:
+            changed = next((ch for ch in text if unicodedata.normalize("NFKC", ch).casefold() != ch), text[0])
+            raise IdentityRefused(
+                f"the user name holds {unicodedata.name(changed, 'a character')} (U+{ord(changed):04X}), which "
+                "Unicode folding would turn into other letters, so the name could pass for someone else's; "
+                "sign in with the plain spelling, or ask the operator to set [server] fold_unicode_names")
+        text = folded
     if len(text) > MAX_IDENTITY_CHARS:
         raise IdentityRefused(f"the user name is longer than {MAX_IDENTITY_CHARS} characters")
     hidden = [ch for ch in text if unicodedata.category(ch) in _INVISIBLE]
@@ -62,6 +117,11 @@ def normalise(name: str) -> str:
     if len(scripts) > 1:
         raise IdentityRefused(f"the user name mixes letters of several scripts ({', '.join(scripts)}), "
                               "which lets one name pass for another")
+    shape = skeleton(text)
+    twin = next((k for k in policy.known if k != text and skeleton(k) == shape), None)
+    if twin is not None:
+        raise IdentityRefused(f"the user name looks like {twin!r}, a different name in this dashboard's roles, "
+                              "and could pass for it; sign in with your own spelling")
     return text
 
 
@@ -76,10 +136,10 @@ def scripts_of(text: str) -> set:
     return found
 
 
-def config_name(name: str, where: str) -> str:
+def config_name(name: str, where: str, fold_unicode: bool = False) -> str:
     """A user name written in the operator's [roles], normalised like a signed-in one (ConfigError if refused)."""
     try:
-        return normalise(name)
+        return normalise(name, NamePolicy(fold_unicode=fold_unicode))
     except IdentityRefused as exc:
         raise ConfigError(f"{where}: {name!r} cannot be a user name: {exc}") from None
 
@@ -116,7 +176,7 @@ class Decision:
 
 
 def proxy_identity(trust: ProxyTrust, peer: Optional[str], values: Sequence[str],
-                   secret_values: Sequence[str] = ()) -> Decision:
+                   secret_values: Sequence[str] = (), policy: NamePolicy = NamePolicy()) -> Decision:
     """The user a proxied request names, or no one: from a peer we do not trust, a header sent twice,
     a missing or wrong shared secret, or a name that could pass for someone else."""
     if trust.secret:
@@ -128,12 +188,12 @@ def proxy_identity(trust: ProxyTrust, peer: Optional[str], values: Sequence[str]
         return Decision(problem="the sign-in proxy sent the user header more than once"
                         if len(values) > 1 else "")
     try:
-        return Decision(user=normalise(from_header(values[0])))
+        return Decision(user=normalise(from_header(values[0]), policy))
     except IdentityRefused as exc:
         return Decision(problem=str(exc))
 
 
-def oidc_identity(claims: Mapping[str, Any], claim: str = "") -> Decision:
+def oidc_identity(claims: Mapping[str, Any], claim: str = "", policy: NamePolicy = NamePolicy()) -> Decision:
     """The user an OIDC sign-in names: the operator's `claim` when set, else the e-mail address only
     when the provider says it verified it. Never the display name, which anyone can choose."""
     if claim:
@@ -147,7 +207,7 @@ def oidc_identity(claims: Mapping[str, Any], claim: str = "") -> Decision:
         if claims.get("email_verified") not in (True, "true", "True"):
             return Decision(problem="your sign-in provider has not verified your e-mail address")
     try:
-        return Decision(user=normalise(value))
+        return Decision(user=normalise(value, policy))
     except IdentityRefused as exc:
         return Decision(problem=str(exc))
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
 from ..config import Config
-from .identity import Decision, ProxyTrust, is_loopback_bind, oidc_identity, parse_networks, proxy_identity
+from .identity import (Decision, NamePolicy, ProxyTrust, is_loopback_bind, oidc_identity, parse_networks,
+                       proxy_identity)
 
 
 @dataclass(frozen=True)
@@ -75,14 +76,22 @@ def request_identity(config: Config, options: ServerOptions, headers: Iterable[T
                      environ: Optional[Mapping[str, str]] = None) -> Decision:
     """Who a team-mode session is: its handshake's `headers` (every copy) and `peer` address with
     `auth = "proxy"`, or its OIDC `claims` (st.user) with `auth = "oidc"`."""
+    policy = name_policy(config)
     if config.server.auth == "oidc":
         if not claims.get("is_logged_in"):
             return Decision()
-        return oidc_identity(claims, config.server.identity_claim)
+        return oidc_identity(claims, config.server.identity_claim, policy)
     trust = proxy_trust(config, options, environ)
     pairs = list(headers)
     return proxy_identity(trust, peer, _values(pairs, trust.header),
-                          _values(pairs, trust.secret_header) if trust.secret else ())
+                          _values(pairs, trust.secret_header) if trust.secret else (), policy)
+
+
+def name_policy(config: Config) -> NamePolicy:
+    """A sign-in's name is checked against every name the [roles] hold (no look-alike of one passes)."""
+    roles = config.roles
+    known = tuple(dict.fromkeys(n for n in (*roles.admins, *roles.evaluators, *roles.viewers) if n != "*"))
+    return NamePolicy(known=known, fold_unicode=config.server.fold_unicode_names)
 
 
 def _values(headers: List[Tuple[str, str]], name: str) -> List[str]:
