@@ -94,7 +94,7 @@ class Supervisor:
     def run(self, install_signals: bool = True) -> int:
         """Start every program, keep them running until stopped, stop them; 0 on SIGTERM, 130 on Ctrl-C."""
         self._width = max((len(p.name) for p in self.programs), default=0)
-        previous: Dict[int, object] = {}
+        previous: Dict[signal.Signals, object] = {}
         if install_signals:
             for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 previous[signum] = signal.signal(signum, self._on_signal)
