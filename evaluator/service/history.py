@@ -10,7 +10,7 @@ from ..errors import ConfigError, WorkerError
 from ..runs import child as run_child
 from ..runs import jobs as run_jobs
 from ..store.history import RunInfo, RunStore
-from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits
+from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, expire_stale
 from ..team import settings
 from ..team.access import Access
 
@@ -49,11 +49,14 @@ def open_history(location: str, team: bool = False) -> RunStore:
 
 # --- runs ----------------------------------------------------------------------------------------
 def list_runs(store: RunStore, owner: Optional[str] = None, project: Optional[str] = None) -> List[RunInfo]:
+    """The runs, their statuses current: a run whose worker is gone past its lease reads "interrupted"."""
+    expire_stale(store)
     return store.list_runs(owner=owner, project=project)
 
 
 def run_info(store: RunStore, run_id: str) -> RunInfo:
-    """One stored run; HistoryError when unknown."""
+    """One stored run (its status current, as list_runs); HistoryError when unknown."""
+    expire_stale(store)
     return store.get_run(run_id)
 
 
@@ -88,6 +91,7 @@ def job_queue(store: RunStore, limits: Limits = Limits()) -> JobQueue:
 
 def job(store: RunStore, run_id: str) -> Optional[JobInfo]:
     """The job of a run or a generation (None when it has none): its state, place in line and progress."""
+    expire_stale(store)
     return JobQueue(store).get(run_id)
 
 

@@ -25,10 +25,12 @@ cannot protect) and the candidate row is read `FOR UPDATE SKIP LOCKED`.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import QueueFull
+from ..errors import QueueFull, RagmeterError
 from .db import Session
 from .history import RunStore
 
@@ -302,3 +304,23 @@ class JobQueue:
         rows = self.store.query(f"SELECT worker, lease_until - {self._now} FROM jobs WHERE run_id = ? "
                                 "AND state = 'running'", (run_id,))
         return (rows[0][0], float(rows[0][1])) if rows else None
+
+
+_expired_at: Dict[str, float] = {}  # history location -> when this process last expired its leases
+_expired_lock = threading.Lock()
+
+
+def expire_stale(store: RunStore, every: float = 1.0) -> List[str]:
+    """Expire the leases that passed (JobQueue.expire), at most once per `every` seconds per history in
+    this process: what reads statuses for a page calls first, so that a run whose worker or dashboard is
+    gone shows "interrupted" (or "queued" again) within its lease even when no worker is left to notice.
+    A history this process cannot write is read as it is."""
+    key, now = str(store.path), time.monotonic()
+    with _expired_lock:
+        if now - _expired_at.get(key, -every) < every:
+            return []
+        _expired_at[key] = now
+    try:
+        return JobQueue(store).expire()
+    except RagmeterError:
+        return []
