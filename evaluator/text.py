@@ -281,8 +281,18 @@ def _normalize(text: str) -> str:
     text = (text or "").lower()
     if text.isascii():  # Arabic normalisation only touches non-ASCII letters; "," is the only separator
         return _THOUSANDS.sub("", text) if "," in text else text
-    text = normalize_arabic(text)
+    text = split_clitic_digits(normalize_arabic(text))
     return _THOUSANDS.sub("", text) if "," in text or "٬" in text else text
+
+
+# A proclitic (و ف ب ك ل, with or without the article ال, or لل) written onto a number: "و1", "بال2015".
+# The number is a word of its own ("و1" and "و 1" say the same); words are left whole ("وقت" stays).
+_AR_CLITIC_DIGIT = re.compile(r"(?<![^\W\d_])((?:[وف]?[بكل]?ال|[وف]?لل|[وف]?[بكل]|[وف]))(?=\d)")
+
+
+def split_clitic_digits(text: str) -> str:
+    """Arabic text with a space between a proclitic and the number it is written onto."""
+    return _AR_CLITIC_DIGIT.sub(r"\1 ", text) if _AR_CLITIC_DIGIT.search(text) else text
 
 
 # The lookbehind sits after the separator so that the engine scans for "," quickly (same matches).
@@ -509,10 +519,17 @@ def analyse(text: str) -> Analysis:
         written=tuple(written))
 
 
+# A written word: letters and digits with the Arabic marks inside it ("تلقائيًا" is one word, its tanween
+# included), so reasoning quotes the word as the text writes it.
+_WRITTEN_WORD = re.compile(r"[^\W_](?:[^\W_]|[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06ED])*")
+
+
 def _as_written(sentence: str, toks: List[str]) -> List[str]:
     """The sentence's words before Arabic normalisation, one per token of its normalised form
-    (the normalised tokens when the two do not line up, e.g. after "1,200" became "1200")."""
-    written = _WORD.findall(sentence.lower())
+    (the normalised tokens when the two do not line up)."""
+    raw = split_clitic_digits(sentence.lower())
+    raw = _THOUSANDS.sub("", raw) if "," in raw or "٬" in raw else raw
+    written = _WRITTEN_WORD.findall(raw)
     return written if len(written) == len(toks) else toks
 
 

@@ -65,13 +65,32 @@ def _seed(s: EvalSample, lang: str) -> HeuristicScore:
 
 
 def lexical_relevances(s: EvalSample, lang: str = "en", kind: str = LEXICAL) -> List[float]:
-    """Relevance in [0, 1] of each retrieved context to the question (and reference, when given)."""
+    """Relevance in [0, 1] of each retrieved context to the question (and reference, when given). A
+    context that holds the reference (or the answer, which context_recall and faithfulness would find
+    in it) is relevant, however few of the question's words it repeats (`holds`)."""
     if kind == SEED:
         return [jaccard(words(s.question), words(c)) for c in s.contexts]
     question = analyse(s.question)
     reference = analyse(s.ground_truth or "")
+    answer = analyse(s.answer or "")
     ctx = analyse_contexts(tuple(s.contexts))
-    return [_relevance(c, question, reference, ctx.weights) for c in ctx.analyses]
+    return [max(_relevance(c, question, reference, ctx.weights), holds(c, reference, answer))
+            for c in ctx.analyses]
+
+
+# A context holding this share of a statement's content words holds the statement; a statement of fewer
+# words than HOLDS_MIN_WORDS ("yes", "Paris") is found in too many passages to say which one answers.
+HOLDS_SHARE = 0.8
+HOLDS_MIN_WORDS = 6
+HELD_RELEVANCE = 0.9  # well above RELEVANT_MIDPOINT: a context that holds the reference is a "yes"
+
+
+def holds(ctx: Analysis, *statements: Analysis) -> float:
+    """HELD_RELEVANCE when `ctx` holds one of `statements` (the reference, the answer), else 0."""
+    for st in statements:
+        if len(st.vocab) >= HOLDS_MIN_WORDS and len(st.vocab & ctx.vocab) >= HOLDS_SHARE * len(st.vocab):
+            return HELD_RELEVANCE
+    return 0.0
 
 
 def _relevance(ctx: Analysis, question: Analysis, reference: Analysis, weights: Weights) -> float:

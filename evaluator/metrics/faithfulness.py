@@ -95,16 +95,47 @@ SPECIFIC_PENALTY = 0.6
 SENTENCE_WEIGHT = 0.5  # sentence-level support vs. support anywhere in the contexts
 
 
+# Verbs that open an instruction ("Open Settings…", "Ask within 14 days…", "افتح الإعدادات…"): the mood of a
+# help-desk answer, not a claim; one that no context uses is left out of the answer's words.
+IMPERATIVES = frozenset(text.content_word(text.normalize(w)) for w in (
+    "go open ask click tap select choose pick press contact visit use check enter call try follow find see send "
+    "email reach request make keep return sign log turn set add remove update install restart "
+    "افتح اختر اضغط انقر احتفظ أعد اترك تواصل اتصل استخدم ادخل راجع فعّل اطلب أرسل توجه").split())
+IMPERATIVES = IMPERATIVES - {""}
+ADDRESSED_SUPPORT = 0.75  # a "you" sentence at least this well supported is scored on its content alone
+
+
+def _opening_verb(sentence: str) -> str:
+    """The sentence's first word as a content word, when it is one of IMPERATIVES ("" otherwise)."""
+    first = sentence.split(maxsplit=1)[0] if sentence.split() else ""
+    word = next(iter(text.content_words(first)), "")
+    return word if word in IMPERATIVES else ""
+
+
+def _instruction_verbs(answer: Analysis, vocab: FrozenSet[str]) -> FrozenSet[str]:
+    """The content words that open one of the answer's sentences as an imperative verb no context uses."""
+    return frozenset(w for w in map(_opening_verb, answer.raw) if w and w not in vocab)
+
+
+def _without(answer: Analysis, drop: FrozenSet[str]) -> Analysis:
+    if not drop:
+        return answer
+    return answer._replace(words=tuple(w for w in answer.words if w not in drop),
+                           sentences=tuple(sent - drop for sent in answer.sentences))
+
+
 def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
-    answer, question = analyse(s.answer), analyse(s.question)
+    question = analyse(s.question)
     ctx = analyse_contexts(tuple(s.contexts))
     vocab, weights = ctx.vocab, ctx.weights
+    written = analyse(s.answer)
+    answer = _without(written, _instruction_verbs(written, vocab))
     if not answer.words:
         return HeuristicScore(1.0, "The answer makes no content claim (no content words) to check against the contexts.")
     # Only a bare span leans on the question; a full sentence must stand on the contexts alone.
     implicit = question.vocab if is_bare_span(s.answer) else NOTHING
     overall = weighted_share(answer.words, weights, vocab, implicit)
-    sentence_score, flips = _sentence_support(answer, ctx.sentences, implicit, weights)
+    sentence_score, flips, supports = _sentence_support(answer, ctx.sentences, implicit, weights)
     base = SENTENCE_WEIGHT * sentence_score + (1.0 - SENTENCE_WEIGHT) * overall
     bad_numbers = sorted(answer.numbers - ctx.numbers)
     names = named_entities(s.answer)
@@ -113,7 +144,14 @@ def _faithfulness(s: EvalSample, lang: str) -> HeuristicScore:
     # Sentences about the speaker or the listener ("I love hiking"), not about the passages:
     # they use a first/second-person pronoun that no context uses.
     # (A sentence with no pronoun has no person to miss: the set difference is read only for the others.)
-    personal = sum(1 for p in answer.persons if p and _persons(p) - _persons(ctx.persons))
+    # A sentence that tells the reader what to do ("you can…", "your plan…") is scored on its content: only
+    # an unlicensed "you" sentence the contexts do not support, or an "I"/"we" one, counts.
+    instructions = [bool(_opening_verb(raw)) for raw in answer.raw] if len(answer.raw) == len(supports) else \
+        [False] * len(supports)
+    unlicensed = [(_persons(p) - _persons(ctx.persons), support, told)
+                  for p, support, told in zip(answer.persons, supports, instructions) if p]
+    personal = sum(1 for persons, support, told in unlicensed
+                   if persons and not (told and persons == {"second"} and support >= ADDRESSED_SUPPORT))
     score = base * SPECIFIC_PENALTY ** (len(bad_numbers) + len(bad_names) + personal)
     absent = [w for w in answer.words if w not in vocab]
     unsupported = [w for w in absent if w not in implicit] if implicit else absent
@@ -137,13 +175,15 @@ FLIP_CREDIT = 0.5
 
 
 def _sentence_support(answer: Analysis, ctx_sents: Sequence[Tuple[FrozenSet[str], bool]],
-                      question: FrozenSet[str], weights: Weights) -> Tuple[float, int]:
-    """Mean support of the answer's sentences (weighted by their content words), and how many
-    sentences flip the polarity of their best-matching context sentence."""
+                      question: FrozenSet[str], weights: Weights) -> Tuple[float, int, List[float]]:
+    """Mean support of the answer's sentences (weighted by their content words), how many
+    sentences flip the polarity of their best-matching context sentence, and each sentence's support."""
     total = got = 0.0
     flips = 0
+    supports: List[float] = []
     for sent, neg, asks in zip(answer.sentences, answer.negated, answer.asks):
         if not sent:
+            supports.append(0.0)  # no content to be scored on: a bare "you" sentence still counts
             continue
         best, best_neg = _best_context_sentence(sent, neg, ctx_sents, question, weights)
         if best_neg != neg:
@@ -153,7 +193,8 @@ def _sentence_support(answer: Analysis, ctx_sents: Sequence[Tuple[FrozenSet[str]
             best *= ASKING_CREDIT
         total += len(sent)
         got += len(sent) * best
-    return (got / total if total else 1.0), flips
+        supports.append(best)
+    return (got / total if total else 1.0), flips, supports
 
 
 def _best_context_sentence(sent: FrozenSet[str], neg: bool, ctx_sents: Sequence[Tuple[FrozenSet[str], bool]],
