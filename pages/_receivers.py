@@ -42,6 +42,9 @@ def show(project: str) -> None:
         if status.state == "listening":
             errors.caption("Receiving traces on http://{address}/v1/traces (started by this dashboard).",
                            address=status.listen)
+            counts = service.receiver_counts(team.config(), project)
+            if counts is not None:
+                errors.caption("{line}", line=service.receiver_counts_line(counts))
         elif status.state == "starting":
             errors.caption("The trace receiver on {address} is starting.", address=status.listen)
         else:

@@ -23,12 +23,14 @@ listening or not from a connection to its address (cli/serve.py).
 """
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import socket
 import subprocess
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..config import Config, ConfiguredCollect, listen_address
 from ..errors import WorkerError
@@ -77,6 +79,35 @@ class Receiver:
         self.child.wait(timeout)
 
 
+def local_host(listen: str) -> Optional[Tuple[str, int]]:
+    """The address to reach a receiver listening on `listen` from this machine (0.0.0.0 -> 127.0.0.1)."""
+    address = listen_address(listen)
+    if address is None:
+        return None
+    host = "127.0.0.1" if address[0] in ("", "0.0.0.0") else "::1" if address[0] == "::" else address[0]
+    return host, address[1]
+
+
+def receiver_status(entry: ConfiguredCollect, timeout: float = 1.0) -> Optional[Dict[str, Any]]:
+    """The counters a receiver on this machine answers on GET /status (with its token, read from this
+    process's environment and never shown), or None when it does not answer or refuses."""
+    address = local_host(entry.listen)
+    if address is None:
+        return None
+    token = os.environ.get(entry.token_env, "").strip() if entry.token_env else ""
+    conn = http.client.HTTPConnection(address[0], address[1], timeout=timeout)
+    try:
+        conn.request("GET", "/status", headers={"Authorization": f"Bearer {token}"} if token else {})
+        response = conn.getresponse()
+        body = response.read(1 << 20)
+        found = json.loads(body) if response.status == 200 else None
+        return found if isinstance(found, dict) else None
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+
+
 class SupervisedReceiver(Receiver):
     """A receiver `ragmeter serve` runs and restarts: never started here; its state is whether its port answers."""
 
@@ -87,11 +118,10 @@ class SupervisedReceiver(Receiver):
         pass
 
     def status(self) -> "ReceiverStatus":
-        address = listen_address(self.listen)
+        address = local_host(self.listen)
         if address is not None:
-            host = "127.0.0.1" if address[0] in ("", "0.0.0.0") else "::1" if address[0] == "::" else address[0]
             try:
-                socket.create_connection((host, address[1]), timeout=0.5).close()
+                socket.create_connection(address, timeout=0.5).close()
                 return ReceiverStatus(self.project, self.listen, "listening", None, [], "")
             except OSError:
                 pass

@@ -140,7 +140,16 @@ from .history import (
     stop_workers,
     wait_ended,
 )
-from .monitor import alert_events, live_projects, receiver_projects, samples_at, start_receivers, timeline
+from .monitor import (
+    alert_events,
+    live_projects,
+    receiver_counts,
+    receiver_counts_line,
+    receiver_projects,
+    samples_at,
+    start_receivers,
+    timeline,
+)
 from .reports import (
     Comparison,
     advice,
@@ -330,6 +339,8 @@ __all__ = [
     "project_trend",
     "queue_label",
     "queue_scores",
+    "receiver_counts",
+    "receiver_counts_line",
     "receiver_projects",
     "rename_run",
     "report_frame",
