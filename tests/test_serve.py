@@ -121,6 +121,17 @@ def test_a_broken_team_file_is_named(tmp_path, capsys):
     assert str(path) in capsys.readouterr().err
 
 
+def test_without_a_team_file_serve_is_the_laptop_dashboard(monkeypatch):
+    from evaluator.cli.args import build_parser
+    from evaluator.cli.serve import Plan
+
+    monkeypatch.delenv("RAGMETER_CONFIG", raising=False)
+    plan = Plan.of(build_parser().parse_args(["serve"]))
+    assert plan.config_path is None and plan.workers() == 0 and plan.receivers() == []  # its own worker, as today
+    argv = plan.dashboard_argv()
+    assert argv[argv.index("--server.port") + 1] == "8501" and argv[argv.index("--server.address") + 1] == "127.0.0.1"
+
+
 # --- receivers: started by serve, never a second time by its dashboard ----------------------------------------
 def test_under_serve_the_dashboard_starts_no_receiver_and_reports_the_port(monkeypatch, tmp_path):
     port = free_port()
@@ -172,7 +183,9 @@ def alive(pid: int) -> bool:
 @pytest.mark.slow
 def test_serve_scores_a_queued_run_restarts_a_killed_worker_and_stops_everything(tmp_path):
     history = tmp_path / "history.sqlite3"
-    team = write_config(tmp_path, config_toml(server={"history": str(history)}, runs={"workers": "external"}))
+    receiver = free_port()
+    team = write_config(tmp_path, config_toml(server={"history": str(history)}, runs={"workers": "external"},
+                                              collect=[{"project": "shop", "listen": f"127.0.0.1:{receiver}"}]))
     env = {k: v for k, v in os.environ.items() if k not in ("RAGMETER_HISTORY", "RAGMETER_CONFIG", "OPENAI_API_KEY")}
     port = free_port()
     proc = subprocess.Popen([PY, "-m", "evaluator", "serve", "--config", str(team), "--workers", "1", "--port", str(port)],
@@ -183,6 +196,8 @@ def test_serve_scores_a_queued_run_restarts_a_killed_worker_and_stops_everything
         worker_pid = int(stream.wait(r"started worker-1 \(pid (\d+)\)").group(1))
         stream.wait(r"^worker-1 +\| ragmeter worker .*waiting for runs in " + re.escape(str(history)))
         stream.wait(rf"the dashboard is ready at http://127.0.0.1:{port}")
+        receiver_pid = int(stream.wait(r"started collect-shop \(pid (\d+)\)").group(1))
+        stream.wait(rf"^collect-shop +\| ragmeter collect: listening on http://127.0.0.1:{receiver}/v1/traces")
 
         # A run queued against the deployment's history (the team file names it) is scored by its worker.
         queued = subprocess.run([PY, "-m", "evaluator", "evaluate", str(ROOT / "sample_data" / "sample.jsonl"),
@@ -208,7 +223,7 @@ def test_serve_scores_a_queued_run_restarts_a_killed_worker_and_stops_everything
         assert time.monotonic() - started < 20
         stream.thread.join(5)
         assert "ragmeter serve: stopped" in stream.lines
-        assert not alive(dashboard_pid) and not alive(new_pid)
+        assert not alive(dashboard_pid) and not alive(new_pid) and not alive(receiver_pid)
     finally:
         if proc.poll() is None:
             proc.kill()
