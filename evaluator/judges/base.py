@@ -87,6 +87,17 @@ def judge_usage(judge: Any) -> Dict[str, Any]:
     return dict(usage) if isinstance(usage, dict) else {}
 
 
+def caches_prefix(judge: Any, prompt_tokens: int) -> Optional[bool]:
+    """Whether this judge's server reuses a shared prompt prefix for prompts of about `prompt_tokens`:
+    True (llama.cpp, vLLM), False (known not to: OpenAI's own under its 1,024-token threshold), None (not
+    known: a judge that does not say). The metrics share one prefix unless this is False (metrics/scoring.py)."""
+    ask = getattr(judge, "caches_prefix", None)
+    if not callable(ask):
+        return None
+    answer = ask(prompt_tokens)
+    return answer if isinstance(answer, bool) else None
+
+
 def judge_settings(judge: Any) -> Dict[str, Any]:
     """How the judge is configured, safe to store ({} for judges that say nothing)."""
     settings = getattr(judge, "settings", None)

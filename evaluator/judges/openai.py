@@ -52,7 +52,7 @@ from ..safetext import safe
 from ..text import estimate_tokens
 from .base import environment_base_url, key_variable
 from .messages import display_url, one_line
-from .replies import FIRST_MODE, family_of, known_family, known_mode, remember_family, remember_mode, strip_thinking
+from .replies import FIRST_MODE, LLAMA_CPP, OPENAI_HOSTED, VLLM, family_of, known_family, known_mode, remember_family, remember_mode, strip_thinking
 from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
 
@@ -80,6 +80,7 @@ _RESPONSE_FORMATS: Dict[str, Optional[dict]] = {
     "none": None,
 }
 _NEXT_MODE = {"schema": "object", "grammar": "object", "object": "none"}
+OPENAI_CACHE_MIN_TOKENS = 1024  # OpenAI caches a prompt's prefix only from this many prompt tokens
 PROBE_SECONDS = 5.0  # the once-per-server look at /models (judges/replies.py) waits no longer
 
 
@@ -164,6 +165,25 @@ class OpenAIChat:
                 family = self._probe_family()
                 remember_family(self.base_url, family)
             self._mode = FIRST_MODE.get(family, self._mode)
+
+    def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
+        """llama.cpp and vLLM reuse a shared prefix (True); OpenAI's own caches prompts of 1,024 tokens or
+        more only (below that, False: each metric's prompt then carries only the fields it needs); any other
+        server: None (not known, so the prefix stays shared). Found once per server (_settle_mode)."""
+        if self.extra_body is not None or self._llama_cpp:
+            return True
+        if not self._probed and self.json_mode == "auto":
+            self._settle_mode()
+        family = known_family(self.base_url) or ("openai" if self._hosted() else "")
+        if family in (LLAMA_CPP, VLLM):
+            return True
+        if family == OPENAI_HOSTED:
+            return prompt_tokens >= OPENAI_CACHE_MIN_TOKENS
+        return None
+
+    def _hosted(self) -> bool:
+        host = urlsplit(self.base_url).hostname or ""
+        return any(host == h or host.endswith(h) for h in _KEYED_HOSTS)
 
     def _probe_family(self) -> str:
         host = urlsplit(self.base_url).hostname or ""

@@ -191,6 +191,11 @@ class ResilientJudge:
             self._cache.forget(key)
             self._local.key = ""
 
+    def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
+        """The backend's answer (judges.base.caches_prefix), None when it gives none."""
+        ask = getattr(self.backend, "caches_prefix", None)
+        return ask(prompt_tokens) if callable(ask) else None
+
     def accepts_option(self, option: str) -> bool:
         """`repeat` always (it keys the cache); `top_logprobs`, `max_tokens`, `schema` when the backend takes them."""
         return option == "repeat" or (option == "top_logprobs" and self._takes_logprobs) or option in self._takes

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..engines.pool import Pool
-from ..judges.base import is_offline
+from ..judges.base import caches_prefix, is_offline
 from .heuristic_sets import DEFAULT_HEURISTICS
 from ..model import (
     METHOD_BLEND,
@@ -194,11 +194,20 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
         elif m.rule is not None and m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
     fields = prefix_fields(*(m.shows for m in metrics if m.shares_prefix))
+    if asks and judge_mode != COMBINED and caches_prefix(judge, _prefix_tokens(sample, fields)) is False:
+        fields = ()  # a server known not to reuse the prefix: each prompt carries only its metric's fields
     if judge_mode == COMBINED:
         scores.update(score_combined(asks, sample, judge, lang, repeats, fields, after_each))
     else:
         scores.update(_ask_all(asks, sample, judge, lang, repeats, fields, after_each, parallel_calls))
     return {name: score for name, score in scores.items() if score is not None}
+
+
+def _prefix_tokens(sample: EvalSample, fields: Sequence[str]) -> int:
+    """About how many tokens the shared data section of `fields` holds (characters / 4)."""
+    sizes = {"question": len(sample.question or ""), "answer": len(sample.answer or ""),
+             "contexts": sum(len(c) for c in sample.contexts or ()), "reference": len(sample.ground_truth or "")}
+    return sum(sizes.get(f, 0) for f in fields) // 4 + 40
 
 
 def _ask_all(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeats: int,
