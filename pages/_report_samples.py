@@ -71,7 +71,7 @@ def samples(view: RunView) -> None:
         frame = service.rows_frame(rows, view.summary.get("metric_names") or [])
         if chats:
             frame = chat.with_turn_columns(frame, rows)
-        sections.samples_table(service.drop_empty(frame, cols))
+        sections.samples_table(service.drop_empty(frame, cols), one_based=not chats)
         if chats:
             chat.turns_table(rows)
     if pages > 1:
@@ -103,7 +103,7 @@ def drill_down(run_id: str, rows: Sequence[Tuple[int, EvalResult]], chats: bool 
                         key=state.REP_SAMPLE, persist_state=state.KEEP, help="The rows of the page shown above.")
     result = report_data.sample(run_id, pick)
     if result is None:
-        errors.warning("Sample #{i} is no longer in the history (the run was re-scored or deleted).", i=pick)
+        errors.warning("Sample #{i} is no longer in the history (the run was re-scored or deleted).", i=pick + 1)
         return
     if result.conversation is not None:
         chat.conversation_view(result, focus[1] if focus and focus[0] == pick else None)
@@ -112,10 +112,10 @@ def drill_down(run_id: str, rows: Sequence[Tuple[int, EvalResult]], chats: bool 
 
 
 def label(i: int, result: EvalResult) -> str:
-    """'#i · id · question (overall x)': plain text, the question shown as typed."""
+    """'#n · id · question (overall x)', n counted from 1 as in the table: plain text, the question as typed."""
     question = str(result.sample.question if result.sample is not None else "")
     question = question if len(question) <= 70 else question[:67] + "…"
     overall: Optional[float] = result.overall_score()
     from pages._views import format_score
 
-    return f"#{i} · {result.sample_id} · {question} (overall {format_score(overall)})"
+    return f"#{i + 1} · {result.sample_id} · {question} (overall {format_score(overall)})"

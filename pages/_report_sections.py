@@ -57,7 +57,8 @@ def report_caption(view: RunView) -> str:
 
 
 def metric_cards(view: RunView, sums: Sequence[Any]) -> None:
-    """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks."""
+    """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks. The reviewers' agreement is in
+    the review section below (reviewers_view), not on the cards."""
     meta, n = view.meta, view.summary["n_rows"]
     if meta.status == "stopped" and meta.total > n:
         errors.warning("This run was stopped: {n:,} of {total:,} samples are scored. Resume it from the History "
@@ -65,25 +66,23 @@ def metric_cards(view: RunView, sums: Sequence[Any]) -> None:
     cards = [("overall", view.summary.get("overall_mean"), None)] + [(s.name, s.mean, s) for s in sums]
     ending = service.verdict_of(view.summary)
     rows_line = ending.counts.summary() if ending is not None else f"{n:,} rows"
-    reviewed = rv.agreement(meta.run_id)  # judge agreement with your reviewers, beside each mean
-    for start in range(0, len(cards), 4):
-        for col, (name, mean, s) in zip(st.columns(4), cards[start:start + 4]):
+    per_row = len(cards) if len(cards) <= 6 else 4  # the headline on one row: the chart stays on the first screen
+    for start in range(0, len(cards), per_row):
+        for col, (name, mean, s) in zip(st.columns(per_row), cards[start:start + per_row]):
             with col.container(border=True, height="stretch"):
                 st.metric(errors.md(name), "N/A" if mean is None else f"{mean:.3f}",
                           help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
                           "Mean over the samples this metric could score.")
                 st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
                 st.caption(card_caption(s) if s is not None else rows_line)
-                if s is not None and rv.card_line(reviewed.get(s.name)):
-                    st.caption(rv.card_line(reviewed.get(s.name)))
 
 
 def card_caption(s: Any) -> str:
     if s.mean is None:
         return f"not scored on any of {s.n_total} samples"
-    text = f"± {s.std:.3f}" if s.std is not None else "± –"
+    text = f"±{s.std:.3f}" if s.std is not None else "± –"
     if s.ci_low is not None:
-        text += f" · 95% CI {s.ci_low:.3f}–{s.ci_high:.3f}"
+        text += f" · CI {s.ci_low:.2f}–{s.ci_high:.2f}"
     text += f" · scored {s.n_scored}/{s.n_total}"
     return text + (f" · :material/warning: {s.n_fallback} fallback" if s.n_fallback else "")
 
@@ -213,18 +212,30 @@ def filter_widgets(cols: Sequence[str], categories: Sequence[str]) -> service.Fi
                    at_most=at_most, methods=tuple(methods))
 
 
-def samples_table(frame: Any, limit: int = 2_000) -> None:
-    """Scores before the long texts, to 3 decimals, tinted by band (up to `limit` rows: styling is slow)."""
+ROW_PX, HEADER_PX, TABLE_PX = 35, 38, 360
+
+
+def table_height(rows: int) -> int:
+    """Tall enough for `rows` and no more (no empty padding rows), at most TABLE_PX (then it scrolls)."""
+    return min(TABLE_PX, HEADER_PX + ROW_PX * max(1, rows) + 2)
+
+
+def samples_table(frame: Any, limit: int = 2_000, one_based: bool = True) -> None:
+    """Scores before the long texts, to 3 decimals, tinted by band (up to `limit` rows: styling is slow). Rows are
+    numbered from 1 as people count (`one_based`; the drill-down's "#n" is the same number)."""
     cols = service.score_columns(frame)
     head = [c for c in ("#", "sample_id", "category", "turns", "worst turn") if c in frame.columns]
     texts = [c for c in ("question", "answer", "ground_truth") if c in frame.columns]
     grades = service.external_columns(frame)  # other tools' grades, beside ours, never tinted as ours
     table = frame[head + ["overall"] + [c for c in cols if c != "overall"] + grades + texts]
+    if one_based and "#" in table.columns:
+        table = table.assign(**{"#": table["#"] + 1})
     config = {c: st.column_config.NumberColumn(format="%.3f") for c in cols + grades}
+    height = table_height(len(table))
     if len(table) <= limit:
-        views.records_table(table.style.map(band_tint, subset=cols), column_config=config, height=360)
+        views.records_table(table.style.map(band_tint, subset=cols), column_config=config, height=height)
     else:  # sent in chunks as the user scrolls or sorts: 10,000 rows at once slow the page down
-        views.records_table(table, column_config=config, height=360, lazy=True)
+        views.records_table(table, column_config=config, height=height, lazy=True)
 
 
 def band_tint(value: Any) -> str:
@@ -262,21 +273,50 @@ def sample_label(frame: Any, i: int) -> str:
     question = question if len(question) <= 70 else question[:67] + "…"
     overall = row["overall"]
     shown = views.format_score(None if overall != overall else overall)  # NaN: nothing scored
-    return f"#{i} · {row.get('sample_id')} · {question} (overall {shown})"
+    return f"#{i + 1} · {row.get('sample_id')} · {question} (overall {shown})"
 
 
-def downloads(view: RunView, charts: Dict[str, Any]) -> None:
-    """CSV, JSON, HTML report, Parquet, Excel and each chart as PNG and SVG, each built only when clicked (a stored run's
-    rows are read from the history then, not before)."""
+CHART_SLUGS = {"Means ± 1 std": "means", "Distributions": "distributions", "By category": "by-category"}
+CHART_TYPES = (("PNG", "png", "image/png"), ("SVG", "svg", "image/svg+xml"), ("PDF", "pdf", "application/pdf"))
+
+
+def run_files(view: RunView) -> Any:
+    """The run's files, each built only when its button is clicked (a stored run's rows are read then)."""
     meta = view.meta
-    stem = f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
-    files = service.run_files(meta.dataset_name, view.summary, meta.settings, report=view.report, store=store,
-                              run_id=meta.run_id, reviewed=lambda: {m: service.corrected_line(a) for m, a in
-                                                                    rv.agreement(meta.run_id).items()})
+    return service.run_files(meta.dataset_name, view.summary, meta.settings, report=view.report, store=store,
+                             run_id=meta.run_id, date=meta.created_at,
+                             reviewed=lambda: {m: service.corrected_line(a) for m, a in
+                                               rv.agreement(meta.run_id).items()})
+
+
+def stem_of(meta: RunMeta) -> str:
+    return f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
+
+
+def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:
+    """Share and download, at the top of the Report (the first screen): the link, the HTML report, the PDF summary
+    and the charts' files, each chart with the run's provenance caption under it."""
+    stem = stem_of(view.meta)
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
-    c1, c2, c3, c4, c5 = st.columns(5)
+    c0, c3, c6, c7 = st.columns(4, vertical_alignment="center")
+    with c0:
+        copy_link(view.meta)
+    c3.download_button("Download HTML report", files.html, f"{stem}.html",
+                       "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
+    c6.download_button("Download PDF summary", files.pdf, f"{stem}.pdf", "application/pdf", key="dl_pdf",
+                       icon=":material/picture_as_pdf:", on_click="ignore",
+                       help="One page to attach to an e-mail: headline, chart, what to improve, the five worst "
+                            "samples, provenance.")
+    with c7.popover("Chart files", icon=":material/image:"):
+        chart_downloads(view, charts)
+
+
+def data_downloads(view: RunView, files: Any) -> None:
+    """The rows as CSV, Excel, JSON and Parquet (right under the chart)."""
+    stem = stem_of(view.meta)
+    c1, c5, c2, c4 = st.columns(4)
     c1.download_button("Download CSV", files.csv, f"{stem}.csv", "text/csv",
                        key="dl_csv", icon=":material/table:", on_click="ignore")
     c5.download_button("Download Excel", files.xlsx, f"{stem}.xlsx",
@@ -284,18 +324,23 @@ def downloads(view: RunView, charts: Dict[str, Any]) -> None:
                        icon=":material/grid_on:", on_click="ignore")
     c2.download_button("Download JSON", files.json, f"{stem}.json", "application/json", key="dl_json",
                        icon=":material/data_object:", on_click="ignore")
-    c3.download_button("Download HTML report", files.html, f"{stem}.html",
-                       "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
     c4.download_button("Download Parquet", files.parquet, f"{stem}.parquet",
                        "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
                        on_click="ignore")
+
+
+def chart_downloads(view: RunView, charts: Dict[str, Any]) -> None:
+    """Each chart as PNG, SVG and PDF, its provenance under it, named ragmeter-<dataset>-<run>-<chart>.<ext>."""
+    meta = view.meta
+    provenance = service.run_provenance(meta.dataset_name, meta.settings, view.summary, run_id=meta.run_id,
+                                        date=meta.created_at)
+    st.caption("Each file says under the chart which data, rows, judge, date and run it shows.")
     for i, (name, chart) in enumerate(charts.items()):
-        slug = name.split()[0].lower()
-        c1, c2, _ = st.columns(3)
-        c1.download_button(f"{name} chart (PNG)", partial(service.chart_png, chart), f"{stem}-{slug}.png",
-                           "image/png", key=f"dl_png_{i}", on_click="ignore")
-        c2.download_button(f"{name} chart (SVG)", partial(service.chart_svg, chart), f"{stem}-{slug}.svg",
-                           "image/svg+xml", key=f"dl_svg_{i}", on_click="ignore")
+        slug = CHART_SLUGS.get(name, name.split()[0].lower())
+        for column, (label, ext, mime) in zip(st.columns(3), CHART_TYPES):
+            column.download_button(f"{name} chart ({label})", partial(service.chart_file, chart, provenance, ext),
+                                   service.chart_file_name(meta.dataset_name, meta.run_id, slug, ext), mime,
+                                   key=f"dl_{ext}_{i}", on_click="ignore")
 
 
 def trust_notes(summary: Dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""Report: per-metric summary, charts, advice, judge usage, human agreement, samples and drill-down."""
+"""Report: the story first (headline, share and downloads, metric cards, chart: one 1400×900 screen), then the
+summary table, advice, judge usage, reviews and human labels, samples and drill-down."""
 import streamlit as st
 
 from pages import _chat_view as chat
@@ -32,14 +33,17 @@ if view is None:
 meta, summary = view.meta, view.summary
 
 st.caption(sections.report_caption(view))
+charts = report_data.report_charts(meta.token, summary)
+files = sections.run_files(view)
+sections.downloads(view, charts, files)  # share and downloads on the first screen, not below the drill-down
 sections.trust_notes(summary)
 sections.verdict_box(summary)
 sums = view.sums
 sections.metric_cards(view, sums)
-views.band_legend()
-charts = report_data.report_charts(meta.token, summary)
 for tab, chart in zip(st.tabs(list(charts)), charts.values()):
     tab.altair_chart(chart, width="stretch")
+views.band_legend()
+sections.data_downloads(view, files)
 sections.summary_table(sums)
 sections.advice_view(summary, meta)
 sections.noise_view(summary)
@@ -57,7 +61,7 @@ elif summary.get("conversations"):  # the history could not keep this run: the c
     frame = chat.results_frame(meta.token, view.report)
     shown = sections.filter_frame(frame)
     st.caption(f"{len(shown):,} of {len(frame):,} samples")
-    sections.samples_table(shown)
+    sections.samples_table(shown, one_based=False)  # numbered as the conversation picker
     chat.turns_table(list(enumerate(view.report.results)))
     chat.drill_down(view.report, frame, shown)
 else:  # the history could not keep this run's rows: the report held in memory
@@ -69,6 +73,3 @@ else:  # the history could not keep this run's rows: the report held in memory
     sections.samples_table(shown)
     sections.drill_down(view.report, frame, shown)
 
-st.subheader("Share")
-sections.copy_link(meta)
-sections.downloads(view, charts)

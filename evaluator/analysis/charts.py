@@ -32,12 +32,14 @@ def _band_scale(alt) -> Any:
     return alt.Scale(domain=list(BAND_COLORS), range=list(BAND_COLORS.values()))
 
 
-def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[MetricSummary]] = None) -> "alt.LayerChart":
+def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[MetricSummary]] = None,
+                step: int = 44, legend: bool = True) -> "alt.LayerChart":
     """Per-metric mean bars, coloured by band, with ±1 std error bars and the mean written beside.
 
     Bars are horizontal so every metric name reads in full. The tooltip shows mean, std,
     bootstrap 95% CI, scored/total and fallback count. Pass `summaries` (from
-    `stats.summarize`) to avoid computing them twice.
+    `stats.summarize`) to avoid computing them twice. `step` is each metric's row height in px; `legend=False`
+    leaves the band legend to the page (the dashboard draws it once under its charts).
     """
     alt = _altair()
     if summaries is None:
@@ -55,7 +57,8 @@ def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[Me
     ]
     bars = base.mark_bar(height={"band": 0.7}, cornerRadiusEnd=2).encode(
         x=alt.X("mean:Q", scale=score, title=AXIS_TITLE, axis=alt.Axis(values=[0, 0.5, 0.7, 0.9, 1], format=".1f")),
-        color=alt.Color("band:N", scale=_band_scale(alt), title="band", legend=alt.Legend(orient="bottom")),
+        color=alt.Color("band:N", scale=_band_scale(alt), title="band",
+                        legend=alt.Legend(orient="bottom") if legend else None),
         tooltip=tooltip,
     )
     whiskers = base.mark_errorbar(ticks=alt.MarkConfig(size=9), color="#1f2328", thickness=1.5).encode(
@@ -66,7 +69,7 @@ def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[Me
         x="mean:Q", text=alt.Text("mean:Q", format=".3f"),
     )
     return (bars + whiskers + labels).properties(
-        title="Mean score per metric (±1 std)", height=alt.Step(44), width=MEANS_WIDTH,
+        title="Mean score per metric (±1 std)", height=alt.Step(step), width=MEANS_WIDTH,
     )
 
 

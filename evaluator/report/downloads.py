@@ -1,4 +1,4 @@
-"""A run's downloads, each built only when asked: CSV, Excel, JSON, Parquet and the HTML report.
+"""A run's downloads, each built only when asked: CSV, Excel, JSON, Parquet, the HTML report and the PDF summary.
 
 The rows come from the report held in memory, or from the history a page at a time (never the whole run at
 once); the HTML report of a large stored run embeds its worst rows, chosen by SQL. The writers are
@@ -28,6 +28,7 @@ class RunFiles:
     run_id: Optional[str] = None
     labels_agreement: Any = None
     reviewed: Optional[Callable[[], Dict[str, str]]] = None
+    date: str = ""  # when the run was made (the exports' provenance caption; now when empty)
 
     @property
     def names(self) -> Any:
@@ -71,10 +72,26 @@ class RunFiles:
 
         return files.parquet_bytes(self.rows(), self.names)
 
+    def pdf(self) -> bytes:
+        """The one-page PDF summary (report/pdf.py): headline, means chart, advice, the worst rows, provenance."""
+        from . import pdf
+
+        return pdf.summary_pdf(self.summary, self.worst(pdf.WORST), dataset=self.dataset_name,
+                               settings=self.settings, run_id=self.run_id, date=self.date)
+
+    def worst(self, limit: int) -> Any:
+        """The `limit` rows with the lowest overall score, worst first (unscored rows count as 0)."""
+        if self.report is not None:
+            scored = sorted(enumerate(self.report.results), key=lambda p: (p[1].overall_score() or 0.0, p[0]))
+            return scored[:limit]
+        assert self.store is not None and self.run_id
+        return pages.worst_rows(self.store, self.run_id, limit)
+
     def html(self) -> str:
         from . import export
 
         return export.summary_html(self.summary, self.embedded, title=f"ragmeter report: {self.dataset_name}",
                                    dataset_name=self.dataset_name, settings=self.settings,
                                    labels_agreement=self.labels_agreement,
-                                   reviewed=self.reviewed() if self.reviewed is not None else None)
+                                   reviewed=self.reviewed() if self.reviewed is not None else None,
+                                   run_id=self.run_id or "", date=self.date)

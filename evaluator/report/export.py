@@ -34,6 +34,7 @@ from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis import summary as summary_data
+from ..analysis.provenance import Provenance
 from ..analysis.stats import MetricSummary
 from ..model import METHOD_LABELS, EvalReport, EvalResult, RowCounts
 from ..scoring.verdict import from_decision
@@ -107,7 +108,7 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 10px;border-bot
 .badge{display:inline-block;color:#fff;border-radius:4px;padding:0 6px;font-weight:600;font-variant-numeric:tabular-nums}
 .badge.na{background:#8c959f}table{border-collapse:collapse;width:100%;margin:6px 0}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
-figure{margin:12px 0;overflow-x:auto}figure svg{max-width:100%;height:auto}
+figure{margin:12px 0;overflow-x:auto}figure svg{max-width:100%;height:auto}figcaption{color:#57606a;font-size:12px}
 .advice{border-left:4px solid #e69138;padding:4px 12px;margin:8px 0;background:#fffaf3}
 details.sample{border:1px solid #d0d7de;border-radius:6px;margin:4px 0;padding:4px 8px}
 details.sample>summary{cursor:pointer}details.sample[open]>summary{margin-bottom:8px}
@@ -362,15 +363,20 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
 def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[int, EvalResult]]], *,
                  title: str = "RAG evaluation report", dataset_name: str = "", settings: Optional[Dict[str, Any]] = None,
                  labels_agreement: Any = None, use_vl_convert: bool = True,
-                 max_samples: Optional[int] = DEFAULT_MAX_SAMPLES, reviewed: Optional[Dict[str, str]] = None) -> str:
+                 max_samples: Optional[int] = DEFAULT_MAX_SAMPLES, reviewed: Optional[Dict[str, str]] = None,
+                 run_id: str = "", date: str = "") -> str:
     """`html_report` from a run's summary (analysis/summary.py) and its rows, which stream past once in index
-    order: only the embedded samples are held, so a stored run of any size is written without reading it whole."""
+    order: only the embedded samples are held, so a stored run of any size is written without reading it whole.
+    Every chart carries the run's provenance as its caption (dataset and version, rows scored, judge, date,
+    run id, ragmeter version), so a chart copied out of the page still says where it came from."""
     summaries = summary_data.metric_summaries(summary)
     trust = summary.get("trust") or {}
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
     samples, note, hidden = _sample_rows(rows(), int(summary.get("n_rows") or 0), max_samples)
+    provenance = Provenance.of_summary(dataset=dataset_name, settings=settings or {}, summary=summary, run_id=run_id,
+                                       date=date or datetime.now(timezone.utc).isoformat(timespec="minutes"))
     page = _template().render(
-        title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
+        provenance=provenance.text(), title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
         judge_line=summary.get("judge_status") or "", stopped=trust.get("stopped"),
         ending=from_decision(summary["decision"]),
         fallback_warning=_fallback_warning(trust),

@@ -47,9 +47,10 @@ def metric_summaries(summary: Mapping[str, Any]) -> List[MetricSummary]:
 
 
 def summary_charts(summary: Mapping[str, Any]) -> Dict[str, Any]:
-    """The run's altair charts by name (By category only when its samples have categories)."""
+    """The run's altair charts by name (By category only when its samples have categories); the means chart
+    compact, without its band legend (the page draws the legend once), so it fits the Report's first screen."""
     order = summary.get("metric_names") or []
-    built = {"Means ± 1 std": charts.means_chart(None, summaries=metric_summaries(summary)),
+    built = {"Means ± 1 std": charts.means_chart(None, summaries=metric_summaries(summary), step=30, legend=False),
              "Distributions": charts.histogram_chart(summary.get("histogram") or [], order)}
     category = charts.category_heatmap(summary.get("categories") or [], order)
     if category is not None:
@@ -92,11 +93,12 @@ def claims_html(result: EvalResult) -> Optional[str]:
 # --- files ---------------------------------------------------------------------------------------------
 def run_files(dataset_name: str, summary: Mapping[str, Any], settings: Dict[str, Any], *,
               report: Optional[EvalReport] = None, store: Optional[RunStore] = None, run_id: Optional[str] = None,
-              reviewed: Optional[Callable[[], Dict[str, str]]] = None) -> RunFiles:
-    """The run's CSV, JSON, Parquet and HTML, each built when asked (a stored run's rows read a page at a time)."""
+              reviewed: Optional[Callable[[], Dict[str, str]]] = None, date: str = "") -> RunFiles:
+    """The run's CSV, JSON, Parquet, HTML and PDF summary, each built when asked (a stored run's rows read a page
+    at a time); `date` (when the run was made) goes into the exports' provenance caption."""
     return RunFiles(dataset_name, summary, settings, report=report, store=store, run_id=run_id,
                     labels_agreement=summary_data.agreement(summary) or None,
-                    reviewed=reviewed)
+                    reviewed=reviewed, date=date)
 
 
 def chart_png(chart: Any) -> bytes:

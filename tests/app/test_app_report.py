@@ -155,13 +155,13 @@ def test_filters_and_drill_down_pick_survive_page_switches(reported):
     reported.selectbox(key="rep_metric").set_value("faithfulness").run()
     reported.slider(key="rep_max").set_value(0.9).run()
     pick = reported.selectbox(key="rep_sample").options[1]
-    reported.selectbox(key="rep_sample").set_value(int(pick.split(" · ")[0][1:])).run()
+    reported.selectbox(key="rep_sample").set_value(int(pick.split(" · ")[0][1:]) - 1).run()  # "#n" counts from 1
     shown = len(samples_table(reported))
     for page in ("pages/history.py", "pages/spot_check.py", "pages/evaluate.py", "pages/report.py"):
         reported.switch_page(page).run()
     assert not reported.exception and not reported.warning
     assert (reported.selectbox(key="rep_metric").value, reported.slider(key="rep_max").value) == ("faithfulness", 0.9)
-    assert reported.selectbox(key="rep_sample").value == int(pick.split(" · ")[0][1:])
+    assert reported.selectbox(key="rep_sample").value == int(pick.split(" · ")[0][1:]) - 1
     assert len(samples_table(reported)) == shown
 
 
