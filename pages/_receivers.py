@@ -40,13 +40,16 @@ def show(project: str) -> None:
             continue
         status = receiver.status()
         if status.state == "listening":
-            errors.caption("Receiving traces on http://{address}/v1/traces (started by this dashboard).",
-                           address=status.listen)
+            errors.caption("Receiving traces on http://{address}/v1/traces (started by {who}).", address=status.listen,
+                           who="ragmeter serve" if isinstance(receiver, service.SupervisedReceiver) else "this dashboard")
             counts = service.receiver_counts(team.config(), project)
             if counts is not None:
                 errors.caption("{line}", line=service.receiver_counts_line(counts))
         elif status.state == "starting":
             errors.caption("The trace receiver on {address} is starting.", address=status.listen)
+        elif isinstance(receiver, service.SupervisedReceiver):  # `ragmeter serve` runs and restarts it
+            errors.error("The trace receiver for this project is not running: {problem}", problem=status.problem,
+                         icon=":material/error:")
         else:
             errors.error("The trace receiver for this project is not running: {problem} It is started again "
                          "when a page is opened {seconds} s after it stopped; the dashboard's log has its output.",

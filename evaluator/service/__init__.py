@@ -26,7 +26,7 @@ from ..analysis.summary import verdict_of
 from ..analysis.timeline import MAX_DRILL, Deploy, Point, Timeline
 from ..collect.alerts import AlertEvent
 from ..collect.beside import RESTART_AFTER as RECEIVER_RESTART_AFTER
-from ..collect.beside import Receiver
+from ..collect.beside import Receiver, SupervisedReceiver
 from ..config import LOCAL_USER, Config
 from ..conversation import ASSISTANT, TOOL, USER, Conversation, Turn
 from ..errors import ConfigError, DatasetError, MetricError, NotAllowed, RagmeterError, TargetError, WorkerError
@@ -251,6 +251,7 @@ __all__ = [
     "RunStore",
     "SCALES",
     "ServerOptions",
+    "SupervisedReceiver",
     "TARGET_HALF_WIDTH",
     "TEAM_HISTORY",
     "TOOL",
