@@ -1,8 +1,8 @@
 """Reply shapes as bounded JSON schemas, for judges that constrain their output (judges/openai.py).
 
 A grammar made from a schema (llama.cpp) or a json_schema response format (vLLM, LM Studio, Ollama)
-keeps a weak model's reply to the shape the metric reads; `maxItems` and `maxLength` also bound
-it, so a constrained reply ends well inside the metric's completion cap instead of rambling.
+keeps a weak model's reply to the shape the metric reads; `maxItems` bounds its lists and the metric's
+completion cap its strings, so a constrained reply ends instead of rambling.
 Each metric's module builds its own shape from these pieces and sizes its cap for it.
 """
 from __future__ import annotations
@@ -14,7 +14,10 @@ ITEM_CHARS = 160  # one claim, statement or fact
 
 
 def text(max_chars: int = REASON_CHARS) -> Dict[str, Any]:
-    return {"type": "string", "maxLength": max_chars}
+    """A string. `max_chars` is what its share of the completion cap is sized for, not a `maxLength`: a
+    grammar made from maxLength nests one optional rule per character (llama.cpp's converter), and sampling
+    through 160 nested rules takes minutes per token; the completion cap bounds the string instead."""
+    return {"type": "string"}
 
 
 def choice(values: Sequence[Any]) -> Dict[str, Any]:
