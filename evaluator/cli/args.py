@@ -132,6 +132,10 @@ def _data_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--mapping", action="append", default=[], metavar="FIELD=COLUMN",
                        help="read a field from a column, or from a path inside one "
                             "(question=inputs.question, contexts=outputs.documents[].page_content)")
+    group.add_argument("--qrels", metavar="QRELS", help="DATA is a TREC run file (query Q0 doc rank score name): "
+                       "score it against these TREC or BEIR qrels with the retrieval metrics (any extension)")
+    group.add_argument("--run", metavar="RUN", help="DATA is a BEIR folder (queries.jsonl, qrels/test.tsv): score this "
+                       "TREC run file of its queries with the retrieval metrics")
     group.add_argument("--sheet", metavar="NAME", help="an Excel workbook's sheet to read (default: the first sheet "
                        "whose header names a question)")
     group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns "

@@ -49,6 +49,7 @@ from ..scoring.costs import estimate_run, usage_line
 from ..scoring.progress import Progress
 from ..errors import RagmeterError
 from ..io.datasets import CLI, load_dataset
+from ..io import trec
 from ..io.outputs import check_output
 from ..io.versions import version_of
 from ..judges.offline import OfflineJudge
@@ -174,6 +175,11 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
     args.load_warnings = []  # unread columns that look like a field: printed again on the last lines (announce)
     try:
+        if getattr(args, "qrels", None) or getattr(args, "run", None):  # a retrieval run (io/trec.py)
+            return trec.read_retrieval(args.data, args.qrels, args.run, notes)
+        if not Path(args.data).is_dir() and trec.looks_like_run(args.data):
+            raise UsageError(f"{args.data} looks like a TREC run file (query Q0 doc rank score name); score it "
+                             "with its judgments: ragmeter evaluate RUN --qrels QRELS")
         return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes,
                             tool_evidence=not getattr(args, "no_tool_evidence", False),
                             sheet=getattr(args, "sheet", None), warnings=args.load_warnings)
@@ -367,6 +373,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.output:
         check_output(args.output)  # a report that cannot be written is known now, not after the run
+    if (getattr(args, "qrels", None) or getattr(args, "run", None)) and args.metrics is None:
+        args.metrics = trec.RETRIEVAL_METRICS  # a retrieval run has ids and judgments, no answers to judge
+        print(f"note: a retrieval run: scoring {args.metrics} (choose others with --metrics)", file=sys.stderr)
     if args.dry_run:
         return dry_run(args)
     check_engine(args)

@@ -19,6 +19,7 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
+from ..metrics.retrieval import parse_name  # a retrieval run needs no answers
 from ..errors import DatasetError, HistoryError, JudgeConfigError, QueueFull, RagmeterError
 from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
 from ..judges.base import Judge, close_judge
@@ -138,8 +139,9 @@ def submit_new(store: RunStore, config: RunConfig, samples: Sequence[EvalSample]
                settings: Optional[Dict[str, Any]] = None, pin: bool = False) -> str:
     """Queue a new run of `samples`; its id. `settings` adds to what is stored (the CLI's output files);
     `pin` keeps it for this process's worker even when nothing needs handing off (the CLI runs its own)."""
-    config.chosen_metrics()  # MetricError now, not on a worker
-    if target is None and samples and not any(s.answer.strip() for s in samples):
+    chosen = config.chosen_metrics()  # MetricError now, not on a worker
+    if target is None and samples and not all(parse_name(m.name) for m in chosen) \
+            and not any(s.answer.strip() for s in samples):
         raise DatasetError("has no answers (the answer is empty on every row), so there is nothing to score; "
                            "fill in the answers, or give a target that answers each question", file=dataset_name)
     stored = _judge_settings(config, api_key, judge)

@@ -38,6 +38,7 @@ import time
 from functools import partial
 from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
+from ..metrics.retrieval import parse_name  # a retrieval run needs no answers
 from ..errors import DatasetError, HistoryError, JudgeFailed, RagmeterError
 from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
 from ..judges.base import Judge, close_judge, judge_usage
@@ -153,8 +154,10 @@ class Run:
         With `target`, each sample's answer comes from calling it (the file needs only questions).
         MetricError (unknown metric, bad rubric) is raised before any judge is built; DatasetError when no
         sample has an answer and no target gives them (a goldens file: every score would be 0 or N/A)."""
-        config.chosen_metrics()
-        if target is None and samples and not any(s.answer.strip() for s in samples):
+        chosen = config.chosen_metrics()
+        # A retrieval run (io/trec.py) has no answers and needs none when every metric is a retrieval metric.
+        if target is None and samples and not all(parse_name(m.name) for m in chosen) \
+                and not any(s.answer.strip() for s in samples):
             raise DatasetError("has no answers (the answer is empty on every row), so there is nothing to score; "
                                "fill in the answers, or give a target that answers each question", file=dataset_name)
         built = judge is None
