@@ -215,9 +215,10 @@ class ChatServer(LoopbackServer):
     """The loopback server; use as a context manager (or call `start()` / `stop()`)."""
 
     def __init__(self, *, default: Behaviour = Reply(DEFAULT_REPLY), responder: Optional[Responder] = None,
-                 latency: float = 0.0, model_ids: Tuple[str, ...] = ("test-model",)) -> None:
+                 latency: float = 0.0, model_ids: Tuple[str, ...] = ("test-model",), owned_by: str = "test") -> None:
         self.default, self.responder, self.latency = default, responder, latency
         self.model_ids = model_ids
+        self.owned_by = owned_by  # what /models says owns each model ("llamacpp", "vllm": who the server is)
         self.requests: List[Recorded] = []
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -364,7 +365,7 @@ class _Handler(LoopbackHandler):
     def do_GET(self) -> None:
         self._read()
         if self.path.rstrip("/").endswith("/models"):
-            data = [{"id": m, "object": "model", "owned_by": "test"} for m in self.chat.model_ids]
+            data = [{"id": m, "object": "model", "owned_by": self.chat.owned_by} for m in self.chat.model_ids]
             self._send(200, json.dumps({"object": "list", "data": data}).encode())
         else:
             self._send(404, b'{"error": {"message": "not found"}}')

@@ -24,6 +24,7 @@ TRUNCATED = "Judge reply was cut off mid-JSON (truncated) — heuristic used."
 EMPTY_REPLY = "The judge returned an empty reply."
 ENDLESS_REPLY = ("The judge thought until its completion cap and gave no answer (thinking never ended): "
                  "raise --judge-max-tokens or use a model that does not think.")
+TOO_LARGE_WORDS = "ragmeter reads"  # in bounded.ReplyTooLarge's message: "more than the 8 MiB ragmeter reads"
 # The one repair attempt after a reply with no score: the same prompt, and what went wrong.
 REPAIR = {"en": "\n\nYour previous reply could not be read ({why}). Reply again with JSON only, exactly in the "
                 "shape above, and keep every text short.",
@@ -78,7 +79,7 @@ def call(judge: Any, prompt: str, chosen: Dict[str, Any]) -> Tuple[Optional[str]
     try:
         reply = judge.generate(prompt, **chosen)
     except Exception as exc:  # any judge failure is recorded, never aborts the run
-        if "too large" in str(exc).lower() or "ReplyTooLarge" in str(exc):
+        if TOO_LARGE_WORDS in str(exc):  # bounded.ReplyTooLarge, as judges/openai.py words it
             count_reply(judge, TOO_LARGE)
         return None, call_info(judge), f"{type(exc).__name__}: {exc}"
     info = call_info(judge)
