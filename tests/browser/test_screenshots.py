@@ -27,6 +27,9 @@ except ImportError:  # fail in CI, where these tests must run; skip on a develop
         raise
     pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
 
+from evaluator.collect.alerts import AlertMonitor, parse_rule
+from evaluator.store.history import RunStore
+from live_runs import write_live_runs
 from ports import serve_on_free_port, stop
 from teamfiles import SERVER_START_TIMEOUT, healthy
 
@@ -43,8 +46,15 @@ PAGES = [("evaluate", ""), ("report", "report"), ("spot-check", "spot_check"), (
 
 @pytest.fixture(scope="module")
 def dashboard(tmp_path_factory) -> Iterator[str]:
-    """`ragmeter dashboard --port N` as a user types it (the venv's own script), on a fresh history."""
+    """`ragmeter dashboard --port N` as a user types it (the venv's own script), on a fresh history holding two
+    days of a production project's live runs (a deploy, a drop, its alert), for the Monitor page's picture."""
     folder = Path(tempfile.mkdtemp(prefix="ragmeter-"))  # short: the sidebar shows it in the pictures
+    store = RunStore(folder / "history.sqlite3")
+    write_live_runs(store, "shop-bot", 288, version=lambda i: "v1" if i < 150 else "v2",
+                    scores=lambda i: {"faithfulness": 0.62 if 150 <= i < 200 else 0.88 - (i % 7) / 100,
+                                      "answer_relevancy": 0.8 + (i % 5) / 100})
+    AlertMonitor(store, "shop-bot", [parse_rule("faithfulness < 0.75 over 20")], since="").poll()
+    store.close()
     env = {**os.environ, "RAGMETER_HISTORY": str(folder / "history.sqlite3")}
     for name in ("OPENAI_API_KEY", "RAGMETER_CONFIG"):
         env.pop(name, None)
@@ -109,6 +119,9 @@ def test_every_dashboard_page_from_ragmeter_dashboard(dashboard, page):
     for slug, path in PAGES[2:]:
         page.goto(f"{dashboard}/{path}")
         settle(page)
+        if slug == "monitor":  # the live runs drawn: one chart per metric
+            expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2, timeout=RUN_TIMEOUT)
+            settle(page)
         expect(page.get_by_text("The dashboard cannot start")).to_have_count(0)
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         shots.append(save(page, slug))
