@@ -231,6 +231,26 @@ def ab_view(tests: Dict[str, Any]) -> None:
     views.records_table(rows, column_config=DELTA_FORMAT | {c: SIGNED for c in ("interval low", "interval high")})
 
 
+def trend_view(store: RunStore, found: Sequence[RunInfo]) -> None:
+    """A project's finished runs over time, per metric, with 95% bands; a dashed rule marks each run whose judge,
+    model, heuristics or dataset version changed (a step there may be the scorer's, not the pipeline's)."""
+    projects = list(dict.fromkeys(r.project for r in found if r.project))
+    if not projects:
+        return
+    st.subheader("A project over time")
+    project = st.selectbox("Project", projects, key="hist_trend_project",
+                           help="The newest run's project first. Every finished run of it is drawn.")
+    with errors.guard("Charting the project"):
+        trend = service.project_trend(store, project)
+        chart = service.trend_chart(trend)
+        if chart is None:
+            errors.caption("No finished run of {p} has scores yet.", p=project)
+            return
+        st.altair_chart(chart, key="hist_trend_chart")
+        for change in trend.changes[-5:]:  # the latest five: the chart's tooltips have all of them
+            errors.caption("Changed at run {run}: {what}", run=change["run"], what=change["what"])
+
+
 def list_runs(store: RunStore) -> List[RunInfo]:
     """Where the runs are kept (as text: a path is not Markdown), the owner and project filters, the runs."""
     st.caption("Runs are saved as they are scored in:")

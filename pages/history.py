@@ -1,4 +1,5 @@
-"""History: every run, saved row by row as it is scored. Reopen, rename, delete, resume, compare."""
+"""History: every run, saved row by row as it is scored; a project over time. Reopen, rename, delete, resume,
+compare."""
 import streamlit as st
 
 from evaluator import service
@@ -26,6 +27,7 @@ if not found:
 
 views.records_table(sections.runs_table(found), column_config={"overall": sections.THREE})
 by_id = {r.run_id: r for r in found}
+sections.trend_view(store, found)
 
 st.subheader("Manage a run")
 run_id = st.selectbox("Run", list(by_id), format_func=lambda i: sections.run_label(by_id[i]), key="hist_run")

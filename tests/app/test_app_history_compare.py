@@ -72,3 +72,23 @@ def test_one_verdict_per_metric_the_sequential_test_beside_it_and_why_they_diffe
         said = [c.value for c in at.caption if c.value.startswith("faithfulness: the verdict is the fixed-size")]
         assert len(said) == 1 and "wider" in said[0]
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the compare chart is drawn
+
+
+def test_a_project_over_time_is_charted_and_a_change_of_scorer_marked(store):
+    first = store.create_run(dataset_name="zones.jsonl", samples=samples(), project="zones",
+                             settings={"judge": "offline", "heuristics": "ragmeter"})
+    second = store.create_run(dataset_name="zones.jsonl", samples=samples(better=True), project="zones",
+                              settings={"judge": "offline", "heuristics": "jaccard"})
+    evaluator = RAGEvaluator(OfflineJudge())
+    for run_id, data in ((first, samples()), (second, samples(better=True))):
+        for i, sample in enumerate(data):
+            store.record_result(run_id, i, evaluator.evaluate(sample))
+        store.finish_run(run_id, status="finished", total_time=0.1)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/history.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "A project over time" in [h.value for h in at.subheader]
+    assert at.selectbox(key="hist_trend_project").value == "zones"
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert charts and "Over time" in charts[0].proto.spec and "faithfulness" in charts[0].proto.spec
+    assert any(f"Changed at run {second}: heuristic set ragmeter → jaccard" in c.value for c in at.caption)
