@@ -109,6 +109,9 @@ def exam_config(args: argparse.Namespace) -> Any:
     if kind.value != "offline" and not model.value:
         raise RagmeterError("ragmeter judge check needs --model (the judge model name), or --offline")
     if kind.value == "offline":
+        if args.base_url and not args.offline:
+            raise RagmeterError("--base-url needs --model (the judge model name); ragmeter judge check needs "
+                                "--model, or --offline for the heuristics")
         return RunConfig()
     return RunConfig(judge=str(kind.value), model=str(model.value), base_url=str(base_url.value or ""),
                      api_key_env=str(variable.value or ""), max_workers=1, judge_timeout=float(args.judge_timeout),

@@ -1,0 +1,123 @@
+"""`ragmeter judge check`: the exam against a real loopback judge, its baselines, its stored result,
+a team's own labelled file, and the errors a user can act on."""
+import json
+
+import pytest
+from openai_server import ChatServer, reply
+
+from evaluator.cli.command import main
+from evaluator.judges.replies import forget_servers
+from evaluator.review.exam import (BASELINE, FIT, UNUSABLE, ConstantJudge, RandomJudge, baselines, default_items,
+                                   take_exam)
+from evaluator.review.exam_items import EXAM_METRICS
+from evaluator.store.exams import judge_key, latest_exams
+from evaluator.store.history import RunStore
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("RAGMETER_JUDGE_MAX_TOKENS", raising=False)
+    forget_servers()
+    yield tmp_path
+    forget_servers()
+
+
+def test_the_built_in_exam_has_about_60_items_balanced_per_metric_in_two_languages():
+    items = default_items()
+    assert 56 <= len(items) <= 70
+    for metric in EXAM_METRICS:
+        labels = [i.label for i in items if i.metric == metric]
+        assert len(labels) >= 12 and sum(labels) * 2 == len(labels)
+    assert {i.lang for i in items} == {"en", "ar"}
+    assert len({i.item_id for i in items}) == len(items)
+
+
+@pytest.mark.parametrize("judge", [ConstantJudge(1.0), ConstantJudge(0.0), RandomJudge()])
+def test_a_constant_or_random_judge_is_never_fit_even_unmarked(judge):
+    result = take_exam(judge, default_items())
+    assert result.verdict != FIT
+    assert all(m.balanced_accuracy <= 0.7 for m in result.metrics)
+
+
+def test_the_baselines_are_marked_and_never_fit():
+    found = baselines(default_items())
+    assert [r.judge for r in found][0] == "offline heuristics"
+    assert all(r.verdict == BASELINE and all(m.verdict == BASELINE for m in r.metrics) for r in found)
+
+
+def test_a_judge_that_answers_prose_is_unusable_with_advice(home, capsys):
+    with ChatServer(default=reply("Looks good to me!")) as srv:
+        code = main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--limit", "2", "-q",
+                     "--history", str(home / "h.sqlite3")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "verdict: unusable" in out and "advice:" in out
+    assert "offline heuristics" in out and "constant judge" in out and "random judge" in out
+    assert "baselines are never fit" in out
+
+
+def test_the_result_is_stored_with_the_judges_settings_and_no_key(home, capsys, monkeypatch):
+    monkeypatch.setenv("EXAM_KEY", "sk-canary-41-do-not-store")
+    history = home / "h.sqlite3"
+    with ChatServer(default=reply('{"score": 1.0, "reasoning": "ok"}')) as srv:
+        code = main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--api-key-env", "EXAM_KEY",
+                     "--limit", "1", "-q", "--judge-max-tokens", "300", "--history", str(history),
+                     "--json", str(home / "exam.json")])
+        key = judge_key("m", srv.base_url)
+        sent = {r.body["max_tokens"] for r in srv.chat_requests}
+    assert code == 1 and sent == {300}
+    stored = latest_exams(RunStore(history), [key])[key]
+    assert stored["verdict"] == UNUSABLE  # "always 1.0" agrees with half the labels
+    assert stored["settings"]["model"] == "m" and stored["settings"]["max_tokens"] == 300
+    assert "sk-canary" not in history.read_bytes().decode("utf-8", "replace")
+    written = json.loads((home / "exam.json").read_text(encoding="utf-8"))
+    assert written[0]["verdict"] == UNUSABLE and {m["metric"] for m in written[0]["metrics"]} == set(EXAM_METRICS)
+    assert "stored as judge exam" in capsys.readouterr().out
+
+
+def test_a_teams_own_labelled_file_replaces_the_exam(home, capsys):
+    rows = [{"question": "What is the refund window?", "answer": "30 days.", "contexts": ["Refunds: 30 days."],
+             "human_faithfulness": 1},
+            {"question": "What is the refund window?", "answer": "90 days.", "contexts": ["Refunds: 30 days."],
+             "human_faithfulness": 0}]
+    exam = home / "labels.jsonl"
+    exam.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    code = main(["judge", "check", "--offline", "--exam", str(exam), "-q"])
+    out = capsys.readouterr().out
+    assert code == 1 and "labels.jsonl exam" in out and "faithfulness" in out and "answer_relevancy" not in out
+
+
+def test_a_file_without_labels_is_a_clear_error(home, capsys):
+    exam = home / "plain.jsonl"
+    exam.write_text(json.dumps({"question": "q", "answer": "a", "contexts": ["c"]}) + "\n", encoding="utf-8")
+    assert main(["judge", "check", "--offline", "--exam", str(exam)]) == 2
+    assert "no human_<metric> labels" in capsys.readouterr().err
+
+
+def test_a_dead_judge_stops_the_exam_with_exit_3(home, capsys):
+    code = main(["judge", "check", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "-q", "--no-store",
+                 "--no-baselines"])
+    out = capsys.readouterr().out
+    assert code == 3 and "the exam stopped early" in out and "could not reach" in out.lower()
+
+
+def test_judge_check_needs_a_model(capsys):
+    assert main(["judge", "check", "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert "needs --model" in capsys.readouterr().err
+
+
+def test_a_judge_that_agrees_with_the_labels_is_fit(home, capsys):
+    """A judge that answers every item's label (the exam asks metric by metric) is the perfect examinee."""
+    items = default_items()
+    asked = [i for metric in dict.fromkeys(i.metric for i in items) for i in items if i.metric == metric]
+    answers = iter([f'{{"score": {float(i.label)}, "reasoning": "by construction"}}' for i in asked])
+
+    class Oracle:
+        name = "oracle"
+
+        def generate(self, prompt):
+            return next(answers)
+
+    result = take_exam(Oracle(), items)
+    assert result.verdict == FIT and all(m.balanced_accuracy == 1.0 and m.compliance == 1.0 for m in result.metrics)
