@@ -170,3 +170,27 @@ def test_hostile_sample_ids_and_reasons_stay_inert_in_the_whole_comment():
     assert not MENTION.search(text) and not ISSUE.search(text) and not AUTOLINK.search(text)
     links = re.findall(r'href="([^"]+)"', MarkdownIt("commonmark").enable("table").render(comment))
     assert links and all(link.startswith("https://dash.example/") for link in links)  # only our own links
+
+
+def test_a_cli_run_records_the_git_commit_and_prompt_version_and_compare_lists_them(tmp_path, monkeypatch, capsys):
+    import subprocess
+
+    data = tmp_path / "faq.jsonl"
+    data.write_text(json.dumps({"question": "Q?", "answer": "A yes.", "contexts": ["A yes."], "sample_id": "a"}) + "\n")
+    monkeypatch.chdir(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "faq.jsonl"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    assert main(["evaluate", str(data), "--prompt-version", "v1", "-q"]) == 0
+    data.write_text(data.read_text() + "\n")  # an uncommitted change: the run says so
+    assert main(["evaluate", str(data), "--prompt-version", "v2", "-q"]) == 0
+    base, new = [r for r in reversed(RunStore().list_runs())]
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert base.settings["git_commit"] == head and base.settings["git_dirty"] is False
+    assert new.settings["git_dirty"] is True and new.settings["prompt_version"] == "v2"
+    capsys.readouterr()
+    assert main(["compare", base.run_id, new.run_id, "--format", "json"]) == 0
+    changes = json.loads(capsys.readouterr().out)["pipeline_changes"]
+    assert {"what": "prompt version", "baseline": "v1", "candidate": "v2", "refuses_the_gate": False} in changes
+    assert any(c["what"] == "uncommitted changes" for c in changes)

@@ -157,6 +157,29 @@ class Provenance:
                 "ragmeter_version": self.ragmeter}
 
 
+GIT_TIMEOUT_S = 5
+
+
+def git_state(where: str = ".") -> Dict[str, Any]:
+    """{git_commit, git_dirty} of the repository `where` is in (what a CLI run records, so Compare and the
+    History trend can say what changed); {} outside a repository, without git, or when git is slow."""
+    import subprocess
+
+    def git(*argv: str) -> Optional[str]:
+        try:
+            done = subprocess.run(["git", "-C", where, *argv], capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
+                                  check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "--short=12", "HEAD")
+    if not commit:
+        return {}
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return {"git_commit": commit, **({} if changed is None else {"git_dirty": bool(changed)})}
+
+
 def ragmeter_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 

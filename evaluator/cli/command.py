@@ -202,7 +202,19 @@ def new_run(args: argparse.Namespace, store: Any) -> Run:
                for name in _OUTPUT_FLAGS if getattr(args, name, None)}
     if outputs:
         run.settings[OUTPUTS] = outputs  # stored with the run when it starts
+    run.settings.update(what_changed(args))
     return run
+
+
+def what_changed(args: argparse.Namespace) -> Dict[str, Any]:
+    """What a run records of the pipeline it measures (analysis/provenance.py): the git commit and whether the
+    work tree had uncommitted changes, and --prompt-version; Compare and the History trend show them."""
+    from ..analysis.provenance import git_state
+
+    found = git_state(".")
+    if getattr(args, "prompt_version", None):
+        found["prompt_version"] = args.prompt_version
+    return found
 
 
 def resumed_run(args: argparse.Namespace, store: Any) -> Run:
@@ -253,9 +265,10 @@ def queued_run_id(args: argparse.Namespace, store: Any, judge: Any) -> str:
     samples = read_samples(args, target)
     outputs = {name: str(Path(getattr(args, name)).expanduser().resolve())
                for name in _OUTPUT_FLAGS if getattr(args, name, None)}
+    settings = {**({OUTPUTS: outputs} if outputs else {}), **what_changed(args)}
     return submit_new(store, run_config(args), samples, dataset_name=Path(args.data).name, target=target,
                       project=args.project, judge=judge, limits=limits, pin=pin,
-                      settings={OUTPUTS: outputs} if outputs else None)
+                      settings=settings or None)
 
 
 def _resume_config(args: argparse.Namespace, store: Any) -> RunConfig:
