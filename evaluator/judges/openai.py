@@ -152,19 +152,19 @@ class OpenAIChat:
     def _settle_mode(self) -> None:
         """auto: the mode this server settled on earlier in the process, else the first mode of its family,
         read once from its /models list (judges/replies.py); a server that does not say stays at json_object."""
-        with self._lock:
+        with self._lock:  # the other threads wait here until the mode is settled, then send in it
             if self._probed:
                 return
-            self._probed = True
             remembered = known_mode(self.base_url)
             if remembered:
                 self._mode = remembered
-                return
-            family = known_family(self.base_url)
-            if family is None:
-                family = self._probe_family()
-                remember_family(self.base_url, family)
-            self._mode = FIRST_MODE.get(family, self._mode)
+            else:
+                family = known_family(self.base_url)
+                if family is None:
+                    family = self._probe_family()
+                    remember_family(self.base_url, family)
+                self._mode = FIRST_MODE.get(family, self._mode)
+            self._probed = True
 
     def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
         """llama.cpp and vLLM reuse a shared prefix (True); OpenAI's own caches prompts of 1,024 tokens or
