@@ -67,3 +67,14 @@ def test_the_report_offers_an_excel_download_beside_the_others(history):
     no_exception(app)
     labels = [d.proto.label for d in app.get("download_button")]
     assert {"Download CSV", "Download Excel", "Download Parquet"} <= set(labels), labels
+
+
+def test_an_uploaded_haystack_report_reads_predicted_answer_as_the_answer(history):
+    app = upload(open_app(TIMEOUT), "haystack_detailed.csv", mime="text/csv")
+    no_exception(app)
+    assert any(i.value.startswith("Haystack evaluation report recognised.") for i in app.info)
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    samples = [r.sample for r in shown_report(app).results]
+    assert [(s.answer, s.ground_truth) for s in samples] == [
+        ("30 days", "30 days"), ("Yes, in 5 to 7 days.", "Yes"), ("30 يومًا", "30 يومًا")]
