@@ -224,6 +224,8 @@ def _metric_exam(judge: Any, metric_name: str, group: List[ExamItem], offline: b
             stopped = str(health.failure())
     after, n = judge_usage(judge), len(group) or 1
     calls = (after.get("calls", 0) + after.get("failures", 0)) - (before.get("calls", 0) + before.get("failures", 0))
+    if not after and not offline:  # a judge that counts nothing (a baseline): one call per item asked
+        calls = len(group) - failures.get("exam stopped", 0)
     tokens = sum(after.get(k, 0) - before.get(k, 0) for k in ("prompt_tokens", "completion_tokens"))
     result = MetricResult(metric_name, len(group), sum(i.label for i in group), answered, pos, neg,
                           round(calls / n, 2), round(tokens / n, 1), round((time.perf_counter() - start) / n, 3),
