@@ -132,6 +132,21 @@ def test_without_a_team_file_serve_is_the_laptop_dashboard(monkeypatch):
     assert argv[argv.index("--server.port") + 1] == "8501" and argv[argv.index("--server.address") + 1] == "127.0.0.1"
 
 
+def test_a_relative_history_means_the_folder_serve_was_started_in(monkeypatch, tmp_path):
+    # The dashboard runs in the checkout (its .streamlit/ is there): a relative path must not move with it.
+    from evaluator.cli.args import build_parser
+    from evaluator.cli.serve import Plan
+
+    monkeypatch.delenv("RAGMETER_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    plan = Plan.of(build_parser().parse_args(["serve", "--history", "runs.sqlite3"]))
+    assert plan.env()["RAGMETER_HISTORY"] == str(tmp_path / "runs.sqlite3")
+    monkeypatch.setenv("RAGMETER_HISTORY", "postgresql://me:secret@db/ragmeter")
+    plan = Plan.of(build_parser().parse_args(["dashboard"]))
+    assert plan.env()["RAGMETER_HISTORY"] == "postgresql://me:secret@db/ragmeter"  # in the environment, never argv
+    assert "secret" not in " ".join(plan.dashboard_argv()) and "secret" not in plan.describe()
+
+
 # --- receivers: started by serve, never a second time by its dashboard ----------------------------------------
 def test_under_serve_the_dashboard_starts_no_receiver_and_reports_the_port(monkeypatch, tmp_path):
     port = free_port()

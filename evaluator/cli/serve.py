@@ -32,6 +32,8 @@ from typing import Any, Dict, List, Optional
 from ..collect.beside import SUPERVISED_ENV
 from ..config import ENV_VAR as CONFIG_ENV, LOOPBACK_HOSTS, Config, listen_address
 from ..errors import RagmeterError
+from ..store.db import is_postgres_url
+from ..store.history import ENV_VAR as HISTORY_ENV
 from ..team import settings
 from ..team.startup import ServerOptions, problems
 
@@ -120,8 +122,9 @@ class Plan:
         env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=python_path(), **extra)
         if self.config_path:
             env[CONFIG_ENV] = self.config_path
-        if self.args.history:
-            env["RAGMETER_HISTORY"] = self.args.history  # not argv: a PostgreSQL URL may carry a password
+        history = self.args.history or env.get(HISTORY_ENV, "")
+        if history.strip():  # not argv: a PostgreSQL URL may carry a password
+            env[HISTORY_ENV] = absolute(history)  # the children start in the checkout, not here
         return env
 
     def dashboard_argv(self) -> List[str]:
@@ -169,9 +172,9 @@ class Plan:
         return Supervisor(programs, on_tick=ready.tick).run()
 
     def describe(self) -> str:
-        history = settings.history(self.args.history, self.env(), self.config)
+        history = settings.history(self.args.history, os.environ, self.config)
         team = f"team file {self.config_path}" if self.config_path else "no team file: the offline judge and sample data"
-        return f"{team}; history {history.shown} ({history.origin})"
+        return f"{team}; history {absolute(str(history.shown))} ({history.origin})"
 
     def worker_note(self) -> str:
         if self.workers() and self.config.runs.workers != "external":
@@ -197,6 +200,13 @@ class Readiness:
         if up and not self.said:
             print(f"ragmeter serve: the dashboard is ready at {self.url}", flush=True)
         self.said = up
+
+
+def absolute(location: str) -> str:
+    """A history location that means the same from any folder: a relative SQLite path made absolute."""
+    if is_postgres_url(location):
+        return location
+    return str(Path(location.strip()).expanduser().resolve())
 
 
 def healthy(url: str) -> bool:
