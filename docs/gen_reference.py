@@ -5,6 +5,7 @@ A page holds a marker line and the build puts the generated Markdown in its plac
     <!-- generated: cli -->       every command, every argument group, every flag (evaluator/cli/args.py)
     <!-- generated: formats -->   the file types (io/filetypes.py), what `ragmeter --help` says it reads,
                                   and the column names of each field (io/dialects.py ALIASES)
+    <!-- generated: judges -->    every registered judge kind: model, key variable, JSON mode, logprobs, Batch API
     <!-- generated: metrics -->   every registered metric: kind, what it needs, what the judge sees, scale,
                                   prompt languages, offline heuristic sets and what the heuristic does
 
@@ -171,6 +172,24 @@ def metrics_markdown() -> str:
     return "\n".join(lines)
 
 
+# -- judges ---------------------------------------------------------------------------------------------
+def judges_markdown() -> str:
+    """Every registered judge kind (built-ins and installed plug-ins) and what it needs and supports."""
+    from evaluator.judges.registry import get_judge, judge_kinds
+
+    def yes(flag: bool) -> str:
+        return "yes" if flag else ""
+
+    lines = ["| `--judge` | what it is | model | API key (variable) | JSON mode | logprobs (G-Eval) | Batch API |",
+             "|---|---|---|---|---|---|---|"]
+    for kind in judge_kinds():
+        entry = get_judge(kind)
+        key = f"yes ({code(entry.key_env)})" if entry.needs_key and entry.key_env else yes(entry.needs_key)
+        lines.append(f"| {code(kind)} | {cell(entry.label)} | {yes(entry.needs_model)} | {key} | {yes(entry.json_mode)} "
+                     f"| {yes(entry.logprobs)} | {yes(entry.batch_api)} |")
+    return "\n".join(lines) + "\n"
+
+
 # -- the library API -----------------------------------------------------------------------------------
 def api_markdown() -> str:
     """One mkdocstrings entry per public name (evaluator.__all__), under the module that defines it."""
@@ -199,7 +218,7 @@ def _defining_module(name: str) -> str:
 
 
 PARTS: Dict[str, Callable[[], str]] = {"cli": cli_markdown, "formats": formats_markdown, "metrics": metrics_markdown,
-                                       "api": api_markdown}
+                                       "judges": judges_markdown, "api": api_markdown}
 
 
 def expand(markdown: str) -> str:

@@ -86,6 +86,13 @@ def test_the_formats_table_lists_every_file_type():
     assert "`ground_truth`" in table and "`expected_output`" in table  # the column names of each field
 
 
+def test_the_judges_table_lists_every_registered_judge():
+    from evaluator.judges.registry import judge_kinds
+
+    table = gen.judges_markdown()
+    assert all(f"| `{kind}` |" in table for kind in judge_kinds()) and len(judge_kinds()) >= 2
+
+
 def nav_files() -> List[str]:
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = text[text.index("\nnav:"):]
