@@ -125,6 +125,10 @@ def run_option_widgets(prefix: str, batch_api: bool = True) -> Dict[str, Any]:
                         help=f"Re-running unchanged data costs no calls. File: {service.judge_cache_file()}")
     return {
         "batch": batch,
+        "judge_max_tokens": int(st.number_input(
+            "Max tokens per judge call", 0, 32768, 0, step=64, key=key("max_tokens"), persist_state=state.KEEP,
+            help="The completion cap of every judge call; 0 = each metric's own (128 for a score, ~500 for "
+                 "verdict lists). Small local models ramble without one.")),
         "max_workers": int(c1.number_input("Max workers", 1, 64, 4, key=key("workers"), persist_state=state.KEEP,
                                            help="Samples scored at once; backs off by itself on rate limits.")),
         "cache": service.judge_cache_file() if cache else "",
@@ -145,3 +149,40 @@ def estimate(token: str, _samples: List[EvalSample], config_json: str) -> Dict[s
 def dashboard_hint(message: str) -> str:
     """A library error's advice in the dashboard's own words."""
     return message.replace(service.key_hint(), "check the API key (type it under Judge, or set OPENAI_API_KEY)")
+
+
+CHECK_LIMITS = {"Quick (2 items per metric)": 2, "Full exam (all items)": 0}
+
+
+def check_panel(prefix: str, config: service.RunConfig) -> None:
+    """"Check this judge": the judge exam for the judge configured above, on an explicit button (it calls the
+    judge: up to service.EXAM_ITEMS calls), beside the exam's baselines; a red box when it is unusable."""
+    if config.offline:
+        return
+    with st.expander("Check this judge", icon=":material/fact_check:"):
+        st.caption(f"Asks the judge a built-in exam of {service.EXAM_ITEMS} short items (English and Arabic, "
+                   "labels by construction) and says whether it is fit to judge, beside a constant judge, a "
+                   "random judge and the offline heuristics (never fit). The result is kept with the judge's "
+                   "settings and shown beside every run it scores.")
+        size = st.radio("Exam", list(CHECK_LIMITS), horizontal=True, key=state.judge_key(prefix, "exam_size"))
+        if st.button("Check this judge", key=state.judge_key(prefix, "check"), icon=":material/play_arrow:"):
+            with errors.guard("Checking the judge"), st.spinner("The judge is sitting the exam…"):
+                from pages._runs import open_store
+
+                found = service.check_judge(open_store(), config, access=team.access(), api_key=api_key(prefix),
+                                            limit=CHECK_LIMITS[size], owner=team.owner())
+                st.session_state[state.judge_key(prefix, "exam")] = found
+        found = st.session_state.get(state.judge_key(prefix, "exam"))
+        if found:
+            show_exam(found)
+
+
+def show_exam(found: Dict[str, Any]) -> None:
+    """The exam's verdict (a red box when unusable), what to try, and the figures beside the baselines."""
+    result = found["result"]
+    verdict = result["verdict"]
+    say = {"fit": errors.success, "weak": errors.warning}.get(verdict, errors.error)
+    say("Verdict: {verdict} ({judge})", verdict=verdict, judge=result["judge"])
+    for line in found["lines"][1:]:
+        st.text(line)
+    st.dataframe(service.exam_rows([result, *found["baselines"]]), hide_index=True, use_container_width=True)

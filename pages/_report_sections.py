@@ -51,6 +51,7 @@ def report_caption(view: RunView) -> str:
              errors.fmt("judge: {judge}", judge=view.summary.get("judge_status") or ""),
              views.format_duration(view.summary.get("total_time") or 0.0),
              errors.fmt("status: {status}", status=meta.status)]
+    parts += [errors.fmt("{exam}", exam=line) for line in [service.judge_exam_line(runs.open_store(), meta.settings or {})] if line]  # its judge's exam
     version = service.data_version(meta.settings or {})  # which test set this run scored
     parts += [errors.fmt("data version {v}", v=errors.code_span(version))] if version else []
     return " · ".join(parts + ([errors.fmt("run {id}", id=errors.code_span(meta.run_id))] if meta.run_id else []))

@@ -36,6 +36,7 @@ if piped:
     step += 1
 st.subheader(f"{step} · Judge")
 config = judge_ui.judge_widgets("eval")
+judge_ui.check_panel("eval", config)
 st.subheader(f"{step + 1} · Metrics")
 config = replace(config, **rubric_ui.metric_widgets(config.offline))
 if dataset is not None and config.metrics:

@@ -180,7 +180,7 @@ SUBLAYERS = {
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("downloads",), ("__init__",)),
-    "service": (("choices", "history", "monitor", "reports", "reviews", "runs", "team"), ("generation",),
+    "service": (("choices", "history", "judging", "monitor", "reports", "reviews", "runs", "team"), ("generation",),
                 ("__init__",)),
 }
 

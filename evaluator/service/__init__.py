@@ -185,6 +185,7 @@ from .reviews import (
     run_reviews,
     save_reviews,
 )
+from .judging import EXAM_ITEMS, check_judge, exam_rows, judge_exam, judge_exam_line
 from .runs import estimate, rescore_run, resume_run, spot_check, submit_run, target_config, try_target
 from .team import access_of, identify, server_config, startup_problems
 
@@ -212,6 +213,7 @@ __all__ = [
     "DatasetPreview",
     "Decision",
     "Deploy",
+    "EXAM_ITEMS",
     "Filters",
     "GATE_REASONS",
     "GenerateSettings",
@@ -279,6 +281,7 @@ __all__ = [
     "chart_png",
     "chart_svg",
     "check_history_path",
+    "check_judge",
     "claims_html",
     "compare",
     "compare_chart",
@@ -299,6 +302,7 @@ __all__ = [
     "drop_empty",
     "environment_key",
     "estimate",
+    "exam_rows",
     "external_columns",
     "first_user_message",
     "folder_chunks",
@@ -319,6 +323,8 @@ __all__ = [
     "judge_calls",
     "judge_cost",
     "judge_entries",
+    "judge_exam",
+    "judge_exam_line",
     "judge_needs_key",
     "judge_noise",
     "judge_plugin_errors",

@@ -1,0 +1,70 @@
+"""The judge exam behind the dashboard's "Check this judge" panel, and the exam a run's judge sat.
+
+`check_judge` runs the exam (review/exam.py) for the judge a page configured, beside its baselines, and
+stores the result with the judge's settings (store/exams.py; the key is never part of them); the panel
+shows the returned dicts. `judge_exam` / `judge_exam_line` find the latest exam the judge of a stored
+run sat, for the Report and History pages. Checking a judge calls it: it needs the "run" permission.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional
+
+from ..judges.base import close_judge
+from ..review.exam import baselines, default_items, summary_lines, take_exam
+from ..scoring.run_config import RunConfig
+from ..store.exams import exam_line, key_of_settings, latest_exams, save_exam
+from ..store.history import RunStore
+from ..team.access import Access
+
+EXAM_ITEMS = len(default_items())  # what the panel says it will ask
+
+
+def check_judge(store: Optional[RunStore], config: RunConfig, *, access: Access, api_key: str = "",
+                limit: int = 0, owner: Optional[str] = None) -> Dict[str, Any]:
+    """The exam for `config`'s judge: {"result", "baselines", "lines", "exam_id"} (result and baselines as
+    ExamResult.to_dict()). NotAllowed when the session may not run; a judge that cannot start raises its
+    JudgeConfigError. Stored in `store` (when given) with the judge's settings, never its key."""
+    access.check("run")
+    items = default_items()
+    if limit:
+        kept: Dict[str, int] = {}
+        items = [i for i in items if kept.setdefault(i.metric, 0) < limit and not kept.update({i.metric: kept[i.metric] + 1})]
+    judge = config.build_judge(api_key)
+    settings = {**config.settings(judge), "max_tokens": config.judge_max_tokens or None}
+    try:
+        result = take_exam(judge, items, settings=settings)
+    finally:
+        close_judge(judge)
+    exam_id = ""
+    if store is not None and not result.baseline:
+        exam_id = save_exam(store, result.to_dict(), settings, owner=owner or access.user)
+    return {"result": result.to_dict(), "baselines": [b.to_dict() for b in baselines(items)],
+            "lines": summary_lines(result), "exam_id": exam_id}
+
+
+def exam_rows(results: List[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """One table row per judge and metric, for st.dataframe."""
+    rows = []
+    for r in results:
+        for m in r["metrics"]:
+            low, high = m["interval"]
+            rows.append({"judge": r["judge"], "metric": m["metric"], "format": m["compliance"],
+                         "balanced accuracy": m["balanced_accuracy"], "95% interval": f"{low:.2f}-{high:.2f}",
+                         "calls/item": m["calls"], "tokens/item": m["tokens"], "s/item": m["seconds"],
+                         "verdict": m["verdict"]})
+    return rows
+
+
+def judge_exam(store: RunStore, settings: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The latest exam the judge of a run with these stored settings sat, or None."""
+    key = key_of_settings(settings or {})
+    return latest_exams(store, [key]).get(key) if key else None
+
+
+def judge_exam_line(store: RunStore, settings: Mapping[str, Any]) -> str:
+    """'judge check: weak (built-in exam, 2026-12-06)' for a run whose judge sat one, else ''. A history
+    that cannot be read says nothing here (the page shows its own error for the run)."""
+    try:
+        return exam_line(judge_exam(store, settings))
+    except Exception:  # an old history without the table yet, a database error: no line
+        return ""
