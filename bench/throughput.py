@@ -72,6 +72,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--latency-ms", type=float, default=200.0, help="server latency per chat call")
     p.add_argument("--workers", default="1,4,16", help="comma-separated max_workers settings")
     p.add_argument("--skip-ragas", action="store_true", help="do not install or run ragas")
+    p.add_argument("--server-caches", default="auto", choices=("auto", "no", "yes"),
+                   help="treat the mock as a server that reuses a prompt prefix (yes: llama.cpp, vLLM), does not (no: "
+                        "OpenAI under 1,024 tokens) or is not known (auto, the default: the prefix stays shared)")
     p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
                    help="ragmeter's judge mode (combined: one call per sample for all five metrics)")
     p.add_argument("--skip-offline", action="store_true", help="skip the offline rate and RSS figures")
@@ -106,6 +109,14 @@ def timed_run(judge: OpenAIJudge, samples: list, workers: int, judge_mode: str =
     return report, time.perf_counter() - start
 
 
+def as_if(judge: OpenAIJudge, caches: str) -> None:
+    """--server-caches: the mock is a server ragmeter cannot identify (the prefix stays shared, "auto"); "no"
+    makes it one known not to reuse a prefix (OpenAI's own under 1,024 prompt tokens), "yes" one that does
+    (llama.cpp, vLLM), so each default-mode path is measured on the same server."""
+    if caches != "auto":
+        judge.chat.caches_prefix = lambda prompt_tokens: caches == "yes"  # type: ignore[method-assign]
+
+
 def run_ragmeter(args: argparse.Namespace, samples: list, workers: int, tmp: Path) -> Dict[str, Any]:
     """One cold run and one cached re-run at `workers`, against a fresh server."""
     log = tmp / f"ragmeter-w{workers}.jsonl"
@@ -113,6 +124,7 @@ def run_ragmeter(args: argparse.Namespace, samples: list, workers: int, tmp: Pat
     n = len(samples)
     with start_mock(args.mock, log, mock_options(args)) as server:
         with OpenAIJudge(MODEL, base_url=server.base_url, cache=cache, max_concurrency=max(16, workers)) as judge:
+            as_if(judge, args.server_caches)
             report, wall = timed_run(judge, samples, workers, args.judge_mode)
             usage = judge.usage()
             peak = judge.limiter.peak_in_flight
@@ -325,6 +337,9 @@ RATIO_ROWS = (
 )
 
 
+RAGAS_PROMPT_TOKENS = 11_481  # ragas 0.3's prompt tokens per sample on these samples (bench/README.md)
+
+
 def _ragmeter_cell(run: Dict[str, Any], label: str, key: Optional[str]) -> Any:
     if key is not None:
         return run[key]
@@ -338,6 +353,9 @@ def print_ragmeter(runs: List[Dict[str, Any]], args: argparse.Namespace, estimat
     header = ["figure"] + [f"workers={r['workers']}" for r in runs]
     rows = [[label] + [_ragmeter_cell(r, label, key) for r in runs] for label, key in RAGMETER_ROWS]
     print(table(header, rows))
+    ours = runs[0]["prompt_tokens_per_sample_log"]
+    print(f"prompt tokens/sample: {ours:,.0f} = {ours / RAGAS_PROMPT_TOKENS:.3f}x ragas's {RAGAS_PROMPT_TOKENS:,} "
+          f"(target <= 0.12x in the default mode; server prefix cache: {args.server_caches})")
     print(f"pre-run estimate (evaluator.scoring.costs.estimate_run, no network): "
           f"{estimate.calls / args.n:.2f} calls/sample, {estimate.prompt_tokens / args.n:,.0f} prompt tokens/sample, "
           f"{estimate.completion_tokens / args.n:,.0f} completion tokens/sample")
