@@ -231,6 +231,9 @@ def ab_view(tests: Dict[str, Any]) -> None:
     views.records_table(rows, column_config=DELTA_FORMAT | {c: SIGNED for c in ("interval low", "interval high")})
 
 
+TREND_RUNS = 200  # runs the trend draws unless asked for all
+
+
 def trend_view(store: RunStore, found: Sequence[RunInfo]) -> None:
     """A project's finished runs over time, per metric, with 95% bands; a dashed rule marks each run whose judge,
     model, heuristics or dataset version changed (a step there may be the scorer's, not the pipeline's)."""
@@ -240,8 +243,12 @@ def trend_view(store: RunStore, found: Sequence[RunInfo]) -> None:
     st.subheader("A project over time")
     project = st.selectbox("Project", projects, key="hist_trend_project",
                            help="The newest run's project first. Every finished run of it is drawn.")
+    finished = sum(1 for r in found if r.project == project and r.status == "finished")
+    everything = finished <= TREND_RUNS or st.checkbox(
+        errors.fmt("All {n:,} runs", n=finished), key="hist_trend_all",
+        help=f"The chart shows the newest {TREND_RUNS} runs unless you ask for all (a long history draws slower).")
     with errors.guard("Charting the project"):
-        trend = service.project_trend(store, project)
+        trend = service.project_trend(store, project, None if everything else TREND_RUNS, listed=found)
         chart = service.trend_chart(trend)
         if chart is None:
             errors.caption("No finished run of {p} has scores yet.", p=project)

@@ -344,6 +344,35 @@ def chart_downloads(view: RunView, charts: Dict[str, Any]) -> None:
                                    key=f"dl_{ext}_{i}", on_click="ignore")
 
 
+def notes_view(meta: RunMeta) -> None:
+    """The run's notes (author, time, what they are on), each shown as text; a form to add one when allowed."""
+    if not meta.run_id:
+        return
+    st.subheader("Notes")
+    with errors.guard("Reading the notes"):
+        found = service.run_notes(runs.open_store(), meta.run_id)
+        for note in found:
+            with st.container(border=True):
+                errors.caption("{who} · {when} · on {on}", who=note.author, when=note.created_at[:16].replace("T", " "),
+                               on=note.on)
+                st.text(note.text)  # as typed: never Markdown or HTML
+        if not found:
+            st.caption("No notes yet. A note is shown here, in the HTML and PDF exports and to anyone opening the "
+                       "share link.")
+    if not service.may_note(team.access()):
+        st.caption("Your role may not write notes on this team server.")
+        return
+    with st.form("rep_note_form", clear_on_submit=True, border=False):
+        text = st.text_area("Add a note", key="rep_note_text", max_chars=service.MAX_NOTE_CHARS, height=90,
+                            placeholder="What you found, what to try, a question for the team…")
+        sample = st.text_input("On one sample (optional)", key="rep_note_sample",
+                               placeholder="its sample_id, or #n for its row")
+        if st.form_submit_button("Save note", icon=":material/comment:"):
+            with errors.guard("Saving the note"):
+                service.save_note(runs.open_store(), meta.run_id, text, access=team.access(), sample=sample.strip())
+                st.rerun()
+
+
 def trust_notes(summary: Dict[str, Any]) -> None:
     """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
     trust = summary.get("trust") or {}

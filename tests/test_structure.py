@@ -173,14 +173,14 @@ def test_every_subpackage_says_what_it_holds():
 # own row and the rows before it. "__init__" is the package's own module (evaluator/service/__init__.py is the
 # door, above its modules). Every module of a package listed here must be placed in a row.
 SUBLAYERS = {
-    "store": (("db",), ("history",), ("pages", "jobs", "reviews", "generations", "exams"), ("__init__",)),
+    "store": (("db",), ("history",), ("pages", "jobs", "reviews", "generations", "exams", "notes"), ("__init__",)),
     "team": (("identity",), ("access", "startup", "settings"), ("resuming",), ("__init__",)),
     "review": (("queue", "label_files", "exam_items"), ("correction", "labels", "exam"),
                ("agreement", "alignment", "entries"), ("__init__",)),
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("downloads",), ("__init__",)),
-    "service": (("choices", "history", "judging", "monitor", "reports", "reviews", "runs", "team"), ("generation",),
+    "service": (("choices", "history", "judging", "monitor", "notes", "reports", "reviews", "runs", "team"), ("generation",),
                 ("__init__",)),
 }
 

@@ -80,9 +80,12 @@ def _interval(total: float, squares: float, n: int) -> tuple:
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
-def project_trend(store: RunStore, project: str, limit: Optional[int] = None) -> Trend:
-    """The finished runs of `project`, oldest first (the newest `limit` when given), per metric."""
-    runs = [r for r in store.list_runs(project=project) if r.status == "finished"]
+def project_trend(store: RunStore, project: str, limit: Optional[int] = None,
+                  listed: Optional[Sequence[RunInfo]] = None) -> Trend:
+    """The finished runs of `project`, oldest first (the newest `limit` when given), per metric. `listed`: the
+    runs already read (newest first, as RunStore.list_runs gives them), so a page that lists them reads once."""
+    found = store.list_runs(project=project) if listed is None else [r for r in listed if r.project == project]
+    runs = [r for r in found if r.status == "finished"]
     runs = list(reversed(runs[:limit] if limit else runs))
     trend = Trend(project, runs, changes=changes(runs))
     if not runs:

@@ -672,6 +672,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .serve import run_serve_command
 
             return run_serve_command(args)
+        if args.command == "note":
+            from .note import run_note
+
+            return run_note(args)
         if args.command == "runs" and args.chart:
             from .charts import run_chart
 

@@ -7,7 +7,7 @@ report/files.py's and report/export.py's, loaded on the first download.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..model import EvalReport, EvalResult
 from ..store import pages
@@ -77,7 +77,17 @@ class RunFiles:
         from . import pdf
 
         return pdf.summary_pdf(self.summary, self.worst(pdf.WORST), dataset=self.dataset_name,
-                               settings=self.settings, run_id=self.run_id, date=self.date)
+                               settings=self.settings, run_id=self.run_id, date=self.date,
+                               notes=[f"{head}: {text}" for head, text in self.notes()])
+
+    def notes(self) -> List[Tuple[str, str]]:
+        """The run's notes as (who, when and on what; the text), oldest first; none for a run not in a history."""
+        if self.store is None or not self.run_id:
+            return []
+        from ..store.notes import notes_of
+
+        return [(f"{n.author} · {n.created_at[:16].replace('T', ' ')} · on {n.on}", n.text)
+                for n in notes_of(self.store, self.run_id)]
 
     def worst(self, limit: int) -> Any:
         """The `limit` rows with the lowest overall score, worst first (unscored rows count as 0)."""
@@ -94,4 +104,4 @@ class RunFiles:
                                    dataset_name=self.dataset_name, settings=self.settings,
                                    labels_agreement=self.labels_agreement,
                                    reviewed=self.reviewed() if self.reviewed is not None else None,
-                                   run_id=self.run_id or "", date=self.date)
+                                   run_id=self.run_id or "", date=self.date, notes=self.notes())

@@ -108,7 +108,7 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 10px;border-bot
 .badge{display:inline-block;color:#fff;border-radius:4px;padding:0 6px;font-weight:600;font-variant-numeric:tabular-nums}
 .badge.na{background:#8c959f}table{border-collapse:collapse;width:100%;margin:6px 0}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
-figure{margin:12px 0;overflow-x:auto}figure svg{max-width:100%;height:auto}figcaption{color:#57606a;font-size:12px}
+figure{margin:12px 0;overflow-x:auto}figure svg{max-width:100%;height:auto}figcaption{color:#57606a;font-size:12px}.note{white-space:pre-wrap;border-left:3px solid #d0d7de;padding:2px 10px;margin:8px 0}
 .advice{border-left:4px solid #e69138;padding:4px 12px;margin:8px 0;background:#fffaf3}
 details.sample{border:1px solid #d0d7de;border-radius:6px;margin:4px 0;padding:4px 8px}
 details.sample>summary{cursor:pointer}details.sample[open]>summary{margin-bottom:8px}
@@ -364,7 +364,7 @@ def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[i
                  title: str = "RAG evaluation report", dataset_name: str = "", settings: Optional[Dict[str, Any]] = None,
                  labels_agreement: Any = None, use_vl_convert: bool = True,
                  max_samples: Optional[int] = DEFAULT_MAX_SAMPLES, reviewed: Optional[Dict[str, str]] = None,
-                 run_id: str = "", date: str = "") -> str:
+                 run_id: str = "", date: str = "", notes: Sequence[Tuple[str, str]] = ()) -> str:
     """`html_report` from a run's summary (analysis/summary.py) and its rows, which stream past once in index
     order: only the embedded samples are held, so a stored run of any size is written without reading it whole.
     Every chart carries the run's provenance as its caption (dataset and version, rows scored, judge, date,
@@ -376,7 +376,7 @@ def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[i
     provenance = Provenance.of_summary(dataset=dataset_name, settings=settings or {}, summary=summary, run_id=run_id,
                                        date=date or datetime.now(timezone.utc).isoformat(timespec="minutes"))
     page = _template().render(
-        provenance=provenance.text(), title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
+        provenance=provenance.text(), notes=list(notes), title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
         judge_line=summary.get("judge_status") or "", stopped=trust.get("stopped"),
         ending=from_decision(summary["decision"]),
         fallback_warning=_fallback_warning(trust),

@@ -150,6 +150,7 @@ from .monitor import (
     start_receivers,
     timeline,
 )
+from .notes import MAX_NOTE_CHARS, Note, may_note, run_notes, save_note
 from .reports import (
     Comparison,
     advice,
@@ -226,6 +227,7 @@ __all__ = [
     "LOCAL_USER",
     "Limits",
     "MAX_DRILL",
+    "MAX_NOTE_CHARS",
     "MetricError",
     "MetricSummary",
     "NA_COLOR",
@@ -337,6 +339,7 @@ __all__ = [
     "load_upload",
     "mapping_warnings",
     "metric_choices",
+    "may_note",
     "metric_summaries",
     "new_rubric",
     "open_history",
@@ -368,11 +371,13 @@ __all__ = [
     "run_files",
     "run_info",
     "run_provenance",
+    "run_notes",
     "run_reviews",
     "run_row",
     "run_summary",
     "samples_at",
     "save_reviews",
+    "save_note",
     "scale_of",
     "score_columns",
     "select_rows",

@@ -24,7 +24,7 @@ from ..runs.ab import ABResult, ab_from_runs
 from ..scoring import summaries
 from ..scoring.costs import price
 from ..store import pages
-from ..store.history import RunStore
+from ..store.history import RunInfo, RunStore
 from ..store.pages import Filters
 
 Rows = List[Tuple[int, EvalResult]]
@@ -152,9 +152,11 @@ def compare_chart(cmp: RunComparison) -> Any:
     return charts.compare_chart(rows, cmp.run_a.label, cmp.run_b.label) if rows else None
 
 
-def project_trend(store: RunStore, project: str, limit: Optional[int] = None) -> Trend:
-    """A project's finished runs over time, per metric, and the runs whose scorer or data changed."""
-    return trend_data.project_trend(store, project, limit)
+def project_trend(store: RunStore, project: str, limit: Optional[int] = None,
+                  listed: Optional[Sequence[RunInfo]] = None) -> Trend:
+    """A project's finished runs over time (the newest `limit`), per metric, and the runs whose scorer or data
+    changed; `listed`: the runs the page has already read."""
+    return trend_data.project_trend(store, project, limit, listed)
 
 
 def trend_chart(found: Trend) -> Any:

@@ -360,6 +360,24 @@ def m011_generations(db: Any) -> None:
 
 
 @migration
+def m012_notes(db: Any) -> None:
+    # People's notes on a run or on one of its samples (store/notes.py): who wrote them and when, the text as
+    # typed (shown as text, never Markdown). `idx` is NULL for a note on the whole run.
+    db.execute(
+        """CREATE TABLE notes (
+            note_id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            idx INTEGER,
+            sample_id TEXT,
+            author TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            body TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX notes_run ON notes (run_id, created_at)")
+
+
+@migration
 def m013_judge_exams(db: Any) -> None:
     # `ragmeter judge check` results (store/exams.py): one row per exam a judge sat, with the judge's settings
     # (no key), so every run scored by the same judge (its `judge_key`: model @ base URL) shows how it did.
