@@ -163,3 +163,28 @@ def test_the_cli_run_names_bad_replies_in_its_last_lines(tmp_path, capsys, monke
     assert code == 3
     judge_line = next(line for line in out.out.splitlines() if line.startswith("judge: "))
     assert "bad replies: " in judge_line and "html" in judge_line
+
+
+# -- where the cap comes from ------------------------------------------------------------------------
+def test_the_cap_is_resolved_flag_then_environment_then_team_file_then_each_metrics(tmp_path, monkeypatch):
+    from teamfiles import write_config
+
+    from evaluator.errors import ConfigError
+    from evaluator.team.settings import Flags, judge_max_tokens
+
+    monkeypatch.delenv("RAGMETER_JUDGE_MAX_TOKENS", raising=False)
+    monkeypatch.delenv("RAGMETER_CONFIG", raising=False)
+    assert (judge_max_tokens().value, judge_max_tokens().layer) == (0, "default")
+    write_config(tmp_path, "[judge]\nmax_tokens = 700\n", monkeypatch)
+    assert (judge_max_tokens().value, judge_max_tokens().layer) == (700, "file")
+    monkeypatch.setenv("RAGMETER_JUDGE_MAX_TOKENS", "400")
+    assert (judge_max_tokens().value, judge_max_tokens().layer) == (400, "environment")
+    found = judge_max_tokens(Flags(judge_max_tokens=200))
+    assert (found.value, found.origin) == (200, "flag --judge-max-tokens")
+    monkeypatch.setenv("RAGMETER_JUDGE_MAX_TOKENS", "lots")
+    with pytest.raises(ConfigError, match="RAGMETER_JUDGE_MAX_TOKENS"):
+        judge_max_tokens()
+    monkeypatch.delenv("RAGMETER_JUDGE_MAX_TOKENS")
+    write_config(tmp_path, "[judge]\nmax_tokens = -5\n", monkeypatch, name="bad.toml")
+    with pytest.raises(ConfigError, match="judge.max_tokens"):
+        judge_max_tokens()
