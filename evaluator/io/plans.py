@@ -76,7 +76,7 @@ def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: 
     if missing:  # every missing column at once, with one line that maps them all
         accepted = "; ".join(f"{name}: {', '.join(ALIASES[name])}" for name in missing)
         raise where.error(
-            f"no {' and no '.join(missing)} column. Columns found: {', '.join(columns) or '(none)'}. Accepted "
+            f"no {' column and no '.join(missing)} column. Columns found: {', '.join(columns) or '(none)'}. Accepted "
             f"names: {accepted}. {surface.map_all_advice(missing)}")
 
 

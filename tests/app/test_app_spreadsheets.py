@@ -42,7 +42,7 @@ def test_choosing_a_sheet_without_the_columns_asks_for_a_mapping(history):
     sheet_select(app).set_value("About").run()
     no_exception(app)
     errors = [e.value for e in app.error]
-    assert any("sheet 'About', line 1: no question and no answer column" in e for e in errors), errors
+    assert any("sheet 'About', line 1: no question column and no answer column" in e for e in errors), errors
 
 
 def test_a_password_protected_workbook_is_refused_in_a_red_box(history):

@@ -49,7 +49,7 @@ def test_every_missing_column_is_reported_at_once_with_the_mapping_line(capsys, 
     code, _, err = cli(capsys, data)
     assert code != 0
     last = err[-1]
-    assert "no question and no answer column. Columns found: Frage, Antwort, Kontext." in last
+    assert "no question column and no answer column. Columns found: Frage, Antwort, Kontext." in last
     assert last.endswith("Rename the columns or pass --mapping question=COLUMN --mapping answer=COLUMN")
     code, _, err = cli(capsys, data, "--mapping", "question=Frage", "--mapping", "answer=Antwort")
     assert code == 0
@@ -135,6 +135,6 @@ def service_report():
 
 def test_a_workbook_missing_its_columns_names_sheet_and_the_fix(capsys):
     code, _, err = cli(capsys, BOOK, "--sheet", "About")
-    assert code != 0 and "sheet 'About', line 1: no question and no answer column" in err[-1]
+    assert code != 0 and "sheet 'About', line 1: no question column and no answer column" in err[-1]
     with pytest.raises(DatasetError):
         load_dataset(BOOK, sheet="About")
