@@ -7,7 +7,7 @@ is written in seconds, as a finished run leaves it, its summary included), start
 `streamlit run` on 127.0.0.1 and drives Debian's Chromium with Playwright (nothing downloaded). Prints:
 - the Report of each run from its share link (/report?run=ID), until its chart and drill-down are drawn,
   and each size's ratio to the smallest (targets: 10,000 rows <= 1.5x, 200,000 rows <= 2x);
-- History with few vs many runs (target <= 1.5x);
+- History with few vs many runs, the project's trend chart drawn (target <= 1.5x; issue 40: 10 vs 1,000 runs);
 - the drill-down moving to another sample (target <= 1 s);
 - the first Evaluate page of a fresh server vs a bare one-line Streamlit app started the same way
   (target <= 2x);
@@ -57,10 +57,11 @@ def row(rnd: random.Random, i: int) -> EvalResult:
     return EvalResult(sample.sample_id, scores=scores, sample=sample, elapsed_sec=0.01)
 
 
-def write_run(store: RunStore, rows: int, seed: int = 7) -> str:
-    """A finished run of `rows` offline-scored rows, written in batches as the Run writes them, summary included."""
+def write_run(store: RunStore, rows: int, seed: int = 7, project: str = "bench") -> str:
+    """A finished run of `rows` offline-scored rows, written in batches as the Run writes them, summary included
+    (all of one project: History charts the project over time, every run a point per metric)."""
     rnd = random.Random(seed)
-    run_id = store.create_run(dataset_name=f"generated_{rows}.csv", samples=[], n_samples=rows,
+    run_id = store.create_run(dataset_name=f"generated_{rows}.csv", samples=[], n_samples=rows, project=project,
                               settings={"judge": "openai", "model": "bench-judge"})
     results: List[EvalResult] = []
     for start in range(0, rows, BATCH):
@@ -102,6 +103,9 @@ def report_ready(page) -> None:
 
 def history_ready(page) -> None:
     page.get_by_role("heading", name="History").first.wait_for(timeout=600_000)
+    page.get_by_text("A project over time").first.wait_for(timeout=600_000)
+    page.locator('[data-testid="stVegaLiteChart"] svg.marks, [data-testid="stArrowVegaLiteChart"] svg.marks').first.wait_for(
+        timeout=600_000)  # the project's trend, drawn
     page.get_by_text("Compare").first.wait_for(timeout=600_000)
 
 

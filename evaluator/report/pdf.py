@@ -112,7 +112,7 @@ def summary_spec(summary: Mapping[str, Any], worst_rows: Iterable[Tuple[int, Eva
     """The page as one vega-lite spec (what the PDF renders)."""
     title, subtitle = _headline(summary, dataset)
     means = charts.means_chart(None, summaries=metric_summaries(summary)).to_dict()
-    outer = {k: means.pop(k) for k in ("$schema", "datasets", "config") if k in means}
+    outer: Dict[str, Any] = {k: means.pop(k) for k in ("$schema", "datasets", "config") if k in means}
     blocks: List[Dict[str, Any]] = [means, text_block("What to improve", _advice(summary, settings)),
                                     text_block(f"The {WORST} worst samples", _worst(worst_rows))]
     if notes:
