@@ -122,6 +122,7 @@ class DatasetPreview:
     notes: List[str] = field(default_factory=list)  # the tool recognised, how its cells are read, doubts
     paths: List[str] = field(default_factory=list)  # nested paths in the first rows (inputs.question)
     warnings: List[str] = field(default_factory=list)  # unread columns that look like a field (io/lookalikes.py)
+    quiet: List[str] = field(default_factory=list)  # columns the reader leaves unread on purpose (said in notes)
     sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets (for a Sheet select)
     sheet: Optional[str] = None  # the sheet read
 
@@ -278,7 +279,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
             said.extend(tally.notes())
     said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
     if warnings is not None:
-        warnings.extend(lookalike_warnings(read.unread, read.fields, surface))
+        warnings.extend(lookalike_warnings((c for c in read.unread if c not in reading.quiet), read.fields, surface))
     if split is not None:
         said[told:told] = split.note()
     for note in said:
@@ -375,7 +376,8 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         notes=read_notes + said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
         + pipe_warning(raw, mapping.get("contexts"), reading) + _passages_seen(src, raw, mapping.get("contexts")),
         paths=nested_paths(([first[1]] if first else []) + raw), sheets=sheets, sheet=chosen,
-        warnings=lookalike_warnings(unread_columns(columns, mapping.values()), mapping, surface),
+        warnings=lookalike_warnings(unread_columns(columns, mapping.values()), mapping, surface, reading.quiet),
+        quiet=list(reading.quiet),
     )
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from . import deepeval_runs, experiments, haystack_results, inspect_logs, langfuse_traces, traces
+from . import deepeval_runs, experiments, haystack_results, inspect_logs, langfuse_traces, llamaindex_datasets, traces
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
 from .readings import Detector, Reading, Tally
@@ -253,6 +253,7 @@ DETECTORS: Tuple[Detector, ...] = (
     experiments.unless_paths(inspect_logs.detect),
     experiments.unless_paths(langfuse_traces.detect),
     *experiments.DETECTORS,
+    llamaindex_datasets.detect,
     haystack_results.detect,  # before ragas and Phoenix: its "answer" is the reference, predicted_answer the answer
     _ragas_scores,
     _deepeval,

@@ -59,7 +59,8 @@ def json_records(text: IO[str], src: Source) -> Records:
         yield here, obj
 
 
-_LIST_KEYS = ("samples", "data", "resourceSpans", "testCases")  # testCases: a deepeval test run
+_LIST_KEYS = ("samples", "data", "resourceSpans", "testCases",  # testCases: a deepeval test run
+              "examples")  # LlamaIndex's LabelledRagDataset.save_json (io/llamaindex_datasets.py)
 
 
 def _refuse_known(data: dict, where: Where) -> None:

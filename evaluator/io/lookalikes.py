@@ -48,12 +48,14 @@ def looks_like(column: str) -> Optional[Tuple[str, str]]:
     return None
 
 
-def lookalike_warnings(unread: Iterable[str], fields: Mapping[str, str], surface: Surface) -> List[str]:
-    """A warning for each unread column that looks like a field: what it looks like and how to read it."""
+def lookalike_warnings(unread: Iterable[str], fields: Mapping[str, str], surface: Surface,
+                       quiet: Sequence[str] = ()) -> List[str]:
+    """A warning for each unread column that looks like a field: what it looks like and how to read it (none for
+    the `quiet` columns, which a recognised format leaves unread on purpose and says so in its note)."""
     said = []
     for column in unread:
         column = str(column)
-        if is_label(column) or is_external(column) or squash(column) in ("metadata", "notes"):
+        if column in quiet or is_label(column) or is_external(column) or squash(column) in ("metadata", "notes"):
             continue
         found = looks_like(column)
         if found is None:

@@ -62,6 +62,7 @@ class Reading:
     notes: Tuple[str, ...] = ()  # what was recognised and how it is read, in words
     regroup: Optional[Regroup] = None  # raw records -> rows with ragmeter's column names
     what: str = "rows"  # what the regroup counts, for its Tally
+    quiet: Tuple[str, ...] = ()  # columns left unread on purpose, said in the notes: no look-alike warning
 
     def apply(self, row: Dict[str, Any], where: Where) -> Dict[str, Any]:
         """The row with each rule's column rewritten (a new dict; rows without the column unchanged)."""

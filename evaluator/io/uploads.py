@@ -62,7 +62,7 @@ def mapping_warnings(preview: DatasetPreview, mapping: Mapping[str, Optional[str
     """The unread columns of an upload, under the mapping the user chose, that look like a reference, contexts or
     ids (io/lookalikes.py): the dashboard shows each in a yellow box."""
     chosen = {f: c for f, c in mapping.items() if c}
-    return lookalike_warnings(unread_columns(preview.columns, chosen.values()), chosen, DASHBOARD)
+    return lookalike_warnings(unread_columns(preview.columns, chosen.values()), chosen, DASHBOARD, preview.quiet)
 
 
 def preview_cells(preview: DatasetPreview) -> List[Dict[str, str]]:
