@@ -24,7 +24,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from evaluator.judges.openai import OpenAIJudge  # noqa: E402
-from evaluator.review.exam import ExamResult, baselines, default_items, format_table, summary_lines, take_exam  # noqa: E402
+from evaluator.review.exam import (ExamResult, baselines, default_items, format_table, limit_items,  # noqa: E402
+                                   summary_lines, take_exam)
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
@@ -35,14 +36,6 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="items per metric (default: all 16)")
     p.add_argument("--json", type=Path, help="also write every result as JSON")
     return p.parse_args(argv)
-
-
-def limited(limit: int) -> list:
-    items = default_items()
-    if not limit:
-        return items
-    seen: dict = {}
-    return [i for i in items if seen.setdefault(i.metric, []).append(i) or len(seen[i.metric]) <= limit]
 
 
 def examine(model: str, base_url: str, items: list, label: str) -> ExamResult:
@@ -66,7 +59,7 @@ def smollm2(items: list) -> Optional[ExamResult]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
-    items = limited(args.limit)
+    items = limit_items(default_items(), args.limit)
     results: List[ExamResult] = baselines(items)
     if not args.skip_llama:
         found = smollm2(items)

@@ -169,12 +169,12 @@ def check_panel(prefix: str, config: service.RunConfig) -> None:
             with errors.guard("Checking the judge"), st.spinner("The judge is sitting the exam…"):
                 from pages._runs import open_store
 
-                found = service.check_judge(open_store(), config, access=team.access(), api_key=api_key(prefix),
-                                            limit=CHECK_LIMITS[size], owner=team.owner())
-                st.session_state[state.judge_key(prefix, "exam")] = found
-        found = st.session_state.get(state.judge_key(prefix, "exam"))
-        if found:
-            show_exam(found)
+                st.session_state[state.judge_key(prefix, "exam")] = service.check_judge(
+                    open_store(), config, access=team.access(), api_key=api_key(prefix), limit=CHECK_LIMITS[size],
+                    owner=team.owner())
+        shown = st.session_state.get(state.judge_key(prefix, "exam"))
+        if shown:
+            show_exam(shown)
 
 
 def show_exam(found: Dict[str, Any]) -> None:

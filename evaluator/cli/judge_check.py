@@ -54,7 +54,7 @@ def add_judge_parser(sub: Any) -> None:
 def run_judge_check(args: argparse.Namespace) -> int:
     from ..io.datasets import load_dataset
     from ..review.exam import ExamResult, baselines, default_items, format_table, items_from_samples, \
-        summary_lines, take_exam
+        limit_items, summary_lines, take_exam
 
     if args.limit < 0:
         raise RagmeterError(f"--limit must be 0 (every item) or more, not {args.limit}")
@@ -66,7 +66,7 @@ def run_judge_check(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise RagmeterError(str(exc)) from exc
         exam = Path(args.exam).name
-    items = _limited(items, args.limit)
+    items = limit_items(items, args.limit)
     config = exam_config(args)
     judge = config.build_judge()
     settings = {**config.settings(judge), "max_tokens": config.judge_max_tokens or None}
@@ -116,18 +116,6 @@ def exam_config(args: argparse.Namespace) -> Any:
     return RunConfig(judge=str(kind.value), model=str(model.value), base_url=str(base_url.value or ""),
                      api_key_env=str(variable.value or ""), max_workers=1, judge_timeout=float(args.judge_timeout),
                      judge_max_tokens=int(judge_max_tokens(flags).value or 0))
-
-
-def _limited(items: list, limit: int) -> list:
-    if not limit:
-        return items
-    kept: Dict[str, int] = {}
-    out = []
-    for item in items:
-        if kept.get(item.metric, 0) < limit:
-            kept[item.metric] = kept.get(item.metric, 0) + 1
-            out.append(item)
-    return out
 
 
 def _languages(items: list) -> str:

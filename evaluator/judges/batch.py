@@ -56,6 +56,7 @@ class Request:
 
     prompt: str
     top_logprobs: int = 0
+    max_tokens: Optional[int] = None  # the calling metric's completion cap, sent as a direct call sends it
 
 
 @dataclass(frozen=True)
@@ -143,10 +144,11 @@ class CollectingJudge(_PromptJudge):
         self.requests: Dict[str, Request] = {}  # by custom_id, in the order they were asked
         self.cached = 0
 
-    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0, max_tokens: Optional[int] = None,
+                 schema: Optional[dict] = None) -> str:
         cid = self._next_id()
         if self.judge.cached(prompt, repeat=repeat, top_logprobs=top_logprobs) is None:
-            self.requests[cid] = Request(prompt, top_logprobs)
+            self.requests[cid] = Request(prompt, top_logprobs, max_tokens)
         else:
             self.cached += 1
         # This pass only collects; raising is the cheapest way through the scoring path.
@@ -164,7 +166,8 @@ class ReplayJudge(_PromptJudge):
         self._totals["requests"] = sent
         self._info: Dict[str, Any] = {}
 
-    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0) -> str:
+    def generate(self, prompt: str, *, repeat: int = 0, top_logprobs: int = 0, max_tokens: Optional[int] = None,
+                 schema: Optional[dict] = None) -> str:
         cid = self._next_id()
         self._info = {"retries": 0, "cached": False}
         if top_logprobs:
@@ -228,7 +231,8 @@ class BatchClient:
     # -- requests files ---------------------------------------------------------------------------
     def request_line(self, cid: str, request: Request) -> bytes:
         """One JSONL line: the chat-completions body generate() would send, under its custom_id."""
-        body = self.judge.request_body(request.prompt, top_logprobs=request.top_logprobs)
+        body = self.judge.request_body(request.prompt, top_logprobs=request.top_logprobs,
+                                       max_tokens=request.max_tokens)
         line = {"custom_id": cid, "method": "POST", "url": self.endpoint, "body": body}
         return json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n"
 

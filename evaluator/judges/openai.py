@@ -337,9 +337,9 @@ class OpenAIJudge(ResilientJudge):
         """The `openai` client this judge calls (its files and batches APIs serve `--batch`)."""
         return self.chat.client
 
-    def request_body(self, prompt: str, *, top_logprobs: int = 0) -> dict:
-        """The chat-completions body generate() would send for `prompt` now."""
-        return self.chat.request(prompt, top_logprobs=top_logprobs)
+    def request_body(self, prompt: str, *, top_logprobs: int = 0, max_tokens: Optional[int] = None) -> dict:
+        """The chat-completions body generate() would send for `prompt` now (with a metric's cap)."""
+        return self.chat.request(prompt, top_logprobs=top_logprobs, max_tokens=max_tokens)
 
     def __enter__(self) -> "OpenAIJudge":
         return self

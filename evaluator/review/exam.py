@@ -274,6 +274,19 @@ def default_items() -> List[ExamItem]:
     return builtin_exam()
 
 
+def limit_items(items: Sequence[ExamItem], per_metric: int) -> List[ExamItem]:
+    """The first `per_metric` items of each metric (all of them for 0), in their order."""
+    if not per_metric:
+        return list(items)
+    kept: Dict[str, int] = {}
+    out = []
+    for item in items:
+        if kept.get(item.metric, 0) < per_metric:
+            kept[item.metric] = kept.get(item.metric, 0) + 1
+            out.append(item)
+    return out
+
+
 def baselines(items: Sequence[ExamItem]) -> List[ExamResult]:
     """The exam's own baselines on these items: the offline heuristics, a constant and a random judge."""
     from ..judges.offline import OfflineJudge
@@ -320,5 +333,5 @@ def summary_lines(result: ExamResult) -> List[str]:
 
 
 __all__ = ["BASELINE", "FIT", "UNUSABLE", "WEAK", "ConstantJudge", "ExamResult", "JudgeFailed", "MetricResult",
-           "RandomJudge", "baselines", "default_items", "format_table", "items_from_samples", "summary_lines",
+           "RandomJudge", "baselines", "default_items", "format_table", "items_from_samples", "limit_items", "summary_lines",
            "take_exam"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..judges.base import close_judge
-from ..review.exam import baselines, default_items, summary_lines, take_exam
+from ..review.exam import baselines, default_items, limit_items, summary_lines, take_exam
 from ..scoring.run_config import RunConfig
 from ..store.exams import exam_line, key_of_settings, latest_exams, save_exam
 from ..store.history import RunStore
@@ -25,10 +25,7 @@ def check_judge(store: Optional[RunStore], config: RunConfig, *, access: Access,
     ExamResult.to_dict()). NotAllowed when the session may not run; a judge that cannot start raises its
     JudgeConfigError. Stored in `store` (when given) with the judge's settings, never its key."""
     access.check("run")
-    items = default_items()
-    if limit:
-        kept: Dict[str, int] = {}
-        items = [i for i in items if kept.setdefault(i.metric, 0) < limit and not kept.update({i.metric: kept[i.metric] + 1})]
+    items = limit_items(default_items(), limit)
     judge = config.build_judge(api_key)
     settings = {**config.settings(judge), "max_tokens": config.judge_max_tokens or None}
     try:
