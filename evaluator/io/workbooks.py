@@ -125,6 +125,9 @@ def _header_of(rows: Iterator[Tuple[int, Tuple[Any, ...]]]) -> Optional[Tuple[in
 
 
 def _numbered(ws: Any) -> Iterator[Tuple[int, Tuple[Any, ...]]]:
+    # A sheet's stored dimensions can be wrong (some writers leave them out or stale); read-only openpyxl trusts
+    # them unless reset, and would cut rows short. Reset, rows come as stored (a short row is padded later).
+    ws.reset_dimensions()
     return enumerate(ws.iter_rows(values_only=True), 1)
 
 
@@ -159,16 +162,19 @@ def choose_sheet(book: Any, src: Source) -> Workbook:
 def workbook_records(src: Source) -> Tuple[List[str], Where, Records, Workbook]:
     """The chosen sheet's header columns, where the header is, its data rows, and the workbook's sheets."""
     book = _load(src)
-    chosen = choose_sheet(book, src)
-    rows = _numbered(book[chosen.sheet])
-    found = _header_of(rows)
-    if found is None:
+    try:
+        chosen = choose_sheet(book, src)
+        rows = _numbered(book[chosen.sheet])
+        found = _header_of(rows)
+        if found is None:
+            raise sheet_where(src.name, chosen.sheet).error(
+                f"is empty (no row in its first {HEADER_SCAN_ROWS}); choose the sheet that holds the data")
+        number, cells = found
+        header = sheet_where(src.name, chosen.sheet, number)
+        columns = _columns(cells, header)
+    except BaseException:
         book.close()
-        raise sheet_where(src.name, chosen.sheet).error(
-            f"is empty (no row in its first {HEADER_SCAN_ROWS}); choose the sheet that holds the data")
-    number, cells = found
-    header = sheet_where(src.name, chosen.sheet, number)
-    columns = _columns(cells, header)
+        raise
     return columns, header, _rows(book, rows, columns, src, chosen.sheet), chosen
 
 
