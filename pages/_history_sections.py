@@ -133,8 +133,16 @@ def comparison_view(cmp: Any, sequential: Dict[str, Any]) -> None:
         errors.caption("{note}", note=cmp.version_note())
     if cmp.metrics_note():  # different metric choices: only the shared ones are compared
         errors.warning("{note}", note=cmp.metrics_note(), icon=":material/compare_arrows:")
-    for line in cmp.regressions:
-        errors.error("Regression: {line}", line=line, icon=":material/trending_down:")
+    for d in cmp.metrics:  # the same verdict as the table and `ragmeter compare`: one per metric
+        if service.compare_verdict(d) == "regressed":
+            errors.error("Regression: {m} {a:.3f} → {b:.3f} ({delta:+.3f}, p = {p})", m=d.metric, a=d.mean_a,
+                         b=d.mean_b, delta=d.delta, p=d.p_value, icon=":material/trending_down:")
+    if cmp.lost:
+        errors.error("Regression: {n} of {total} rows scored in A are missing or unscored in B", n=len(cmp.lost),
+                     total=cmp.total_a, icon=":material/trending_down:")
+    if 0 < cmp.n_paired <= 5:  # 2 / 2**n: the smallest p a paired permutation test of n pairs can give
+        errors.caption("With {n} paired samples no change can be clear: the smallest p the permutation test can "
+                       "give is {p:.3f}. Score more samples.", n=cmp.n_paired, p=2 / 2 ** cmp.n_paired)
     rows, said = [], []
     for d in cmp.metrics:
         seq = sequential.get(d.metric)
