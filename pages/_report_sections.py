@@ -287,8 +287,17 @@ def run_files(view: RunView) -> Any:
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
     return service.run_files(meta.dataset_name, view.summary, meta.settings, report=view.report, store=store,
                              run_id=meta.run_id, date=meta.created_at,
-                             reviewed=lambda: {m: service.corrected_line(a) for m, a in
-                                               rv.agreement(meta.run_id).items()})
+                             reviewed=lambda: {m: reviewed_line(a) for m, a in rv.agreement(meta.run_id).items()})
+
+
+FEW_REVIEWS = 5  # below this many labels an interval says more than the labels do
+
+
+def reviewed_line(a: Any) -> str:
+    """The exports' line about a metric's reviews: no interval from fewer than FEW_REVIEWS labels."""
+    if a.n_reviews < FEW_REVIEWS:
+        return f"{a.n_reviews} review{'' if a.n_reviews == 1 else 's'}: too few reviews for an interval"
+    return service.corrected_line(a)
 
 
 def stem_of(meta: RunMeta) -> str:
