@@ -86,3 +86,14 @@ def test_an_uploaded_llamaindex_dataset_is_recognised_without_look_alike_warning
     assert any(i.value.startswith("LlamaIndex recognised. LabelledRagDataset examples") for i in app.info)
     assert not [w.value for w in app.warning if "reference_contexts" in w.value]
     assert any("no answer column" in e.value and "call my pipeline" in e.value for e in app.error)
+
+
+def test_an_uploaded_dspy_result_scores_the_programs_answer(history):
+    app = upload(open_app(TIMEOUT), "dspy_results.csv", mime="text/csv")
+    no_exception(app)
+    assert any(i.value.startswith("DSPy recognised.") for i in app.info)
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    samples = [r.sample for r in shown_report(app).results]
+    assert [(s.answer, s.ground_truth) for s in samples] == [
+        ("30 days", "30 days"), ("Yes, in 5 to 7 days.", "Yes"), ("30 يومًا", "30 يومًا")]
