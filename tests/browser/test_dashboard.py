@@ -1,10 +1,10 @@
 """The real dashboard in real Chromium: upload, offline run, progress, ± std chart, drill-down,
-HTML download, page switches, Stop, and the README's screenshot of the Report page.
+HTML download, page switches, Stop, and a screenshot of the Report page.
 
 Each test gets a fresh browser context, so a fresh Streamlit session; the server and its history
 database are shared by the session (runs are told apart by their dataset names).
-Screenshots of every key step go to artifacts/ (gitignored). `RAGMETER_UPDATE_SCREENSHOT=1`
-also writes docs/report.png, the README's picture.
+Screenshots of every key step go to artifacts/ (gitignored). The docs'
+pictures (the README's included) are taken by test_screenshots.py.
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import html
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import List
 
@@ -37,7 +36,6 @@ from .conftest import ROOT
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT = 60_000  # ms: an offline run of a few rows takes a second or two
-DOCS_SCREENSHOT = ROOT / "docs" / "report.png"
 UPLOAD_NAME = "browser_check.csv"
 # Our own little support-desk dataset. Row 3's question holds markup and an ampersand: the
 # dashboard must show it as text and the HTML report must carry it escaped.
@@ -294,16 +292,13 @@ def test_bundled_sample_run_shows_all_five_metrics(page, app_url, shot, artifact
 
 
 def _readme_screenshot(page: Page, artifacts_dir: Path) -> None:
-    """The README's picture: the top of the Report page (cards, bands and the ± std chart)."""
+    """The top of the Report page (cards, bands and the ± std chart), in artifacts/."""
     page.set_viewport_size({"width": 1400, "height": 1400})  # down to the chart's axis labels
     page.locator('[data-testid="stMain"]').evaluate("el => el.scrollTo(0, 0)")
     page.mouse.move(1390, 600)  # an empty margin: no hover toolbar, tooltip or sidebar button
     page.wait_for_timeout(500)
     path = artifacts_dir / "report.png"
     page.screenshot(path=str(path))
-    if os.environ.get("RAGMETER_UPDATE_SCREENSHOT") == "1":
-        DOCS_SCREENSHOT.parent.mkdir(exist_ok=True)
-        shutil.copyfile(path, DOCS_SCREENSHOT)
 
 
 STOP_ROWS = 20_000
