@@ -6,7 +6,8 @@
 
 Each attack gets a fresh receiver process (a `Receiver` on 127.0.0.1 with a token and a sink that
 stores nothing, so what is measured is the receiver itself), started with PYTHONPATH set to the tree
-measured. RSS is the receiver's own (/proc/PID/status: VmRSS before the attack and `--after` seconds
+measured. `--max-open-age S` also sets the open traces' age limit (the "after" tree only; its default
+is 120 s) to show memory coming back within the bench's `--after`. RSS is the receiver's own (/proc/PID/status: VmRSS before the attack and `--after` seconds
 after it, VmHWM for the peak). Printed per attack: the issue's "today" figure, then the before and
 after trees side by side.
 
@@ -114,7 +115,7 @@ def _orphan_body() -> bytes:
     from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
     from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
-    text = AnyValue(string_value="the same long tool output, again and again. " * 40)
+    text = AnyValue(string_value="the same long tool output, again and again. " * 20)  # 8.8 MB a request decoded
     spans = [Span(trace_id=trace_id, span_id=os.urandom(8), parent_span_id=b"\x01" * 8, name="child",
                   attributes=[KeyValue(key="output.value", value=text)])
              for trace_id in [os.urandom(16) for _ in range(250)] for _ in range(40)]
@@ -124,7 +125,30 @@ def _orphan_body() -> bytes:
 
 def orphans(server: Server) -> str:
     answers = [post(server.port, _orphan_body(), dict(AUTH, **{"Content-Encoding": "gzip"})) for _ in range(40)]
-    return _tally(answers)
+    return f"{_tally(answers)}; {_buffer(server.port)}"
+
+
+def _buffer(port: int) -> str:
+    found = _status(port)
+    buffer = found.get("buffer") if isinstance(found, dict) else None
+    if not buffer:
+        return f"open traces {found.get('open_traces', '?')} (no byte budget)" if isinstance(found, dict) else str(found)
+    dropped = {k: v for k, v in found.get("dropped", {}).items() if k.startswith("open_traces")}
+    return (f"open traces {buffer['traces']:,}, {buffer['bytes'] / 1e6:.0f} of {buffer['max_bytes'] / 1e6:.0f} MB "
+            f"estimated, expire at {buffer['max_age_s']:g} s; dropped {dropped}")
+
+
+def _status(port: int) -> object:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/status", headers={"Authorization": f"Bearer {TOKEN}"})
+        response = conn.getresponse()
+        body = response.read()
+        return json.loads(body) if response.status == 200 else f"/status: {response.status}"
+    except (OSError, ValueError) as exc:
+        return f"/status: {type(exc).__name__}"
+    finally:
+        conn.close()
 
 
 def _empty_spans(n: int) -> bytes:
@@ -150,27 +174,45 @@ def slowloris(server: Server) -> str:
 
     def trickle() -> None:
         try:
-            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
             socks.append(sock)
             for byte in b"POST /v1/traces HTTP/1.1\r\nHost: x\r\n":
+                sock.sendall(bytes([byte]))
                 if stop.wait(5.0):
                     return
-                sock.sendall(bytes([byte]))
         except OSError:
             return
     threads = [threading.Thread(target=trickle, daemon=True) for _ in range(70)]
     for t in threads:
         t.start()
+    end = time.monotonic() + 10
+    while len(socks) < 70 and time.monotonic() < end:
+        time.sleep(0.1)
     time.sleep(2.0)
     answers = []
     for _ in range(12):
         answers.append(post(server.port, b"", AUTH, timeout=10))
         time.sleep(1.0)
+    held = _connections(server.port)
     stop.set()
-    for sock in socks:
+    for sock in socks:  # as a killed client does: a reset, not a polite close
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        except OSError:
+            pass
         sock.close()
-    time.sleep(1.0)
-    return f"sender: {_tally(answers)}; tracebacks in the log after closing: {server.tracebacks()}"
+    time.sleep(1.5)
+    return (f"{len(socks)} trickling sockets; sender: {_tally(answers)}; {held}; "
+            f"tracebacks in the log after closing: {server.tracebacks()}")
+
+
+def _connections(port: int) -> str:
+    found = _status(port)
+    if not isinstance(found, dict):
+        return str(found)
+    conns = found.get("connections")
+    return f"slots held {conns['authenticated']}/{conns['max']}, pending {conns['pending']}" if conns else \
+        "slots: not reported"
 
 
 def deep_json(server: Server) -> str:
@@ -217,12 +259,15 @@ def main() -> None:
     parser.add_argument("--base", default="/tmp/base42", help="the tree before (default /tmp/base42: 4eff061)")
     parser.add_argument("--only", default=",".join(ATTACKS), help="attacks, comma-separated")
     parser.add_argument("--after", type=float, default=15.0, help="seconds after an attack RSS is read again")
+    parser.add_argument("--max-open-age", type=float, default=None, help="the receiver's open-trace age limit")
     args = parser.parse_args()
     trees = {"before": Path(args.base), "after": REPO}
     for name in args.only.split(","):
         print(f"\n== {name}   (issue 42, today: {TODAY[name]})")
         print(f"   {'tree':7} {'RSS before':>10} {'peak':>8} {'after':>8} {'seconds':>8} {'CPU s':>6}  answers")
         for label, tree in trees.items():
+            if args.max_open_age is not None:
+                LIMITS.setdefault(name, {})["max_open_age"] = args.max_open_age
             r = measure(tree, name, args.after)
             print(f"   {label:7} {r['before']:8.0f}MB {r['peak']:6.0f}MB {r['after']:6.0f}MB "
                   f"{r['s']:8.1f} {r['cpu']:6.1f}  {r['answers']}", flush=True)
