@@ -3,6 +3,7 @@
 Run names, dataset names and header names are the user's: labels and messages take them through
 pages/_errors.py; the selectboxes show them as plain-text options.
 """
+from functools import partial
 from typing import Any, Dict, List, Sequence
 
 import streamlit as st
@@ -159,6 +160,9 @@ def comparison_view(cmp: Any, sequential: Dict[str, Any]) -> None:
     chart = service.compare_chart(cmp)
     if chart is not None:
         st.altair_chart(chart, key="hist_compare_chart")
+    st.download_button("Download comparison (HTML)", partial(service.comparison_file, cmp),
+                       service.chart_file_name(cmp.run_b.dataset_name, cmp.run_b.run_id, "compare", "html"),
+                       "text/html", key="dl_compare_html", icon=":material/download:", on_click="ignore")
     changed = [*cmp.lost, *cmp.gained]
     if changed:
         st.markdown("**Rows scored in one run, missing or unscored in the other**")
@@ -204,7 +208,7 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
     c1, c2 = st.columns(2)
     run_a = c1.selectbox("Baseline (A)", ids, index=ids.index(shared[0]) if len(shared) == 2 else 1,
                          format_func=lambda i: run_label(by_id[i]), key="hist_cmp_a")
-    run_b = c2.selectbox("Compared (B)", ids, index=ids.index(shared[1]) if len(shared) == 2 else 0,
+    run_b = c2.selectbox("Candidate (B)", ids, index=ids.index(shared[1]) if len(shared) == 2 else 0,
                          format_func=lambda i: run_label(by_id[i]), key="hist_cmp_b")
     if st.button("Compare runs", key="btn_hist_compare", type="primary") or (
             len(shared) == 2 and state.get(state.COMPARE_SHARED) != shared):

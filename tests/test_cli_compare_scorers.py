@@ -194,3 +194,16 @@ def test_a_cli_run_records_the_git_commit_and_prompt_version_and_compare_lists_t
     changes = json.loads(capsys.readouterr().out)["pipeline_changes"]
     assert {"what": "prompt version", "baseline": "v1", "candidate": "v2", "refuses_the_gate": False} in changes
     assert any(c["what"] == "uncommitted changes" for c in changes)
+
+
+def test_the_html_comparison_names_both_runs_warns_and_draws_the_chart_with_its_caption(tmp_path):
+    base = stored(rows(sample_id=lambda i: f"<img src=x onerror=alert({i})>"))
+    new = stored(rows(sample_id=lambda i: f"<img src=x onerror=alert({i})>"), heuristics="jaccard")
+    out = tmp_path / "compare.html"
+    assert main(["compare", base, new, "--format", "html", "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert f"<strong>Baseline</strong> (base, A): {base}" in page and f"<strong>Candidate</strong> (new, B): {new}" in page
+    assert "scored differently" in page and "heuristic set: ragmeter (baseline) vs jaccard (candidate)" in page
+    assert "<svg" in page and "candidate − baseline (95% CI)" in page and f"baseline run {base}" in page
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(0)&gt;" in page
+    assert "script-src" not in page and "default-src 'none'" in page  # no script may run

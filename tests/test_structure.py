@@ -179,7 +179,7 @@ SUBLAYERS = {
                ("agreement", "alignment", "entries"), ("__init__",)),
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
-    "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("downloads",), ("__init__",)),
+    "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("comparison", "downloads"), ("__init__",)),
     "service": (("choices", "history", "judging", "monitor", "notes", "reports", "reviews", "runs", "team"), ("generation",),
                 ("__init__",)),
 }

@@ -1,6 +1,6 @@
 """`ragmeter compare BASE NEW`: what changed between two saved runs, for a terminal or a pull request.
 
-    ragmeter compare BASE NEW [--project P] [--history DB] [--format text|markdown|json] [-o FILE]
+    ragmeter compare BASE NEW [--project P] [--history DB] [--format text|markdown|json|html] [-o FILE]
                      [--dashboard-url URL] [--fail-on-regression [--alpha 0.05]] [--allow-different-scorers]
                      [--chart compare -o FILE.png|.svg|.pdf]
 
@@ -38,9 +38,9 @@ def add_compare_parser(sub: Any) -> None:
     cmp.add_argument("--project", default=None, help="the project whose newest finished run 'latest' means")
     cmp.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL "
                      "(default $RAGMETER_HISTORY, else the team file's [server] history, else ~/.ragmeter)")
-    cmp.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+    cmp.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text",
                      help="text (default), markdown (a pull-request comment with a table and the regressions "
-                          "folded) or json")
+                          "folded), json, or html (one self-contained page with the compare chart)")
     cmp.add_argument("--output", "-o", default=None,
                      help="write the comparison (or with --chart, the chart) to this file instead of stdout")
     cmp.add_argument("--chart", choices=("compare",), default=None,
@@ -88,6 +88,10 @@ def run_compare(args: argparse.Namespace) -> int:
         text = to_markdown(cmp, args.alpha, args.dashboard_url, allowed=allowed)
     elif args.format == "json":
         text = to_json(cmp, args.alpha, allowed=allowed)
+    elif args.format == "html":
+        from ..report.comparison import comparison_html
+
+        text = comparison_html(cmp, args.alpha, allowed=allowed)
     else:
         text = to_text(cmp, args.alpha, color=not args.output and _colour(), allowed=allowed)
     if args.output:

@@ -146,6 +146,13 @@ def disagreement(delta: Any, sequential: Any) -> str:
     return sequential_sentence(delta, sequential)
 
 
+def comparison_file(cmp: RunComparison) -> str:
+    """The comparison as one self-contained HTML page (its chart captioned, the scorer warning first)."""
+    from ..report.comparison import comparison_html
+
+    return comparison_html(cmp)
+
+
 def compare_chart(cmp: RunComparison) -> Any:
     """Per metric: both runs' means with their intervals, and the paired difference with its 95% CI."""
     rows = charts.compare_rows(cmp)

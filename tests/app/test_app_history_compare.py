@@ -92,3 +92,10 @@ def test_a_project_over_time_is_charted_and_a_change_of_scorer_marked(store):
     charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
     assert charts and "Over time" in charts[0].proto.spec and "faithfulness" in charts[0].proto.spec
     assert any(f"Changed at run {second}: heuristic set ragmeter → jaccard" in c.value for c in at.caption)
+
+
+def test_the_comparison_downloads_as_one_html_page(store):
+    run_a, run_b = save_run(store, samples()), save_run(store, samples(better=True))
+    at = compared(run_a, run_b)
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert "Download comparison (HTML)" in labels
