@@ -190,10 +190,11 @@ def choose(page: Page, combo, option) -> None:
 
 
 def pick_sample(page: Page, index: int) -> None:
-    """Choose a sample in the Report page's drill-down selectbox."""
+    """Choose the sample of row `index` (0-based) in the Report page's drill-down selectbox, labelled #index+1:
+    the Report counts rows from 1 (issue 40)."""
     combo = page.get_by_role("combobox", name="Sample")
-    choose(page, combo, page.get_by_role("option").filter(has_text=re.compile(rf"^#{index} · ")))
-    expect(combo).to_have_value(re.compile(rf"^#{index} · "))
+    choose(page, combo, page.get_by_role("option").filter(has_text=re.compile(rf"^#{index + 1} · ")))
+    expect(combo).to_have_value(re.compile(rf"^#{index + 1} · "))
 
 
 # --- tests --------------------------------------------------------------------------------------
