@@ -144,6 +144,9 @@ def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: M
 
 def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
             ) -> Optional[Reading]:
+    if {"request", "response", "assessments", "spans"} <= set(by_key) and not any(k.endswith("/value") for k in by_key):
+        # search_traces: result_df has the same columns and one "<assessment>/value" column per assessment
+        return regrouped("MLflow traces", "traces", MLFLOW_TRACES_NOTE, _mlflow_result)
     if {"request", "response"} <= set(by_key) and ({"assessments", "trace"} & set(by_key)):
         return regrouped("MLflow evaluation results", "results",
                         "MLflow GenAI result_df: question from request, answer from response, contexts from the "
@@ -154,6 +157,14 @@ def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[s
                         "outputs.retrieved_context (their doc_uri kept as retrieval_ids), reference from "
                         "expectations.expected_response.", _mlflow_data)
     return None
+
+
+MLFLOW_TRACES_NOTE = (
+    "MLflow GenAI traces (search_traces): trace_id as sample_id, question from request, answer from response "
+    "(its response key), contexts from the trace's RETRIEVER spans or else response.retrieved_context (doc_uri as "
+    "retrieval_ids), reference from the expected_response expectation (assessments), expected documents from "
+    "expected_retrieved_context, feedback assessments as their judges' scores; spans and trace_metadata not kept "
+    "(copies of the trace); state, request_time, execution_duration, tags kept as metadata.")
 
 
 def _mlflow_data(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
@@ -171,18 +182,28 @@ def _doc_uris(docs: Any) -> Optional[List[str]]:
 
 
 def _mlflow_result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
-    expectations = decoded(row.get("expectations"))
+    expectations = decoded(row.get("expectations")) or _expectations(row.get("assessments")) or None
     marks = _assessments(row.get("assessments"))
+    outputs = contexts_in(row.get("response"))  # MLflow's RAG output: {"response", "retrieved_context": [...]}
     scores = {**grades_of("mlflow", ((n, v) for n, v, human in marks if not human)),
               **grades_of("mlflow", ((n, v) for n, v, human in marks if human), human=True)}
     out = {"sample_id": row.get("trace_id") or row.get("request_id"),
            "question": pick(row.get("request"), QUESTION_KEYS), "answer": pick(row.get("response"), ANSWER_KEYS),
-           "contexts": _trace_documents(row.get("trace")), "retrieval_ids": _trace_ids(row.get("trace")),
+           "contexts": _trace_documents(row.get("trace")) or outputs,
+           "retrieval_ids": _trace_ids(row.get("trace")) or _doc_uris(outputs),
            "expected_docs": _expected_ids(expectations),
            "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict)
            else row.get("expected_response/value"), **scores}
     return {**kept(row, ("trace_id", "request_id", "request", "response", "trace", "assessments", "inputs",
-                          "outputs")), **out}
+                          "outputs", "expectations", "spans", "trace_metadata")), **out}
+
+
+def _expectations(value: Any) -> Dict[str, Any]:
+    """The expectation assessments of a trace ({"assessment_name", "expectation": {"value"}}), by name."""
+    items = decoded(value)
+    return {str(item.get("assessment_name") or item.get("name")): decoded(item["expectation"].get("value"))
+            for item in items if isinstance(item, dict) and isinstance(item.get("expectation"), dict)
+            and "value" in item["expectation"]} if isinstance(items, list) else {}
 
 
 def _assessments(value: Any) -> List[Tuple[str, Any, bool]]:

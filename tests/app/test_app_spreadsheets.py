@@ -97,3 +97,14 @@ def test_an_uploaded_dspy_result_scores_the_programs_answer(history):
     samples = [r.sample for r in shown_report(app).results]
     assert [(s.answer, s.ground_truth) for s in samples] == [
         ("30 days", "30 days"), ("Yes, in 5 to 7 days.", "Yes"), ("30 يومًا", "30 يومًا")]
+
+
+def test_uploaded_mlflow_traces_keep_their_contexts_and_references(history):
+    app = upload(open_app(TIMEOUT), "mlflow_genai_traces.json", mime="application/json")
+    no_exception(app)
+    assert any(i.value.startswith("MLflow traces recognised.") for i in app.info)
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    samples = {r.sample.question: r.sample for r in shown_report(app).results}
+    assert len(samples["How long is the kettle warranty?"].contexts) == 2
+    assert samples["How long is the kettle warranty?"].ground_truth == "Two years."
