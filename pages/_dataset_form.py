@@ -68,12 +68,22 @@ def read_source() -> Optional[Tuple[str, bytes]]:
     return held
 
 
+MAX_OPTIONS = 2_000  # columns a mapping select offers
+
+
 def mapping_widgets(pre: service.DatasetPreview, token: str, needs_answer: bool = True) -> Dict[str, Optional[str]]:
     """One selectbox per field, pre-filled with the detected column; returns field -> column."""
     required = service.REQUIRED_FIELDS if needs_answer else ("question",)
     none = "(not used)"
     # Column names (and nested paths: inputs.question) are options: shown as plain text.
-    options = [none] + list(pre.columns) + [p for p in pre.paths if p not in pre.columns]
+    named = list(pre.columns) + [p for p in pre.paths if p not in pre.columns]
+    # a select of a million options would be a message of megabytes per widget: the first MAX_OPTIONS
+    # columns, and every column the reader detected, are offered
+    offered = named[:MAX_OPTIONS]
+    options = [none] + list(dict.fromkeys(offered + [c for c in pre.mapping.values() if c]))
+    if len(named) > MAX_OPTIONS:
+        errors.caption("The lists offer the first {n:,} of the file's {total:,} columns.", n=MAX_OPTIONS,
+                       total=len(named))
     mapping: Dict[str, Optional[str]] = {}
     cols = st.columns(4)
     for i, name in enumerate(service.DATASET_FIELDS):

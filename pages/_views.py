@@ -170,6 +170,9 @@ def records_table(data: Any, **kwargs: Any) -> None:
     st.dataframe(data, hide_index=True, width="stretch", placeholder=NA, **kwargs)
 
 
+PREVIEW_COLUMNS = 60  # columns a preview shows; the rest are counted in its last header
+
+
 def preview_table(rows: Sequence[Mapping[str, str]]) -> None:
     """A file's first rows as a plain, escaped HTML table in a scrolling box: one HTML block (text_block's way),
     every line end a <br>, so no Markdown is read in it. Not st.dataframe: its grid is the heaviest thing on a
@@ -177,7 +180,8 @@ def preview_table(rows: Sequence[Mapping[str, str]]) -> None:
     Every cell and column name is text, escaped; Arabic reads right to left."""
     if not rows:
         return
-    columns = [str(c) for c in rows[0]]
+    every = [str(c) for c in rows[0]]
+    columns = every[:PREVIEW_COLUMNS]  # a file of a million columns must not become a page of a million cells
     cell = ('<td dir="{way}" style="padding:4px 8px;border-bottom:1px solid rgba(128,128,128,.25);'
             'vertical-align:top;max-width:28em;overflow-wrap:anywhere">{text}</td>')
     def text(value: Any) -> str:  # escaped, its line ends as <br>: one HTML block, where Markdown is not read
@@ -185,6 +189,8 @@ def preview_table(rows: Sequence[Mapping[str, str]]) -> None:
 
     head = "".join(f'<th style="padding:4px 8px;text-align:start;position:sticky;top:0;'
                    f'background:var(--st-background-color,#fff)">{text(c)}</th>' for c in columns)
+    if len(every) > len(columns):
+        head += f"<th>{text(f'… and {len(every) - len(columns):,} more columns')}</th>"
     body = "".join("<tr>" + "".join(cell.format(way=direction(str(row.get(c, ""))), text=text(row.get(c, "")))
                                     for c in columns) + "</tr>" for row in rows)
     st.markdown(f'<div class="ragmeter-preview" style="max-height:360px;overflow:auto;font-size:0.85rem">'

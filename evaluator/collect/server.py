@@ -124,6 +124,7 @@ class Receiver:
         self._dropped: Counter = Counter()
         self._counts_lock = threading.Lock()
         self._connections: Dict[str, int] = {"authenticated": 0, "pending": 0, "max": limits.max_connections}
+        self._unreturned = 0  # estimated bytes of open traces expired since memory was last handed back
         self.started = time.time()
 
     # -- checks the handler makes before reading a body ---------------------------------------
@@ -227,10 +228,17 @@ class Receiver:
                     self.count("late_spans_added")
 
     def sweep(self) -> None:
-        """Expire open traces past their age (the server calls this twice a second, requests or not)."""
+        """Expire open traces past their age (the server calls this twice a second, requests or not), and
+        hand the memory of a large expiry back to the system."""
         with self._buffer_lock:
+            before = self._buffer.bytes
             self._buffer.expire()
             self._collect_drops()
+            freed, self._unreturned = 0, self._unreturned + max(0, before - self._buffer.bytes)
+            if self._unreturned >= TRIM_AFTER_BYTES and self._buffer.bytes < self._unreturned:
+                freed, self._unreturned = self._unreturned, 0
+        if freed:
+            _trim()
 
     def _collect_drops(self) -> None:
         for reason, n in self._buffer.dropped.items():
@@ -273,6 +281,20 @@ class Receiver:
         dropped = ", ".join(f"{k} {v}" for k, v in sorted(s["dropped"].items())) or "none"
         return (f"traces {s['received']['traces']}, sampled {s['sampled']}, scored {s['scored']}/"
                 f"{s['live_run'].get('total', 0)} in today's run, dropped: {dropped}")
+
+
+TRIM_AFTER_BYTES = 8 << 20
+
+
+def _trim() -> None:
+    """Ask glibc to return freed heap pages (span text is malloc'd; Python keeps freed chunks otherwise, and
+    a receiver that held its whole budget once would look that big for ever). Nothing elsewhere."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _reply(json_reply: bool, rejected: int) -> bytes:
