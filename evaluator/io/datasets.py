@@ -269,14 +269,16 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         records = _prepared(rows.records, reading, tally, paths)
         told = len(said)  # the grades note goes before the tally's, which ends the notes
         read = Columns()
+        failed = False
         try:
             samples = _load(records, src, planner, max_rows, surface, read)
         except DatasetError as exc:
+            failed = True
             if tally.skipped and str(exc) == str(_no_rows(src.name)):  # every row was left out: say why
                 raise DatasetError(f"has no usable rows: {' '.join(tally.notes())}", file=src.name) from None
             raise
-        finally:
-            said.extend(tally.notes())
+        finally:  # after an error the count is of the rows read before it, never the file's ("1 record." of 3)
+            said.extend(f"Read before the error: {n}" if failed else n for n in tally.notes())
     said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
     if warnings is not None:
         warnings.extend(lookalike_warnings((c for c in read.unread if c not in reading.quiet), read.fields, surface))

@@ -151,6 +151,8 @@ def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[s
         return regrouped("MLflow evaluation results", "results",
                         "MLflow GenAI result_df: question from request, answer from response, contexts from the "
                         "trace's RETRIEVER spans, assessments kept as their judges' scores.", _mlflow_result)
+    if {"inputs", "dataset_record_id"} <= set(by_key):
+        return regrouped("MLflow evaluation dataset", "records", MLFLOW_DATASET_NOTE, _mlflow_data)
     if "inputs" in by_key and ("expectations" in by_key or "outputs" in by_key) and "dataset_id" not in by_key:
         return regrouped("MLflow evaluation data", "records",
                         "MLflow GenAI eval data: question from inputs, answer from outputs (response), contexts from "
@@ -159,6 +161,11 @@ def _mlflow(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[s
     return None
 
 
+MLFLOW_DATASET_NOTE = (
+    "MLflow GenAI dataset records (EvaluationDataset.to_df()): dataset_record_id as sample_id, question from inputs, "
+    "reference from expectations.expected_response, answer from outputs where a record has one; tags, source and "
+    "created_time kept as metadata. Records made with merge_records hold no outputs: give a target that answers "
+    "each question.")
 MLFLOW_TRACES_NOTE = (
     "MLflow GenAI traces (search_traces): trace_id as sample_id, question from request, answer from response "
     "(its response key), contexts from the trace's RETRIEVER spans or else response.retrieved_context (doc_uri as "
@@ -172,8 +179,9 @@ def _mlflow_data(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Di
     out = {"question": pick(row.get("inputs"), QUESTION_KEYS), "answer": pick(row.get("outputs"), ANSWER_KEYS),
            "contexts": contexts_in(row.get("outputs"), row.get("inputs")),
            "ground_truth": pick(expectations, REFERENCE_KEYS) if isinstance(expectations, dict) else expectations,
-           "retrieval_ids": _doc_uris(contexts_in(row.get("outputs"))), "expected_docs": _expected_ids(expectations)}
-    return {**kept(row, ("inputs", "outputs")), **out}
+           "retrieval_ids": _doc_uris(contexts_in(row.get("outputs"))), "expected_docs": _expected_ids(expectations),
+           "sample_id": row.get("dataset_record_id")}
+    return {**kept(row, ("inputs", "outputs", "dataset_record_id")), **out}
 
 
 def _doc_uris(docs: Any) -> Optional[List[str]]:

@@ -108,3 +108,10 @@ def test_uploaded_mlflow_traces_keep_their_contexts_and_references(history):
     samples = {r.sample.question: r.sample for r in shown_report(app).results}
     assert len(samples["How long is the kettle warranty?"].contexts) == 2
     assert samples["How long is the kettle warranty?"].ground_truth == "Two years."
+
+
+def test_an_uploaded_mlflow_dataset_is_recognised_and_asks_for_a_pipeline(history):
+    app = upload(open_app(TIMEOUT), "mlflow_genai_dataset.json", mime="application/json")
+    no_exception(app)
+    assert any(i.value.startswith("MLflow evaluation dataset recognised.") for i in app.info)
+    assert any(i.value == "3 records." for i in app.info), [i.value for i in app.info]
