@@ -24,25 +24,27 @@ def sheet(rows_xml):
 def book(sheet_xml, extra=()):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("[Content_Types].xml", CT); z.writestr("_rels/.rels", RELS)
-        z.writestr("xl/workbook.xml", WB); z.writestr("xl/_rels/workbook.xml.rels", WBRELS)
-        z.writestr("xl/worksheets/sheet1.xml", sheet_xml)
-        for name, data in extra: z.writestr(name, data)
+        parts = [("[Content_Types].xml", CT), ("_rels/.rels", RELS), ("xl/workbook.xml", WB),
+                 ("xl/_rels/workbook.xml.rels", WBRELS), ("xl/worksheets/sheet1.xml", sheet_xml), *extra]
+        for name, data in parts:
+            z.writestr(name, data)
     return buf.getvalue()
 
 head = b'<row r="1"><c t="inlineStr"><is><t>question</t></is></c><c t="inlineStr"><is><t>answer</t></is></c></row>'
 cell_row = b'<row><c t="inlineStr"><is><t>q</t></is></c><c t="inlineStr"><is><t>a</t></is></c></row>'
 
 def lie(data, member="xl/worksheets/sheet1.xml", size=1000):
-    # rewrite the declared uncompressed size of one member, local header and central directory
+    """The workbook with `member`'s declared unpacked size rewritten (local header and central directory)."""
     b = bytearray(data)
     name = member.encode()
     i = 0
     while True:
         i = b.find(name, i)
         if i < 0: break
-        if b[i-30:i-26] == b"PK\x03\x04": struct.pack_into("<I", b, i-30+22, size)
-        if b[i-46:i-42] == b"PK\x01\x02": struct.pack_into("<I", b, i-46+24, size)
+        if b[i - 30:i - 26] == b"PK\x03\x04":
+            struct.pack_into("<I", b, i - 30 + 22, size)
+        if b[i - 46:i - 42] == b"PK\x01\x02":
+            struct.pack_into("<I", b, i - 46 + 24, size)
         i += 1
     return bytes(b)
 
