@@ -9,7 +9,8 @@ No file (the laptop default) means today's behaviour: one user, every feature op
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [judge]    max_tokens: every judge call's completion cap (0 or absent: each metric's own)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
-    [runs]     max_running_per_user, max_queued (0 = no cap), max_queued_per_user (20; admins exempt), lease_s, workers ("local" | "external"),
+    [runs]     max_running_per_user, max_queued (0 = no cap), max_queued_per_user (team mode 20, else 0; admins
+               exempt), lease_s, workers ("local" | "external"),
                engine ("local" | "ray"), ray_address (none = a local cluster), ray_workers: how runs wait
                and who executes them (runs/worker.py; "ray": workers score on a Ray cluster, runs/ray_run.py)
     [[collect]] project, judge (a [[judges]] name; none = offline), sample (0-1), rules (["KEY = VALUE", ...]),
@@ -115,7 +116,7 @@ class RunsConfig:
     max_running_per_user: int = 0
     max_queued: int = 0
     lease_s: float = 30.0
-    max_queued_per_user: int = 20  # one user's runs queued or running at once (admins exempt); 0 = no cap
+    max_queued_per_user: int = 0  # one user's runs queued or running at once (admins exempt); 0 = no cap
     exempt: Tuple[str, ...] = ()  # the [roles] admins, set when the file is read
     workers: str = "local"
     engine: str = "local"
@@ -233,7 +234,8 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
     roles = _roles(_table(data, "roles", source), source, server.fold_unicode_names)
     config = Config(server=server, roles=roles, judges=judges,
                     targets=_targets(_table(data, "targets", source), server.shared, source),
-                    runs=replace(_runs(_table(data, "runs", source), source), exempt=roles.admins), source=source,
+                    runs=replace(_runs(_table(data, "runs", source), source, TEAM_QUEUED_PER_USER if server.shared else 0),
+                                 exempt=roles.admins), source=source,
                     collect=_collects(data, names, source),
                     given=tuple(f"{table}.{key}" for table in ("server", "runs", "judge") for key in data.get(table, {})),
                     judge_defaults=_judge_defaults(_table(data, "judge", source), source))
@@ -360,13 +362,16 @@ def _judge_defaults(table: Mapping[str, Any], source: str) -> JudgeDefaults:
     return JudgeDefaults(max_tokens=cap)
 
 
-def _runs(table: Mapping[str, Any], source: str) -> RunsConfig:
+TEAM_QUEUED_PER_USER = 20  # [runs] max_queued_per_user when a team file does not say: one user cannot fill the queue
+
+
+def _runs(table: Mapping[str, Any], source: str, per_user: int = 0) -> RunsConfig:
     _known(table, ("max_running_per_user", "max_queued", "max_queued_per_user", "lease_s", "workers", "engine",
                    "ray_address", "ray_workers"), "runs", source)
     runs = RunsConfig(
         max_running_per_user=_get(table, "max_running_per_user", int, 0, "runs", source),
         max_queued=_get(table, "max_queued", int, 0, "runs", source),
-        max_queued_per_user=_get(table, "max_queued_per_user", int, 20, "runs", source),
+        max_queued_per_user=_get(table, "max_queued_per_user", int, per_user, "runs", source),
         lease_s=float(_get(table, "lease_s", (int, float), 30.0, "runs", source)),
         workers=_get(table, "workers", str, "local", "runs", source).strip(),
         engine=_get(table, "engine", str, "local", "runs", source).strip(),

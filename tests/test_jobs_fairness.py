@@ -87,10 +87,11 @@ def test_evaluate_submit_past_the_team_files_cap_exits_with_the_reason(tmp_path,
     assert len(JobQueue(RunStore(str(history))).list()) == 4  # the refused run was not kept
 
 
-def test_the_per_user_cap_has_a_default_and_refuses_a_negative(tmp_path):
+def test_a_team_file_caps_each_user_by_default_a_laptop_does_not_and_a_negative_is_refused(tmp_path):
     from evaluator.config import ConfigError, from_dict
 
-    assert from_dict({}).runs.limits.max_queued_per_user == 20
-    assert from_dict({"roles": {"admins": ["root"]}}).runs.limits.exempt == ("root",)
+    team = {"server": {"shared": True, "auth": "proxy"}, "roles": {"admins": ["root"]}}
+    assert from_dict(team).runs.limits.max_queued_per_user == 20 and from_dict(team).runs.limits.exempt == ("root",)
+    assert from_dict({}).runs.limits.max_queued_per_user == 0  # one person's laptop: nobody else to keep out
     with pytest.raises(ConfigError, match="runs.max_queued_per_user must be 0"):
         from_dict({"runs": {"max_queued_per_user": -1}})

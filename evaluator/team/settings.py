@@ -243,7 +243,7 @@ def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting
                 "max_queued_per_user", "lease_s"):
         value = getattr(team.runs, key)
         in_file = f"runs.{key}" in team.given
-        default = getattr(RunsConfig(), key)
+        default = value if key == "max_queued_per_user" else getattr(RunsConfig(), key)  # 20 in team mode, else 0
         found.append(_first(f"runs.{key}", [(given.get(key), FLAG, f"flag --{key.replace('_', '-')}"),
                                             (value if in_file else None, FILE, _in_file(team, f"[runs] {key}"))],
                             default, "default"))
