@@ -234,8 +234,9 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
     roles = _roles(_table(data, "roles", source), source, server.fold_unicode_names)
     config = Config(server=server, roles=roles, judges=judges,
                     targets=_targets(_table(data, "targets", source), server.shared, source),
-                    runs=replace(_runs(_table(data, "runs", source), source, TEAM_QUEUED_PER_USER if server.shared else 0),
-                                 exempt=roles.admins), source=source,
+                    runs=replace(_runs(_table(data, "runs", source), source,
+                                       TEAM_QUEUED_PER_USER if server.shared else 0), exempt=roles.admins),
+                    source=source,
                     collect=_collects(data, names, source),
                     given=tuple(f"{table}.{key}" for table in ("server", "runs", "judge") for key in data.get(table, {})),
                     judge_defaults=_judge_defaults(_table(data, "judge", source), source))
