@@ -7,9 +7,9 @@
 Each attack gets a fresh receiver process (a `Receiver` on 127.0.0.1 with a token and a sink that
 stores nothing, so what is measured is the receiver itself), started with PYTHONPATH set to the tree
 measured. `--max-open-age S` also sets the open traces' age limit (the "after" tree only; its default
-is 120 s) to show memory coming back within the bench's `--after`. RSS is the receiver's own (/proc/PID/status: VmRSS before the attack and `--after` seconds
-after it, VmHWM for the peak). Printed per attack: the issue's "today" figure, then the before and
-after trees side by side.
+is 120 s) to show memory coming back within the bench's `--after`. RSS is the receiver's own
+(/proc/PID/status: VmRSS before the attack and `--after` seconds after it, VmHWM for the peak).
+Printed per attack: the issue's "today" figure, then the before and after trees side by side.
 
 The attacks:
   orphans        40 gzip requests of child spans whose root never comes (10,000 traces in all)
@@ -71,8 +71,9 @@ class Server:
     def __init__(self, tree: Path, limits: Dict[str, Any]) -> None:
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
         env = dict(os.environ, PYTHONPATH=str(tree))
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, json.dumps(limits), TOKEN], cwd=tempfile.gettempdir(),
-                                     env=env, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, json.dumps(limits), TOKEN],
+                                     cwd=tempfile.gettempdir(), env=env, stdout=subprocess.PIPE, stderr=self.log,
+                                     text=True)
         self.port = int(self.proc.stdout.readline())  # type: ignore[union-attr]
 
     def mb(self, field: str) -> float:
@@ -132,7 +133,9 @@ def _buffer(port: int) -> str:
     found = _status(port)
     buffer = found.get("buffer") if isinstance(found, dict) else None
     if not buffer:
-        return f"open traces {found.get('open_traces', '?')} (no byte budget)" if isinstance(found, dict) else str(found)
+        if not isinstance(found, dict):
+            return str(found)
+        return f"open traces {found.get('open_traces', '?')} (no byte budget)"
     dropped = {k: v for k, v in found.get("dropped", {}).items() if k.startswith("open_traces")}
     return (f"open traces {buffer['traces']:,}, {buffer['bytes'] / 1e6:.0f} of {buffer['max_bytes'] / 1e6:.0f} MB "
             f"estimated, expire at {buffer['max_age_s']:g} s; dropped {dropped}")

@@ -53,7 +53,8 @@ def receiver_counts_line(counts: Dict[str, Any]) -> str:
     """The receiver's counters in one line for the Monitor page: open traces against their byte budget,
     what was dropped and why, and the connections holding slots."""
     buffer, conns = counts.get("buffer") or {}, counts.get("connections") or {}
-    dropped = ", ".join(f"{reason.replace('_', ' ')} {n:,}" for reason, n in sorted((counts.get("dropped") or {}).items()))
+    drops = sorted((counts.get("dropped") or {}).items())
+    dropped = ", ".join(f"{reason.replace('_', ' ')} {n:,}" for reason, n in drops)
     parts = [f"traces received {counts.get('received', {}).get('traces', 0):,}, stored {counts.get('stored', 0):,}"]
     if buffer:
         parts.append(f"open traces {buffer.get('traces', 0):,} ({buffer.get('waiting_for_root', 0):,} waiting for "
