@@ -117,8 +117,8 @@ VERDICT_WORDS = {"improved": "clearly better", "regressed": "clearly worse", "no
 def comparison_view(cmp: Any, sequential: Dict[str, Any]) -> None:
     """Per metric one verdict (the fixed-size test over every pair, as `ragmeter compare`), the sequential
     test beside it and one sentence where they disagree; each run's own means, the rows lost, the movers."""
-    errors.caption("Candidate B = **{b}** against baseline A = **{a}**: {n} samples paired by sample_id ({only_a} "
-                   "only in A, {only_b} only in B). A change is clear when the paired permutation test gives p < "
+    errors.caption("Candidate B = **{b}** against A = **{a}** (the baseline): {n} samples paired by sample_id "
+                   "({only_a} only in A, {only_b} only in B). A change is clear when the paired permutation test gives p < "
                    "0.05; \"all A\"/\"all B\" are each run's mean over every row it scored.", b=cmp.run_b.label,
                    a=cmp.run_a.label, n=cmp.n_paired, only_a=cmp.only_a, only_b=cmp.only_b)
     differ = cmp.scorer_differences
@@ -253,7 +253,7 @@ def trend_view(store: RunStore, found: Sequence[RunInfo]) -> None:
     if not projects:
         return
     st.subheader("A project over time")
-    project = st.selectbox("Project", projects, key="hist_trend_project",
+    project = st.selectbox("Project to chart", projects, key="hist_trend_project",
                            help="The newest run's project first. Every finished run of it is drawn.")
     finished = sum(1 for r in found if r.project == project and r.status == "finished")
     everything = finished <= TREND_RUNS or st.checkbox(
