@@ -47,6 +47,8 @@ def json_records(text: IO[str], src: Source) -> Records:
             items = items + data["conversationalTestCases"]  # reader names each one it cannot read
         if items is None and isinstance(data.get("results"), dict):  # promptfoo eval -o json
             items = data["results"].get("results")
+        if isinstance(items, dict) and isinstance(items.get("examples"), list):  # Phoenix: {"data": {"examples"}}
+            items = items["examples"]
     if not isinstance(items, list):
         raise where.error('must hold a list of objects, or an object with a "samples" (or "data") list; '
                           f"found a JSON {json_type(data)}")

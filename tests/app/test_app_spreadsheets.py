@@ -2,6 +2,8 @@
 human headers mapped, its passages split and scored; an unread look-alike column gets a yellow box."""
 from pathlib import Path
 
+import pytest
+
 from apptest import no_exception, open_app, shown_report
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -115,3 +117,10 @@ def test_an_uploaded_mlflow_dataset_is_recognised_and_asks_for_a_pipeline(histor
     no_exception(app)
     assert any(i.value.startswith("MLflow evaluation dataset recognised.") for i in app.info)
     assert any(i.value == "3 records." for i in app.info), [i.value for i in app.info]
+
+
+@pytest.mark.parametrize("name, mime", [("phoenix_dataset.csv", "text/csv"), ("phoenix_examples.json", "application/json")])
+def test_an_uploaded_phoenix_dataset_reads_output_as_the_reference(history, name, mime):
+    app = upload(open_app(TIMEOUT), name, mime=mime)
+    no_exception(app)
+    assert any(i.value.startswith("Phoenix dataset recognised.") and "not a model's answer" in i.value for i in app.info)
