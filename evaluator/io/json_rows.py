@@ -40,6 +40,9 @@ def json_records(text: IO[str], src: Source) -> Records:
                                    "file holds one object per line, rename it to .jsonl")
     del raw  # the text is not needed once parsed: 100,000 rows should not be held twice
     items = data
+    if isinstance(data, dict) and query_responses(data):  # LlamaIndex QueryResponseDataset: two id -> text maps
+        data = items = [{"query_id": k, "query": q, "reference_response": data["responses"].get(k)}
+                        for k, q in data["queries"].items()]
     if isinstance(data, dict):
         _refuse_known(data, where)
         items = next((data[k] for k in _LIST_KEYS if data.get(k) is not None), None)
@@ -63,6 +66,11 @@ def json_records(text: IO[str], src: Source) -> Records:
 
 _LIST_KEYS = ("samples", "data", "resourceSpans", "testCases",  # testCases: a deepeval test run
               "examples")  # LlamaIndex's LabelledRagDataset.save_json (io/llamaindex_datasets.py)
+
+
+def query_responses(data: dict) -> bool:
+    """Whether a JSON object is LlamaIndex's QueryResponseDataset.save_json: {"queries": {id: q}, "responses": {id: r}}."""
+    return set(data) == {"queries", "responses"} and all(isinstance(data[k], dict) for k in data)
 
 
 def _refuse_known(data: dict, where: Where) -> None:

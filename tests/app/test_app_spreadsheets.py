@@ -124,3 +124,9 @@ def test_an_uploaded_phoenix_dataset_reads_output_as_the_reference(history, name
     app = upload(open_app(TIMEOUT), name, mime=mime)
     no_exception(app)
     assert any(i.value.startswith("Phoenix dataset recognised.") and "not a model's answer" in i.value for i in app.info)
+
+
+def test_an_uploaded_llamaindex_query_response_dataset_is_recognised(history):
+    app = upload(open_app(TIMEOUT), "llamaindex_query_responses.json", mime="application/json")
+    no_exception(app)
+    assert any(i.value.startswith("LlamaIndex recognised. QueryResponseDataset") for i in app.info)

@@ -35,3 +35,14 @@ def test_the_cli_scores_it_with_a_target_answering_each_question(capsys, tmp_pat
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 0 and err[-1] == "ragmeter: ok: 3 samples scored", err[-3:]
     assert any(line.startswith("ragmeter: note: LlamaIndex recognised.") for line in err)
+
+
+def test_a_query_response_dataset_is_questions_with_reference_responses():
+    notes = []
+    samples = load_dataset(DATASET.parent / "llamaindex_query_responses.json", notes=notes, needs_answer=False)
+    assert [(s.sample_id, s.question, s.ground_truth) for s in samples] == [
+        ("0", "How long is the refund window?", "30 days from purchase."), ("1", "Do you ship to Canada?", "Yes."),
+        ("2", "ما هي مدة الاسترداد؟", "30 يومًا.")]
+    assert notes[0].startswith("LlamaIndex recognised. QueryResponseDataset: each query id's query as question")
+    with pytest.raises(DatasetError, match="give a target"):
+        load_dataset(DATASET.parent / "llamaindex_query_responses.json", surface=CLI)
