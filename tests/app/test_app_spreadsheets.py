@@ -130,3 +130,15 @@ def test_an_uploaded_llamaindex_query_response_dataset_is_recognised(history):
     app = upload(open_app(TIMEOUT), "llamaindex_query_responses.json", mime="application/json")
     no_exception(app)
     assert any(i.value.startswith("LlamaIndex recognised. QueryResponseDataset") for i in app.info)
+
+
+@pytest.mark.parametrize("name", ["excel_locale.csv", "sheets_human.csv"])
+def test_uploaded_spreadsheet_csvs_map_their_human_headers(history, name):
+    app = upload(open_app(TIMEOUT), name, mime="text/csv")
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    samples = [r.sample for r in shown_report(app).results]
+    assert [(s.sample_id, s.ground_truth) for s in samples] == [
+        ("q1", "30 days from purchase."), ("q2", None), ("q3", "30 يومًا.")]

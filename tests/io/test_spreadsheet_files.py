@@ -138,3 +138,10 @@ def test_a_workbook_missing_its_columns_names_sheet_and_the_fix(capsys):
     assert code != 0 and "sheet 'About', line 1: no question column and no answer column" in err[-1]
     with pytest.raises(DatasetError):
         load_dataset(BOOK, sheet="About")
+
+
+@pytest.mark.parametrize("name", ["excel_locale.csv", "sheets_human.csv"])
+def test_the_cli_scores_spreadsheet_csvs_without_flags(capsys, name):
+    code, _, err = cli(capsys, FIXTURES / name)
+    assert code == 0 and err[-1] == "ragmeter: ok: 3 samples scored"
+    assert not any("warning" in line for line in err)
