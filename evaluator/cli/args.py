@@ -39,9 +39,13 @@ READABLE_FORMATS = (
     ("datasets", "evaluate DATA", f"{_DATASETS} (.eval: an inspect_ai log), or a Hugging Face save_to_disk folder"),
     ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
                                         "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
-    ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix, TruLens, LangSmith, "
-                                             "Langfuse (items, traces, observations), MLflow and promptfoo exports; "
-                                             "inspect_ai logs; OpenInference, OTLP/JSON and Phoenix spans"),
+    ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix (files, spans, dataset "
+                                             "exports), TruLens, LangSmith, Langfuse (items, traces, observations), "
+                                             "MLflow (results, traces, datasets), promptfoo, Haystack evaluation "
+                                             "reports, LlamaIndex datasets, DSPy Evaluate results; inspect_ai logs; "
+                                             "OpenInference and OTLP/JSON spans"),
+    ("retrieval runs", "evaluate RUN --qrels QRELS", "TREC run and qrels files (any extension); a BEIR folder with "
+                                                      "--run RUN"),
     ("documents", "generate --docs", f"{_DOCUMENTS} files in a folder, tables {_TABLES}, or PostgreSQL with "
                                       "--docs-query"),
     ("labels", "review import", f"{_TABLES} with human_<metric> columns"),
