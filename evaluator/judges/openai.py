@@ -134,7 +134,8 @@ class OpenAIChat:
         A reasoning model's thinking (`<think>`, `reasoning_content`) is cut off and counted apart."""
         if not self._probed:
             self._settle_mode()
-        self._local.mode = mode = self._mode
+        mode = self._mode
+        self._local.mode = "object" if mode == "grammar" and not schema else mode  # no shape: plain json_object
         self._local.facts = {}
         body = self.request(prompt, mode, top_logprobs, max_tokens=max_tokens, schema=schema)
         completion = self.client.chat.completions.create(**body, **self._extra())

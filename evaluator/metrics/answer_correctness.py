@@ -117,7 +117,7 @@ def judge_claims(sample: EvalSample, verdicts: List[Dict[str, Any]]) -> ClaimVie
 # --- its reply shape and completion cap -----------------------------------------------------------
 MAX_EACH = 5
 _CLAIMS = shapes.items(shapes.text(120), MAX_EACH)
-REPLY_SCHEMA = shapes.shape(TP=_CLAIMS, FP=_CLAIMS, FN=_CLAIMS, score=shapes.SCORE, reasoning=shapes.text())
+REPLY_SCHEMA = shapes.shape(TP=_CLAIMS, FP=_CLAIMS, FN=_CLAIMS, reasoning=shapes.text())
 MAX_TOKENS = shapes.cap_for(3 * MAX_EACH, 32)  # 560
 
 

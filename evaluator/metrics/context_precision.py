@@ -209,7 +209,7 @@ def offline_claims(sample: EvalSample) -> ClaimView:
 MAX_CONTEXTS = 12
 REPLY_SCHEMA = shapes.shape(contexts=shapes.items(shapes.shape(index={"type": "integer"},
                                                                  verdict=shapes.choice(("useful", "not useful")),
-                                                                 reason=shapes.text(80)), MAX_CONTEXTS),
+                                                                 reason=shapes.text(80)), MAX_CONTEXTS, min_items=1),
                             reasoning=shapes.text())
 MAX_TOKENS = shapes.cap_for(MAX_CONTEXTS, 35)  # ~35 tokens a context's verdict and reason: 500
 

@@ -162,8 +162,9 @@ def offline_claims(sample: EvalSample) -> ClaimView:
 # --- its reply shape and completion cap -----------------------------------------------------------
 MAX_STATEMENTS = 8
 REPLY_SCHEMA = shapes.shape(statements=shapes.items(shapes.shape(statement=shapes.text(shapes.ITEM_CHARS),
-                                                                   attributed={"type": "boolean"}), MAX_STATEMENTS),
-                            score=shapes.SCORE, reasoning=shapes.text())
+                                                                   attributed={"type": "boolean"}), MAX_STATEMENTS,
+                                                    min_items=1),
+                            reasoning=shapes.text())
 MAX_TOKENS = shapes.cap_for(MAX_STATEMENTS, 55)  # 520
 
 

@@ -263,8 +263,8 @@ def offline_claims(sample: EvalSample) -> ClaimView:
 MAX_CLAIMS = 8
 REPLY_SCHEMA = shapes.shape(claims=shapes.items(shapes.shape(claim=shapes.text(shapes.ITEM_CHARS),
                                                                verdict=shapes.choice(("supported", "unsupported"))),
-                                                  MAX_CLAIMS),
-                            score=shapes.SCORE, reasoning=shapes.text())
+                                                  MAX_CLAIMS, min_items=1),
+                            reasoning=shapes.text())
 MAX_TOKENS = shapes.cap_for(MAX_CLAIMS, 55)  # ~40 tokens a claim and its verdict's ~15: 520
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..judges.base import accepts, call_info, report_unusable
+from ..judges.base import accepts, call_info, judge_settings, report_unusable
 from ..judges.replies import ENDLESS, TOO_LARGE, bad_reply_kind, strip_thinking
 from ..judges.replies import TRUNCATED as TRUNCATED_KIND
 from ..safetext import safe
@@ -99,7 +99,7 @@ def ask(metric: Metric, judge: Any, prompt: str, repeat: int = 0) -> Judgement:
     """One judgement; `repeat` > 0 marks a repeated one (its own cache entry, for judges that cache).
     A reply with no score (empty, prose, HTML, the wrong JSON, cut off) gets one repair attempt."""
     first = _ask_once(metric, judge, prompt, repeat)
-    if first.score is not None or not _repairable(first):
+    if first.score is not None or not _repairable(first, judge):
         return first
     repaired = _ask_once(metric, judge, repair_prompt(prompt, first), repeat)
     count_reply(judge, repair=repaired.score is not None)
@@ -120,14 +120,18 @@ def _ask_once(metric: Metric, judge: Any, prompt: str, repeat: int) -> Judgement
 CONSTRAINED = ("grammar", "schema")
 
 
-def _repairable(judgement: Judgement) -> bool:
+def _repairable(judgement: Judgement, judge: Any = None) -> bool:
     """A reply came back with no score where asking again can help: the server constrains replies to the
     metric's shape (a llama.cpp grammar, json_schema), so the failure was the cap or a slip, not a model
     that ignores the format; or the model thought until the cap. A judge that failed outright, or one
     that wrote prose with no structured output to hold it, is not asked again: a second free-form ask
-    rarely helps, doubles its calls, and the run's early stop counts on one call per metric."""
+    rarely helps, doubles its calls, and the run's early stop counts on one call per metric. A reply cut off
+    at a cap the user fixed for every call (--judge-max-tokens) would be cut off there again: not repaired
+    (the exam's advice says to raise it)."""
     if judgement.error == ENDLESS_REPLY:
         return True
+    if judgement.failure == TRUNCATED and judge_settings(judge).get("max_tokens"):
+        return False
     constrained = judgement.info.get("json_mode") in CONSTRAINED
     return constrained and (judgement.failure in (UNPARSEABLE, TRUNCATED) or judgement.error == EMPTY_REPLY)
 

@@ -3,7 +3,9 @@
 A grammar made from a schema (llama.cpp) or a json_schema response format (vLLM, LM Studio, Ollama)
 keeps a weak model's reply to the shape the metric reads; `maxItems` bounds its lists and the metric's
 completion cap its strings, so a constrained reply ends instead of rambling.
-Each metric's module builds its own shape from these pieces and sizes its cap for it.
+Each metric's module builds its own shape from these pieces and sizes its cap for it. A metric whose score
+is computed from its verdicts leaves "score" out of its shape: the grammar then keeps the judge from writing a
+score that contradicts its own verdicts (and saves its tokens).
 """
 from __future__ import annotations
 
@@ -24,8 +26,11 @@ def choice(values: Sequence[Any]) -> Dict[str, Any]:
     return {"enum": list(values)}
 
 
-def items(item: Dict[str, Any], max_items: int) -> Dict[str, Any]:
-    return {"type": "array", "items": item, "maxItems": max_items}
+def items(item: Dict[str, Any], max_items: int, min_items: int = 0) -> Dict[str, Any]:
+    found: Dict[str, Any] = {"type": "array", "items": item, "maxItems": max_items}
+    if min_items:
+        found["minItems"] = min_items
+    return found
 
 
 def shape(**properties: Dict[str, Any]) -> Dict[str, Any]:
