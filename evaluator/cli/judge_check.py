@@ -139,7 +139,7 @@ def _store(args: argparse.Namespace, result: Any, settings: Dict[str, Any]) -> N
     except (HistoryError, RagmeterError) as exc:
         print(f"warning: the result was not stored in the run history: {exc}", file=sys.stderr)
         return
-    print(f"stored as judge exam {exam_id}: runs scored by this judge show it (ragmeter runs, the dashboard)")
+    print(f"stored as judge exam {exam_id}: the Report of every run scored by this judge shows it")
 
 
 def _write_json(target: Any, data: list) -> None:
