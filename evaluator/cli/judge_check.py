@@ -28,7 +28,7 @@ def add_judge_parser(sub: Any) -> None:
     from ..judges.registry import judge_kinds
 
     judge = sub.add_parser("judge", help="check whether a judge model is fit to judge (the judge exam)")
-    commands = judge.add_subparsers(dest="judge_command", required=True)
+    commands = judge.add_subparsers(dest="judge_command", required=True, help="check: run the judge exam")
     p = commands.add_parser("check", help="run the judge exam: format compliance, agreement with labels, cost",
                             description=__doc__.split("\n\n")[0] if __doc__ else None)
     who = p.add_mutually_exclusive_group()
