@@ -5,7 +5,8 @@ No file (the laptop default) means today's behaviour: one user, every feature op
 
     [server]   shared, history, auth ("proxy" | "oidc"), user_header, max_upload_mb,
                trusted_proxies (CIDRs), proxy_secret_header + proxy_secret_env, identity_claim (oidc)
-    [roles]    viewers, evaluators, admins: lists of user names, "*" = any signed-in user
+    [roles]    viewers, evaluators, admins: lists of user names, "*" = any signed-in user;
+               viewers_may_comment (false: only evaluators and admins write notes on runs and samples)
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [judge]    max_tokens: every judge call's completion cap (0 or absent: each metric's own)
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
@@ -66,6 +67,7 @@ class RolesConfig:
     viewers: Tuple[str, ...] = (ANYONE,)
     evaluators: Tuple[str, ...] = ()
     admins: Tuple[str, ...] = ()
+    viewers_may_comment: bool = False  # notes on runs and samples (service/notes.py): evaluators and admins only
 
     def role_of(self, user: str) -> Optional[str]:
         """The user's highest role, or None when they may not even view."""
@@ -333,10 +335,11 @@ def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
 
 
 def _roles(table: Mapping[str, Any], source: str, fold_unicode: bool = False) -> RolesConfig:
-    _known(table, ("viewers", "evaluators", "admins"), "roles", source)
-    return RolesConfig(*(tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}", fold_unicode)
-                               for n in _strings(table, key, default, "roles", source))
-                         for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", []))))
+    _known(table, ("viewers", "evaluators", "admins", "viewers_may_comment"), "roles", source)
+    names = (tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}", fold_unicode)
+                   for n in _strings(table, key, default, "roles", source))
+             for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", [])))
+    return RolesConfig(*names, viewers_may_comment=_get(table, "viewers_may_comment", bool, False, "roles", source))
 
 
 def _judge(item: Mapping[str, Any], i: int, source: str) -> ConfiguredJudge:

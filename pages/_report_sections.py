@@ -290,12 +290,9 @@ def run_files(view: RunView) -> Any:
                              reviewed=lambda: {m: reviewed_line(a) for m, a in rv.agreement(meta.run_id).items()})
 
 
-FEW_REVIEWS = 5  # below this many labels an interval says more than the labels do
-
-
 def reviewed_line(a: Any) -> str:
     """The exports' line about a metric's reviews: no interval from fewer than FEW_REVIEWS labels."""
-    if a.n_reviews < FEW_REVIEWS:
+    if a.n_reviews < service.FEW_REVIEWS:
         return f"{a.n_reviews} review{'' if a.n_reviews == 1 else 's'}: too few reviews for an interval"
     return service.corrected_line(a)
 

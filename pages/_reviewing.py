@@ -149,15 +149,18 @@ def target_status(a: Optional[service.ReviewAgreement], half_width: float) -> No
         errors.info(c.line(half_width), icon=None)
 
 
-def _ci(ci: Optional[Tuple[float, float]]) -> str:
+def _ci(ci: Optional[Tuple[float, float]], n: int) -> str:
+    """The interval's words; none from fewer than FEW_REVIEWS labels (it would say more than they do)."""
+    if n < service.FEW_REVIEWS:
+        return " (too few reviews for an interval)"
     return "" if ci is None else f" (95% CI {ci[0]:.2f}–{ci[1]:.2f})"
 
 
 def card_line(a: Optional[service.ReviewAgreement]) -> str:
-    """The line under a metric's mean on the Report: judge agreement with your reviewers."""
+    """A metric's line in the Report's review section: judge agreement with your reviewers."""
     if a is None or a.agree_rate is None:
         return ""
-    line = f"reviewers agree {a.agree_rate:.0%}{_ci(a.agree_ci)}, n={a.n_reviews}"
+    line = f"reviewers agree {a.agree_rate:.0%}{_ci(a.agree_ci, a.n_reviews)}, n={a.n_reviews}"
     corrected = service.corrected_line(a)
     return line + (f" · {corrected}" if corrected else "")
 
@@ -166,8 +169,8 @@ def agreement_table(table: Dict[str, service.ReviewAgreement]) -> None:
     """Per metric: agree rate, Spearman/AUROC, bias, reviewers' alpha, human-corrected mean."""
     three = st.column_config.NumberColumn(format="%.3f")
     rows = [{"metric": m, "reviews": a.n_reviews, "reviewers": a.n_reviewers, "agree rate": a.agree_rate,
-             "agree 95% CI": _ci(a.agree_ci).strip(" ()"), "Spearman": a.spearman, "AUROC": a.auroc,
-             "bias (judge - human)": a.bias, "bias 95% CI": _ci(a.bias_ci).strip(" ()"),
+             "agree 95% CI": _ci(a.agree_ci, a.n_reviews).strip(" ()"), "Spearman": a.spearman, "AUROC": a.auroc,
+             "bias (judge - human)": a.bias, "bias 95% CI": _ci(a.bias_ci, a.n_reviews).strip(" ()"),
              "reviewers' alpha": a.alpha, "corrected mean": service.corrected_line(a)} for m, a in table.items()]
     views.records_table(rows, column_config={c: three for c in ("agree rate", "Spearman", "AUROC",
                                                              "bias (judge - human)", "reviewers' alpha")})
@@ -184,6 +187,11 @@ def reviewers_view(run_id: Optional[str]) -> None:
                    "Reviewers' alpha: how far reviewers agree with each other, the most a judge can be held to. "
                    "The corrected mean uses only samples drawn by the random-sample queue.")
         agreement_table(table)
+        for name, a in table.items():  # the lines the headline cards carried before they moved here
+            line = card_line(a)
+            if line:
+                st.text(name)
+                st.caption(line)
         gaps = sorted(((j - h, m, i, j, h) for m, a in table.items() for i, j, h in a.disagreements),
                       key=lambda g: -abs(g[0]))[:10]
         worst = [{"metric": m, "sample #": i, "judge": j, "reviewers": h, "gap": gap} for gap, m, i, j, h in gaps]

@@ -26,6 +26,7 @@ from ..analysis.stats import bootstrap_ci, mean_std
 from .correction import Correction, metric_correction
 
 Interval = Tuple[float, float]
+FEW_REVIEWS = 5  # below this many labels an interval says more than the labels do: none is shown
 
 
 @dataclass(frozen=True)

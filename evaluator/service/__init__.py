@@ -78,7 +78,7 @@ from ..report.frames import (
     with_turn_columns,
     worst_turn,
 )
-from ..review.agreement import ReviewAgreement, corrected_line
+from ..review.agreement import FEW_REVIEWS, ReviewAgreement, corrected_line
 from ..review.correction import TARGET_HALF_WIDTH
 from ..review.entries import PASS_FAIL, agree_with_all, reviewable, scale_of, shown_corrected
 from ..review.entries import Entry as ReviewEntry
@@ -216,6 +216,7 @@ __all__ = [
     "Decision",
     "Deploy",
     "EXAM_ITEMS",
+    "FEW_REVIEWS",
     "Filters",
     "GATE_REASONS",
     "GenerateSettings",

@@ -120,7 +120,7 @@ def test_the_report_shows_agreement_with_reviewers_beside_each_mean(page):
     at.switch_page("pages/report.py").run()
     no_exception(at)
     captions = [c.value for c in at.caption]
-    assert any(c.startswith("reviewers agree 100% (95% CI 1.00–1.00), n=3 · judged 0.80 → corrected 0.80 "
+    assert any(c.startswith("reviewers agree 100% (too few reviews for an interval), n=3 · judged 0.80 → corrected 0.80 "
                             "[0.80, 0.80] from 3 reviews; ±0.03 reached")
                for c in captions), captions
     assert "Judge agreement with your reviewers" in [h.value for h in at.subheader]
