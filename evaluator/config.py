@@ -336,10 +336,11 @@ def _server(table: Mapping[str, Any], source: str) -> ServerConfig:
 
 def _roles(table: Mapping[str, Any], source: str, fold_unicode: bool = False) -> RolesConfig:
     _known(table, ("viewers", "evaluators", "admins", "viewers_may_comment"), "roles", source)
-    names = (tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}", fold_unicode)
-                   for n in _strings(table, key, default, "roles", source))
-             for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", [])))
-    return RolesConfig(*names, viewers_may_comment=_get(table, "viewers_may_comment", bool, False, "roles", source))
+    viewers, evaluators, admins = (tuple(n if n == ANYONE else config_name(n, f"{source}: roles.{key}", fold_unicode)
+                                         for n in _strings(table, key, default, "roles", source))
+                                   for key, default in (("viewers", [ANYONE]), ("evaluators", []), ("admins", [])))
+    return RolesConfig(viewers, evaluators, admins,
+                       viewers_may_comment=_get(table, "viewers_may_comment", bool, False, "roles", source))
 
 
 def _judge(item: Mapping[str, Any], i: int, source: str) -> ConfiguredJudge:
