@@ -169,10 +169,10 @@ def check_panel(prefix: str, config: service.RunConfig) -> None:
             with errors.guard("Checking the judge"), st.spinner("The judge is sitting the exam…"):
                 from pages._runs import open_store
 
-                st.session_state[state.judge_key(prefix, "exam")] = service.check_judge(
+                state.put(state.judge_key(prefix, "exam"), service.check_judge(
                     open_store(), config, access=team.access(), api_key=api_key(prefix), limit=CHECK_LIMITS[size],
-                    owner=team.owner())
-        shown = st.session_state.get(state.judge_key(prefix, "exam"))
+                    owner=team.owner()))
+        shown = state.get(state.judge_key(prefix, "exam"))
         if shown:
             show_exam(shown)
 
@@ -185,4 +185,4 @@ def show_exam(found: Dict[str, Any]) -> None:
     say("Verdict: {verdict} ({judge})", verdict=verdict, judge=result["judge"])
     for line in found["lines"][1:]:
         st.text(line)
-    st.dataframe(service.exam_rows([result, *found["baselines"]]), hide_index=True, use_container_width=True)
+    st.dataframe(service.exam_rows([result, *found["baselines"]]), hide_index=True, width="stretch")

@@ -36,8 +36,8 @@ def ragmeter(tmp_path, *args, history):
                             stderr=subprocess.PIPE, text=True)
 
 
-def submit(tmp_path, srv, history):
-    sub = ragmeter(tmp_path, "evaluate", str(rows_file(tmp_path, ROWS)), "--model", "m", "--base-url", srv.base_url,
+def submit(tmp_path, srv, history, rows=ROWS):
+    sub = ragmeter(tmp_path, "evaluate", str(rows_file(tmp_path, rows)), "--model", "m", "--base-url", srv.base_url,
                    "--no-cache", "--metrics", "faithfulness", "--submit", history=history)
     out, err = sub.communicate(timeout=120)
     assert sub.returncode == 0, err
@@ -100,10 +100,12 @@ def test_a_pinned_run_whose_process_is_gone_reads_interrupted_on_every_page_with
 def test_deleting_a_run_while_a_worker_scores_it_stops_the_judge_calls_and_leaves_no_row(tmp_path, location):
     store = RunStore(location)
     with ChatServer(responder=lambda r: reply('{"score": 0.7, "reasoning": "ok"}', delay=0.3)) as srv:
-        doomed, kept = submit(tmp_path, srv, location), submit(tmp_path, srv, location)
+        # The doomed run is long (10x the kept one), so it is still scoring when it is deleted, however slow the machine.
+        doomed, kept = submit(tmp_path, srv, location, rows=10 * ROWS), submit(tmp_path, srv, location)
         worker = ragmeter(tmp_path, "worker", "--slots", "1", history=location)
         try:
             assert wait_for(lambda: store.get_run(doomed).n_done >= 1, 120)
+            assert store.get_run(doomed).status == "running"
             service.delete_run(store, store.get_run(doomed), access=LAPTOP_ACCESS)
             calls_at_delete = len(srv.requests)
             assert doomed not in {r.run_id for r in service.list_runs(store)}

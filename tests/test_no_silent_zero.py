@@ -81,7 +81,7 @@ def test_the_cli_history_and_exports_show_na_for_the_missing_answer(tmp_path, ca
     exported = json.loads(out_json.read_text(encoding="utf-8"))
     golden = next(s for s in exported["samples"] if s["sample_id"] == "row-2")
     assert golden["answer_correctness"] is None and golden["answer_relevancy"] is None
-    rows = {r["sample_id"]: r for r in csv.DictReader(out_csv.open(encoding="utf-8"))}
+    rows = {r["sample_id"]: r for r in csv.DictReader(out_csv.open(encoding="utf-8-sig"))}  # with Excel's BOM
     assert rows["row-2"]["answer_correctness"] in ("", "N/A"), rows["row-2"]["answer_correctness"]
     assert "no answer" in out_html.read_text(encoding="utf-8").lower()
     store = RunStore()

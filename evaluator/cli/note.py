@@ -28,7 +28,9 @@ def add_note_parser(sub: Any) -> None:
     note.add_argument("run_id", metavar="RUN_ID", help="the run (see 'ragmeter runs')")
     # The rest ("text", --sample, --file, --history) in any order: argparse alone cannot take a positional after
     # an option here, and `ragmeter note RUN --sample ID "text"` is how people write it.
-    note.add_argument("rest", nargs=argparse.REMAINDER, metavar="[--sample ID] [--file PATH] [--history DB] [TEXT]")
+    note.add_argument("rest", nargs=argparse.REMAINDER, metavar="[--sample ID] [--file PATH] [--history DB] [TEXT]",
+                      help="the note's text (or --file PATH, '-' for standard input), --sample ID or #n for a "
+                           "sample's note, --history DB; with no text, the run's notes are listed")
 
 
 def _options(rest: List[str]) -> argparse.Namespace:

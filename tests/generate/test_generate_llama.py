@@ -22,7 +22,8 @@ def test_generation_round_trip_with_a_real_model(llama_url, tmp_path):
     judge = OpenAIJudge("smollm2", llama_url, timeout=120, max_tokens=160)
     gen = Generation(judge, chunks, GenerateSettings(n=1, max_attempts=2, workers=1, mix={"single": 1})).run()
     assert gen.status in ("finished", "short") and gen.calls >= 1 and gen.tokens > 0
-    assert judge.usage()["failures"] == 0 and judge.call_info()["json_mode"] == "object"
+    # llama.cpp is recognised and held to its replies' shape by a grammar (issue 41), not the plain JSON mode
+    assert judge.usage()["failures"] == 0 and judge.call_info()["json_mode"] == "grammar"
     assert set(gen.rejected) <= set(REASONS) and gen.attempts == len(gen.items) + sum(gen.rejected.values())
     out = tmp_path / "t.jsonl"
     write_testset(gen.items, str(out))
