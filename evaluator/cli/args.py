@@ -239,6 +239,17 @@ def _history_group(ev: argparse.ArgumentParser) -> None:
                        "from another shell stops it")
 
 
+def add_judge_options(parser: argparse.ArgumentParser, offline_default: str, judge_help: str) -> None:
+    """The judge flags of a command that scores besides `evaluate` (ab, collect): --offline | --model, --judge,
+    --base-url, --api-key-env."""
+    judge = parser.add_mutually_exclusive_group()
+    judge.add_argument("--offline", action="store_true", help=f"score with heuristics only ({offline_default})")
+    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
+    parser.add_argument("--judge", metavar="NAME", help=judge_help)
+    parser.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint")
+    parser.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
+
+
 def _scale_group(ev: argparse.ArgumentParser) -> None:
     group = ev.add_argument_group("scale", "how many at once, where, and the Batch API")
     group.add_argument("--max-workers", type=int, default=4,
@@ -297,12 +308,7 @@ def add_ab_parser(sub: Any) -> None:
                     help="questions in flight at once, each asked of A and B (default %(default)s); at most N-1 "
                          "are asked past the one the test stops at")
     ab.add_argument("--json", metavar="PATH", help="write the decision as JSON")
-    judge = ab.add_mutually_exclusive_group()
-    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default without --model)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
-    ab.add_argument("--judge", metavar="NAME", help="which judge scores (as for evaluate)")
-    ab.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint")
-    ab.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
+    add_judge_options(ab, "the default without --model", "which judge scores (as for evaluate)")
     ab.add_argument("--language", choices=["ar", "en", "auto"], default="auto", help="prompt language (default auto)")
     ab.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     # evaluate's judge options this command keeps at their defaults (run_config reads them)
@@ -333,12 +339,7 @@ def add_collect_parser(sub: Any) -> None:
                    help="traces taken per second; more are dropped and counted (default %(default)s)")
     p.add_argument("--settle", type=float, default=2.0, metavar="S",
                    help="seconds a finished trace waits for late child spans before it is scored (default %(default)s)")
-    judge = p.add_mutually_exclusive_group()
-    judge.add_argument("--offline", action="store_true", help="score with heuristics only (the default)")
-    judge.add_argument("--model", help="judge model name on an OpenAI-compatible endpoint")
-    p.add_argument("--judge", metavar="NAME", help="a [[judges]] entry of the team configuration, or a judge kind")
-    p.add_argument("--base-url", help="the judge's OpenAI-compatible endpoint")
-    p.add_argument("--api-key-env", default="", help="environment variable holding the judge's API key")
+    add_judge_options(p, "the default", "a [[judges]] entry of the team configuration, or a judge kind")
     p.add_argument("--history", default=None, help=HISTORY_HELP)
     p.add_argument("--alert", action="append", default=[], metavar="EXPR",
                    help="alert rule, e.g. 'faithfulness < 0.75 over 200' (repeatable; default: the [[collect]] "

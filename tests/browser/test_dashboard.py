@@ -11,20 +11,13 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
 from pathlib import Path
 from typing import List
 
 import pytest
 
-try:
-    from playwright.sync_api import Page, expect
-    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
+from .pw import Page, PlaywrightTimeoutError, expect
 
 from evaluator import OfflineJudge, RAGEvaluator, load_dataset
 from evaluator.store.history import RunStore

@@ -7,11 +7,13 @@ import re
 import pytest
 
 try:
-    from playwright.sync_api import Page, expect
+    from playwright.sync_api import expect
 except ImportError:  # the fixtures skip (or fail under CI) with the reason
     pass
 
-from evaluator import EvalSample, Run, RunConfig, RunStore
+from evaluator import EvalSample, RunConfig
+
+from .test_report_first_screen import finished_run, wait_idle
 
 RUN_TIMEOUT = 60_000
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -21,16 +23,8 @@ NOTE = "Checked with support: <b>fine</b> **really** @everyone"
 def stored_run(history, **config) -> str:
     rows = [EvalSample(f"What does policy {i} say?", f"Policy {i} says yes.", [f"Policy {i}: it says yes."],
                        sample_id=f"q-{i}") for i in range(4)]
-    run = Run.new(RunConfig(metrics=["faithfulness", "answer_relevancy"], **config), rows,
-                  dataset_name="notes.jsonl", store=RunStore(history), project="notes")
-    run.start().join()
-    assert run.status == "finished", run.error
-    return run.run_id
-
-
-def wait_idle(page: "Page") -> None:
-    page.wait_for_timeout(200)
-    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=RUN_TIMEOUT)
+    return finished_run(history, rows, RunConfig(metrics=["faithfulness", "answer_relevancy"], **config),
+                        "notes.jsonl")
 
 
 @pytest.mark.browser

@@ -19,14 +19,19 @@ RUN_TIMEOUT = 60_000
 SCREEN = {"width": 1400, "height": 900}
 
 
-def stored_run(history: Path) -> str:
-    rows = [EvalSample(f"What does policy {i} say?", f"Policy {i} says yes, within {i + 2} days.",
-                       [f"Policy {i}: it says yes, within {i + 2} days."], sample_id=f"q-{i}") for i in range(3)]
-    run = Run.new(RunConfig(metrics=["faithfulness", "answer_relevancy", "context_precision", "context_recall"]),
-                  rows, dataset_name="first-screen.jsonl", store=RunStore(history), project="first-screen")
+def finished_run(history: Path, rows: list, config: RunConfig, dataset: str) -> str:
+    """`rows` scored offline into the history (project: the dataset's stem); the run's id."""
+    run = Run.new(config, rows, dataset_name=dataset, store=RunStore(history), project=Path(dataset).stem)
     run.start().join()
     assert run.status == "finished", run.error
     return run.run_id
+
+
+def stored_run(history: Path) -> str:
+    rows = [EvalSample(f"What does policy {i} say?", f"Policy {i} says yes, within {i + 2} days.",
+                       [f"Policy {i}: it says yes, within {i + 2} days."], sample_id=f"q-{i}") for i in range(3)]
+    config = RunConfig(metrics=["faithfulness", "answer_relevancy", "context_precision", "context_recall"])
+    return finished_run(history, rows, config, "first-screen.jsonl")
 
 
 def wait_idle(page: "Page") -> None:

@@ -20,12 +20,7 @@ from typing import Iterator
 
 import pytest
 
-try:
-    from playwright.sync_api import Page, expect
-except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
+from .pw import Page, expect
 
 from evaluator.collect.alerts import AlertMonitor, parse_rule
 from evaluator.store.history import RunStore

@@ -13,12 +13,7 @@ from typing import List
 
 import pytest
 
-try:
-    from playwright.sync_api import expect
-except ImportError:  # fail in CI, where these tests must run; skip on a developer machine
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("playwright is not installed: pip install -e '.[test]'", allow_module_level=True)
+from .pw import expect
 
 from ports import free_port
 from teamfiles import config_toml, write_config
