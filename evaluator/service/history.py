@@ -32,13 +32,13 @@ def check_history_path(text: str) -> str:
 def history_location(config: Config, typed: Optional[str] = None) -> str:
     """The history, resolved as for the CLI and the workers (flag > environment > team file > default):
     on a laptop the sidebar's typed file stands for the flag, when it may be used; a team never types one."""
-    flag = None
-    if typed and not config.team and not config.server.history and typed != default_history():
-        try:
-            flag = check_history_path(typed)
-        except ConfigError:
-            pass  # the sidebar says why under the field; the rest of the chain decides
-    return str(settings.history(flag, team=config).value)
+    untyped = str(settings.history(team=config).value)  # the page's config: no second read of the team file
+    if not typed or config.team or config.server.history or typed == untyped:
+        return untyped
+    try:
+        return check_history_path(typed)  # the flag's place in the chain: it wins
+    except ConfigError:
+        return untyped  # the sidebar says why under the field; the rest of the chain decides
 
 
 def open_history(location: str, team: bool = False) -> RunStore:
