@@ -106,6 +106,24 @@ def history(tmp_path, monkeypatch) -> Path:
     return isolate(tmp_path, monkeypatch)
 
 
+def pytest_generate_tests(metafunc) -> None:
+    """A module that sets `STORE_BACKENDS = ("sqlite", "postgresql")` runs each test using `store` on each backend."""
+    backends = getattr(metafunc.module, "STORE_BACKENDS", None)
+    if backends and "store" in metafunc.fixturenames:
+        metafunc.parametrize("store", backends, indirect=True)
+
+
+@pytest.fixture
+def store(request, tmp_path):
+    """This test's run history: a SQLite file under tmp_path, or a fresh PostgreSQL database where the module's
+    STORE_BACKENDS asks for both. A test that also runs the dashboard or CLI on it uses `history` first."""
+    from evaluator.store.history import RunStore
+
+    if getattr(request, "param", "sqlite") == "postgresql":
+        return RunStore(request.getfixturevalue("postgres_url"))
+    return RunStore(tmp_path / "history.sqlite3")
+
+
 @pytest.fixture
 def closed_port() -> Iterator[int]:
     """A loopback port that refuses connections, held for the whole test (tests/ports.py)."""

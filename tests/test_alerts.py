@@ -80,12 +80,7 @@ def test_an_upper_limit_breaches_above_it():
     assert [c.state for c in changes] == ["breach", "recovered"]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    """The state and events on both backends: a SQLite file, and a fresh database on a PostgreSQL server."""
-    if request.param == "sqlite":
-        return RunStore(tmp_path / "history.sqlite3")
-    return RunStore(request.getfixturevalue("postgres_url"))
+STORE_BACKENDS = ("sqlite", "postgresql")  # each test using `store` runs on both (tests/conftest.py)
 
 
 def quality(i, drop_from=150, drop_to=300):

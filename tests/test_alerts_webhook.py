@@ -9,7 +9,6 @@ import pytest
 from evaluator.collect import alerts, webhook
 from evaluator.collect.alerts import AlertMonitor, parse_rule
 from evaluator.collect.webhook import Webhook, WebhookError
-from evaluator.store.history import RunStore
 
 from live_runs import write_live_runs
 
@@ -56,11 +55,6 @@ def receiver():
     r = Receiver()
     yield r
     r.close()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
 
 
 def breach_and_recovery(store):

@@ -36,11 +36,6 @@ def chunks(tmp_path):
     return chunk_documents(load_documents(write_corpus(tmp_path / "docs")))
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
-
-
 def wait_for(predicate, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -23,12 +23,7 @@ def scored(sample: EvalSample, score: float, **per_metric) -> EvalResult:
     return EvalResult(sample.sample_id, **scores, elapsed_sec=0.5, sample=sample)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    """The same tests on both backends: a SQLite file, and a fresh database on a PostgreSQL server."""
-    if request.param == "sqlite":
-        return RunStore(tmp_path / "history.sqlite3")
-    return RunStore(request.getfixturevalue("postgres_url"))
+STORE_BACKENDS = ("sqlite", "postgresql")  # each test using `store` runs on both (tests/conftest.py)
 
 
 def raw_rows(store, sql, params=()):

@@ -19,10 +19,7 @@ from teamfiles import config_toml
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    where = str(tmp_path / "h.sqlite3") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    return RunStore(where)
+STORE_BACKENDS = ("sqlite", "postgresql")  # each test using `store` runs on both (tests/conftest.py)
 
 
 def new_run(store, owner):

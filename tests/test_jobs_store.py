@@ -18,13 +18,9 @@ from evaluator.store.history import RUN_STATUSES, RunStore
 from evaluator.store.jobs import MAX_ATTEMPTS, JobQueue, Limits, Progress
 
 ROOT = Path(__file__).resolve().parents[1]
-BACKENDS = ["sqlite", "postgresql"]
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    where = str(tmp_path / "h.sqlite3") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    return RunStore(where)
+STORE_BACKENDS = ("sqlite", "postgresql")  # each test using `store` runs on both (tests/conftest.py)
 
 
 def queued_run(store, owner="alice", name="d.csv"):

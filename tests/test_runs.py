@@ -29,11 +29,6 @@ def slow_judge(delay=0.01):
     return ScriptedJudge(reply)
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
-
-
 def run_to_end(judge, data, store, **kwargs):
     run = Run(RAGEvaluator(judge), list(enumerate(data)), dataset_name="zones.jsonl", store=store,
                         **kwargs).start()

@@ -14,11 +14,7 @@ from evaluator.store.pages import Filters
 OLD_HISTORY = Path(__file__).resolve().parent / "fixtures" / "history_2f405f4.sqlite3"
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        return RunStore(tmp_path / "history.sqlite3")
-    return RunStore(request.getfixturevalue("postgres_url"))
+STORE_BACKENDS = ("sqlite", "postgresql")  # each test using `store` runs on both (tests/conftest.py)
 
 
 def result(i: int) -> EvalResult:

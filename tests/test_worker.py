@@ -49,11 +49,6 @@ def stored_indices(store, run_id):
     return [idx for (idx,) in store.query("SELECT idx FROM results WHERE run_id = ? ORDER BY idx", (run_id,))]
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
-
-
 def test_a_queued_run_is_scored_by_a_worker_with_its_progress_record(store):
     run_id = submit_new(store, RunConfig(), samples(30), dataset_name="contract.csv", owner="alice")
     assert store.get_run(run_id).status == "queued" and run_id not in HANDOFF  # offline: nothing to hand off

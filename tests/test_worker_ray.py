@@ -76,11 +76,6 @@ def score_with(store, engine, config, samples, events=None):
     return run_id
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
-
-
 @pytest.mark.parametrize("data", [SAMPLE, CHATS], ids=["single-turn", "conversations"])
 def test_a_ray_worker_scores_a_queued_offline_run_as_a_local_worker_does(ray_cluster, store, data):
     samples, events = load_dataset(data), []

@@ -2,14 +2,8 @@
 import pytest
 
 from evaluator.analysis.compare import compare_runs
-from evaluator.store.history import RunStore
 from evaluator.model import EvalSample
 from tests.test_history import samples, scored
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "history.sqlite3")
 
 
 def test_compare_runs_deltas_ci_and_movers(store):

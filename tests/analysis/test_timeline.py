@@ -4,7 +4,6 @@ from datetime import timedelta
 import pytest
 
 from evaluator.analysis import timeline as tl
-from evaluator.store.history import RunStore
 
 from evaluator.model import EvalSample
 
@@ -14,12 +13,7 @@ NOW = START + timedelta(days=3)
 DAY0, DAY1 = START.strftime("%Y-%m-%d"), (START + timedelta(days=1)).strftime("%Y-%m-%d")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    """The same reads on both backends: a SQLite file, and a fresh database on a PostgreSQL server."""
-    if request.param == "sqlite":
-        return RunStore(tmp_path / "history.sqlite3")
-    return RunStore(request.getfixturevalue("postgres_url"))
+STORE_BACKENDS = ("sqlite", "postgresql")  # each test using `store` runs on both (tests/conftest.py)
 
 
 def scores(i):

@@ -36,12 +36,7 @@ def save_run(store, data, *, done=None, status="finished"):
     return run_id
 
 
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    path = tmp_path / "history.sqlite3"
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(path))
-    return RunStore(path)
+pytestmark = pytest.mark.usefixtures("history")  # the app reads the history `store` opens (tests/conftest.py)
 
 
 def history_page(switch=True):

@@ -31,11 +31,7 @@ def save_run(store: RunStore, data: list, **settings) -> str:
     return run_id
 
 
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGMETER_JUDGE_CACHE", str(tmp_path / "judge-cache.sqlite3"))
-    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
-    return RunStore(tmp_path / "history.sqlite3")
+pytestmark = pytest.mark.usefixtures("history")  # the app reads the history `store` opens (tests/conftest.py)
 
 
 def compared(run_a: str, run_b: str) -> AppTest:
