@@ -26,6 +26,7 @@ from evaluator.store.history import RunStore
 from evaluator.store.jobs import JobQueue, Limits
 from openai_server import ChatServer
 from writer_model import WriterModel
+from waiting import wait_for
 
 SECRET = "sk-generation-canary-7f3c1d"
 MODEL = RunConfig(judge="openai", model="writer", api_key_env="RAGMETER_GEN_TEST_KEY")
@@ -34,15 +35,6 @@ MODEL = RunConfig(judge="openai", model="writer", api_key_env="RAGMETER_GEN_TEST
 @pytest.fixture
 def chunks(tmp_path):
     return chunk_documents(load_documents(write_corpus(tmp_path / "docs")))
-
-
-def wait_for(predicate, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def slow_server():

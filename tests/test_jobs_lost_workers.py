@@ -17,6 +17,7 @@ from evaluator.store.jobs import JobQueue, Limits
 from evaluator.team.access import LAPTOP_ACCESS
 from openai_server import ChatServer, reply
 from test_jobs_cli import rows_file
+from waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS, LEASE = 12, 3.0
@@ -42,16 +43,6 @@ def submit(tmp_path, srv, history, rows=ROWS):
     out, err = sub.communicate(timeout=120)
     assert sub.returncode == 0, err
     return out.strip()
-
-
-def wait_for(check, timeout, every=0.1):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = check()
-        if found:
-            return found
-        time.sleep(every)
-    return check()
 
 
 @pytest.mark.slow

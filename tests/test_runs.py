@@ -10,6 +10,7 @@ from evaluator.model import METHOD_FALLBACK, METRICS
 from evaluator.io.versions import version_settings
 from evaluator.runs.run import Run, RunConfig
 from tests.fakes import ScriptedJudge
+from waiting import wait_for
 
 WAIT = 30  # seconds: the CPU is shared with other jobs
 SLOW_REPLY = '{"score": 0.8, "reasoning": "slow but sure"}'
@@ -34,13 +35,6 @@ def run_to_end(judge, data, store, **kwargs):
                         **kwargs).start()
     assert run.join(WAIT), "the run did not end in time"
     return run
-
-
-def wait_for(condition, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
 
 
 def test_finished_offline_run_is_saved_row_by_row(store):

@@ -25,6 +25,7 @@ from evaluator.runs.supervisor import Program, Supervisor, exit_words
 from evaluator.store.history import RunStore
 from ports import free_port
 from teamfiles import config_toml, team_toml, write_config
+from waiting import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -35,13 +36,6 @@ def run_in_thread(supervisor: Supervisor) -> threading.Thread:
     thread = threading.Thread(target=lambda: setattr(supervisor, "code", supervisor.run(install_signals=False)))
     thread.start()
     return thread
-
-
-def wait_for(predicate, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def test_every_line_comes_out_prefixed_by_its_process():

@@ -19,6 +19,7 @@ from evaluator.store.history import RunStore
 from evaluator.store.jobs import JobQueue, Limits
 from fakes import ScriptedJudge
 from openai_server import ChatServer, reply
+from waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "sk-worker-canary-51ab9e"
@@ -34,15 +35,6 @@ def slow_judge(delay=0.05):
         time.sleep(delay)
         return '{"score": 0.7, "reasoning": "ok"}'
     return ScriptedJudge(answer)
-
-
-def wait_for(predicate, timeout=30.0, every=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
 
 
 def stored_indices(store, run_id):

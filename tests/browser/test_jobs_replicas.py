@@ -28,6 +28,7 @@ from .conftest import ROOT
 from .test_dashboard import _big_rows, _count, _write_csv, expect, main, wait_idle
 from .test_jobs_live import ADMIN, EVALUATOR, LONG, _scored, as_user, heading, in_progress, team_options
 from .test_jobs_live import start_run, stop_buttons, visit
+from waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -77,16 +78,6 @@ def the_job(store: RunStore, dataset: str) -> JobInfo:
     job = JobQueue(store).get(info.run_id)
     assert job is not None
     return job
-
-
-def wait_for(what, timeout: float = 120.0, step: float = 0.25):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = what()
-        if found:
-            return found
-        time.sleep(step)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what.__doc__ or what}")
 
 
 def worker_pid(job: JobInfo) -> int:
