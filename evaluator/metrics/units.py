@@ -15,27 +15,32 @@ from typing import List, Tuple
 from ..model import EvalSample
 
 _NUM = r"(\d(?:[\d,.]*\d)?)\s*"
-# (pattern, replacement), applied in order; the symbol forms need a number before them.
-_RULES: List[Tuple["re.Pattern[str]", str]] = [(re.compile(p, re.IGNORECASE), r) for p, r in (
-    (_NUM + r"(?:°\s*C|℃|deg(?:rees?)?\.?\s*C)(?!\w)", r"\1 degrees celsius"),
-    (_NUM + r"(?:°\s*F|℉|deg(?:rees?)?\.?\s*F)(?!\w)", r"\1 degrees fahrenheit"),
-    (_NUM + r"degrees?\s+centigrade\b", r"\1 degrees celsius"),
-    (_NUM + r"°", r"\1 degrees "),
-    (_NUM + r"(?:%|per\s*cent\b)", r"\1 percent"),
-    (_NUM + r"(?:km/h|kph|kmh)\b", r"\1 kilometres per hour"),
-    (_NUM + r"mph\b", r"\1 miles per hour"),
-    (_NUM + r"km\b", r"\1 kilometres"),
-    (_NUM + r"cm\b", r"\1 centimetres"),
-    (_NUM + r"mm\b", r"\1 millimetres"),
-    (_NUM + r"kg\b", r"\1 kilograms"),
-    (_NUM + r"ml\b", r"\1 millilitres"),
-    (r"\$\s*(\d(?:[\d,.]*\d)?)", r"\1 dollars"),
-    (r"€\s*(\d(?:[\d,.]*\d)?)", r"\1 euros"),
-    (r"£\s*(\d(?:[\d,.]*\d)?)", r"\1 pounds"),
-    (_NUM + r"(?:USD|US dollars)\b", r"\1 dollars"),
-    (_NUM + r"(?:EUR)\b", r"\1 euros"),
-    (r"\b(kilo|centi|milli)?met(?:er|re)s?\b", r"\1metres"),
-    (r"\b(milli)?lit(?:er|re)s?\b", r"\1litres"),
+_AMOUNT = r"(\d(?:[\d,.]*\d)?)"
+# A unit written after a number: (its spellings, as a regex; the words it becomes; needles, see _RULES).
+_UNITS = (
+    ("km/h|kph|kmh", "kilometres per hour", ("km", "kph")), ("mph", "miles per hour", ("mph",)),
+    ("km", "kilometres", ("km",)), ("cm", "centimetres", ("cm",)), ("mm", "millimetres", ("mm",)),
+    ("kg", "kilograms", ("kg",)), ("ml", "millilitres", ("ml",)),
+)
+# A currency sign written before a number: (sign, the word it becomes).
+_SIGNS = (("\\$", "dollars"), ("€", "euros"), ("£", "pounds"))
+# (pattern, replacement, needles), applied in order; the symbol forms need a number before them. Needles:
+# strings one of which a match must contain (lower-cased). In ASCII text, IGNORECASE matching is lower-case
+# comparison, so a rule without any of them in the text cannot change it and is not run (most texts that pass
+# _TRIGGER need one or two of the rules). The symbol rules need a non-ASCII character or a currency sign;
+# ASCII text without one skips them the same way.
+_RULES: List[Tuple["re.Pattern[str]", str, Tuple[str, ...]]] = [(re.compile(p, re.IGNORECASE), r, n) for p, r, n in (
+    (_NUM + r"(?:°\s*C|℃|deg(?:rees?)?\.?\s*C)(?!\w)", r"\1 degrees celsius", ("deg",)),
+    (_NUM + r"(?:°\s*F|℉|deg(?:rees?)?\.?\s*F)(?!\w)", r"\1 degrees fahrenheit", ("deg",)),
+    (_NUM + r"degrees?\s+centigrade\b", r"\1 degrees celsius", ("centigrade",)),
+    (_NUM + r"°", r"\1 degrees ", ("°",)),
+    (_NUM + r"(?:%|per\s*cent\b)", r"\1 percent", ("%", "per")),
+    *((_NUM + rf"(?:{unit})\b", rf"\1 {words}", needles) for unit, words, needles in _UNITS),
+    *((sign + r"\s*" + _AMOUNT, rf"\1 {word}", (sign[-1],)) for sign, word in _SIGNS),
+    (_NUM + r"(?:USD|US dollars)\b", r"\1 dollars", ("usd", "us dollars")),
+    (_NUM + r"(?:EUR)\b", r"\1 euros", ("eur",)),
+    (r"\b(kilo|centi|milli)?met(?:er|re)s?\b", r"\1metres", ("met",)),
+    (r"\b(milli)?lit(?:er|re)s?\b", r"\1litres", ("lit",)),
 )]
 # Any of these in a text means a rule may apply; most texts have none and are returned as they are.
 _TRIGGER = re.compile(r"[°℃℉%$€£]|\d\s*(?:k|c|m|deg|per|usd|eur)|met(?:er|re)|lit(?:er|re)|centigrade",
@@ -60,13 +65,13 @@ def _spelled(text: str) -> str:
     if not text.isascii():
         if not _TRIGGER.search(text):
             return text
-        for pattern, replacement in _RULES:
+        for pattern, replacement, _ in _RULES:
             text = pattern.sub(replacement, text)
         return text
     lower = text.lower()
     if not _ASCII_TRIGGER.search(lower):
         return text
-    for (pattern, replacement), needles in zip(_RULES, _NEEDLES):
+    for pattern, replacement, needles in _RULES:
         if any(map(lower.__contains__, needles)):
             spelled = pattern.sub(replacement, text)
             if spelled != text:
@@ -74,15 +79,6 @@ def _spelled(text: str) -> str:
     return text
 
 
-# Per rule, strings one of which a match must contain (lower-cased). In ASCII text, IGNORECASE
-# matching is lower-case comparison, so a rule without any of them in the text cannot change it and
-# is not run (most texts that pass _TRIGGER need one or two of the rules). The symbol rules need a
-# non-ASCII character or a currency sign; ASCII text without one skips them the same way.
-_NEEDLES: List[Tuple[str, ...]] = [
-    ("deg",), ("deg",), ("centigrade",), ("°",), ("%", "per"), ("km", "kph"), ("mph",), ("km",), ("cm",),
-    ("mm",), ("kg",), ("ml",), ("$",), ("€",), ("£",), ("usd", "us dollars"), ("eur",), ("met",), ("lit",),
-]
-assert len(_NEEDLES) == len(_RULES)
 
 
 def with_units_spelled(sample: EvalSample) -> EvalSample:
