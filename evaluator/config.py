@@ -33,6 +33,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from .errors import ConfigError
 from .store.jobs import Limits
 from .team.identity import config_name, parse_networks
+from .environment import read
 
 ENV_VAR = "RAGMETER_CONFIG"
 AUTH_KINDS = ("proxy", "oidc")
@@ -192,7 +193,7 @@ LAPTOP = Config()
 
 def load(path: Optional[os.PathLike | str] = None) -> Config:
     """The configuration at `path`, else at $RAGMETER_CONFIG, else LAPTOP (no file: nothing changes)."""
-    chosen = str(path) if path is not None else os.environ.get(ENV_VAR, "").strip()
+    chosen = str(path) if path is not None else read(ENV_VAR)
     if not chosen:
         return LAPTOP
     file = Path(chosen).expanduser()
@@ -212,7 +213,7 @@ _loaded: Dict[Tuple[str, float], Config] = {}
 def current(path: Optional[str] = None) -> Config:
     """The configuration at `path`, else the one $RAGMETER_CONFIG names now (read again only when the file
     changes)."""
-    chosen = (os.environ.get(ENV_VAR, "") if path is None else path).strip()
+    chosen = read(ENV_VAR) if path is None else path.strip()
     if not chosen:
         return LAPTOP
     try:

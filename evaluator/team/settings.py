@@ -27,7 +27,6 @@ here: their no-argument defaults (a script's `RunStore()`) are this chain withou
 from __future__ import annotations
 
 import getpass
-import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
@@ -39,6 +38,7 @@ from ..judges.cache import CACHE_ENV, DEFAULT_CACHE_NAME
 from ..judges.registry import JUDGE_REGISTRY, OFFLINE, OPENAI
 from ..store.db import is_postgres_url, shown_url
 from ..store.history import DEFAULT_HISTORY_PATH, ENV_VAR as HISTORY_ENV, USER_ENV_VAR as USER_ENV
+from ..environment import variables
 
 FLAG, ENVIRONMENT, FILE, DEFAULT = "flag", "environment", "file", "default"  # a Setting's layer, strongest first
 
@@ -117,7 +117,7 @@ def resolve(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None)
     """Every setting for this command line, this environment and the team file they name.
 
     ConfigError (naming the file and key) when the team file cannot be read or is wrong."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     where = config_file(flags.config, env)
     team = read_team_file(where)
     return Settings((where, _team_mode(team), history(flags.history, env, team), judge_cache(flags, env), user(env),
@@ -128,7 +128,7 @@ def resolve(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None)
 # -- one setting at a time (what the other modules ask) --------------------------------------------
 def config_file(flag: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> Setting:
     """The team file: --config (ragmeter config), else $RAGMETER_CONFIG, else none (a laptop: nothing changes)."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     return _first("config", [(flag, FLAG, "flag --config"),
                              (env.get(team_file.ENV_VAR), ENVIRONMENT, f"environment {team_file.ENV_VAR}")],
                   None, "default (no team file: one user, every feature open)")
@@ -144,7 +144,7 @@ def history(flag: Optional[str] = None, environ: Optional[Mapping[str, str]] = N
     """The run history: --history, else $RAGMETER_HISTORY, else the team file's [server] history, else
     ~/.ragmeter/history.sqlite3. Its value is the location as given (a URL keeps its password: the store
     needs it); `shown` drops the password."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     if team is None and not (_given(flag) or _given(env.get(HISTORY_ENV))):
         team = read_team_file(config_file(None, env))
     server = (team or team_file.LAPTOP).server
@@ -166,7 +166,7 @@ def history_location(flag: Optional[str] = None) -> str:
 def judge_cache(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None) -> Setting:
     """The judge cache file: --no-cache (none), else --cache, else $RAGMETER_JUDGE_CACHE, else
     ~/.ragmeter/judge-cache.sqlite3 (the home folder when asked, as judges.cache.default_cache_path has it)."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     if flags.no_cache:
         return Setting("judge_cache", None, "flag --no-cache", FLAG)
     found = _first("judge_cache", [(flags.cache, FLAG, "flag --cache"),
@@ -178,7 +178,7 @@ def judge_cache(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = N
 def user(environ: Optional[Mapping[str, str]] = None) -> Setting:
     """Who a run started here belongs to: $RAGMETER_USER, else the login name. (A team dashboard's runs
     belong to the signed-in user instead: team/identity.py.)"""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     if _given(env.get(USER_ENV)):
         return Setting("user", str(env[USER_ENV]).strip(), f"environment {USER_ENV}", ENVIRONMENT)
     try:
@@ -197,7 +197,7 @@ def judge(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
     """The judge and, when it calls a model, its model, base URL, the variable its key is read from, and
     whether that key is set. `--judge NAME` naming a [[judges]] entry of the team file takes the entry's
     model, base URL and key variable (as `ragmeter collect --judge NAME` and a team dashboard do)."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     team = read_team_file(config_file(flags.config, env)) if team is None else team
     entry = next((j for j in team.judges if j.name == flags.judge), None) if flags.judge else None
     kind = _judge_kind(flags, entry, team)
@@ -219,7 +219,7 @@ def judge_max_tokens(flags: Flags = Flags(), environ: Optional[Mapping[str, str]
                      team: Optional[Config] = None) -> Setting:
     """Every judge call's completion cap: --judge-max-tokens, else $RAGMETER_JUDGE_MAX_TOKENS, else the team
     file's [judge] max_tokens, else 0: each metric's own cap, sized for its reply (metrics/*.py)."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     team = read_team_file(config_file(flags.config, env)) if team is None else team
     raw = (env.get(MAX_TOKENS_ENV) or "").strip()
     if raw and not raw.isdigit():
