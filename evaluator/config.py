@@ -168,7 +168,7 @@ class Config:
     runs: RunsConfig = field(default_factory=RunsConfig)
     source: str = ""  # the file it was read from ("" = none)
     collect: Tuple[ConfiguredCollect, ...] = ()
-    given: Tuple[str, ...] = ()  # the [server] and [runs] keys the file sets ("runs.engine"): where a value came from
+    given: Tuple[str, ...] = ()  # the keys the file sets ("runs.engine", "judges[0].model"): where a value came from
     judge_defaults: JudgeDefaults = field(default_factory=JudgeDefaults)  # [judge]
 
     @property
@@ -241,9 +241,17 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
                                        TEAM_QUEUED_PER_USER if server.shared else 0), exempt=roles.admins),
                     source=source,
                     collect=_collects(data, names, source),
-                    given=tuple(f"{table}.{key}" for table in ("server", "runs", "judge") for key in data.get(table, {})),
+                    given=_given_keys(data),
                     judge_defaults=_judge_defaults(_table(data, "judge", source), source))
     return config
+
+
+def _given_keys(data: Mapping[str, Any]) -> Tuple[str, ...]:
+    """The keys the file sets ("runs.engine", "judges[0].model"): where `ragmeter config` says a value came from."""
+    tables = [f"{table}.{key}" for table in ("server", "roles", "targets", "runs", "judge") for key in data.get(table, {})]
+    entries = [f"{kind}[{i}].{key}" for kind in ("judges", "collect") for i, item in enumerate(data.get(kind, []))
+               for key in item]
+    return tuple(tables + entries)
 
 
 def _collects(data: Mapping[str, Any], judges: list, source: str) -> Tuple[ConfiguredCollect, ...]:

@@ -41,6 +41,72 @@ from ..store.history import DEFAULT_HISTORY_PATH, ENV_VAR as HISTORY_ENV, USER_E
 from ..environment import variables
 
 FLAG, ENVIRONMENT, FILE, DEFAULT = "flag", "environment", "file", "default"  # a Setting's layer, strongest first
+MAX_TOKENS_ENV = "RAGMETER_JUDGE_MAX_TOKENS"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A setting's registration: how each layer spells it, what it means and its default, in words.
+    `ragmeter config` takes its origins from here and the docs their table (docs/gen_reference.py), so a
+    flag, variable or team-file key is named once."""
+
+    name: str
+    help: str
+    default: str
+    flag: str = ""  # "--history"; "" = no flag
+    env: str = ""  # "RAGMETER_HISTORY"; "" = no variable (a variable named by another setting is data, not this)
+    section: str = ""  # the team file's table ("server"); "" = not in the file
+    key: str = ""  # its key in that table
+
+    @property
+    def file_key(self) -> str:
+        """'[server] history', as an origin and the docs say it ("" when the file has no such key)."""
+        return f"[{self.section}] {self.key}" if self.section else ""
+
+
+SPECS: Dict[str, Spec] = {}
+
+
+def register(spec: Spec) -> Spec:
+    """Add a setting to the registry (the order is `ragmeter config`'s and the docs')."""
+    SPECS[spec.name] = spec
+    return spec
+
+
+for _spec in (
+    Spec("config", "the team file", "none: a laptop, one user, every feature open", "--config", team_file.ENV_VAR),
+    Spec("team", "team mode: sign-in, roles, configured judges", "off", section="server", key="shared"),
+    Spec("history", "the run history: a SQLite path or a postgresql:// URL (shown without its password)",
+         "~/.ragmeter/history.sqlite3", "--history", HISTORY_ENV, "server", "history"),
+    Spec("judge_cache", "the judge cache file (--no-cache: none)", "~/.ragmeter/judge-cache.sqlite3", "--cache",
+         CACHE_ENV),
+    Spec("user", "who a run started here belongs to", "the login name", env=USER_ENV),
+    Spec("project", "the project a run is listed under", "the dataset's file name", "--project"),
+    Spec("judge", "the judge kind, or a [[judges]] name of the team file", "offline", "--judge"),
+    Spec("judge.model", "the judge's model", "none: give --model", "--model"),
+    Spec("judge.base_url", "an OpenAI-compatible judge's endpoint", "OpenAI's own", "--base-url", BASE_URL_ENV),
+    Spec("judge.api_key_env", "the variable the judge's key is read from",
+         "OPENAI_API_KEY for OpenAI's or $OPENAI_BASE_URL's address, else none", "--api-key-env"),
+    Spec("judge.api_key", "whether that variable is set (never the key)", "not set"),
+    Spec("judge.max_tokens", "every judge call's completion cap", "0: each metric's own cap", "--judge-max-tokens",
+         MAX_TOKENS_ENV, "judge", "max_tokens"),
+    Spec("runs.workers", "who runs runs: \"local\" (each process) or \"external\" (ragmeter worker)", "local",
+         section="runs", key="workers"),
+    Spec("runs.engine", "where runs are scored: \"local\" or \"ray\"", "local", "--engine", section="runs",
+         key="engine"),
+    Spec("runs.ray_address", "engine ray: the cluster to join", "none: a local cluster", "--ray-address",
+         section="runs", key="ray_address"),
+    Spec("runs.ray_workers", "engine ray: Ray workers scoring each run", "2", "--ray-workers", section="runs",
+         key="ray_workers"),
+    Spec("runs.max_running_per_user", "one user's runs running at once", "0: no cap", section="runs",
+         key="max_running_per_user"),
+    Spec("runs.max_queued", "runs queued at once", "0: no cap", section="runs", key="max_queued"),
+    Spec("runs.max_queued_per_user", "one user's runs queued or running (admins exempt)",
+         "20 in team mode, else 0: no cap", section="runs", key="max_queued_per_user"),
+    Spec("runs.lease_s", "seconds a dead worker's runs wait before another takes them", "30", section="runs",
+         key="lease_s"),
+):
+    register(_spec)
 
 
 @dataclass(frozen=True)
@@ -122,15 +188,14 @@ def resolve(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None)
     team = read_team_file(where)
     return Settings((where, _team_mode(team), history(flags.history, env, team), judge_cache(flags, env), user(env),
                      project(flags.project), *judge(flags, env, team), judge_max_tokens(flags, env, team),
-                     *runs(flags, team)), team)
+                     *runs(flags, team), *sections(team, env)), team)
 
 
 # -- one setting at a time (what the other modules ask) --------------------------------------------
 def config_file(flag: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> Setting:
     """The team file: --config (ragmeter config), else $RAGMETER_CONFIG, else none (a laptop: nothing changes)."""
     env = variables() if environ is None else environ
-    return _first("config", [(flag, FLAG, "flag --config"),
-                             (env.get(team_file.ENV_VAR), ENVIRONMENT, f"environment {team_file.ENV_VAR}")],
+    return _first("config", [_layer("config", FLAG, flag), _layer("config", ENVIRONMENT, env.get(team_file.ENV_VAR))],
                   None, "default (no team file: one user, every feature open)")
 
 
@@ -148,9 +213,8 @@ def history(flag: Optional[str] = None, environ: Optional[Mapping[str, str]] = N
     if team is None and not (_given(flag) or _given(env.get(HISTORY_ENV))):
         team = read_team_file(config_file(None, env))
     server = (team or team_file.LAPTOP).server
-    found = _first("history", [(flag, FLAG, "flag --history"),
-                               (env.get(HISTORY_ENV), ENVIRONMENT, f"environment {HISTORY_ENV}"),
-                               (server.history, FILE, _in_file(team, "[server] history"))],
+    found = _first("history", [_layer("history", FLAG, flag), _layer("history", ENVIRONMENT, env.get(HISTORY_ENV)),
+                               _layer("history", FILE, server.history, team)],
                    str(DEFAULT_HISTORY_PATH), "default")
     location = str(found.value)
     if is_postgres_url(location) and shown_url(location) != location.strip():
@@ -169,8 +233,8 @@ def judge_cache(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = N
     env = variables() if environ is None else environ
     if flags.no_cache:
         return Setting("judge_cache", None, "flag --no-cache", FLAG)
-    found = _first("judge_cache", [(flags.cache, FLAG, "flag --cache"),
-                                   (env.get(CACHE_ENV), ENVIRONMENT, f"environment {CACHE_ENV}")],
+    found = _first("judge_cache", [_layer("judge_cache", FLAG, flags.cache),
+                                   _layer("judge_cache", ENVIRONMENT, env.get(CACHE_ENV))],
                    str(Path.home() / DEFAULT_CACHE_NAME), "default")
     return Setting(found.name, str(Path(str(found.value)).expanduser()), found.origin, found.layer)
 
@@ -189,7 +253,7 @@ def user(environ: Optional[Mapping[str, str]] = None) -> Setting:
 
 def project(flag: Optional[str] = None) -> Setting:
     """The project a run is listed under: --project, else the dataset's file name (known once it is read)."""
-    return _first("project", [(flag, FLAG, "flag --project")], None, "default (the dataset's file name)")
+    return _first("project", [_layer("project", FLAG, flag)], None, "default (the dataset's file name)")
 
 
 def judge(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
@@ -204,15 +268,12 @@ def judge(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
     if kind.value == OFFLINE:
         unused = "not used (the offline judge calls no model)"
         return (kind, *(Setting(f"judge.{n}", None, unused) for n in ("model", "base_url", "api_key_env", "api_key")))
-    model = _first("judge.model", [(flags.model, FLAG, "flag --model"),
+    model = _first("judge.model", [_layer("judge.model", FLAG, flags.model),
                                    (entry.model if entry else None, FILE, _entry(team, entry, "model"))],
                    None, "default (none: give --model)")
     base_url = _base_url(str(kind.value), flags, entry, team, env)
     variable = _key_variable(str(kind.value), str(base_url.value or ""), flags, entry, team, env)
     return kind, model, base_url, variable, _key(variable, env)
-
-
-MAX_TOKENS_ENV = "RAGMETER_JUDGE_MAX_TOKENS"
 
 
 def judge_max_tokens(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
@@ -226,9 +287,9 @@ def judge_max_tokens(flags: Flags = Flags(), environ: Optional[Mapping[str, str]
         raise team_file.ConfigError(f"environment {MAX_TOKENS_ENV}={raw!r}: give a whole number of tokens "
                                     "(0 = each metric's own cap)")
     in_file = team.judge_defaults.max_tokens if "judge.max_tokens" in team.given else None
-    found = _first("judge.max_tokens", [(flags.judge_max_tokens, FLAG, "flag --judge-max-tokens"),
-                                        (int(raw) if raw else None, ENVIRONMENT, f"environment {MAX_TOKENS_ENV}"),
-                                        (in_file, FILE, _in_file(team, "[judge] max_tokens"))],
+    found = _first("judge.max_tokens", [_layer("judge.max_tokens", FLAG, flags.judge_max_tokens),
+                                        _layer("judge.max_tokens", ENVIRONMENT, int(raw) if raw else None),
+                                        _layer("judge.max_tokens", FILE, in_file, team)],
                    0, "default (each metric's own cap: answer_relevancy 128, the verdict lists 500-560)")
     return found
 
@@ -244,8 +305,8 @@ def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting
         value = getattr(team.runs, key)
         in_file = f"runs.{key}" in team.given
         default = value if key == "max_queued_per_user" else getattr(RunsConfig(), key)  # 20 in team mode, else 0
-        found.append(_first(f"runs.{key}", [(given.get(key), FLAG, f"flag --{key.replace('_', '-')}"),
-                                            (value if in_file else None, FILE, _in_file(team, f"[runs] {key}"))],
+        found.append(_first(f"runs.{key}", [_layer(f"runs.{key}", FLAG, given.get(key)),
+                                            _layer(f"runs.{key}", FILE, value if in_file else None, team)],
                             default, "default"))
     return tuple(found)
 
@@ -253,6 +314,50 @@ def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting
 def run_setting(key: str, flags: Flags = Flags()) -> Setting:
     """One of `runs()`, by its key in [runs] ("engine", "ray_workers", ...)."""
     return next(s for s in runs(flags) if s.name == f"runs.{key}")
+
+
+# -- the rest of the team file: what `ragmeter config` shows beside the settings above ----------------
+# Tables read once (config.py) and shown key by key; [server] shared and history are `team` and `history`,
+# [runs] and [judge] are settings above, RunsConfig.exempt and TargetsConfig.restricted are derived.
+TABLES = (("server", "server", ("shared", "history")), ("roles", "roles", ()), ("targets", "targets", ("restricted",)))
+# A key naming the variable that holds a secret: its name is shown, and whether the variable is set (never its value).
+SECRET_VARIABLES = {"proxy_secret_env": "proxy_secret", "api_key_env": "api_key", "token_env": "token",
+                    "webhook_env": "webhook"}
+
+
+def sections(team: Config, environ: Optional[Mapping[str, str]] = None) -> Tuple[Setting, ...]:
+    """Every other key of the team file, [server], [roles], [targets], each [[judges]] and [[collect]] entry,
+    with its origin; a key naming a secret's variable also says whether that variable is set here."""
+    env = variables() if environ is None else environ
+    found: List[Setting] = []
+    for section, attribute, skip in TABLES:
+        table = getattr(team, attribute)
+        for f in fields(table):
+            if f.name not in skip:
+                found += _file_key(team, f"{section}.{f.name}", f"[{section}] {f.name}", getattr(table, f.name), env)
+    lists: Tuple[Tuple[str, Tuple[Any, ...], str], ...] = (("judges", team.judges, "name"),
+                                                           ("collect", team.collect, "project"))
+    for kind, entries, label in lists:
+        for i, entry in enumerate(entries):
+            name = getattr(entry, label)
+            for f in fields(entry):
+                found += _file_key(team, f"{kind}[{name}].{f.name}", f"[[{kind}]] {name}.{f.name}",
+                                   getattr(entry, f.name), env, given=f"{kind}[{i}].{f.name}")
+    return tuple(found)
+
+
+def _file_key(team: Config, name: str, key: str, value: Any, env: Mapping[str, str],
+              given: str = "") -> List[Setting]:
+    """The Setting of one team-file key (and, for a secret's variable, whether it is set)."""
+    if (given or name) in team.given:
+        found = [Setting(name, value, _in_file(team, key), FILE)]
+    else:
+        found = [Setting(name, value, "default")]
+    short = name.rpartition(".")[2]
+    if short in SECRET_VARIABLES:
+        variable = Setting(name, value or None, "")
+        found.append(_secret(f"{name.rpartition('.')[0]}.{SECRET_VARIABLES[short]}", variable, env))
+    return found
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -268,6 +373,13 @@ def _first(name: str, layers: List[Tuple[Any, str, str]], default: Any, default_
     return Setting(name, default, default_origin, DEFAULT)
 
 
+def _layer(name: str, layer: str, value: Any, team: Optional[Config] = None) -> Tuple[Any, str, str]:
+    """(value, layer, origin) of the setting `name` at `layer`, its origin spelled as the registry names it."""
+    spec = SPECS[name]
+    origin = {FLAG: f"flag {spec.flag}", ENVIRONMENT: f"environment {spec.env}"}.get(layer)
+    return value, layer, origin or _in_file(team, spec.file_key)
+
+
 def _in_file(team: Optional[Config], key: str) -> str:
     return f"{(team.source if team is not None else '') or 'the team file'} {key}"
 
@@ -279,7 +391,7 @@ def _entry(team: Config, entry: Optional[ConfiguredJudge], key: str) -> str:
 def _team_mode(team: Config) -> Setting:
     """Team mode (a shared dashboard: sign-in, roles, configured judges): the file's [server] shared."""
     if "server.shared" in team.given:
-        return Setting("team", team.team, _in_file(team, "[server] shared"), FILE)
+        return Setting("team", team.team, _in_file(team, SPECS["team"].file_key), FILE)
     return Setting("team", False, "default (no team file)" if not team.source else "default")
 
 
@@ -288,7 +400,7 @@ def _judge_kind(flags: Flags, entry: Optional[ConfiguredJudge], team: Config) ->
         return Setting("judge", OFFLINE, "flag --offline", FLAG)
     if entry is not None:
         return Setting("judge", entry.kind, _entry(team, entry, "kind") + " (named by flag --judge)", FILE)
-    return _first("judge", [(flags.judge, FLAG, "flag --judge"),
+    return _first("judge", [_layer("judge", FLAG, flags.judge),
                             (OPENAI if _given(flags.model) else None, FLAG, "flag --model (an OpenAI-compatible judge)")],
                   OFFLINE, "default (no --model or --judge)")
 
@@ -296,11 +408,11 @@ def _judge_kind(flags: Flags, entry: Optional[ConfiguredJudge], team: Config) ->
 def _base_url(kind: str, flags: Flags, entry: Optional[ConfiguredJudge], team: Config,
               env: Mapping[str, str]) -> Setting:
     """--base-url, else the [[judges]] entry's, else (OpenAI-compatible judges) $OPENAI_BASE_URL, else OpenAI's."""
-    layers = [(flags.base_url, FLAG, "flag --base-url"),
+    layers = [_layer("judge.base_url", FLAG, flags.base_url),
               (entry.base_url if entry else None, FILE, _entry(team, entry, "base_url"))]
     if kind != OPENAI:
         return _first("judge.base_url", layers, None, f"default (the {kind} judge's own)")
-    layers.append((env.get(BASE_URL_ENV), ENVIRONMENT, f"environment {BASE_URL_ENV}"))
+    layers.append(_layer("judge.base_url", ENVIRONMENT, env.get(BASE_URL_ENV)))
     found = _first("judge.base_url", layers, DEFAULT_BASE_URL, "default (OpenAI's own)")
     return Setting(found.name, str(found.value).rstrip("/"), found.origin, found.layer)
 
@@ -309,7 +421,7 @@ def _key_variable(kind: str, base_url: str, flags: Flags, entry: Optional[Config
                   env: Mapping[str, str]) -> Setting:
     """Which variable the judge's key is read from: --api-key-env, else the entry's api_key_env, else the
     judge's own (OpenAI-compatible: OPENAI_API_KEY for OpenAI's or $OPENAI_BASE_URL's address only)."""
-    found = _first("judge.api_key_env", [(flags.api_key_env, FLAG, "flag --api-key-env"),
+    found = _first("judge.api_key_env", [_layer("judge.api_key_env", FLAG, flags.api_key_env),
                                          (entry.api_key_env if entry else None, FILE, _entry(team, entry, "api_key_env"))],
                    None, "")
     if found.layer != DEFAULT:
@@ -327,11 +439,14 @@ def _key_variable(kind: str, base_url: str, flags: Flags, entry: Optional[Config
 
 
 def _key(variable: Setting, env: Mapping[str, str]) -> Setting:
-    """Whether the key is set, and how long it is: never the key itself."""
+    return _secret("judge.api_key", variable, env)
+
+
+def _secret(name: str, variable: Setting, env: Mapping[str, str]) -> Setting:
+    """Whether the secret in the variable `variable` names is set, and how long it is: never the secret."""
     if not variable.value:
-        return Setting("judge.api_key", False, "no variable", masked="not set")
-    name = str(variable.value)
-    length = len(env.get(name, "") or "")
+        return Setting(name, False, "no variable", masked="not set")
+    where = str(variable.value)
+    length = len(env.get(where, "") or "")
     shown = f"set ({length} characters)" if length else "not set"
-    return Setting("judge.api_key", bool(length), f"environment {name}", ENVIRONMENT if length else DEFAULT,
-                   masked=shown)
+    return Setting(name, bool(length), f"environment {where}", ENVIRONMENT if length else DEFAULT, masked=shown)
