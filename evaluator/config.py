@@ -23,6 +23,7 @@ here, so a shared dashboard cannot start without knowing who its users are.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -203,8 +204,18 @@ def load(path: Optional[os.PathLike | str] = None) -> Config:
         raise ConfigError(f"cannot read the configuration {file} ({exc.strerror or exc}); "
                           f"fix the path in {ENV_VAR} or unset it") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{file} is not valid TOML: {exc}") from None
+        raise ConfigError(_syntax_error(file, exc)) from None
     return from_dict(data, str(file))
+
+
+def _syntax_error(file: Path, exc: tomllib.TOMLDecodeError) -> str:
+    """FILE:LINE:COLUMN first, as compilers say it, so an editor jumps there; tomllib puts them at the end."""
+    found = re.search(r"\(at line (\d+), column (\d+)\)$", str(exc))
+    if found is None:
+        return f"{file} is not valid TOML: {exc}"
+    what = str(exc)[:found.start()].strip()
+    return (f"{file}:{found.group(1)}:{found.group(2)}: not valid TOML ({what} at line {found.group(1)}, "
+            f"column {found.group(2)}); fix it, or point {ENV_VAR} elsewhere")
 
 
 _loaded: Dict[Tuple[str, float], Config] = {}
@@ -431,11 +442,16 @@ def _targets(table: Mapping[str, Any], shared: bool, source: str) -> TargetsConf
 
 # -- reading TOML values, each mistake named by file and key ----------------------------------------
 def _known(table: Mapping[str, Any], keys: Tuple[str, ...], where: str, source: str) -> None:
+    """ConfigError naming the table and the first unknown key, with the closest known one (a typo's fix)."""
     unknown = sorted(set(table) - set(keys))
-    if unknown:
-        name = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise ConfigError(f"{source}: unknown key {name!r}; the keys{' of [' + where + ']' if where else ''} "
-                          f"are {', '.join(keys)}")
+    if not unknown:
+        return
+    name = f"{where}.{unknown[0]}" if where else unknown[0]
+    close = difflib.get_close_matches(unknown[0], keys, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    section = where.partition("[")[0]
+    label = (f" of a [[{section}]] entry" if "[" in where else f" of [{where}]") if where else " (the tables)"
+    raise ConfigError(f"{source}: unknown key {name!r}; {hint}the keys{label} are {', '.join(keys)}")
 
 
 def _table(data: Mapping[str, Any], key: str, source: str) -> Dict[str, Any]:

@@ -8,17 +8,10 @@ prints it (cli/config_cmd.py). A Setting is a value with its origin: "flag --his
 RAGMETER_HISTORY", "/etc/ragmeter/team.toml [server] history", "default". A secret never is a value
 here: a key is "set (51 characters)" or "not set", and a history URL is shown without its password.
 
-    setting        flag                       environment            team file             default
-    config         --config (ragmeter config) RAGMETER_CONFIG        -                     none: a laptop
-    history        --history                  RAGMETER_HISTORY       [server] history      ~/.ragmeter/history.sqlite3
-    judge_cache    --cache, --no-cache        RAGMETER_JUDGE_CACHE   -                     ~/.ragmeter/judge-cache.sqlite3
-    user           -                          RAGMETER_USER          -                     the login name
-    project        --project                  -                      -                     the dataset's file name
-    judge, judge.* --judge --offline --model  OPENAI_BASE_URL, the   [[judges]] (by name)  offline
-                   --base-url --api-key-env   key's variable
-    runs.*         --engine --ray-address     -                      [runs]                local, 2, no caps
-                   --ray-workers
-    judge.max_tokens --judge-max-tokens       RAGMETER_JUDGE_MAX_TOKENS [judge] max_tokens   each metric's own cap
+SPECS below registers each setting once: its flag, its variable, its team-file key, its help and default.
+The origins `ragmeter config` prints and the docs' table (docs/gen_reference.py, in docs/team.md) read it.
+`sections()` adds every other key of the team file, read once by config.current(); the environment is
+read through evaluator/environment.py, the one module that touches os.environ.
 
 The run history (store/) and the judge cache (judges/) sit layers below the team file and cannot ask
 here: their no-argument defaults (a script's `RunStore()`) are this chain without the flag and the file
@@ -244,7 +237,7 @@ def user(environ: Optional[Mapping[str, str]] = None) -> Setting:
     belong to the signed-in user instead: team/identity.py.)"""
     env = variables() if environ is None else environ
     if _given(env.get(USER_ENV)):
-        return Setting("user", str(env[USER_ENV]).strip(), f"environment {USER_ENV}", ENVIRONMENT)
+        return _first("user", [_layer("user", ENVIRONMENT, env[USER_ENV])], None, "")
     try:
         return Setting("user", getpass.getuser(), "default (the login name)")
     except (KeyError, OSError):  # no such user in the password database (some containers)
