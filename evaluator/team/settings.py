@@ -11,7 +11,7 @@ here: a key is "set (51 characters)" or "not set", and a history URL is shown wi
 SPECS below registers each setting once: its flag, its variable, its team-file key, its help and default.
 The origins `ragmeter config` prints and the docs' table (docs/gen_reference.py, in docs/team.md) read it.
 `sections()` adds every other key of the team file, read once by config.current(); the environment is
-read through evaluator/environment.py, the one module that touches os.environ.
+read through evaluator/environment.py, the one module that reads the process environment.
 
 The run history (store/) and the judge cache (judges/) sit layers below the team file and cannot ask
 here: their no-argument defaults (a script's `RunStore()`) are this chain without the flag and the file
