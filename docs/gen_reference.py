@@ -6,6 +6,8 @@ A page holds a marker line and the build puts the generated Markdown in its plac
     <!-- generated: formats -->   the file types (io/filetypes.py), what `ragmeter --help` says it reads,
                                   and the column names of each field (io/dialects.py ALIASES)
     <!-- generated: judges -->    every registered judge kind: model, key variable, JSON mode, logprobs, Batch API
+    <!-- generated: settings -->  every setting `ragmeter config` resolves: flag, variable, team-file key, default
+                                  (team/settings.py SPECS)
     <!-- generated: metrics -->   every registered metric: kind, what it needs, what the judge sees, scale,
                                   prompt languages, offline heuristic sets and what the heuristic does
 
@@ -190,6 +192,18 @@ def judges_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- settings -----------------------------------------------------------------------------------------
+def settings_markdown() -> str:
+    """Every registered setting (team/settings.py SPECS), strongest layer first, as `ragmeter config` resolves it."""
+    from evaluator.team.settings import SPECS
+
+    lines = ["| setting | flag | environment | team file | default | what it is |", "|---|---|---|---|---|---|"]
+    for spec in SPECS.values():
+        lines.append(f"| {code(spec.name)} | {code(spec.flag)} | {code(spec.env)} | {code(spec.file_key)} "
+                     f"| {cell(spec.default)} | {cell(spec.help)} |")
+    return "\n".join(lines) + "\n"
+
+
 # -- the library API -----------------------------------------------------------------------------------
 def api_markdown() -> str:
     """One mkdocstrings entry per public name (evaluator.__all__), under the module that defines it."""
@@ -218,7 +232,8 @@ def _defining_module(name: str) -> str:
 
 
 PARTS: Dict[str, Callable[[], str]] = {"cli": cli_markdown, "formats": formats_markdown, "metrics": metrics_markdown,
-                                       "judges": judges_markdown, "api": api_markdown}
+                                       "judges": judges_markdown, "api": api_markdown,
+                                       "settings": settings_markdown}
 
 
 def expand(markdown: str) -> str:

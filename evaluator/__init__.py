@@ -9,7 +9,8 @@ its own layer and the layers listed before it (tests/test_structure.py holds the
 
     core         model.py (EvalSample in; MetricScore, EvalResult, EvalReport, Verdict out), errors.py (every
                  error ragmeter raises, drawn as a tree), text.py, conversation.py, safetext.py, bounded.py,
-                 plugins.py (the one entry-point loader), retrying.py (the one retry loop)
+                 plugins.py (the one entry-point loader), retrying.py (the one retry loop), environment.py
+                 (the one reader of the process environment, and the one check that a judge's key is set here)
     io/          files in: datasets, rows of any format, dialects, conversations; records, frames, redaction
     judges/      who gives the scores: the judge registry (built-ins, plugins), the Judge protocol, the
                  resilient wrapper (retries, rate limit, cache, usage), health, offline, OpenAI-compatible

@@ -23,6 +23,7 @@ here, so a shared dashboard cannot start without knowing who its users are.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -33,6 +34,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from .errors import ConfigError
 from .store.jobs import Limits
 from .team.identity import config_name, parse_networks
+from .environment import read
 
 ENV_VAR = "RAGMETER_CONFIG"
 AUTH_KINDS = ("proxy", "oidc")
@@ -167,7 +169,7 @@ class Config:
     runs: RunsConfig = field(default_factory=RunsConfig)
     source: str = ""  # the file it was read from ("" = none)
     collect: Tuple[ConfiguredCollect, ...] = ()
-    given: Tuple[str, ...] = ()  # the [server] and [runs] keys the file sets ("runs.engine"): where a value came from
+    given: Tuple[str, ...] = ()  # the keys the file sets ("runs.engine", "judges[0].model"): where a value came from
     judge_defaults: JudgeDefaults = field(default_factory=JudgeDefaults)  # [judge]
 
     @property
@@ -192,7 +194,7 @@ LAPTOP = Config()
 
 def load(path: Optional[os.PathLike | str] = None) -> Config:
     """The configuration at `path`, else at $RAGMETER_CONFIG, else LAPTOP (no file: nothing changes)."""
-    chosen = str(path) if path is not None else os.environ.get(ENV_VAR, "").strip()
+    chosen = str(path) if path is not None else read(ENV_VAR)
     if not chosen:
         return LAPTOP
     file = Path(chosen).expanduser()
@@ -202,8 +204,18 @@ def load(path: Optional[os.PathLike | str] = None) -> Config:
         raise ConfigError(f"cannot read the configuration {file} ({exc.strerror or exc}); "
                           f"fix the path in {ENV_VAR} or unset it") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{file} is not valid TOML: {exc}") from None
+        raise ConfigError(_syntax_error(file, exc)) from None
     return from_dict(data, str(file))
+
+
+def _syntax_error(file: Path, exc: tomllib.TOMLDecodeError) -> str:
+    """FILE:LINE:COLUMN first, as compilers say it, so an editor jumps there; tomllib puts them at the end."""
+    found = re.search(r"\(at line (\d+), column (\d+)\)$", str(exc))
+    if found is None:
+        return f"{file} is not valid TOML: {exc}"
+    what = str(exc)[:found.start()].strip()
+    return (f"{file}:{found.group(1)}:{found.group(2)}: not valid TOML ({what} at line {found.group(1)}, "
+            f"column {found.group(2)}); fix it, or point {ENV_VAR} elsewhere")
 
 
 _loaded: Dict[Tuple[str, float], Config] = {}
@@ -212,7 +224,7 @@ _loaded: Dict[Tuple[str, float], Config] = {}
 def current(path: Optional[str] = None) -> Config:
     """The configuration at `path`, else the one $RAGMETER_CONFIG names now (read again only when the file
     changes)."""
-    chosen = (os.environ.get(ENV_VAR, "") if path is None else path).strip()
+    chosen = read(ENV_VAR) if path is None else path.strip()
     if not chosen:
         return LAPTOP
     try:
@@ -240,9 +252,17 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
                                        TEAM_QUEUED_PER_USER if server.shared else 0), exempt=roles.admins),
                     source=source,
                     collect=_collects(data, names, source),
-                    given=tuple(f"{table}.{key}" for table in ("server", "runs", "judge") for key in data.get(table, {})),
+                    given=_given_keys(data),
                     judge_defaults=_judge_defaults(_table(data, "judge", source), source))
     return config
+
+
+def _given_keys(data: Mapping[str, Any]) -> Tuple[str, ...]:
+    """The keys the file sets ("runs.engine", "judges[0].model"): where `ragmeter config` says a value came from."""
+    tables = [f"{table}.{key}" for table in ("server", "roles", "targets", "runs", "judge") for key in data.get(table, {})]
+    entries = [f"{kind}[{i}].{key}" for kind in ("judges", "collect") for i, item in enumerate(data.get(kind, []))
+               for key in item]
+    return tuple(tables + entries)
 
 
 def _collects(data: Mapping[str, Any], judges: list, source: str) -> Tuple[ConfiguredCollect, ...]:
@@ -422,11 +442,16 @@ def _targets(table: Mapping[str, Any], shared: bool, source: str) -> TargetsConf
 
 # -- reading TOML values, each mistake named by file and key ----------------------------------------
 def _known(table: Mapping[str, Any], keys: Tuple[str, ...], where: str, source: str) -> None:
+    """ConfigError naming the table and the first unknown key, with the closest known one (a typo's fix)."""
     unknown = sorted(set(table) - set(keys))
-    if unknown:
-        name = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise ConfigError(f"{source}: unknown key {name!r}; the keys{' of [' + where + ']' if where else ''} "
-                          f"are {', '.join(keys)}")
+    if not unknown:
+        return
+    name = f"{where}.{unknown[0]}" if where else unknown[0]
+    close = difflib.get_close_matches(unknown[0], keys, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    section = where.partition("[")[0]
+    label = (f" of a [[{section}]] entry" if "[" in where else f" of [{where}]") if where else " (the tables)"
+    raise ConfigError(f"{source}: unknown key {name!r}; {hint}the keys{label} are {', '.join(keys)}")
 
 
 def _table(data: Mapping[str, Any], key: str, source: str) -> Dict[str, Any]:

@@ -61,7 +61,7 @@ def test_a_user_in_no_list_has_no_role(tmp_path):
     (("[targets]", "[target]"), r"unknown key 'target'"),
     (('allow = ["http://rag-staging.internal:8000/"]', 'allow = ["http://me@rag-staging.internal/"]'),
      r"targets\.allow entry .* without user info"),
-    (("max_upload_mb = 50", "max_upload_mb = [50"), r"team\.toml is not valid TOML"),
+    (("max_upload_mb = 50", "max_upload_mb = [50"), r"team\.toml:\d+:\d+: not valid TOML"),
 ])
 def test_mistakes_name_the_file_and_the_key(tmp_path, change, message):
     path = write(tmp_path, TEAM.replace(*change))

@@ -15,7 +15,6 @@ exit 0; rows not scored yet are scored by the next start.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
@@ -30,6 +29,7 @@ from ..runs.child import watch_parent
 from ..runs.run import RunConfig
 from ..runs.child import local_worker
 from .args import UsageError, run_config
+from ..environment import secret
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -45,7 +45,7 @@ def bearer_token(var: str) -> str:
     """The token from the environment variable named by --token-env (never from the command line)."""
     if not var:
         return ""
-    token = os.environ.get(var, "").strip()
+    token = (secret(var) or "").strip()
     if not token:
         raise UsageError(f"--token-env {var}: the variable is not set or empty; export {var}=<token> first")
     return token
@@ -115,7 +115,7 @@ def from_entry(args: argparse.Namespace) -> None:
     if not args.listen:
         raise UsageError("--listen HOST:PORT is required (or a [[collect]] entry for the project with listen = ...)")
     if args.webhook_env:
-        args.webhook = os.environ.get(args.webhook_env, "").strip()
+        args.webhook = (secret(args.webhook_env) or "").strip()
         if not args.webhook:
             raise UsageError(f"--webhook-env {args.webhook_env}: the variable is not set or empty; "
                              f"export {args.webhook_env}=<webhook URL> first")

@@ -17,7 +17,6 @@ NEW; 2 for an unknown run, bad usage, or (with --fail-on-regression) runs scored
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -27,6 +26,7 @@ from ..analysis.compare_text import ALPHA, failures, to_json, to_markdown, to_te
 from ..errors import RagmeterError
 from ..store.history import RunStore
 from ..team.settings import history_location
+from ..environment import variables
 
 LATEST = "latest"
 
@@ -117,4 +117,4 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def _colour() -> bool:
     """Red warnings on a terminal, unless NO_COLOR (no-color.org) is set."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return sys.stdout.isatty() and not variables().get("NO_COLOR")

@@ -68,4 +68,6 @@ def text(value: Any) -> str:
         return "-"
     if isinstance(value, bool):
         return "on" if value else "off"
+    if isinstance(value, (list, tuple)):  # [roles] admins, [targets] allow, [[collect]] alerts
+        return ", ".join(map(str, value)) or "-"
     return str(value)

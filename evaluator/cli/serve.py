@@ -36,6 +36,7 @@ from ..store.db import is_postgres_url
 from ..store.history import ENV_VAR as HISTORY_ENV
 from ..team import settings
 from ..team.startup import ServerOptions, problems
+from ..environment import for_child, variables
 
 DEFAULT_PORT = 8501
 DEFAULT_ADDRESS = "127.0.0.1"
@@ -119,7 +120,7 @@ class Plan:
     def env(self, **extra: str) -> Dict[str, str]:
         from ..runs.child import python_path
 
-        env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=python_path(), **extra)
+        env = for_child(PYTHONUNBUFFERED="1", PYTHONPATH=python_path(), **extra)
         if self.config_path:
             env[CONFIG_ENV] = self.config_path
         history = self.args.history or env.get(HISTORY_ENV, "")
@@ -172,7 +173,7 @@ class Plan:
         return Supervisor(programs, on_tick=ready.tick).run()
 
     def describe(self) -> str:
-        history = settings.history(self.args.history, os.environ, self.config)
+        history = settings.history(self.args.history, None, self.config)
         team = f"team file {self.config_path}" if self.config_path else "no team file: the offline judge and sample data"
         return f"{team}; history {absolute(str(history.shown))} ({history.origin})"
 
@@ -241,7 +242,7 @@ def auth_secrets(root: Path) -> bool:
 
 def receiver_problems(config: Config, environ: Optional[Dict[str, str]] = None) -> List[str]:
     """Why a [[collect]] receiver would exit at once: its token or webhook variable not set."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     found = []
     for entry in config.collect:
         if not entry.listen:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import subprocess
 import threading
@@ -35,6 +34,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..config import Config, ConfiguredCollect, listen_address
 from ..errors import WorkerError
 from ..runs.child import ChildProcess
+from ..environment import read, secret
 
 RESTART_AFTER = 30.0  # seconds before an exited receiver is started again
 READY = "ragmeter collect: listening"  # the line `ragmeter collect` prints once its port is open
@@ -94,7 +94,7 @@ def receiver_status(entry: ConfiguredCollect, timeout: float = 1.0) -> Optional[
     address = local_host(entry.listen)
     if address is None:
         return None
-    token = os.environ.get(entry.token_env, "").strip() if entry.token_env else ""
+    token = (secret(entry.token_env) or "").strip()
     conn = http.client.HTTPConnection(address[0], address[1], timeout=timeout)
     try:
         conn.request("GET", "/status", headers={"Authorization": f"Bearer {token}"} if token else {})
@@ -153,7 +153,7 @@ def ensure_started(config: Config, history: str, on_first: Optional[Any] = None)
     """Start the configured receivers not running yet (an exited one after RESTART_AFTER s); all of
     them, in the configuration's order. `on_first(stop_all)` is called once, when the first starts."""
     entries = wanted(config)
-    if os.environ.get(SUPERVISED_ENV):
+    if read(SUPERVISED_ENV):
         return [SupervisedReceiver(e.project, e.listen, history) for e in entries]
     with _lock:
         first = not _receivers and bool(entries)

@@ -1,6 +1,6 @@
 """The OTLP/HTTP receiver: `POST /v1/traces` in, `GET /status` out, bounded everywhere.
 
-    receiver = Receiver(sink=live, sampler=Sampler(rules), token=os.environ["RAGMETER_COLLECT_TOKEN"])
+    receiver = Receiver(sink=live, sampler=Sampler(rules), token=environment.secret("RAGMETER_COLLECT_TOKEN"))
     server = serve(receiver, "127.0.0.1", 4318)      # a ThreadingHTTPServer on its own thread
     receiver.status()                                  # the counters GET /status answers
 

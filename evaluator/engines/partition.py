@@ -13,12 +13,10 @@ Ray engine numbers them as it collects the output in order).
 """
 from __future__ import annotations
 
-import os
-import socket
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..errors import JudgeConfigError
+from ..environment import require_key
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..judges.base import call_info, close_judge, is_offline
@@ -128,11 +126,9 @@ class FrameScorer:
 def _need_key(config: RunConfig) -> None:
     """JudgeConfigError when the variable the run names for its key is unset here: a judge built without
     it would fail every call and score the whole run on heuristic fallbacks."""
-    variable = config.api_key_env
-    if variable and not config.offline and not os.environ.get(variable, "").strip():
-        raise JudgeConfigError(f"the judge reads its API key from the environment variable {variable}, which is "
-                               f"not set on {socket.gethostname()}; set {variable} in the environment the Ray "
-                               "nodes start with (each scoring worker reads it there; the key never travels)")
+    if not config.offline:
+        require_key(config.api_key_env, "the judge", "in the environment the Ray nodes start with (each scoring "
+                    "worker reads it there; the key never travels)")
 
 
 def frame_metrics(config: RunConfig, conversations: bool) -> List[str]:

@@ -14,8 +14,8 @@ A judge may also offer (all optional, read through the helpers below, never prob
 from __future__ import annotations
 
 import inspect
-import os
 from typing import Any, Dict, Mapping, Optional, Protocol, runtime_checkable
+from ..environment import variables
 
 # OpenAI's own endpoint, the default base URL (here, not in openai.py: pages read it without importing openai, ~1 s)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -24,7 +24,7 @@ BASE_URL_ENV, KEY_ENV = "OPENAI_BASE_URL", "OPENAI_API_KEY"  # the operator's en
 
 def environment_base_url(environ: Optional[Mapping[str, str]] = None) -> str:
     """The base URL of an OpenAI-compatible judge given none: $OPENAI_BASE_URL, else OpenAI's own."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     return (env.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
 
 

@@ -25,6 +25,7 @@ from typing import Optional
 
 from ..errors import JudgeConfigError
 from ..io.redact import redact_text
+from ..environment import variables
 
 log = logging.getLogger("ragmeter")
 
@@ -45,7 +46,7 @@ def default_cache_path() -> Path:
     """$RAGMETER_JUDGE_CACHE, else ~/.ragmeter/judge-cache.sqlite3: the library's default, for callers that
     pass no file. Programs take the file team/settings.py resolves (--cache, then this chain); this module
     sits below it, so the chain's last two steps are spelled here too (tests/test_settings.py holds them equal)."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / DEFAULT_CACHE_NAME).expanduser()
+    return Path(variables().get(CACHE_ENV) or Path.home() / DEFAULT_CACHE_NAME).expanduser()
 
 
 def cache_key(base_url: str, model: str, temperature: float, prompt: str, *, repeat: int = 0,

@@ -55,6 +55,7 @@ from .messages import display_url, one_line
 from .replies import FIRST_MODE, LLAMA_CPP, OPENAI_HOSTED, VLLM, family_of, known_family, known_mode, remember_family, remember_mode, strip_thinking
 from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
+from ..environment import secret
 
 log = logging.getLogger("ragmeter")
 
@@ -375,7 +376,7 @@ def _resolve_key(api_key: Optional[str], base_url: str, api_key_env: Optional[st
     """The key to send to `base_url`: given, else from the variable named for it, else OPENAI_API_KEY
     for the environment's own base URL only (base.key_variable). A typed base URL never receives the server's key."""
     variable = key_variable(base_url, api_key_env)
-    key = api_key or (os.environ.get(variable) if variable else None)
+    key = api_key or secret(variable)
     if key:
         return key
     host = urlsplit(base_url).hostname or ""

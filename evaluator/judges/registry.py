@@ -22,13 +22,13 @@ that fails (`judge_plugin_errors()`, and in the unknown-kind error), never a cra
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Tuple
 
 from ..errors import JudgeConfigError
 from ..plugins import PluginGroup
 from .offline import OfflineJudge
+from ..environment import secret
 
 PLUGIN_GROUP = "ragmeter.judges"
 OFFLINE, OPENAI = "offline", "openai"
@@ -115,7 +115,7 @@ def build(entry: JudgeEntry, config: RunConfigLike, api_key: str = "") -> Any:
     from .resilient import ResilientJudge
 
     env = config.api_key_env or entry.key_env
-    key = api_key or (os.environ.get(env, "") if env else "")
+    key = api_key or secret(env) or ""
     try:
         judge = entry.factory(config, key)
     except JudgeConfigError:

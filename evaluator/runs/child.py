@@ -47,6 +47,7 @@ from ..store.history import RunStore
 from ..store.jobs import JobInfo
 from .jobs import PROCESS_TOKEN
 from .worker import Worker
+from ..environment import for_child, variables
 
 READY = "waiting for runs"  # the line `ragmeter worker` prints once it polls the queue
 START_TIMEOUT = 60.0  # seconds a starting child may take (a busy 2-core machine imports slowly)
@@ -112,7 +113,7 @@ class ChildProcess:
                 raise
 
     def _start(self, wait: bool) -> "subprocess.Popen[str]":
-        env = dict(os.environ, RAGMETER_HISTORY=self.history, PYTHONPATH=python_path(), PYTHONUNBUFFERED="1")
+        env = for_child(RAGMETER_HISTORY=self.history, PYTHONPATH=python_path(), PYTHONUNBUFFERED="1")
         self.tail.clear()
         self.ready = ready = threading.Event()
         self.started_at = time.monotonic()
@@ -182,7 +183,7 @@ def python_path() -> str:
     """The child's PYTHONPATH: this package's folder first, so that it runs this code (a checkout, an
     editable install), unless that folder is the interpreter's own site-packages (put first, it could
     shadow the standard library)."""
-    current = os.environ.get("PYTHONPATH", "")
+    current = variables().get("PYTHONPATH", "")
     paths = sysconfig.get_paths()
     if PACKAGE_ROOT in (paths["purelib"], paths["platlib"]):
         return current

@@ -12,13 +12,12 @@ the job to it, exactly as evaluation runs do. Each heartbeat saves the items kep
 """
 from __future__ import annotations
 
-import os
-import socket
 import time
 from dataclasses import asdict, fields, replace
 from typing import Any, Dict, List, Optional, Sequence, Set
 
-from ..errors import DatasetError, HistoryError, JudgeConfigError
+from ..environment import require_key
+from ..errors import DatasetError, HistoryError
 from ..generate.chunking import Chunk
 from ..generate.coverage import compute_coverage
 from ..generate.items import TestItem
@@ -129,11 +128,9 @@ def _judge(info: GenerationInfo, handoff: Handoff) -> Judge:
     if handoff.judge is not None:
         return handoff.judge
     config = judge_config(info)
-    env = config.api_key_env
-    if not config.offline and not handoff.api_key and env and not os.environ.get(env, "").strip():
-        raise JudgeConfigError(f"this generation's model reads its API key from the environment variable {env}, "
-                               f"which is not set where the worker {socket.gethostname()} runs; set {env} in the "
-                               "worker's environment, then resume the generation")
+    if not config.offline and not handoff.api_key:
+        require_key(config.api_key_env, "this generation's model",
+                    "in the worker's environment, then resume the generation")
     return config.build_judge(handoff.api_key)
 
 

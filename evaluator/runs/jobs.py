@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ..metrics.retrieval import parse_name  # a retrieval run needs no answers
-from ..errors import DatasetError, HistoryError, JudgeConfigError, QueueFull, RagmeterError
+from ..environment import require_key
+from ..errors import DatasetError, HistoryError, QueueFull, RagmeterError
 from ..io.versions import ROWS_KEY, VERSION_KEY, version_settings
 from ..judges.base import Judge, close_judge
 from ..model import EvalSample
@@ -80,11 +81,7 @@ def build_run(store: RunStore, run_id: str) -> Run:
     h = take_handoff(run_id)
     config = job_config(store.get_run(run_id).settings, h)
     if not h.api_key and h.judge is None:
-        env = config.api_key_env
-        if env and not os.environ.get(env, "").strip():
-            raise JudgeConfigError(f"this run's judge reads its API key from the environment variable {env}, "
-                                   f"which is not set where the worker {socket.gethostname()} runs; set {env} "
-                                   "in the worker's environment, then resume the run")
+        require_key(config.api_key_env, "this run's judge", "in the worker's environment, then resume the run")
     run = Run.resume(store, run_id, api_key=h.api_key, judge=h.judge, config=config, target=h.target,
                      target_headers=h.target_headers)
     run.keep_rows = False  # every row is in the history: readers (pages, the CLI's outputs) read it from there

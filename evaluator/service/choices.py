@@ -2,7 +2,6 @@
 in plain words (checked, imported from and exported to the TOML file the CLI's --rubrics reads)."""
 from __future__ import annotations
 
-import os
 from typing import Any, Dict, List, Mapping, Tuple
 
 from ..errors import MetricError, RagmeterError
@@ -12,6 +11,7 @@ from ..metrics import retrieval
 from ..metrics.registry import known_metrics
 from ..metrics.rubric import parse_rubrics, rubric_from_table, rubrics_to_toml
 from ..team import settings
+from ..environment import secret
 
 RETRIEVAL_METRICS = retrieval.CHOICES  # hit@k, recall@k ...: scored from a retrieval_ids column, no judge
 
@@ -42,7 +42,7 @@ def key_variable_for(base_url: str) -> str:
 
 def environment_key(variable: str) -> str:
     """That variable's value in the server's environment ("" when unset)."""
-    return os.environ.get(variable, "") if variable else ""
+    return secret(variable) or ""
 
 
 def key_hint() -> str:

@@ -41,6 +41,7 @@ from ..io.records import (
 )
 from ..io.redact import redacted_json, sanitize_settings
 from ..model import EvalReport, EvalResult, EvalSample, Verdict
+from ..environment import read
 
 ENV_VAR = "RAGMETER_HISTORY"
 DEFAULT_HISTORY_PATH = Path.home() / ".ragmeter" / "history.sqlite3"
@@ -402,20 +403,20 @@ def m013_judge_exams(db: Any) -> None:
 # the environment and default steps are spelled here too (tests/test_settings.py holds them equal).
 def default_history_path() -> Path:
     """$RAGMETER_HISTORY when it is a path, else ~/.ragmeter/history.sqlite3."""
-    env = os.environ.get(ENV_VAR, "").strip()
+    env = read(ENV_VAR)
     return Path(env).expanduser() if env and not is_postgres_url(env) else DEFAULT_HISTORY_PATH
 
 
 def default_history_location() -> Path | str:
     """$RAGMETER_HISTORY (a SQLite path or a postgresql:// URL) when set, else ~/.ragmeter/history.sqlite3."""
-    env = os.environ.get(ENV_VAR, "").strip()
+    env = read(ENV_VAR)
     return env if is_postgres_url(env) else default_history_path()
 
 
 def default_owner() -> str:
     """Who a run started here belongs to: $RAGMETER_USER, else the login name."""
     try:
-        return os.environ.get(USER_ENV_VAR, "").strip() or getpass.getuser()
+        return read(USER_ENV_VAR) or getpass.getuser()
     except (KeyError, OSError):  # no such user in the password database (some containers)
         return "unknown"
 

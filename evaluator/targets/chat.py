@@ -9,11 +9,11 @@ skipped with that reason rather than scored as failures.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Dict
 
 from ..judges.base import DEFAULT_BASE_URL
 from .http import HttpTarget
+from ..environment import secret
 
 NO_RETRIEVAL = "The target is a bare model (openai:{model}) with no retrieval, so there are no contexts to judge."
 
@@ -29,7 +29,7 @@ class ChatTarget(HttpTarget):
         body = json.dumps({"model": model, "messages": [{"role": "user", "content": "{question}"}]})
         base = (base_url or DEFAULT_BASE_URL).rstrip("/")
         variable = api_key_env or ("OPENAI_API_KEY" if base == DEFAULT_BASE_URL else "")
-        headers = [f"Authorization: Bearer ${{{variable}}}"] if variable and os.environ.get(variable) else []
+        headers = [f"Authorization: Bearer ${{{variable}}}"] if secret(variable) else []
         url = base + "/chat/completions"
         super().__init__(url, body=body, headers=headers, timeout=timeout,
                          fields={"answer": "choices.0.message.content"},

@@ -15,7 +15,6 @@ start of the reply.
 from __future__ import annotations
 
 import json
-import os
 import re
 from email.utils import parsedate_to_datetime
 from datetime import datetime, timezone
@@ -30,6 +29,7 @@ from ..io.redact import redact_text, remember, remember_url
 from ..io.fields import FIELD_NAMES, no_answer_message, parse_path, pick
 from .policy import check_url, check_variables, public_url, url_allowed
 from ..io.shapes import TargetResponse, assemble_response
+from ..environment import secret
 
 DEFAULT_BODY = '{"question": "{question}"}'
 PLACEHOLDER = "{question}"
@@ -74,7 +74,7 @@ def parse_headers(lines: Sequence[str], policy: Any = None) -> Dict[str, str]:
         headers[name.strip()] = value.strip()
     for name, value in headers.items():
         check_variables(value, policy, name)  # before looking the variable up: a refusal says nothing of it
-        missing = [v for v in _VAR.findall(value) if v not in os.environ]
+        missing = [v for v in _VAR.findall(value) if secret(v) is None]
         if missing:
             raise TargetConfigError(f"header {name} uses ${{{missing[0]}}}, which is not set in the environment")
     return headers
@@ -86,10 +86,11 @@ def resolve(value: str, policy: Any = None) -> str:
     check_variables(value, _policy(policy))
 
     def sub(match: "re.Match[str]") -> str:
-        if match.group(1) not in os.environ:
+        found = secret(match.group(1))
+        if found is None:
             raise TargetConfigError(f"${{{match.group(1)}}} is not set in the environment")
-        remember(os.environ[match.group(1)])
-        return os.environ[match.group(1)]
+        remember(found)
+        return found
 
     return _VAR.sub(sub, value)
 

@@ -6,13 +6,13 @@ upload limit is not the operator's, does not start.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
 from ..config import Config
 from .identity import (Decision, NamePolicy, ProxyTrust, is_loopback_bind, oidc_identity, parse_networks,
                        proxy_identity)
+from ..environment import variables
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def problems(config: Config, options: ServerOptions, environ: Optional[Mapping[s
     """Why this team server must not start (empty: it may). A laptop never has any."""
     if not config.team:
         return []
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     server, found = config.server, []
     if options.max_upload_mb != server.max_upload_mb:
         found.append(f"Streamlit accepts uploads of {options.max_upload_mb} MB but [server] max_upload_mb is "
@@ -62,7 +62,7 @@ def _proxy_problems(config: Config, options: ServerOptions, env: Mapping[str, st
 
 def proxy_trust(config: Config, options: ServerOptions, environ: Optional[Mapping[str, str]] = None) -> ProxyTrust:
     """When the proxy's header counts on this server (evaluator.identity.proxy_identity)."""
-    env = os.environ if environ is None else environ
+    env = variables() if environ is None else environ
     server = config.server
     return ProxyTrust(header=server.user_header,
                       trusted=parse_networks(server.trusted_proxies, config.source or "the configuration"),
