@@ -242,6 +242,8 @@ DASHBOARD_SECTION = "The dashboard"
 def dashboard_nav(nav: List[Any]) -> List[Any]:
     """mkdocs.yml's nav with one entry per registered page (pages/_pages.PAGES) after the dashboard section's
     own entries (its index); a page listed by hand as well is listed once."""
+    if str(ROOT) not in sys.path:  # MkDocs takes the first sys.path entry back after loading this hook
+        sys.path.insert(0, str(ROOT))
     from pages._pages import PAGES, nav_section
 
     def filled(item: Any) -> Any:
