@@ -11,6 +11,8 @@ A page holds a marker line and the build puts the generated Markdown in its plac
     <!-- generated: metrics -->   every registered metric: kind, what it needs, what the judge sees, scale,
                                   prompt languages, offline heuristic sets and what the heuristic does
 
+The nav's "The dashboard" section gets one entry per registered page (pages/_pages.PAGES, `on_config`).
+
 Nothing is copied by hand, so a flag added to a parser is in the next build; tests/test_docs.py checks the
 built CLI reference holds every option string of every command. Run `python docs/gen_reference.py cli`
 to print one part.
@@ -109,21 +111,27 @@ def cli_markdown() -> str:
 
 
 # -- datasets and formats ---------------------------------------------------------------------------
+def reader_cell(reader: str) -> str:
+    """A file type's reader as the table shows it: `evaluator.io.csv_rows:read_csv` -> `io/csv_rows.py` read_csv."""
+    module, _, function = reader.partition(":")
+    return f"{code(module.replace('evaluator.', '').replace('.', '/') + '.py')} {code(function)}" if reader else ""
+
+
 def formats_markdown() -> str:
-    from evaluator.cli.args import READABLE_FORMATS
+    from evaluator.cli.args import readable_formats_help
     from evaluator.io import filetypes
     from evaluator.io.dialects import ALIASES, REQUIRED
 
     purposes = (filetypes.DATASET, filetypes.DOCUMENTS, filetypes.TESTSET, filetypes.LABELS, filetypes.REPORT)
     lines = ["### File types", "",
-             "| extension | format | " + " | ".join(f"{p.verb} {p.noun}" for p in purposes) + " |",
-             "|---|---|" + "---|" * len(purposes)]
+             "| extension | format | " + " | ".join(f"{p.verb} {p.noun}" for p in purposes) + " | reader |",
+             "|---|---|" + "---|" * (len(purposes) + 1)]
     for kind in filetypes.FILE_TYPES:
         marks = " | ".join("yes" if p.name in kind.purposes else "" for p in purposes)
         sep = " (tab-separated)" if kind.delimiter == "\t" else ""
-        lines.append(f"| {code(kind.suffix)} | {cell(kind.format + sep)} | {marks} |")
+        lines.append(f"| {code(kind.suffix)} | {cell(kind.format + sep)} | {marks} | {reader_cell(kind.reader)} |")
     lines += ["", "### What each command reads", "", "| input | given to | formats |", "|---|---|---|"]
-    lines += [f"| {cell(what)} | {code(where)} | {cell(formats)} |" for what, where, formats in READABLE_FORMATS]
+    lines += [f"| {cell(what)} | {code(where)} | {cell(formats)} |" for what, where, formats in readable_formats_help()]
     lines += ["", "### Column names", "",
               "Matched case-insensitively, spacing and punctuation ignored; the first name found wins. "
               f"Required: {', '.join(code(f) for f in REQUIRED)} (or a `--target` that answers).", "",
@@ -149,8 +157,8 @@ def metrics_markdown() -> str:
     from evaluator.metrics.retrieval import NAMES_HELP
 
     load_plugins()
-    lines = ["| metric | what it measures | kind | needs | the judge sees | scale | prompt languages | offline |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| metric | what it measures | default | kind | needs | the judge sees | scale | prompt languages | offline |",
+             "|---|---|---|---|---|---|---|---|---|"]
     details = []
     for name, m in METRIC_REGISTRY.items():
         needs = ", ".join(code(f) for f in m.needs) or "–"
@@ -163,7 +171,8 @@ def metrics_markdown() -> str:
             offline = "heuristic sets " + ", ".join(code(s) for s in sorted(m.heuristics)) if m.heuristics else \
                 "a heuristic"
         languages = ", ".join(code(lang) for lang in sorted(m.prompts)) or "–"
-        lines.append(f"| {code(name)} | {cell(m.description)} | {m.kind} | {needs} | {shows if m.judged else '–'} | "
+        default = "yes" if m.default else "opt-in"
+        lines.append(f"| {code(name)} | {cell(m.description)} | {default} | {m.kind} | {needs} | {shows if m.judged else '–'} | "
                      f"{m.scale} | {languages if m.judged else '–'} | {offline} |")
         words = _offline_words(m)
         if words:
@@ -241,7 +250,31 @@ def expand(markdown: str) -> str:
     return MARKER.sub(lambda m: PARTS[m.group(1)]().rstrip() + "\n", markdown)
 
 
-# -- the MkDocs hook ------------------------------------------------------------------------------------
+# -- the MkDocs hooks -----------------------------------------------------------------------------------
+DASHBOARD_SECTION = "The dashboard"
+
+
+def dashboard_nav(nav: List[Any]) -> List[Any]:
+    """mkdocs.yml's nav with one entry per registered page (pages/_pages.PAGES) after the dashboard section's
+    own entries (its index); a page listed by hand as well is listed once."""
+    if str(ROOT) not in sys.path:  # MkDocs takes the first sys.path entry back after loading this hook
+        sys.path.insert(0, str(ROOT))
+    from pages._pages import PAGES, nav_section
+
+    def filled(item: Any) -> Any:
+        if not (isinstance(item, dict) and isinstance(item.get(DASHBOARD_SECTION), list)):
+            return item
+        registered = {page.docs for page in PAGES}
+        own = [e for e in item[DASHBOARD_SECTION] if not (isinstance(e, dict) and set(e.values()) & registered)]
+        return {DASHBOARD_SECTION: own + nav_section(PAGES)}
+    return [filled(item) for item in nav]
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    config["nav"] = dashboard_nav(config["nav"])
+    return config
+
+
 def on_page_markdown(markdown: str, page: Any = None, config: Any = None, files: Any = None, **_: Any) -> str:
     return expand(markdown) if MARKER.search(markdown) else markdown
 

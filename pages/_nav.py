@@ -1,6 +1,7 @@
 """The shell: the page list, the navigation app.py runs, and the sidebar every page shares.
 
-A new page is a file in pages/ that starts with `page_setup()`, plus its line in PAGES.
+A new page is a file in pages/ that starts with `page_setup()`, plus its registration in _pages.PAGES (which
+names its docs page and picture too; docs/extending.md).
 """
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ from pages import _receivers as receivers
 from pages import _runs as runs
 from pages import _state as state
 from pages import _team as team
+from pages._pages import (
+    EVALUATE_PAGE, GENERATE_PAGE, HISTORY_PAGE, MONITOR_PAGE, PAGES, REPORT_PAGE, REVIEW_PAGE, SPOT_PAGE,
+)
 from pages._views import format_score
 
 log = logging.getLogger("ragmeter.dashboard")
@@ -29,30 +33,12 @@ FAVICON = Path(__file__).resolve().parent.parent / "assets" / "favicon.png"
 # Text areas take each line's direction from its first letter, so Arabic input reads right-to-left.
 INPUT_CSS = "<style>textarea, input[type=text] { unicode-bidi: plaintext; text-align: start; }</style>"
 
-# Page files, for st.switch_page, and the navigation: (file, title, icon), the default first.
-EVALUATE_PAGE = "pages/evaluate.py"
-REPORT_PAGE = "pages/report.py"
-SPOT_PAGE = "pages/spot_check.py"
-REVIEW_PAGE = "pages/review.py"
-GENERATE_PAGE = "pages/generate.py"
-HISTORY_PAGE = "pages/history.py"
-MONITOR_PAGE = "pages/monitor.py"
-PAGES = [
-    (EVALUATE_PAGE, "Evaluate", ":material/science:"),
-    (REPORT_PAGE, "Report", ":material/bar_chart:"),
-    (SPOT_PAGE, "Spot check", ":material/search:"),
-    (REVIEW_PAGE, "Review", ":material/rate_review:"),
-    (GENERATE_PAGE, "Generate", ":material/quiz:"),
-    (HISTORY_PAGE, "History", ":material/history:"),
-    (MONITOR_PAGE, "Monitor", ":material/monitoring:"),
-]
-
 _SHELL = threading.local()  # .active is True while app.py runs a page on this script thread
 
 
 def pages() -> List[Any]:
     """The app's pages, for st.navigation."""
-    return [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(PAGES)]
+    return [st.Page(p.path, title=p.title, icon=p.icon, default=i == 0) for i, p in enumerate(PAGES)]
 
 
 def set_page_config() -> None:

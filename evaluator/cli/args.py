@@ -1,14 +1,14 @@
 """The `ragmeter` command's options: every flag, its default and its help, in one place.
 
 `ragmeter evaluate --help` shows them in groups (data, target, judge, metrics, output, history, scale);
-`ragmeter --help` ends with every input the tool reads (READABLE_FORMATS). What the options mean at run
+`ragmeter --help` ends with every input the tool reads (readable_formats_help). What the options mean at run
 time (configs, thresholds, targets) is turned into plain data here and in command.py.
 """
 from __future__ import annotations
 
 import argparse
 import textwrap
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, Sequence, Tuple
 from urllib.parse import quote
 
 from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
@@ -19,7 +19,7 @@ from .config_cmd import add_config_parser
 from .judge_check import add_judge_parser
 from .serve import add_serve_parsers
 from ..errors import RagmeterError
-from ..io.filetypes import DATASET, DOCUMENTS, formats_for, readable_formats
+from ..io.filetypes import DATASET, DOCUMENTS, FILE_TYPES, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
@@ -31,34 +31,38 @@ from ..team.settings import judge_cache
 
 
 # Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats). The file types
-# come from the one table (io/filetypes.py), so a format added there is listed here.
-_DATASETS = " ".join(formats_for(DATASET))
-_TABLES = " ".join(s for s in formats_for(DATASET) if s in formats_for(DOCUMENTS))
-_DOCUMENTS = " ".join(s for s in readable_formats() if s not in formats_for(DATASET))
-READABLE_FORMATS = (
-    ("datasets", "evaluate DATA", f"{_DATASETS} (.eval: an inspect_ai log), or a Hugging Face save_to_disk folder"),
-    ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
-                                        "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
-    ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix (files, spans, dataset "
-                                             "exports), TruLens, LangSmith, Langfuse (items, traces, observations), "
-                                             "MLflow (results, traces, datasets), promptfoo, Haystack evaluation "
-                                             "reports, LlamaIndex datasets, DSPy Evaluate results; inspect_ai logs; "
-                                             "OpenInference and OTLP/JSON spans"),
-    ("retrieval runs", "evaluate RUN --qrels QRELS", "TREC run and qrels files (any extension); a BEIR folder with "
-                                                      "--run RUN"),
-    ("documents", "generate --docs", f"{_DOCUMENTS} files in a folder, tables {_TABLES}, or PostgreSQL with "
-                                      "--docs-query"),
-    ("labels", "review import", f"{_TABLES} with human_<metric> columns"),
-    ("rubrics", "evaluate --rubrics", ".toml, one table per metric"),
-    ("run history", "--history", "a SQLite file or a postgresql:// URL"),
-)
+# come from the registry (io/filetypes.py), read when the help is made, so a format registered is listed.
+def readable_formats_help() -> Tuple[Tuple[str, str, str], ...]:
+    datasets = " ".join(formats_for(DATASET))
+    tables = " ".join(s for s in formats_for(DATASET) if s in formats_for(DOCUMENTS))
+    documents = " ".join(s for s in readable_formats() if s not in formats_for(DATASET))
+    abouts = "; ".join(f"{t.suffix}: {t.about}" for t in FILE_TYPES if t.about and DATASET.name in t.purposes)
+    return (
+        ("datasets", "evaluate DATA", f"{datasets}{f' ({abouts})' if abouts else ''}, or a Hugging Face "
+                                      "save_to_disk folder"),
+        ("conversations", "evaluate DATA", "the same files holding ragas MultiTurnSample, deepeval turns, OpenAI "
+                                            "messages, ShareGPT, one row per turn, or ragmeter's own turns"),
+        ("other tools' files", "evaluate DATA", "ragas, deepeval (datasets and test runs), Phoenix (files, spans, "
+                                                 "dataset exports), TruLens, LangSmith, Langfuse (items, traces, "
+                                                 "observations), MLflow (results, traces, datasets), promptfoo, "
+                                                 "Haystack evaluation reports, LlamaIndex datasets, DSPy Evaluate "
+                                                 "results; inspect_ai logs; OpenInference and OTLP/JSON spans"),
+        ("retrieval runs", "evaluate RUN --qrels QRELS", "TREC run and qrels files (any extension); a BEIR folder "
+                                                          "with --run RUN"),
+        ("documents", "generate --docs", f"{documents} files in a folder, tables {tables}, or PostgreSQL with "
+                                          "--docs-query"),
+        ("labels", "review import", f"{tables} with human_<metric> columns"),
+        ("rubrics", "evaluate --rubrics", ".toml, one table per metric"),
+        ("run history", "--history", "a SQLite file or a postgresql:// URL"),
+    )
 
 
 def formats_epilog(columns: int = 100) -> str:
-    """READABLE_FORMATS as `ragmeter --help`'s last lines: one entry each, wrapped under its formats."""
-    width = max(len(what) for what, _, _ in READABLE_FORMATS)
+    """readable_formats_help() as `ragmeter --help`'s last lines: one entry each, wrapped under its formats."""
+    inputs = readable_formats_help()
+    width = max(len(what) for what, _, _ in inputs)
     entries = [textwrap.fill(f"{formats} ({where})", columns, initial_indent=f"  {what:<{width}}  ",
-                             subsequent_indent=" " * (width + 4)) for what, where, formats in READABLE_FORMATS]
+                             subsequent_indent=" " * (width + 4)) for what, where, formats in inputs]
     return "ragmeter reads:\n" + "\n".join(entries)
 
 

@@ -9,13 +9,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, List, Tuple
 
 from ..errors import DatasetError
 from .decoded import Budget, batch_size, check_metadata, string_columns
-from .sources import Records, Source, Where
+from .sources import Records, Rows, Source, Where
 
 _BATCH = 1024
+
+
+@contextmanager
+def read_parquet(src: Source) -> Iterator[Rows]:
+    """The reader of .parquet (io/filetypes.py)."""
+    columns, records = parquet_records(src)
+    yield Rows("binary", columns, Where(src.name), records)
+
+
+@contextmanager
+def read_saved_dataset(src: Source) -> Iterator[Rows]:
+    """The reader of a `save_to_disk` folder (sources.SAVED_DATASET: found by its files, not an extension)."""
+    columns, records = saved_dataset_records(src)
+    yield Rows("binary", columns, Where(src.name), records)
 
 
 def parquet_records(src: Source) -> Tuple[List[str], Records]:

@@ -7,14 +7,25 @@ from __future__ import annotations
 
 import csv
 import itertools
-from typing import IO, Any, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import IO, Any, Iterator, List, Optional, Tuple
 
 from .dialects import check_duplicates
-from .sources import Records, Source, Where
+from .encodings import choose_encoding, text_stream
+from .sources import Records, Rows, Source, Where
 
 # Python's csv refuses cells over 128 KiB by default; real contexts (whole pages) can be larger.
 # 2**31-1 is the largest value every platform's C long accepts.
 _FIELD_LIMIT = 2**31 - 1
+
+
+@contextmanager
+def read_csv(src: Source) -> Iterator[Rows]:
+    """The reader of .csv and .tsv (io/filetypes.py): the header's columns, then the rows."""
+    encoding = choose_encoding(src)
+    with text_stream(src, encoding) as text:
+        columns, header, records = csv_records(text, src)
+        yield Rows(encoding, columns, header, records)
 
 
 def _delimiter(header_line: str, default: str) -> str:

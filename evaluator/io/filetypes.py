@@ -2,8 +2,13 @@
 
 A purpose (a dataset, documents, a test set, labels, a report) accepts some of the types; the
 extension picks the type (`file_type(path, purpose)`), and a type the purpose does not take is an
-error that names the file and lists the types it does take. Adding an input format is a row here
-plus its reader (io/csv_rows.py, json_rows.py, arrow_rows.py).
+error that names the file and lists the types it does take.
+
+A row names everything its lists need: the reader that reads it ("module:function", loaded on first use, so
+this table imports no reader), a fixture a contract test loads, and what it is for `--help` and the docs'
+formats table. `register_file_type` is the one door: the built-in rows below come in by it, and so does a
+new format (one reader module, one row here; docs/extending.md). `reader_for(format)` is what io/rows.py
+calls, so there is no other list of formats to extend.
 
 Every CSV ragmeter writes goes through `csv_text`, so no cell a spreadsheet would run as a formula
 (one starting with = + - @, or a tab or carriage return some spreadsheets skip before a formula)
@@ -15,8 +20,9 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, TextIO, Type
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, TextIO, Type
 
 from ..errors import DatasetError, MissingExtra, OutputError, RagmeterError, ReviewError
 
@@ -43,41 +49,89 @@ _READ = {DATASET.name, DOCUMENTS.name}
 
 @dataclass(frozen=True)
 class FileType:
-    """One extension: its format (which reader or writer), its CSV delimiter, and the purposes it serves."""
+    """One extension: its format, its CSV delimiter, the purposes it serves, and for a table read as a dataset
+    its reader ("evaluator.io.csv_rows:read_csv": a context manager from a Source to its Rows, io/sources.py),
+    a fixture that reads (a path from the checkout's root, loaded by tests/test_extending.py) and a few
+    words on what it is for `--help` and the docs."""
 
     suffix: str
     format: str
     purposes: FrozenSet[str]
     delimiter: str = ","
+    reader: str = ""
+    fixture: str = ""
+    about: str = ""  # "an inspect_ai log": said beside the extension in `ragmeter --help`
 
     @property
     def table(self) -> bool:
-        """Rows in columns (csv, jsonl, json, parquet), not one document of text."""
-        return self.format in ("csv", "jsonl", "json", "parquet", "xlsx")
+        """Rows in columns (csv, jsonl, json, parquet, xlsx: a type with a reader), not one document of text."""
+        return bool(self.reader)
 
 
-def _row(suffix: str, fmt: str, *purposes: Purpose, delimiter: str = ",") -> FileType:
-    return FileType(suffix, fmt, frozenset(p.name for p in purposes), delimiter)
+def _row(suffix: str, fmt: str, *purposes: Purpose, delimiter: str = ",", reader: str = "", fixture: str = "",
+         about: str = "") -> FileType:
+    return FileType(suffix, fmt, frozenset(p.name for p in purposes), delimiter, reader, fixture, about)
 
 
-FILE_TYPES = (
-    _row(".csv", "csv", DATASET, DOCUMENTS, TESTSET, LABELS, REPORT),
-    _row(".tsv", "csv", DATASET, DOCUMENTS, delimiter="\t"),
-    _row(".jsonl", "jsonl", DATASET, DOCUMENTS, TESTSET, LABELS),
-    _row(".ndjson", "jsonl", DATASET, DOCUMENTS),
-    _row(".json", "json", DATASET, DOCUMENTS, REPORT),
-    _row(".parquet", "parquet", DATASET, DOCUMENTS, TESTSET, LABELS, REPORT),
-    _row(".eval", "inspect_eval", DATASET),  # an inspect_ai log archive (io/inspect_logs.py)
-    _row(".xlsx", "xlsx", DATASET, REPORT),  # an Excel workbook (io/workbooks.py in; report/xlsx.py out)
-    _row(".xlsm", "xlsx", DATASET),  # a macro-enabled workbook: its cells are read, its macros never run
+FILE_TYPES: List[FileType] = []  # in registration order: the order of every list and table made from it
+_BY_SUFFIX: Dict[str, FileType] = {}
+
+
+def register_file_type(kind: FileType) -> FileType:
+    """Add a file type, so its extension is read (or written) and listed; an extension already taken is an
+    error. A type read as a dataset names its reader, which must say its columns or carry them per record."""
+    if not kind.suffix.startswith("."):
+        raise ValueError(f"file type {kind.suffix!r}: the suffix starts with a dot, like '.csv'")
+    if kind.suffix in _BY_SUFFIX:
+        raise ValueError(f"file type {kind.suffix!r} is already registered (as {_BY_SUFFIX[kind.suffix].format})")
+    if DATASET.name in kind.purposes and not kind.reader:
+        raise ValueError(f"file type {kind.suffix!r} is read as a dataset but names no reader= 'module:function'")
+    FILE_TYPES.append(kind)
+    _BY_SUFFIX[kind.suffix] = kind
+    return kind
+
+
+def unregister_file_type(suffix: str) -> None:
+    """Take a file type out again (a test's toy format, a plugin replaced)."""
+    FILE_TYPES.remove(_BY_SUFFIX.pop(suffix))
+
+
+def reader_for(fmt: str) -> Callable[..., Any]:
+    """The reader a registered file type names for format `fmt` (a context manager: Source -> Rows)."""
+    named = next((t.reader for t in FILE_TYPES if t.format == fmt and t.reader), "")
+    if not named:
+        raise DatasetError(f"ragmeter has no reader for {fmt} files; use one of {', '.join(formats_for(DATASET))}")
+    module, _, function = named.partition(":")
+    return getattr(import_module(module), function)
+
+
+_CSV = "evaluator.io.csv_rows:read_csv"
+_JSONL = "evaluator.io.json_rows:read_jsonl"
+_XLSX = "evaluator.io.workbooks:read_workbook"
+_FIXTURES = "tests/fixtures/"
+for _kind in (
+    _row(".csv", "csv", DATASET, DOCUMENTS, TESTSET, LABELS, REPORT, reader=_CSV, fixture="sample_data/sample.csv"),
+    _row(".tsv", "csv", DATASET, DOCUMENTS, delimiter="\t", reader=_CSV, fixture=_FIXTURES + "sample.tsv"),
+    _row(".jsonl", "jsonl", DATASET, DOCUMENTS, TESTSET, LABELS, reader=_JSONL, fixture="sample_data/sample.jsonl"),
+    _row(".ndjson", "jsonl", DATASET, DOCUMENTS, reader=_JSONL, fixture=_FIXTURES + "sample.ndjson"),
+    _row(".json", "json", DATASET, DOCUMENTS, REPORT, reader="evaluator.io.json_rows:read_json",
+         fixture=_FIXTURES + "deepeval_test_run.json"),
+    _row(".parquet", "parquet", DATASET, DOCUMENTS, TESTSET, LABELS, REPORT,
+         reader="evaluator.io.arrow_rows:read_parquet", fixture=_FIXTURES + "ragas_v0.parquet"),
+    _row(".eval", "inspect_eval", DATASET, reader="evaluator.io.inspect_logs:read_eval",
+         fixture=_FIXTURES + "inspect_log.eval", about="an inspect_ai log"),
+    # an Excel workbook (io/workbooks.py in; report/xlsx.py out)
+    _row(".xlsx", "xlsx", DATASET, REPORT, reader=_XLSX, fixture=_FIXTURES + "excel_two_sheets.xlsx"),
+    # a macro-enabled workbook: its cells are read, its macros never run
+    _row(".xlsm", "xlsx", DATASET, reader=_XLSX, fixture=_FIXTURES + "excel_macros.xlsm"),
     _row(".html", "html", DOCUMENTS, REPORT),
     _row(".htm", "html", DOCUMENTS, REPORT),
     _row(".md", "text", DOCUMENTS),
     _row(".markdown", "text", DOCUMENTS),
     _row(".txt", "text", DOCUMENTS),
     _row(".pdf", "pdf", DOCUMENTS),
-)
-_BY_SUFFIX: Dict[str, FileType] = {t.suffix: t for t in FILE_TYPES}
+):
+    register_file_type(_kind)
 
 
 def formats_for(purpose: Purpose) -> List[str]:

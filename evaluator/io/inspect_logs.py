@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import zipfile
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from .experiments import CONTEXT_KEYS, regrouped
 from .grades import grade_column, grades_of
 from .readings import Reading, Tally
-from .sources import Records, Source, Where
+from .sources import Records, Rows, Source, Where
 
 EVAL_FORMAT = "inspect_eval"  # the Source.format of a .eval archive
 MAX_MEMBER_BYTES = 256 * 1024 * 1024  # one sample's JSON, unpacked: a zip bomb stops here, not in memory
@@ -122,6 +123,12 @@ def _content(message: Mapping[str, Any]) -> str:
 
 
 # --- the .eval archive ------------------------------------------------------------------------------
+
+@contextmanager
+def read_eval(src: Source) -> Iterator[Rows]:
+    """The reader of .eval (io/filetypes.py): a zip of JSON samples."""
+    yield Rows("binary", [], None, eval_records(src))
+
 
 def eval_records(src: Source) -> Records:
     """The samples of a .eval archive in the archive's order, each with its 1-based item."""

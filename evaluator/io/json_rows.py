@@ -5,15 +5,33 @@ from __future__ import annotations
 
 import json
 import re
-from typing import IO, Any, Optional
+from contextlib import contextmanager
+from typing import IO, Any, Iterator, Optional
 
 from ..errors import DatasetError
 from .cells import json_type
-from .sources import Records, Source, Where
+from .encodings import choose_encoding, text_stream
+from .sources import Records, Rows, Source, Where
 
 _LINE_ADVICE = "each line of a .jsonl file must be one complete JSON object"
 # A key as JSON writes it, followed by its colon: the last one before a syntax error names the column.
 _KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+@contextmanager
+def read_jsonl(src: Source) -> Iterator[Rows]:
+    """The reader of .jsonl and .ndjson (io/filetypes.py): one object a line, each carrying its keys."""
+    encoding = choose_encoding(src)
+    with text_stream(src, encoding) as text:
+        yield Rows(encoding, [], None, jsonl_records(text, src))
+
+
+@contextmanager
+def read_json(src: Source) -> Iterator[Rows]:
+    """The reader of .json (io/filetypes.py): a list of objects, bare or under a known key."""
+    encoding = choose_encoding(src)
+    with text_stream(src, encoding) as text:
+        yield Rows(encoding, [], None, json_records(text, src))
 
 
 def jsonl_records(text: IO[str], src: Source) -> Records:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import IO, Any, Callable, ContextManager, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import DatasetError
 from .decoded import DEFAULT_MAX_DECODED
@@ -55,6 +55,24 @@ class Source:
     # compressed file must not hold more text than an uncompressed one may.
     max_decoded: int = DEFAULT_MAX_DECODED
     sheet: Optional[str] = None  # an Excel workbook's sheet to read (None: found, io/workbooks.py)
+
+
+@dataclass
+class Rows:
+    """A source's rows, once its encoding is known: columns where the format fixes them, then records."""
+
+    encoding: str  # "binary" for Arrow formats
+    columns: List[str]  # CSV header or Arrow schema; [] for JSON, whose objects each carry their keys
+    header: Optional[Where]  # where the columns are (CSV line / Arrow file); None for JSON
+    records: Records
+    notes: List[str] = field(default_factory=list)  # how the format was read (an Excel workbook: which sheet)
+    sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets; [] for other formats
+    sheet: Optional[str] = None  # the sheet read
+
+
+# What a format's registration names as its reader (io/filetypes.py `reader=`): a source in, its rows out,
+# open while the caller reads them (a text file's stream, a workbook) and closed after.
+Reader = Callable[[Source], ContextManager[Rows]]
 
 
 def _check_size(size: int, max_bytes: Optional[int], name: str, surface: Surface) -> None:

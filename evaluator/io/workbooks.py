@@ -26,13 +26,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Iterator, List, Optional, Tuple
 
 from ..errors import MissingExtra
 from .decoded import Budget, mb
 from .readings import Reading
-from .sources import Records, Source, Where
+from .sources import Records, Rows, Source, Where
 
 XLSX_FORMAT = "xlsx"
 OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an encrypted (password-protected) workbook, or a legacy .xls
@@ -157,6 +158,13 @@ def choose_sheet(book: Any, src: Source) -> Workbook:
         raise Where(src.name).error("has no data: every sheet is empty; put a header row (Question, Answer, "
                                     "Contexts, ...) and one row per sample in a sheet")
     return Workbook(names, first_full, "the first sheet with data")
+
+
+@contextmanager
+def read_workbook(src: Source) -> Iterator[Rows]:
+    """The reader of .xlsx and .xlsm (io/filetypes.py): a zip of XML sheets, the chosen sheet's rows."""
+    columns, header, records, book = workbook_records(src)
+    yield Rows("binary", columns, header, records, sheet_note(book), book.sheets, book.sheet)
 
 
 def workbook_records(src: Source) -> Tuple[List[str], Where, Records, Workbook]:

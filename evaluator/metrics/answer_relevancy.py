@@ -166,6 +166,9 @@ ANSWER_RELEVANCY = Metric(
     prompts={"en": ANSWER_RELEVANCY_EN, "ar": ANSWER_RELEVANCY_AR},
     shows=("question", "answer"),
     heuristics={LEXICAL: _relevancy, SEED: _seed, EMBEDDING: _embedding},
+    default=True,  # scored when a run names no metrics
+    languages=("en", "ar"),
+    heuristic_sets=(LEXICAL, SEED, EMBEDDING),
     prose=("answer",),
     advice=advice("The prompt drifts: answers do not address the question that was asked.",
                    "Improve the prompt so it restates the question and asks for a direct answer.",

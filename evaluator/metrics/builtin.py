@@ -4,7 +4,9 @@ A plugin names, under the `ragmeter.metrics` entry points, a Metric, a list of M
 returning either; ragmeter's own metrics come in through the same door: registry.py hands `metrics`
 to `PluginGroup.register_builtin`, which reads it as it reads an entry point's object (as simonw/llm
 registers its own models through the hook every plugin uses). Each metric is defined whole in its
-own module; adding a built-in metric is that module and one line in BUILTINS.
+own module; adding a built-in metric is that module and one line in BUILTINS. Its Metric says whether it
+is a default (`default=True`; a new one is opt-in) and which languages and heuristic sets it promises
+(docs/extending.md; tests/test_extending.py holds every registered metric to its promises).
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..model import EvalSample, MetricScore
 from .heuristics import LEXICAL
 from .heuristics import Heuristic as SetScorer  # (sample, lang) -> HeuristicScore, in one set
-from .offline import SetHeuristic
+from .offline import SETS, SetHeuristic
 from .parsing import SCALES, ParsedReply, Verdicts, parse_score
 from .prompts import own_layout, render_prompt
 
@@ -90,6 +90,13 @@ class Metric:
         own cap, `--judge-max-tokens`, wins).
     reply_schema: its reply shape as a JSON schema, sent as structured output where the server takes it
         (a llama.cpp grammar, json_schema); bounded (maxItems, maxLength) so a constrained reply ends.
+    default: scored by a run that names no metrics (DEFAULT_METRICS, registry.py). False unless said: a new
+        metric costs a judge call a sample on every run, so it is opt-in until someone decides otherwise.
+    languages: the languages it promises its own prompt in, e.g. ("en", "ar"); a judged metric claiming one
+        without a prompt for it is refused. A default judged metric must claim every language scoring knows
+        (languages.SCORED): `registry.contract_problems` says what is missing, tests/test_extending.py asks it.
+    heuristic_sets: the heuristic sets it promises its own scorer in ("ragmeter", "jaccard", "embedding"); one
+        claimed without a scorer in `heuristics` is refused (a set it has no scorer in uses its "ragmeter" one).
     """
 
     name: str
@@ -112,6 +119,9 @@ class Metric:
     offline_claims: Optional[OfflineClaims] = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     reply_schema: Optional[Mapping[str, Any]] = None
+    default: bool = False
+    languages: Tuple[str, ...] = ()
+    heuristic_sets: Tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
@@ -131,9 +141,24 @@ class Metric:
             raise ValueError(f"metric {self.name}: unknown sample field(s) {unknown}; use {', '.join(MISSING)}")
         if self.heuristics and LEXICAL not in self.heuristics:
             raise ValueError(f"metric {self.name}: heuristics needs a {LEXICAL!r} scorer (the other sets fall back to it)")
+        self._check_claims()
         if self.heuristics and (self.heuristic is None or isinstance(self.heuristic, SetHeuristic)):
             # made here, so that dataclasses.replace(metric, heuristics=...) makes it anew
             object.__setattr__(self, "heuristic", SetHeuristic(self.heuristics, self.prose))
+
+    def _check_claims(self) -> None:
+        """Each language and heuristic set the metric claims has its prompt and its scorer."""
+        no_prompt = [lang for lang in self.languages if self.judged and lang not in self.prompts]
+        if no_prompt:
+            raise ValueError(f"metric {self.name} claims languages={self.languages} but has no prompt for "
+                             f"{', '.join(no_prompt)}: add prompts={{{no_prompt[0]!r}: ...}} or drop the language")
+        unknown = [s for s in self.heuristic_sets if s not in SETS]
+        if unknown:
+            raise ValueError(f"metric {self.name}: unknown heuristic set(s) {unknown}; the sets are {', '.join(SETS)}")
+        no_scorer = [s for s in self.heuristic_sets if s not in self.heuristics]
+        if no_scorer:
+            raise ValueError(f"metric {self.name} claims heuristic_sets={self.heuristic_sets} but has no scorer "
+                             f"in {', '.join(no_scorer)}: add heuristics={{{no_scorer[0]!r}: ...}} or drop the set")
 
     @property
     def judged(self) -> bool:

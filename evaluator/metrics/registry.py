@@ -4,6 +4,12 @@
     register(Metric("politeness", prompts={"en": "..."}, shows=("question", "answer")))
     RAGEvaluator(judge, metrics=["faithfulness", "politeness"])
 
+A registration carries what the lists need: `default=True` makes a metric part of DEFAULT_METRICS (a new
+one is opt-in until it says so), `languages=` and `heuristic_sets=` promise a prompt per language and a
+scorer per heuristic set (Metric refuses a promise it does not keep). `contract_problems(metric)` adds what a
+default metric owes every run (tests/test_extending.py asks it of every registered one). Adding a metric,
+step by step: docs/extending.md.
+
 The built-in metrics are registered at import, through the plugin door (builtin.py offers them as
 an entry point offers a plugin's). `RAGEvaluator(metrics=...)` also accepts Metric objects that were
 never registered (a RubricMetric made for one run, say).
@@ -20,17 +26,18 @@ the unknown-metric error) and never stops ragmeter.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import MetricError
 from ..plugins import PluginGroup
 from . import builtin
+from .languages import SCORED
 from .metric import JUDGED, RULE, Metric
 from .parsing import ParsedReply
 from .prompts import prefix_fields, render_prompt
 from .retrieval import NAMES_HELP, retrieval_metric
 
-__all__ = ["DEFAULT_METRICS", "JUDGED", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
+__all__ = ["DEFAULT_METRICS", "JUDGED", "contract_problems", "METRIC_REGISTRY", "PLUGIN_GROUP", "RULE", "Metric", "get_metric",
            "known_metrics", "load_plugins", "plugin_errors", "register", "resolve_metrics"]
 
 METRIC_REGISTRY: Dict[str, Metric] = {}
@@ -40,9 +47,18 @@ METRIC_PLUGINS: PluginGroup[Metric] = PluginGroup(PLUGIN_GROUP, "metric", Metric
 BUILTINS = tuple(METRIC_PLUGINS.register_builtin(builtin.metrics))
 
 
-# What a run scores when no metrics are chosen: the five judged metrics, plus the rule-based
-# ones for samples that carry keywords / expected documents (they cost no judge call).
-DEFAULT_METRICS = tuple(m.name for m in BUILTINS)
+
+
+def default_metrics() -> Tuple[str, ...]:
+    """The registered metrics marked default=True, in registration order."""
+    return tuple(name for name, m in METRIC_REGISTRY.items() if m.default)
+
+
+# What a run scores when no metrics are chosen: the built-ins marked default=True (the five judged
+# metrics, then the rule-based and agent ones, which cost no judge call or show only on rows that carry
+# what they need). Read once, after the built-ins: a plugin is scored when a run names it, so installing
+# a package never changes what an unnamed run costs.
+DEFAULT_METRICS = default_metrics()
 
 MetricChoice = Union[str, Metric]
 
@@ -52,6 +68,21 @@ register = METRIC_PLUGINS.register
 load_plugins = METRIC_PLUGINS.load  # (reload=False) -> the problems met; plugins load once per process
 plugin_errors = METRIC_PLUGINS.load  # () -> why metric plugins failed to load (empty when all loaded)
 known_metrics = METRIC_PLUGINS.names  # every name that can be chosen: built-ins, then plugins and registered ones
+
+
+def contract_problems(metric: Metric) -> List[str]:
+    """What `metric` lacks to be registered as it is: a default judged metric scores every run, so it needs a
+    prompt in each language scoring knows (languages.SCORED) and a heuristic for runs without a judge.
+    Empty when nothing is missing (an opt-in metric owes only what Metric itself checks)."""
+    if not (metric.default and metric.judged):
+        return []
+    problems = [f"default metric {metric.name} has no {lang!r} prompt: add prompts[{lang!r}] and "
+                f"languages=({', '.join(repr(c) for c in SCORED)}), or leave it opt-in (default=False)"
+                for lang in SCORED if lang not in metric.languages]
+    if metric.heuristic is None:
+        problems.append(f"default metric {metric.name} has no heuristic, so an offline run cannot score it: add "
+                        f"heuristics={{'ragmeter': ...}} (one per heuristic set it claims), or leave it opt-in")
+    return problems
 
 
 def get_metric(name: str) -> Metric:

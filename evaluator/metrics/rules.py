@@ -50,6 +50,7 @@ KEYWORD_COVERAGE = Metric(
     needs=("expected_answer_keywords",),
     zero_if_empty=("answer",),  # reads the answer: a row without one is N/A (an empty one covers nothing)
     rule=sample_keyword_coverage,
+    default=True,  # costs no judge call; left out of a row without keywords
     advice=advice("Answers leave out the expected key terms.",
                    "Check whether the retrieved contexts contain the expected terms (see context recall).",
                    "Ask the model for complete answers that keep the documents' terminology."),
@@ -61,6 +62,7 @@ EXPECTED_DOC_RECALL = Metric(
     kind=RULE,
     needs=("expected_docs",),
     rule=sample_expected_doc_recall,
+    default=True,  # costs no judge call; left out of a row without expected documents
     advice=advice("Retrieval misses the documents expected for these questions.",
                    "Raise top_k or revisit chunking so the expected documents are retrieved.",
                    "Add metadata filters or hybrid search so the right documents rank first."),

@@ -182,6 +182,7 @@ TOOL_CALL_RECALL = Metric(
                    "Check the agent's stopping rule: it may answer before calling the tools it needs."),
     description="Share of the expected tools that the agent called.",
     optional=True,
+    default=True,  # optional: only rows with tool calls or expected tools show it
 )
 
 TOOL_CALL_PRECISION = Metric(
@@ -192,16 +193,18 @@ TOOL_CALL_PRECISION = Metric(
                    "Limit the tools offered for each kind of question."),
     description="Share of the agent's tool calls that went to an expected tool.",
     optional=True,
+    default=True,  # optional: only rows with tool calls or expected tools show it
 )
 
 TASK_COMPLETION = TaskCompletionMetric(
     "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN, "ar": TASK_COMPLETION_AR},
-    shows=("question", "answer"), heuristic=task_completion_heuristic,
+    shows=("question", "answer"), heuristic=task_completion_heuristic, languages=("en", "ar"),
     advice=advice("The agent's final answers do not accomplish what was asked.",
                    "Read the trajectories of the lowest rows: a failing tool, or an answer that ignores its output.",
                    "Tell the agent to report the result of its steps, and to say so when a step failed."),
     description="Whether the final answer accomplishes the task, given the steps taken (judged).",
     optional=True,
+    default=True,  # optional: only rows with tool calls or expected tools show it
 )
 
 AGENT_METRICS = (TOOL_CALL_RECALL, TOOL_CALL_PRECISION, TASK_COMPLETION)

@@ -15,7 +15,7 @@ MARKDOWN_VALUES = ("markdown", "caption", "error", "warning", "info", "success",
 LABELLED = ("metric", "expander", "tab", "button", "selectbox", "multiselect", "text_area", "text_input", "radio")
 
 
-@pytest.mark.parametrize("path", [path for path, _, _ in PAGES])
+@pytest.mark.parametrize("path", [page.path for page in PAGES])
 def test_every_page_renders_without_an_exception(history, path):
     at = open_app(TIMEOUT)
     at.switch_page(path).run()

@@ -28,15 +28,15 @@ from live_runs import write_live_runs
 from ports import serve_on_free_port, stop
 from teamfiles import SERVER_START_TIMEOUT, healthy
 
+from pages._pages import PAGES
+from pages._pages import Page as Registered
+
 from .conftest import ARTIFACTS, ROOT
 
 pytestmark = pytest.mark.browser
 
-DOCS_IMAGES = ROOT / "docs" / "images"
+DOCS = ROOT / "docs"
 RUN_TIMEOUT = 90_000  # ms
-# (docs slug, the page's URL path): every page of pages/_nav.PAGES.
-PAGES = [("evaluate", ""), ("report", "report"), ("spot-check", "spot_check"), ("review", "review"),
-         ("generate", "generate"), ("history", "history"), ("monitor", "monitor")]
 
 
 @pytest.fixture(scope="module")
@@ -82,13 +82,15 @@ def settle(page: Page) -> None:
         page.wait_for_timeout(200)
 
 
-def save(page: Page, slug: str) -> Path:
+def save(page: Page, entry: Registered) -> Path:
+    """The page's screenshot in artifacts/, and (RAGMETER_UPDATE_SCREENSHOTS=1) at the picture its registration
+    names (pages/_pages.PAGES), which its docs page shows."""
     ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"screenshot-{slug}.png"
+    path = ARTIFACTS / f"screenshot-{entry.slug}.png"
     page.screenshot(path=str(path))
     if os.environ.get("RAGMETER_UPDATE_SCREENSHOTS") == "1":
-        DOCS_IMAGES.mkdir(exist_ok=True)
-        shutil.copyfile(path, DOCS_IMAGES / f"dashboard-{slug}.png")
+        (DOCS / entry.picture).parent.mkdir(exist_ok=True)
+        shutil.copyfile(path, DOCS / entry.picture)
     return path
 
 
@@ -96,7 +98,8 @@ def test_every_dashboard_page_from_ragmeter_dashboard(dashboard, page):
     page.goto(dashboard)
     expect(page.get_by_role("button", name="Run evaluation")).to_be_visible(timeout=RUN_TIMEOUT)
     settle(page)
-    shots = [save(page, "evaluate")]
+    evaluate, report, *others = PAGES  # the first two are drawn with a finished run; the others as they open
+    shots = [save(page, evaluate)]
     page.get_by_role("button", name="Run evaluation").click()
     expect(page.get_by_role("button", name="Open report")).to_be_visible(timeout=RUN_TIMEOUT)
     page.get_by_role("button", name="Open report").click()
@@ -109,15 +112,15 @@ def test_every_dashboard_page_from_ragmeter_dashboard(dashboard, page):
     page.locator('[data-testid="stMain"]').evaluate("el => el.scrollTo(0, 0)")
     page.mouse.move(1390, 600)  # an empty margin: no hover toolbar or tooltip in the picture
     page.wait_for_timeout(500)
-    shots.append(save(page, "report"))
+    shots.append(save(page, report))
     page.set_viewport_size({"width": 1400, "height": 1000})
-    for slug, path in PAGES[2:]:
-        page.goto(f"{dashboard}/{path}")
+    for entry in others:
+        page.goto(f"{dashboard}/{entry.url_path}")
         settle(page)
-        if slug == "monitor":  # the live runs drawn: one chart per metric
+        if entry.slug == "monitor":  # the live runs drawn: one chart per metric
             expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2, timeout=RUN_TIMEOUT)
             settle(page)
         expect(page.get_by_text("The dashboard cannot start")).to_have_count(0)
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-        shots.append(save(page, slug))
+        shots.append(save(page, entry))
     assert [p.stat().st_size > 10_000 for p in shots] == [True] * len(PAGES)  # a drawn page, not a blank one

@@ -95,7 +95,7 @@ def test_unknown_metric_names_the_known_ones():
 def test_each_builtin_is_defined_in_its_registry_entry_only(monkeypatch):
     """Change an entry's prompt and advice: the evaluator and the advice follow, nothing else to edit."""
     entry = get_metric("answer_relevancy")
-    changed = replace(entry, prompts={"en": "CHANGED brief check {guard} {json_only}\n{data}"},
+    changed = replace(entry, prompts={"en": "CHANGED brief check {guard} {json_only}\n{data}"}, languages=("en",),
                       advice=("CHANGED diagnosis", ("CHANGED action",)))
     monkeypatch.setitem(METRIC_REGISTRY, "answer_relevancy", changed)
     judge = ScriptedJudge()
