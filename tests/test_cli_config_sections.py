@@ -127,12 +127,16 @@ def test_an_unknown_key_in_any_section_names_it_and_the_closest(tmp_path, monkey
     assert f"unknown key '{section}" in err and typo in err and f"did you mean '{known}'?" in err
 
 
-def test_an_unknown_table_is_named(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("text, says", [
+    ("[serverr]\nshared = false\n", "unknown key 'serverr'; did you mean 'server'?"),  # an unknown table
+    ("[runs]\nengine = 'spark'\n", "team.toml: runs.engine must be one of"),  # a known key, a bad value
+])
+def test_a_broken_team_file_is_one_line_naming_it(tmp_path, monkeypatch, capsys, text, says):
     path = tmp_path / "team.toml"
-    path.write_text("[serverr]\nshared = false\n", encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     monkeypatch.setenv("RAGMETER_CONFIG", str(path))
     assert main(["config"]) == 2
-    assert "unknown key 'serverr'; did you mean 'server'?" in capsys.readouterr().err
+    assert says in capsys.readouterr().err
 
 
 def test_bad_toml_is_one_line_with_file_line_and_column(tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..model import METHOD_RULE, METHOD_SKIPPED, EvalSample, MetricScore
 from ..text import analyse, content_words
@@ -174,27 +174,26 @@ class TaskCompletionMetric(Metric):
 
 
 
-TOOL_CALL_RECALL = Metric(
-    "tool_call_recall", kind=RULE, needs=("expected_tools",),
-    rule=lambda s: tool_call_recall(called_names(s), s.expected_tools or []),
-    advice=advice("The agent skips tools it needs for these questions.",
-                   "Describe each tool's purpose more clearly in its schema and the system prompt.",
-                   "Check the agent's stopping rule: it may answer before calling the tools it needs."),
-    description="Share of the expected tools that the agent called.",
-    optional=True,
-    default=True,  # optional: only rows with tool calls or expected tools show it
-)
+def _tool_rule(name: str, measure: Callable[[List[str], List[str]], MetricScore], why: str, *fixes: str,
+               description: str) -> Metric:
+    """A rule over the tools the agent called against the tools the row expects."""
+    return Metric(name, kind=RULE, needs=("expected_tools",),
+                  rule=lambda s: measure(called_names(s), s.expected_tools or []),
+                  advice=advice(why, *fixes), description=description, optional=True,
+                  default=True)  # optional: only rows with tool calls or expected tools show it
 
-TOOL_CALL_PRECISION = Metric(
-    "tool_call_precision", kind=RULE, needs=("expected_tools",),
-    rule=lambda s: tool_call_precision(called_names(s), s.expected_tools or []),
-    advice=advice("The agent calls tools these questions do not need.",
-                   "Narrow the tool descriptions so they say when not to use each tool.",
-                   "Limit the tools offered for each kind of question."),
-    description="Share of the agent's tool calls that went to an expected tool.",
-    optional=True,
-    default=True,  # optional: only rows with tool calls or expected tools show it
-)
+
+TOOL_CALL_RECALL = _tool_rule(
+    "tool_call_recall", tool_call_recall, "The agent skips tools it needs for these questions.",
+    "Describe each tool's purpose more clearly in its schema and the system prompt.",
+    "Check the agent's stopping rule: it may answer before calling the tools it needs.",
+    description="Share of the expected tools that the agent called.")
+
+TOOL_CALL_PRECISION = _tool_rule(
+    "tool_call_precision", tool_call_precision, "The agent calls tools these questions do not need.",
+    "Narrow the tool descriptions so they say when not to use each tool.",
+    "Limit the tools offered for each kind of question.",
+    description="Share of the agent's tool calls that went to an expected tool.")
 
 TASK_COMPLETION = TaskCompletionMetric(
     "task_completion", zero_if_empty=("answer",), prompts={"en": TASK_COMPLETION_EN, "ar": TASK_COMPLETION_AR},
