@@ -122,7 +122,7 @@ def print_usage_summary(summary: summaries.RunSummary, args: argparse.Namespace,
     print(f"judge status: {summary.judge_status}")
     price_in = args.price_in if args.price_in is not None else settings.get("price_in")
     price_out = args.price_out if args.price_out is not None else settings.get("price_out")
-    print(usage_line(usage, price_in, price_out))
+    print(usage_line(dict(usage), price_in, price_out))
 
 
 def print_fallbacks(summary: summaries.RunSummary) -> None:
