@@ -181,14 +181,14 @@ def with_turn_columns(frame: Any, rows: Sequence[Tuple[int, EvalResult]]) -> Any
     return service.with_turn_columns(frame, rows)
 
 
-def worst_turn_button(worst: Optional[Dict[str, Any]]) -> None:
+def worst_turn_button(worst: Optional[service.WorstTurn]) -> None:
     """The run's worst turn (kept in its summary), one click away whatever page shows its conversation."""
-    if not worst:
+    if worst is None:
         return
-    if st.button(f"Open the worst turn: {worst['sample_id']}, turn {worst['turn'] + 1} (overall "
-                 f"{views.format_score(worst['overall'])})", key="btn_worst_turn", icon=":material/trending_down:"):
-        state.put(PICK, worst["row"])
-        state.put(FOCUS, (worst["row"], worst["turn"]))
+    if st.button(f"Open the worst turn: {worst.sample_id}, turn {worst.turn + 1} (overall "
+                 f"{views.format_score(worst.overall)})", key="btn_worst_turn", icon=":material/trending_down:"):
+        state.put(PICK, worst.row)
+        state.put(FOCUS, (worst.row, worst.turn))
 
 
 def page_label(i: int, result: EvalResult) -> str:

@@ -114,7 +114,7 @@ VERDICT_WORDS = {"improved": "clearly better", "regressed": "clearly worse", "no
                  "not compared": "–"}
 
 
-def comparison_view(cmp: Any, sequential: Dict[str, Any]) -> None:
+def comparison_view(cmp: service.Comparison) -> None:
     """Per metric one verdict (the fixed-size test over every pair, as `ragmeter compare`), the sequential
     test beside it and one sentence where they disagree; each run's own means, the rows lost, the movers."""
     errors.caption("Candidate B = **{b}** against A = **{a}** (the baseline): {n} samples paired by sample_id "
@@ -145,15 +145,15 @@ def comparison_view(cmp: Any, sequential: Dict[str, Any]) -> None:
         errors.caption("With {n} paired samples no change can be clear: the smallest p the permutation test can "
                        "give is {p:.3f}. Score more samples.", n=cmp.n_paired, p=2 / 2 ** cmp.n_paired)
     rows, said = [], []
-    for d in cmp.metrics:
-        seq = sequential.get(d.metric)
+    for d in cmp.metrics:  # each metric carries both tests (service.compare, as `ragmeter compare` prints them)
+        seq = d.sequential
         rows.append({"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
                      "95% CI low": d.ci_low, "95% CI high": d.ci_high, "p": d.p_value, "pairs": d.n_pairs,
                      "verdict": VERDICT_WORDS[service.compare_verdict(d)],
-                     "sequential test": AB_WORDS[seq.decision] if seq is not None else "–",
+                     "sequential test": SEQUENTIAL_WORDS[seq.verdict] if seq is not None else "–",
                      "all A": d.all_a, "all B": d.all_b, "scored A": f"{d.scored_a}/{cmp.total_a}",
                      "scored B": f"{d.scored_b}/{cmp.total_b}"})
-        said += [service.disagreement(d, seq)] if seq is not None else []
+        said.append(service.disagreement(d))
     views.records_table(rows, column_config=DELTA_FORMAT)
     for sentence in filter(None, said):
         errors.caption("{s}", s=sentence)
@@ -214,32 +214,32 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
             len(shared) == 2 and state.get(state.COMPARE_SHARED) != shared):
         state.put(state.COMPARE_SHARED, shared)  # a share link compares once, then the page is the user's
         with errors.guard("Comparing"):
-            found = service.compare(store, run_a, run_b)  # the sequential test pairs rows of one dataset only
-            state.put(state.COMPARISON, found.runs)
-            state.put(state.AB_TEST, found.sequential)
+            state.put(state.COMPARISON, service.compare(store, run_a, run_b))  # both tests per metric
             st.query_params["compare"] = f"{run_a},{run_b}"
     comparison = state.get(state.COMPARISON)
     if comparison is not None:
-        comparison_view(comparison, state.get(state.AB_TEST) or {})
-        ab_view(state.get(state.AB_TEST) or {})
+        comparison_view(comparison)
+        ab_view(comparison)
 
 
-AB_WORDS = {"A": "A better", "B": "B better", "tie": "no practical difference", "undecided": "undecided"}
+SEQUENTIAL_WORDS = {"regressed": "A better", "improved": "B better", "no practical difference": "no practical difference",
+                    "undecided": "undecided"}
 
 
-def ab_view(tests: Dict[str, Any]) -> None:
+def ab_view(cmp: service.Comparison) -> None:
     """The sequential A/B test over the paired rows: where it could have stopped, and what it decided."""
+    tests = service.sequential_tests(cmp)
     if not tests:
-        st.caption("The sequential test runs when both runs scored the same dataset.")
+        errors.caption("{note}", note=cmp.sequential_note or "The sequential test runs when both runs scored the "
+                                                              "same dataset.")
         return
     st.markdown("**Sequential test** (its decision is the table's \"sequential test\" column; the verdict is "
                 "the fixed-size test's)")
     st.caption("An anytime-valid 95% confidence sequence for the mean difference, read over the paired rows in "
                "run A's stored order: it stops when the interval excludes 0 (a winner) or lies within ±0.02 (no "
                "practical difference). \"rows needed\" is how many pairs it took; the rest could have been skipped.")
-    rows = [{"metric": m, "decision": AB_WORDS[r.decision], "delta (B−A)": -r.difference,
-             "interval low": -r.interval[1], "interval high": -r.interval[0],
-             "rows needed": f"{r.samples_used}/{r.samples_total}"} for m, r in tests.items()]
+    rows = [{"metric": m, "decision": SEQUENTIAL_WORDS[r.verdict], "delta (B−A)": r.delta, "interval low": r.low,
+             "interval high": r.high, "rows needed": f"{r.rows_used}/{r.rows_total}"} for m, r in tests.items()]
     views.records_table(rows, column_config=DELTA_FORMAT | {c: SIGNED for c in ("interval low", "interval high")})
 
 

@@ -26,7 +26,7 @@ class RunView:
     """What the Report draws: the run's summary, and its rows in memory only when the history lacks them."""
 
     meta: RunMeta
-    summary: Dict[str, Any]
+    summary: service.RunSummary
     report: Optional[EvalReport] = None
 
     @property
@@ -41,7 +41,7 @@ class RunView:
 def run_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[RunView]:
     """The view of the run the Report shows; None when there is none, or it has no row."""
     view = any_view(meta, report)
-    return view if view is not None and view.summary.get("n_rows") else None
+    return view if view is not None and view.summary.n_rows else None
 
 
 def any_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[RunView]:
@@ -56,19 +56,19 @@ def any_view(meta: Optional[RunMeta], report: Optional[EvalReport]) -> Optional[
 
 
 @st.cache_data(max_entries=32, show_spinner="Summarising the run (once: it is stored with it)…")
-def stored_summary(token: str, run_id: str) -> Dict[str, Any]:
+def stored_summary(token: str, run_id: str) -> service.RunSummary:
     """The run's stored summary; built from its rows, once, for a run that has none."""
     return service.run_summary(history(), run_id)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def memory_summary(token: str, _report: EvalReport, _settings: Dict[str, Any]) -> Dict[str, Any]:
+def memory_summary(token: str, _report: EvalReport, _settings: Dict[str, Any]) -> service.RunSummary:
     """The summary of a report held in memory (a run the history could not keep)."""
     return service.report_summary(_report, _settings)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def report_charts(token: str, _summary: Dict[str, Any]) -> Dict[str, Any]:
+def report_charts(token: str, _summary: service.RunSummary) -> Dict[str, Any]:
     """The run's altair charts by name (category only when samples have categories), from its summary."""
     return service.summary_charts(_summary)
 

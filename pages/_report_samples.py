@@ -59,16 +59,16 @@ def samples(view: RunView) -> None:
     """Filters, order, one page of rows with a pager, and the drill-down into one of them."""
     meta, cols = view.meta, score_columns(view)
     assert meta.run_id
-    filters = sections.filter_widgets(cols, view.summary.get("category_names") or [])
+    filters = sections.filter_widgets(cols, list(view.summary.category_names))
     sort = order_widgets(cols)
     number, rows, total = fetch(meta.run_id, requested_page((meta.run_id, filters, sort)), sort, filters)
     pages = max(1, math.ceil(total / PAGE_SIZE))
     first = (number - 1) * PAGE_SIZE
     shown = f"rows {first + 1:,}–{first + len(rows):,} · " if rows else ""
-    st.caption(f"{total:,} of {view.summary['n_rows']:,} samples · {shown}page {number:,} of {pages:,}")
-    chats = bool(view.summary.get("conversations"))
+    st.caption(f"{total:,} of {view.summary.n_rows:,} samples · {shown}page {number:,} of {pages:,}")
+    chats = view.summary.conversations
     if rows:
-        frame = service.rows_frame(rows, view.summary.get("metric_names") or [])
+        frame = service.rows_frame(rows, list(view.summary.metric_names))
         if chats:
             frame = chat.with_turn_columns(frame, rows)
         sections.samples_table(service.drop_empty(frame, cols), one_based=not chats)
@@ -79,7 +79,7 @@ def samples(view: RunView) -> None:
         st.number_input("Page", min_value=1, max_value=pages, step=1, key=state.REP_PAGE,
                         help=f"{PAGE_SIZE} rows a page; the filters and the order apply to the whole run.")
     if chats:
-        chat.worst_turn_button(view.summary.get("worst_turn"))
+        chat.worst_turn_button(view.summary.worst_turn)
     drill_down(meta.run_id, rows, chats)
 
 

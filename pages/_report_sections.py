@@ -4,7 +4,6 @@ usage, target, agreement with people, the samples table with its filters, the dr
 Every section above the samples draws from the run's summary (service.run_summary), never from its
 rows; the samples are pages (pages/_report_samples.py) unless the run is only held in memory."""
 from functools import partial
-from pathlib import Path
 from typing import Any, Dict, Sequence
 
 import streamlit as st
@@ -46,10 +45,10 @@ def empty_report() -> None:
 
 def report_caption(view: RunView) -> str:
     """Dataset, size, judge (its model name is the user's), time, status, data version and run id, as Markdown."""
-    meta, n = view.meta, view.summary["n_rows"]
+    meta, n = view.meta, view.summary.n_rows
     parts = [errors.fmt("**{name}**", name=meta.dataset_name), f"{n:,} sample{'' if n == 1 else 's'}",
-             errors.fmt("judge: {judge}", judge=view.summary.get("judge_status") or ""),
-             views.format_duration(view.summary.get("total_time") or 0.0),
+             errors.fmt("judge: {judge}", judge=view.summary.judge_status),
+             views.format_duration(view.summary.total_time),
              errors.fmt("status: {status}", status=meta.status)]
     parts += [errors.fmt("{exam}", exam=line) for line in [service.judge_exam_line(runs.open_store(), meta.settings or {})] if line]  # its judge's exam
     version = service.data_version(meta.settings or {})  # which test set this run scored
@@ -60,11 +59,11 @@ def report_caption(view: RunView) -> str:
 def metric_cards(view: RunView, sums: Sequence[Any]) -> None:
     """One card per metric: mean, band, ±std, 95% CI, scored/total and fallbacks. The reviewers' agreement is in
     the review section below (reviewers_view), not on the cards."""
-    meta, n = view.meta, view.summary["n_rows"]
+    meta, n = view.meta, view.summary.n_rows
     if meta.status == "stopped" and meta.total > n:
         errors.warning("This run was stopped: {n:,} of {total:,} samples are scored. Resume it from the History "
                        "page.", n=n, total=meta.total)
-    cards = [("overall", view.summary.get("overall_mean"), None)] + [(s.name, s.mean, s) for s in sums]
+    cards = [("overall", view.summary.overall_mean, None)] + [(s.name, s.mean, s) for s in sums]
     ending = service.verdict_of(view.summary)
     rows_line = ending.counts.summary() if ending is not None else f"{n:,} rows"
     per_row = len(cards) if len(cards) <= 6 else 4  # the headline on one row: the chart stays on the first screen
@@ -100,7 +99,7 @@ def summary_table(sums: Sequence[Any]) -> None:
     views.records_table(rows, column_config=config)
 
 
-def advice_view(summary: Dict[str, Any], meta: RunMeta) -> None:
+def advice_view(summary: service.RunSummary, meta: RunMeta) -> None:
     st.subheader("What to improve")
     advice = service.advice(summary, meta.settings)
     for item in advice:
@@ -114,7 +113,7 @@ def advice_view(summary: Dict[str, Any], meta: RunMeta) -> None:
                        icon=None)
 
 
-def noise_view(summary: Dict[str, Any]) -> None:
+def noise_view(summary: service.RunSummary) -> None:
     """The judge's disagreement with itself, when each metric was asked more than once per sample."""
     noise = service.judge_noise(summary)
     if not noise:
@@ -127,13 +126,13 @@ def noise_view(summary: Dict[str, Any]) -> None:
                      column_config={"within-sample std": st.column_config.NumberColumn(format="%.3f")})
 
 
-def usage_view(summary: Dict[str, Any], meta: RunMeta) -> None:
+def usage_view(summary: service.RunSummary, meta: RunMeta) -> None:
     """Judge calls, cache hits, tokens, retries and cost."""
     st.subheader("Judge usage")
     if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
         return
-    usage = summary.get("usage") or {}
+    usage = summary.usage
     cost = service.judge_cost(usage, meta.settings)
     ok, asked = service.judge_calls(usage)
     cells = [("Judge calls", "calls"), ("Failed calls", "failures"), ("Cache hits", "cache_hits"),
@@ -152,25 +151,25 @@ def usage_view(summary: Dict[str, Any], meta: RunMeta) -> None:
                + ("; no prices given, so no cost." if cost is None else ".") + note)
 
 
-def target_view(summary: Dict[str, Any]) -> None:
+def target_view(summary: service.RunSummary) -> None:
     """Latency and failures of the calls to the user's pipeline, when a target answered."""
-    stats = summary.get("target")
-    if not stats:
+    stats = summary.target
+    if stats is None:
         return
     st.subheader("Target")
     fmt = lambda ms: "–" if ms is None else f"{ms:,.0f} ms"  # noqa: E731
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Target calls", f"{stats['calls']:,}")
-    c2.metric("Failed calls", f"{stats['failures']:,}")
-    c3.metric("Latency p50", fmt(stats["p50_ms"]))
-    c4.metric("Latency p95", fmt(stats["p95_ms"]))
-    if stats["failures"]:
+    c1.metric("Target calls", f"{stats.calls:,}")
+    c2.metric("Failed calls", f"{stats.failures:,}")
+    c3.metric("Latency p50", fmt(stats.p50_ms))
+    c4.metric("Latency p95", fmt(stats.p95_ms))
+    if stats.failures:
         errors.error("{failures} of {calls} target calls failed: their rows are kept with the reason (column "
-                     "target_error) and their metrics are skipped.", failures=stats["failures"], calls=stats["calls"],
+                     "target_error) and their metrics are skipped.", failures=stats.failures, calls=stats.calls,
                      icon=":material/error:")
 
 
-def agreement_view(summary: Dict[str, Any]) -> None:
+def agreement_view(summary: service.RunSummary) -> None:
     """Agreement with human labels (human_<metric> columns) and other tools' grades (external_<tool>_<metric>)."""
     table = service.labels_agreement(summary)
     if not table:
@@ -287,53 +286,40 @@ def run_files(view: RunView) -> Any:
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
     return service.run_files(meta.dataset_name, view.summary, meta.settings, report=view.report, store=store,
                              run_id=meta.run_id, date=meta.created_at,
-                             reviewed=lambda: {m: reviewed_line(a) for m, a in rv.agreement(meta.run_id).items()})
+                             reviewed=lambda: {m: service.reviewed_line(a) for m, a in rv.agreement(meta.run_id).items()})
 
 
-def reviewed_line(a: Any) -> str:
-    """The exports' line about a metric's reviews: no interval from fewer than FEW_REVIEWS labels."""
-    if a.n_reviews < service.FEW_REVIEWS:
-        return f"{a.n_reviews} review{'' if a.n_reviews == 1 else 's'}: too few reviews for an interval"
-    return service.corrected_line(a)
-
-
-def stem_of(meta: RunMeta) -> str:
-    return f"ragmeter-{Path(meta.dataset_name).stem or 'report'}"
+def download(column: Any, label: str, files: Any, ext: str, meta: RunMeta, **options: Any) -> None:
+    """One download button: the file `ext` of the run, built on click by the use case `ragmeter export` calls."""
+    kind = service.EXPORT_TYPES[ext]
+    column.download_button(label, partial(service.export_bytes, files, ext),
+                           service.export_file_name(meta.dataset_name, ext), kind.mime, on_click="ignore", **options)
 
 
 def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:
     """Share and download, at the top of the Report (the first screen): the link, the HTML report, the PDF summary
     and the charts' files, each chart with the run's provenance caption under it."""
-    stem = stem_of(view.meta)
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
     c0, c3, c6, c7 = st.columns(4, vertical_alignment="center")
     with c0:
         copy_link(view.meta)
-    c3.download_button("Download HTML report", files.html, f"{stem}.html",
-                       "text/html", key="dl_html", type="primary", icon=":material/download:", on_click="ignore")
-    c6.download_button("Download PDF summary", files.pdf, f"{stem}.pdf", "application/pdf", key="dl_pdf",
-                       icon=":material/picture_as_pdf:", on_click="ignore",
-                       help="One page to attach to an e-mail: headline, chart, what to improve, the five worst "
-                            "samples, provenance.")
+    download(c3, "Download HTML report", files, "html", view.meta, key="dl_html", type="primary",
+             icon=":material/download:")
+    download(c6, "Download PDF summary", files, "pdf", view.meta, key="dl_pdf", icon=":material/picture_as_pdf:",
+             help="One page to attach to an e-mail: headline, chart, what to improve, the five worst samples, "
+                  "provenance.")
     with c7.popover("Chart files", icon=":material/image:"):
         chart_downloads(view, charts)
 
 
 def data_downloads(view: RunView, files: Any) -> None:
     """The rows as CSV, Excel, JSON and Parquet (right under the chart)."""
-    stem = stem_of(view.meta)
     c1, c5, c2, c4 = st.columns(4)
-    c1.download_button("Download CSV", files.csv, f"{stem}.csv", "text/csv",
-                       key="dl_csv", icon=":material/table:", on_click="ignore")
-    c5.download_button("Download Excel", files.xlsx, f"{stem}.xlsx",
-                       "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", key="dl_xlsx",
-                       icon=":material/grid_on:", on_click="ignore")
-    c2.download_button("Download JSON", files.json, f"{stem}.json", "application/json", key="dl_json",
-                       icon=":material/data_object:", on_click="ignore")
-    c4.download_button("Download Parquet", files.parquet, f"{stem}.parquet",
-                       "application/vnd.apache.parquet", key="dl_parquet", icon=":material/dataset:",
-                       on_click="ignore")
+    download(c1, "Download CSV", files, "csv", view.meta, key="dl_csv", icon=":material/table:")
+    download(c5, "Download Excel", files, "xlsx", view.meta, key="dl_xlsx", icon=":material/grid_on:")
+    download(c2, "Download JSON", files, "json", view.meta, key="dl_json", icon=":material/data_object:")
+    download(c4, "Download Parquet", files, "parquet", view.meta, key="dl_parquet", icon=":material/dataset:")
 
 
 def chart_downloads(view: RunView, charts: Dict[str, Any]) -> None:
@@ -379,29 +365,29 @@ def notes_view(meta: RunMeta) -> None:
                 st.rerun()
 
 
-def trust_notes(summary: Dict[str, Any]) -> None:
+def trust_notes(summary: service.RunSummary) -> None:
     """At the top of a report: a judge failure in red, fallbacks in amber, the offline caveat in blue."""
-    trust = summary.get("trust") or {}
-    stopped = trust.get("stopped")
-    fallback, judged = trust.get("fallback") or 0, trust.get("judged") or 0
+    trust = summary.trust
+    stopped = trust.stopped
+    fallback, judged = trust.fallback, trust.judged
     if stopped:
         errors.error("**The run stopped: the judge failed.** {hint}", hint=dashboard_hint(stopped),
                      icon=":material/error:")
     if fallback:
         errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                        "({cause}): those scores are lexical estimates.", fallback=fallback, judged=judged,
-                       cause=trust.get("main_cause") or "see each score", icon=":material/warning:")
-    if trust.get("offline"):
+                       cause=trust.main_cause or "see each score", icon=":material/warning:")
+    if trust.offline:
         errors.info("{notice}", notice=service.OFFLINE_NOTICE, icon=":material/info:")
-    language = trust.get("language_note")
+    language = trust.language_note
     if language:  # rows in a language without prompts of its own were scored with the English ones
         errors.info("{note}", note=language.strip().capitalize(), icon=":material/translate:")
 
 
-def verdict_box(summary: Dict[str, Any]) -> None:
+def verdict_box(summary: service.RunSummary) -> None:
     """The run's verdict when it is not ok (a judge that stopped the run is trust_notes' red box already)."""
     ending = service.verdict_of(summary)
-    if ending is not None and not ending.ok and not (summary.get("trust") or {}).get("stopped"):
+    if ending is not None and not ending.ok and not summary.trust.stopped:
         run_verdict_box(ending)
 
 

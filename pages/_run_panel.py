@@ -65,14 +65,14 @@ def run_outcome() -> None:
     if view is None:
         return
     meta, summary = view.meta, view.summary
-    trust = summary.get("trust") or {}
-    n = int(summary.get("n_rows") or 0)
+    trust = summary.trust
+    n = summary.n_rows
     total = meta.total or n
     st.progress(n / total if total else 1.0, text=f"{n:,}/{total:,} samples scored")
     saved = errors.fmt(" Saved to the history as run {id}.", id=errors.code_span(meta.run_id)) if meta.run_id else ""
-    stopped = trust.get("stopped")
-    fallback, judged = int(trust.get("fallback") or 0), int(trust.get("judged") or 0)
-    cause = trust.get("main_cause") or "see each score"
+    stopped = trust.stopped
+    fallback, judged = trust.fallback, trust.judged
+    cause = trust.main_cause or "see each score"
     ending = service.verdict_of(summary)
     if stopped:
         errors.error("**The run stopped: the judge failed.** {hint}\n\n{n:,} finished rows were kept.{saved} Fix the "
@@ -89,19 +89,19 @@ def run_outcome() -> None:
                        "page.", n=n, total=total, saved=saved)
     elif ending is not None and ending.ok and not meta.warning:
         errors.success("Done: {n:,} {rows} of **{name}** in {time}, overall {mean:.3f}.{saved}", n=n,
-                       rows="conversations" if summary.get("conversations") else "samples",
-                       name=meta.dataset_name, time=format_duration(summary.get("total_time") or 0.0),
-                       mean=summary.get("overall_mean") or 0.0, saved=saved)
+                       rows="conversations" if summary.conversations else "samples",
+                       name=meta.dataset_name, time=format_duration(summary.total_time),
+                       mean=summary.overall_mean or 0.0, saved=saved)
     elif ending is not None:  # the same verdict as the CLI's exit code and last line (evaluator/verdict.py)
         verdict_box(ending, saved)
     if fallback and (ending is None or ending.kind != "judge_failed"):
         errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                        "({cause}).", fallback=fallback, judged=judged, cause=cause)
-    target = summary.get("target")
-    if target and target.get("failures"):
+    target = summary.target
+    if target is not None and target.failures:
         errors.warning("{failures} of {calls} calls to your pipeline failed: those rows are kept with the reason "
-                       "(target_error) and their metrics skipped. See the report.", failures=target["failures"],
-                       calls=target["calls"], icon=":material/error:")
+                       "(target_error) and their metrics skipped. See the report.", failures=target.failures,
+                       calls=target.calls, icon=":material/error:")
     if meta.warning:
         errors.warning("{warning}", warning=meta.warning)
     if n:

@@ -39,8 +39,7 @@ RUBRICS = "rubrics"  # rubric metrics defined on the Evaluate page: name -> TOML
 RUBRIC_PROBLEM = "rubric_problem"  # the last rubric form / import error, shown once
 TARGET_TEST = "target_test"  # (TargetConfig, TargetResponse) of the last Test target click
 SPOT = "spot_result"  # EvalResult of the last spot check
-COMPARISON = "comparison"  # RunComparison last computed on the History page
-AB_TEST = "hist_ab_test"  # History: metric -> ABResult, the sequential test of the last compared pair
+COMPARISON = "comparison"  # service.Comparison last computed on the History page (both tests per metric)
 DELETE_PENDING = "delete_pending"  # run id waiting for the user to confirm its deletion
 LINKED = "report_linked"  # the run id the Report page last wrote into its address (?run=)
 COMPARE_SHARED = "hist_cmp_shared"  # the ?compare=a,b pair last compared (a share link compares once)

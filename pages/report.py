@@ -57,7 +57,7 @@ st.subheader("Samples")
 if view.paged:  # conversations too: a row per conversation, its turns in the drill-down
     st.caption("Filter and sort over the whole run, 50 rows a page; open one row below.")
     samples.samples(view)
-elif summary.get("conversations"):  # the history could not keep this run: the conversations held in memory
+elif summary.conversations:  # the history could not keep this run: the conversations held in memory
     assert view.report is not None
     frame = chat.results_frame(meta.token, view.report)
     shown = sections.filter_frame(frame)

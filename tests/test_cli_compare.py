@@ -161,3 +161,39 @@ def test_a_run_scored_by_frames_records_the_same_version_when_it_finishes():
     run.start().join()
     settings = RunStore().get_run(run.run_id).settings
     assert settings[VERSION_KEY] == dataset_version(rows) and settings["dataset_rows"] == 12
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
+def test_every_format_shows_the_sequential_test_of_each_metric(base, fmt, capsys):
+    """The History page's sequential test is in `ragmeter compare` too: the same numbers (runs/ab.py's, turned to
+    candidate − baseline) beside the fixed-size verdict."""
+    import json
+
+    from evaluator.runs.ab import ab_from_runs
+
+    worse = stored_run(samples(ranked_well=False))
+    assert main(["compare", base, worse, "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    expected = ab_from_runs(RunStore(), base, worse)["ndcg@3"]
+    words = {"A": "regressed", "B": "improved", "tie": "no practical difference"}.get(expected.decision, "undecided")
+    if fmt == "json":
+        by_metric = {m["metric"]: m for m in json.loads(out)["metrics"]}
+        seq = by_metric["ndcg@3"]["sequential"]
+        assert seq["decision"] == expected.decision and seq["verdict"] == words
+        assert seq["delta"] == round(-expected.difference, 4) < 0
+        assert seq["interval"] == [round(-expected.interval[1], 4), round(-expected.interval[0], 4)]
+        assert seq["rows_used"] == expected.samples_used and seq["rows_total"] == 12
+        assert by_metric["overall"]["sequential"] is None  # the sequential test is per metric
+    else:
+        assert "sequential test" in out and f"{words} ({expected.samples_used}/12)" in out
+
+
+def test_runs_of_different_datasets_say_why_there_is_no_sequential_test(base, capsys):
+    import json
+
+    run = Run.new(RunConfig(metrics=METRICS), samples(ranked_well=True), dataset_name="other.jsonl",
+                  store=RunStore(), project="faq")
+    run.start().join()
+    assert main(["compare", base, run.run_id, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert all(m["sequential"] is None for m in doc["metrics"])
+    assert doc["sequential_note"].startswith("No sequential test: it pairs the rows of one dataset")

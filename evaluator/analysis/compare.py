@@ -13,11 +13,15 @@ compared on those 2 and says so, instead of reporting that nothing changed.
 
 Each run records the version of the test set it scored (io/versions.py); when the two differ,
 `versions_differ` says so, and the deltas are still over the sample ids both share (n_paired).
+
+Beside the fixed-size test each metric carries the sequential test (`MetricDelta.sequential`: runs/ab.py's
+anytime-valid confidence sequence over the same pairs), filled in by service/compare.py when both runs
+scored the same dataset, so `ragmeter compare` and the History page show one result with both tests.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..store.history import RunInfo, RunStore
 from ..store.pages import row as stored_row
@@ -27,6 +31,30 @@ from .provenance import Difference, pipeline_changes, scorer_differences
 from .stats import paired_bootstrap_ci, paired_permutation_p
 
 TOP_MOVERS = 10
+SEQUENTIAL_WORDS = {"A": "regressed", "B": "improved", "tie": "no practical difference", "undecided": "undecided"}
+
+
+@dataclass(frozen=True)
+class SequentialTest:
+    """The sequential A/B test of one metric over the paired rows, as candidate − baseline: an interval that may
+    stop at any pair (so it is wider than the fixed-size CI), and where it stopped. `decision` is runs/ab.py's:
+    "A" (the baseline is better), "B" (the candidate is), "tie" (within the practical margin) or "undecided"."""
+
+    decision: str
+    delta: float
+    low: float
+    high: float
+    rows_used: int
+    rows_total: int
+
+    @property
+    def verdict(self) -> str:
+        """The decision in the fixed-size verdict's words (regressed, improved, no practical difference, undecided)."""
+        return SEQUENTIAL_WORDS.get(self.decision, "undecided")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"verdict": self.verdict, "decision": self.decision, "delta": self.delta,
+                "interval": [self.low, self.high], "rows_used": self.rows_used, "rows_total": self.rows_total}
 
 
 @dataclass
@@ -47,6 +75,7 @@ class MetricDelta:
     p_value: Optional[float] = None  # paired permutation test over the pairs; None without pairs
     half_a: Optional[float] = None  # half-width of the 95% interval of mean_a (normal approximation); None for n < 2
     half_b: Optional[float] = None
+    sequential: Optional[SequentialTest] = None  # None: not run (different datasets, or the overall row)
 
     def dropped(self, alpha: float) -> bool:
         """Whether B is worse than A on this metric at significance level `alpha`."""
@@ -128,6 +157,7 @@ class RunComparison:
 
     metrics_a: List[str] = field(default_factory=list)  # the metrics each run has, in its order
     metrics_b: List[str] = field(default_factory=list)
+    sequential_note: str = ""  # why no metric carries a sequential test, when none does
 
     @property
     def scorer_differences(self) -> List[Difference]:

@@ -3,7 +3,8 @@
 Every output names the baseline (BASE, run A) and the candidate (NEW, run B), and when the two were scored
 differently (judge, model, heuristics, metric settings, language, dataset version: provenance.py) it says so
 first, listing each difference, in red on a terminal, as a warning block in Markdown and under
-`scorer_differences` in JSON.
+`scorer_differences` in JSON. Per metric every output gives the fixed-size test (the verdict: every pair,
+decided once) and beside it the sequential test (MetricDelta.sequential), with one sentence where they disagree.
 
 Everything the user typed or the pipeline said (sample ids, questions, reasons, run and dataset names) goes
 through `md` before it enters Markdown, so it stays data in a GitHub comment: Markdown and HTML are escaped,
@@ -126,19 +127,31 @@ def _gate(cmp: RunComparison, allowed: bool) -> str:
             "--fail-on-regression refuses to judge them (exit 2) unless --allow-different-scorers is given")
 
 
-def sequential_sentence(d: MetricDelta, sequential: Any, alpha: float = ALPHA) -> str:
+def sequential_sentence(d: MetricDelta, alpha: float = ALPHA) -> str:
     """One sentence when the fixed-size test (every pair, decided once: the verdict) and the sequential test
     (allowed to stop at any pair, so its interval is wider) disagree on a metric; "" when they agree."""
-    if sequential is None or d.delta is None:
+    seq = d.sequential
+    if seq is None or d.delta is None:
         return ""
     fixed = verdict_of(d, alpha)
-    seq = {"A": "regressed", "B": "improved"}.get(sequential.decision, "no significant change")
-    if fixed == seq:
+    said = seq.verdict if seq.verdict in ("regressed", "improved") else "no significant change"
+    if fixed == said:
         return ""
-    low, high = sequential.interval
     return (f"{d.metric}: the verdict is the fixed-size test's ({fixed}, {_p_phrase(d)} over all {d.n_pairs} pairs); "
-            f"the sequential test says {sequential.decision} because an interval that may stop at any pair "
-            f"is wider ({-high:+.3f} to {-low:+.3f}) than one read once at the end ({_ci(d)}).")
+            f"the sequential test says {seq.verdict} because an interval that may stop at any pair "
+            f"is wider ({seq.low:+.3f} to {seq.high:+.3f}) than one read once at the end ({_ci(d)}).")
+
+
+def sequential_cell(d: MetricDelta) -> str:
+    """The sequential test in a table cell: its verdict and the rows it needed ("–" when it was not run)."""
+    seq = d.sequential
+    return "–" if seq is None else f"{seq.verdict} ({seq.rows_used}/{seq.rows_total})"
+
+
+def sequential_notes(cmp: RunComparison, alpha: float) -> List[str]:
+    """Where the two tests disagree, a sentence each; or why no sequential test was run."""
+    said = [s for s in (sequential_sentence(d, alpha) for d in cmp.metrics) if s]
+    return said + ([cmp.sequential_note] if cmp.sequential_note else [])
 
 
 def to_text(cmp: RunComparison, alpha: float = ALPHA, *, color: bool = False, allowed: bool = False) -> str:
@@ -151,10 +164,11 @@ def to_text(cmp: RunComparison, alpha: float = ALPHA, *, color: bool = False, al
              f"candidate: new  {cmp.run_b.run_id} ({cmp.run_b.label})", *warning,
              *[f"changed: {c.sentence()}" for c in cmp.pipeline_changes],
              cmp.version_note(), f"rows: {_rows_line(cmp)}", "",
-             f"{'metric':<22}{'base':>8}{'new':>8}{'diff':>9}  {'95% CI':<18}{'p':>7}  verdict"]
+             f"{'metric':<22}{'base':>8}{'new':>8}{'diff':>9}  {'95% CI':<18}{'p':>7}  {'verdict':<23}sequential test"]
     for d in cmp.metrics:
         lines.append(f"{d.metric:<22}{_num(d.mean_a):>8}{_num(d.mean_b):>8}{_num(d.delta, True):>9}  "
-                     f"{_ci(d):<18}{_p(d):>7}  {verdict_of(d, alpha)}")
+                     f"{_ci(d):<18}{_p(d):>7}  {verdict_of(d, alpha):<23}{sequential_cell(d)}")
+    lines += sequential_notes(cmp, alpha)
     if cmp.worst:
         lines += ["", "samples that regressed most:"]
         lines += [f"  {m.sample_id}  {m.metric} {m.a:.3f} → {m.b:.3f} ({m.delta:+.3f})  {m.reason[:100]}"
@@ -184,7 +198,10 @@ def to_json(cmp: RunComparison, alpha: float = ALPHA, *, allowed: bool = False) 
                  "lost": [vars(c) for c in cmp.lost], "gained": [vars(c) for c in cmp.gained]},
         "metrics": [{"metric": d.metric, "baseline": d.mean_a, "candidate": d.mean_b, "delta": d.delta,
                      "ci95": None if d.ci_low is None else [d.ci_low, d.ci_high], "p": d.p_value, "pairs": d.n_pairs,
-                     "verdict": verdict_of(d, alpha)} for d in cmp.metrics],
+                     "verdict": verdict_of(d, alpha),
+                     "sequential": None if d.sequential is None else d.sequential.to_dict(),
+                     "tests_disagree": sequential_sentence(d, alpha) or None} for d in cmp.metrics],
+        "sequential_note": cmp.sequential_note or None,
         "regressions": failures(cmp, alpha),
         "worst": [vars(m) for m in cmp.worst],
     }
@@ -192,12 +209,13 @@ def to_json(cmp: RunComparison, alpha: float = ALPHA, *, allowed: bool = False) 
 
 
 def _table(cmp: RunComparison, alpha: float) -> List[str]:
-    rows = ["| metric | base | new | Δ (new − base) | 95% CI | p | |", "|---|---:|---:|---:|---|---:|---|"]
+    rows = ["| metric | base | new | Δ (new − base) | 95% CI | p | | sequential test |",
+            "|---|---:|---:|---:|---|---:|---|---|"]
     marks = {"regressed": ":red_circle: regressed", "improved": ":green_circle: improved"}
     for d in cmp.metrics:
         verdict = verdict_of(d, alpha)
         rows.append(f"| {md(d.metric)} | {_num(d.mean_a)} | {_num(d.mean_b)} | {_num(d.delta, True)} | {_ci(d)} | "
-                    f"{_p(d)} | {marks.get(verdict, verdict)} |")
+                    f"{_p(d)} | {marks.get(verdict, verdict)} | {sequential_cell(d)} |")
     return rows
 
 
@@ -244,4 +262,7 @@ def to_markdown(cmp: RunComparison, alpha: float = ALPHA, dashboard_url: Optiona
              *changed, *([""] if changed else []), cmp.version_note(), "", f"Rows: {_rows_line(cmp)}", ""]
     # Our own sentences (numbers, hex versions and metric names, which are \w and @ only): no escaping needed.
     lines += [f"- {p}" for p in problems] + ([""] if problems else [])
-    return "\n".join(lines + _table(cmp, alpha) + [""] + _regressions(cmp.worst) + _links(cmp, dashboard_url)) + "\n"
+    # Sequential-test sentences carry metric names (\w) and our own words and numbers: through md all the same.
+    notes = [f"- {md(s, 1000)}" for s in sequential_notes(cmp, alpha)]
+    return "\n".join(lines + _table(cmp, alpha) + [""] + notes + ([""] if notes else []) + _regressions(cmp.worst)
+                     + _links(cmp, dashboard_url)) + "\n"

@@ -136,12 +136,12 @@ class Provenance:
                    ragmeter=ragmeter or ragmeter_version())
 
     @classmethod
-    def of_summary(cls, *, dataset: str, settings: Mapping[str, Any], summary: Mapping[str, Any], date: str,
+    def of_summary(cls, *, dataset: str, settings: Mapping[str, Any], summary: Any, date: str,
                    run_id: str) -> "Provenance":
-        """A run's caption from its stored summary: rows with an overall score out of all its rows."""
-        total = int(summary.get("n_rows") or 0)
-        return cls.of_run(dataset=dataset, settings=settings, scored=int(summary.get("n_overall") or 0),
-                          total=total, date=date, run_id=run_id)
+        """A run's caption from its summary (analysis.summary.RunSummary, which imports this module): rows with
+        an overall score out of all its rows."""
+        return cls.of_run(dataset=dataset, settings=settings, scored=summary.n_overall, total=summary.n_rows,
+                          date=date, run_id=run_id)
 
     def lines(self) -> List[str]:
         """The caption as two short lines (a chart is ~560 px wide)."""

@@ -14,6 +14,7 @@ from urllib.parse import quote
 from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from .compare import add_compare_parser
+from .export import add_export_parser
 from .note import add_note_parser
 from .config_cmd import add_config_parser
 from .judge_check import add_judge_parser
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ab_parser(sub)
     add_generate_parser(sub)
     add_compare_parser(sub)
+    add_export_parser(sub)
     add_note_parser(sub)
     add_collect_parser(sub)
     runs = sub.add_parser("runs", help="list saved runs (queued ones with their place); stop or delete one",

@@ -18,7 +18,6 @@ from typing import Any, List, Optional
 from ..analysis import charts
 from ..analysis.compare import RunComparison
 from ..analysis.provenance import Provenance, file_name
-from ..analysis.summary import metric_summaries
 from ..analysis.trend import project_trend
 from ..errors import RagmeterError
 from ..scoring import summaries
@@ -57,13 +56,13 @@ def _write(spec: Any, path: Path) -> int:
 def _run_spec(store: RunStore, run_id: str, chart: str) -> tuple:
     info = store.get_run(run_id)  # HistoryError (exit 2) for an unknown id
     summary = summaries.stored(store, run_id)
-    order = summary.get("metric_names") or []
+    order = list(summary.metric_names)
     if chart == "means":
-        built: Any = charts.means_chart(None, summaries=metric_summaries(summary))
+        built: Any = charts.means_chart(None, summaries=list(summary.metrics))
     elif chart == "distributions":
-        built = charts.histogram_chart(summary.get("histogram") or [], order)
+        built = charts.histogram_chart(summary.histogram_rows(), order)
     else:
-        built = charts.category_heatmap(summary.get("categories") or [], order)
+        built = charts.category_heatmap(summary.category_rows(), order)
         if built is None:
             raise RagmeterError(f"run {run_id} has no sample with a category, so there is no by-category chart; "
                                 "add a 'category' column to the dataset, or choose --chart means")

@@ -114,20 +114,20 @@ def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[
     return list(verdict(report, thresholds=thresholds).missed)
 
 
-def print_usage_summary(summary: Mapping[str, Any], args: argparse.Namespace, settings: Dict[str, Any]) -> None:
+def print_usage_summary(summary: summaries.RunSummary, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
     """Calls, tokens and cost; prices from the command line, else those the run was started with."""
-    usage = summary.get("usage")
+    usage = summary.usage
     if not usage:
         return
-    print(f"judge status: {summary.get('judge_status')}")
+    print(f"judge status: {summary.judge_status}")
     price_in = args.price_in if args.price_in is not None else settings.get("price_in")
     price_out = args.price_out if args.price_out is not None else settings.get("price_out")
-    print(usage_line(usage, price_in, price_out))
+    print(usage_line(dict(usage), price_in, price_out))
 
 
-def print_fallbacks(summary: Mapping[str, Any]) -> None:
-    total = summary.get("n_rows", 0)
-    for metric in summaries.metric_summaries(summary):
+def print_fallbacks(summary: summaries.RunSummary) -> None:
+    total = summary.n_rows
+    for metric in summary.metrics:
         counts = metric.methods
         if counts.get("heuristic_fallback"):
             print(f"warning: {metric.name}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
@@ -137,18 +137,18 @@ def print_fallbacks(summary: Mapping[str, Any]) -> None:
                   "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
 
 
-def print_target_failures(summary: Mapping[str, Any]) -> None:
-    stats = summary.get("target")
-    if stats and stats["failures"]:
-        first = summary["decision"]["target_cause"]
-        print(f"warning: {stats['failures']}/{stats['calls']} target calls failed; those rows are kept with "
+def print_target_failures(summary: summaries.RunSummary) -> None:
+    stats = summary.target
+    if stats and stats.failures:
+        first = summary.decision.target_cause
+        print(f"warning: {stats.failures}/{stats.calls} target calls failed; those rows are kept with "
               f"target_error and their metrics skipped (first: {first})")
 
 
-def print_labels(summary: Mapping[str, Any]) -> None:
+def print_labels(summary: summaries.RunSummary) -> None:
     from ..analysis.agreement import format_agreement_table
 
-    found = summaries.agreement(summary)
+    found = summary.agreement
     table = {k: a for k, a in found.items() if " vs " not in k}
     external = {k: a for k, a in found.items() if " vs " in k}
     if table:
@@ -527,16 +527,16 @@ def _stopped(run: Run, args: argparse.Namespace, rows: str) -> int:
     return EXIT_INTERRUPTED
 
 
-def finish(summary: Mapping[str, Any], rows: Callable[[], Iterator[Tuple[int, EvalResult]]],
+def finish(summary: summaries.RunSummary, rows: Callable[[], Iterator[Tuple[int, EvalResult]]],
            args: argparse.Namespace, thresholds: Dict[str, float], settings: Dict[str, Any], dataset: str,
            run_id: Optional[str] = None, history_error: Optional[str] = None) -> int:
     """The report (from the run's summary), its warnings and outputs (written from `rows` as they pass), then
     the verdict's last line; returns its exit code."""
-    trust = summary.get("trust") or {}
-    if trust.get("offline"):
+    trust = summary.trust
+    if trust.offline:
         print(f"note: {judging.OFFLINE_NOTICE}")
     print(summaries.format_summary(summary))
-    noise = format_judge_noise(summaries.noise(summary))
+    noise = format_judge_noise(list(summary.noise))
     if noise:
         print(noise)
     print_usage_summary(summary, args, settings)
@@ -550,9 +550,9 @@ def finish(summary: Mapping[str, Any], rows: Callable[[], Iterator[Tuple[int, Ev
         print(f"wrote {args.output}")
     if args.dashboard_url and run_id:  # the last line on stdout, so a CI job can post it (README "Team mode")
         print(run_link(args.dashboard_url, run_id))
-    ending = from_decision(summary["decision"], thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
+    ending = from_decision(summary.decision.to_dict(), thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
                            history_error=history_error)
-    stopped_after = summary.get("n_rows", 0) if trust.get("stopped") else None
+    stopped_after = summary.n_rows if trust.stopped else None
     return announce(ending, args, run_id, stopped_after)
 
 
@@ -672,6 +672,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .serve import run_serve_command
 
             return run_serve_command(args)
+        if args.command == "export":
+            from .export import run_export
+
+            return run_export(args)
         if args.command == "note":
             from .note import run_note
 

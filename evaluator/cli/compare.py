@@ -9,7 +9,8 @@ against RUN_ID. Each is a run id, or `latest` (the newest finished run of --proj
 other than NEW). When the two runs were scored differently (judge, model, heuristic set, metric settings,
 language, dataset version) every format says so first, listing each difference, and --fail-on-regression
 exits 2 instead of judging them, unless --allow-different-scorers. Per metric: both means over the sample ids both runs share, the difference with its
-paired bootstrap 95% CI and a paired permutation test's p; the rows lost and gained; the samples that
+paired bootstrap 95% CI and a paired permutation test's p (the verdict), and beside it the sequential test the
+History page shows (when both runs scored the same dataset); the rows lost and gained; the samples that
 regressed most; whether the runs scored the same version of their test set. Exit codes: 0, or 1 with
 --fail-on-regression when a metric fell significantly (p < --alpha) or rows scored in BASE are lost in
 NEW; 2 for an unknown run, bad usage, or (with --fail-on-regression) runs scored differently.
@@ -19,16 +20,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-from ..analysis.compare import compare_runs
-from ..analysis.compare_text import ALPHA, failures, to_json, to_markdown, to_text
 from ..errors import RagmeterError
-from ..store.history import RunStore
-from ..team.settings import history_location
 from ..environment import variables
-
-LATEST = "latest"
+from ..service.compare import (ALPHA, FORMATS, LATEST, blocking_differences, cli_history, compare, comparison_text,
+                               regressions, resolve_run)
 
 
 def add_compare_parser(sub: Any) -> None:
@@ -38,7 +35,7 @@ def add_compare_parser(sub: Any) -> None:
     cmp.add_argument("--project", default=None, help="the project whose newest finished run 'latest' means")
     cmp.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL "
                      "(default $RAGMETER_HISTORY, else the team file's [server] history, else ~/.ragmeter)")
-    cmp.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text",
+    cmp.add_argument("--format", choices=FORMATS, default="text",
                      help="text (default), markdown (a pull-request comment with a table and the regressions "
                           "folded), json, or html (one self-contained page with the compare chart)")
     cmp.add_argument("--output", "-o", default=None,
@@ -57,43 +54,22 @@ def add_compare_parser(sub: Any) -> None:
                      help="significance level of the paired permutation test (default %(default)s)")
 
 
-def resolve(store: RunStore, given: str, project: Optional[str], other: Optional[str] = None) -> str:
-    """A run id as given, or the newest finished run of `project` (other than `other`) for 'latest'."""
-    if given != LATEST:
-        return store.get_run(given).run_id  # HistoryError (exit 2) for an unknown id
-    if not project:
-        raise RagmeterError("'latest' needs --project: which project's newest run to compare")
-    found = [r for r in store.list_runs(project=project) if r.status == "finished" and r.run_id != other]
-    if not found:
-        raise RagmeterError(f"project {project!r} has no finished run{' other than ' + other if other else ''} "
-                            "to compare; list them with: ragmeter runs --project NAME")
-    return found[0].run_id
-
-
 def run_compare(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise RagmeterError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {args.alpha}")
     if LATEST in (args.base, args.new) and not args.project:
         raise RagmeterError("'latest' needs --project: which project's newest run to compare")
-    store = RunStore(history_location(args.history))
-    new = resolve(store, args.new, args.project, other=None if args.base == LATEST else args.base)
-    base = resolve(store, args.base, args.project, other=new)
-    cmp = compare_runs(store, base, new)
+    store = cli_history(args.history)
+    new = resolve_run(store, args.new, args.project, other=None if args.base == LATEST else args.base)
+    base = resolve_run(store, args.base, args.project, other=new)
+    cmp = compare(store, base, new)  # the History page's comparison: both tests per metric
     if args.chart:
         from .charts import write_compare_chart
 
         return write_compare_chart(cmp, args.output)
     allowed = args.allow_different_scorers
-    if args.format == "markdown":
-        text = to_markdown(cmp, args.alpha, args.dashboard_url, allowed=allowed)
-    elif args.format == "json":
-        text = to_json(cmp, args.alpha, allowed=allowed)
-    elif args.format == "html":
-        from ..report.comparison import comparison_html
-
-        text = comparison_html(cmp, args.alpha, allowed=allowed)
-    else:
-        text = to_text(cmp, args.alpha, color=not args.output and _colour(), allowed=allowed)
+    text = comparison_text(cmp, args.format, alpha=args.alpha, allowed=allowed, dashboard_url=args.dashboard_url,
+                           color=not args.output and _colour())
     if args.output:
         try:
             Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -102,13 +78,13 @@ def run_compare(args: argparse.Namespace) -> int:
                                 "choose another path") from None
     else:
         print(text)
-    differ = [d for d in cmp.scorer_differences if d.blocks]
+    differ = blocking_differences(cmp)
     if args.fail_on_regression and differ and not allowed:
-        print(f"ragmeter: error: the runs were scored differently ({'; '.join(d.sentence() for d in differ)}), so "
+        print(f"ragmeter: error: the runs were scored differently ({'; '.join(differ)}), so "
               "a regression cannot be told from a change of scorer; score both with the same settings, or pass "
               "--allow-different-scorers (exit 2)", file=sys.stderr)
         return 2
-    problems = failures(cmp, args.alpha)
+    problems = regressions(cmp, args.alpha)
     if args.fail_on_regression and problems:
         print(f"ragmeter: regression: {'; '.join(problems)} (exit 1)", file=sys.stderr)
         return 1

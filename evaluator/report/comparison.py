@@ -14,7 +14,7 @@ from typing import List
 
 from ..analysis import charts
 from ..analysis.compare import RunComparison
-from ..analysis.compare_text import ALPHA, failures, scorer_warning, verdict_of
+from ..analysis.compare_text import ALPHA, failures, scorer_warning, sequential_cell, sequential_notes, verdict_of
 from ..analysis.provenance import Provenance
 from .export import CSP
 
@@ -67,10 +67,12 @@ def comparison_html(cmp: RunComparison, alpha: float = ALPHA, *, allowed: bool =
     parts += [f"<p>{escape(p)}</p>" for p in problems]
     rows = "".join(f"<tr><td>{escape(d.metric)}</td><td>{_num(d.mean_a)}</td><td>{_num(d.mean_b)}</td>"
                    f"<td>{_num(d.delta, True)}</td><td>{_num(d.ci_low, True)} to {_num(d.ci_high, True)}</td>"
-                   f"<td>{'–' if d.p_value is None else f'{d.p_value:.3f}'}</td><td>{escape(verdict_of(d, alpha))}</td></tr>"
+                   f"<td>{'–' if d.p_value is None else f'{d.p_value:.3f}'}</td><td>{escape(verdict_of(d, alpha))}</td>"
+                   f"<td>{escape(sequential_cell(d))}</td></tr>"
                    for d in cmp.metrics)
     parts.append("<table><tr><th>metric</th><th>baseline</th><th>candidate</th><th>Δ (candidate − baseline)</th>"
-                 f"<th>95% CI</th><th>p</th><th>verdict</th></tr>{rows}</table>")
+                 f"<th>95% CI</th><th>p</th><th>verdict</th><th>sequential test</th></tr>{rows}</table>")
+    parts += [f"<p class=\"meta\">{escape(s)}</p>" for s in sequential_notes(cmp, alpha)]
     parts.append(_chart(cmp, caption))
     if cmp.worst:
         worst = "".join(f"<tr><td>{escape(m.sample_id)}</td><td>{escape(m.metric)}</td><td>{m.a:.3f}</td>"

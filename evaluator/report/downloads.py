@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
+from ..analysis.summary import RunSummary
 from ..model import EvalReport, EvalResult
 from ..store import pages
 from ..store.history import RunStore
@@ -21,7 +22,7 @@ class RunFiles:
     reviewers' corrected mean."""
 
     dataset_name: str
-    summary: Mapping[str, Any]
+    summary: RunSummary
     settings: Dict[str, Any]
     report: Optional[EvalReport] = None
     store: Optional[RunStore] = None
@@ -31,8 +32,8 @@ class RunFiles:
     date: str = ""  # when the run was made (the exports' provenance caption; now when empty)
 
     @property
-    def names(self) -> Any:
-        return self.summary.get("metric_names") or []
+    def names(self) -> List[str]:
+        return list(self.summary.metric_names)
 
     def rows(self) -> Iterator[Tuple[int, EvalResult]]:
         """The run's rows in order, from memory or from the history a page at a time (a fresh pass each call)."""
@@ -46,7 +47,7 @@ class RunFiles:
         """What the HTML report embeds: every row, or of a larger stored run its worst rows, read by SQL."""
         from . import export
 
-        if self.report is not None or int(self.summary.get("n_rows") or 0) <= export.DEFAULT_MAX_SAMPLES:
+        if self.report is not None or self.summary.n_rows <= export.DEFAULT_MAX_SAMPLES:
             return self.rows()
         assert self.store is not None and self.run_id
         return pages.worst_rows(self.store, self.run_id, export.DEFAULT_MAX_SAMPLES)

@@ -34,9 +34,10 @@ from ..analysis.highlight import sample_html
 from ..analysis.bands import BAND_CLASSES, BAND_COLORS, BANDS, band, band_ranges
 from ..metrics.rubric import rubrics_in_settings
 from ..analysis import summary as summary_data
+from ..analysis.summary import RunSummary, Trust
 from ..analysis.provenance import Provenance
 from ..analysis.stats import MetricSummary
-from ..model import METHOD_LABELS, EvalReport, EvalResult, RowCounts
+from ..model import METHOD_LABELS, EvalReport, EvalResult
 from ..scoring.verdict import from_decision
 from ..io.filetypes import REPORT, file_type
 from ..io.records import result_from_record
@@ -136,15 +137,14 @@ def _inline_svg(svg: str) -> str:
     return _XMLNS.sub("", svg)
 
 
-def _vl_svgs(summary: Mapping[str, Any], summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
+def _vl_svgs(summary: RunSummary, summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
     """SVGs of the means, distribution and category charts, or None when vl-convert is unavailable."""
     try:
         from ..analysis import charts
 
-        order = summary.get("metric_names") or []
-        specs = [charts.means_chart(None, summaries=summaries), charts.histogram_chart(summary.get("histogram") or [],
-                                                                                     order)]
-        category = charts.category_heatmap(summary.get("categories") or [], order)
+        order = list(summary.metric_names)
+        specs = [charts.means_chart(None, summaries=summaries), charts.histogram_chart(summary.histogram_rows(), order)]
+        category = charts.category_heatmap(summary.category_rows(), order)
         if category is not None:
             specs.append(category)
         return [_inline_svg(charts.chart_svg(spec)) for spec in specs]
@@ -152,11 +152,11 @@ def _vl_svgs(summary: Mapping[str, Any], summaries: Sequence[MetricSummary]) -> 
         return None
 
 
-def _charts(summary: Mapping[str, Any], summaries: Sequence[MetricSummary], use_vl_convert: bool) -> List[Markup]:
+def _charts(summary: RunSummary, summaries: Sequence[MetricSummary], use_vl_convert: bool) -> List[Markup]:
     """The charts' SVG markup (its text escaped where it was built)."""
     svgs = _vl_svgs(summary, summaries) if use_vl_convert else None
     if svgs is None:
-        svgs = [fallback_means_svg(summaries), fallback_histograms_svg(summary.get("histogram") or [])]
+        svgs = [fallback_means_svg(summaries), fallback_histograms_svg(summary.histogram_rows())]
     return [Markup(svg) for svg in svgs]
 
 
@@ -252,14 +252,14 @@ def _agreement(labels_agreement: Any) -> Optional[Dict[str, Any]]:
     return {"columns": list(dict.fromkeys(k for _, d in rows for k in d if k != "metric")), "rows": rows}
 
 
-def _categories(summary: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
-    rows = summary.get("categories") or []
+def _categories(summary: RunSummary) -> Optional[Dict[str, Any]]:
+    rows = summary.categories
     if not rows:
         return None
     cells: Dict[str, Dict[str, float]] = {}
     for r in rows:
-        cells.setdefault(r["category"], {})[r["metric"]] = r["mean"]
-    names = [n for n in summary.get("metric_names") or [] if any(r["metric"] == n for r in rows)]
+        cells.setdefault(r.category, {})[r.metric] = r.mean
+    names = [n for n in summary.metric_names if any(r.metric == n for r in rows)]
     return {"names": names, "rows": list(cells.items())}
 
 
@@ -318,28 +318,28 @@ def _claims(result: Any) -> Optional[Markup]:
     return Markup(sample_html(result.sample, views, style=False)) if views else None
 
 
-def _meta_line(summary: Mapping[str, Any], dataset_name: str) -> str:
+def _meta_line(summary: RunSummary, dataset_name: str) -> str:
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    n = int(summary.get("n_rows") or 0)
-    overall = summary.get("overall_mean")
-    counts = RowCounts(**summary["decision"]["counts"])
+    n = summary.n_rows
+    overall = summary.overall_mean
+    counts = summary.decision.counts
     parts = [f"{n} sample{'' if n == 1 else 's'}",
              f"overall mean {'N/A' if overall is None else f'{overall:.3f}'} ({counts.summary()})",
-             f"run time {float(summary.get('total_time') or 0.0):.1f}s", f"generated {generated}"]
+             f"run time {summary.total_time:.1f}s", f"generated {generated}"]
     if dataset_name:
         parts.insert(0, f"dataset {dataset_name}")
-    language = (summary.get("trust") or {}).get("language_note")
+    language = summary.trust.language_note
     if language:
         parts.append(language.strip())
     return " · ".join(parts)
 
 
-def _fallback_warning(trust: Mapping[str, Any]) -> str:
-    fallback, judged = trust.get("fallback") or 0, trust.get("judged") or 0
+def _fallback_warning(trust: Trust) -> str:
+    fallback, judged = trust.fallback, trust.judged
     if not fallback:
         return ""
     return (f"{fallback} of {judged} judged scores ({fallback / judged:.0%}) fell back to the heuristic after a "
-            f"judge failure ({trust.get('main_cause') or 'see each score'}); those scores are lexical estimates.")
+            f"judge failure ({trust.main_cause or 'see each score'}); those scores are lexical estimates.")
 
 
 def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dataset_name: str = "",
@@ -360,7 +360,7 @@ def html_report(report: EvalReport, *, title: str = "RAG evaluation report", dat
                         use_vl_convert=use_vl_convert, max_samples=max_samples, reviewed=reviewed)
 
 
-def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[int, EvalResult]]], *,
+def summary_html(summary: RunSummary, rows: Callable[[], Iterable[Tuple[int, EvalResult]]], *,
                  title: str = "RAG evaluation report", dataset_name: str = "", settings: Optional[Dict[str, Any]] = None,
                  labels_agreement: Any = None, use_vl_convert: bool = True,
                  max_samples: Optional[int] = DEFAULT_MAX_SAMPLES, reviewed: Optional[Dict[str, str]] = None,
@@ -369,32 +369,32 @@ def summary_html(summary: Mapping[str, Any], rows: Callable[[], Iterable[Tuple[i
     order: only the embedded samples are held, so a stored run of any size is written without reading it whole.
     Every chart carries the run's provenance as its caption (dataset and version, rows scored, judge, date,
     run id, ragmeter version), so a chart copied out of the page still says where it came from."""
-    summaries = summary_data.metric_summaries(summary)
-    trust = summary.get("trust") or {}
+    summaries = list(summary.metrics)
+    trust = summary.trust
     methods = list(METHOD_LABELS) + sorted({m for s in summaries for m in s.methods} - set(METHOD_LABELS))
-    samples, note, hidden = _sample_rows(rows(), int(summary.get("n_rows") or 0), max_samples)
+    samples, note, hidden = _sample_rows(rows(), summary.n_rows, max_samples)
     provenance = Provenance.of_summary(dataset=dataset_name, settings=settings or {}, summary=summary, run_id=run_id,
                                        date=date or datetime.now(timezone.utc).isoformat(timespec="minutes"))
     page = _template().render(
         provenance=provenance.text(), notes=list(notes), title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
-        judge_line=summary.get("judge_status") or "", stopped=trust.get("stopped"),
-        ending=from_decision(summary["decision"]),
+        judge_line=summary.judge_status, stopped=trust.stopped,
+        ending=from_decision(summary.decision.to_dict()),
         fallback_warning=_fallback_warning(trust),
-        offline_notice=judging.OFFLINE_NOTICE if trust.get("offline") else "",
+        offline_notice=judging.OFFLINE_NOTICE if trust.offline else "",
         summaries=summaries, svgs=_charts(summary, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
         advice=recommendations({s.name: s.mean for s in summaries}, metrics=rubrics_in_settings(settings)),
-        methods=methods, noise=summary_data.noise(summary),
+        methods=methods, noise=list(summary.noise),
         method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(summary),
         agreement=_agreement(labels_agreement), reviewed={m: line for m, line in (reviewed or {}).items() if line},
         key_values=[("Settings", sanitize_settings(settings or {})),
-                    ("Judge usage", sanitize_settings(dict(summary.get("usage") or {}))),
-                    ("Target calls", summary.get("target") or {})],
+                    ("Judge usage", sanitize_settings(dict(summary.usage))),
+                    ("Target calls", summary.target_dict())],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
     return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too
 
 
 # -- a run's report file ---------------------------------------------------------------------------
-def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings: Mapping[str, Any],
+def write_results(path: str, rows: Rows, summary: RunSummary, *, settings: Mapping[str, Any],
                   dataset: str, bom: bool = True) -> None:
     """Write the run's report file `path` (.csv, .json, .parquet, .xlsx or .html) from its summary and `rows` (a
     fresh pass in index order each call: the history's pages, or a report in memory), never holding the run whole.
@@ -409,10 +409,10 @@ def write_results(path: str, rows: Rows, summary: Mapping[str, Any], *, settings
     elif fmt in ("csv", "json"):
         with target.open("w", encoding="utf-8-sig" if fmt == "csv" and bom else "utf-8", newline="") as f:
             if fmt == "csv":
-                files.write_csv(f, rows(), summary.get("metric_names") or [])
+                files.write_csv(f, rows(), list(summary.metric_names))
             else:
                 files.write_json(f, rows, summary, settings)
     elif fmt == "parquet":
-        files.write_parquet(target, rows(), summary.get("metric_names") or [])
+        files.write_parquet(target, rows(), list(summary.metric_names))
     else:
         target.write_text(summary_html(summary, rows, dataset_name=dataset, settings=dict(settings)), encoding="utf-8")

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple
 
-from ..analysis import summary as summaries
+from ..analysis.summary import RunSummary
 from ..io.filetypes import write_csv_rows
 from ..io.records import column_names, flat_row, result_from_record, result_to_record
 from ..io.redact import redact_value, redacted_json, sanitize_settings
@@ -91,48 +91,48 @@ def parquet_bytes(rows: Iterable[Tuple[int, EvalResult]], names: Any) -> bytes:
         return path.read_bytes()
 
 
-def json_bytes(rows: Rows, summary: Mapping[str, Any], settings: Mapping[str, Any]) -> bytes:
+def json_bytes(rows: Rows, summary: RunSummary, settings: Mapping[str, Any]) -> bytes:
     out = io.StringIO()
     write_json(out, rows, summary, settings)
     return out.getvalue().encode("utf-8")
 
 
-def json_head(summary: Mapping[str, Any], settings: Mapping[str, Any]) -> Dict[str, Any]:
+def json_head(summary: RunSummary, settings: Mapping[str, Any]) -> Dict[str, Any]:
     """export.results_json's figures (EvalReport.to_dict's, the settings, noise, verdict) from the summary."""
-    metrics = summaries.metric_summaries(summary)
-    means = dict((summary.get("decision") or {}).get("means") or {})
+    metrics = summary.metrics
+    means = summary.decision.means
     head: Dict[str, Any] = {
-        "num_samples": summary.get("n_rows", 0),
-        "total_time_s": round(float(summary.get("total_time") or 0.0), 4),
+        "num_samples": summary.n_rows,
+        "total_time_s": round(summary.total_time, 4),
         "mean_scores": {m.name: means.get(m.name) for m in metrics},
         "std_scores": {m.name: m.std for m in metrics},
-        "overall_mean": summary.get("overall_mean"),
+        "overall_mean": summary.overall_mean,
     }
-    if summary.get("usage"):
-        head["usage"] = sanitize_settings(dict(summary["usage"]))
-    if summary.get("target"):
-        head["target"] = summary["target"]
-    if summary.get("conversations"):
-        turns = summary.get("turns") or {}
+    if summary.usage:
+        head["usage"] = sanitize_settings(dict(summary.usage))
+    if summary.target is not None:
+        head["target"] = summary.target_dict()
+    if summary.conversations:
+        turns = summary.turns
         head.update(kind="conversations", num_conversations=head["num_samples"],
-                    num_turns_scored=summary.get("n_turns", 0),
+                    num_turns_scored=summary.n_turns,
                     means_over="mean_scores: over conversations (each conversation's turn mean); "
                                "turn_mean_scores: over every assistant turn",
-                    turn_mean_scores={m: t["mean"] for m, t in turns.items()},
-                    turn_scored={m: f"{t['scored']}/{t['total']}" for m, t in turns.items()})
+                    turn_mean_scores={m: t.mean for m, t in turns.items()},
+                    turn_scored={m: f"{t.scored}/{t.total}" for m, t in turns.items()})
     head["format"], head["version"] = JSON_FORMAT, JSON_VERSION
     head["settings"] = sanitize_settings(dict(settings))
-    if summary.get("noise"):
-        head["judge_noise"] = list(summary["noise"])
-    head["verdict"] = from_decision(summary["decision"]).to_dict()
+    if summary.noise:
+        head["judge_noise"] = [n.to_dict() for n in summary.noise]
+    head["verdict"] = from_decision(summary.decision.to_dict()).to_dict()
     return redact_value(head)
 
 
-def write_json(f: TextIO, rows: Rows, summary: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
+def write_json(f: TextIO, rows: Rows, summary: RunSummary, settings: Mapping[str, Any]) -> None:
     """export.results_json's document: its figures, then each row's dict and each row's record, one at a time
     (two passes over `rows`)."""
     head = json_head(summary, settings)
-    listed = "conversations" if summary.get("conversations") else "samples"
+    listed = "conversations" if summary.conversations else "samples"
     f.write(json.dumps(head, ensure_ascii=False, default=str)[:-1])
     for key, item in ((listed, lambda i, r: r.to_dict()), ("records", lambda i, r: result_to_record(r, i))):
         f.write(f', "{key}": [')

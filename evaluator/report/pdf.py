@@ -16,9 +16,9 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..analysis import charts
 from ..analysis.advice import recommendations
 from ..analysis.provenance import Provenance
-from ..analysis.summary import metric_summaries
+from ..analysis.summary import RunSummary
 from ..metrics.rubric import rubrics_in_settings
-from ..model import EvalResult, RowCounts
+from ..model import EvalResult
 
 WIDTH = 560  # px of the page's column; vl-convert sizes the PDF page to the composition
 WORST = 5
@@ -69,19 +69,19 @@ def text_block(title: str, lines: Sequence[Line]) -> Dict[str, Any]:
             "title": {"text": title, "anchor": "start", "fontSize": 13}}
 
 
-def _headline(summary: Mapping[str, Any], dataset: str) -> Tuple[str, List[str]]:
-    overall = summary.get("overall_mean")
-    counts = RowCounts(**(summary.get("decision") or {}).get("counts", {})) if summary.get("decision") else None
+def _headline(summary: RunSummary, dataset: str) -> Tuple[str, List[str]]:
+    overall = summary.overall_mean
+    counts = summary.decision.counts
     shown = "N/A" if overall is None else f"{overall:.3f}"
-    lines = [f"Overall score {shown} · " + (counts.summary() if counts else f"{summary.get('n_rows', 0)} rows")]
-    judge = summary.get("judge_status")
+    lines = [f"Overall score {shown} · " + counts.summary()]
+    judge = summary.judge_status
     if judge:
         lines.append(str(judge))
     return f"ragmeter report: {dataset or 'unnamed dataset'}", lines
 
 
-def _advice(summary: Mapping[str, Any], settings: Mapping[str, Any]) -> List[Line]:
-    found = recommendations({s.name: s.mean for s in metric_summaries(summary)},
+def _advice(summary: RunSummary, settings: Mapping[str, Any]) -> List[Line]:
+    found = recommendations({s.name: s.mean for s in summary.metrics},
                             metrics=rubrics_in_settings(settings))
     if not found:
         return [_line("Every metric is at least Good. Nothing urgent to fix.")]
@@ -107,11 +107,11 @@ def _worst(rows: Iterable[Tuple[int, EvalResult]]) -> List[Line]:
     return lines or [_line("No scored sample.")]
 
 
-def summary_spec(summary: Mapping[str, Any], worst_rows: Iterable[Tuple[int, EvalResult]], provenance: Provenance, *,
+def summary_spec(summary: RunSummary, worst_rows: Iterable[Tuple[int, EvalResult]], provenance: Provenance, *,
                  dataset: str, settings: Mapping[str, Any], notes: Sequence[str] = ()) -> Dict[str, Any]:
     """The page as one vega-lite spec (what the PDF renders)."""
     title, subtitle = _headline(summary, dataset)
-    means = charts.means_chart(None, summaries=metric_summaries(summary)).to_dict()
+    means = charts.means_chart(None, summaries=list(summary.metrics)).to_dict()
     outer: Dict[str, Any] = {k: means.pop(k) for k in ("$schema", "datasets", "config") if k in means}
     blocks: List[Dict[str, Any]] = [means, text_block("What to improve", _advice(summary, settings)),
                                     text_block(f"The {WORST} worst samples", _worst(worst_rows))]
@@ -122,7 +122,7 @@ def summary_spec(summary: Mapping[str, Any], worst_rows: Iterable[Tuple[int, Eva
     return charts.captioned(page, provenance)
 
 
-def summary_pdf(summary: Mapping[str, Any], worst_rows: Iterable[Tuple[int, EvalResult]], *, dataset: str,
+def summary_pdf(summary: RunSummary, worst_rows: Iterable[Tuple[int, EvalResult]], *, dataset: str,
                 settings: Mapping[str, Any], run_id: Optional[str], date: str, notes: Sequence[str] = ()) -> bytes:
     """The one-page PDF summary of a run (its summary, its worst rows worst first, its notes)."""
     provenance = Provenance.of_summary(dataset=dataset, settings=settings, summary=summary, date=date,

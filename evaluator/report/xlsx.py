@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Mapping, Sequence, Tuple, Union
 
-from ..analysis import summary as summaries
+from ..analysis.summary import RunSummary
 from ..analysis.advice import recommendations
 from ..analysis.bands import band
 from ..errors import MissingExtra
@@ -66,16 +66,16 @@ def _cell(ws: Any, value: Any, style: Dict[str, Any]) -> Any:
 
 
 def write_xlsx(target: Union[str, Path, BinaryIO], rows: Iterable[Tuple[int, EvalResult]],
-               summary: Mapping[str, Any], *, settings: Mapping[str, Any], dataset: str) -> None:
+               summary: RunSummary, *, settings: Mapping[str, Any], dataset: str) -> None:
     """The workbook to `target` (a path or a binary file): Summary, then Samples from `rows` (one pass)."""
     openpyxl = _openpyxl()
     book = openpyxl.Workbook(write_only=True)
     _summary_sheet(book.create_sheet("Summary"), summary, settings, dataset)
-    _samples_sheet(book.create_sheet("Samples"), rows, summary.get("metric_names") or [])
+    _samples_sheet(book.create_sheet("Samples"), rows, list(summary.metric_names))
     book.save(target)
 
 
-def _summary_sheet(ws: Any, summary: Mapping[str, Any], settings: Mapping[str, Any], dataset: str) -> None:
+def _summary_sheet(ws: Any, summary: RunSummary, settings: Mapping[str, Any], dataset: str) -> None:
     from openpyxl.styles import Font
 
     bold = {"font": Font(bold=True)}
@@ -87,28 +87,28 @@ def _summary_sheet(ws: Any, summary: Mapping[str, Any], settings: Mapping[str, A
         ws.append([_cell(ws, v, bold if head else {}) for v in line])
 
 
-def _summary_lines(summary: Mapping[str, Any], settings: Mapping[str, Any], dataset: str) -> Iterator[List[Any]]:
+def _summary_lines(summary: RunSummary, settings: Mapping[str, Any], dataset: str) -> Iterator[List[Any]]:
     clean = sanitize_settings(dict(settings))
     yield ["RUN"]
     yield ["Dataset", redact_value(dataset)]
-    yield ["Samples", int(summary.get("n_rows") or 0)]
-    yield ["Total time (s)", round(float(summary.get("total_time") or 0.0), 2)]
+    yield ["Samples", summary.n_rows]
+    yield ["Total time (s)", round(summary.total_time, 2)]
     for key, label in (("model", "Model"), ("judge", "Judge setting"), ("engine", "Engine")):
         if clean.get(key) not in (None, ""):
             yield [label, str(redact_value(clean[key]))]
-    if summary.get("judge_status"):
-        yield ["Judge", str(redact_value(summary["judge_status"]))]
+    if summary.judge_status:
+        yield ["Judge", str(redact_value(summary.judge_status))]
     yield []
     yield ["METRICS"]
     yield ["Metric", "Mean", "Std", "95% CI low", "95% CI high", "Band", "Scored"]
     means: Dict[str, Any] = {}
-    for m in summaries.metric_summaries(summary):
+    for m in summary.metrics:
         means[m.name] = m.mean
         yield [m.name, m.mean, m.std, m.ci_low, m.ci_high, band(m.mean) if m.mean is not None else "N/A",
                f"{m.n_scored}/{m.n_total}"]
-    overall = summary.get("overall_mean")
+    overall = summary.overall_mean
     yield ["overall", overall, None, None, None, band(overall) if overall is not None else "N/A",
-           f"{summary.get('n_overall', 0)}/{summary.get('n_rows', 0)}"]
+           f"{summary.n_overall}/{summary.n_rows}"]
     advice = recommendations(means)
     yield []
     yield ["WHAT TO IMPROVE"]
@@ -145,7 +145,7 @@ def _letter(index: int) -> str:
     return str(get_column_letter(index))
 
 
-def xlsx_bytes(rows: Iterable[Tuple[int, EvalResult]], summary: Mapping[str, Any], *,
+def xlsx_bytes(rows: Iterable[Tuple[int, EvalResult]], summary: RunSummary, *,
                settings: Mapping[str, Any], dataset: str) -> bytes:
     """The workbook's bytes (the dashboard's Excel download)."""
     import io

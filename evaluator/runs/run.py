@@ -122,7 +122,7 @@ class Run:
         # as it finishes, so a 100,000-row run is never held whole (issue 28). Set before start.
         self.keep_rows = True
         self.tally = ReportTally()  # this session's finished rows (their figures, not the rows)
-        self.summary: Optional[Dict[str, Any]] = None  # the whole run's, once it has ended (analysis/summary.py)
+        self.summary: Optional[summary_module.RunSummary] = None  # the whole run's, once it has ended (analysis/summary.py)
         self._results: Dict[int, EvalResult] = {}
         self._finished = 0  # rows this session finished
         self._answered_samples: Dict[int, EvalSample] = {}  # the target's answered rows, as saved
@@ -457,7 +457,7 @@ class Run:
             self._history_failed("The run's final status could not be saved to the history.")
             log.warning("finish_run failed", exc_info=True)
         try:  # none for a run that failed: the first page to open it builds it from the rows that are there
-            self.store.save_summary(self.run_id, self.summary)
+            self.store.save_summary(self.run_id, None if self.summary is None else self.summary.to_dict())
         except Exception:  # the rows are saved: a page builds the summary from them on its first open
             log.warning("save_summary failed", exc_info=True)
 
@@ -470,7 +470,7 @@ class Run:
         """How the run ended (evaluator/verdict.py), once it has; thresholds are the caller's to add."""
         if self.summary is None or self.running:
             return None
-        return from_decision(self.summary["decision"], history_error=self.history_error)
+        return from_decision(self.summary.decision.to_dict(), history_error=self.history_error)
 
     def _partial_report(self) -> EvalReport:
         """What a failed run keeps: its saved rows (earlier sessions' too), else the rows in memory."""

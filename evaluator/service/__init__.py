@@ -20,6 +20,7 @@ right before it happens, whatever button led there.
 from ..analysis.bands import BAND_COLORS, NA_COLOR, badge_html, band, band_ranges
 from ..analysis.judging import OFFLINE_NOTICE, judge_calls, usable_replies
 from ..analysis.stats import MetricSummary
+from ..analysis.summary import RunSummary, WorstTurn
 from ..analysis.summary import agreement as labels_agreement
 from ..analysis.summary import noise as judge_noise
 from ..analysis.summary import verdict_of
@@ -151,8 +152,9 @@ from .monitor import (
     timeline,
 )
 from .notes import MAX_NOTE_CHARS, Note, may_note, run_notes, save_note
+from .compare import Comparison, compare, sequential_tests
+from .exports import EXPORT_TYPES, export_bytes, export_file_name, reviewed_line
 from .reports import (
-    Comparison,
     advice,
     calibration_chart,
     chart_file,
@@ -160,7 +162,6 @@ from .reports import (
     chart_png,
     chart_svg,
     claims_html,
-    compare,
     compare_chart,
     comparison_file,
     compare_verdict,
@@ -216,6 +217,7 @@ __all__ = [
     "Decision",
     "Deploy",
     "EXAM_ITEMS",
+    "EXPORT_TYPES",
     "FEW_REVIEWS",
     "Filters",
     "GATE_REASONS",
@@ -256,6 +258,7 @@ __all__ = [
     "RunFiles",
     "RunInfo",
     "RunStore",
+    "RunSummary",
     "SCALES",
     "ServerOptions",
     "SupervisedReceiver",
@@ -270,6 +273,7 @@ __all__ = [
     "Turn",
     "USER",
     "WorkerError",
+    "WorstTurn",
     "access_of",
     "advice",
     "agree_with_all",
@@ -309,6 +313,8 @@ __all__ = [
     "environment_key",
     "estimate",
     "exam_rows",
+    "export_bytes",
+    "export_file_name",
     "external_columns",
     "first_user_message",
     "folder_chunks",
@@ -369,6 +375,7 @@ __all__ = [
     "reviewable",
     "reviewable_metrics",
     "reviewed_indices",
+    "reviewed_line",
     "rows_frame",
     "rows_page",
     "rubrics_file",
@@ -385,6 +392,7 @@ __all__ = [
     "scale_of",
     "score_columns",
     "select_rows",
+    "sequential_tests",
     "server_config",
     "shown_corrected",
     "source_html",

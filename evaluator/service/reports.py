@@ -3,14 +3,13 @@ files it downloads as, and a comparison of two runs. A stored run is read from t
 filtered, sorted and paged by SQL); a run the history could not keep, from its report held in memory."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..analysis import charts
-from ..analysis import summary as summary_data
+from ..analysis.summary import RunSummary
 from ..analysis.advice import Advice, recommendations
 from ..analysis.claims import claim_views
-from ..analysis.compare import RunComparison, compare_runs
+from ..analysis.compare import RunComparison
 from ..analysis.compare_text import sequential_sentence, verdict_of
 from ..analysis.provenance import Provenance, file_name
 from ..analysis import trend as trend_data
@@ -20,7 +19,6 @@ from ..analysis.stats import MetricSummary
 from ..metrics.rubric import rubrics_in_settings
 from ..model import EvalReport, EvalResult
 from ..report.downloads import RunFiles
-from ..runs.ab import ABResult, ab_from_runs
 from ..scoring import summaries
 from ..scoring.costs import price
 from ..store import pages
@@ -31,34 +29,34 @@ Rows = List[Tuple[int, EvalResult]]
 
 
 # --- the summary -----------------------------------------------------------------------------------
-def run_summary(store: RunStore, run_id: str) -> Dict[str, Any]:
+def run_summary(store: RunStore, run_id: str) -> RunSummary:
     """A stored run's summary (a few KB); built from its rows once, for a run stored without one."""
     return summaries.stored(store, run_id)
 
 
-def report_summary(report: EvalReport, settings: Mapping[str, Any]) -> Dict[str, Any]:
+def report_summary(report: EvalReport, settings: Mapping[str, Any]) -> RunSummary:
     """The summary of a report held in memory (a run the history could not keep)."""
     return summaries.of_report(report, settings)
 
 
-def metric_summaries(summary: Mapping[str, Any]) -> List[MetricSummary]:
+def metric_summaries(summary: RunSummary) -> List[MetricSummary]:
     """Per metric: mean, spread, interval, counts and how the scores were made."""
-    return summary_data.metric_summaries(summary)
+    return list(summary.metrics)
 
 
-def summary_charts(summary: Mapping[str, Any]) -> Dict[str, Any]:
+def summary_charts(summary: RunSummary) -> Dict[str, Any]:
     """The run's altair charts by name (By category only when its samples have categories); the means chart
     compact, without its band legend (the page draws the legend once), so it fits the Report's first screen."""
-    order = summary.get("metric_names") or []
-    built = {"Means ± 1 std": charts.means_chart(None, summaries=metric_summaries(summary), step=30, legend=False),
-             "Distributions": charts.histogram_chart(summary.get("histogram") or [], order)}
-    category = charts.category_heatmap(summary.get("categories") or [], order)
+    order = list(summary.metric_names)
+    built = {"Means ± 1 std": charts.means_chart(None, summaries=list(summary.metrics), step=30, legend=False),
+             "Distributions": charts.histogram_chart(summary.histogram_rows(), order)}
+    category = charts.category_heatmap(summary.category_rows(), order)
     if category is not None:
         built["By category"] = category
     return built
 
 
-def advice(summary: Mapping[str, Any], settings: Optional[Mapping[str, Any]]) -> List[Advice]:
+def advice(summary: RunSummary, settings: Optional[Mapping[str, Any]]) -> List[Advice]:
     """What to improve: each metric below Good, worst first, with the run's rubrics' own advice."""
     return recommendations({s.name: s.mean for s in metric_summaries(summary)},
                            metrics=rubrics_in_settings(settings))
@@ -91,13 +89,13 @@ def claims_html(result: EvalResult) -> Optional[str]:
 
 
 # --- files ---------------------------------------------------------------------------------------------
-def run_files(dataset_name: str, summary: Mapping[str, Any], settings: Dict[str, Any], *,
+def run_files(dataset_name: str, summary: RunSummary, settings: Dict[str, Any], *,
               report: Optional[EvalReport] = None, store: Optional[RunStore] = None, run_id: Optional[str] = None,
               reviewed: Optional[Callable[[], Dict[str, str]]] = None, date: str = "") -> RunFiles:
     """The run's CSV, JSON, Parquet, HTML and PDF summary, each built when asked (a stored run's rows read a page
     at a time); `date` (when the run was made) goes into the exports' provenance caption."""
     return RunFiles(dataset_name, summary, settings, report=report, store=store, run_id=run_id,
-                    labels_agreement=summary_data.agreement(summary) or None,
+                    labels_agreement=dict(summary.agreement) or None,
                     reviewed=reviewed, date=date)
 
 
@@ -105,7 +103,7 @@ def chart_png(chart: Any) -> bytes:
     return charts.chart_png(chart)
 
 
-def run_provenance(dataset_name: str, settings: Mapping[str, Any], summary: Mapping[str, Any], *,
+def run_provenance(dataset_name: str, settings: Mapping[str, Any], summary: RunSummary, *,
                    run_id: Optional[str], date: str) -> Provenance:
     """The caption every exported chart of this run carries (dataset, rows scored, judge, date, run, version)."""
     return Provenance.of_summary(dataset=dataset_name, settings=settings, summary=summary, date=date,
@@ -127,23 +125,14 @@ def chart_svg(chart: Any) -> str:
 
 
 # --- two runs --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Comparison:
-    """Run B against run A: per-metric deltas with their intervals, and the sequential A/B test of each metric
-    (empty unless both runs scored the same dataset: it pairs the rows of one dataset)."""
-
-    runs: RunComparison
-    sequential: Dict[str, ABResult]
-
-
 def compare_verdict(delta: Any, alpha: float = 0.05) -> str:
     """The one verdict of a metric (the fixed-size test over every pair, as `ragmeter compare` says it)."""
     return verdict_of(delta, alpha)
 
 
-def disagreement(delta: Any, sequential: Any) -> str:
+def disagreement(delta: Any) -> str:
     """One sentence when the fixed-size and the sequential test disagree on a metric; "" when they agree."""
-    return sequential_sentence(delta, sequential)
+    return sequential_sentence(delta)
 
 
 def comparison_file(cmp: RunComparison) -> str:
@@ -169,11 +158,6 @@ def project_trend(store: RunStore, project: str, limit: Optional[int] = None,
 def trend_chart(found: Trend) -> Any:
     """The trend as a chart (None without a scored run)."""
     return charts.trend_chart([p.to_row() for p in found.points], found.changes) if found.points else None
-
-
-def compare(store: RunStore, run_a: str, run_b: str) -> Comparison:
-    same = store.get_run(run_a).dataset_name == store.get_run(run_b).dataset_name
-    return Comparison(compare_runs(store, run_a, run_b), ab_from_runs(store, run_a, run_b) if same else {})
 
 
 def calibration_chart(table: Mapping[str, Any]) -> Any:

@@ -35,7 +35,7 @@ def test_the_pdf_holds_provenance_the_overall_score_and_the_worst_samples():
                        sample_id=f"q-{i}") for i in range(7)]
     files = stored(rows)
     text = pdf_text(files.pdf())
-    overall = files.summary["overall_mean"]
+    overall = files.summary.overall_mean
     assert f"Overall score {overall:.3f}" in text
     assert "support.jsonl" in text and "7/7 rows scored" in text and files.run_id in text
     assert "offline lexical estimates — not judgements" in text and re.search(r"ragmeter \S+", text)

@@ -103,7 +103,7 @@ def test_the_verdict_from_a_tally_names_the_first_failure_in_row_order(report):
 
 
 def test_a_summary_prints_the_same_table_as_the_report(report):
-    built = json.loads(json.dumps(summary.build(report, settings={"model": "m"})))
+    built = summary.RunSummary.from_dict(json.loads(json.dumps(summary.build(report, settings={"model": "m"}).to_dict())))
     assert summary.format_summary(built) == report.format_report()
     chats = EvalReport([conversation_row(i) for i in range(6)], total_time=3.0)
     assert summary.format_summary(summary.build(chats)) == chats.format_report()

@@ -44,7 +44,7 @@ def test_the_sequential_test_names_the_better_run_and_the_rows_it_needed(tmp_pat
     row = table.loc["faithfulness"]
     assert row["decision"] == "B better" and expected.decision == "B"
     assert row["rows needed"] == f"{expected.samples_used}/{N}" and expected.samples_used < N
-    assert row["delta (B−A)"] == -expected.difference > 0
+    assert row["delta (B−A)"] == round(-expected.difference, 4) > 0  # candidate − baseline, as every delta
     assert row["interval low"] > 0
 
 
@@ -52,4 +52,5 @@ def test_runs_of_different_datasets_get_no_sequential_test(tmp_path, monkeypatch
     store = RunStore(isolate(tmp_path, monkeypatch))
     at = compared(save_run(store, 0.2), save_run(store, 0.85, dataset="other.jsonl"))
     assert not [d for d in at.dataframe if "rows needed" in d.value.columns]
-    assert "The sequential test runs when both runs scored the same dataset." in [c.value for c in at.caption]
+    assert ("No sequential test: it pairs the rows of one dataset, and these runs scored different datasets "
+            "(zones.jsonl and other.jsonl).") in [c.value for c in at.caption]

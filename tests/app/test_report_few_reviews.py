@@ -1,7 +1,7 @@
-"""Exports of the Report: a metric reviewed fewer than five times gets no interval, only its count."""
+"""Exports of a run (the Report's downloads, `ragmeter export`): a metric reviewed fewer than five times gets no interval, only its count."""
 from types import SimpleNamespace
 
-from pages._report_sections import reviewed_line
+from evaluator.service.exports import reviewed_line
 
 
 def test_fewer_than_five_reviews_give_no_interval():

@@ -1,0 +1,104 @@
+"""A run's files: the one use case under the Report page's downloads and `ragmeter export RUN_ID -o FILE`.
+
+Each type is a row of EXPORT_TYPES (its extension, MIME type and what it holds); `export_bytes` builds one from
+a run's `RunFiles` (report/downloads.py: rows from the history a page at a time, never the run whole), so the
+button and the command write the same bytes from the same summary, notes and reviewers' lines.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Optional
+
+from ..errors import RagmeterError
+from ..report.downloads import RunFiles
+from ..review.agreement import FEW_REVIEWS, ReviewAgreement, corrected_line
+from ..scoring import summaries
+from ..store.history import RunStore
+from .reviews import agreement, review_store
+
+
+@dataclass(frozen=True)
+class ExportType:
+    """One file a run downloads as: its extension, MIME type, what it holds, and how RunFiles builds it."""
+
+    ext: str
+    mime: str
+    what: str
+    build: Callable[[RunFiles], bytes]
+
+
+def _text(build: Callable[[RunFiles], str]) -> Callable[[RunFiles], bytes]:
+    return lambda files: build(files).encode("utf-8")
+
+
+EXPORT_TYPES: Dict[str, ExportType] = {t.ext: t for t in (
+    ExportType("pdf", "application/pdf", "the one-page PDF summary", RunFiles.pdf),
+    ExportType("html", "text/html", "the HTML report", _text(RunFiles.html)),
+    ExportType("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+               "the Excel workbook (Summary and Samples sheets)", RunFiles.xlsx),
+    ExportType("csv", "text/csv", "every row as CSV", RunFiles.csv),
+    ExportType("json", "application/json", "the figures and every row as JSON", RunFiles.json),
+    ExportType("parquet", "application/vnd.apache.parquet", "every row as Parquet", RunFiles.parquet),
+)}
+
+
+def export_type(path: str) -> ExportType:
+    """The file type `path`'s extension names; RagmeterError naming the supported ones otherwise."""
+    ext = Path(path).suffix.lower().lstrip(".")
+    found = EXPORT_TYPES.get(ext)
+    if found is None:
+        said = f".{ext}" if ext else "a file without an extension"
+        raise RagmeterError(f"{path}: a run is exported as {', '.join('.' + e for e in EXPORT_TYPES)}, not {said} "
+                            "(e.g. -o report.pdf)")
+    return found
+
+
+def export_bytes(files: RunFiles, ext: str) -> bytes:
+    """The run's file of type `ext` (a key of EXPORT_TYPES), built now."""
+    return EXPORT_TYPES[ext].build(files)
+
+
+def export_file_name(dataset_name: str, ext: str) -> str:
+    """The download's name: ragmeter-<dataset stem>.<ext>."""
+    return f"ragmeter-{Path(dataset_name).stem or 'report'}.{ext}"
+
+
+def reviewed_line(a: ReviewAgreement) -> str:
+    """The exports' line about a metric's reviews: no interval from fewer than FEW_REVIEWS labels."""
+    if a.n_reviews < FEW_REVIEWS:
+        return f"{a.n_reviews} review{'' if a.n_reviews == 1 else 's'}: too few reviews for an interval"
+    return corrected_line(a)
+
+
+def reviewed_lines(store: RunStore, run_id: Optional[str]) -> Dict[str, str]:
+    """Per reviewed metric, the line the HTML report prints about its reviewers' corrected mean."""
+    return {m: reviewed_line(a) for m, a in agreement(review_store(store), run_id).items()}
+
+
+def stored_run_files(store: RunStore, run_id: str) -> RunFiles:
+    """The files of a stored run (HistoryError for an unknown id), its summary built once if it has none."""
+    info = store.get_run(run_id)
+    summary = summaries.stored(store, run_id)
+    return RunFiles(info.dataset_name, summary, dict(info.settings), store=store, run_id=run_id,
+                    labels_agreement=dict(summary.agreement) or None,
+                    reviewed=lambda: reviewed_lines(store, run_id), date=info.created_at)
+
+
+def export_run(store: RunStore, run_id: str, path: str) -> ExportType:
+    """Write the stored run's file of the type `path` names to `path`; the type written."""
+    kind = export_type(path)  # the extension first: a typo costs no read of the run
+    try:
+        store.get_run(run_id)
+    except RagmeterError:
+        raise RagmeterError(f"no run {run_id!r} in {store.shown}; list the saved runs (and their ids) with: "
+                            "ragmeter runs") from None
+    data = export_bytes(stored_run_files(store, run_id), kind.ext)
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    except OSError as exc:
+        raise RagmeterError(f"{path}: the file cannot be written there ({exc.strerror or exc}); "
+                            "choose another path") from None
+    return kind

@@ -1,0 +1,90 @@
+"""`ragmeter export RUN_ID -o FILE`: a run scored through the CLI into a temporary history, then written as every
+file the Report page downloads, each opened with its own reader; the usage errors exit 2 and say what to do."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluator.cli import main
+from evaluator.service.exports import EXPORT_TYPES, export_bytes, stored_run_files
+from evaluator.store.history import RunStore
+from clitext import listed_runs
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "sample.jsonl"
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    """(history, run id, metric names) of sample.jsonl scored offline by `ragmeter evaluate`."""
+    history = str(tmp_path_factory.mktemp("export") / "history.sqlite3")
+    assert main(["evaluate", str(SAMPLE), "--offline", "-q", "--history", history]) == 0
+    store = RunStore(history)
+    [info] = store.list_runs()
+    return history, info.run_id, list(store.get_summary(info.run_id)["metric_names"])
+
+
+def export(scored, path: Path) -> int:
+    history, run_id, _ = scored
+    return main(["export", run_id, "-o", str(path), "--history", history])
+
+
+def test_every_type_the_dashboard_downloads_is_exported(scored, tmp_path, capsys):
+    assert set(EXPORT_TYPES) == {"pdf", "html", "xlsx", "csv", "json", "parquet"}
+    names, n = scored[2], sum(1 for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip())
+    for ext in EXPORT_TYPES:
+        assert export(scored, tmp_path / f"run.{ext}") == 0
+        assert f"wrote {tmp_path / f'run.{ext}'}" in capsys.readouterr().out
+    assert (tmp_path / "run.pdf").read_bytes().startswith(b"%PDF")
+    html = (tmp_path / "run.html").read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and all(name in html for name in names) and scored[1] in html
+    doc = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    assert doc["num_samples"] == n and set(doc["mean_scores"]) == set(names) and len(doc["samples"]) == n
+    with (tmp_path / "run.csv").open(encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == n and all(name in rows[0] for name in names)
+    import openpyxl
+    import pyarrow.parquet as pq
+
+    book = openpyxl.load_workbook(tmp_path / "run.xlsx", read_only=True)
+    assert book.sheetnames == ["Summary", "Samples"]
+    assert len(list(book["Samples"].iter_rows())) == n + 1  # the header and a row per sample
+    table = pq.read_table(tmp_path / "run.parquet")
+    assert table.num_rows == n and all(name in table.column_names for name in names)
+
+
+@pytest.mark.parametrize("ext", ["csv", "json", "xlsx"])
+def test_the_command_writes_the_bytes_the_report_page_downloads(scored, tmp_path, ext):
+    """One use case under both doors: the CLI's file is the Report button's (service.export_bytes)."""
+    history, run_id, _ = scored
+    assert export(scored, tmp_path / f"run.{ext}") == 0
+    page = export_bytes(stored_run_files(RunStore(history), run_id), ext)
+    if ext == "xlsx":  # a workbook's zip carries its write time: compare what the sheets hold
+        import io
+
+        import openpyxl
+
+        def cells(source):
+            book = openpyxl.load_workbook(source, read_only=True)
+            return [[c.value for c in row] for ws in book.worksheets for row in ws.iter_rows()]
+
+        assert cells(tmp_path / "run.xlsx") == cells(io.BytesIO(page))
+    else:
+        assert (tmp_path / f"run.{ext}").read_bytes() == page
+
+
+def test_an_unknown_extension_exits_2_naming_the_supported_ones(scored, tmp_path, capsys):
+    assert export(scored, tmp_path / "run.docx") == 2
+    err = capsys.readouterr().err
+    assert "not .docx" in err and all(f".{ext}" in err for ext in EXPORT_TYPES)
+    assert not (tmp_path / "run.docx").exists()
+
+
+def test_an_unknown_run_exits_2_saying_how_to_list_runs(scored, tmp_path, capsys):
+    assert main(["export", "no-such-run", "-o", str(tmp_path / "x.pdf"), "--history", scored[0]]) == 2
+    err = capsys.readouterr().err
+    assert "no run 'no-such-run'" in err and "ragmeter runs" in err
+    assert main(["runs", "--history", scored[0]]) == 0
+    assert [r["RUN"] for r in listed_runs(capsys.readouterr().out)] == [scored[1]]
