@@ -59,10 +59,7 @@ def tool_call_recall(calls: List[str], expected: List[str]) -> MetricScore:
     """Share of expected tools called at least once; reasoning names the missing ones."""
     made = {_norm(c) for c in calls}
     missing = [e for e in expected if _norm(e) not in made]
-    found = len(expected) - len(missing)
-    reasoning = f"{found}/{len(expected)} expected tools were called"
-    reasoning += f"; missing: {', '.join(missing)}." if missing else "."
-    return MetricScore("tool_call_recall", round(found / len(expected), 4), reasoning, method=METHOD_RULE)
+    return _share("tool_call_recall", expected, missing, "expected tools were called", "missing")
 
 
 def tool_call_precision(calls: List[str], expected: List[str]) -> MetricScore:
@@ -71,10 +68,15 @@ def tool_call_precision(calls: List[str], expected: List[str]) -> MetricScore:
         return MetricScore("tool_call_precision", 0.0, "No tool was called.", skipped=True, method=METHOD_SKIPPED)
     wanted = {_norm(e) for e in expected}
     unexpected = [c for c in calls if _norm(c) not in wanted]
-    good = len(calls) - len(unexpected)
-    reasoning = f"{good}/{len(calls)} tool calls were to expected tools"
-    reasoning += f"; unexpected: {', '.join(dict.fromkeys(unexpected))}." if unexpected else "."
-    return MetricScore("tool_call_precision", round(good / len(calls), 4), reasoning, method=METHOD_RULE)
+    return _share("tool_call_precision", calls, unexpected, "tool calls were to expected tools", "unexpected")
+
+
+def _share(name: str, items: List[str], off: List[str], what: str, off_label: str) -> MetricScore:
+    """The share of `items` not in `off`, its reasoning naming the ones that are (each once)."""
+    good = len(items) - len(off)
+    reasoning = f"{good}/{len(items)} {what}"
+    reasoning += f"; {off_label}: {', '.join(dict.fromkeys(off))}." if off else "."
+    return MetricScore(name, round(good / len(items), 4), reasoning, method=METHOD_RULE)
 
 
 def steps_text(calls: List[Dict[str, Any]]) -> str:

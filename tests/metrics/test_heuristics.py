@@ -288,21 +288,17 @@ def test_bare_span_reference_is_looked_for_with_the_question():
 
 # --- answer correctness -------------------------------------------------------------------
 
-def test_correctness_matching_answer_beats_a_different_one():
-    question = "What happens if you cut a sourdough starter in half?"
-    reference = "Both halves keep fermenting if you feed them."
-    right = score("answer_correctness", question, "Each half keeps fermenting as long as it is fed.", reference=reference)
-    wrong = score("answer_correctness", question, "The starter dies immediately.", reference=reference)
+@pytest.mark.parametrize("question, reference, better, worse, why", [
+    ("What happens if you cut a sourdough starter in half?", "Both halves keep fermenting if you feed them.",
+     "Each half keeps fermenting as long as it is fed.", "The starter dies immediately.", ""),
+    ("Do skis need wax?", "Skis do not need wax to glide.", "No, skis glide without wax.", "Skis need wax to glide.",
+     "negates"),  # a polarity flip is penalised, and the reasoning says so
+])
+def test_correctness_a_matching_answer_beats_a_different_one(question, reference, better, worse, why):
+    right = score("answer_correctness", question, better, reference=reference)
+    wrong = score("answer_correctness", question, worse, reference=reference)
     assert right.score > wrong.score
-
-
-def test_correctness_polarity_flip_is_penalised():
-    question = "Do skis need wax?"
-    reference = "Skis do not need wax to glide."
-    agree = score("answer_correctness", question, "No, skis glide without wax.", reference=reference)
-    flip = score("answer_correctness", question, "Skis need wax to glide.", reference=reference)
-    assert agree.score > flip.score
-    assert "negates" in flip.reasoning
+    assert why in wrong.reasoning
 
 
 @pytest.mark.parametrize("answer", ["Yes.", "Yes, it does."])
