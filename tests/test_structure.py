@@ -181,7 +181,8 @@ SUBLAYERS = {
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("comparison", "downloads"), ("__init__",)),
-    "service": (("choices", "history", "judging", "monitor", "notes", "reports", "reviews", "runs", "team"), ("generation",),
+    "service": (("choices", "evaluation", "history", "judging", "monitor", "notes", "options", "reports", "reviews", "runs",
+                 "team", "workers"), ("generation",),
                 ("__init__",)),
 }
 
