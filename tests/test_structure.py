@@ -181,7 +181,7 @@ SUBLAYERS = {
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("comparison", "downloads"), ("__init__",)),
-    "service": (("ab", "choices", "evaluation", "history", "judging", "monitor", "notes", "options", "reports", "reviews", "runs",
+    "service": (("ab", "choices", "collect", "evaluation", "history", "judging", "monitor", "notes", "options", "reports", "reviews", "runs",
                  "team", "workers"), ("generation",),
                 ("__init__",)),
 }
