@@ -1,6 +1,9 @@
-"""The one door between the dashboard's views (app.py, pages/) and the library: what a page may ask for,
-as functions and small dataclasses. A view imports `evaluator.service` (and `evaluator.model` for the row
-types), never a store, pager, queue, registry or reader of its own; the library never imports the door.
+"""The application layer under both front doors: the use cases the dashboard's views (app.py, pages/) and the
+`ragmeter` command line (evaluator/cli/) call, as functions returning small typed results. The command line
+parses flags and prints, a page draws; a button and a command that do the same thing call the same function
+here. A view imports `evaluator.service` (and `evaluator.model` for the row types), never a store, pager,
+queue, registry or reader of its own; the CLI imports the submodules below; the library never imports it.
+The names below load on first use (`_LAZY`), so importing one submodule costs only that submodule.
 
     history      where the history is, its runs (list, rename, delete), the jobs in progress, the worker
     runs         submit, resume, re-score and stop a run; score one typed sample (a Spot check, through
@@ -11,6 +14,11 @@ types), never a store, pager, queue, registry or reader of its own; the library 
     reviews      the review store, a run's review queue, reviews saved, the judge's agreement with people
     team         the server's configuration, who a session's user is, what they may do
     monitor      a project's live runs over time, its alerts, the receivers started beside the dashboard
+    evaluation   a dataset file's rows read as the CLI reads them, what a run records, how a finished run reads
+    workers      this process's worker claiming its own job, a `ragmeter worker` started
+    options      what options may name: formats, judge kinds, metrics, settings with their origin
+    ab           a sequential A/B test of two pipelines
+    collect      production traces scored as they arrive (`ragmeter collect`)
 
 Uploads are read behind it (evaluator/io/uploads.py: a preview, the samples under a mapping, conversations),
 and so are documents (evaluator/generate/sources.py). It never imports streamlit: caching a result for a
