@@ -24,8 +24,8 @@ its own layer and the layers listed before it (tests/test_structure.py holds the
     team/        a shared server's trust: who a request is, who may make each write, what it needs to start
     review/      people reviewing the judge          generate/ test sets from documents
     runs/        the one run path (Run: new, resume, rescore, stop) for the CLI and the dashboard
-    cli/         the `ragmeter` command (and __main__.py)      demo/   a demo pipeline to try targets
-    service/     the dashboard's one door: what pages/ and app.py may ask for (they import it and model.py only)
+    cli/         the `ragmeter` command: parses and prints over service/ (and __main__.py)   demo/   a demo pipeline
+    service/     the application layer under both doors: its use cases, for the CLI and for pages/ and app.py
 """
 import typing
 

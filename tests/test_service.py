@@ -1,6 +1,7 @@
 """evaluator/service: the dashboard's one door. Its surface is public on purpose, it loads no UI or heavy library,
 its writes check the session's Access, and what pages used to do themselves (parse an upload, chunk documents,
 score a typed sample) it does through the library: a Spot check is a `Run`."""
+import ast
 import subprocess
 import sys
 import types
@@ -31,7 +32,23 @@ def test_all_is_sorted_and_is_exactly_what_the_door_defines():
     defined = {name for name, value in vars(service).items()
                if not name.startswith("_") and not isinstance(value, types.ModuleType)}
     assert service.__all__ == sorted(service.__all__)
-    assert set(service.__all__) == defined
+    assert set(service.__all__) == set(service._LAZY) | (defined - {"annotations"})
+
+
+def test_the_lazy_table_says_what_the_type_checkers_see():
+    # mypy reads the TYPE_CHECKING imports, the running door reads _LAZY: the two must name the same things.
+    tree = ast.parse(Path(service.__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    seen = {a.asname or a.name: ("." * n.level + (n.module or ""), a.name)
+            for n in block.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    lazy = {name: (where, name) if isinstance(where, str) else where for name, where in service._LAZY.items()}
+    assert seen == lazy
+
+
+def test_a_use_case_named_like_its_module_stays_the_function():
+    import evaluator.service.generation  # noqa: F401  (sets the submodule on the package, but for the guard)
+
+    assert callable(service.generation) and not isinstance(service.generation, types.ModuleType)
 
 
 def test_opening_the_door_loads_no_ui_and_no_heavy_library():

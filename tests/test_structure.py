@@ -181,8 +181,8 @@ SUBLAYERS = {
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames"), ("export", "pdf", "xlsx"), ("comparison", "downloads"), ("__init__",)),
-    "service": (("choices", "compare", "history", "judging", "monitor", "notes", "reports", "reviews", "runs", "team"),
-                ("exports", "generation"), ("__init__",)),
+    "service": (("ab", "choices", "collect", "compare", "evaluation", "history", "judging", "monitor", "notes",
+                 "options", "reports", "reviews", "runs", "team", "workers"), ("exports", "generation"), ("__init__",)),
 }
 
 
@@ -278,6 +278,47 @@ def test_nothing_in_the_library_imports_the_door():
     users = sorted(m for m, deps in graph().items() if not m.startswith(("evaluator.service", "evaluator.cli"))
                    and any(d == "evaluator.service" or d.startswith("evaluator.service.") for d in deps))
     assert users == []
+
+
+# --- the command line: the other door over the same application ----------------------------------------
+# cli/ parses flags and prints; what it does it asks of evaluator.service's use cases (the ones the pages call),
+# so the two doors cannot drift. It imported 70 library modules before; a new need goes into a use case.
+MAX_CLI_IMPORTS = 25
+
+
+def library_imports(package: Path) -> set:
+    """Every `evaluator.X.Y` module the files of `package` import, anywhere (functions included), but its own;
+    a name imported from a package counts as that package unless the name is itself a module."""
+    own = "evaluator." + package.name
+    found = set()
+    for path in package.rglob("*.py"):
+        base = ["evaluator", package.name, *path.relative_to(package).parent.parts]  # what `.` names
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                module = ".".join(base[:len(base) - node.level + 1] + [node.module or ""]).strip(".") \
+                    if node.level else node.module or ""
+                found.update(_named(module, a.name) for a in node.names if module.split(".")[0] == "evaluator")
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.split(".")[0] == "evaluator")
+    return {m for m in found if m != own and not m.startswith(own + ".")}
+
+
+def _named(module: str, name: str) -> str:
+    candidate = ROOT.parent / (module + "." + name).replace(".", "/")
+    return f"{module}.{name}" if candidate.is_dir() or candidate.with_suffix(".py").is_file() else module
+
+
+def test_the_command_line_asks_the_service():
+    found = sorted(library_imports(ROOT / "cli"))
+    assert len(found) <= MAX_CLI_IMPORTS, f"cli/ imports {len(found)} library modules: {found}"
+
+
+def test_the_cli_import_count_sees_every_import(tmp_path):
+    package = tmp_path / "evaluator" / "cli"
+    package.mkdir(parents=True)
+    (package / "a.py").write_text("from ..service import runs\nfrom ..errors import RagmeterError\n"
+                                  "from .args import x\ndef f():\n    from ..store.history import RunStore\n")
+    assert library_imports(package) == {"evaluator.service.runs", "evaluator.errors", "evaluator.store.history"}
 
 
 def test_the_library_never_imports_streamlit():

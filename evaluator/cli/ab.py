@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeFailed
-from ..runs.ab import ABResult, ABSettings
+from ..service import ab
+from ..service.ab import ABResult, ABSettings
 from .args import UsageError, run_config
 
 EXIT_DECIDED, EXIT_UNDECIDED, EXIT_JUDGE_FAILED = 0, 1, 3
@@ -45,38 +46,28 @@ def summary(r: ABResult) -> str:
 
 
 def run_ab_command(args: argparse.Namespace) -> int:
-    from ..io.datasets import CLI, load_dataset
-    from ..judges.base import close_judge
-    from ..runs.ab import built, run_ab
-    from ..targets import TargetConfig
+    from dataclasses import replace
 
     settings = settings_of(args)
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: at least 1")
-    config = run_config(args)
-    from dataclasses import replace
-
-    config = replace(config, metrics=(settings.metric,))
+    config = replace(run_config(args), metrics=(settings.metric,))
     try:
         config.chosen_metrics()  # an unknown metric: named now, before any target is asked
     except ValueError as exc:
         raise UsageError(f"--metric {settings.metric}: {exc}") from None
-    targets = tuple(built(TargetConfig.from_options(spec, headers=args.target_header if spec.startswith("http") else (),
-                                                    timeout=args.target_timeout)) for spec in (args.target, args.target_b))
-    samples = load_dataset(args.data, surface=CLI, needs_answer=False)
+    a, b = (ab.ab_target(spec, args.target_header, args.target_timeout) for spec in (args.target, args.target_b))
+    samples = ab.ab_samples(args.data)
     if not samples:
         raise UsageError(f"{args.data}: no rows to test")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    judge = config.build_judge()
     try:
-        result = run_ab(samples, (targets[0], targets[1]), config.evaluator(judge), settings,
-                        on_step=None if args.quiet else _progress, workers=args.workers)
+        result = ab.ab_test(samples, a, b, config, settings, on_step=None if args.quiet else _progress,
+                            workers=args.workers)
     except JudgeFailed as exc:  # the last line says so, and the exit code is evaluate's for a failing judge
         print(f"\nragmeter: judge failed: {exc}", file=sys.stderr)
         return EXIT_JUDGE_FAILED
-    finally:
-        close_judge(judge)
     if not args.quiet:
         print(file=sys.stderr)
     print(summary(result))

@@ -11,7 +11,6 @@ import textwrap
 from typing import Any, Dict, Sequence, Tuple
 from urllib.parse import quote
 
-from ..analysis.judging import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from .review import add_review_parser
 from .compare import add_compare_parser
 from .export import add_export_parser
@@ -20,15 +19,11 @@ from .config_cmd import add_config_parser
 from .judge_check import add_judge_parser
 from .serve import add_serve_parsers
 from ..errors import RagmeterError
-from ..io.filetypes import DATASET, DOCUMENTS, FILE_TYPES, formats_for, readable_formats
-from ..judges.registry import get_judge, judge_kinds
-from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
-from ..metrics.registry import known_metrics
-from ..metrics.retrieval import canonical
-from ..metrics.rubric import load_rubrics
-from ..runs.ab import DEFAULT_METRIC
-from ..runs.run import OFFLINE, OPENAI, RunConfig
-from ..team.settings import judge_cache
+from ..service.options import AB_METRIC as DEFAULT_METRIC
+from ..service.options import DATASET, DOCUMENTS, FILE_TYPES, formats_for, readable_formats
+from ..service.options import DEFAULT_HEURISTICS, HEURISTIC_SETS, canonical, known_metrics, load_rubrics
+from ..service.options import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
+from ..service.options import OFFLINE, OPENAI, RunConfig, get_judge, judge_cache, judge_kinds
 
 
 # Every input the tool reads, for `ragmeter --help`: (what, where it is given, the formats). The file types
@@ -501,7 +496,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
 def resolved_max_tokens(args: argparse.Namespace) -> int:
     """--judge-max-tokens, else the environment's, else the team file's [judge] max_tokens, else 0 (each
     metric's own cap): team/settings.judge_max_tokens decides."""
-    from ..team.settings import Flags, judge_max_tokens
+    from ..service.options import Flags, judge_max_tokens
 
     given = getattr(args, "judge_max_tokens", None)
     if given is not None and not 0 <= given <= 32768:
@@ -532,9 +527,7 @@ def alignment_of(args: argparse.Namespace) -> Dict[str, Any]:
     """The --align-with example set, read from the history (empty without the option)."""
     if not getattr(args, "align_with", None):
         return {}
-    from ..review.alignment import load_example_set
-    from ..store.history import RunStore
-    from ..store.reviews import ReviewStore
-    from ..team.settings import history_location
+    from ..service import history, reviews
 
-    return load_example_set(ReviewStore(RunStore(history_location(args.history))), args.align_with).to_dict()
+    store = reviews.review_store(history.open_history(history.history_for(args.history)))
+    return reviews.example_set(store, args.align_with)

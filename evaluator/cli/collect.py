@@ -20,14 +20,9 @@ import sys
 import threading
 from typing import Any, Callable, List, Optional, Tuple
 
-from .. import config as team_config
-from ..collect.live import LiveRuns
-from ..collect.sampling import RuleError, Sampler, SamplingRules
-from ..collect.server import Limits, Receiver, serve
 from ..errors import ConfigError, RagmeterError
-from ..runs.child import watch_parent
-from ..runs.run import RunConfig
-from ..runs.child import local_worker
+from ..service.collect import Limits, LiveRuns, Receiver, RuleError, RunConfig, Sampler, SamplingRules, local_worker
+from ..service.collect import serve, team_config, watch_parent
 from .args import UsageError, run_config
 from ..environment import secret
 
@@ -88,7 +83,7 @@ def alerts_for(args: argparse.Namespace, store: Any) -> Optional[Callable[[], No
         if args.webhook:
             raise UsageError("--webhook posts alerts: give at least one --alert rule")
         return None
-    from ..collect import alerts, webhook
+    from ..service.collect import alerts, webhook
 
     try:  # a rule that does not parse, a missing baseline run, a webhook URL that is not http(s): the flags' fault
         monitor = alerts.AlertMonitor(store, args.project, alerts.parse_rules(args.alert))
@@ -122,15 +117,14 @@ def from_entry(args: argparse.Namespace) -> None:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from ..store.history import RunStore
-    from ..team.settings import history_location
+    from ..service import history
 
     from_entry(args)
     host, port = listen_address(args.listen)
     token = bearer_token(args.token_env)
     rules, config = collect_settings(args)
     limits = limits_of(args)
-    store = RunStore(history_location(args.history))
+    store = history.open_history(history.history_for(args.history))
     poll_alerts = alerts_for(args, store)
     live = LiveRuns(store, args.project, config, settle=limits.settle).start()
     receiver = Receiver(live, Sampler(rules), token=token, limits=limits)

@@ -40,29 +40,16 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from ..analysis import judging
-from ..analysis.noise import format_judge_noise
 from .args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
-from ..scoring.costs import estimate_run, usage_line
-from ..scoring.progress import Progress
 from ..errors import RagmeterError
-from ..io.datasets import CLI, load_dataset
-from ..io import trec
-from ..io.outputs import check_output
-from ..io.versions import version_of
-from ..judges.offline import OfflineJudge
-from ..analysis import summary as summaries
-from ..model import METHOD_FLAGGED, EvalReport, EvalResult
-from ..report.export import write_results
-from ..runs.run import BATCH_PREPARING, OFFLINE, Run, RunConfig
-from ..targets import TargetConfig
-from ..targets.replay import MESSAGES
-from ..scoring.verdict import EXIT_CODES, Verdict, from_decision, plural, verdict
-
-if TYPE_CHECKING:  # the history module loads only for the commands that open one
-    from ..store.history import RunInfo
+from ..model import EvalReport, EvalResult
+from ..service import evaluation, history, runs, workers
+from ..service.evaluation import (EXIT_CODES, OFFLINE_NOTICE, OUTPUTS, Progress, Verdict, check_output,
+                                  from_decision, missed_thresholds, plural, summaries, write_results)  # noqa: F401 (missed_thresholds: the command's own name too)
+from ..service.runs import BATCH_PREPARING, OFFLINE, Run, RunConfig, TargetConfig
+from .printing import print_fallbacks, print_labels, print_target_failures, print_usage_summary, summary_lines
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 EXIT_TARGET, EXIT_NOTHING_SCORED, EXIT_HISTORY = EXIT_CODES["target_failed"], EXIT_CODES["nothing_scored"], \
@@ -81,12 +68,9 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
         if args.target_body or args.target_field or args.target_base_url:
             raise UsageError("--target-body, --target-field and --target-base-url need --target")
         return None
-    config = TargetConfig.from_options(args.target, body=args.target_body, headers=args.target_header,
-                                       fields=args.target_field, base_url=args.target_base_url,
-                                       timeout=args.target_timeout, workers=max(1, args.target_workers))
-    if MESSAGES not in (args.target_body or ""):  # a history body is checked once the rows are known
-        config.build()  # a bad spec, path or header fails here, before any file is read
-    return config
+    return runs.target_config(args.target, body=args.target_body, headers=args.target_header,
+                              fields=args.target_field, base_url=args.target_base_url, timeout=args.target_timeout,
+                              workers=max(1, args.target_workers), replays=True)
 
 
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
@@ -109,63 +93,9 @@ def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfi
     return config
 
 
-def missed_thresholds(report: EvalReport, thresholds: Dict[str, float]) -> List[str]:
-    """The --fail-under thresholds `report` misses (an N/A mean misses), as the verdict lists them."""
-    return list(verdict(report, thresholds=thresholds).missed)
-
-
-def print_usage_summary(summary: summaries.RunSummary, args: argparse.Namespace, settings: Dict[str, Any]) -> None:
-    """Calls, tokens and cost; prices from the command line, else those the run was started with."""
-    usage = summary.usage
-    if not usage:
-        return
-    print(f"judge status: {summary.judge_status}")
-    price_in = args.price_in if args.price_in is not None else settings.get("price_in")
-    price_out = args.price_out if args.price_out is not None else settings.get("price_out")
-    print(usage_line(dict(usage), price_in, price_out))
-
-
-def print_fallbacks(summary: summaries.RunSummary) -> None:
-    total = summary.n_rows
-    for metric in summary.metrics:
-        counts = metric.methods
-        if counts.get("heuristic_fallback"):
-            print(f"warning: {metric.name}: {counts['heuristic_fallback']}/{total} samples fell back to the heuristic "
-                  "after a judge failure (see each score's reasoning)")
-        if counts.get(METHOD_FLAGGED):
-            print(f"warning: {metric.name}: {counts[METHOD_FLAGGED]}/{total} judge replies contradicted "
-                  "their own verdicts; their verdicts' score is used (flagged in each score's reasoning)")
-
-
-def print_target_failures(summary: summaries.RunSummary) -> None:
-    stats = summary.target
-    if stats and stats.failures:
-        first = summary.decision.target_cause
-        print(f"warning: {stats.failures}/{stats.calls} target calls failed; those rows are kept with "
-              f"target_error and their metrics skipped (first: {first})")
-
-
-def print_labels(summary: summaries.RunSummary) -> None:
-    from ..analysis.agreement import format_agreement_table
-
-    found = summary.agreement
-    table = {k: a for k, a in found.items() if " vs " not in k}
-    external = {k: a for k, a in found.items() if " vs " in k}
-    if table:
-        print(format_agreement_table(table))
-    if external:  # other tools' grades of the metrics we scored: how far the two evaluators agree
-        print("Agreement with other tools' grades (external_<tool>_<metric>):")
-        print(format_agreement_table(external))
-    if not table and not external:
-        print("No human_<metric> label columns (nor other tools' grades of these metrics) in this dataset.")
-
-
 def open_store(path: Optional[str]) -> Any:
     """The history --history names, else the environment's, else the team file's (team/settings.py)."""
-    from ..store.history import RunStore
-    from ..team.settings import history_location
-
-    return RunStore(history_location(path))
+    return history.open_history(history.history_for(path))
 
 
 def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> list:
@@ -174,55 +104,37 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     mapping = parse_pairs(args.mapping, "--mapping", "FIELD=COLUMN") or None
     notes: List[str] = []  # which tool's file was recognised, how it was read, rows it left out
     args.load_warnings = []  # unread columns that look like a field: printed again on the last lines (announce)
+    source = evaluation.DataSource(args.data, mapping, qrels=getattr(args, "qrels", None),
+                                   run=getattr(args, "run", None), needs_answer=target is None,
+                                   tool_evidence=not getattr(args, "no_tool_evidence", False),
+                                   sheet=getattr(args, "sheet", None))
     try:
-        if getattr(args, "qrels", None) or getattr(args, "run", None):  # a retrieval run (io/trec.py)
-            return trec.read_retrieval(args.data, args.qrels, args.run, notes)
-        if not Path(args.data).is_dir() and trec.looks_like_run(args.data):
-            raise UsageError(f"{args.data} looks like a TREC run file (query Q0 doc rank score name); score it "
-                             "with its judgments: ragmeter evaluate RUN --qrels QRELS")
-        return load_dataset(args.data, mapping, surface=CLI, needs_answer=target is None, notes=notes,
-                            tool_evidence=not getattr(args, "no_tool_evidence", False),
-                            sheet=getattr(args, "sheet", None), warnings=args.load_warnings)
+        return evaluation.read_samples(source, notes, args.load_warnings)
     finally:
         for note in notes:
             print(f"ragmeter: note: {note}", file=sys.stderr)
 
 
-# Run settings key: the files a run was started to write (-o, --record), absolute, so --resume writes them too.
-OUTPUTS = "outputs"
+# The files a run was started to write (-o, --record), stored with it (OUTPUTS), so --resume writes them too.
 _OUTPUT_FLAGS = {"output": "-o", "record": "--record"}
 
 
-def new_run(args: argparse.Namespace, store: Any) -> Run:
+def new_run(args: argparse.Namespace) -> Run:
+    """A run kept in no history (--no-history), scored here."""
     target = target_config(args)
     samples = read_samples(args, target)
-    run = Run.new(run_config(args), samples, dataset_name=Path(args.data).name, store=store, target=target,
-                  project=args.project)
-    outputs = {name: str(Path(getattr(args, name)).expanduser().resolve())
-               for name in _OUTPUT_FLAGS if getattr(args, name, None)}
-    if outputs:
-        run.settings[OUTPUTS] = outputs  # stored with the run when it starts
-    run.settings.update(what_changed(args))
-    return run
+    return runs.local_run(run_config(args), samples, dataset_name=Path(args.data).name, target=target,
+                          project=args.project, settings={**output_settings(args), **what_changed(args)})
+
+
+def output_settings(args: argparse.Namespace) -> Dict[str, Any]:
+    return evaluation.output_settings({name: getattr(args, name) for name in _OUTPUT_FLAGS
+                                       if getattr(args, name, None)})
 
 
 def what_changed(args: argparse.Namespace) -> Dict[str, Any]:
-    """What a run records of the pipeline it measures (analysis/provenance.py): the git commit and whether the
-    work tree had uncommitted changes, and --prompt-version; Compare and the History trend show them."""
-    from ..analysis.provenance import git_state
-
-    found = git_state(".")
-    if getattr(args, "prompt_version", None):
-        found["prompt_version"] = args.prompt_version
-    return found
-
-
-def resumed_run(args: argparse.Namespace, store: Any) -> Run:
-    if store is None:
-        raise UsageError("--resume needs the run history; drop --no-history")
-    config = _resume_config(args, store)
-    return Run.resume(store, args.resume, config=config, target=target_config(args),
-                      target_headers=args.target_header)
+    """The git commit (and uncommitted changes) and --prompt-version, recorded with the run."""
+    return evaluation.what_changed(getattr(args, "prompt_version", None))
 
 
 def resume_command(run_id: Optional[str], args: argparse.Namespace) -> str:
@@ -234,41 +146,30 @@ def resume_command(run_id: Optional[str], args: argparse.Namespace) -> str:
     return " ".join(words)
 
 
-def rescored_run(args: argparse.Namespace, store: Any) -> Run:
-    """A new run over the answers saved in run --rescore, with the judge named on the command line."""
-    if store is None:
-        raise UsageError("--rescore needs the run history; drop --no-history")
-    if args.resume or args.data or args.target:
-        raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
-    return Run.rescore(store, args.rescore, run_config(args))
-
-
 def queued_run_id(args: argparse.Namespace, store: Any, judge: Any) -> str:
     """Queue the run the command line asks for (new, --resume or --rescore); its id. `judge` (None with
-    --submit) stays in this process: the job is then pinned here."""
-    from ..runs.jobs import submit_new, submit_rescore, submit_resume
-    from ..config import current
-
-    limits, pin = current().runs.limits, not args.submit
+    --submit) stays in this process: the job is then pinned here. The command line has a laptop's trust:
+    who may run it may write the history."""
+    limits, pin, access = workers.queue_limits(), not args.submit, history.LAPTOP_ACCESS
     if args.rescore:
         if args.resume or args.data or args.target:
             raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
-        return submit_rescore(store, args.rescore, run_config(args), judge=judge, limits=limits, pin=pin)
+        return runs.rescore_run(store, store.get_run(args.rescore), run_config(args), access=access, judge=judge,
+                                limits=limits, pin=pin)
     if args.resume:
         config = _resume_config(args, store)
-        return submit_resume(store, args.resume, judge=judge, config=config if judge is not None else None,
-                             target=target_config(args), target_headers=args.target_header, limits=limits, pin=pin)
+        return runs.resume_run(store, store.get_run(args.resume), access=access, judge=judge,
+                               config=config if judge is not None else None, target=target_config(args),
+                               target_headers=args.target_header, limits=limits, pin=pin)
     target = target_config(args)
     if args.submit and target is not None and target.headers:
         raise UsageError("--submit cannot hand --target-header values to a worker (they are never stored): "
                          "run it here without --submit")
     samples = read_samples(args, target)
-    outputs = {name: str(Path(getattr(args, name)).expanduser().resolve())
-               for name in _OUTPUT_FLAGS if getattr(args, name, None)}
-    settings = {**({OUTPUTS: outputs} if outputs else {}), **what_changed(args)}
-    return submit_new(store, run_config(args), samples, dataset_name=Path(args.data).name, target=target,
-                      project=args.project, judge=judge, limits=limits, pin=pin,
-                      settings=settings or None)
+    settings = {**output_settings(args), **what_changed(args)}
+    return runs.submit_run(store, run_config(args), samples, dataset_name=Path(args.data).name, access=access,
+                           target=target, project=args.project, judge=judge, limits=limits, pin=pin,
+                           settings=settings or None)
 
 
 def _resume_config(args: argparse.Namespace, store: Any) -> RunConfig:
@@ -292,7 +193,6 @@ def judge_for(args: argparse.Namespace, store: Any) -> Any:
 
 def evaluate_as_job(args: argparse.Namespace, store: Any) -> int:
     """Queue the run; with --submit print its id, else claim it here and drive it to its end."""
-    from ..judges.base import close_judge
     from .jobs import claim_own, failed_to_start, submitted_line
 
     if args.submit:
@@ -302,7 +202,7 @@ def evaluate_as_job(args: argparse.Namespace, store: Any) -> int:
         return EXIT_OK
     judge = judge_for(args, store)
     if args.engine == "ray":  # checked here (a missing key is an error now); each Ray worker builds its own
-        close_judge(judge)
+        runs.close_judge(judge)
         judge = None
     worker = None
     try:
@@ -313,7 +213,7 @@ def evaluate_as_job(args: argparse.Namespace, store: Any) -> int:
         return drive(run, args, parse_thresholds(args.fail_under, run.evaluator.metric_names), worker=worker,
                      store=store)
     finally:
-        close_judge(judge)
+        runs.close_judge(judge)
         if worker is not None and worker.ray is not None:
             worker.shutdown()  # the local Ray cluster it started
 
@@ -329,10 +229,7 @@ def dry_run(args: argparse.Namespace) -> int:
         samples = open_store(args.history).answered_samples(args.rescore)
     else:
         samples = read_samples(args, target_config(args))
-    est = estimate_run(samples, config.language, price_in=config.price_in, price_out=config.price_out,
-                       judge=OfflineJudge() if config.offline else None, metrics=config.chosen_metrics(),
-                       repeats=config.repeats, judge_mode=config.judge_mode)
-    print(json.dumps(est.to_dict(), indent=2))
+    print(json.dumps(runs.estimate(samples, config), indent=2))
     return EXIT_OK
 
 
@@ -387,7 +284,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.output:
         check_output(args.output)  # a report that cannot be written is known now, not after the run
     if (getattr(args, "qrels", None) or getattr(args, "run", None)) and args.metrics is None:
-        args.metrics = trec.RETRIEVAL_METRICS  # a retrieval run has ids and judgments, no answers to judge
+        args.metrics = evaluation.RETRIEVAL_METRICS  # a retrieval run has ids and judgments, no answers to judge
         print(f"note: a retrieval run: scoring {args.metrics} (choose others with --metrics)", file=sys.stderr)
     if args.dry_run:
         return dry_run(args)
@@ -397,10 +294,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     store = None if args.no_history else open_store(args.history)
     if store is not None:
         return evaluate_as_job(args, store)
-    if args.rescore:
-        run = rescored_run(args, store)
-    else:
-        run = resumed_run(args, store) if args.resume else new_run(args, store)
+    if args.rescore or args.resume:
+        raise UsageError(f"{'--rescore' if args.rescore else '--resume'} needs the run history; drop --no-history")
+    run = new_run(args)
     if run.target is not None and store is None and not args.record and _conversations(run.pending):
         print("note: the replayed conversations are not saved (--no-history and no --record)", file=sys.stderr)
     run.keep_rows = bool(args.output or args.record)  # with nothing to write, the rows are only counted
@@ -435,9 +331,7 @@ def place_on_ray(run: Run, args: argparse.Namespace) -> Any:
     """With --engine ray and no history: the Ray engine this run scores on (closed by the caller), else None."""
     if args.engine != "ray":
         return None
-    from ..runs.ray_run import RayEngine
-
-    engine = RayEngine(args.ray_address, args.ray_workers)
+    engine = runs.ray_engine(args.ray_address, args.ray_workers)
     try:
         note_engine(engine.place(run, run_config(args)))
     except BaseException:
@@ -532,13 +426,9 @@ def finish(summary: summaries.RunSummary, rows: Callable[[], Iterator[Tuple[int,
            run_id: Optional[str] = None, history_error: Optional[str] = None) -> int:
     """The report (from the run's summary), its warnings and outputs (written from `rows` as they pass), then
     the verdict's last line; returns its exit code."""
-    trust = summary.trust
-    if trust.offline:
-        print(f"note: {judging.OFFLINE_NOTICE}")
-    print(summaries.format_summary(summary))
-    noise = format_judge_noise(list(summary.noise))
-    if noise:
-        print(noise)
+    if summary.trust.offline:
+        print(f"note: {OFFLINE_NOTICE}")
+    print("\n".join(summary_lines(summary)))
     print_usage_summary(summary, args, settings)
     print_fallbacks(summary)
     print_target_failures(summary)
@@ -552,7 +442,7 @@ def finish(summary: summaries.RunSummary, rows: Callable[[], Iterator[Tuple[int,
         print(run_link(args.dashboard_url, run_id))
     ending = from_decision(summary.decision.to_dict(), thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
                            history_error=history_error)
-    stopped_after = summary.n_rows if trust.stopped else None
+    stopped_after = summary.n_rows if summary.trust.stopped else None
     return announce(ending, args, run_id, stopped_after)
 
 
@@ -573,69 +463,8 @@ def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = 
 
 def cli_hint(message: str, args: argparse.Namespace) -> str:
     """The library's advice in this command line's own syntax."""
-    from ..judges.openai import KEY_HINT
-
-    return message.replace(KEY_HINT, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or --api-key-env)")
-
-
-RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER", "PROJECT", "NAME",
-               "ENDING")  # DATA: the version of the test set the run scored (io/versions.py)
-
-
-def run_row(r: RunInfo, places: Optional[Dict[str, int]] = None) -> Tuple[str, ...]:
-    """One run as `ragmeter runs` lists it, under RUNS_HEADER; ENDING says why a run did not pass;
-    a queued run's STATUS has its place in the queue (`places`)."""
-    status = f"queued #{places[r.run_id]}" if r.status == "queued" and places and r.run_id in places else r.status
-    overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
-    ending = "-" if r.verdict is None else (r.verdict.label if r.verdict.ok
-                                            else f"{r.verdict.label}: {r.verdict.counts.summary()}")
-    return (r.run_id, r.created_at, status, f"{r.n_done}/{r.n_samples}", overall, r.dataset_name,
-            version_of(r.settings) or "-", r.owner or "-", r.project or "-", r.name or "-", ending)
-
-
-def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
-    """Lines of left-aligned columns, each as wide as its widest cell, the header first."""
-    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
-    return ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in (header, *rows)]
-
-
-def run_list(args: argparse.Namespace) -> int:
-    from ..store.generations import Generations
-    from ..store.jobs import JobQueue
-    from .jobs import delete_command, stop_command
-
-    store = open_store(args.history)
-    if args.action != "list":
-        if not args.run_id:
-            raise UsageError(f"'ragmeter runs {args.action}' needs a RUN_ID (see 'ragmeter runs')")
-        return (stop_command if args.action == "stop" else delete_command)(store, args.run_id)
-    queue = JobQueue(store)
-    try:
-        queue.expire()  # runs whose worker died show as interrupted (or queued again), not running forever
-    except RagmeterError:
-        pass  # a history this user cannot write: list it as it is
-    places = {j.run_id: j.position for j in queue.list(("queued",)) if j.position}
-    runs = store.list_runs(owner=args.owner, project=args.project)
-    generations = [] if args.project is not None else Generations(store).list(owner=args.owner)
-    if not runs:
-        print("No runs saved yet." if args.owner is None and args.project is None else "No runs match.")
-    else:
-        print("\n".join(aligned_table(RUNS_HEADER, [run_row(r, places) for r in runs])))
-    if any(r.status == "interrupted" for r in runs):
-        print("interrupted: its worker stopped mid-run; every finished row is kept: "
-              "ragmeter evaluate --resume RUN_ID scores the rest")
-    if generations:  # test sets being written (ragmeter generate --history, the Generate page)
-        print("\nGenerations (test sets; ragmeter runs stop|delete GEN_ID):")
-        print("\n".join(aligned_table(GENERATIONS_HEADER, [generation_row(g, places) for g in generations])))
-    return EXIT_OK
-
-
-GENERATIONS_HEADER = ("GENERATION", "CREATED", "STATUS", "ITEMS", "OWNER", "NAME")
-
-
-def generation_row(g: Any, places: Dict[str, int]) -> Tuple[str, ...]:
-    status = f"queued #{places[g.gen_id]}" if g.status == "queued" and g.gen_id in places else g.status
-    return (g.gen_id, g.created_at, status, f"{g.n_items}/{g.target}", g.owner or "-", g.name or "-")
+    return evaluation.with_key_hint(message, f"check the API key ({args.api_key_env or 'OPENAI_API_KEY'} or "
+                                             "--api-key-env)")
 
 
 def worker_main(args: argparse.Namespace) -> int:
@@ -692,7 +521,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .judge_check import run_judge_check
 
             return run_judge_check(args)
-        return run_evaluate(args) if args.command == "evaluate" else run_list(args)
+        if args.command == "evaluate":
+            return run_evaluate(args)
+        from .listing import run_list
+
+        return run_list(args, open_store(args.history))
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -17,19 +17,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import RagmeterError
-from ..generate.chunking import Chunk, chunk_documents
-from ..generate.coverage import compute_coverage
-from ..generate.documents import load_documents
-from ..generate.gate import REASONS
-from ..generate.items import TestItem, read_testset, write_testset
-from ..io.filetypes import TESTSET, file_type
-from ..generate.kinds import DEFAULT_MIX, parse_mix
-from ..generate.plan import Section
-from ..generate.runner import GenerateSettings, Generation
-from ..runs.run import OPENAI, RunConfig
+from ..service.generation import (DEFAULT_MIX, REASONS, GenerateSettings, Generation, GenerationTask, TestItem,
+                                  coverage_table, parse_mix, queue_pinned, read_chunks, read_testset, uncovered,
+                                  write_testset)
+from ..service.options import OPENAI, TESTSET, RunConfig, file_type
+
+if TYPE_CHECKING:  # type names only
+    from ..service.generation import Chunk, Section
 
 EXIT_OK, EXIT_SHORT, EXIT_USAGE, EXIT_JUDGE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 NO_MODEL = ("generate needs a model to write and check questions: --model NAME [--base-url URL] (any "
@@ -44,12 +41,11 @@ class GenerateUsage(RagmeterError):
 
 def run_generate(args: argparse.Namespace) -> int:
     check_args(args)
-    docs = load_documents(args.docs, query=args.docs_query)
-    chunks = chunk_documents(docs, args.chunk_chars)
+    documents, chunks = read_chunks(args.docs, args.docs_query, args.chunk_chars)
     sections = {(c.title, c.section) for c in chunks}
-    print(f"{len(docs)} documents, {len(sections)} sections, {len(chunks)} chunks")
+    print(f"{documents} documents, {len(sections)} sections, {len(chunks)} chunks")
     if args.coverage_only:
-        print(compute_coverage(chunks, read_testset(args.coverage_only)).table())
+        print(coverage_table(chunks, read_testset(args.coverage_only)))
         return EXIT_OK
     existing, only, n = starting_point(args, chunks)
     if n <= 0:
@@ -75,15 +71,12 @@ def generate_as_job(args: argparse.Namespace, judge: Any, chunks: List[Chunk], s
     """--history: the generation is stored and queued as a job pinned to this process, claimed by its own
     worker and driven here as without it (the file written as items are kept); `ragmeter runs stop GEN_ID`
     from elsewhere stops it as Ctrl-C does."""
-    from ..config import current
-    from ..runs.generation import GenerationTask, submit_generation
-    from ..store.history import RunStore
+    from ..service import history
     from .jobs import claim_own, failed_to_start, stopped_elsewhere
 
-    store = RunStore(args.history)
-    gen_id = submit_generation(store, chunks, settings, config, name=os.path.basename(args.docs.rstrip("/")) or
-                               args.docs, existing=existing, only=only, generator=args.model or "", judge=judge,
-                               pin=True, limits=current().runs.limits)
+    store = history.open_history(args.history)
+    gen_id = queue_pinned(store, chunks, settings, config, name=os.path.basename(args.docs.rstrip("/")) or args.docs,
+                          existing=existing, only=only, generator=args.model or "", judge=judge)
     worker, task = claim_own(store, gen_id, args.quiet)
     if not isinstance(task, GenerationTask):  # None: it failed to start
         print(f"ragmeter: the generation failed: {failed_to_start(store, gen_id)}", file=sys.stderr)
@@ -124,7 +117,7 @@ def starting_point(args: argparse.Namespace, chunks: List[Chunk]) -> Tuple[List[
     wanted = args.n if args.n is not None else 50
     if args.fill_gaps:
         existing = read_testset(args.fill_gaps)
-        gaps: Set[Section] = set(compute_coverage(chunks, existing).uncovered())
+        gaps: Set[Section] = uncovered(chunks, existing)
         print(f"--fill-gaps: {len(gaps)} untouched sections in {args.fill_gaps}")
         if not gaps:
             return existing, gaps, 0
@@ -185,7 +178,7 @@ def finish(gen: Generation, items: List[TestItem], chunks: List[Chunk], args: ar
            interrupted: bool) -> int:
     save(items, args.output)
     print_summary(gen)
-    print(compute_coverage(chunks, items, gen.index).table())
+    print(coverage_table(chunks, items, gen.index))
     print(f"wrote {len(items)} items to {args.output}")
     if gen.status == "failed":
         print(f"ragmeter: judge failed: {gen.error}", file=sys.stderr)

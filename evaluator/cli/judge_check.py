@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from ..errors import HistoryError, RagmeterError
-from ..judges.base import close_judge
+from ..service import history, judging
+from ..service.options import Flags, RunConfig, judge, judge_max_tokens
 
 EXIT_FIT, EXIT_NOT_FIT, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
 
 def add_judge_parser(sub: Any) -> None:
     """`ragmeter judge check`: registered by cli/args.py."""
-    from ..judges.registry import judge_kinds
-
+    judge_kinds = judging.judge_kinds
     judge = sub.add_parser("judge", help="check whether a judge model is fit to judge (the judge exam)")
     commands = judge.add_subparsers(dest="judge_command", required=True, help="check: run the judge exam")
     p = commands.add_parser("check", help="run the judge exam: format compliance, agreement with labels, cost",
@@ -52,39 +52,24 @@ def add_judge_parser(sub: Any) -> None:
 
 
 def run_judge_check(args: argparse.Namespace) -> int:
-    from ..io.datasets import load_dataset
-    from ..review.exam import ExamResult, baselines, default_items, format_table, items_from_samples, \
-        limit_items, summary_lines, take_exam
-
-    if args.limit < 0:
-        raise RagmeterError(f"--limit must be 0 (every item) or more, not {args.limit}")
-    items = default_items()
-    exam = "built-in"
-    if args.exam:
-        try:
-            items = items_from_samples(load_dataset(args.exam), args.exam)
-        except ValueError as exc:
-            raise RagmeterError(str(exc)) from exc
-        exam = Path(args.exam).name
-    items = limit_items(items, args.limit)
+    items, exam = judging.exam_items(args.exam, args.limit)
     config = exam_config(args)
     judge = config.build_judge()
-    settings = {**config.settings(judge), "max_tokens": config.judge_max_tokens or None}
+    settings = judging.exam_settings(config, judge)
     print(f"judge check: {getattr(judge, 'name', config.judge)} on the {exam} exam "
           f"({len(items)} items; {_languages(items)})", file=sys.stderr)
     try:
-        result = take_exam(judge, items, exam=exam, settings=settings,
-                           on_item=None if args.quiet else _progress)
+        result = judging.sit_exam(judge, items, settings, exam=exam, on_item=None if args.quiet else _progress)
     finally:
-        close_judge(judge)
         if not args.quiet:
             print(file=sys.stderr)
-    shown: List[ExamResult] = [result] + ([] if args.no_baselines or result.baseline else baselines(items))
-    print(format_table(shown))
+    shown: List[judging.ExamResult] = [result] + ([] if args.no_baselines or result.baseline
+                                                  else judging.baselines(items))
+    print(judging.format_table(shown))
     if len(shown) > 1:
         print("baselines are never fit: a constant answer is right half the time; the heuristics read words, "
               "not meaning")
-    print("\n".join(summary_lines(result)))
+    print("\n".join(judging.summary_lines(result)))
     _store(args, result, settings)
     _write_json(args.json, [r.to_dict() for r in shown])
     if result.stopped:
@@ -95,9 +80,6 @@ def run_judge_check(args: argparse.Namespace) -> int:
 def exam_config(args: argparse.Namespace) -> Any:
     """The RunConfig of the judge the flags name, resolved as evaluate resolves it (team/settings.py:
     flag > environment > the team file's [[judges]] entry and [judge] max_tokens > default)."""
-    from ..scoring.run_config import RunConfig
-    from ..team.settings import Flags, judge, judge_max_tokens
-
     if args.judge_max_tokens is not None and not 0 <= args.judge_max_tokens <= 32768:
         raise RagmeterError(f"--judge-max-tokens must be 0 (each metric's own cap) to 32768, "
                             f"not {args.judge_max_tokens}")
@@ -130,12 +112,8 @@ def _progress(done: int, total: int) -> None:
 def _store(args: argparse.Namespace, result: Any, settings: Dict[str, Any]) -> None:
     if args.no_store or result.baseline:
         return
-    from ..store.exams import save_exam
-    from ..store.history import RunStore
-    from ..team.settings import history_location
-
     try:
-        exam_id = save_exam(RunStore(history_location(args.history)), result.to_dict(), settings)
+        exam_id = judging.store_exam(history.open_history(history.history_for(args.history)), result, settings)
     except (HistoryError, RagmeterError) as exc:
         print(f"warning: the result was not stored in the run history: {exc}", file=sys.stderr)
         return

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any, List
 
 from ..errors import RagmeterError
-from ..store.history import RunStore, default_owner
-from ..store.notes import MAX_CHARS, add_note, notes_of
-from ..team.settings import history_location
+from ..service import history, notes
+from ..service.notes import MAX_NOTE_CHARS as MAX_CHARS
 
 
 def add_note_parser(sub: Any) -> None:
@@ -64,18 +63,19 @@ def _text(args: argparse.Namespace) -> Any:
 def run_note(parsed: argparse.Namespace) -> int:
     args = _options(parsed.rest)
     args.run_id = parsed.run_id
-    store = RunStore(history_location(args.history))
+    store = history.open_history(history.history_for(args.history))
     text = _text(args)
     if text is None:
         store.get_run(args.run_id)  # HistoryError (exit 2) for an unknown run
-        found = notes_of(store, args.run_id)
+        found = notes.run_notes(store, args.run_id)
         if not found:
             print(f"run {args.run_id} has no notes yet; add one with: ragmeter note {args.run_id} \"text\"")
         for n in found:
             print(f"{n.created_at[:16].replace('T', ' ')}  {n.author}  on {n.on}:")
             print("\n".join(f"    {line}" for line in _printable(n.text).splitlines()))
         return 0
-    note = add_note(store, args.run_id, text, author=default_owner(), sample=args.sample)
+    # the person at the keyboard may note (a laptop's trust); the author is $RAGMETER_USER, else the login name
+    note = notes.save_note(store, args.run_id, text, access=history.LAPTOP_ACCESS, sample=args.sample)
     print(f"ragmeter: noted on {note.on} of run {args.run_id} as {note.author} (note {note.note_id})")
     return 0
 

@@ -12,14 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..io.filetypes import LABELS, formats_for
-from ..review.agreement import format_review_agreement, review_agreement
-from ..store.history import RunStore
-from ..errors import ReviewError
-from ..review.labels import export_labels, import_labels
-from ..review.queue import DEFAULT_SEED, ORDERS, queue_label, review_queue
-from ..store.reviews import ReviewStore
-from ..team.settings import history_location
+from ..service import history, reviews
+from ..service.options import LABELS, formats_for
+from ..service.reviews import DEFAULT_SEED, ORDERS, ReviewStore, queue_label
 
 
 def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -60,10 +55,11 @@ def add_review_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def run_review(args: argparse.Namespace) -> int:
-    store = ReviewStore(RunStore(history_location(args.history)))
+    store = reviews.review_store(history.open_history(history.history_for(args.history)))
     if args.review_command == "export":
-        n = export_labels(store, args.run_id, args.output)
-        if store.reviews(args.run_id):
+        exported = reviews.export_reviews(store, args.run_id, args.output)
+        n = exported.rows
+        if exported.reviewed:
             print(f"Wrote {n} reviewed sample{'' if n == 1 else 's'} to {args.output}.")
         else:
             print(f"Wrote {n} row{'' if n == 1 else 's'} to label to {args.output}: fill in the human_<metric> "
@@ -71,39 +67,28 @@ def run_review(args: argparse.Namespace) -> int:
     elif args.review_command == "import":
         reviewer = args.reviewer or f"import:{Path(args.labels).name}"
         queue = queue_label(args.queue, args.seed) if args.queue else "import"
-        n = import_labels(store, args.run_id, args.labels, reviewer, queue)
+        n = reviews.import_reviews(store, args.run_id, args.labels, reviewer, queue)
         print(f"Stored {n} review{'' if n == 1 else 's'} by {reviewer} for run {args.run_id}.")
     elif args.review_command == "stats":
-        table = review_agreement(store.reviews(args.run_id), store.runs.indexed_results(args.run_id))
+        table = reviews.agreement(store, args.run_id)
         if args.json:
             print(json.dumps({m: a.to_dict() for m, a in table.items()}, indent=2, ensure_ascii=False))
         else:
-            print(format_review_agreement(table))
+            print(reviews.format_review_agreement(table))
     elif args.review_command == "queue":
         print_queue(store, args)
     else:
-        from ..review.alignment import build_example_set, save_example_set
-
-        built = build_example_set(store, args.run_id, metrics=args.metric or None, limit=args.max_examples)
-        saved = save_example_set(store, args.name, built)
+        saved = reviews.save_examples(store, args.run_id, args.name, metrics=args.metric or None,
+                                      limit=args.max_examples)
         print(f"Saved example set {saved.label}: " + ", ".join(f"{m} {len(e)}" for m, e in saved.examples.items()))
     return 0
 
 
 def print_queue(store: ReviewStore, args: argparse.Namespace) -> None:
     """One line per sample to review: position, run index, sample id, the judge's score, reviewed yet."""
-    if args.n is not None and args.n < 1:
-        raise ReviewError(f"-n {args.n}: give at least 1")
-    results = store.runs.indexed_results(args.run_id)
-    if not any(args.metric in r.scores for _, r in results):
-        names = sorted({m for _, r in results for m in r.scores})
-        raise ReviewError(f"run {args.run_id} has no {args.metric!r} scores; it has: {', '.join(names) or 'none'}")
-    reviewed = store.reviewed_indices(args.run_id, args.metric)
-    queue = review_queue(results, args.metric, args.order, n=args.n, seed=args.seed, reviewed=reviewed)
-    by_index = dict(results)
+    queue = reviews.next_to_review(store, args.run_id, args.metric, args.order, n=args.n, seed=args.seed)
     print(f"# queue {queue_label(args.order, args.seed)} on {args.metric}: review in this order "
           "(reviews from the Review page record the queue; the corrected mean needs the random or informative one)")
-    for pos, index in enumerate(queue, 1):
-        result = by_index[index]
-        mark = "reviewed" if reviewed.get(index) else ""
-        print(f"{pos:>4}  #{index:<5} {result.sample_id:<20} {result.scores[args.metric].score:.3f}  {mark}".rstrip())
+    for q in queue:
+        mark = "reviewed" if q.reviews else ""
+        print(f"{q.place:>4}  #{q.index:<5} {q.sample_id:<20} {q.score:.3f}  {mark}".rstrip())

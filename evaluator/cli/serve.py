@@ -29,13 +29,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..collect.beside import SUPERVISED_ENV
-from ..config import ENV_VAR as CONFIG_ENV, LOOPBACK_HOSTS, Config, listen_address
 from ..errors import RagmeterError
-from ..store.db import is_postgres_url
-from ..store.history import ENV_VAR as HISTORY_ENV
-from ..team import settings
-from ..team.startup import ServerOptions, problems
+from ..service.team import CONFIG_ENV, HISTORY_ENV, LOOPBACK_HOSTS, SUPERVISED_ENV, Config, ServerOptions
+from ..service.team import is_postgres_url, listen_address, problems, settings
 from ..environment import for_child, variables
 
 DEFAULT_PORT = 8501
@@ -118,7 +114,7 @@ class Plan:
 
     # -- what runs ----------------------------------------------------------------------------------
     def env(self, **extra: str) -> Dict[str, str]:
-        from ..runs.child import python_path
+        from ..service.team import python_path
 
         env = for_child(PYTHONUNBUFFERED="1", PYTHONPATH=python_path(), **extra)
         if self.config_path:
@@ -157,7 +153,7 @@ class Plan:
         return 1  # pragma: no cover
 
     def serve(self) -> int:
-        from ..runs.supervisor import Program, Supervisor
+        from ..service.team import Program, Supervisor
 
         receivers = self.receivers()
         dashboard_env = self.env(**({SUPERVISED_ENV: "1"} if receivers else {}))
@@ -220,7 +216,7 @@ def healthy(url: str) -> bool:
 
 def app_root() -> Path:
     """The checkout holding app.py and pages/ (the dashboard ships with the source, not inside the package)."""
-    from ..runs.child import PACKAGE_ROOT
+    from ..service.team import PACKAGE_ROOT
 
     root = Path(PACKAGE_ROOT)
     if not (root / "app.py").is_file() or not (root / "pages").is_dir():

@@ -3,16 +3,19 @@ that scores them. Every write asks the session's `Access` first, whatever button
 from __future__ import annotations
 
 import time
-from typing import List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
 from ..config import Config, typed_history_path
 from ..errors import ConfigError, WorkerError
 from ..runs import child as run_child
 from ..runs import jobs as run_jobs
-from ..store.history import RunInfo, RunStore
+from ..errors import RagmeterError
+from ..store.generations import GEN_PREFIX, GenerationInfo, Generations
+from ..store.history import RunInfo, RunStore, default_owner
 from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, expire_stale
 from ..team import settings
-from ..team.access import Access
+from ..team.access import LAPTOP_ACCESS, Access
 
 TEAM_HISTORY = "this team's shared run history"  # what team mode calls its history: never its URL or path
 DELETE_WAIT = 8.0  # seconds a delete waits for a stopped run's worker to let go
@@ -39,6 +42,12 @@ def history_location(config: Config, typed: Optional[str] = None) -> str:
         return check_history_path(typed)  # the flag's place in the chain: it wins
     except ConfigError:
         return untyped  # the sidebar says why under the field; the rest of the chain decides
+
+
+def history_for(flag: Optional[str]) -> str:
+    """The history a program's --history flag leaves: the flag, else the environment, else the team file's,
+    else ~/.ragmeter's (team/settings.py decides, for every program)."""
+    return str(settings.history_location(flag))
 
 
 def open_history(location: str, team: bool = False) -> RunStore:
@@ -78,6 +87,33 @@ def delete_run(store: RunStore, info: RunInfo, *, access: Access, wait: float = 
     store.delete_run(info.run_id)
 
 
+@dataclass(frozen=True)
+class Deleted:
+    """What `delete_job` deleted: a run or a test-set generation, and whether it had a job (stopped first)."""
+
+    job_id: str
+    generation: bool
+    had_job: bool
+
+    @property
+    def noun(self) -> str:
+        return "generation" if self.generation else "run"
+
+
+def delete_job(store: RunStore, job_id: str, *, access: Access, wait: float = DELETE_WAIT) -> Deleted:
+    """Delete a run or a generation (one jobs table holds both) with its rows; one in progress is asked to stop
+    first and given `wait` seconds to let go. HistoryError when unknown; NotAllowed but for its owner and admins."""
+    found = stop_run(store, job_id, access=access, verb="delete")
+    if found is not None and found.state == "running":
+        wait_ended(store, job_id, wait)
+    generation = job_id.startswith(GEN_PREFIX)
+    if generation:
+        Generations(store).delete(job_id)
+    else:
+        store.delete_run(job_id)
+    return Deleted(job_id, generation, found is not None)
+
+
 def resumable(info: RunInfo, current: Optional[JobInfo]) -> bool:
     """Stopped, failed, interrupted, or crashed (still 'running' with no job scoring it), with samples left."""
     return (info.n_done < info.n_samples and info.status in ("stopped", "failed", "interrupted", "running")
@@ -114,12 +150,33 @@ def jobs_in_progress(store: RunStore, *, generations: bool, besides: Optional[st
     return [j for j in JobQueue(store).list() if (j.kind == GENERATE) == generations and j.run_id != besides]
 
 
-def stop_run(store: RunStore, run_id: str, *, access: Access) -> None:
-    """Ask the run's worker to stop it (a queued run ends at once); every finished row is kept. Only its owner
-    and admins."""
+def stop_run(store: RunStore, run_id: str, *, access: Access, verb: str = "stop") -> Optional[JobInfo]:
+    """Ask the run's (or a generation's) worker to stop it (a queued one ends at once); every finished row is
+    kept. Its job as it stands then, None when it has none. Only its owner and admins (`verb`: what for)."""
     found = job(store, run_id)
-    access.check("stop", found.owner if found is not None else store.get_run(run_id).owner)
-    run_jobs.stop_run(store, run_id)
+    access.check(verb, found.owner if found is not None else _owner(store, run_id))
+    return run_jobs.stop_run(store, run_id)
+
+
+def _owner(store: RunStore, job_id: str) -> Optional[str]:
+    """The owner of a run or a generation with no job; HistoryError naming the id when unknown."""
+    if job_id.startswith(GEN_PREFIX):
+        return Generations(store).get(job_id).owner
+    return store.get_run(job_id).owner
+
+
+def queued_places(store: RunStore) -> Dict[str, int]:
+    """Each queued job's place in line (1 is next); the expired leases first expired, when this user may."""
+    try:
+        JobQueue(store).expire()  # runs whose worker died show as interrupted (or queued again), not running
+    except RagmeterError:
+        pass  # a history this user cannot write: read as it is
+    return {j.run_id: j.position for j in JobQueue(store).list(("queued",)) if j.position}
+
+
+def generations_of(store: RunStore, owner: Optional[str] = None) -> List[GenerationInfo]:
+    """The latest test-set generations (only `owner`'s when given), newest first."""
+    return Generations(store).list(owner=owner)
 
 
 # --- the dashboard's own worker ----------------------------------------------------------------------
@@ -141,3 +198,11 @@ def start_worker(store: RunStore, location: str, run_id: Optional[str] = None) -
 def stop_workers() -> bool:
     """Stop this process's workers: runs in flight end "interrupted" with every finished row saved."""
     return run_child.stop_all()
+
+
+__all__ = [
+    "DELETE_WAIT", "Deleted", "GENERATE", "LAPTOP_ACCESS", "RunInfo", "RunStore", "TEAM_HISTORY", "check_history_path", "default_history", "default_owner",
+    "delete_job", "delete_run", "generations_of", "history_for", "history_location", "is_active", "job",
+    "job_queue", "jobs_in_progress", "list_runs", "open_history", "owners_and_projects", "queued_places",
+    "rename_run", "resumable", "run_info", "start_worker", "stop_run", "stop_workers", "wait_ended",
+]

@@ -7,10 +7,14 @@ run sat, for the Report and History pages. Checking a judge calls it: it needs t
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from ..errors import RagmeterError
 from ..judges.base import close_judge
-from ..review.exam import baselines, default_items, limit_items, summary_lines, take_exam
+from ..judges.registry import judge_kinds
+from ..review.exam import ExamResult, baselines, default_items, format_table, items_from_samples, limit_items, \
+    summary_lines, take_exam
 from ..scoring.run_config import RunConfig
 from ..store.exams import exam_line, key_of_settings, latest_exams, save_exam
 from ..store.history import RunStore
@@ -65,3 +69,45 @@ def judge_exam_line(store: RunStore, settings: Mapping[str, Any]) -> str:
         return exam_line(judge_exam(store, settings))
     except Exception:  # an old history without the table yet, a database error: no line
         return ""
+
+
+# --- the exam as the command line sits it (`ragmeter judge check`) ------------------------------------------
+def exam_items(exam: Optional[str], limit: int = 0) -> Tuple[List[Any], str]:
+    """The exam's items (the built-in 64, or a labelled dataset's human_<metric> columns), at most `limit` per
+    metric (0: all), and the exam's name; RagmeterError for a file that cannot be one."""
+    if limit < 0:
+        raise RagmeterError(f"--limit must be 0 (every item) or more, not {limit}")
+    if not exam:
+        return limit_items(default_items(), limit), "built-in"
+    from ..io.datasets import load_dataset
+
+    try:
+        items = items_from_samples(load_dataset(exam), exam)
+    except ValueError as exc:
+        raise RagmeterError(str(exc)) from exc
+    return limit_items(items, limit), Path(exam).name
+
+
+def exam_settings(config: RunConfig, judge: Any) -> Dict[str, Any]:
+    """What an exam is stored with: the judge's settings (never its key) and its completion cap."""
+    return {**config.settings(judge), "max_tokens": config.judge_max_tokens or None}
+
+
+def sit_exam(judge: Any, items: List[Any], settings: Dict[str, Any], *, exam: str,
+             on_item: Optional[Callable[[int, int], None]] = None) -> ExamResult:
+    """`judge` answers the exam's items (closed after); the result, stopped early when the judge failed."""
+    try:
+        return take_exam(judge, items, exam=exam, settings=settings, on_item=on_item)
+    finally:
+        close_judge(judge)
+
+
+def store_exam(store: RunStore, result: ExamResult, settings: Dict[str, Any]) -> str:
+    """Keep the result in the history with the judge's settings: every run scored by this judge shows it."""
+    return save_exam(store, result.to_dict(), settings)
+
+
+__all__ = [
+    "EXAM_ITEMS", "ExamResult", "baselines", "check_judge", "exam_items", "exam_line", "exam_rows", "exam_settings",
+    "format_table", "judge_exam", "judge_exam_line", "judge_kinds", "sit_exam", "store_exam", "summary_lines",
+]
