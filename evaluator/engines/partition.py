@@ -91,8 +91,9 @@ class FrameScorer:
     """
 
     def __init__(self, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]] = None,
-                 metrics: Optional[List[str]] = None) -> None:
+                 metrics: Optional[List[str]] = None, stops: bool = False) -> None:
         self.config, self.mapping = config, mapping
+        self.stops = stops  # Ray's: a dead judge's rows marked in STOPPED_COLUMN; else JudgeFailed is raised
         _need_key(config)
         self.judge = CountingJudge(config.build_judge())
         self.evaluator = config.evaluator(self.judge)
@@ -110,7 +111,10 @@ class FrameScorer:
         scored = self._score([sample for _, sample in numbered])
         rows = [dict(result_row(UNKNOWN_INDEX if n is None else n - 1, result, self.metrics, usage),
                      **{STOPPED_COLUMN: stopped}) for (n, _), (result, usage, stopped) in zip(numbered, scored)]
-        columns = result_columns(self.metrics) + [STOPPED_COLUMN]
+        stopped = [row[STOPPED_COLUMN] for row in rows if row[STOPPED_COLUMN]]
+        if stopped and not self.stops:  # a dead judge: the reason, not a frame of placeholder rows
+            raise failed_from(json.loads(stopped[0]))
+        columns = result_columns(self.metrics) + ([STOPPED_COLUMN] if self.stops else [])
         return pd.DataFrame({c: [row[c] for row in rows] for c in columns})
 
     def _score(self, samples: List[EvalSample]) -> List[Tuple[EvalResult, Dict[str, int], str]]:
@@ -192,12 +196,8 @@ def score_frame(df: Any, config: RunConfig, *, mapping: Optional[Dict[str, Optio
 
     `config` is a `RunConfig` (plain data: judge kind, model, base URL, the key's variable name,
     language, heuristic set, concurrency, cache file). Builds the judge from it (see FrameScorer),
-    scores, closes the judge. Engines that call
+    scores, closes the judge; JudgeFailed when the judge is dead (its health tripped). Engines that call
     it many times per worker keep a `FrameScorer` instead, so the judge and its cache stay open.
     """
     with FrameScorer(config, mapping) as scorer:
-        out = scorer(df)
-    stopped = [text for text in out.pop(STOPPED_COLUMN) if text]
-    if stopped:  # a dead judge: no frame of placeholder rows, the reason instead
-        raise failed_from(json.loads(stopped[0]))
-    return out
+        return scorer(df)

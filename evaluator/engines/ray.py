@@ -6,11 +6,14 @@
 Ray is an engine under `Run` (evaluator/runs/run.py), never a second way to run: the file is read, stored,
 resumed, re-scored and written exactly as for the local engine; only the scoring of the pending rows moves
 (`score_on_ray`, which runs/ray_run.RayEngine sets as the Run's engine). How the scoring goes:
-1. The pending rows become one numbered input frame (`samples_frame`), cut into batches.
+1. The pending rows become one numbered input frame (`samples_frame`: each whole sample, every field), cut
+   into batches.
 2. `map_batches(FrameScorer, compute=ActorPoolStrategy(...))`: each worker builds its own judge from the
    plain-data config once and reads the API key from its own environment; the key never travels.
-3. The driver takes the results frames in input order (`preserve_order`) and hands each row to the Run's
-   own callbacks (history, progress, means), checking its stop flag between frames.
+3. The driver takes the results frames in input order (`preserve_order`) and hands each row to the one
+   per-row loop (scoring/passes.py) and so to the Run's own callbacks (history, progress, means), checking
+   its stop flag and the judge's health between frames. Each worker watches its own judge calls; once its
+   judge is dead its rows fail at once, each marked with why, and the driver stops as a local run does.
 
 The judge budget is global: the config's concurrency is the run's total, and each worker gets
 total // N of it (at least 1). Cached replies are shared: every worker opens the config's judge
@@ -111,7 +114,7 @@ def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]
     return ds.map_batches(FrameScorer, batch_format="pandas", batch_size=batch,
                           compute=ray.data.ActorPoolStrategy(min_size=1, max_size=workers), num_cpus=1,
                           fn_constructor_args=(per_worker(config, workers),),
-                          fn_constructor_kwargs={"mapping": mapping, "metrics": metrics}, udf_modifying_row_count=False)
+                          fn_constructor_kwargs={"mapping": mapping, "metrics": metrics, "stops": True}, udf_modifying_row_count=False)
 
 
 def batch_size(config: RunConfig, workers: int) -> int:
