@@ -15,7 +15,7 @@ import pytest
 from openai_server import ChatServer, error, reply
 from raycluster import KEY_ENV, WORKER_KEY, ray_cluster  # noqa: F401  (the module's cluster fixture)
 
-from evaluator import OfflineJudge, RAGEvaluator
+from evaluator import EvalSample, OfflineJudge, RAGEvaluator
 from evaluator.cli.command import main
 from evaluator.runs.ray_run import RayEngine
 from evaluator.store.history import RunStore
@@ -283,11 +283,48 @@ def test_a_target_run_says_it_is_scored_here_not_on_ray(ray_cluster, tmp_path, c
     assert "ragmeter: note:" in err and "not on Ray: it calls your pipeline" in err
 
 
-def test_cli_ray_exits_3_when_the_judge_fails_and_says_why(ray_cluster, tmp_path, capsys):
-    with ChatServer(default=error(401, "invalid key")) as srv:
-        code = main(["evaluate", str(SAMPLE), "-q", "--engine", "ray", "--no-history", "--no-cache",
-                     "--model", "test-model", "--base-url", srv.base_url])
-    out, err = capsys.readouterr()
-    assert code == 3
-    assert "fell back to the heuristic after a judge failure" in out
-    assert "ragmeter: judge failed:" in err and "above --max-fallback-rate" in err
+def _last_line(err: str) -> str:
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("answer", [error(401, "invalid key"), error(500, "overloaded")])
+def test_a_dead_judge_stops_a_ray_run_as_early_as_a_local_run_with_the_same_last_line(ray_cluster, capsys, answer):
+    """The one per-row loop's early stop on Ray: exit 3, the local run's last line, at most 2x its requests."""
+    argv = ["evaluate", str(SAMPLE), "-q", "--no-history", "--no-cache", "--model", "test-model"]
+    with ChatServer(default=answer) as srv:
+        local_code = main([*argv, "--base-url", srv.base_url])
+        local_err, local_requests = capsys.readouterr().err, len(srv.chat_requests)
+        ray_code = main([*argv, "--base-url", srv.base_url, "--engine", "ray", "--ray-workers", "2"])
+        ray_err, ray_requests = capsys.readouterr().err, len(srv.chat_requests) - local_requests
+    assert local_code == ray_code == 3
+    assert _last_line(ray_err) == _last_line(local_err)
+    assert _last_line(ray_err).startswith("ragmeter: judge failed: ") and "stopped early" in _last_line(ray_err)
+    assert 0 < ray_requests <= 2 * local_requests
+
+
+def _skip_reasons(result):
+    return {name: ms.reasoning for name, ms in result.metric_scores().items() if ms.skipped}
+
+
+def test_a_row_skipped_locally_is_skipped_for_the_same_reason_on_ray(ray_cluster, tmp_path):
+    """Every field of a sample travels to the Ray workers: the fields that skip a metric give the same reason."""
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in [
+        {"sample_id": "answered", "question": "Q?", "answer": "A.", "contexts": ["A."]},
+        {"sample_id": "no-answer", "question": "Q?", "answer": None, "contexts": ["A."]},
+    ]), encoding="utf-8")
+    rows = load_dataset(data) + [
+        EvalSample("Q?", "", [], sample_id="target-failed", target_error="HTTP 503 from the pipeline"),
+        EvalSample("Q?", "A.", [], sample_id="bare-model", no_contexts_reason="a bare model retrieves nothing"),
+    ]
+    cfg = config()
+    run = Run.new(cfg, rows, dataset_name="rows.jsonl")
+    assert "by 2 Ray workers" in RayEngine(None, 2).place(run, cfg)
+    run.start().join()
+    local = single_process(OfflineJudge(), rows)
+    on_ray = {r.sample_id: _skip_reasons(r) for r in run.report.results}
+    here = {r.sample_id: _skip_reasons(r) for _, r in local}
+    assert on_ray == here
+    assert "no answer" in " ".join(here["no-answer"].values()).lower()
+    assert all("HTTP 503 from the pipeline" in why for why in here["target-failed"].values())
+    assert "a bare model retrieves nothing" in here["bare-model"].values()

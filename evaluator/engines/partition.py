@@ -13,19 +13,26 @@ Ray engine numbers them as it collects the output in order).
 """
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..environment import require_key
+from ..errors import JudgeFailed
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
+from ..io.records import sample_from_record, sample_to_record
 from ..judges.base import call_info, close_judge, is_offline
+from ..judges.health import failed_data, failed_from
 from ..model import EvalResult, EvalSample
 from ..scoring.run_config import RunConfig
 from ..scoring.conversations import row_metric_names
 from .pool import Pool
 
 ROW_COLUMN = "_row"
+SAMPLE_COLUMN = "_sample"  # a Ray input row: the whole EvalSample as JSON text (sample_json)
+# A results row the worker's dead judge dropped: why (JudgeFailed as JSON); "" for a row it scored.
+STOPPED_COLUMN = "_judge_stopped"
 UNKNOWN_INDEX = -1
 
 
@@ -83,11 +90,15 @@ class FrameScorer:
     """
 
     def __init__(self, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]] = None,
-                 metrics: Optional[List[str]] = None) -> None:
+                 metrics: Optional[List[str]] = None, stops: bool = False) -> None:
         self.config, self.mapping = config, mapping
+        self.stops = stops  # Ray's: a dead judge's rows marked in STOPPED_COLUMN; else JudgeFailed is raised
         _need_key(config)
         self.judge = CountingJudge(config.build_judge())
         self.evaluator = config.evaluator(self.judge)
+        # One health watch for this worker's whole share of the run, as a local run has one: once the judge is
+        # dead, the worker's rows fail at once (no request) and each carries why (STOPPED_COLUMN).
+        self.evaluator.watch()
         # Every frame gets these columns, in this order (a conversation run's: frame_metrics(..., True)).
         self.metrics = metrics or list(self.evaluator.metric_names)
         self.workers = config.workers
@@ -95,23 +106,30 @@ class FrameScorer:
     def __call__(self, df: Any) -> Any:
         import pandas as pd
 
-        numbered = _numbered_rows(df)
-        samples = samples_from_rows(numbered, self.mapping, name="data frame")
-        scored = self._score(samples)
-        rows = [result_row(UNKNOWN_INDEX if n is None else n - 1, result, self.metrics, usage)
-                for (n, _), (result, usage) in zip(numbered, scored)]
-        return pd.DataFrame({c: [row[c] for row in rows] for c in result_columns(self.metrics)})
+        numbered = _numbered_samples(df, self.mapping)
+        scored = self._score([sample for _, sample in numbered])
+        rows = [dict(result_row(UNKNOWN_INDEX if n is None else n - 1, result, self.metrics, usage),
+                     **{STOPPED_COLUMN: stopped}) for (n, _), (result, usage, stopped) in zip(numbered, scored)]
+        stopped = [row[STOPPED_COLUMN] for row in rows if row[STOPPED_COLUMN]]
+        if stopped and not self.stops:  # a dead judge: the reason, not a frame of placeholder rows
+            raise failed_from(json.loads(stopped[0]))
+        columns = result_columns(self.metrics) + ([STOPPED_COLUMN] if self.stops else [])
+        return pd.DataFrame({c: [row[c] for row in rows] for c in columns})
 
-    def _score(self, samples: List[EvalSample]) -> List[Tuple[EvalResult, Dict[str, int]]]:
+    def _score(self, samples: List[EvalSample]) -> List[Tuple[EvalResult, Dict[str, int], str]]:
         if self.workers <= 1:
             return [self._one(s) for s in samples]
         with Pool(self.workers, "ragmeter-frame") as pool:
             return pool.map(self._one, samples)  # map keeps input order
 
-    def _one(self, sample: EvalSample) -> Tuple[EvalResult, Dict[str, int]]:
+    def _one(self, sample: EvalSample) -> Tuple[EvalResult, Dict[str, int], str]:
+        """The row's result, its judge usage, and "" (scored) or why the dead judge dropped it (JSON)."""
         self.judge.take()
-        result = self.evaluator.evaluate(sample)
-        return result, self.judge.take()
+        try:
+            result = self.evaluator.evaluate(sample)
+        except JudgeFailed as failure:  # a placeholder the driver drops: the row stays pending
+            return EvalResult(sample.sample_id, sample=sample), self.judge.take(), json.dumps(failed_data(failure))
+        return result, self.judge.take(), ""
 
     def close(self) -> None:
         close_judge(self.judge.judge)
@@ -137,6 +155,27 @@ def frame_metrics(config: RunConfig, conversations: bool) -> List[str]:
     return row_metric_names(chosen) if conversations else [m.name for m in chosen]
 
 
+def _numbered_samples(df: Any, mapping: Optional[Dict[str, Optional[str]]]) -> List[Tuple[Optional[int], EvalSample]]:
+    """(1-based row number or None, sample) for every row: a Ray input frame's whole samples (SAMPLE_COLUMN),
+    else the user's columns, read by load_dataset's rules."""
+    numbered = _numbered_rows(df)
+    if SAMPLE_COLUMN in df.columns:
+        return [(n, sample_from_json(row[SAMPLE_COLUMN])) for n, row in numbered]
+    samples = samples_from_rows(numbered, mapping, name="data frame")
+    return [(n, sample) for (n, _), sample in zip(numbered, samples)]
+
+
+def sample_json(sample: EvalSample) -> str:
+    """The whole sample as JSON text, every field (io.records): what a Ray input row carries."""
+    return json.dumps(sample_to_record(sample), ensure_ascii=False, default=str)
+
+
+def sample_from_json(text: str) -> EvalSample:
+    sample = sample_from_record(json.loads(text))
+    assert sample is not None  # sample_json wrote one
+    return sample
+
+
 def _numbered_rows(df: Any) -> List[Tuple[Optional[int], Dict[str, Any]]]:
     """(1-based row number or None, row as plain Python) for every row of the frame."""
     names = [str(c) for c in df.columns]
@@ -154,7 +193,7 @@ def score_frame(df: Any, config: RunConfig, *, mapping: Optional[Dict[str, Optio
 
     `config` is a `RunConfig` (plain data: judge kind, model, base URL, the key's variable name,
     language, heuristic set, concurrency, cache file). Builds the judge from it (see FrameScorer),
-    scores, closes the judge. Engines that call
+    scores, closes the judge; JudgeFailed when the judge is dead (its health tripped). Engines that call
     it many times per worker keep a `FrameScorer` instead, so the judge and its cache stay open.
     """
     with FrameScorer(config, mapping) as scorer:

@@ -6,11 +6,14 @@
 Ray is an engine under `Run` (evaluator/runs/run.py), never a second way to run: the file is read, stored,
 resumed, re-scored and written exactly as for the local engine; only the scoring of the pending rows moves
 (`score_on_ray`, which runs/ray_run.RayEngine sets as the Run's engine). How the scoring goes:
-1. The pending rows become one numbered input frame (`samples_frame`), cut into batches.
+1. The pending rows become one numbered input frame (`samples_frame`: each whole sample, every field), cut
+   into batches.
 2. `map_batches(FrameScorer, compute=ActorPoolStrategy(...))`: each worker builds its own judge from the
    plain-data config once and reads the API key from its own environment; the key never travels.
-3. The driver takes the results frames in input order (`preserve_order`) and hands each row to the Run's
-   own callbacks (history, progress, means), checking its stop flag between frames.
+3. The driver takes the results frames in input order (`preserve_order`) and hands each row to the one
+   per-row loop (scoring/passes.py) and so to the Run's own callbacks (history, progress, means), checking
+   its stop flag and the judge's health between frames. Each worker watches its own judge calls; once its
+   judge is dead its rows fail at once, each marked with why, and the driver stops as a local run does.
 
 The judge budget is global: the config's concurrency is the run's total, and each worker gets
 total // N of it (at least 1). Cached replies are shared: every worker opens the config's judge
@@ -28,17 +31,18 @@ import logging
 import queue
 import re
 import threading
-import time
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .. import errors
-from ..errors import DatasetError, MissingExtra, RagmeterError
+from ..errors import JudgeFailed, MissingExtra, RagmeterError
 from ..io.frames import results_from_frame
-from ..io.records import CONVERSATION
+from ..judges.health import JudgeHealth, failed_from
 from ..model import EvalReport, EvalResult, EvalSample
+from ..scoring.passes import ScoringPass
 from ..scoring.run_config import RunConfig
-from .partition import ROW_COLUMN, FrameScorer, frame_metrics
+from .partition import ROW_COLUMN, SAMPLE_COLUMN, STOPPED_COLUMN, FrameScorer, frame_metrics, sample_json
 from .summary import RunTally
 
 OFFLINE_BATCH = 500  # rows per task offline: big enough to amortise Ray's per-task cost
@@ -90,29 +94,12 @@ def per_worker(config: RunConfig, workers: int) -> RunConfig:
 
 
 def samples_frame(samples: List[EvalSample]) -> Any:
-    """Samples as input rows that `score_frame` turns back into the same samples, numbered by `_row`."""
+    """Samples as input rows that `score_frame` turns back into the same samples (every field, as JSON
+    text: `partition.sample_json`), numbered by `_row`."""
     import pandas as pd
 
-    rows = []
-    for number, s in enumerate(samples, 1):
-        row = {"question": s.question, "answer": s.answer, "contexts": list(s.contexts),
-               "ground_truth": s.ground_truth, "sample_id": s.sample_id,
-               "expected_answer_keywords": s.expected_answer_keywords, "expected_docs": s.expected_docs,
-               "category": s.category, "tool_calls": s.tool_calls or None, "expected_tools": s.expected_tools,
-               "retrieval_ids": s.retrieval_ids,  # JSON text below: a dict's keys differ from row to row
-               "relevance": json.dumps(s.relevance, ensure_ascii=False) if s.relevance else None,
-               ROW_COLUMN: number}
-        if s.conversation is not None:  # its turns, as JSON text: the worker rebuilds the row from them
-            row[CONVERSATION] = json.dumps(s.conversation.to_dict(), ensure_ascii=False, default=str)
-        meta = dict(s.metadata or {})
-        for metric, label in (meta.pop("human_labels", None) or {}).items():
-            meta[f"human_{metric}"] = label
-        clash = [k for k in meta if k.casefold() in {c.casefold() for c in row}]
-        if clash:
-            raise DatasetError(f"column '{clash[0]}' has the name of a sample field; rename it or save the "
-                               "dataset as Parquet with only the mapped columns", item=number)
-        rows.append({**row, **meta})
-    return pd.DataFrame(rows)
+    return pd.DataFrame({SAMPLE_COLUMN: [sample_json(s) for s in samples],
+                         ROW_COLUMN: list(range(1, len(samples) + 1))})
 
 
 def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]]], workers: int, batch: int,
@@ -127,7 +114,7 @@ def scored(ds: Any, config: RunConfig, mapping: Optional[Dict[str, Optional[str]
     return ds.map_batches(FrameScorer, batch_format="pandas", batch_size=batch,
                           compute=ray.data.ActorPoolStrategy(min_size=1, max_size=workers), num_cpus=1,
                           fn_constructor_args=(per_worker(config, workers),),
-                          fn_constructor_kwargs={"mapping": mapping, "metrics": metrics}, udf_modifying_row_count=False)
+                          fn_constructor_kwargs={"mapping": mapping, "metrics": metrics, "stops": True}, udf_modifying_row_count=False)
 
 
 def batch_size(config: RunConfig, workers: int) -> int:
@@ -144,34 +131,57 @@ def history_rows(frame: Any) -> List[Any]:
 def score_on_ray(config: RunConfig, workers: int, samples: List[EvalSample], *,
                  on_progress: Callable[[int, int, EvalResult], None], on_result: Callable[[int, EvalResult], None],
                  stop: threading.Event, pumps: Optional[List[threading.Thread]] = None) -> EvalReport:
-    """Score `samples` on the cluster as `evaluate_dataset` would here: the same callbacks per finished row
-    (its position in `samples`), the same stop flag (checked between frames), a report in input order.
+    """Score `samples` on the cluster through the one per-row loop (scoring/passes.py), as `evaluate_dataset`
+    does here: the same callbacks per finished row (its position in `samples`), the same stop flag (checked
+    between frames), a report in input order, and the same early stop on a dead judge. Each worker watches
+    its judge; the first that finds it dead drops its rows saying why, the driver's health adopts that
+    verdict, reads no more frames (which ends the execution) and the pass raises JudgeFailed.
     `pumps` gets the thread reading the cluster while it runs (see `frames`)."""
     ray = need_ray()
-    start = time.perf_counter()
     batch = batch_size(config, workers)
     frame = samples_frame(samples)  # numbered 1..n: each results row's index is its position in `samples`
     metrics = frame_metrics(config, any(s.conversation is not None for s in samples))
     ds = ray.data.from_pandas([frame.iloc[i:i + batch] for i in range(0, len(frame), batch)])
-    tally = RunTally()  # the judge usage, summed from the frames' columns
-    results: Dict[int, EvalResult] = {}
+    tally = RunTally()  # the judge usage, summed from the frames' columns (dropped rows' calls too)
+    scoring = ScoringPass(len(samples), health=JudgeHealth(), on_progress=on_progress, on_result=on_result,
+                          stop=stop, usage=lambda: {} if config.offline else dict(tally.judge_usage()))
     try:
-        for out in frames(scored(ds, config, None, workers, batch, metrics), stop, pumps=pumps):
+        for out in frames(scored(ds, config, None, workers, batch, metrics), lambda: not scoring.going(),
+                          pumps=pumps):
             tally.add(out)
-            for j, result in history_rows(out):
-                result.sample = samples[j]  # the row as stored, not its round trip through the frame
-                results[j] = result
-                on_result(j, result)
-                on_progress(len(results), len(samples), result)
+            for j, outcome in row_outcomes(out, samples, scoring):
+                scoring.add(j, outcome)
     except ray.exceptions.RayError as exc:  # a worker's traceback in its text: logged, the user reads one line
         raise ray_failure(exc) from exc
-    usage: Dict[str, Any] = {} if config.offline else dict(tally.judge_usage())
-    return EvalReport([results[j] for j in sorted(results)], total_time=time.perf_counter() - start, usage=usage)
+    return scoring.report()
 
 
-def frames(ds: Any, stop: threading.Event, poll: float = POLL,
+def row_outcomes(frame: Any, samples: List[EvalSample],
+                 scoring: ScoringPass) -> Iterator[Tuple[int, Callable[[], EvalResult]]]:
+    """(position, outcome) of each row of a results frame, for `ScoringPass.add`: the result, carrying the
+    sample as stored (not its round trip through the frame), or for a row the worker's dead judge dropped,
+    the driver's health adopting why and the JudgeFailed that leaves the row pending."""
+    for (j, result), stopped in zip(history_rows(frame), frame[STOPPED_COLUMN].tolist()):
+        if stopped:
+            yield j, partial(_dropped, scoring, failed_from(json.loads(stopped)))
+        else:
+            result.sample = samples[j]
+            yield j, partial(_kept, result)
+
+
+def _kept(result: EvalResult) -> EvalResult:
+    return result
+
+
+def _dropped(scoring: ScoringPass, failure: JudgeFailed) -> EvalResult:
+    assert scoring.health is not None  # the driver's pass always watches
+    scoring.health.adopt(failure)
+    raise failure
+
+
+def frames(ds: Any, stopping: Callable[[], bool], poll: float = POLL,
            pumps: Optional[List[threading.Thread]] = None) -> Iterator[Any]:
-    """The scored frames in input order, until every one is read or `stop` is set.
+    """The scored frames in input order, until every one is read or `stopping()` holds (Stop, a dead judge).
 
     A pump thread reads the cluster, so a stop is seen within `poll` s even while the next frame is
     minutes away; frames already scored when it comes are still given (their judge calls are paid).
@@ -205,9 +215,9 @@ def frames(ds: Any, stop: threading.Event, poll: float = POLL,
     try:
         while True:
             try:
-                item = items.get(block=not stop.is_set(), timeout=poll)
+                item = items.get(block=not stopping(), timeout=poll)
             except queue.Empty:
-                if stop.is_set():
+                if stopping():
                     return
                 continue
             if item is _END:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Deque, Optional
+from typing import Any, Deque, Dict, Optional
 
 from ..errors import JudgeError, JudgeFailed
 from .base import accepts
@@ -64,6 +64,7 @@ class JudgeHealth:
         self._at_trip = (0, 0, 0)  # (unusable, timeouts, calls) when it tripped: the message's numbers
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # a call ended, or the run tripped
+        self._adopted: Optional[JudgeFailed] = None  # another watch's verdict (adopt)
         self.in_flight = 0
         self._holding = False  # a call timed out before any success: one call at a time (module docstring)
 
@@ -137,6 +138,14 @@ class JudgeHealth:
             return "breaker"
         return None
 
+    def adopt(self, failure: JudgeFailed) -> None:
+        """Trip on another watch's verdict: Ray's driver adopts the first its workers report, so the run stops
+        and says why exactly as a local run would (each worker watches its own share of the calls)."""
+        with self._lock:
+            if self._trip is None:
+                self._trip, self._adopted = failure.kind, failure
+                self._changed.notify_all()
+
     def check(self) -> None:
         """Raise JudgeFailed once the run must stop; nothing otherwise."""
         if self._trip is not None:
@@ -144,6 +153,8 @@ class JudgeHealth:
 
     def failure(self) -> JudgeFailed:
         """The JudgeFailed that describes why this run stopped."""
+        if self._adopted is not None:
+            return failed_from(failed_data(self._adopted))  # a fresh copy: the caller sets its report
         with self._lock:
             cause = str(self._last) if self._last is not None else "unknown judge failure"
             status = getattr(self._last, "status", None)
@@ -196,6 +207,18 @@ class WatchedJudge:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._judge, name)
+
+
+def failed_data(failure: JudgeFailed) -> Dict[str, Any]:
+    """A JudgeFailed as plain data, to travel from a Ray worker to the driver."""
+    return {"message": str(failure), "kind": failure.kind, "status": failure.status, "calls": failure.calls,
+            "failures": failure.failures}
+
+
+def failed_from(data: Dict[str, Any]) -> JudgeFailed:
+    """The JudgeFailed that `failed_data` gave."""
+    return JudgeFailed(str(data["message"]), kind=str(data["kind"]), status=data.get("status"),
+                       calls=int(data.get("calls") or 0), failures=int(data.get("failures") or 0))
 
 
 def _flip_last_success(recent: Deque[bool]) -> None:

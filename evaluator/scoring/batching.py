@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import JudgeConfigError
@@ -21,7 +22,8 @@ from .evaluation import RAGEvaluator
 from ..store.history import RunStore
 from ..judges.batch import BatchClient, CollectingJudge, ReplayJudge, StatusCallback
 from ..judges.openai import OpenAIJudge
-from ..model import EvalReport, EvalResult, EvalSample
+from ..model import EvalReport, EvalSample
+from .passes import ScoringPass
 from .progress import ProgressCallback, ResultCallback
 
 Pending = Sequence[Tuple[int, EvalSample]]
@@ -52,33 +54,26 @@ def evaluate_batch(evaluator: RAGEvaluator, pending: Pending, client: BatchClien
     """
     start = time.perf_counter()
     collector = CollectingJudge(client.judge)
-    _score_all(evaluator, collector, pending, keep=False)
+    _score_all(evaluator, collector, pending, ScoringPass(len(pending), keep=False))  # its scores are thrown away
     batch_ids = _submit(client, collector, store, run_id)
     statuses = client.wait(batch_ids, on_status, stop) if batch_ids else []
     if statuses is None:
         return EvalReport(total_time=time.perf_counter() - start, usage={BATCH_IDS: batch_ids})
     replay = ReplayJudge(client.judge, client.results(statuses), batch_ids, sent=len(collector.requests))
-    results = _score_all(evaluator, replay, pending, on_progress, on_result)
-    return EvalReport(results=results, total_time=time.perf_counter() - start, usage=replay.usage())
+    scoring = ScoringPass(len(pending), usage=replay.usage, on_progress=on_progress, on_result=on_result)
+    scoring.start = start  # the run's time is the whole wait, not the replay's
+    _score_all(evaluator, replay, pending, scoring)
+    return scoring.report()
 
 
-def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending, on_progress: Optional[ProgressCallback] = None,
-               on_result: Optional[ResultCallback] = None, keep: bool = True) -> List[EvalResult]:
+def _score_all(evaluator: RAGEvaluator, judge: Any, pending: Pending, scoring: ScoringPass) -> None:
     """One pass over the samples with `judge` in place of the evaluator's judge, one sample at a time
-    (the judge numbers each sample's calls, which is what makes custom_ids reproducible).
-    `keep=False` returns nothing: the collecting pass's scores are thrown away as they come."""
+    (the judge numbers each sample's calls, which is what makes custom_ids reproducible); each row's
+    callbacks are the pass's, with its position in `pending`."""
     stand_in = evaluator.with_judge(judge)
-    results = []
     for position, (index, sample) in enumerate(pending):
         judge.begin(index)
-        result = stand_in.evaluate(sample)
-        if keep:
-            results.append(result)
-        if on_result is not None:
-            on_result(position, result)
-        if on_progress is not None:
-            on_progress(position + 1, len(pending), result)
-    return results
+        scoring.add(position, partial(stand_in.evaluate, sample))
 
 
 def _submit(client: BatchClient, collector: CollectingJudge, store: Optional[RunStore],

@@ -6,10 +6,9 @@ import logging
 import threading
 import time
 from functools import partial
-from typing import Dict, Iterable, List, Literal, Optional
+from typing import Iterable, List, Literal, Optional
 
 from ..engines.pool import Pool, Task
-from ..errors import JudgeFailed
 from ..judges.base import Judge, is_offline
 from ..judges.health import HealthPolicy, JudgeHealth, WatchedJudge
 from ..metrics.combined import JUDGE_MODES, SEPARATE
@@ -20,7 +19,7 @@ from ..model import EvalReport, EvalResult, EvalSample
 from .conversations import score_conversation
 from ..metrics.languages import noted
 from .passes import ScoringPass
-from .progress import Progress, ProgressCallback, ResultCallback  # noqa: F401 (callback types)
+from .progress import ProgressCallback, ResultCallback
 from ..text import resolve_language
 
 log = logging.getLogger("ragmeter")
@@ -130,12 +129,10 @@ class RAGEvaluator:
         if not samples:
             log.warning("evaluate_dataset called with no samples; returning an empty report.")
             return EvalReport()
-        scoring = ScoringPass(self, len(samples), show_progress, on_progress, on_result)
-        if max_workers <= 1:
-            results = self._run_sequential(samples, scoring.progress, stop, keep_results)
-        else:
-            results = self._run_concurrent(samples, max_workers, scoring.progress, stop, keep_results)
-        return scoring.report(results)
+        scoring = ScoringPass.watching(self, len(samples), show=show_progress, on_progress=on_progress,
+                                       on_result=on_result, stop=stop, keep=keep_results)
+        self.score_rows(samples, max_workers, scoring)
+        return scoring.report()
 
     def watch(self) -> None:
         """A fresh JudgeHealth for this run (none for an offline judge, which is never called)."""
@@ -145,30 +142,11 @@ class RAGEvaluator:
         self.health = JudgeHealth(self.judge_health)
         self._judge = WatchedJudge(self.llm, self.health)
 
-    def stopping(self, stop: Optional[threading.Event]) -> bool:
-        return (stop is not None and stop.is_set()) or (self.health is not None and self.health.tripped)
-
-    def _run_sequential(self, samples: List[EvalSample], progress: Progress,
-                        stop: Optional[threading.Event], keep: bool = True) -> List[EvalResult]:
-        results = []
-        for i, sample in enumerate(samples):
-            if self.stopping(stop):
-                break
-            if i and self.batch_delay > 0:
-                time.sleep(self.batch_delay)
-            try:
-                result = self.evaluate(sample)
-            except JudgeFailed:
-                break
-            if keep:
-                results.append(result)
-            progress.update(i, result)
-        return results
-
-    def _run_concurrent(self, samples: List[EvalSample], workers: int, progress: Progress,
-                        stop: Optional[threading.Event], keep: bool = True) -> List[EvalResult]:
-        done: Dict[int, EvalResult] = {}
+    def score_rows(self, samples: List[EvalSample], workers: int, scoring: ScoringPass) -> None:
+        """The local engine: up to `workers` rows at once on the one pool, each handed to `scoring` as it
+        finishes; no row starts once `scoring` says stop (so Stop wastes at most the rows in flight)."""
         queue = iter(enumerate(samples))
+        together = workers > 1  # with several rows at once, a row's own judge calls go together too
 
         def next_task() -> Optional[Task]:
             item = next(queue, None)
@@ -176,16 +154,8 @@ class RAGEvaluator:
                 return None
             if self.batch_delay > 0 and item[0]:
                 time.sleep(self.batch_delay)
-            return item[0], partial(self.evaluate, item[1], parallel_calls=True)
+            return item[0], partial(self.evaluate, item[1], parallel_calls=together)
 
-        # At most `workers` samples in flight, so Stop wastes little work.
         with Pool(workers, "ragmeter") as pool:
-            for index, future in pool.completed(next_task, stop=lambda: self.stopping(stop)):
-                try:
-                    result = future.result()
-                except JudgeFailed:
-                    continue  # the judge is failing: this sample stays unscored
-                if keep:
-                    done[index] = result
-                progress.update(index, result)
-        return [done[i] for i in sorted(done)]
+            for index, future in pool.completed(next_task, stop=lambda: not scoring.going()):
+                scoring.add(index, future.result)

@@ -25,11 +25,10 @@ from functools import partial
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from ..engines.pool import Pool, Task
-from ..errors import JudgeFailed
 from ..scoring.evaluation import RAGEvaluator
-from ..model import EvalReport, EvalResult, EvalSample
+from ..model import EvalReport, EvalSample
 from ..scoring.passes import ScoringPass
-from ..scoring.progress import Progress, ProgressCallback, ResultCallback
+from ..scoring.progress import ProgressCallback, ResultCallback
 from ..safetext import clean_sample
 from .base import STOPPED, RetryPolicy, Target, ask
 from .replay import replay
@@ -63,26 +62,24 @@ ASK, JUDGE = "ask", "judge"  # the two lanes: a call to the target, the scoring 
 
 
 class _Pipeline:
-    """The lanes and the bookkeeping of one pipelined run."""
+    """The lanes of one pipelined run; each scored row goes to the run's one `ScoringPass`."""
 
     def __init__(self, evaluator: RAGEvaluator, target: Target, spec: str, policy: RetryPolicy,
-                 stop: Optional[threading.Event], target_workers: int, judge_workers: int) -> None:
+                 scoring: ScoringPass, target_workers: int, judge_workers: int) -> None:
         self.evaluator, self.target, self.spec, self.policy = evaluator, target, spec, policy
-        self.stop = stop or threading.Event()
+        self.scoring = scoring
+        self.stop = scoring.stop or threading.Event()
         self.limits = {ASK: target_workers, JUDGE: judge_workers}
         self.busy = {ASK: 0, JUDGE: 0}
         self.waiting: Dict[str, Deque[Row]] = {ASK: deque(), JUDGE: deque()}
-        self.results: Dict[int, EvalResult] = {}
 
-    def run(self, samples: List[EvalSample], on_answer: Optional[AnswerCallback],
-            progress: Progress) -> List[EvalResult]:
+    def run(self, samples: List[EvalSample], on_answer: Optional[AnswerCallback]) -> None:
         for row in enumerate(samples):
             self.waiting[JUDGE if row[1].answered else ASK].append(row)
         with Pool(sum(self.limits.values()), "ragmeter-pipeline") as pool:
             for (lane, index), future in pool.completed(self._next):
                 self.busy[lane] -= 1
-                self._finish(lane, index, future, on_answer, progress)
-        return [self.results[i] for i in sorted(self.results)]
+                self._finish(lane, index, future, on_answer)
 
     def _next(self) -> Optional[Task]:
         """An answer to score while a judge slot is free (after Stop too: every answer that came back is
@@ -90,7 +87,7 @@ class _Pipeline:
         if self.waiting[JUDGE] and self.busy[JUDGE] < self.limits[JUDGE]:
             index, sample = self.waiting[JUDGE].popleft()
             return self._start(JUDGE, index, partial(self.evaluator.evaluate, sample))
-        if self.waiting[ASK] and self.busy[ASK] < self.limits[ASK] and not self.evaluator.stopping(self.stop):
+        if self.waiting[ASK] and self.busy[ASK] < self.limits[ASK] and self.scoring.going():
             index, sample = self.waiting[ASK].popleft()
             return self._start(ASK, index, partial(answer, self.target, sample, self.spec, self.policy, self.stop))
         return None
@@ -99,21 +96,16 @@ class _Pipeline:
         self.busy[lane] += 1
         return (lane, index), call
 
-    def _finish(self, lane: str, index: int, future: Future, on_answer: Optional[AnswerCallback],
-                progress: Progress) -> None:
-        if lane == ASK:
-            sample = future.result()
-            if sample is None:  # abandoned on stop: left unanswered, so a resume asks again
-                return
-            if on_answer is not None:
-                on_answer(index, sample)
-            self.waiting[JUDGE].append((index, sample))
+    def _finish(self, lane: str, index: int, future: Future, on_answer: Optional[AnswerCallback]) -> None:
+        if lane == JUDGE:  # a row the failing judge dropped stays unscored; its answer is saved
+            self.scoring.add(index, future.result)
             return
-        try:
-            self.results[index] = future.result()
-        except JudgeFailed:
-            return  # the judge is failing: this row stays unscored (its answer is saved) and no more are asked
-        progress.update(index, self.results[index])
+        sample = future.result()
+        if sample is None:  # abandoned on stop: left unanswered, so a resume asks again
+            return
+        if on_answer is not None:
+            on_answer(index, sample)
+        self.waiting[JUDGE].append((index, sample))
 
 
 def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample], target: Target, *,
@@ -126,6 +118,8 @@ def evaluate_with_target(evaluator: RAGEvaluator, samples: Sequence[EvalSample],
 
     `spec` names the target in a replayed conversation (`recorded_by`), so a resume knows its replies."""
     samples = list(samples)
-    scoring = ScoringPass(evaluator, len(samples), show_progress, on_progress, on_result)  # as evaluate_dataset
-    pipeline = _Pipeline(evaluator, target, spec, policy, stop, max(1, target_workers), max(1, judge_workers))
-    return scoring.report(pipeline.run(samples, on_answer, scoring.progress))
+    scoring = ScoringPass.watching(evaluator, len(samples), show=show_progress, on_progress=on_progress,
+                                   on_result=on_result, stop=stop)
+    _Pipeline(evaluator, target, spec, policy, scoring, max(1, target_workers), max(1, judge_workers)).run(
+        samples, on_answer)
+    return scoring.report()
