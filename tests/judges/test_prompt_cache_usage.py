@@ -11,10 +11,11 @@ SAMPLE = EvalSample("How long is the refund window?", "30 days.", ["Refund polic
 def test_cached_tokens_are_read_from_each_reply_and_counted_in_the_run():
     with ChatServer() as srv:
         srv.queue(reply('{"score": 0.9}', usage=(1200, 10, 0)),
-                  *[reply('{"score": 0.9}', usage=(1210, 10, 1152)) for _ in range(4)])
+                  *[reply('{"score": 0.9}', usage=(1210, 10, 1152)) for _ in range(5)])
         judge = OpenAIJudge("test-model", base_url=srv.base_url)
         report = RAGEvaluator(judge).evaluate_dataset([SAMPLE])
-        assert judge.call_info()["cached_tokens"] == 1152  # this thread's last call was a cached one
+        judge.generate("One more question.")  # a run scores on its pool's threads; this call is this thread's
+        assert judge.call_info()["cached_tokens"] == 1152
     assert report.usage["cached_prompt_tokens"] == 4 * 1152
     assert report.usage["prompt_tokens"] == 1200 + 4 * 1210
     assert "prompt (4608 cached) + 50 completion tokens" in usage_line(report.usage, None, None)
