@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "tests" / "collect"), str(REPO / "tests")]
+from test_collect_attacks import empty_spans  # noqa: E402  the same hand-written body the attack test posts
 TOKEN = "bench-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/x-protobuf"}
 
@@ -154,21 +156,8 @@ def _status(port: int) -> object:
         conn.close()
 
 
-def _empty_spans(n: int) -> bytes:
-    def varint(v: int) -> bytes:
-        out = bytearray()
-        while True:
-            out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
-            v >>= 7
-            if not v:
-                return bytes(out)
-    scope = b"\x12\x00" * n
-    rs = b"\x12" + varint(len(scope)) + scope
-    return b"\x0a" + varint(len(rs)) + rs
-
-
 def amplification(server: Server) -> str:
-    body = gzip.compress(_empty_spans(2_000_000))
+    body = gzip.compress(empty_spans(2_000_000))
     return f"{len(body) / 1024:.1f} kB sent: " + post(server.port, body, dict(AUTH, **{"Content-Encoding": "gzip"}))
 
 

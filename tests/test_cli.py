@@ -271,7 +271,7 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(data, capsys, monkeypat
     """Only ragmeter's own errors are 'bad input' (exit 2); a genuine bug must not look like one."""
     from evaluator.scoring import evaluation
 
-    def broken(self, sample):
+    def broken(self, sample, **options):
         raise ValueError("an internal bug")
     monkeypatch.setattr(evaluation.RAGEvaluator, "evaluate", broken)
     assert main(["evaluate", str(data), "-q", "--no-history"]) == 70

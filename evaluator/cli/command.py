@@ -38,6 +38,7 @@ import json
 import shlex
 import sys
 import traceback
+from importlib import import_module
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -473,59 +474,35 @@ def worker_main(args: argparse.Namespace) -> int:
     return worker_command(args, open_store(args.history))
 
 
+# Each subcommand's runner, "module:function" in cli/, imported on first use (`ragmeter compare` never loads the
+# scoring path). `evaluate`, `worker` and `runs` are this module's own; `runs --chart` is charts.py's.
+COMMANDS: Dict[str, str] = {
+    "ab": "ab:run_ab_command", "collect": "collect:run_collect", "compare": "compare:run_compare",
+    "config": "config_cmd:run_config_command", "dashboard": "serve:run_serve_command", "export": "export:run_export",
+    "generate": "generate:run_generate", "judge": "judge_check:run_judge_check", "note": "note:run_note",
+    "review": "review:run_review", "serve": "serve:run_serve_command",
+}
+
+
+def list_main(args: argparse.Namespace) -> int:
+    from .listing import run_list
+
+    return run_list(args, open_store(args.history))
+
+
+def command_for(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
+    """The function that runs the subcommand `args` names."""
+    where = "charts:run_chart" if args.command == "runs" and args.chart else COMMANDS.get(args.command)
+    if where is None:
+        return {"evaluate": run_evaluate, "worker": worker_main}.get(args.command, list_main)
+    module, function = where.split(":")
+    return getattr(import_module(f".{module}", __package__), function)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "review":
-            from .review import run_review
-
-            return run_review(args)
-        if args.command == "ab":
-            from .ab import run_ab_command
-
-            return run_ab_command(args)
-        if args.command == "generate":
-            from .generate import run_generate
-            return run_generate(args)
-        if args.command == "compare":
-            from .compare import run_compare
-
-            return run_compare(args)
-        if args.command == "worker":
-            return worker_main(args)
-        if args.command == "collect":
-            from .collect import run_collect
-
-            return run_collect(args)
-        if args.command in ("serve", "dashboard"):
-            from .serve import run_serve_command
-
-            return run_serve_command(args)
-        if args.command == "export":
-            from .export import run_export
-
-            return run_export(args)
-        if args.command == "note":
-            from .note import run_note
-
-            return run_note(args)
-        if args.command == "runs" and args.chart:
-            from .charts import run_chart
-
-            return run_chart(args)
-        if args.command == "config":
-            from .config_cmd import run_config_command
-
-            return run_config_command(args)
-        if args.command == "judge":
-            from .judge_check import run_judge_check
-
-            return run_judge_check(args)
-        if args.command == "evaluate":
-            return run_evaluate(args)
-        from .listing import run_list
-
-        return run_list(args, open_store(args.history))
+        return command_for(args)(args)
     except (UsageError, RagmeterError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

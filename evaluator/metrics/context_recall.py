@@ -13,18 +13,8 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ..model import EvalSample
 from ..text import Analysis, analyse, sentences
-from .claim_spans import (
-    OFFLINE_COVERAGE,
-    REFERENCE,
-    Claim,
-    ClaimView,
-    Where,
-    claim_in,
-    context_texts,
-    said_yes,
-    sentence_spans,
-    support,
-)
+from .claim_spans import (OFFLINE_COVERAGE, REFERENCE, Claim, ClaimView, Where, claim_in, context_texts, said_yes,
+                          sentence_spans, support)
 from .heuristics import (
     EMBEDDING,
     LEXICAL,
