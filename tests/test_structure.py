@@ -174,7 +174,7 @@ def test_every_subpackage_says_what_it_holds():
 # own row and the rows before it. "__init__" is the package's own module (evaluator/service/__init__.py is the
 # door, above its modules). Every module of a package listed here must be placed in a row.
 SUBLAYERS = {
-    "store": (("db",), ("history",), ("pages", "jobs", "reviews", "generations", "exams", "notes"), ("__init__",)),
+    "store": (("db", "naming"), ("history",), ("pages", "jobs", "reviews", "generations", "exams", "notes"), ("__init__",)),
     "team": (("identity",), ("access", "startup", "settings"), ("resuming",), ("__init__",)),
     "review": (("queue", "label_files", "exam_items"), ("correction", "labels", "exam"),
                ("agreement", "alignment", "entries"), ("__init__",)),

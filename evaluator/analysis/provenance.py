@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
-from urllib.parse import urlsplit
 
 from ..io.versions import ROWS_KEY, VERSION_KEY
+from ..store.naming import host_of, is_offline, scorer_label  # noqa: F401  (host_of: re-exported)
 
 OFFLINE = "offline lexical estimates — not judgements"
 
@@ -52,14 +52,6 @@ class Difference:
     def to_dict(self) -> Dict[str, Any]:
         return {"what": self.what, "baseline": self.baseline, "candidate": self.candidate,
                 "refuses_the_gate": self.blocks}
-
-
-def host_of(url: str) -> str:
-    """Only the host (and port) of a judge endpoint: a path or query may hold a key, so it is never shown."""
-    try:
-        return urlsplit(url).netloc.rpartition("@")[2] or ""
-    except ValueError:
-        return ""
 
 
 def _normal(key: str, value: Any) -> Any:
@@ -105,13 +97,9 @@ def pipeline_changes(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) 
 
 
 def judge_words(settings: Mapping[str, Any]) -> str:
-    """Who scored a run, in words: the model and its endpoint's host, or that the scores are estimates."""
-    judge = str(settings.get("judge") or "offline")
-    if judge == "offline":
-        return OFFLINE
-    model = str(settings.get("model") or judge)
-    host = host_of(str(settings.get("base_url") or ""))
-    return f"{model} at {host}" if host else model
+    """Who scored a run, in words: its scorer label (store/naming.py), and offline that the scores are estimates."""
+    label = scorer_label(settings)
+    return f"{label}: {OFFLINE}" if is_offline(settings) else label
 
 
 @dataclass(frozen=True)

@@ -228,6 +228,9 @@ def _history_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--no-history", action="store_true", help="do not save this run in the history")
     group.add_argument("--project", default=None, help="the project the run is listed under (default: the "
                        "dataset's file name); the owner is $RAGMETER_USER, else your login name")
+    group.add_argument("--name", default=None, metavar="NAME",
+                       help="the run's name in `ragmeter runs`, History, compare and the reports (at most 120 "
+                            "characters; default: 'dataset · scorer · YYYY-MM-DD HH:MM')")
     group.add_argument("--prompt-version", default=None, metavar="LABEL",
                        help="the version of your prompt or template this run measures (e.g. v3): recorded with "
                             "the run, with the git commit, and listed by compare and the History trend")

@@ -45,6 +45,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from .args import UsageError, build_parser, parse_pairs, parse_thresholds, run_config, run_link
 from ..errors import RagmeterError
+from ..service import history as service_naming
 from ..model import EvalReport, EvalResult
 from ..service import evaluation, history, runs, workers
 from ..service.evaluation import (EXIT_CODES, OFFLINE_NOTICE, OUTPUTS, Progress, Verdict, check_output,
@@ -170,6 +171,7 @@ def queued_run_id(args: argparse.Namespace, store: Any, judge: Any) -> str:
     settings = {**output_settings(args), **what_changed(args)}
     return runs.submit_run(store, run_config(args), samples, dataset_name=Path(args.data).name, access=access,
                            target=target, project=args.project, judge=judge, limits=limits, pin=pin,
+                           name=getattr(args, "name", None),
                            settings=settings or None)
 
 
@@ -279,11 +281,24 @@ class BatchLines:
         print(status, file=sys.stderr)
 
 
+def check_name(args: argparse.Namespace) -> None:
+    """--name is refused now, before the data is read, when it is too long; it names a new run only."""
+    if getattr(args, "name", None) is None:
+        return
+    if args.resume:
+        raise UsageError("--name names a new run: --resume keeps the run's name (rename it with the History page)")
+    try:
+        args.name = service_naming.clean_name(args.name)
+    except RagmeterError as exc:
+        raise UsageError(f"--name: {exc}") from None
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.max_fallback_rate <= 1.0:
         raise UsageError(f"--max-fallback-rate {args.max_fallback_rate:g}: a share from 0 to 1, e.g. 0.1")
     if args.output:
         check_output(args.output)  # a report that cannot be written is known now, not after the run
+    check_name(args)
     if (getattr(args, "qrels", None) or getattr(args, "run", None)) and args.metrics is None:
         args.metrics = evaluation.RETRIEVAL_METRICS  # a retrieval run has ids and judgments, no answers to judge
         print(f"note: a retrieval run: scoring {args.metrics} (choose others with --metrics)", file=sys.stderr)

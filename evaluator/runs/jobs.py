@@ -27,6 +27,7 @@ from ..judges.base import Judge, close_judge
 from ..model import EvalSample
 from ..scoring.run_config import RunConfig
 from ..store.history import RunStore, default_owner
+from ..store.naming import clean_name
 from ..store.jobs import JobInfo, JobQueue, Limits
 from ..targets import TargetConfig
 from ..targets.replay import row_target
@@ -133,9 +134,11 @@ def _judge_settings(config: RunConfig, api_key: str, judge: Optional[Judge]) -> 
 def submit_new(store: RunStore, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
                owner: Optional[str] = None, project: Optional[str] = None, target: Optional[TargetConfig] = None,
                api_key: str = "", judge: Optional[Judge] = None, limits: Limits = Limits(),
-               settings: Optional[Dict[str, Any]] = None, pin: bool = False) -> str:
+               settings: Optional[Dict[str, Any]] = None, pin: bool = False, name: Optional[str] = None) -> str:
     """Queue a new run of `samples`; its id. `settings` adds to what is stored (the CLI's output files);
-    `pin` keeps it for this process's worker even when nothing needs handing off (the CLI runs its own)."""
+    `pin` keeps it for this process's worker even when nothing needs handing off (the CLI runs its own);
+    `name` is the run's name (None: "dataset · scorer · date", store/naming.py)."""
+    name = clean_name(name)  # a name too long is refused before anything is stored
     chosen = config.chosen_metrics()  # MetricError now, not on a worker
     if target is None and samples and not all(parse_name(m.name) for m in chosen) \
             and not any(s.answer.strip() for s in samples):
@@ -148,7 +151,7 @@ def submit_new(store: RunStore, config: RunConfig, samples: Sequence[EvalSample]
     stored.update(settings or {})
     owner = (owner or "").strip() or default_owner()
     run_id = store.create_run(dataset_name=dataset_name, samples=list(samples), settings=stored, owner=owner,
-                              project=project, status="queued")
+                              project=project, status="queued", name=name)
     handoff = Handoff(api_key=api_key, judge=judge, target=target if target is not None and target.headers else None)
     return queue_job(store, run_id, kind="new", owner=owner, handoff=handoff, limits=limits, pin=pin,
                      forget=lambda: store.delete_run(run_id))

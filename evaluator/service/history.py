@@ -13,6 +13,7 @@ from ..runs import jobs as run_jobs
 from ..errors import RagmeterError
 from ..store.generations import GEN_PREFIX, GenerationInfo, Generations
 from ..store.history import RunInfo, RunStore, default_owner
+from ..store.naming import MAX_NAME_CHARS, clean_name, scorer_label  # noqa: F401  (the doors name runs through these)
 from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, expire_stale
 from ..team import settings
 from ..team.access import LAPTOP_ACCESS, Access

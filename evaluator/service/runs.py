@@ -27,15 +27,16 @@ SPOT_DATASET = "spot check"  # the dataset name of a Spot check's run (it is nev
 def submit_run(store: RunStore, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
                access: Access, owner: Optional[str] = None, project: Optional[str] = None,
                target: Optional[TargetConfig] = None, api_key: str = "", judge: Optional[Judge] = None,
-               limits: Limits = Limits(), settings: Optional[Dict[str, Any]] = None, pin: bool = False) -> str:
-    """Queue `samples` as a new run; its id. `api_key` is kept in this process's memory only, never stored;
+               limits: Limits = Limits(), settings: Optional[Dict[str, Any]] = None, pin: bool = False,
+               name: Optional[str] = None) -> str:
+    """Queue `samples` as a new run (named `name`: None gives "dataset · scorer · date"); its id. `api_key` is kept in this process's memory only, never stored;
     `judge` overrides the one `config` describes; `target` answers each question first; `settings` adds to what
     is stored (the files a command line writes); `pin` keeps the job for this process's own worker (the command
     line drives its run here). NotAllowed when the session may not run; QueueFull at the team's cap."""
     access.check("run")
     return run_jobs.submit_new(store, config, samples, dataset_name=dataset_name, owner=owner, project=project,
                                target=target, api_key=api_key, judge=judge, limits=limits, settings=settings,
-                               pin=pin)
+                               pin=pin, name=name)
 
 
 def resume_run(store: RunStore, info: RunInfo, *, access: Access, api_key: str = "",

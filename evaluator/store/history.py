@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import HistoryError
+from .naming import clean_name, default_name, scorer_label
 from .db import Database, Session, is_postgres_url, location_of, open_database, shown_url
 from ..io.records import (
     result_from_compact_record,
@@ -452,8 +453,14 @@ class RunInfo:
 
     @property
     def label(self) -> str:
-        """A human label: the name when set, else dataset and date."""
-        return self.name or f"{self.dataset_name} · {self.created_at.replace('T', ' ')[:16]}"
+        """The run's name as every list, picker, legend and export shows it: the name given (--name, the
+        Evaluate page, Rename), else "dataset · scorer · YYYY-MM-DD HH:MM" (naming.default_name)."""
+        return self.name or default_name(self.dataset_name, self.settings, self.created_at)
+
+    @property
+    def scorer(self) -> str:
+        """Who scored it: "MODEL at HOST", or "offline heuristics (default | jaccard | embedding)"."""
+        return scorer_label(self.settings)
 
 
 _RUN_COLUMNS = """r.run_id, r.name, r.dataset_name, r.created_at, r.status, r.n_samples, r.total_time,
@@ -576,7 +583,7 @@ class RunStore:
                 db.execute(
                     "INSERT INTO runs (run_id, name, dataset_name, created_at, status, n_samples, settings, "
                     "owner, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (run_id, name, dataset_name, _now(), status, len(samples) if n_samples is None else n_samples,
+                    (run_id, clean_name(name), dataset_name, _now(), status, len(samples) if n_samples is None else n_samples,
                      _dumps(sanitize_settings(settings or {})), (owner or "").strip() or default_owner(),
                      (project or "").strip() or dataset_name),
                 )
@@ -705,8 +712,8 @@ class RunStore:
         return settings
 
     def rename_run(self, run_id: str, name: str) -> None:
-        """Give the run a name (an empty name clears it)."""
-        if not self._write("UPDATE runs SET name = ? WHERE run_id = ?", ((name or "").strip() or None, run_id)):
+        """Give the run a name (an empty name clears it; naming.clean_name says what a name may be)."""
+        if not self._write("UPDATE runs SET name = ? WHERE run_id = ?", (clean_name(name), run_id)):
             raise self._unknown(run_id)
 
     def delete_run(self, run_id: str) -> None:
