@@ -26,16 +26,18 @@ DELTA_FORMAT = {"mean A": THREE, "mean B": THREE, "all A": THREE, "all B": THREE
 
 
 def run_label(info: RunInfo) -> str:
-    """A selectbox option (plain text, never Markdown)."""
-    return f"{info.label} · {info.status} · {info.run_id}"
+    """A selectbox option (plain text, never Markdown): the run's name, who scored it (a default name already says),
+    its status when not finished, and its id."""
+    said = [info.label, *([info.scorer] if info.name else []),
+            *([info.status] if info.status != "finished" else []), info.run_id]
+    return " · ".join(said)
 
 
 def runs_table(found: Sequence[RunInfo]) -> List[Dict[str, Any]]:
-    return [{"name": r.name or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
+    return [{"name": r.label, "scorer": r.scorer, "project": r.project or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
              "status": r.status, "scored": f"{r.n_done}/{r.n_samples}", "overall": r.overall_mean,
              "verdict": (r.verdict.label if r.verdict.ok else f"{r.verdict.label}: {r.verdict.counts.summary()}")
              if r.verdict else "",
-             "judge": r.settings.get("model") or r.settings.get("judge", ""),
              "data version": service.data_version(r.settings) or "",
              "time": views.format_duration(r.total_time) if r.total_time else "", "run id": r.run_id} for r in found]
 
@@ -110,22 +112,16 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 
 
-VERDICT_WORDS = {"improved": "clearly better", "regressed": "clearly worse", "no significant change": "no clear change",
-                 "not compared": "–"}
-
-
 def comparison_view(cmp: service.Comparison) -> None:
-    """Per metric one verdict (the fixed-size test over every pair, as `ragmeter compare`), the sequential
-    test beside it and one sentence where they disagree; each run's own means, the rows lost, the movers."""
-    errors.caption("Candidate B = **{b}** against A = **{a}** (the baseline): {n} samples paired by sample_id "
-                   "({only_a} only in A, {only_b} only in B). A change is clear when the paired permutation test gives p < "
-                   "0.05; \"all A\"/\"all B\" are each run's mean over every row it scored.", b=cmp.run_b.label,
-                   a=cmp.run_a.label, n=cmp.n_paired, only_a=cmp.only_a, only_b=cmp.only_b)
-    differ = cmp.scorer_differences
-    if differ:  # the scores may differ because the scorer did: said first, in red
-        errors.error("The baseline and the candidate were scored differently, so a difference below may come from "
-                     "the scorer rather than the pipeline: {what}.", what="; ".join(d.sentence() for d in differ),
-                     icon=":material/rule:")
+    """"Not comparable" first when the runs were scored differently (then no verdict, no red box); per metric one
+    decision in `ragmeter compare`'s words (better, worse, no clear change, not comparable), a footnote where the
+    sequential test reads it differently; each run's own means, the rows lost, the movers."""
+    scorers_first(cmp)
+    errors.caption("Candidate B = **{b}** ({sb}) against A = **{a}** ({sa}, the baseline): {n} samples paired by "
+                   "sample_id ({only_a} only in A, {only_b} only in B). A change is clear when the paired permutation "
+                   "test gives p < 0.05; \"all A\"/\"all B\" are each run's mean over every row it scored.",
+                   b=cmp.run_b.label, sb=cmp.run_b.scorer, a=cmp.run_a.label, sa=cmp.run_a.scorer, n=cmp.n_paired,
+                   only_a=cmp.only_a, only_b=cmp.only_b)
     for change in cmp.pipeline_changes:
         errors.caption("Changed: {what}", what=change.sentence())
     if cmp.versions_differ:
@@ -134,35 +130,68 @@ def comparison_view(cmp: service.Comparison) -> None:
         errors.caption("{note}", note=cmp.version_note())
     if cmp.metrics_note():  # different metric choices: only the shared ones are compared
         errors.warning("{note}", note=cmp.metrics_note(), icon=":material/compare_arrows:")
-    for d in cmp.metrics:  # the same verdict as the table and `ragmeter compare`: one per metric
-        if service.compare_verdict(d) == "regressed":
-            errors.error("Regression: {m} {a:.3f} → {b:.3f} ({delta:+.3f}, p = {p})", m=d.metric, a=d.mean_a,
-                         b=d.mean_b, delta=d.delta, p=d.p_value, icon=":material/trending_down:")
-    if cmp.lost:
-        errors.error("Regression: {n} of {total} rows scored in A are missing or unscored in B", n=len(cmp.lost),
-                     total=cmp.total_a, icon=":material/trending_down:")
+    worse_boxes(cmp)
     if 0 < cmp.n_paired <= 5:  # 2 / 2**n: the smallest p a paired permutation test of n pairs can give
         errors.caption("With {n} paired samples no change can be clear: the smallest p the permutation test can "
                        "give is {p:.3f}. Score more samples.", n=cmp.n_paired, p=2 / 2 ** cmp.n_paired)
-    rows, said = [], []
-    for d in cmp.metrics:  # each metric carries both tests (service.compare, as `ragmeter compare` prints them)
-        seq = d.sequential
-        rows.append({"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
-                     "95% CI low": d.ci_low, "95% CI high": d.ci_high, "p": d.p_value, "pairs": d.n_pairs,
-                     "verdict": VERDICT_WORDS[service.compare_verdict(d)],
-                     "sequential test": SEQUENTIAL_WORDS[seq.verdict] if seq is not None else "–",
-                     "all A": d.all_a, "all B": d.all_b, "scored A": f"{d.scored_a}/{cmp.total_a}",
-                     "scored B": f"{d.scored_b}/{cmp.total_b}"})
-        said.append(service.disagreement(d))
-    views.records_table(rows, column_config=DELTA_FORMAT)
-    for sentence in filter(None, said):
-        errors.caption("{s}", s=sentence)
+    views.records_table([delta_row(cmp, d) for d in cmp.metrics], column_config=DELTA_FORMAT)
+    for d in cmp.metrics:
+        note = service.disagreement(cmp, d)
+        if note:
+            errors.caption("\\* {s}", s=note)
+    if cmp.sequential_note:
+        errors.caption("{note}", note=cmp.sequential_note)
     chart = service.compare_chart(cmp)
     if chart is not None:
         st.altair_chart(chart, key="hist_compare_chart")
     st.download_button("Download comparison (HTML)", partial(service.comparison_file, cmp),
                        service.chart_file_name(cmp.run_b.dataset_name, cmp.run_b.run_id, "compare", "html"),
                        "text/html", key="dl_compare_html", icon=":material/download:", on_click="ignore")
+    rows_and_movers(cmp)
+
+
+def scorers_first(cmp: service.Comparison) -> None:
+    """Runs scored differently: "Not comparable" (no verdict follows), or, allowed, that verdicts cross scorers."""
+    differ = cmp.scorer_differences
+    if not differ:
+        return
+    judged = cmp.comparability
+    what = "; ".join(d.sentence() for d in differ)
+    if not judged.comparable and not judged.allowed:
+        errors.error("Not comparable: {why}. No verdict is given: a change below may be the scorer's, not the "
+                     "pipeline's ({what}). Tick \"Compare across scorers\" to see verdicts anyway.",
+                     why=judged.reason, what=what, icon=":material/rule:")
+    elif not judged.comparable:
+        errors.warning("Compared across scorers: {why}. Each verdict is marked \"(scorers differ)\" and may be the "
+                       "scorer's change, not the pipeline's ({what}).", why=judged.reason, what=what,
+                       icon=":material/rule:")
+    else:
+        errors.caption("Scored the same way; {what}.", what=what)
+
+
+def worse_boxes(cmp: service.Comparison) -> None:
+    """A red box per metric decided worse (none between runs not comparable) and for rows B lost."""
+    for d in cmp.metrics:  # the same decision as the table and `ragmeter compare`: one per metric
+        if service.compare_verdict(cmp, d) == "worse":
+            errors.error("Worse: {m} {a:.3f} → {b:.3f} ({delta:+.3f}, p = {p}){across}", m=d.metric, a=d.mean_a,
+                         b=d.mean_b, delta=d.delta, p=d.p_value,
+                         across="" if cmp.comparability.comparable else " (scorers differ)",
+                         icon=":material/trending_down:")
+    if cmp.lost:
+        errors.error("Rows lost: {n} of {total} rows scored in A are missing or unscored in B", n=len(cmp.lost),
+                     total=cmp.total_a, icon=":material/trending_down:")
+
+
+def delta_row(cmp: service.Comparison, d: Any) -> Dict[str, Any]:
+    """One metric of the table: both means, the difference with its CI and p, and its one decision."""
+    star = " *" if service.disagreement(cmp, d) else ""
+    return {"metric": d.metric, "mean A": d.mean_a, "mean B": d.mean_b, "delta (B−A)": d.delta,
+            "95% CI low": d.ci_low, "95% CI high": d.ci_high, "p": d.p_value, "pairs": d.n_pairs,
+            "decision": cmp.decision_shown(d, 0.05) + star, "all A": d.all_a, "all B": d.all_b,
+            "scored A": f"{d.scored_a}/{cmp.total_a}", "scored B": f"{d.scored_b}/{cmp.total_b}"}
+
+
+def rows_and_movers(cmp: service.Comparison) -> None:
     changed = [*cmp.lost, *cmp.gained]
     if changed:
         st.markdown("**Rows scored in one run, missing or unscored in the other**")
@@ -210,37 +239,18 @@ def compare_controls(store: RunStore, by_id: Dict[str, RunInfo]) -> None:
                          format_func=lambda i: run_label(by_id[i]), key="hist_cmp_a")
     run_b = c2.selectbox("Candidate (B)", ids, index=ids.index(shared[1]) if len(shared) == 2 else 0,
                          format_func=lambda i: run_label(by_id[i]), key="hist_cmp_b")
+    across = st.checkbox("Compare across scorers", key="hist_cmp_across",
+                         help="Runs scored differently (another judge, model, endpoint or heuristic set) are not "
+                              "comparable and get no verdict; tick to see verdicts anyway, each marked as such.")
     if st.button("Compare runs", key="btn_hist_compare", type="primary") or (
             len(shared) == 2 and state.get(state.COMPARE_SHARED) != shared):
         state.put(state.COMPARE_SHARED, shared)  # a share link compares once, then the page is the user's
         with errors.guard("Comparing"):
-            state.put(state.COMPARISON, service.compare(store, run_a, run_b))  # both tests per metric
+            state.put(state.COMPARISON, service.compare(store, run_a, run_b, allow_different_scorers=across))
             st.query_params["compare"] = f"{run_a},{run_b}"
     comparison = state.get(state.COMPARISON)
     if comparison is not None:
         comparison_view(comparison)
-        ab_view(comparison)
-
-
-SEQUENTIAL_WORDS = {"regressed": "A better", "improved": "B better", "no practical difference": "no practical difference",
-                    "undecided": "undecided"}
-
-
-def ab_view(cmp: service.Comparison) -> None:
-    """The sequential A/B test over the paired rows: where it could have stopped, and what it decided."""
-    tests = service.sequential_tests(cmp)
-    if not tests:
-        errors.caption("{note}", note=cmp.sequential_note or "The sequential test runs when both runs scored the "
-                                                              "same dataset.")
-        return
-    st.markdown("**Sequential test** (its decision is the table's \"sequential test\" column; the verdict is "
-                "the fixed-size test's)")
-    st.caption("An anytime-valid 95% confidence sequence for the mean difference, read over the paired rows in "
-               "run A's stored order: it stops when the interval excludes 0 (a winner) or lies within ±0.02 (no "
-               "practical difference). \"rows needed\" is how many pairs it took; the rest could have been skipped.")
-    rows = [{"metric": m, "decision": SEQUENTIAL_WORDS[r.verdict], "delta (B−A)": r.delta, "interval low": r.low,
-             "interval high": r.high, "rows needed": f"{r.rows_used}/{r.rows_total}"} for m, r in tests.items()]
-    views.records_table(rows, column_config=DELTA_FORMAT | {c: SIGNED for c in ("interval low", "interval high")})
 
 
 TREND_RUNS = 200  # runs the trend draws unless asked for all

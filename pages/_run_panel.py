@@ -42,7 +42,11 @@ def run_step(dataset: Optional[LoadedDataset], config: service.RunConfig, step: 
     if not config.metrics:
         errors.warning("Choose at least one metric to score.", icon=":material/warning:")
     if dataset is not None:
-        st.text_input("Project", key=state.EVAL_PROJECT, placeholder=dataset.name,
+        c1, c2 = st.columns(2)
+        c1.text_input("Name", key=state.EVAL_NAME, max_chars=service.MAX_NAME_CHARS,
+                      placeholder=service.default_run_name(dataset.name, config),
+                      help="How History, compare and the reports name this run (empty: dataset · scorer · date).")
+        c2.text_input("Project", key=state.EVAL_PROJECT, placeholder=dataset.name,
                       help="Runs are listed by project on the History page (empty: the dataset's name).")
     clicked = st.button("Run evaluation", type="primary", key="btn_run", icon=":material/play_arrow:",
                         disabled=busy or dataset is None or not config.metrics or (needs_target and target is None))

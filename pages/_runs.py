@@ -174,7 +174,8 @@ def start_run(samples: List[EvalSample], config: service.RunConfig, *, dataset_n
     """
     run_id = service.submit_run(open_store(), config, samples, dataset_name=dataset_name, access=team.access(),
                                 owner=team.owner(), project=str(state.get(state.EVAL_PROJECT) or "").strip() or None,
-                                target=target, api_key=_secret(key), judge=judge, limits=limits())
+                                target=target, api_key=_secret(key), judge=judge, limits=limits(),
+                                name=str(state.get(state.EVAL_NAME) or "") or None)
     ensure_worker(run_id)
     return follow(run_id)
 

@@ -58,6 +58,7 @@ EVAL_SOURCE = "eval_source"  # Evaluate: bundled sample or upload
 UPLOAD_FILE = "upload_file"  # Evaluate: the dataset uploader
 TOOL_EVIDENCE = "eval_tool_evidence"  # Evaluate: a conversation's tool replies are contexts of the next turn
 EVAL_PROJECT = "eval_project"  # Evaluate: the run's project name (the run reads it when it starts)
+EVAL_NAME = "eval_name"  # Evaluate: the run's name (empty: "dataset · scorer · date")
 CHOSEN_METRICS = "eval_metrics"  # Evaluate: the metrics multiselect (callbacks add new rubrics to it)
 RUBRIC_NAME, RUBRIC_CRITERIA, RUBRIC_FIELDS = "rubric_name", "rubric_criteria", "rubric_fields"
 RUBRIC_SCALE, RUBRIC_STEPS, RUBRIC_UPLOAD = "rubric_scale", "rubric_steps", "rubric_upload"

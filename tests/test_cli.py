@@ -105,14 +105,16 @@ def test_runs_are_saved_and_listed_under_a_header(data, tmp_path, capsys, monkey
     capsys.readouterr()
     assert main(["runs"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER",
-                                           "PROJECT", "NAME", "ENDING"]
+    assert out.splitlines()[0].split() == ["RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "NAME", "SCORER", "PROJECT",
+                                           "DATASET", "DATA", "OWNER", "ENDING"]
     rows = {r["DATASET"]: r for r in listed_runs(out)}
     assert set(rows) == {"data.jsonl", "faq set.jsonl"}
     assert rows["faq set.jsonl"]["PROJECT"] == "support bot" and rows["data.jsonl"]["PROJECT"] == "data.jsonl"
     for row in rows.values():
         assert (row["STATUS"], row["ROWS"], row["ENDING"]) == ("finished", "3/3", "ok")
         assert 0 < float(row["OVERALL"]) <= 1
+        assert row["SCORER"] == "offline heuristics (default)"
+        assert row["NAME"].startswith(row["DATASET"] + " · offline heuristics (default) · 20")  # the default name
 
 
 def test_runs_with_no_runs_prints_no_header(tmp_path, capsys, monkeypatch):

@@ -41,8 +41,8 @@ def test_an_injected_regression_exits_1_with_the_flag_and_prints_the_markdown_ta
     worse = stored_run(samples(ranked_well=False))
     assert main(["compare", base, worse, "--format", "markdown", "--fail-on-regression"]) == 1
     out, err = capsys.readouterr()
-    assert "| metric | base | new | Δ (new − base) | 95% CI | p | |" in out
-    assert "| ndcg@3 | 1.000 | 0.000 | -1.000 |" in out and ":red_circle: regressed" in out
+    assert "| metric | base | new | Δ (new − base) | 95% CI | p | decision |" in out
+    assert "| ndcg@3 | 1.000 | 0.000 | -1.000 |" in out and ":red_circle: worse" in out
     assert "<details><summary>" in out and "q\\-0" in out  # the worst samples, their ids escaped
     assert "ndcg@3 fell 1.000 → 0.000" in err and "exit 1" in err
     # Without the flag the same comparison is printed and the exit is 0.
@@ -53,7 +53,7 @@ def test_no_regression_exits_0_even_with_the_flag(base, capsys):
     same = stored_run(samples(ranked_well=True))
     assert main(["compare", base, same, "--fail-on-regression"]) == 0
     out = capsys.readouterr().out
-    assert "no significant change" in out and "regressed" not in out
+    assert "no clear change" in out and "worse" not in out and "better" not in out
     assert "Both runs scored test set version" in out
     assert main(["runs"]) == 0
     version = RunStore().get_run(base).settings[VERSION_KEY]
@@ -163,9 +163,9 @@ def test_a_run_scored_by_frames_records_the_same_version_when_it_finishes():
     assert settings[VERSION_KEY] == dataset_version(rows) and settings["dataset_rows"] == 12
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
-def test_every_format_shows_the_sequential_test_of_each_metric(base, fmt, capsys):
-    """The History page's sequential test is in `ragmeter compare` too: the same numbers (runs/ab.py's, turned to
-    candidate − baseline) beside the fixed-size verdict."""
+def test_every_format_folds_the_sequential_test_into_one_decision(base, fmt, capsys):
+    """The History page's sequential test is in `ragmeter compare` too: in JSON the same numbers (runs/ab.py's,
+    turned to candidate − baseline) in the decision's words; in every format a footnote where it differs."""
     import json
 
     from evaluator.runs.ab import ab_from_runs
@@ -174,7 +174,7 @@ def test_every_format_shows_the_sequential_test_of_each_metric(base, fmt, capsys
     assert main(["compare", base, worse, "--format", fmt]) == 0
     out = capsys.readouterr().out
     expected = ab_from_runs(RunStore(), base, worse)["ndcg@3"]
-    words = {"A": "regressed", "B": "improved", "tie": "no practical difference"}.get(expected.decision, "undecided")
+    words = {"A": "worse", "B": "better"}.get(expected.decision, "no clear change")
     if fmt == "json":
         by_metric = {m["metric"]: m for m in json.loads(out)["metrics"]}
         seq = by_metric["ndcg@3"]["sequential"]
@@ -183,8 +183,12 @@ def test_every_format_shows_the_sequential_test_of_each_metric(base, fmt, capsys
         assert seq["interval"] == [round(-expected.interval[1], 4), round(-expected.interval[0], 4)]
         assert seq["rows_used"] == expected.samples_used and seq["rows_total"] == 12
         assert by_metric["overall"]["sequential"] is None  # the sequential test is per metric
+        assert by_metric["ndcg@3"]["decision"] == "worse"
+        assert (by_metric["ndcg@3"]["footnote"] is None) == (words == "worse")
     else:
-        assert "sequential test" in out and f"{words} ({expected.samples_used}/12)" in out
+        footnote = f"reads {words} after {expected.samples_used} of 12 rows"
+        assert (footnote in out) == (words != "worse")  # a footnote only where the two tests differ
+        assert "sequential test" not in out.split("ndcg@3")[0]  # no second column of decisions
 
 
 def test_runs_of_different_datasets_say_why_there_is_no_sequential_test(base, capsys):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
@@ -38,39 +39,92 @@ def two_scorers():
     return stored(rows()), stored(rows(), heuristics="jaccard")
 
 
-def test_different_heuristics_are_warned_in_text_markdown_and_json(two_scorers, capsys):
-    base, new = two_scorers
-    assert main(["compare", base, new]) == 0
-    text = capsys.readouterr().out
-    assert f"baseline:  base {base}" in text and f"candidate: new  {new}" in text
-    assert "WARNING: The baseline and the candidate were scored differently" in text
-    assert "heuristic set: ragmeter (baseline) vs jaccard (candidate)" in text
-    assert "\x1b[" not in text  # not a terminal: no colour codes in a pipe or a file
-
-    assert main(["compare", base, new, "--format", "markdown"]) == 0
-    comment = capsys.readouterr().out
-    assert f"Baseline (base): {base}" in comment and f"candidate (new): {new}" in comment
-    assert "> [!WARNING]" in comment and "> - heuristic set: ragmeter (baseline) vs jaccard (candidate)" in comment
-
-    assert main(["compare", base, new, "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["baseline"]["run_id"] == base and doc["candidate"]["run_id"] == new
-    assert doc["scorers_match"] is False and doc["warning"].startswith("WARNING: The baseline and the candidate")
-    assert doc["scorer_differences"] == [{"what": "heuristic set", "baseline": "ragmeter", "candidate": "jaccard",
-                                          "refuses_the_gate": True}]
-    assert {m["metric"]: m["verdict"] for m in doc["metrics"]}["overall"] in ("regressed", "improved")
+SAMPLE = str(Path(__file__).resolve().parents[1] / "sample_data" / "sample.jsonl")
+VERDICT_WORD = re.compile(r"(?i)\b(better|worse|regress\w*|improve\w*)\b")
 
 
-def test_the_gate_exits_2_on_different_scorers_unless_allowed(two_scorers, capsys):
-    base, new = two_scorers
-    assert main(["compare", base, new, "--fail-on-regression"]) == 2
-    err = capsys.readouterr().err
-    assert "the runs were scored differently (heuristic set: ragmeter (baseline) vs jaccard (candidate))" in err
-    assert "--allow-different-scorers" in err and err.strip().endswith("(exit 2)")
-    # Allowed: the gate judges them (jaccard scores these rows lower: a regression), the warning still printed.
-    assert main(["compare", base, new, "--fail-on-regression", "--allow-different-scorers"]) == 1
+def evaluated(*flags: str) -> str:
+    """The id of a run `ragmeter evaluate sample_data/sample.jsonl --offline FLAGS` saves (the test's history)."""
+    before = {r.run_id for r in RunStore().list_runs()}
+    assert main(["evaluate", SAMPLE, "--offline", "-q", *flags]) == 0
+    [made] = [r.run_id for r in RunStore().list_runs() if r.run_id not in before]
+    return made
+
+
+def compared(base: str, new: str, fmt: str, capsys, *flags: str) -> str:
+    assert main(["compare", base, new, "--format", fmt, *flags]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def sample_runs(tmp_path_factory):
+    """A default-heuristics run, a jaccard run and a second default run of the sample data, in one history."""
+    import os
+
+    history = str(tmp_path_factory.mktemp("sample") / "history.sqlite3")
+    old = os.environ.get("RAGMETER_HISTORY")
+    os.environ["RAGMETER_HISTORY"] = history
+    try:
+        yield history, evaluated(), evaluated("--heuristics", "jaccard"), evaluated("--name", "default again")
+    finally:
+        os.environ.pop("RAGMETER_HISTORY") if old is None else os.environ.update(RAGMETER_HISTORY=old)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
+def test_default_and_jaccard_runs_are_not_comparable_in_every_format(sample_runs, fmt, capsys, monkeypatch):
+    history, default, jaccard, _ = sample_runs
+    monkeypatch.setenv("RAGMETER_HISTORY", history)
+    out = compared(default, jaccard, fmt, capsys)
+    said = "not comparable: scored by different heuristics (default vs jaccard)"
+    if fmt == "json":
+        doc = json.loads(out)
+        assert doc["comparable"] is False and doc["not_comparable_reason"] == said.split(": ", 1)[1]
+        assert {m["decision"] for m in doc["metrics"]} == {"not comparable"}
+        assert all(m["sequential"] is None and m["footnote"] is None for m in doc["metrics"])
+        assert doc["warning"].startswith(said)
+    elif fmt == "text":
+        assert out.splitlines()[0].startswith(said)  # first, before any number
+    elif fmt == "markdown":
+        assert said.replace("(", "\\(").replace(")", "\\)") in out.split("|")[0]  # above the table
+    else:
+        assert said in out.split("<table>")[0]
+    assert not VERDICT_WORD.search(out), VERDICT_WORD.search(out)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
+def test_two_runs_of_one_scorer_still_get_verdicts(sample_runs, fmt, capsys, monkeypatch):
+    history, default, _, again = sample_runs
+    monkeypatch.setenv("RAGMETER_HISTORY", history)
+    out = compared(default, again, fmt, capsys)
+    assert "not comparable" not in out and "no clear change" in out  # the same answers: nothing moved
+    if fmt == "json":
+        assert json.loads(out)["comparable"] is True
+
+
+def test_allowed_verdicts_across_scorers_are_marked_and_the_gate_judges_them(sample_runs, capsys, monkeypatch):
+    history, default, jaccard, _ = sample_runs
+    monkeypatch.setenv("RAGMETER_HISTORY", history)
+    assert main(["compare", default, jaccard, "--fail-on-regression"]) == 0  # not judged: not failed
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("ragmeter: not comparable: scored by different heuristics (default vs jaccard); "
+                              "--fail-on-regression judged no metric (exit 0)")
+    assert main(["compare", default, jaccard, "--fail-on-regression", "--allow-different-scorers"]) == 1
     out, err = capsys.readouterr()
-    assert "--allow-different-scorers was given" in out and "regression:" in err
+    assert out.startswith("compared across scorers (--allow-different-scorers): scored by different heuristics")
+    assert "worse (scorers differ)" in out and "regression: faithfulness fell" in err
+
+
+def test_runs_lists_each_runs_name_and_scorer(sample_runs, capsys, monkeypatch):
+    from clitext import listed_runs
+
+    history, default, jaccard, again = sample_runs
+    monkeypatch.setenv("RAGMETER_HISTORY", history)
+    assert main(["runs"]) == 0
+    rows = {r["RUN"]: r for r in listed_runs(capsys.readouterr().out)}
+    assert rows[jaccard]["SCORER"] == "offline heuristics (jaccard)"
+    assert rows[default]["SCORER"] == rows[again]["SCORER"] == "offline heuristics (default)"
+    assert rows[again]["NAME"] == "default again" and rows[default]["PROJECT"] == "sample.jsonl"
+    assert rows[jaccard]["NAME"].startswith("sample.jsonl · offline heuristics (jaccard) · 20")
 
 
 def test_the_same_scorers_print_no_warning(capsys):
@@ -202,8 +256,10 @@ def test_the_html_comparison_names_both_runs_warns_and_draws_the_chart_with_its_
     out = tmp_path / "compare.html"
     assert main(["compare", base, new, "--format", "html", "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    assert f"<strong>Baseline</strong> (base, A): {base}" in page and f"<strong>Candidate</strong> (new, B): {new}" in page
-    assert "scored differently" in page and "heuristic set: ragmeter (baseline) vs jaccard (candidate)" in page
+    assert f"<strong>Baseline</strong> (base, A): faq.jsonl · offline heuristics (default) · 20" in page
+    assert f" · {base}<br>" in page and f"<strong>Candidate</strong> (new, B): " in page and page.count(new) >= 1
+    assert "not comparable: scored by different heuristics" in page
+    assert "heuristic set: default (baseline) vs jaccard (candidate)" in page
     assert "<svg" in page and "candidate − baseline (95% CI)" in page and f"baseline run {base}" in page
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(0)&gt;" in page
     assert "script-src" not in page and "default-src 'none'" in page  # no script may run

@@ -227,15 +227,13 @@ def chart_bytes(chart: Any, ext: str) -> bytes:
     raise ValueError(f"a chart is written as .png, .svg or .pdf, not .{ext}")
 
 
-VERDICT_COLORS = {"improved": "#1b7f3b", "regressed": "#cc0000", "no significant change": "#6e7781",
-                  "not compared": "#afb8c1"}
+VERDICT_COLORS = {"better": "#1b7f3b", "worse": "#cc0000", "no clear change": "#6e7781",
+                  "not comparable": "#afb8c1"}  # analysis/decision.py's words
 
 
 def compare_rows(cmp: Any, alpha: float = 0.05) -> List[Dict[str, Any]]:
     """Per metric of a RunComparison: both means with their 95% intervals, the paired difference with its CI,
-    and the verdict (the same words as `ragmeter compare`)."""
-    from .compare_text import verdict_of
-
+    and the decision (the same words as `ragmeter compare`: analysis/decision.py)."""
     rows = []
     for d in cmp.metrics:
         if d.delta is None:
@@ -246,7 +244,7 @@ def compare_rows(cmp: Any, alpha: float = 0.05) -> List[Dict[str, Any]]:
                      "b_low": max(0.0, d.mean_b - hb), "b_high": min(1.0, d.mean_b + hb),
                      "delta": d.delta, "low": d.ci_low if d.ci_low is not None else d.delta,
                      "high": d.ci_high if d.ci_high is not None else d.delta, "pairs": d.n_pairs,
-                     "verdict": verdict_of(d, alpha)})
+                     "decision": cmp.decision(d, alpha)})
     return rows
 
 
@@ -271,15 +269,16 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
         y=y, x=alt.X("mean:Q", scale=unit), color=alt.Color("run:N", scale=colors),
         tooltip=["metric:N", "run:N", alt.Tooltip("mean:Q", format=".3f")])
     means = alt.layer(link, bars, dots).properties(title="Means", width=300, height=alt.Step(36))
-    verdicts = alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values()))
+    used = [d for d in VERDICT_COLORS if any(r["decision"] == d for r in rows)]  # the legend lists only these
+    verdicts = alt.Scale(domain=used, range=[VERDICT_COLORS[d] for d in used])
     zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color="#1f2328", strokeDash=[3, 3]).encode(x="x:Q")
     ci = alt.Chart(data).mark_errorbar(ticks=True, thickness=2).encode(
         y=y, x=alt.X("low:Q", title="candidate − baseline (95% CI)"), x2="high:Q",
-        color=alt.Color("verdict:N", scale=verdicts, title="verdict", legend=alt.Legend(orient="bottom")))
+        color=alt.Color("decision:N", scale=verdicts, title="decision", legend=alt.Legend(orient="bottom")))
     point = alt.Chart(data).mark_point(filled=True, size=80, shape="diamond").encode(
-        y=y, x="delta:Q", color=alt.Color("verdict:N", scale=verdicts),
+        y=y, x="delta:Q", color=alt.Color("decision:N", scale=verdicts),
         tooltip=["metric:N", alt.Tooltip("delta:Q", format="+.3f"), alt.Tooltip("low:Q", format="+.3f"),
-                 alt.Tooltip("high:Q", format="+.3f"), "pairs:Q", "verdict:N"])
+                 alt.Tooltip("high:Q", format="+.3f"), "pairs:Q", "decision:N"])
     diff = alt.layer(zero, ci, point).properties(title="Difference", width=260, height=alt.Step(36))
     return alt.hconcat(means, diff).resolve_scale(color="independent").properties(
         title=alt.TitleParams(f"{candidate} (candidate) against {baseline} (baseline)", anchor="start"))

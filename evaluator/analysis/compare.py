@@ -27,11 +27,11 @@ from ..store.history import RunInfo, RunStore
 from ..store.pages import row as stored_row
 from ..model import METHOD_RULE, EvalResult, merged_order, rounded_mean
 from ..io.versions import ROWS_KEY, version_of
+from .decision import SEQUENTIAL, Comparability, comparability, decide, footnote, shown
 from .provenance import Difference, pipeline_changes, scorer_differences
 from .stats import paired_bootstrap_ci, paired_permutation_p
 
 TOP_MOVERS = 10
-SEQUENTIAL_WORDS = {"A": "regressed", "B": "improved", "tie": "no practical difference", "undecided": "undecided"}
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,8 @@ class SequentialTest:
 
     @property
     def verdict(self) -> str:
-        """The decision in the fixed-size verdict's words (regressed, improved, no practical difference, undecided)."""
-        return SEQUENTIAL_WORDS.get(self.decision, "undecided")
+        """The decision in the comparison's words (decision.py): better, worse or no clear change."""
+        return SEQUENTIAL[self.decision] if self.decision in SEQUENTIAL else "no clear change"
 
     def to_dict(self) -> Dict[str, Any]:
         return {"verdict": self.verdict, "decision": self.decision, "delta": self.delta,
@@ -158,6 +158,26 @@ class RunComparison:
     metrics_a: List[str] = field(default_factory=list)  # the metrics each run has, in its order
     metrics_b: List[str] = field(default_factory=list)
     sequential_note: str = ""  # why no metric carries a sequential test, when none does
+    scorers_allowed: bool = False  # verdicts across scorers asked for (--allow-different-scorers, the page's box)
+
+    @property
+    def comparability(self) -> Comparability:
+        """Whether the metrics get verdicts, and if not why not ("scored by different heuristics (...)")."""
+        return comparability(self.run_a.settings, self.run_b.settings, self.scorer_differences, self.scorers_allowed)
+
+    def decision(self, d: "MetricDelta", alpha: float) -> str:
+        """The metric's one decision (decision.py): better, worse, no clear change or not comparable."""
+        return decide(d.delta, d.p_value, alpha, self.comparability.judged)
+
+    def decision_shown(self, d: "MetricDelta", alpha: float) -> str:
+        """The decision as every table cell says it: marked "(scorers differ)" when given across scorers."""
+        return shown(self.decision(d, alpha), not self.comparability.comparable)
+
+    def footnote(self, d: "MetricDelta", alpha: float) -> str:
+        """One sentence where the sequential test reads the metric differently; "" otherwise."""
+        interval = ("no interval" if d.ci_low is None or d.ci_high is None
+                    else f"95% CI {d.ci_low:+.3f} to {d.ci_high:+.3f}")
+        return footnote(d.metric, self.decision(d, alpha), d.sequential, d.n_pairs, interval)
 
     @property
     def scorer_differences(self) -> List[Difference]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..io.versions import ROWS_KEY, VERSION_KEY
-from ..store.naming import host_of, is_offline, scorer_label  # noqa: F401  (host_of: re-exported)
+from ..store.naming import heuristics_word, host_of, is_offline, scorer_label  # noqa: F401  (host_of: re-exported)
 
 OFFLINE = "offline lexical estimates — not judgements"
 
@@ -57,8 +57,8 @@ class Difference:
 def _normal(key: str, value: Any) -> Any:
     if key == "base_url":
         return host_of(str(value or ""))
-    if key == "heuristics":
-        return [value] if isinstance(value, str) else list(value or [])
+    if key == "heuristics":  # in users' words: the "ragmeter" set is the default one
+        return [heuristics_word({"heuristics": value})]
     if key == "target" and isinstance(value, Mapping):  # what it called, never a header value
         return value.get("name") or value.get("url") and host_of(str(value.get("url"))) or value.get("kind") or ""
     return value
@@ -97,9 +97,9 @@ def pipeline_changes(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) 
 
 
 def judge_words(settings: Mapping[str, Any]) -> str:
-    """Who scored a run, in words: its scorer label (store/naming.py), and offline that the scores are estimates."""
-    label = scorer_label(settings)
-    return f"{label}: {OFFLINE}" if is_offline(settings) else label
+    """Who scored a run, in words: the judge's label (store/naming.py), or that the scores are estimates and by
+    which heuristic set."""
+    return f"{OFFLINE} (heuristics: {heuristics_word(settings)})" if is_offline(settings) else scorer_label(settings)
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,16 @@
 
 BASE is the baseline, NEW the candidate: `ragmeter compare RUN_ID latest --project P` compares the newest run
 against RUN_ID. Each is a run id, or `latest` (the newest finished run of --project; as BASE it is the newest
-other than NEW). When the two runs were scored differently (judge, model, heuristic set, metric settings,
-language, dataset version) every format says so first, listing each difference, and --fail-on-regression
-exits 2 instead of judging them, unless --allow-different-scorers. Per metric: both means over the sample ids both runs share, the difference with its
-paired bootstrap 95% CI and a paired permutation test's p (the verdict), and beside it the sequential test the
-History page shows (when both runs scored the same dataset); the rows lost and gained; the samples that
-regressed most; whether the runs scored the same version of their test set. Exit codes: 0, or 1 with
---fail-on-regression when a metric fell significantly (p < --alpha) or rows scored in BASE are lost in
-NEW; 2 for an unknown run, bad usage, or (with --fail-on-regression) runs scored differently.
+other than NEW). When the two runs were scored differently (judge, model, endpoint, heuristic set, metric
+settings, language) every format opens with "not comparable: scored by different heuristics (default vs
+jaccard)", lists each difference, and gives no verdict; --allow-different-scorers gives verdicts anyway, marked
+"(scorers differ)". Per metric: both means over the sample ids both runs share, the difference with its paired
+bootstrap 95% CI and a paired permutation test's p, and one decision (better, worse, no clear change, not
+comparable: analysis/decision.py) with a footnote where the sequential test reads it differently; the rows lost
+and gained; the samples whose scores fell most; whether the runs scored the same version of their test set.
+Exit codes: 0, or 1 with --fail-on-regression when a metric is worse (p < --alpha) or rows scored in BASE are
+lost in NEW; 2 for an unknown run or bad usage. Runs not comparable fail the gate only on lost rows: their last
+line says the metrics were not judged.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import Any
 
 from ..errors import RagmeterError
 from ..environment import variables
-from ..service.compare import (ALPHA, FORMATS, LATEST, blocking_differences, cli_history, compare, comparison_text,
+from ..service.compare import (ALPHA, FORMATS, LATEST, cli_history, compare, comparison_text, not_comparable,
                                regressions, resolve_run)
 
 
@@ -44,8 +46,9 @@ def add_compare_parser(sub: Any) -> None:
                      help="write the compare chart (per metric: both means with their intervals and the "
                           "difference with its 95%% CI) to -o FILE.png, .svg or .pdf")
     cmp.add_argument("--allow-different-scorers", action="store_true",
-                     help="let --fail-on-regression judge runs scored differently (judge, model, heuristics, "
-                          "metric settings, language, dataset version); the warning is still printed")
+                     help="give verdicts (and let --fail-on-regression judge) runs scored differently (judge, model, "
+                          "endpoint, heuristics, metric settings, language): without it they are 'not comparable'; "
+                          "each verdict is then marked '(scorers differ)'")
     cmp.add_argument("--dashboard-url", default=None, metavar="URL",
                      help="the team dashboard's address: add links to both reports and to the comparison")
     cmp.add_argument("--fail-on-regression", action="store_true",
@@ -62,12 +65,12 @@ def run_compare(args: argparse.Namespace) -> int:
     store = cli_history(args.history)
     new = resolve_run(store, args.new, args.project, other=None if args.base == LATEST else args.base)
     base = resolve_run(store, args.base, args.project, other=new)
-    cmp = compare(store, base, new)  # the History page's comparison: both tests per metric
+    allowed = args.allow_different_scorers
+    cmp = compare(store, base, new, allow_different_scorers=allowed)  # the History page's comparison
     if args.chart:
         from .charts import write_compare_chart
 
         return write_compare_chart(cmp, args.output)
-    allowed = args.allow_different_scorers
     text = comparison_text(cmp, args.format, alpha=args.alpha, allowed=allowed, dashboard_url=args.dashboard_url,
                            color=not args.output and _colour())
     if args.output:
@@ -78,16 +81,21 @@ def run_compare(args: argparse.Namespace) -> int:
                                 "choose another path") from None
     else:
         print(text)
-    differ = blocking_differences(cmp)
-    if args.fail_on_regression and differ and not allowed:
-        print(f"ragmeter: error: the runs were scored differently ({'; '.join(differ)}), so "
-              "a regression cannot be told from a change of scorer; score both with the same settings, or pass "
-              "--allow-different-scorers (exit 2)", file=sys.stderr)
-        return 2
+    return gate(cmp, args) if args.fail_on_regression else 0
+
+
+def gate(cmp: Any, args: argparse.Namespace) -> int:
+    """--fail-on-regression: 1 when a metric is worse or rows were lost. Runs scored differently are not judged
+    (unless --allow-different-scorers): the last line says so, and only lost rows can fail them."""
     problems = regressions(cmp, args.alpha)
-    if args.fail_on_regression and problems:
-        print(f"ragmeter: regression: {'; '.join(problems)} (exit 1)", file=sys.stderr)
+    why = not_comparable(cmp)
+    if problems:
+        unjudged = f" (the metrics were not judged: {why})" if why else ""
+        print(f"ragmeter: regression: {'; '.join(problems)}{unjudged} (exit 1)", file=sys.stderr)
         return 1
+    if why:
+        print(f"ragmeter: not comparable: {why}; --fail-on-regression judged no metric (exit 0). Score both runs "
+              "the same way, or pass --allow-different-scorers to judge them anyway", file=sys.stderr)
     return 0
 
 

@@ -13,8 +13,10 @@ from ..service.history import RunInfo, RunStore
 EXIT_OK = 0
 
 
-RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "DATASET", "DATA", "OWNER", "PROJECT", "NAME",
-               "ENDING")  # DATA: the version of the test set the run scored (io/versions.py)
+# NAME: the run's name (--name, else "dataset · scorer · date"); SCORER: who scored it (store/naming.py);
+# DATA: the version of the test set the run scored (io/versions.py).
+RUNS_HEADER = ("RUN", "CREATED", "STATUS", "ROWS", "OVERALL", "NAME", "SCORER", "PROJECT", "DATASET", "DATA", "OWNER",
+               "ENDING")
 
 
 def run_row(r: RunInfo, places: Optional[Dict[str, int]] = None) -> Tuple[str, ...]:
@@ -24,8 +26,14 @@ def run_row(r: RunInfo, places: Optional[Dict[str, int]] = None) -> Tuple[str, .
     overall = "N/A" if r.overall_mean is None else f"{r.overall_mean:.3f}"
     ending = "-" if r.verdict is None else (r.verdict.label if r.verdict.ok
                                             else f"{r.verdict.label}: {r.verdict.counts.summary()}")
-    return (r.run_id, r.created_at, status, f"{r.n_done}/{r.n_samples}", overall, r.dataset_name,
-            version_of(r.settings) or "-", r.owner or "-", r.project or "-", r.name or "-", ending)
+    return (r.run_id, r.created_at.replace("T", " ")[:16], status, f"{r.n_done}/{r.n_samples}", overall,
+            one_line(r.label), r.scorer, r.project or "-", r.dataset_name, version_of(r.settings) or "-", r.owner or "-",
+            ending)
+
+
+def one_line(text: str) -> str:
+    """A name on one line of the table (a name stored before names were checked may hold a line break)."""
+    return " ".join(text.split())
 
 
 def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:

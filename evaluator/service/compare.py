@@ -3,7 +3,10 @@
 `compare` gives a `Comparison` (analysis.compare.RunComparison) whose every metric carries both tests: the
 fixed-size test over every pair (the verdict: paired bootstrap CI and permutation p) and the sequential test
 (runs/ab.py's anytime-valid confidence sequence over the same pairs, when both runs scored the same dataset).
-The CLI prints it in one of four formats (`comparison_text`), the page draws it; neither computes a test.
+The CLI prints it in one of four formats (`comparison_text`), the page draws it; neither computes a test. Each
+metric's one decision (analysis/decision.py: better, worse, no clear change, not comparable) is the comparison's
+`decision`; runs scored differently get none unless `allow_different_scorers` (--allow-different-scorers, the
+History page's checkbox).
 """
 from __future__ import annotations
 
@@ -42,10 +45,11 @@ def resolve_run(store: RunStore, given: str, project: Optional[str], other: Opti
     return found[0].run_id
 
 
-def compare(store: RunStore, run_a: str, run_b: str) -> Comparison:
-    """Run B (the candidate) against run A (the baseline), each metric with both tests."""
+def compare(store: RunStore, run_a: str, run_b: str, *, allow_different_scorers: bool = False) -> Comparison:
+    """Run B (the candidate) against run A (the baseline), each metric with both tests. Runs scored differently
+    get no verdict (`Comparison.comparability`) unless `allow_different_scorers`."""
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
-    found = compare_runs(store, run_a, run_b)
+    found = replace(compare_runs(store, run_a, run_b), scorers_allowed=allow_different_scorers)
     if info_a.dataset_name != info_b.dataset_name:
         return replace(found, sequential_note=NOT_SAME_DATASET.format(a=info_a.dataset_name, b=info_b.dataset_name))
     tests = {metric: sequential_test(result) for metric, result in ab_from_runs(store, run_a, run_b).items()}
@@ -79,6 +83,13 @@ def comparison_text(cmp: Comparison, fmt: str, *, alpha: float = ALPHA, allowed:
 def blocking_differences(cmp: Comparison) -> List[str]:
     """How the runs were scored differently, in sentences, where that keeps a regression gate from judging."""
     return [d.sentence() for d in cmp.scorer_differences if d.blocks]
+
+
+def not_comparable(cmp: Comparison) -> str:
+    """Why the comparison gives no verdict ("scored by different heuristics (default vs jaccard)"); "" when it
+    gives verdicts (the scorers match, or verdicts across scorers were allowed)."""
+    judged = cmp.comparability
+    return "" if judged.judged else judged.reason
 
 
 def regressions(cmp: Comparison, alpha: float = ALPHA) -> List[str]:

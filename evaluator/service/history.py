@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Dict, List, Optional, Tuple
 
 from ..config import Config, typed_history_path
@@ -13,7 +14,8 @@ from ..runs import jobs as run_jobs
 from ..errors import RagmeterError
 from ..store.generations import GEN_PREFIX, GenerationInfo, Generations
 from ..store.history import RunInfo, RunStore, default_owner
-from ..store.naming import MAX_NAME_CHARS, clean_name, scorer_label  # noqa: F401  (the doors name runs through these)
+from ..store.naming import MAX_NAME_CHARS, clean_name, default_name, scorer_label  # noqa: F401  (the doors use these)
+from ..scoring.run_config import RunConfig
 from ..store.jobs import GENERATE, JobInfo, JobQueue, Limits, expire_stale
 from ..team import settings
 from ..team.access import LAPTOP_ACCESS, Access
@@ -72,6 +74,11 @@ def run_info(store: RunStore, run_id: str) -> RunInfo:
 
 def owners_and_projects(store: RunStore) -> Tuple[List[str], List[str]]:
     return store.owners_and_projects()
+
+
+def default_run_name(dataset_name: str, config: RunConfig) -> str:
+    """The name a run of `config` started now gets when given none ("dataset · scorer · YYYY-MM-DD HH:MM")."""
+    return default_name(dataset_name, config.to_dict(), datetime.now(timezone.utc).isoformat())
 
 
 def rename_run(store: RunStore, info: RunInfo, name: str, *, access: Access) -> None:

@@ -10,7 +10,6 @@ from ..analysis.summary import RunSummary
 from ..analysis.advice import Advice, recommendations
 from ..analysis.claims import claim_views
 from ..analysis.compare import RunComparison
-from ..analysis.compare_text import sequential_sentence, verdict_of
 from ..analysis.provenance import Provenance, file_name
 from ..analysis import trend as trend_data
 from ..analysis.trend import Trend
@@ -125,18 +124,19 @@ def chart_svg(chart: Any) -> str:
 
 
 # --- two runs --------------------------------------------------------------------------------------------
-def compare_verdict(delta: Any, alpha: float = 0.05) -> str:
-    """The one verdict of a metric (the fixed-size test over every pair, as `ragmeter compare` says it)."""
-    return verdict_of(delta, alpha)
+def compare_verdict(cmp: RunComparison, delta: Any, alpha: float = 0.05) -> str:
+    """The one decision of a metric, as `ragmeter compare` says it: better, worse, no clear change or not
+    comparable (analysis/decision.py; no verdict between runs scored differently unless allowed)."""
+    return cmp.decision(delta, alpha)
 
 
-def disagreement(delta: Any) -> str:
-    """One sentence when the fixed-size and the sequential test disagree on a metric; "" when they agree."""
-    return sequential_sentence(delta)
+def disagreement(cmp: RunComparison, delta: Any, alpha: float = 0.05) -> str:
+    """One sentence where the sequential test reads a metric differently from its decision; "" otherwise."""
+    return cmp.footnote(delta, alpha)
 
 
 def comparison_file(cmp: RunComparison) -> str:
-    """The comparison as one self-contained HTML page (its chart captioned, the scorer warning first)."""
+    """The comparison as one self-contained HTML page (its chart captioned, "not comparable" first)."""
     from ..report.comparison import comparison_html
 
     return comparison_html(cmp)

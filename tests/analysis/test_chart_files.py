@@ -42,7 +42,7 @@ def test_an_svg_of_the_means_says_dataset_rows_judge_and_run(run_id, tmp_path, c
     assert f"wrote {out}" in capsys.readouterr().out
     text = svg_text(out)
     version = RunStore().get_run(run_id).settings["dataset_version"]
-    for said in ("support faq.jsonl", f"version {version}", "6/6 rows scored", f"judge: {OFFLINE}",
+    for said in ("support faq.jsonl", f"version {version}", "6/6 rows scored", f"judge: {OFFLINE} (heuristics: default)",
                  f"run {run_id}", "ragmeter ", "faithfulness"):
         assert said in text, said
 

@@ -119,7 +119,7 @@ def test_compare_two_runs_shows_deltas_and_movers(store):
         assert (row["mean A"], row["mean B"], row["delta (B−A)"]) == (d.mean_a, d.mean_b, d.delta)
         assert (row["95% CI low"], row["95% CI high"]) == (d.ci_low, d.ci_high)
     faith = deltas.set_index("metric").loc["faithfulness"]
-    assert faith["delta (B−A)"] > 0 and faith["verdict"] == "clearly better"
+    assert faith["delta (B−A)"] > 0 and faith["decision"].split(" ")[0] == "better"
     movers = [d.value for d in at.dataframe if "question" in d.value.columns and "delta" in d.value.columns][0]
     assert len(movers) > 0 and set(movers["sample"]) <= {f"z{i}" for i in range(6)}
 

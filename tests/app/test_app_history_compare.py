@@ -1,6 +1,7 @@
-"""History page compare (AppTest): runs scored differently are said to be so in red before any number; each
-metric has one verdict, with the sequential test beside it and one sentence where the two disagree; the
-compare chart is drawn."""
+"""History page compare (AppTest): runs scored differently are "not comparable", said in red before any number,
+with no verdict and no red box per metric (verdicts only when "Compare across scorers" is ticked, marked so);
+runs scored alike get one decision per metric, a starred footnote where the sequential test reads it
+differently; the compare chart is drawn; run names are shown as text."""
 from pathlib import Path
 
 import pytest
@@ -34,11 +35,12 @@ def save_run(store: RunStore, data: list, **settings) -> str:
 pytestmark = pytest.mark.usefixtures("history")  # the app reads the history `store` opens (tests/conftest.py)
 
 
-def compared(run_a: str, run_b: str) -> AppTest:
+def compared(run_a: str, run_b: str, across: bool = False) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("pages/history.py").run()
     at.selectbox(key="hist_cmp_a").set_value(run_a)
     at.selectbox(key="hist_cmp_b").set_value(run_b)
+    at.checkbox(key="hist_cmp_across").set_value(across)
     at.button(key="btn_hist_compare").click().run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -48,26 +50,56 @@ def deltas(at: AppTest):
     return [d.value for d in at.dataframe if "delta (B−A)" in d.value.columns][0].set_index("metric")
 
 
-def test_runs_scored_differently_are_said_so_in_red(store):
+def test_runs_scored_differently_are_not_comparable_and_get_no_verdict_and_no_red_box(store):
     run_a = save_run(store, samples(), model="gpt-4o-mini")
     run_b = save_run(store, samples(better=True), model="gpt-4o")
-    at = compared(run_a, run_b)
+    at = compared(run_b, run_a)  # B is clearly worse: between comparable runs, red boxes would say so
     red = [e.value for e in at.error]
-    assert any("scored differently" in e and "judge model: gpt" in e and "(candidate)" in e for e in red)
+    assert len(red) == 1 and red[0].startswith("Not comparable: scored with different settings (judge model")
+    assert "judge model: gpt-4o (baseline) vs gpt-4o-mini (candidate)" in red[0]
+    assert set(deltas(at)["decision"]) == {"not comparable"}
 
 
-def test_one_verdict_per_metric_the_sequential_test_beside_it_and_why_they_differ(store):
+def test_different_heuristics_are_not_comparable_unless_asked_then_marked(store):
+    run_a = save_run(store, samples())
+    run_b = save_run(store, samples(better=True), heuristics="jaccard")
+    at = compared(run_b, run_a)
+    assert [e.value.split(".")[0] for e in at.error] == [
+        "Not comparable: scored by different heuristics (jaccard vs default)"]
+    assert not [e for e in at.error if e.value.startswith("Worse")]
+    at = compared(run_b, run_a, across=True)
+    decisions = deltas(at)["decision"]
+    assert decisions["faithfulness"].startswith("worse (scorers differ)")
+    assert at.warning and at.warning[0].value.startswith("Compared across scorers: scored by different heuristics")
+    assert any(e.value.startswith("Worse: faithfulness") and "(scorers differ)" in e.value for e in at.error)
+
+
+def test_one_decision_per_metric_and_a_footnote_where_the_sequential_test_differs(store):
     run_a, run_b = save_run(store, samples()), save_run(store, samples(better=True))
     at = compared(run_a, run_b)
     table = deltas(at)
-    assert table.loc["faithfulness", "verdict"] == "clearly better"
-    assert "sequential test" in table.columns and table.loc["faithfulness", "sequential test"] in (
-        "B better", "undecided", "A better", "no practical difference")
-    assert not any("scored differently" in e.value for e in at.error)
-    if table.loc["faithfulness", "sequential test"] != "B better":  # six pairs: too few to stop early
-        said = [c.value for c in at.caption if c.value.startswith("faithfulness: the verdict is the fixed-size")]
-        assert len(said) == 1 and "wider" in said[0]
+    assert table.loc["faithfulness", "decision"].split(" ")[0] == "better"
+    assert "sequential test" not in table.columns and "verdict" not in table.columns
+    assert not [e for e in at.error if "comparable" in e.value]  # scored the same way
+    worse = [m for m, d in table["decision"].items() if d.startswith("worse")]
+    assert [e.value.split(" ")[1] for e in at.error] == worse  # a red box per metric decided worse, none else
+    if table.loc["faithfulness", "decision"].endswith("*"):  # six pairs: too few for the sequential test to stop
+        said = [c.value for c in at.caption if c.value.startswith("\\* faithfulness: better over all")]
+        assert len(said) == 1 and "reads no clear change" in said[0]
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the compare chart is drawn
+
+
+def test_run_names_with_html_and_rtl_characters_are_shown_as_text(store):
+    hostile = "<b>bold</b> **star** \u202eevil مقارنة"
+    run_a = save_run(store, samples())
+    store.rename_run(run_a, hostile)
+    run_b = save_run(store, samples(better=True))
+    at = compared(run_a, run_b)
+    shown = "<b>bold</b> **star** evil مقارنة"  # the bidi override dropped, the rest kept as typed
+    assert store.get_run(run_a).name == shown
+    assert shown in at.selectbox(key="hist_cmp_a").format_func(run_a)
+    caption = [c.value for c in at.caption if c.value.startswith("Candidate B")][0]
+    assert "\\<b\\>bold\\</b\\>" in caption or "&lt;b&gt;" in caption, caption  # escaped, not markup
 
 
 def test_a_project_over_time_is_charted_and_a_change_of_scorer_marked(store):
