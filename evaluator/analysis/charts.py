@@ -6,7 +6,7 @@ histogram bin or per category), never from raw samples, so a 10,000-row report d
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from .aggregate import category_rows, histogram_rows, means_rows
 from .bands import BAND_COLORS
@@ -147,9 +147,19 @@ def _spec(chart: Any) -> Dict[str, Any]:
     return chart if isinstance(chart, dict) else chart.to_dict()
 
 
-def chart_png(chart: Any, scale: float = 2) -> bytes:
-    """The chart (altair chart or vega-lite dict) as PNG bytes, rendered offline."""
-    return _vl_convert().vegalite_to_png(_spec(chart), scale=scale)
+def chart_png(chart: Any, scale: float = 2, max_height: Optional[int] = None) -> bytes:
+    """The chart (altair chart or vega-lite dict) as PNG bytes, rendered offline; drawn smaller when it would be
+    taller than `max_height` pixels (a trend of many metrics is then still one screen or page to read)."""
+    png = _vl_convert().vegalite_to_png(_spec(chart), scale=scale)
+    height = png_size(png)[1]
+    if max_height is None or height <= max_height:
+        return png
+    return _vl_convert().vegalite_to_png(_spec(chart), scale=scale * max_height / height * 0.995)
+
+
+def png_size(png: bytes) -> Tuple[int, int]:
+    """(width, height) in pixels, read from the PNG's header (its IHDR chunk)."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 def chart_svg(chart: Any) -> str:
@@ -215,11 +225,11 @@ def chart_pdf(chart: Any) -> bytes:
     return _vl_convert().vegalite_to_pdf(_spec(chart))
 
 
-def chart_bytes(chart: Any, ext: str) -> bytes:
-    """The chart in the format its file extension names: png, svg or pdf."""
+def chart_bytes(chart: Any, ext: str, max_height: Optional[int] = None) -> bytes:
+    """The chart in the format its file extension names: png, svg or pdf (a PNG at most `max_height` px tall)."""
     ext = ext.lower().lstrip(".")
     if ext == "png":
-        return chart_png(chart)
+        return chart_png(chart, max_height=max_height)
     if ext == "svg":
         return chart_svg(chart).encode("utf-8")
     if ext == "pdf":
@@ -285,31 +295,35 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
 
 
 def trend_chart(rows: Sequence[Dict[str, Any]], changes: Sequence[Dict[str, Any]] = ()) -> "alt.FacetChart":
-    """A project's runs over time, one panel per metric: each run's mean as a point on a line, its 95% band
-    shaded, and each run whose judge, model or dataset version changed marked by a dashed rule. A row is
-    {metric, time, mean, low, high, n, run, label}; a change is {time, run, what}."""
+    """A project's runs in order, one panel per metric (two panels a row): each run's mean as a point with its 95%
+    interval, one coloured series per scorer with a legend (a change of scorer is a new series, never a drop of the
+    line), and each run whose judge, model, heuristics or dataset version changed marked by a dashed rule. The x
+    axis is the runs in order, each named by its name or its date and time (trend.tick_of). A row is
+    {metric, tick, order, scorer, mean, low, high, n, run, label, time}; a change is {tick, run, what}."""
     alt = _altair()
-    time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d", labelAngle=0))
+    ticks = [r["tick"] for r in sorted({r["tick"]: r for r in rows}.values(), key=lambda r: r["order"])]
+    x = alt.X("tick:N", sort=ticks, title="runs, oldest first",
+              axis=alt.Axis(labelAngle=-40, labelLimit=150, labelOverlap=True))
     score = alt.Scale(domain=[0, 1])
-    band = alt.Chart().mark_area(opacity=0.18, color="#4c78a8").encode(
-        x=time_axis, y=alt.Y("low:Q", scale=score, title="mean (95% band)"), y2="high:Q")
-    line = alt.Chart().mark_line(point=True, color="#4c78a8").encode(
-        x=time_axis, y=alt.Y("mean:Q", scale=score),
-        tooltip=[alt.Tooltip("time:T", format="%Y-%m-%d %H:%M"), "run:N", "label:N",
+    color = alt.Color("scorer:N", title="scored by", legend=alt.Legend(orient="bottom", direction="vertical",
+                                                                      labelLimit=420))
+    interval = alt.Chart().mark_rule(strokeWidth=3, opacity=0.35).encode(
+        x=x, y=alt.Y("low:Q", scale=score, title="mean (95% interval)"), y2="high:Q", color=color)
+    line = alt.Chart().mark_line(point=True).encode(
+        x=x, y=alt.Y("mean:Q", scale=score), color=color, detail="scorer:N",
+        tooltip=["label:N", "scorer:N", alt.Tooltip("time:T", format="%Y-%m-%d %H:%M"), "run:N",
                  alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
                  alt.Tooltip("high:Q", format=".3f"), alt.Tooltip("n:Q", title="scored")])
-    layers = [band, line]
-    marked = [{**c, "metric": m} for c in changes for m in dict.fromkeys(r["metric"] for r in rows)]
+    metrics = list(dict.fromkeys(r["metric"] for r in rows))
+    marked = [{**c, "metric": m} for c in changes for m in metrics]
     data_rows = [{**r, "kind": "run"} for r in rows] + [{**c, "kind": "change"} for c in marked]
+    layers = [interval.transform_filter(alt.datum.kind == "run"), line.transform_filter(alt.datum.kind == "run")]
     if marked:
         layers.append(alt.Chart().transform_filter(alt.datum.kind == "change").mark_rule(
-            color="#bc4c00", strokeDash=[4, 3]).encode(x="time:T", tooltip=["what:N", "run:N"]))
-        layers[0] = band.transform_filter(alt.datum.kind == "run")
-        layers[1] = line.transform_filter(alt.datum.kind == "run")
-    order = list(dict.fromkeys(r["metric"] for r in rows))
-    return alt.layer(*layers, data=alt.Data(values=data_rows)).properties(width=520, height=150).facet(
-        row=alt.Row("metric:N", sort=order, title=None, header=alt.Header(labelAngle=0, labelAlign="left",
-                                                                         labelAnchor="start", labelOrient="top",
-                                                                         labelFontSize=13, labelFontWeight="bold")),
-    ).properties(title=alt.TitleParams("Over time (dashed: the judge, model or dataset version changed)",
-                                       anchor="start"))
+            color="#bc4c00", strokeDash=[4, 3]).encode(x=x, tooltip=["what:N", "run:N"]))
+    return alt.layer(*layers, data=alt.Data(values=data_rows)).properties(width=380, height=120).facet(
+        facet=alt.Facet("metric:N", sort=metrics, title=None, header=alt.Header(
+            labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top", labelFontSize=13,
+            labelFontWeight="bold")), columns=2,
+    ).properties(title=alt.TitleParams("Runs in order, one series per scorer (dashed: the judge, model, heuristics "
+                                       "or dataset version changed)", anchor="start"))

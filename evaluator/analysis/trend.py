@@ -1,6 +1,11 @@
 """A project over time: each finished run's mean per metric with its 95% interval, and the runs whose
 judge, model or dataset version changed (a step in the line may be the scorer's, not the pipeline's).
 
+Runs are placed in order (`Point.order`, oldest first), each named on the axis by `tick` (its name, or its date
+and time when it has none), not by wall-clock time: runs minutes apart and runs weeks apart are as readable.
+Each point carries its scorer's label (store/naming.py), so the chart draws one series per scorer and a change
+of scorer is never drawn as a drop of quality.
+
 Read with one aggregate query over the narrow scores table (store/history.py m009), so a trend over 1,000
 runs decodes no row: the sum, the sum of squares and the count per (run, metric).
 """
@@ -11,7 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..io.versions import VERSION_KEY
 from ..store.history import RunInfo, RunStore
-from .provenance import host_of
+from ..store.naming import heuristics_word, host_of
 
 # What marks a run on the chart: a change of any of these since the project's previous run.
 MARKED = (("judge", "judge"), ("model", "model"), ("base_url", "judge endpoint"), ("heuristics", "heuristic set"),
@@ -31,11 +36,25 @@ class Point:
     n: int
     low: Optional[float]
     high: Optional[float]
+    scorer: str = ""  # who scored the run (store/naming.scorer_label): one series each
+    order: int = 0  # the run's place, oldest first (1, 2, ...)
+    tick: str = ""  # how the axis names the run (tick_of)
 
     def to_row(self) -> Dict[str, Any]:
         return {"metric": self.metric, "run": self.run_id, "time": self.time, "label": self.label,
                 "mean": self.mean, "n": self.n, "low": self.mean if self.low is None else self.low,
-                "high": self.mean if self.high is None else self.high}
+                "high": self.mean if self.high is None else self.high, "scorer": self.scorer,
+                "order": self.order, "tick": self.tick}
+
+
+TICK_CHARS = 22  # an axis label longer than this is cut
+
+
+def tick_of(order: int, info: RunInfo) -> str:
+    """The axis label of the run at `order`: "#3 NAME" (cut with an ellipsis), or "#3 12-06 15:20" unnamed; the
+    number keeps two runs of one name apart."""
+    said = " ".join(info.name.split()) if info.name else info.created_at.replace("T", " ")[5:16]
+    return f"#{order} " + (said if len(said) <= TICK_CHARS else said[:TICK_CHARS - 1] + "…")
 
 
 @dataclass
@@ -45,7 +64,7 @@ class Trend:
     project: str
     runs: List[RunInfo]
     points: List[Point] = field(default_factory=list)
-    changes: List[Dict[str, str]] = field(default_factory=list)  # {time, run, what}
+    changes: List[Dict[str, str]] = field(default_factory=list)  # {time, run, what, tick}
 
     @property
     def metrics(self) -> List[str]:
@@ -54,6 +73,8 @@ class Trend:
 
 def _marked(settings: Mapping[str, Any], key: str) -> str:
     value = settings.get(key)
+    if key == "heuristics":
+        return heuristics_word(settings)
     return host_of(str(value or "")) if key == "base_url" else str(value or "")
 
 
@@ -61,13 +82,14 @@ def changes(runs: Sequence[RunInfo]) -> List[Dict[str, str]]:
     """Each run (oldest first) whose judge, model, judge endpoint or dataset version differs from the run
     before it, with what changed in words."""
     found = []
-    for before, run in zip(runs, runs[1:]):
+    for place, (before, run) in enumerate(zip(runs, runs[1:]), start=2):
         said = [f"{what} {_marked(before.settings, key) or 'none'} → {_marked(run.settings, key) or 'none'}"
                 for key, what in MARKED
                 if key in before.settings and key in run.settings
                 and _marked(before.settings, key) != _marked(run.settings, key)]
         if said:
-            found.append({"time": run.created_at, "run": run.run_id, "what": "; ".join(said)})
+            found.append({"time": run.created_at, "run": run.run_id, "what": "; ".join(said),
+                          "tick": tick_of(place, run)})
     return found
 
 
@@ -103,5 +125,6 @@ def project_trend(store: RunStore, project: str, limit: Optional[int] = None,
         mean, low, high = _interval(float(total), float(squares), int(n))
         info = by_id[run_id]
         trend.points.append(Point(metric, run_id, info.created_at, info.label, round(mean, 4), int(n),
-                                  None if low is None else round(low, 4), None if high is None else round(high, 4)))
+                                  None if low is None else round(low, 4), None if high is None else round(high, 4),
+                                  scorer=info.scorer, order=order[run_id] + 1, tick=tick_of(order[run_id] + 1, info)))
     return trend

@@ -39,9 +39,12 @@ def _target(output: Optional[str], dataset: str, run_id: str, chart: str) -> Pat
     return Path(output)
 
 
+MAX_PNG_HEIGHT = 1600  # px: a trend of many metrics stays one image a reader scrolls once
+
+
 def _write(spec: Any, path: Path) -> int:
     try:
-        data = charts.chart_bytes(spec, path.suffix)
+        data = charts.chart_bytes(spec, path.suffix, max_height=MAX_PNG_HEIGHT)
     except ImportError as exc:
         raise RagmeterError(f"{exc}") from None
     try:
@@ -74,25 +77,35 @@ def _run_spec(store: RunStore, run_id: str, chart: str) -> tuple:
 def run_chart(args: argparse.Namespace) -> int:
     """`ragmeter runs --chart ...`: one run's chart (--run) or a project's trend (--project)."""
     store = RunStore(history_location(args.history))
-    if args.chart == "trend":
-        if not args.project:
-            raise RagmeterError("--chart trend needs --project: whose runs to chart over time "
-                                "(list them with: ragmeter runs)")
-        trend = project_trend(store, args.project)
-        if not trend.points:
-            raise RagmeterError(f"project {args.project!r} has no finished run with scores to chart")
-        newest = trend.runs[-1]
-        spec = charts.trend_chart([p.to_row() for p in trend.points], trend.changes)
-        prov = Provenance.of_run(dataset=newest.dataset_name, settings=newest.settings, scored=newest.n_done,
-                                 total=newest.n_samples, date=_now(), run_id=newest.run_id)
-        caption = _trend_caption(prov, len(trend.runs), args.project)
-        return _write(charts.captioned(spec, caption), _target(args.output, args.project, "project", "trend"))
     run_id = args.run or args.run_id
+    if args.chart == "trend":
+        return trend_file(store, args.project or _project_of(store, run_id), args.output)
     if not run_id:
         raise RagmeterError(f"--chart {args.chart} needs the run: ragmeter runs --run RUN_ID --chart {args.chart} "
                             "-o FILE.svg (see 'ragmeter runs' for the ids)")
     spec, dataset = _run_spec(store, run_id, args.chart)
     return _write(spec, _target(args.output, dataset, run_id, args.chart))
+
+
+def _project_of(store: RunStore, run_id: Optional[str]) -> str:
+    """The project of the run --run names (--chart trend --run ID charts that run's project)."""
+    if not run_id:
+        raise RagmeterError("--chart trend needs --project (or --run RUN_ID: that run's project): whose runs to "
+                            "chart over time (list them with: ragmeter runs)")
+    return store.get_run(run_id).project or store.get_run(run_id).dataset_name
+
+
+def trend_file(store: RunStore, project: str, output: Optional[str]) -> int:
+    """A project's runs in order, one series per scorer, as a file at most MAX_PNG_HEIGHT px tall (a PNG)."""
+    trend = project_trend(store, project)
+    if not trend.points:
+        raise RagmeterError(f"project {project!r} has no finished run with scores to chart")
+    newest = trend.runs[-1]
+    spec = charts.trend_chart([p.to_row() for p in trend.points], trend.changes)
+    prov = Provenance.of_run(dataset=newest.dataset_name, settings=newest.settings, scored=newest.n_done,
+                             total=newest.n_samples, date=_now(), run_id=newest.run_id)
+    caption = _trend_caption(prov, len(trend.runs), project)
+    return _write(charts.captioned(spec, caption), _target(output, project, "project", "trend"))
 
 
 class _Caption:
@@ -116,10 +129,10 @@ def compare_caption(cmp: RunComparison, summary_rows: int = 0) -> _Caption:
     prov = Provenance.of_run(dataset=b.dataset_name, settings=b.settings, scored=b.n_done, total=b.n_samples,
                              date=b.finished_at or b.created_at, run_id=b.run_id)
     first, second = prov.lines()
-    differ = cmp.scorer_differences
     said = [f"candidate {first}", f"baseline run {a.run_id} ({a.label}) · {cmp.n_paired} paired rows · {second}"]
-    if differ:
-        said.append("WARNING: scored differently: " + "; ".join(d.sentence() for d in differ))
+    headline = cmp.comparability.headline()
+    if headline:  # "not comparable: scored by different heuristics (default vs jaccard); ..."
+        said.append(headline)
     return _Caption(said)
 
 

@@ -73,12 +73,42 @@ def test_without_o_the_file_is_named_after_dataset_run_and_chart(run_id, tmp_pat
 
 def test_a_trend_of_a_project_marks_the_run_whose_scorer_changed(tmp_path):
     first, second = stored(), stored(heuristics="jaccard")
+    RunStore().rename_run(first, "<b>baseline</b> \u202eمقارنة")  # a name with HTML and RTL characters
     out = tmp_path / "trend.svg"
     assert main(["runs", "--project", "faq", "--chart", "trend", "-o", str(out)]) == 0
     text = svg_text(out)
     assert "project faq: 2 finished runs" in text and f"run {second}" in text
     assert "faithfulness" in text and "answer_relevancy" in text
     assert "strokeDash" in out.read_text() or "stroke-dasharray" in out.read_text()  # the change is marked
+    # The runs in order, named (not wall-clock dates), one series per scorer with a legend.
+    assert "runs, oldest first" in text and "#1 <b>baseline</b> مقارنة" in text and "#2 " in text
+    assert "<b>" not in out.read_text()  # the name is text in the SVG, escaped, never markup
+    assert "scored by" in text and "offline heuristics (default)" in text and "offline heuristics (jaccard)" in text
+
+
+def many_metric_runs(n_runs: int) -> None:
+    """`n_runs` runs of every default metric (8 panels), scorers alternating, in project faq."""
+    rows = [EvalSample(f"What does policy {i} say?", f"Policy {i} says yes.", [f"Policy {i}: it says yes."],
+                       ground_truth=f"Policy {i} says yes.", sample_id=f"q-{i}", expected_docs=["Policy"],
+                       expected_answer_keywords=["yes"]) for i in range(4)]
+    for i in range(n_runs):
+        run = Run.new(RunConfig(heuristics="jaccard" if i % 2 else "ragmeter"), rows, dataset_name="faq.jsonl",
+                      store=RunStore(), project="faq")
+        run.start().join()
+
+
+def test_the_trend_png_is_at_most_1600_px_tall_and_run_names_its_project(tmp_path):
+    from evaluator.analysis.charts import png_size
+
+    many_metric_runs(6)
+    newest = RunStore().list_runs()[0].run_id
+    out = tmp_path / "trend.png"
+    assert main(["runs", "--run", newest, "--chart", "trend", "-o", str(out)]) == 0  # the run's project: faq
+    width, height = png_size(out.read_bytes())
+    assert height <= 1600 and width > 600, (width, height)
+    svg = tmp_path / "trend.svg"
+    assert main(["runs", "--run", newest, "--chart", "trend", "-o", str(svg)]) == 0
+    assert "project faq: 6 finished runs" in svg_text(svg)
 
 
 def test_a_compare_chart_names_both_runs_and_warns_of_different_scorers(tmp_path):
@@ -87,13 +117,13 @@ def test_a_compare_chart_names_both_runs_and_warns_of_different_scorers(tmp_path
     assert main(["compare", base, new, "--chart", "compare", "-o", str(out)]) == 0
     text = svg_text(out)
     assert f"run {new}" in text and f"baseline run {base}" in text and "(candidate)" in text
-    assert "WARNING: scored differently: heuristic set" in text
+    assert "not comparable: scored by different heuristics (default vs jaccard)" in text
     assert "candidate − baseline (95% CI)" in text
 
 
 @pytest.mark.parametrize("argv, said", [
     (["runs", "--chart", "means"], "--chart means needs the run"),
-    (["runs", "--chart", "trend"], "--chart trend needs --project"),
+    (["runs", "--chart", "trend"], "--chart trend needs --project (or --run RUN_ID"),
     (["runs", "--project", "nobody", "--chart", "trend"], "has no finished run"),
     (["runs", "--run", "nope", "--chart", "means"], "nope"),
 ])

@@ -118,8 +118,10 @@ def test_a_project_over_time_is_charted_and_a_change_of_scorer_marked(store):
     assert "A project over time" in [h.value for h in at.subheader]
     assert at.selectbox(key="hist_trend_project").value == "zones"
     charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
-    assert charts and "Over time" in charts[0].proto.spec and "faithfulness" in charts[0].proto.spec
-    assert any(f"Changed at run {second}: heuristic set ragmeter → jaccard" in c.value for c in at.caption)
+    spec = charts[0].proto.spec
+    assert "Runs in order, one series per scorer" in spec and "faithfulness" in spec
+    assert '"field": "scorer"' in spec and '"field": "tick"' in spec  # a series per scorer; runs in order
+    assert any(f"Changed at run {second}: heuristic set default → jaccard" in c.value for c in at.caption)
 
 
 def test_the_comparison_downloads_as_one_html_page(store):
