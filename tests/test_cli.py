@@ -314,3 +314,29 @@ def test_judge_choices_that_cannot_run_exit_2_before_anything_runs(data, capsys,
 def test_judge_offline_is_the_offline_run(data, capsys):
     assert main(["evaluate", str(data), "-q", "--no-history", "--judge", "offline"]) == 0
     assert capsys.readouterr().out.startswith("note: Offline run")
+
+
+def test_a_run_name_too_long_is_refused_before_anything_runs(data, capsys):
+    assert main(["evaluate", str(data), "-q", "--name", "n" * 300]) == 2
+    err = capsys.readouterr().err
+    assert "--name: the run name is 300 characters long; a name may have at most 120" in err
+    assert main(["runs"]) == 0 and capsys.readouterr().out.strip() == "No runs saved yet."
+
+
+def test_a_run_name_with_html_and_rtl_characters_is_kept_as_text(data, capsys):
+    typed = "<script>x</script> **v2**\u202e\u2067 مقارنة\nnext line"
+    assert main(["evaluate", str(data), "-q", "--name", typed]) == 0
+    capsys.readouterr()
+    assert main(["runs"]) == 0
+    [row] = listed_runs(capsys.readouterr().out)
+    assert row["NAME"] == "<script>x</script> **v2** مقارنة next line"  # one line, no bidi control, else as typed
+
+
+def test_a_service_refuses_a_name_too_long_and_stores_nothing(tmp_path):
+    from evaluator import service
+
+    store = service.RunStore(tmp_path / "h.sqlite3")
+    with pytest.raises(service.RagmeterError, match="at most 120"):
+        service.submit_run(store, service.RunConfig(), [], dataset_name="d.jsonl", access=service.LAPTOP_ACCESS,
+                           name="n" * 121)
+    assert store.list_runs() == []

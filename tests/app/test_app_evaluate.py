@@ -333,3 +333,20 @@ def test_a_parquet_upload_with_dates_previews_and_loads(app, tmp_path):
     assert any("logged.parquet** · PARQUET · 1 rows" in c.value for c in app.caption)
     [sample] = app.session_state["dataset"].samples
     assert sample.contexts == ["The office is in Cairo."] and sample.metadata == {"logged_at": '"2026-03-01 09:30:00"'}
+
+
+def test_the_run_gets_the_name_typed_and_a_default_otherwise(app, history):
+    assert app.text_input(key="eval_name").placeholder.startswith("sample.jsonl · offline heuristics (default) · 20")
+    app.text_input(key="eval_name").set_value("<b>v2</b> \u202eprompt مقارنة")
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    [run] = RunStore(history).list_runs()
+    assert run.name == "<b>v2</b> prompt مقارنة"  # the bidi override dropped; HTML kept as text
+    assert run.scorer == "offline heuristics (default)"
+
+
+def test_a_name_too_long_is_cut_by_the_field_at_the_limit(app, history):
+    app.text_input(key="eval_name").set_value("x" * 300)
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    assert [r.name for r in RunStore(history).list_runs()] == ["x" * 120]  # the field's max_chars: the one limit
