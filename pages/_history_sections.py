@@ -33,6 +33,11 @@ def run_label(info: RunInfo) -> str:
     return " · ".join(said)
 
 
+def named(info: RunInfo) -> str:
+    """The run's name, with its scorer when the name does not already say it (a default name does)."""
+    return f"{info.label} ({info.scorer})" if info.name else info.label
+
+
 def runs_table(found: Sequence[RunInfo]) -> List[Dict[str, Any]]:
     return [{"name": r.label, "scorer": r.scorer, "project": r.project or "", "dataset": r.dataset_name, "created": r.created_at.replace("T", " ")[:19],
              "status": r.status, "scored": f"{r.n_done}/{r.n_samples}", "overall": r.overall_mean,
@@ -117,11 +122,10 @@ def comparison_view(cmp: service.Comparison) -> None:
     decision in `ragmeter compare`'s words (better, worse, no clear change, not comparable), a footnote where the
     sequential test reads it differently; each run's own means, the rows lost, the movers."""
     scorers_first(cmp)
-    errors.caption("Candidate B = **{b}** ({sb}) against A = **{a}** ({sa}, the baseline): {n} samples paired by "
-                   "sample_id ({only_a} only in A, {only_b} only in B). A change is clear when the paired permutation "
-                   "test gives p < 0.05; \"all A\"/\"all B\" are each run's mean over every row it scored.",
-                   b=cmp.run_b.label, sb=cmp.run_b.scorer, a=cmp.run_a.label, sa=cmp.run_a.scorer, n=cmp.n_paired,
-                   only_a=cmp.only_a, only_b=cmp.only_b)
+    errors.caption("Candidate B = **{b}** against A = **{a}** (the baseline): {n} samples paired by sample_id "
+                   "({only_a} only in A, {only_b} only in B). A change is clear when the paired permutation test gives "
+                   "p < 0.05; \"all A\"/\"all B\" are each run's mean over every row it scored.",
+                   b=named(cmp.run_b), a=named(cmp.run_a), n=cmp.n_paired, only_a=cmp.only_a, only_b=cmp.only_b)
     for change in cmp.pipeline_changes:
         errors.caption("Changed: {what}", what=change.sentence())
     if cmp.versions_differ:

@@ -274,7 +274,8 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
                                                                           x2="candidate:Q")
     bars = alt.Chart(sides).mark_errorbar(ticks=True).encode(
         y=y, x=alt.X("low:Q", scale=unit, title="mean (95% interval)"), x2="high:Q",
-        color=alt.Color("run:N", scale=colors, title=None, legend=alt.Legend(orient="bottom", labelLimit=300)))
+        color=alt.Color("run:N", scale=colors, title=None, legend=alt.Legend(orient="bottom", direction="vertical",
+                                                                            labelLimit=560)))
     dots = alt.Chart(sides).mark_point(filled=True, size=80).encode(
         y=y, x=alt.X("mean:Q", scale=unit), color=alt.Color("run:N", scale=colors),
         tooltip=["metric:N", "run:N", alt.Tooltip("mean:Q", format=".3f")])

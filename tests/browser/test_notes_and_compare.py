@@ -1,5 +1,6 @@
 """In a real browser: a note added in one browser context shows in another (as text), and the History page's
-comparison draws its compare chart, with the warning that the runs were scored differently."""
+comparison draws its compare chart, and says "Not comparable" (with no red verdict box) for runs scored
+differently."""
 from __future__ import annotations
 
 import re
@@ -60,8 +61,9 @@ def test_the_history_comparison_draws_its_chart_and_warns_of_different_scorers(p
     page.goto(f"{app_url}/history?compare={base},{new}")
     wait_idle(page)
     main = page.get_by_test_id("stMainBlockContainer")
-    warning = main.get_by_text(re.compile("scored differently"))
+    warning = main.get_by_text(re.compile(r"Not comparable: scored by different heuristics \(default vs jaccard\)"))
     expect(warning.first).to_be_visible(timeout=RUN_TIMEOUT)
+    assert main.get_by_text(re.compile("^Worse:")).count() == 0  # no verdict box between different scorers
     chart = main.locator('[data-testid="stVegaLiteChart"]').filter(has_text="Difference")
     chart.first.scroll_into_view_if_needed()
     svg = chart.first.locator("svg.marks")
