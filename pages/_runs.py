@@ -127,6 +127,12 @@ class RunMeta:
     paged: bool = True
     n_rows: Optional[int] = None  # rows with a result, and their overall mean: the sidebar's line when the
     overall: Optional[float] = None  # report was opened from the history (no report held in memory)
+    name: str = ""  # the run's name as every list shows it (RunInfo.label: given, or "dataset · scorer · date")
+
+    @property
+    def scorer(self) -> str:
+        """Who scored the run: "MODEL at HOST", or "offline heuristics (default | jaccard | embedding)"."""
+        return service.scorer_label(self.settings)
 
 
 def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
@@ -142,7 +148,7 @@ def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
 def stored_meta(info: service.RunInfo, *, error: Optional[str] = None, warning: Optional[str] = None) -> RunMeta:
     """What the Report needs to show a stored run: never its rows."""
     return RunMeta(info.dataset_name, info.settings, info.status, info.run_id, info.created_at, total=info.n_samples,
-                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean)
+                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean, name=info.label)
 
 
 def open_run(run_id: str, *, error: Optional[str] = None, warning: Optional[str] = None) -> None:
