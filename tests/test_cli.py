@@ -340,3 +340,17 @@ def test_a_service_refuses_a_name_too_long_and_stores_nothing(tmp_path):
         service.submit_run(store, service.RunConfig(), [], dataset_name="d.jsonl", access=service.LAPTOP_ACCESS,
                            name="n" * 121)
     assert store.list_runs() == []
+
+
+def test_a_rescored_run_takes_its_name_and_says_its_scorer(data, capsys):
+    assert main(["evaluate", str(data), "-q"]) == 0
+    first = listed_after(capsys)[0]["RUN"]
+    assert main(["evaluate", "--rescore", first, "--heuristics", "jaccard", "--name", "jaccard rescore", "-q"]) == 0
+    newest = listed_after(capsys)[0]
+    assert (newest["NAME"], newest["SCORER"]) == ("jaccard rescore", "offline heuristics (jaccard)")
+
+
+def listed_after(capsys):
+    capsys.readouterr()
+    assert main(["runs"]) == 0
+    return listed_runs(capsys.readouterr().out)

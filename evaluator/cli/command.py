@@ -157,7 +157,7 @@ def queued_run_id(args: argparse.Namespace, store: Any, judge: Any) -> str:
         if args.resume or args.data or args.target:
             raise UsageError("--rescore takes the saved answers of a run: give no DATA file, --resume or --target")
         return runs.rescore_run(store, store.get_run(args.rescore), run_config(args), access=access, judge=judge,
-                                limits=limits, pin=pin)
+                                limits=limits, pin=pin, name=getattr(args, "name", None))
     if args.resume:
         config = _resume_config(args, store)
         return runs.resume_run(store, store.get_run(args.resume), access=access, judge=judge,

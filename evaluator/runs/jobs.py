@@ -197,8 +197,10 @@ def _dead_here(worker: Optional[str]) -> bool:
 
 def submit_rescore(store: RunStore, run_id: str, config: RunConfig, *, owner: Optional[str] = None,
                    api_key: str = "", judge: Optional[Judge] = None, limits: Limits = Limits(),
-                   pin: bool = False) -> str:
-    """Queue a new run scoring the answers saved in run `run_id` with `config`'s judge (no target call)."""
+                   pin: bool = False, name: Optional[str] = None) -> str:
+    """Queue a new run scoring the answers saved in run `run_id` with `config`'s judge (no target call), named
+    `name` (None: "dataset · scorer · date")."""
+    name = clean_name(name)
     info = store.get_run(run_id)
     samples = store.answered_samples(run_id)
     config.chosen_metrics()
@@ -209,7 +211,7 @@ def submit_rescore(store: RunStore, run_id: str, config: RunConfig, *, owner: Op
         stored["target"] = info.settings["target"]  # where the answers came from
     owner = (owner or "").strip() or default_owner()
     new_id = store.create_run(dataset_name=info.dataset_name, samples=samples, settings=stored, owner=owner,
-                              project=info.project, status="queued")
+                              project=info.project, status="queued", name=name)
     return queue_job(store, new_id, kind="rescore", owner=owner, handoff=Handoff(api_key=api_key, judge=judge),
                      limits=limits, pin=pin, forget=lambda: store.delete_run(new_id))
 

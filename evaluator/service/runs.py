@@ -57,11 +57,11 @@ def resume_run(store: RunStore, info: RunInfo, *, access: Access, api_key: str =
 
 def rescore_run(store: RunStore, info: RunInfo, config: RunConfig, *, access: Access, owner: Optional[str] = None,
                 api_key: str = "", limits: Limits = Limits(), judge: Optional[Judge] = None,
-                pin: bool = False) -> str:
+                pin: bool = False, name: Optional[str] = None) -> str:
     """Queue a new run scoring run `info`'s saved answers with `config`'s judge (the pipeline is not called)."""
     access.check("rescore", info.owner)
     return run_jobs.submit_rescore(store, info.run_id, config, owner=owner, api_key=api_key, limits=limits,
-                                   judge=judge, pin=pin)
+                                   judge=judge, pin=pin, name=name)
 
 
 def local_run(config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
