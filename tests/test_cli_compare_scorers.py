@@ -104,10 +104,10 @@ def test_two_runs_of_one_scorer_still_get_verdicts(sample_runs, fmt, capsys, mon
 def test_allowed_verdicts_across_scorers_are_marked_and_the_gate_judges_them(sample_runs, capsys, monkeypatch):
     history, default, jaccard, _ = sample_runs
     monkeypatch.setenv("RAGMETER_HISTORY", history)
-    assert main(["compare", default, jaccard, "--fail-on-regression"]) == 0  # not judged: not failed
+    assert main(["compare", default, jaccard, "--fail-on-regression"]) == 2  # a gate that cannot decide fails
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("ragmeter: not comparable: scored by different heuristics (default vs jaccard); "
-                              "--fail-on-regression judged no metric (exit 0)")
+                              "--fail-on-regression cannot judge these runs (exit 2)")
     assert main(["compare", default, jaccard, "--fail-on-regression", "--allow-different-scorers"]) == 1
     out, err = capsys.readouterr()
     assert out.startswith("compared across scorers (--allow-different-scorers): scored by different heuristics")

@@ -85,8 +85,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def gate(cmp: Any, args: argparse.Namespace) -> int:
-    """--fail-on-regression: 1 when a metric is worse or rows were lost. Runs scored differently are not judged
-    (unless --allow-different-scorers): the last line says so, and only lost rows can fail them."""
+    """--fail-on-regression: 1 when a metric is worse or rows were lost. Runs scored differently cannot be judged
+    (unless --allow-different-scorers): a gate that cannot decide must not pass, so they end with exit 2."""
     problems = regressions(cmp, args.alpha)
     why = not_comparable(cmp)
     if problems:
@@ -94,8 +94,9 @@ def gate(cmp: Any, args: argparse.Namespace) -> int:
         print(f"ragmeter: regression: {'; '.join(problems)}{unjudged} (exit 1)", file=sys.stderr)
         return 1
     if why:
-        print(f"ragmeter: not comparable: {why}; --fail-on-regression judged no metric (exit 0). Score both runs "
-              "the same way, or pass --allow-different-scorers to judge them anyway", file=sys.stderr)
+        print(f"ragmeter: not comparable: {why}; --fail-on-regression cannot judge these runs (exit 2). Score both "
+              "runs the same way, or pass --allow-different-scorers to judge them anyway", file=sys.stderr)
+        return 2
     return 0
 
 
