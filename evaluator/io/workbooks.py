@@ -86,7 +86,9 @@ def check_archive(src: Source) -> None:
         with zipfile.ZipFile(src.open()) as archive:
             declared = sum(info.file_size for info in archive.infolist())
             parts = archive.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            fits = declared <= src.max_decoded and "xl/workbook.xml" in parts  # only then is a sheet unpacked
+            smallest = _smallest_sheet(archive, parts, src) if fits else None
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:
         raise Where(src.name).error(f"is a damaged Excel workbook (a broken zip: {exc}); {_SAVE_AS}") from None
     if "xl/workbook.xml" not in parts:
         raise Where(src.name).error(f"is a zip archive but not an Excel workbook (no xl/workbook.xml); {_SAVE_AS}")
@@ -95,11 +97,10 @@ def check_archive(src: Source) -> None:
         raise Where(src.name).error(
             f"unpacks to {unpacked} ({mb(_size(src))} packed), more than the {limit} a dataset may hold here; it may "
             f"be a zip bomb. Delete sheets and columns ragmeter does not read, {src.surface.limit_advice('bytes')}")
-    try:
-        with zipfile.ZipFile(src.open()) as archive:
-            _check_every_sheet(archive, parts, src)
-    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:  # a member whose data is broken
-        raise Where(src.name).error(f"is a damaged Excel workbook (a broken zip: {exc}); {_SAVE_AS}") from None
+    if smallest is not None and src.max_rows is not None and smallest[0] > src.max_rows:
+        which = "its sheet" if smallest[1] == 1 else f"the smallest of its {smallest[1]} sheets"
+        raise Where(src.name).error(f"has {smallest[0]:,} rows under the header of {which}, more than the limit "
+                                    f"of {src.max_rows:,}; {src.surface.limit_advice('rows')}")
 
 
 def check_rows(book: Any, sheet: str, header_row: int, src: Source) -> None:
@@ -115,20 +116,18 @@ def check_rows(book: Any, sheet: str, header_row: int, src: Source) -> None:
             f"{src.surface.limit_advice('rows')}")
 
 
-def _check_every_sheet(archive: zipfile.ZipFile, parts: List[str], src: Source) -> None:
+def _smallest_sheet(archive: zipfile.ZipFile, parts: List[str], src: Source) -> Optional[Tuple[int, int]]:
     """Before openpyxl loads anything (it reads the whole shared-strings table first: 79 s for 300,000 rows on a
-    busy machine), refuse a workbook whose every sheet has more rows than the limit: one sheet, usually."""
+    busy machine), the data rows of the workbook's smallest sheet, and how many sheets: when even that one is
+    over the row limit (one sheet, usually), the workbook is refused unread. None without a row limit."""
     sheets = [p for p in parts if p.startswith("xl/worksheets/") and p.endswith(".xml")]
     if src.max_rows is None or not sheets:
-        return
+        return None
     counts = []
     for name in sheets:
         with archive.open(name) as part:
             counts.append(count_rows(part) - 1)  # less its header row
-    if min(counts) > src.max_rows:
-        which = "its sheet" if len(sheets) == 1 else f"the smallest of its {len(sheets)} sheets"
-        raise Where(src.name).error(f"has {min(counts):,} rows under the header of {which}, more than the limit of "
-                                    f"{src.max_rows:,}; {src.surface.limit_advice('rows')}")
+    return min(counts), len(sheets)
 
 
 def count_rows(part: IO[bytes]) -> int:
