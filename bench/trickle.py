@@ -1,14 +1,18 @@
 """A judge that trickles: how long does a small run take to stop, in call deadlines?
 
     python bench/trickle.py                     # 2 samples, --judge-timeout 1 (a few seconds)
-    python bench/trickle.py --timeout 60        # the default timeout: minutes
+    python bench/trickle.py --timeout 60 --every 3   # the default timeout, a byte every 3 s (issue 49)
 
 A loopback OpenAI-compatible server (tests/openai_server.py, in this process) answers every chat
-request with HTTP 200 headers, then one byte every timeout/3 seconds: no read ever times out, only
-the call's total deadline ends it. The bench measures one call's whole deadline (its tries and
-backoff), then runs `ragmeter evaluate` on N samples against the same server and prints the run's
-time beside it, as a ratio, with the requests the server saw. The run should end within about two
-call deadlines (the first wave of calls, then one probe; judges/health.py).
+request with HTTP 200 headers, then one byte every timeout/3 seconds (--every): no read ever times out,
+only the call's total deadline ends it. The bench measures one call of a fresh judge (one try: a judge
+that never answered is not retried after a timeout, judges/resilient.py), then runs `ragmeter evaluate`
+on N samples against the same server and prints the run's time beside it, as a ratio, with the requests
+the server saw. The run ends with its first wave of calls: about one call deadline (judges/health.py).
+
+Measured (2-core machine shared with other work, 2026-12): --timeout 3: run 3.15 s, 1.01 call
+deadlines, 2 requests, exit 3 (before issue 49: 13.6 s, 1.98 deadlines, 6 requests); --timeout 60
+--every 3 (the default timeout): run 60.26 s, 0.99 call deadlines, 2 requests, exit 3.
 """
 from __future__ import annotations
 
@@ -39,8 +43,8 @@ def _dataset(folder: str, n: int) -> str:
     return path
 
 
-def measure(timeout: float, n: int) -> dict:
-    with tempfile.TemporaryDirectory() as folder, ChatServer(default=trickle(timeout / 3)) as srv:
+def measure(timeout: float, n: int, every: float = 0.0) -> dict:
+    with tempfile.TemporaryDirectory() as folder, ChatServer(default=trickle(every or timeout / 3)) as srv:
         start = time.monotonic()
         try:
             OpenAIJudge("m", srv.base_url, timeout=timeout).generate("one call")
@@ -61,8 +65,9 @@ def run() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=1.0, help="--judge-timeout of the run (default 1 s)")
     parser.add_argument("--n", type=int, default=2, help="samples (default 2)")
+    parser.add_argument("--every", type=float, default=0.0, help="seconds between bytes (default timeout/3)")
     args = parser.parse_args()
-    figures = measure(args.timeout, args.n)
+    figures = measure(args.timeout, args.n, args.every)
     print("  ".join(f"{k} {v}" for k, v in figures.items()))
 
 

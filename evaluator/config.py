@@ -9,6 +9,7 @@ No file (the laptop default) means today's behaviour: one user, every feature op
                viewers_may_comment (false: only evaluators and admins write notes on runs and samples)
     [[judges]] name, base_url, model, api_key_env (+ kind, temperature, max_workers, json_mode)
     [judge]    max_tokens: every judge call's completion cap (0 or absent: each metric's own)
+    [inputs]   max_rows, max_mb: the most rows and megabytes a dataset the command line reads may hold
     [targets]  allow (URL prefixes a target may call), allow_env (variables a header may use)
     [runs]     max_running_per_user, max_queued (0 = no cap), max_queued_per_user (team mode 20, else 0; admins
                exempt), lease_s, workers ("local" | "external"),
@@ -160,6 +161,19 @@ class JudgeDefaults:
     max_tokens: int = 0
 
 
+DEFAULT_MAX_ROWS = 100_000  # the dashboard's own default (pages/_data.py): a run of more is split or raised
+DEFAULT_MAX_MB = 1_000  # a dataset file, and the text it unpacks to (a workbook is a zip), in MB
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """[inputs]: the most a dataset file read by the command line may hold (issue 49: a 1,048,575-row workbook
+    took 587 s and 3.2 GB with no cap). `--max-rows`/`--max-mb` and RAGMETER_MAX_ROWS/_MB win (team/settings.py)."""
+
+    max_rows: int = DEFAULT_MAX_ROWS
+    max_mb: int = DEFAULT_MAX_MB
+
+
 @dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -171,6 +185,7 @@ class Config:
     collect: Tuple[ConfiguredCollect, ...] = ()
     given: Tuple[str, ...] = ()  # the keys the file sets ("runs.engine", "judges[0].model"): where a value came from
     judge_defaults: JudgeDefaults = field(default_factory=JudgeDefaults)  # [judge]
+    inputs: InputLimits = field(default_factory=InputLimits)  # [inputs]
 
     @property
     def team(self) -> bool:
@@ -239,7 +254,7 @@ def current(path: Optional[str] = None) -> Config:
 
 def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Config:
     """A Config from parsed TOML; ConfigError naming `source` and the key for anything wrong."""
-    _known(data, ("server", "roles", "judges", "targets", "runs", "collect", "judge"), "", source)
+    _known(data, ("server", "roles", "judges", "targets", "runs", "collect", "judge", "inputs"), "", source)
     server = _server(_table(data, "server", source), source)
     judges = tuple(_judge(item, i, source) for i, item in enumerate(_list(data, "judges", source, dict)))
     names = [j.name for j in judges]
@@ -253,13 +268,15 @@ def from_dict(data: Mapping[str, Any], source: str = "the configuration") -> Con
                     source=source,
                     collect=_collects(data, names, source),
                     given=_given_keys(data),
-                    judge_defaults=_judge_defaults(_table(data, "judge", source), source))
+                    judge_defaults=_judge_defaults(_table(data, "judge", source), source),
+                    inputs=_inputs(_table(data, "inputs", source), source))
     return config
 
 
 def _given_keys(data: Mapping[str, Any]) -> Tuple[str, ...]:
     """The keys the file sets ("runs.engine", "judges[0].model"): where `ragmeter config` says a value came from."""
-    tables = [f"{table}.{key}" for table in ("server", "roles", "targets", "runs", "judge") for key in data.get(table, {})]
+    tables = [f"{table}.{key}" for table in ("server", "roles", "targets", "runs", "judge", "inputs")
+              for key in data.get(table, {})]
     entries = [f"{kind}[{i}].{key}" for kind in ("judges", "collect") for i, item in enumerate(data.get(kind, []))
                for key in item]
     return tuple(tables + entries)
@@ -385,6 +402,16 @@ def _judge_defaults(table: Mapping[str, Any], source: str) -> JudgeDefaults:
         raise ConfigError(f"{source}: judge.max_tokens must be 0 (each metric's own cap) to {MAX_JUDGE_TOKENS}, "
                           f"not {cap}")
     return JudgeDefaults(max_tokens=cap)
+
+
+def _inputs(table: Mapping[str, Any], source: str) -> InputLimits:
+    _known(table, ("max_rows", "max_mb"), "inputs", source)
+    limits = InputLimits(max_rows=_get(table, "max_rows", int, DEFAULT_MAX_ROWS, "inputs", source),
+                         max_mb=_get(table, "max_mb", int, DEFAULT_MAX_MB, "inputs", source))
+    for key in ("max_rows", "max_mb"):
+        if getattr(limits, key) < 1:
+            raise ConfigError(f"{source}: inputs.{key} must be at least 1, not {getattr(limits, key)}")
+    return limits
 
 
 TEAM_QUEUED_PER_USER = 20  # [runs] max_queued_per_user when a team file does not say: one user cannot fill the queue

@@ -55,17 +55,19 @@ def test_a_judge_that_never_answers_stops_with_exit_3_naming_the_timeout(data, c
                                  "--judge-timeout", "0.3", "--max-workers", "2"], capsys)
         requests = len(srv.chat_requests)
     assert code == 3
-    assert "judge timed out: 3 of the first 3 calls" in last, last
-    # Each call gets at most two tries within its deadline; the run stops after its first timed-out calls.
-    assert requests <= 2 * 2 * 3 + 2 * 4, requests  # + the calls a sample sends together after its first
+    assert "judge timed out: 2 of the first 2 calls" in last and "--judge-timeout" in last, last
+    # One try per call (the judge never answered), and the run stops when its first wave (2 workers) timed out.
+    assert requests <= 2 * 4, requests  # + the calls a sample sends together after its first
 
 
 def test_a_call_that_times_out_gets_two_tries_not_max_retries_plus_one():
     with ChatServer(default=stall(2.0)) as srv:
+        srv.queue(reply("warm"))
         judge = OpenAIJudge("m", srv.base_url, timeout=0.2, max_retries=5)
+        judge.generate("warm-up")  # before the judge has answered, a timed-out try is not retried at all
         with pytest.raises(Exception) as failed:
             judge.generate("p")
-        requests = len(srv.chat_requests)
+        requests = len(srv.chat_requests) - 1
     assert getattr(failed.value, "kind", None) == "timeout"
     assert requests == 2 and "total deadline" in str(failed.value)
 
@@ -149,21 +151,18 @@ def test_resume_writes_the_outputs_the_run_was_started_with_and_its_hint_names_t
     assert all(f"r{i}" in page for i in (0, N_SAMPLES - 1))
 
 
-def test_a_trickling_judge_ends_a_two_sample_run_with_the_first_wave_and_one_probe(tmp_path, capsys):
-    """Once calls in flight time out, no new call starts but one probe: the run stops after the first wave
-    and that probe (about two call deadlines), not after three deadlines in a row while new calls keep
-    starting. Counted in requests here; bench/trickle.py measures the time in call deadlines."""
+def test_a_trickling_judge_ends_a_two_sample_run_with_its_first_wave(tmp_path, capsys):
+    """Once the calls in flight all time out before any answer, the run stops: no retry of a timed-out try
+    (the judge never answered), no probe. Counted in requests here; the wall time against the call deadline
+    with default settings is test_trickling_judge_deadline.py's, and bench/trickle.py's."""
     from openai_server import trickle
     rows = [{"sample_id": f"t{i}", "question": f"Is item {i} waterproof?", "answer": "Yes.",
              "contexts": [f"Item {i} is waterproof."], "ground_truth": "Yes."} for i in range(2)]
     data = tmp_path / "two.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     with ChatServer(default=trickle(0.2)) as srv:
-        with pytest.raises(Exception):
-            OpenAIJudge("m", srv.base_url, timeout=0.5).generate("one call, with its retry")
-        asked = len(srv.chat_requests)  # the requests of one call: its tries
         code, last, _ = run_cli(["evaluate", str(data), "--no-cache", "--no-history", "--model", "m",
                                  "--base-url", srv.base_url, "--judge-timeout", "0.5"], capsys)
-        requests = len(srv.chat_requests) - asked
-    assert code == 3 and "judge timed out: 3 of the first 3 calls" in last, last
-    assert requests <= 3 * asked, (requests, asked)  # each sample's first call and one probe, with their tries
+        requests = len(srv.chat_requests)
+    assert code == 3 and "judge timed out: 2 of the first 2 calls" in last, last
+    assert requests == 2  # each sample's first call, once

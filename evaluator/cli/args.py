@@ -145,6 +145,10 @@ def _data_group(ev: argparse.ArgumentParser) -> None:
                        "TREC run file of its queries with the retrieval metrics")
     group.add_argument("--sheet", metavar="NAME", help="an Excel workbook's sheet to read (default: the first sheet "
                        "whose header names a question)")
+    group.add_argument("--max-rows", type=int, metavar="N", help="refuse a dataset of more rows (default: "
+                       "$RAGMETER_MAX_ROWS, the team file's [inputs] max_rows, else 100,000)")
+    group.add_argument("--max-mb", type=int, metavar="MB", help="refuse a dataset file larger, or unpacking to more, "
+                       "than this (default: $RAGMETER_MAX_MB, the team file's [inputs] max_mb, else 1,000)")
     group.add_argument("--labels", action="store_true", help="report agreement with human_<metric> label columns "
                        "and with other tools' grades (external_<tool>_<metric>) of the metrics ragmeter also scores")
     group.add_argument("--no-tool-evidence", action="store_true", help="conversations: do not read a tool's reply as "
@@ -165,8 +169,9 @@ def _judge_group(ev: argparse.ArgumentParser) -> None:
                             "OPENAI_API_KEY, which is sent only to OpenAI's own URL or $OPENAI_BASE_URL; name it "
                             "to send it to --base-url)")
     group.add_argument("--judge-timeout", type=float, default=60.0, metavar="S",
-                       help="seconds one judge request may take (default %(default)s); a judge call, retries "
-                            "included, ends within about twice this")
+                       help="seconds one judge request may take, its whole reply included (default %(default)s); a "
+                            "judge call, retries included, ends within about twice this, and a run whose judge never "
+                            "answers within it stops after its first calls")
     group.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
                        help="completion cap of every judge call (default: $RAGMETER_JUDGE_MAX_TOKENS, the team "
                             "file's [judge] max_tokens, else each metric's own: 128 for a score, ~500 for verdict lists)")

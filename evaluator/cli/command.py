@@ -109,12 +109,24 @@ def read_samples(args: argparse.Namespace, target: Optional[TargetConfig]) -> li
     source = evaluation.DataSource(args.data, mapping, qrels=getattr(args, "qrels", None),
                                    run=getattr(args, "run", None), needs_answer=target is None,
                                    tool_evidence=not getattr(args, "no_tool_evidence", False),
-                                   sheet=getattr(args, "sheet", None))
+                                   sheet=getattr(args, "sheet", None), **input_limits(args))
     try:
         return evaluation.read_samples(source, notes, args.load_warnings)
     finally:
         for note in notes:
             print(f"ragmeter: note: {note}", file=sys.stderr)
+
+
+def input_limits(args: argparse.Namespace) -> Dict[str, int]:
+    """--max-rows and --max-mb, else the environment's, else the team file's [inputs], else the defaults."""
+    from ..service.options import Flags, input_limits as resolved
+
+    given = {key: getattr(args, key, None) for key in ("max_rows", "max_mb")}
+    for key, value in given.items():
+        if value is not None and value < 1:
+            raise UsageError(f"--{key.replace('_', '-')} must be at least 1, not {value}")
+    limits = resolved(Flags(max_rows=given["max_rows"], max_mb=given["max_mb"]))
+    return {s.name.partition(".")[2]: int(s.value) for s in limits}
 
 
 # The files a run was started to write (-o, --record), stored with it (OUTPUTS), so --resume writes them too.

@@ -13,21 +13,27 @@ collect/beside.py SUPERVISED_ENV). Their output is one stream, each line prefixe
 
 Both refuse to start, exit 2, with the words the dashboard's page would show (team/startup.py): a
 proxy sign-in listening beyond loopback, a proxy secret or sign-in part missing; `serve` also when a
-receiver's token or webhook variable is not set. Every setting comes from team/settings.py: --config,
+receiver's token or webhook variable is not set, when a port it would listen on (the dashboard's,
+a receiver's) is taken, and when another `serve` holds the same team file (issue 49: the second one used
+to restart its receivers forever on a taken port). Every setting comes from team/settings.py: --config,
 else $RAGMETER_CONFIG, else none (a laptop: the offline judge, the sample data, the dashboard's own
 worker); --history, else $RAGMETER_HISTORY, else [server] history, else ~/.ragmeter.
 """
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
 import importlib.util
 import os
+import socket
 import sys
+import tempfile
 import time
 import tomllib
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import IO, Any, Dict, List, Optional
 
 from ..errors import RagmeterError
 from ..service.team import CONFIG_ENV, HISTORY_ENV, LOOPBACK_HOSTS, SUPERVISED_ENV, Config, ServerOptions
@@ -147,6 +153,7 @@ class Plan:
     # -- the two commands ---------------------------------------------------------------------------
     def exec_dashboard(self) -> int:
         """Become `streamlit run app.py` (never returns unless exec fails)."""
+        self.check_ports(serving=False)
         print(f"ragmeter dashboard: {self.url()} ({self.describe()})", file=sys.stderr, flush=True)
         os.chdir(self.root)  # .streamlit/config.toml and secrets.toml are read from here
         os.execve(sys.executable, self.dashboard_argv(), self.env())
@@ -155,6 +162,8 @@ class Plan:
     def serve(self) -> int:
         from ..service.team import Program, Supervisor
 
+        held = supervisor_lock(self.config_path)  # held until this process ends; children do not inherit it
+        self.check_ports(serving=True)
         receivers = self.receivers()
         dashboard_env = self.env(**({SUPERVISED_ENV: "1"} if receivers else {}))
         programs = [Program("dashboard", tuple(self.dashboard_argv()), dashboard_env, str(self.root))]
@@ -166,7 +175,29 @@ class Plan:
               + (f"; trace receivers for {', '.join(receivers)}" if receivers else "") + self.worker_note(),
               flush=True)
         ready = Readiness(self.url())
-        return Supervisor(programs, on_tick=ready.tick).run()
+        try:
+            return Supervisor(programs, on_tick=ready.tick).run()
+        finally:
+            if held is not None:
+                held.close()
+
+    def check_ports(self, serving: bool) -> None:
+        """ServeError when the dashboard's port, or (serve) a receiver's, is taken: one line, not a child
+        restarted forever on a port it can never have."""
+        found = []
+        why = port_taken(self.args.address, self.args.port)
+        if why:
+            found.append(f"the dashboard's port {self.args.port} on {self.args.address or '*'} is taken ({why}): stop "
+                         "what listens there, or pick another with --port")
+        for entry in self.config.collect if serving else ():
+            address = listen_address(entry.listen) if entry.listen else None
+            why = port_taken(*address) if address is not None else None
+            if why:
+                found.append(f"{self.config.source or 'the team file'} [[collect]] project {entry.project!r}: listen = "
+                             f"{entry.listen!r} is taken ({why}): stop the `ragmeter collect` or other program on it, "
+                             "or change listen")
+        if found:
+            raise ServeError("cannot start: " + "; ".join(found))
 
     def describe(self) -> str:
         history = settings.history(self.args.history, None, self.config)
@@ -197,6 +228,40 @@ class Readiness:
         if up and not self.said:
             print(f"ragmeter serve: the dashboard is ready at {self.url}", flush=True)
         self.said = up
+
+
+def port_taken(host: str, port: int) -> Optional[str]:
+    """Why nothing could listen on (host, port) now ("Address already in use"), or None when it is free.
+    SO_REUSEADDR as servers set it: a port whose last connections are in TIME_WAIT is free."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def supervisor_lock(config_path: Optional[str]) -> Optional[IO[str]]:
+    """An exclusive lock on the team file's name for this supervisor's life (none without a team file);
+    ServeError naming the other supervisor's pid when one holds it."""
+    if not config_path:
+        return None
+    digest = hashlib.sha256(config_path.encode("utf-8")).hexdigest()[:16]
+    held = open(Path(tempfile.gettempdir()) / f"ragmeter-serve-{digest}.lock", "a+", encoding="utf-8")
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.seek(0)
+        other = held.read().strip() or "?"
+        held.close()
+        raise ServeError(f"another `ragmeter serve` (pid {other}) is running with the team file {config_path}: "
+                         "one supervisor per team file; stop it first") from None
+    held.truncate(0)
+    held.write(str(os.getpid()))
+    held.flush()
+    return held
 
 
 def absolute(location: str) -> str:

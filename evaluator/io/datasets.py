@@ -78,7 +78,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import DatasetError
@@ -245,7 +245,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     `warnings`, when given, receives a line for each unread column that looks like a reference, contexts or ids
     by its name (io/lookalikes.py): nothing a user meant to be scored is dropped without a word.
     """
-    src = open_source(source, name, max_bytes, surface, sheet)
+    src = replace(open_source(source, name, max_bytes, surface, sheet), max_rows=max_rows)
     said = notes if notes is not None else []
     with source_rows(src) as rows:
         said.extend(rows.notes)

@@ -13,7 +13,7 @@ Arrow reader here checks two things against a budget of decoded bytes (`Budget`)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ..errors import DatasetError
 
@@ -22,6 +22,14 @@ DEFAULT_MAX_DECODED = 2 * 1024 ** 3  # a library or CLI read without a byte limi
 
 def mb(size: int) -> str:
     return f"{size / 1_000_000:,.1f} MB"
+
+
+def sizes(size: int, limit: int) -> Tuple[str, str]:
+    """`size` and the `limit` it exceeds, in MB, or in bytes where MB would print the same number twice
+    (issue 49: "2,147.5 MB ... more than the 2,147.5 MB")."""
+    if mb(size) != mb(limit):
+        return mb(size), mb(limit)
+    return f"{size:,} bytes", f"{limit:,} bytes"
 
 
 @dataclass
@@ -35,7 +43,8 @@ class Budget:
     def spend(self, size: int, where: str) -> None:
         self.used += size
         if self.used > self.limit:
-            raise DatasetError(f"decodes to more than {mb(self.limit)} ({where}), the most a dataset may hold "
+            limit = sizes(self.used, self.limit)[1]
+            raise DatasetError(f"decodes to more than {limit} ({where}), the most a dataset may hold "
                                "here however it is compressed; split the file, or drop columns ragmeter does "
                                "not read", file=self.name)
 
@@ -45,7 +54,7 @@ def check_metadata(metadata: Any, budget: Budget) -> None:
     total = sum(metadata.row_group(i).column(j).total_uncompressed_size
                 for i in range(metadata.num_row_groups) for j in range(metadata.num_columns))
     if total > budget.limit:
-        budget.spend(total, f"its columns hold {mb(total)} uncompressed")
+        budget.spend(total, f"its columns hold {sizes(total, budget.limit)[0]} uncompressed")
 
 
 def string_columns(metadata: Any) -> List[str]:

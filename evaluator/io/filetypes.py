@@ -12,13 +12,17 @@ calls, so there is no other list of formats to extend.
 
 Every CSV ragmeter writes goes through `csv_text`, so no cell a spreadsheet would run as a formula
 (one starting with = + - @, or a tab or carriage return some spreadsheets skip before a formula)
-ever reaches a user's Excel as one: such a cell gets a leading apostrophe.
+ever reaches a user's Excel as one: such a cell gets a leading apostrophe. Every field is quoted, and the
+apostrophe also goes after any separator a spreadsheet may split a field on (`,` `;` tab, a line break):
+Excel in a locale whose list separator is `;` splits `note;=cmd|...` into a cell `=cmd|...` otherwise
+(OWASP's CSV-injection guidance).
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -160,14 +164,18 @@ def file_type(path: Any, purpose: Purpose) -> FileType:
 
 # -- writing rows --------------------------------------------------------------------------------------
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# A formula prefix at the start of the text or right after a separator some spreadsheet splits on. Only the
+# very next character counts: JSON's ", -2" in a list cell stays valid JSON (its piece starts with a space).
+_FORMULA_STARTS = re.compile(r"(?:^|(?<=[,;\t\r\n]))(?=[=+\-@\t\r])")
 
 
 def csv_cell(value: Any) -> Any:
     """Lists and dicts as JSON text (a CSV cell holds them losslessly); text a spreadsheet would run as a
-    formula gets a leading ' so it stays text."""
+    formula, at its start or after a separator inside it, gets a ' there so every piece stays text.
+    Numbers are left alone: a negative score is a number, not a formula."""
     if isinstance(value, (list, dict)):
         value = json.dumps(value, ensure_ascii=False)
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
+    return _FORMULA_STARTS.sub("'", value) if isinstance(value, str) else value
 
 
 def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
@@ -186,11 +194,11 @@ def write_csv_rows(f: TextIO, rows: Iterable[Mapping[str, Any]], columns: Option
     writer: Optional[csv.DictWriter] = None
     for row in rows:
         if writer is None:
-            writer = csv.DictWriter(f, fieldnames=list(row if columns is None else columns))
+            writer = csv.DictWriter(f, fieldnames=list(row if columns is None else columns), quoting=csv.QUOTE_ALL)
             writer.writeheader()
         writer.writerow({k: csv_cell(v) for k, v in row.items()})
     if writer is None:
-        csv.DictWriter(f, fieldnames=list(columns or empty)).writeheader()
+        csv.DictWriter(f, fieldnames=list(columns or empty), quoting=csv.QUOTE_ALL).writeheader()
 
 
 def rows_bytes(rows: Sequence[Dict[str, Any]], kind: FileType, columns: Sequence[str]) -> bytes:

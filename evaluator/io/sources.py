@@ -55,6 +55,8 @@ class Source:
     # compressed file must not hold more text than an uncompressed one may.
     max_decoded: int = DEFAULT_MAX_DECODED
     sheet: Optional[str] = None  # an Excel workbook's sheet to read (None: found, io/workbooks.py)
+    max_rows: Optional[int] = None  # a reader that can count rows before reading them refuses more (workbooks)
+    surface: Surface = LIBRARY  # whose words a refusal's advice uses
 
 
 @dataclass
@@ -86,7 +88,7 @@ def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surf
     """A path or file-like object as a Source, after the extension and size checks (`sheet`: a workbook's)."""
     if isinstance(source, (str, os.PathLike)):
         return replace(_open_path(Path(source), name or str(source), max_bytes, surface),
-                       max_decoded=max_bytes or DEFAULT_MAX_DECODED, sheet=sheet)
+                       max_decoded=max_bytes or DEFAULT_MAX_DECODED, sheet=sheet, surface=surface)
     name = name or getattr(source, "name", None)
     if not name:
         raise DatasetError("cannot tell the file type of an object without a name; pass "
@@ -94,7 +96,7 @@ def open_source(source: Any, name: Optional[str], max_bytes: Optional[int], surf
     kind = file_type(name, DATASET)
     data = _read_upload(source, str(name), max_bytes, surface)
     return Source(str(name), kind.format, kind.delimiter, lambda: io.BytesIO(data),
-                  max_decoded=max_bytes or DEFAULT_MAX_DECODED, sheet=sheet)
+                  max_decoded=max_bytes or DEFAULT_MAX_DECODED, sheet=sheet, surface=surface)
 
 
 def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface) -> Source:

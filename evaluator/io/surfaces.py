@@ -42,7 +42,9 @@ class Surface:
 LIBRARY = Surface("library", "pass mapping={{'{field}': '<your column>'}}",
                   "raise max_rows=...", "raise max_bytes=...",
                   "or give a target that answers each question (evaluator.targets; load with needs_answer=False)")
-CLI = Surface("cli", "pass --mapping {field}=COLUMN", "", "",
+CLI = Surface("cli", "pass --mapping {field}=COLUMN",
+              "raise it with --max-rows N (or RAGMETER_MAX_ROWS, the team file's [inputs] max_rows)",
+              "raise it with --max-mb MB (or RAGMETER_MAX_MB, the team file's [inputs] max_mb)",
               "or give a target that answers each question: --target URL or module:function")
 DASHBOARD = Surface("dashboard", "choose the column for {field} under Column mapping",
                     "raise Max rows under Upload limits", "raise Max file size under Upload limits",

@@ -10,10 +10,11 @@ stop it, each with one message naming the cause:
   unusable (prose, no verdicts, JSON cut off), and no call gave a usable reply;
 - circuit breaker: more than `max_failure_rate` of the last `window` calls failed;
 - timeouts hold the run: once a call times out before any call succeeded, no new call starts
-  (WatchedJudge waits) while calls are in flight; when none is, one call at a time probes the judge,
-  until one succeeds (then all go on) or the early-stop count of timeouts is reached. A judge that
-  trickles bytes past each call's deadline so ends a run within about two call deadlines (the first
-  wave, then one probe), not after three deadlines in a row while new calls keep starting.
+  (WatchedJudge waits) while calls are in flight; if one of them succeeds, all go on; if the last of
+  them ends with still no success, the run stops (issue 49: it used to send one more probe, a whole
+  deadline more). A judge that trickles bytes past each call's deadline so ends a run within one call
+  deadline (the first wave; a try that timed out is not retried before the judge has ever answered,
+  judges/resilient.py), not after two or three deadlines in a row.
 
 A reply that answers HTTP 200 but cannot be scored is a failed call here: the metric that asked
 reports it (`reply_unusable`), turning the call WatchedJudge counted as a success into a failure.
@@ -131,6 +132,8 @@ class JudgeHealth:
             return kind
         if not self.successes and kind == TIMEOUT_KIND and self.timeouts >= p.early_failures:
             return kind
+        if not self.successes and self._holding and not self.in_flight:  # the whole first wave timed out
+            return TIMEOUT_KIND
         if not self.successes and kind == UNUSABLE_KIND and self.unusable >= p.early_unusable:
             return kind
         window_full = len(self._recent) >= p.window
@@ -170,7 +173,7 @@ class JudgeHealth:
             elif self._trip == TIMEOUT_KIND:
                 _, timeouts, calls = self._at_trip
                 message = (f"judge timed out: {timeouts} of the first {calls} calls, so the run "
-                           f"stopped. Last error: {cause}")
+                           f"stopped (a slow judge needs a longer timeout: --judge-timeout). Last error: {cause}")
             else:
                 message = cause
             return JudgeFailed(message, kind=self._trip or "failed", status=status,

@@ -8,7 +8,9 @@ A backend says how to ask its model and what its failures mean; this wrapper doe
 - a total deadline per generate() (`max_call_seconds`): no retry starts, and no backoff is slept,
   past it, so a judge that never answers costs a call about max_call_seconds plus one attempt's
   own timeout, not (max_retries + 1) timeouts; a call whose last try timed out raises a
-  JudgeError of kind "timeout", which the run's health check counts;
+  JudgeError of kind "timeout", which the run's health check counts; a try that timed out is
+  retried only once the judge has answered a call (one that never has, or trickles bytes past
+  every deadline, would only cost a run a second deadline: issue 49);
 - an `AIMDLimiter` slot around every attempt, so concurrent samples back off together;
 - the SQLite reply cache (`cache=` a path), keyed by `scope` and the prompt (and the repeat index
   and logprobs request when there are any);
@@ -314,7 +316,11 @@ class ResilientJudge:
                 self._add(rate_limited=1)
             self.limiter.release(permit, THROTTLE if failure.kind == THROTTLE_KIND else ERROR, failure.retry_after)
             # AGAIN: the backend changed its request (a format the server cannot do): resent now, not a failed try.
-            return self._attempt(prompt, info) if failure.kind == AGAIN else failure
+            if failure.kind == AGAIN:
+                return self._attempt(prompt, info)
+            if failure.timed_out and not self._answered():
+                failure.retryable = False  # a second wait on a judge that never answered in time
+            return failure
         self.limiter.release(permit, SUCCESS)
         info.logprobs = reply.logprobs if info.top_logprobs else None
         info.prompt_tokens, info.completion_tokens = reply.prompt_tokens or 0, reply.completion_tokens or 0
@@ -326,6 +332,11 @@ class ResilientJudge:
         if thinking:  # counted apart: of completion_tokens, those spent thinking (never parsed)
             self._add(reasoning_tokens=int(thinking))
         return reply.text
+
+    def _answered(self) -> bool:
+        """Whether any call of this judge got a reply from it (not from the cache)."""
+        with self._lock:
+            return bool(self._totals["calls"])
 
     def _add(self, **counts: int) -> None:
         with self._lock:

@@ -10,11 +10,14 @@ from ..model import EvalSample
 from ..runs.ab import ABResult, ABSettings, built, run_ab
 from ..runs.run import RunConfig
 from ..targets import TargetConfig
+from ..team.settings import input_limits
 
 
 def ab_samples(data: str) -> Sequence[EvalSample]:
-    """The questions both pipelines are asked (answers, when the file has them, are not needed)."""
-    return load_dataset(data, surface=CLI, needs_answer=False)
+    """The questions both pipelines are asked (answers, when the file has them, are not needed), within the
+    input limits $RAGMETER_MAX_ROWS/_MB or the team file's [inputs] set (team/settings.py)."""
+    rows, mb = (int(s.value) for s in input_limits())
+    return load_dataset(data, surface=CLI, needs_answer=False, max_rows=rows, max_bytes=mb * 1_000_000)
 
 
 def ab_target(spec: str, headers: Sequence[str], timeout: float) -> Any:

@@ -41,6 +41,8 @@ class DataSource:
     needs_answer: bool = True  # False when a target answers each question
     tool_evidence: bool = True
     sheet: Optional[str] = None
+    max_rows: Optional[int] = None  # the limits a door resolved (team/settings.py input_limits); None = none
+    max_mb: Optional[int] = None
 
     @property
     def retrieval(self) -> bool:
@@ -56,7 +58,8 @@ def read_samples(source: DataSource, notes: List[str], warnings: List[str]) -> L
         raise DatasetError(f"{source.data} looks like a TREC run file (query Q0 doc rank score name); score it "
                            "with its judgments: ragmeter evaluate RUN --qrels QRELS")
     return load_dataset(source.data, source.mapping, surface=CLI, needs_answer=source.needs_answer, notes=notes,
-                        tool_evidence=source.tool_evidence, sheet=source.sheet, warnings=warnings)
+                        tool_evidence=source.tool_evidence, sheet=source.sheet, warnings=warnings,
+                        max_rows=source.max_rows, max_bytes=source.max_mb * 1_000_000 if source.max_mb else None)
 
 
 def what_changed(prompt_version: Optional[str] = None) -> Dict[str, Any]:

@@ -13,11 +13,11 @@ from ..metrics.retrieval import canonical
 from ..metrics.rubric import load_rubrics
 from ..runs.ab import DEFAULT_METRIC as AB_METRIC
 from ..runs.run import OFFLINE, OPENAI, RunConfig
-from ..team.settings import Flags, judge, judge_cache, judge_max_tokens, run_setting
+from ..team.settings import Flags, input_limits, judge, judge_cache, judge_max_tokens, run_setting
 
 __all__ = [
     "AB_METRIC", "DATASET", "DEFAULT_HEURISTICS", "DOCUMENTS", "FILE_TYPES", "Flags", "HEURISTIC_SETS", "LABELS",
     "MAX_FALLBACK_RATE", "OFFLINE", "OPENAI", "RunConfig", "TESTSET", "canonical", "file_type", "formats_for",
-    "get_judge", "judge", "judge_cache", "judge_kinds", "judge_max_tokens", "known_metrics", "load_rubrics",
+    "get_judge", "input_limits", "judge", "judge_cache", "judge_kinds", "judge_max_tokens", "known_metrics", "load_rubrics",
     "readable_formats", "run_setting",
 ]

@@ -35,6 +35,7 @@ from ..environment import variables
 
 FLAG, ENVIRONMENT, FILE, DEFAULT = "flag", "environment", "file", "default"  # a Setting's layer, strongest first
 MAX_TOKENS_ENV = "RAGMETER_JUDGE_MAX_TOKENS"
+MAX_ROWS_ENV, MAX_MB_ENV = "RAGMETER_MAX_ROWS", "RAGMETER_MAX_MB"
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,10 @@ for _spec in (
     Spec("judge.api_key", "whether that variable is set (never the key)", "not set"),
     Spec("judge.max_tokens", "every judge call's completion cap", "0: each metric's own cap", "--judge-max-tokens",
          MAX_TOKENS_ENV, "judge", "max_tokens"),
+    Spec("inputs.max_rows", "the most rows a dataset the command line reads may hold", f"{team_file.DEFAULT_MAX_ROWS:,}",
+         "--max-rows", MAX_ROWS_ENV, "inputs", "max_rows"),
+    Spec("inputs.max_mb", "the most MB a dataset file may take, and unpack to", f"{team_file.DEFAULT_MAX_MB:,}",
+         "--max-mb", MAX_MB_ENV, "inputs", "max_mb"),
     Spec("runs.workers", "who runs runs: \"local\" (each process) or \"external\" (ragmeter worker)", "local",
          section="runs", key="workers"),
     Spec("runs.engine", "where runs are scored: \"local\" or \"ray\"", "local", "--engine", section="runs",
@@ -142,6 +147,8 @@ class Flags:
     ray_address: Optional[str] = None
     ray_workers: Optional[int] = None
     judge_max_tokens: Optional[int] = None
+    max_rows: Optional[int] = None
+    max_mb: Optional[int] = None
 
     @classmethod
     def of(cls, args: Any) -> "Flags":
@@ -181,7 +188,7 @@ def resolve(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None)
     team = read_team_file(where)
     return Settings((where, _team_mode(team), history(flags.history, env, team), judge_cache(flags, env), user(env),
                      project(flags.project), *judge(flags, env, team), judge_max_tokens(flags, env, team),
-                     *runs(flags, team), *sections(team, env)), team)
+                     *input_limits(flags, env, team), *runs(flags, team), *sections(team, env)), team)
 
 
 # -- one setting at a time (what the other modules ask) --------------------------------------------
@@ -285,6 +292,26 @@ def judge_max_tokens(flags: Flags = Flags(), environ: Optional[Mapping[str, str]
                                         _layer("judge.max_tokens", FILE, in_file, team)],
                    0, "default (each metric's own cap: answer_relevancy 128, the verdict lists 500-560)")
     return found
+
+
+def input_limits(flags: Flags = Flags(), environ: Optional[Mapping[str, str]] = None,
+                 team: Optional[Config] = None) -> Tuple[Setting, Setting]:
+    """The most rows and MB a dataset read by the command line may hold: --max-rows/--max-mb, else
+    $RAGMETER_MAX_ROWS/$RAGMETER_MAX_MB, else the team file's [inputs], else 100,000 rows and 1,000 MB."""
+    env = variables() if environ is None else environ
+    team = read_team_file(config_file(flags.config, env)) if team is None else team
+    return tuple(_limit(f"inputs.{key}", variable, getattr(flags, key), env, team)  # type: ignore[return-value]
+                 for key, variable in (("max_rows", MAX_ROWS_ENV), ("max_mb", MAX_MB_ENV)))
+
+
+def _limit(name: str, variable: str, flag: Optional[int], env: Mapping[str, str], team: Config) -> Setting:
+    raw = (env.get(variable) or "").strip()
+    if raw and not (raw.isdigit() and int(raw) > 0):
+        raise team_file.ConfigError(f"environment {variable}={raw!r}: give a whole number of at least 1")
+    key = name.partition(".")[2]
+    in_file = getattr(team.inputs, key) if name in team.given else None
+    return _first(name, [_layer(name, FLAG, flag), _layer(name, ENVIRONMENT, int(raw) if raw else None),
+                         _layer(name, FILE, in_file, team)], getattr(team_file.InputLimits(), key), "default")
 
 
 def runs(flags: Flags = Flags(), team: Optional[Config] = None) -> Tuple[Setting, ...]:

@@ -64,7 +64,7 @@ def test_csv_keeps_plain_text_and_numbers():
 
 
 def test_csv_of_empty_report_has_a_header():
-    assert results_csv(EvalReport()).splitlines()[0].startswith("sample_id,category,question")
+    assert results_csv(EvalReport()).splitlines()[0].startswith('"sample_id","category","question"')
 
 
 # -- JSON ---------------------------------------------------------------------------------------

@@ -23,6 +23,9 @@ from evaluator.review.labels import write_labels
 
 # Cells a spreadsheet would run: the four classic prefixes, and tab / CR, which some skip before a formula.
 FORMULAS = ["=1+2", "+1+2", "-1+2", "@SUM(A1)", "\t=cmd|' /C calc'!A0", "\r=cmd|' /C calc'!A0"]
+# What each becomes: a ' before the prefix, and one after a leading tab / CR too (a tab-splitting reader
+# would otherwise see a cell "=cmd...").
+GUARDED = {f: "'" + f[0] + "'" + f[1:] if f[0] in "\t\r" else "'" + f for f in FORMULAS}
 
 
 def read_csv(text):
@@ -36,8 +39,8 @@ def test_a_generated_item_that_looks_like_a_formula_is_text_in_the_csv(formula, 
     path = tmp_path / "t.csv"
     write_testset([item], str(path))
     [row] = read_csv(path.read_bytes().decode("utf-8-sig"))
-    assert row["question"] == "'" + formula
-    assert read_csv(testsets.testset_bytes([item], ".csv").decode("utf-8-sig"))[0]["question"] == "'" + formula
+    assert row["question"] == GUARDED[formula]
+    assert read_csv(testsets.testset_bytes([item], ".csv").decode("utf-8-sig"))[0]["question"] == GUARDED[formula]
     assert json.loads(row["expected_docs"]) == ["Doc"]  # lists stay JSON, not a quoted formula
 
 
@@ -47,7 +50,7 @@ def test_review_labels_csv_neutralises_formulas(formula, tmp_path):
     write_labels([{"sample_id": "s1", "question": formula, "answer": "a", "contexts": [formula],
                    "ground_truth": "", "human_faithfulness": 0.5}], str(path))
     [row] = read_csv(path.read_bytes().decode("utf-8-sig"))
-    assert row["question"] == "'" + formula and json.loads(row["contexts"]) == [formula]
+    assert row["question"] == GUARDED[formula] and json.loads(row["contexts"]) == [formula]
     assert row["human_faithfulness"] == "0.5"
 
 
@@ -55,7 +58,7 @@ def test_review_labels_csv_neutralises_formulas(formula, tmp_path):
 def test_report_csv_and_cli_csv_output_neutralise_formulas(formula, tmp_path, monkeypatch):
     sample = EvalSample(formula, "an answer", ["a context"], sample_id="s1")
     [row] = read_csv(results_csv(EvalReport([RAGEvaluator(OfflineJudge()).evaluate(sample)])))
-    assert row["question"] == "'" + formula
+    assert row["question"] == GUARDED[formula]
     monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
     data = tmp_path / "data.jsonl"
     data.write_text(json.dumps({"question": formula, "answer": "an answer", "contexts": ["c"]}) + "\n",
@@ -123,3 +126,35 @@ def test_generate_refuses_an_output_type_before_reading_any_document(tmp_path, c
     assert main(["generate", "--docs", str(tmp_path / "no_docs_here"), "--offline", "-o", str(tmp_path / "t.xlsx")]) == 2
     said = capsys.readouterr().err
     assert "t.xlsx" in said and all(suffix in said for suffix in formats_for(TESTSET))
+
+
+# Hostile cells as an attacker plants them: a formula after a `;`, `,` or tab inside an ordinary-looking note,
+# and the classic prefixes alone (issue 49: `note;=cmd|...` used to be written unquoted and split by Excel).
+HOSTILE = ["note;=cmd|' /C calc'!A0;end", "a,+1;@SUM(1)", "x\t-2+3+cmd|' /C calc'!A0", "+1", "@SUM(1)", "-2",
+           "\t=cmd|' /C calc'!A0", "\r=cmd|' /C calc'!A0", "ok;\t=1+1", "line\n=2+2", "a;-2,+3"]
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+def test_an_export_of_hostile_cells_has_no_formula_cell_whatever_separator_a_spreadsheet_splits_on(
+        delimiter, tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_HISTORY", str(tmp_path / "history.sqlite3"))
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"question": f"q{i} {cell}", "answer": cell, "contexts": [cell],
+                                        "ground_truth": cell}) + "\n" for i, cell in enumerate(HOSTILE)),
+                    encoding="utf-8")
+    assert main(["evaluate", str(data), "--offline", "-q", "-o", str(tmp_path / "out.csv")]) == 0
+    text = (tmp_path / "out.csv").read_bytes().decode("utf-8-sig")
+    cells = [cell for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) for cell in row]
+    assert len(cells) > len(HOSTILE)
+    assert [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))] == []
+    if delimiter == ",":  # read as written, every field is the text with a ' before each formula prefix
+        answers = [row["answer"] for row in read_csv(text)]
+        assert [a.replace("'", "") for a in answers] == [h.replace("'", "").strip() for h in HOSTILE]  # the loader trims
+        assert answers[0] == "note;'=cmd|' /C calc'!A0;end"
+
+
+def test_every_field_is_quoted_and_numbers_stay_numbers(tmp_path):
+    path = tmp_path / "labels.csv"
+    write_labels([{"sample_id": "s-1", "question": "q", "human_x": -0.25}], str(path))
+    lines = path.read_bytes().decode("utf-8-sig").splitlines()
+    assert lines == ['"sample_id","question","human_x"', '"s-1","q","-0.25"']

@@ -88,7 +88,7 @@ def test_csv_report_has_a_bom_and_a_reasoning_column_per_metric(capsys, tmp_path
     assert rows[0]["faithfulness_reasoning"].startswith("Offline heuristic:")
     assert list(rows[0]).index("faithfulness_reasoning") > list(rows[0]).index("elapsed_sec")
     cli(capsys, BOOK, "-o", tmp_path / "plain.csv", "--no-bom")
-    assert (tmp_path / "plain.csv").read_bytes().startswith(b"sample_id,")
+    assert (tmp_path / "plain.csv").read_bytes().startswith(b'"sample_id",')
 
 
 def test_xlsx_report_has_summary_and_samples_with_rtl_rows_frozen_header_and_filters(capsys, tmp_path):

@@ -126,18 +126,31 @@ def test_persistent_5xx_fails_after_max_retries_plus_one_requests(server, clock)
 
 
 def test_a_reply_slower_than_the_timeout_is_retried_then_fails(server, clock):
-    server.default = stall(5)
+    server.queue(reply("warm"))
     judge = make(server, clock, timeout=0.2, max_retries=1)
+    assert judge.generate("warm-up") == "warm"  # the judge has answered: a timeout may be bad luck
+    server.default = stall(5)
     with pytest.raises(JudgeError, match=r"within 0\.2s \(timeout\) after 1 retries"):
         judge.generate("p")
-    assert len(server.chat_requests) == 2
+    assert len(server.chat_requests) == 3
     assert judge.limiter.history == [16, 8, 4]  # timeouts are throttle signals
 
 
-def test_a_slow_reply_then_a_fast_one_succeeds(server, clock):
-    server.queue(stall(5), reply("fast"))
+def test_a_slow_reply_then_a_fast_one_succeeds_once_the_judge_has_answered(server, clock):
+    server.queue(reply("warm"), stall(5), reply("fast"))
     judge = make(server, clock, timeout=0.2)
+    judge.generate("warm-up")
     assert judge.generate("p") == "fast" and judge.call_info()["retries"] == 1
+
+
+def test_a_judge_that_never_answered_in_time_gets_one_try_per_call(server, clock):
+    """A second wait would only double what a dead or trickling judge costs the run (issue 49)."""
+    server.queue(stall(5), reply("fast"))
+    judge = make(server, clock, timeout=0.2, max_retries=3)
+    with pytest.raises(JudgeError, match=r"within 0\.2s \(timeout\) after 0 retries") as failed:
+        judge.generate("p")
+    assert failed.value.kind == "timeout" and len(server.chat_requests) == 1
+    assert judge.generate("q") == "fast"  # the next call is asked as usual
 
 
 @pytest.mark.parametrize("bad", [

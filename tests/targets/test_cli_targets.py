@@ -1,5 +1,7 @@
 """`ragmeter evaluate --target …`: the demo end to end, an HTTP endpoint with a secret header,
 resume without asking the target again, re-score with another judge, and the usage errors."""
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -68,7 +70,7 @@ def test_http_target_keeps_failed_rows_and_never_writes_the_header_value(history
     assert all(m["skipped"] for m in failed[0]["metrics"].values())
     assert data["settings"]["target"]["header_names"] == ["Authorization"]
     assert data["settings"]["target"]["fields"] == {"answer": "data.reply.text", "contexts": "data.hits[].passage"}
-    header = outputs[1].read_text().splitlines()[0].split(",")
+    header = next(csv.reader(io.StringIO(outputs[1].read_text())))
     assert all(column in header for column in CONTRACT)
     for path in [*outputs, history]:
         assert b"tok-SECRET-42" not in path.read_bytes(), path

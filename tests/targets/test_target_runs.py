@@ -1,5 +1,7 @@
 """Whole runs with a target: the tutorial's dataset and rag_answer end to end, faults that keep
 every row, pipelining, agents with expected tools, and files without answers."""
+import csv
+import io
 import json
 import threading
 import time
@@ -316,7 +318,7 @@ def test_records_and_csv_carry_the_target_outputs():
     assert bad["target_error"] == "the target raised ValueError: bad input" and bad["tool_calls"] == []
     assert result_from_record(json.loads(json.dumps(ok))).sample == report.results[0].sample
     csv_text = results_csv(report)
-    header = csv_text.splitlines()[0].split(",")
+    header = next(csv.reader(io.StringIO(csv_text)))
     for column in ("answer", "contexts", "tool_calls", "target_latency_ms", "target_error"):
         assert column in header
     assert "the target raised ValueError: bad input" in csv_text
