@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from openai_server import ChatServer, reply
 from raycluster import KEY_ENV, WORKER_KEY, import_ray, ray_cluster  # noqa: F401  (the module's cluster fixture)
-from test_worker import lose_the_lease, stored_indices, wait_for
+from test_worker import lose_the_lease, stored_indices
+from waiting import wait_for
 
 from evaluator.cli.command import main
 from evaluator.errors import ConfigError

@@ -17,3 +17,13 @@ def wait_for(check: Callable[[], T], timeout: float = 60.0, every: float = 0.05)
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {check.__doc__ or check}")
         time.sleep(every)
+
+
+def never_within(check: Callable[[], object], seconds: float, every: float = 0.05) -> bool:
+    """Whether `check()` stays falsy for `seconds` (a thing that must not happen, watched for a while)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return False
+        time.sleep(every)
+    return not check()
