@@ -84,8 +84,8 @@ def unread_note(tool: Optional[str], unread: Iterable[str], surface: Surface, qu
     named = ", ".join(repr(c) for c in left[:MAX_NAMED]) + (f" and {len(left) - MAX_NAMED:,} more"
                                                             if len(left) > MAX_NAMED else "")
     how = ("pass --mapping FIELD=COLUMN" if surface.name == "cli" else surface.map_column.format(field="its field"))
-    return [f"{tool}: {len(left):,} column{'s' if len(left) > 1 else ''} not read as any field, kept in each "
-            f"sample's metadata: {named}; to score one as a field, {how}."]
+    return [f"{tool}: {len(left):,} column{'s' if len(left) > 1 else ''} not read as any field, kept as "
+            f"metadata where filled: {named}; to score one as a field, {how}."]
 
 
 def _advice(surface: Surface, name: str, column: str) -> str:
