@@ -12,6 +12,9 @@ Formats, chosen by the file name's extension (or a folder's contents):
     .json             a list of objects, or an object holding that list under "samples" or "data".
     .parquet          one sample per row (pyarrow, read in batches).
     .eval             an inspect_ai log archive (inspect_logs.py; zstandard, the `formats` extra).
+    .xlsx .xlsm .ods  a spreadsheet's sheet (workbooks.py, opendocument.py); a header over two rows is one.
+    .txt              Excel's "Unicode Text": UTF-16, tab-separated (csv_rows.py).
+    .gz .zip          any of these compressed (data.jsonl.gz), unpacked under a byte cap (compressed.py).
     a folder          a Hugging Face `datasets` folder written by save_to_disk (its Arrow files;
                       a DatasetDict folder with one split, or the folder of one split).
 
