@@ -21,7 +21,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any, Iterator, List, Optional
+from typing import IO, Any, Iterator, List
 
 from ..errors import DatasetError
 from .decoded import mb
@@ -87,8 +87,8 @@ def read_gzip(src: Source) -> Iterator[Rows]:
             yield rows
 
 
-def _gunzip(src: Source, path: Path, where: Where, count: Optional[Unpacked] = None) -> Unpacked:
-    count = count or Unpacked(src.max_decoded)
+def _gunzip(src: Source, path: Path, where: Where) -> Unpacked:
+    count = Unpacked(src.max_decoded)
     try:
         with src.open() as raw, gzip.GzipFile(fileobj=raw) as packed, path.open("wb") as out:
             unpack(packed, out, count)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import zipfile
 from contextlib import contextmanager
-from typing import IO, Any, Callable, Iterator, List, Tuple
+from typing import IO, Any, Callable, ContextManager, Iterator, List, Tuple
 from xml.etree.ElementTree import Element, iterparse
 
 from ..errors import DatasetError
@@ -34,6 +34,9 @@ _SAVE_AS = ("open it in LibreOffice or Google Sheets and save it again as .ods, 
             "'Text CSV (UTF-8)'")
 
 
+Content = Callable[[], ContextManager[IO[bytes]]]  # content.xml, opened afresh (and closed) for each read
+
+
 def _t(name: str, space: str = _TABLE) -> str:
     return f"{{{space}}}{name}"
 
@@ -42,15 +45,14 @@ def _t(name: str, space: str = _TABLE) -> str:
 def read_ods(src: Source) -> Iterator[Rows]:
     """The reader of .ods (io/filetypes.py): the chosen sheet's rows, as io/workbooks.py reads an .xlsx."""
     columns, header, records, book = workbook_records(src, OdsBook.open)
-    yield Rows("binary", columns, header, records, [n.replace("Excel workbook", "OpenDocument spreadsheet")
-                                                       for n in sheet_note(book)] + book.notes, book.sheets, book.sheet,
-               passages=True)
+    yield Rows("binary", columns, header, records, sheet_note(book, "OpenDocument spreadsheet") + book.notes,
+               book.sheets, book.sheet, passages=True)
 
 
 class OdsBook:
     """The sheets of an .ods, each read by streaming content.xml again (openpyxl's read-only surface)."""
 
-    def __init__(self, open_content: Callable[[], IO[bytes]], sheetnames: List[str]) -> None:
+    def __init__(self, open_content: Content, sheetnames: List[str]) -> None:
         self._open = open_content
         self.sheetnames = sheetnames
 
@@ -58,12 +60,13 @@ class OdsBook:
     def open(cls, src: Source) -> "OdsBook":
         _check_archive(src)
 
-        def content() -> IO[bytes]:
-            archive = zipfile.ZipFile(src.open())
-            return archive.open("content.xml")
+        @contextmanager
+        def content() -> Iterator[IO[bytes]]:
+            with src.open() as raw, zipfile.ZipFile(raw) as archive, archive.open("content.xml") as stream:
+                yield stream
 
         try:
-            names = [e.get(_t("name")) or f"Sheet{i}" for i, e in enumerate(_tables(content()), 1)]
+            names = [e.get(_t("name")) or f"Sheet{i}" for i, e in enumerate(_tables(content), 1)]
         except SyntaxError as exc:  # ParseError: a broken content.xml
             raise Where(src.name).error(f"is a damaged OpenDocument spreadsheet ({exc}); {_SAVE_AS}") from None
         return cls(content, names)
@@ -76,7 +79,7 @@ class OdsBook:
 
 
 class OdsSheet:
-    def __init__(self, open_content: Callable[[], IO[bytes]], name: str) -> None:
+    def __init__(self, open_content: Content, name: str) -> None:
         self._open = open_content
         self.name = name
 
@@ -99,8 +102,8 @@ class OdsSheet:
                     elem.clear()
 
 
-def _tables(stream: IO[bytes]) -> Iterator[Element]:
-    with stream:
+def _tables(content: Content) -> Iterator[Element]:
+    with content() as stream:
         for event, elem in iterparse(stream, events=("start", "end")):
             if elem.tag == _t("table") and event == "start":
                 yield elem
@@ -174,7 +177,7 @@ def _check_archive(src: Source) -> None:
     if head != b"PK\x03\x04":
         raise where.error(f"is not an OpenDocument spreadsheet (an .ods file is a zip archive); {_SAVE_AS}")
     try:
-        with zipfile.ZipFile(src.open()) as archive:
+        with src.open() as raw, zipfile.ZipFile(raw) as archive:
             declared = sum(i.file_size for i in archive.infolist())
             mimetype = archive.read("mimetype")[:100] if "mimetype" in archive.namelist() else b""
             has_content = "content.xml" in archive.namelist()

@@ -86,7 +86,7 @@ def check_archive(src: Source) -> None:
     if not head.startswith(b"PK"):
         raise Where(src.name).error(f"is not an Excel workbook (an .xlsx file is a zip archive); {_SAVE_AS}")
     try:
-        with zipfile.ZipFile(src.open()) as archive:
+        with src.open() as raw, zipfile.ZipFile(raw) as archive:
             declared = sum(info.file_size for info in archive.infolist())
             parts = archive.namelist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -292,11 +292,11 @@ def with_passage_split(reading: Reading, contexts: Optional[str]) -> Tuple[Readi
     return replace(reading, rules=reading.rules + ((contexts, split),)), split
 
 
-def sheet_note(book: Workbook) -> List[str]:
+def sheet_note(book: Workbook, kind: str = "Excel workbook") -> List[str]:
     """Which sheet was read, and why, when the workbook has more than one."""
     if len(book.sheets) < 2:
-        return [f"Excel workbook: sheet '{book.sheet}' read."]
+        return [f"{kind}: sheet '{book.sheet}' read."]
     others = ", ".join(repr(n) for n in book.sheets if n != book.sheet)
-    return [f"Excel workbook: sheet '{book.sheet}' read ({book.reason}); other sheets not read: {others} "
+    return [f"{kind}: sheet '{book.sheet}' read ({book.reason}); other sheets not read: {others} "
             "(choose another with --sheet NAME, or the Sheet select in the dashboard)."]
 
