@@ -286,7 +286,9 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
     if warnings is not None:
         unread = [c for c in read.unread if c not in reading.quiet]
-        warnings.extend(lookalike_warnings(unread, read.fields, surface) + unread_note(reading.tool, unread, surface))
+        # a regrouped format's leftover columns may be partly read (a path inside them): its own notes say what it read
+        named = unread_note(reading.tool, unread, surface) if reading.regroup is None else []
+        warnings.extend(lookalike_warnings(unread, read.fields, surface) + named)
     if split is not None:
         said[told:told] = split.note()
     for note in said:
@@ -384,7 +386,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         + pipe_warning(raw, mapping.get("contexts"), reading) + _passages_seen(passages, src, raw, mapping.get("contexts")),
         paths=nested_paths(([first[1]] if first else []) + raw), sheets=sheets, sheet=chosen,
         warnings=lookalike_warnings(unread_columns(columns, mapping.values()), mapping, surface, reading.quiet),
-        quiet=list(reading.quiet), tool=reading.tool,
+        quiet=list(reading.quiet), tool=reading.tool if reading.regroup is None else None,
     )
 
 

@@ -185,3 +185,13 @@ def test_an_upload_that_cannot_be_read_is_refused_in_the_clis_words(history, nam
     errors = [e.value for e in app.error]
     assert any(said in e for e in errors), errors
     assert not any("application/" in e for e in errors)
+
+
+def test_a_recognised_formats_unread_columns_get_a_yellow_box(history):
+    data = (b'question,answer,contexts,ground_truths,latency_ms,run_tag\n'
+            b'What is 2+2?,4,"[""two plus two is four""]","[""4""]",310,nightly\n')
+    app = upload(open_app(TIMEOUT), "ragas_v0.csv", data, "text/csv")
+    no_exception(app)
+    warnings = [w.value for w in app.warning]
+    assert ("ragas 0.0.x: 2 columns not read as any field, kept as metadata where filled: 'latency_ms', 'run_tag'; "
+            "to score one as a field, choose the column for FIELD under Column mapping.") in warnings, warnings

@@ -172,11 +172,14 @@ def test_common_human_headers_for_contexts_are_read_not_warned_about(header):
 
 
 # -- no silent drop: a recognised format's unread columns ----------------------------------------------------
-def test_a_recognised_formats_unread_columns_are_named_on_the_last_lines(capsys):
-    code, _, err = cli(capsys, FIXTURES / "langsmith_experiment.csv")
+def test_a_recognised_formats_unread_columns_are_named_on_the_last_lines(capsys, tmp_path):
+    data = tmp_path / "ragas_v0.csv"  # ragas 0.0.x's columns (ground_truths), and two a team added
+    data.write_text('question,answer,contexts,ground_truths,latency_ms,run_tag\n'
+                    'What is 2+2?,4,"[""two plus two is four""]","[""4""]",310,nightly\n', encoding="utf-8")
+    code, _, err = cli(capsys, data)
     assert code == 0 and err[-1].startswith("ragmeter: ok")
-    assert err[-2] == ("ragmeter: warning: LangSmith experiment: 1 column not read as any field, kept as metadata where filled: "
-                       "'execution_time'; to score one as a field, pass --mapping FIELD=COLUMN.")
+    assert ("ragmeter: warning: ragas 0.0.x: 2 columns not read as any field, kept as metadata where filled: "
+                       "'latency_ms', 'run_tag'; to score one as a field, pass --mapping FIELD=COLUMN.") == err[-2]
     warnings = []
     load_dataset(FIXTURES / "sheets_human.csv", warnings=warnings, surface=CLI)
     assert warnings == []  # a plain sheet's extra columns are its own metadata, nothing to warn about
