@@ -83,7 +83,8 @@ def read_gzip(src: Source) -> Iterator[Rows]:
     with tempfile.TemporaryDirectory(prefix="ragmeter-gz-") as folder:
         path = Path(folder) / "data"
         _gunzip(src, path, where)
-        with _inner_rows(src, kind, path, f"gzip file: unpacked to {path.stat().st_size:,} bytes and read as {kind.suffix}.") as rows:
+        note = f"gzip file: unpacked to {path.stat().st_size:,} bytes and read as {kind.suffix}."
+        with _inner_rows(src, kind, path, note) as rows:
             yield rows
 
 
@@ -109,7 +110,8 @@ def read_zip(src: Source) -> Iterator[Rows]:
         try:
             archive = zipfile.ZipFile(raw)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise where.error(f"is a damaged zip archive ({exc}); zip the file again, or upload it uncompressed") from None
+            raise where.error(f"is a damaged zip archive ({exc}); zip the file again, or upload it "
+                              "uncompressed") from None
         with archive, tempfile.TemporaryDirectory(prefix="ragmeter-zip-") as folder:
             member = _member(archive, where)
             kind = inner_type(member.filename, where, "zip")
@@ -126,10 +128,15 @@ def _member(archive: zipfile.ZipFile, where: Where) -> zipfile.ZipInfo:
              and not Path(i.filename).name.startswith(".")]
     if len(files) == 1:
         return files[0]
+    names = {i.filename for i in files}
+    for marker, suffix in (("xl/workbook.xml", ".xlsx"), ("content.xml", ".ods")):
+        if marker in names:  # a workbook is itself a zip: renamed, it is not an archive of data files
+            raise where.error(f"is a spreadsheet ({suffix}) named .zip; give it back its {suffix} name")
     if not files:
         raise where.error("is an empty zip archive; zip the dataset file itself (data.csv -> data.csv.zip)")
-    names: List[str] = [i.filename for i in files[:6]]
-    raise where.error(f"holds {len(files)} files ({', '.join(repr(n) for n in names)}{', ...' if len(files) > 6 else ''}); "
+    shown: List[str] = [i.filename for i in files[:6]]
+    more = ", ..." if len(files) > 6 else ""
+    raise where.error(f"holds {len(files)} files ({', '.join(repr(n) for n in shown)}{more}); "
                       "ragmeter reads a zip holding one dataset file: zip that file alone, or unpack the archive "
                       "and give the file")
 

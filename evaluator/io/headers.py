@@ -8,9 +8,9 @@ as the header, the second row is data whose question is blank ("the question is 
 
 `two_row_header(first, second)` says when the second row is the rest of the header, and gives the columns:
 the second row is header-like (short, single-line text or blank, no numbers) and it completes the first:
-either the first row names a question column, the second is blank under it (a name merged down two
-rows) and names a column the first row left blank (the sub-names of a merged group), or the first row names no question and the two rows together do (group labels or a title above the
-names). Each column is named by its second-row cell, else its first-row cell; a name given twice is
+either the first row names a question column, the second is blank under it (a name merged down two rows)
+and names a column the first row left blank (the sub-names of a merged group), or the first row names no
+question and the two rows together do (group labels or a title above the names). Each column is named by its second-row cell, else its first-row cell; a name given twice is
 prefixed with its group ("Reference Answer", "Bot output Answer").
 
 `merged_title(first, second)`: a first row with one text cell and every other cell blank, over rows 3 or

@@ -12,8 +12,8 @@ question (any accepted name or human synonym, see dialects.py); else the first s
 The header is the sheet's first non-empty row; it must hold text (a sheet whose first row is numbers has
 no header, and is refused with what to do). A header over two rows (merged cells: group labels or a title
 above the names, names merged down beside sub-names) is read as one (io/headers.py) and said in a note; a
-title row over data with no column names is refused, naming the row. Rows are numbered as Excel numbers them, and every message
-names the file, the sheet and that row ("data.xlsx, sheet 'Data', line 7").
+title row over data with no column names is refused, naming the row. Rows are numbered as Excel numbers
+them, and every message names the file, the sheet and that row ("data.xlsx, sheet 'Data', line 7").
 
 Cells: text as written; whole numbers without ".0"; dates in ISO form; empty cells as "" (as in a CSV).
 A password-protected workbook is not a zip but an encrypted OLE2 file; it is refused with what to do.
@@ -168,7 +168,8 @@ def choose_sheet(book: Any, src: Source) -> Workbook:
 def read_workbook(src: Source) -> Iterator[Rows]:
     """The reader of .xlsx and .xlsm (io/filetypes.py): a zip of XML sheets, the chosen sheet's rows."""
     columns, header, records, book = workbook_records(src)
-    yield Rows("binary", columns, header, records, sheet_note(book) + book.notes, book.sheets, book.sheet, passages=True)
+    yield Rows("binary", columns, header, records, sheet_note(book) + book.notes, book.sheets, book.sheet,
+               passages=True)
 
 
 def workbook_records(src: Source, load: Callable[[Source], Any] = _load) -> Tuple[List[str], Where, Records, Workbook]:
