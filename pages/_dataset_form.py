@@ -15,7 +15,10 @@ from pages import _team as team
 from pages import _views as views
 
 SAMPLE, UPLOAD = "Bundled sample", "Upload a file"
-UPLOAD_TYPES = service.upload_types()  # .eval too: an inspect_ai log
+# Every file the CLI reads is taken (.ods, .txt, .gz, .zip too), and no type filter is given to the uploader: its
+# own refusal names a MIME type and no fix, while the reader's names the extension and the types it reads.
+UPLOAD_LABEL = ("CSV, TSV, JSONL, JSON, Parquet, Excel (.xlsx), OpenDocument (.ods), Unicode Text (.txt) or inspect_ai "
+                ".eval file, or one of these compressed (.gz, .zip)")
 
 
 def upload_limit_mb() -> int:
@@ -49,8 +52,7 @@ def read_source() -> Optional[Tuple[str, bytes]]:
     if source == SAMPLE:
         name = st.selectbox("Sample file", data.bundled_files(), key="eval_sample_file", persist_state=state.KEEP)
         return (name, (data.SAMPLE_DIR / name).read_bytes()) if name else None
-    st.file_uploader("CSV, JSONL, JSON, Parquet, Excel (.xlsx) or inspect_ai .eval file", type=UPLOAD_TYPES,
-                     key=state.UPLOAD_FILE, on_change=remember_upload,
+    st.file_uploader(UPLOAD_LABEL, key=state.UPLOAD_FILE, on_change=remember_upload,
                      help="Columns: question, answer, contexts, optional ground_truth, sample_id, category, "
                           "human_<metric> labels; headers such as Question, Model answer, Retrieved contexts, "
                           "Expected answer and ID are read too. Mapping below if yours are named differently. "

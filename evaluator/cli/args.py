@@ -20,7 +20,7 @@ from .judge_check import add_judge_parser
 from .serve import add_serve_parsers
 from ..errors import RagmeterError
 from ..service.options import AB_METRIC as DEFAULT_METRIC
-from ..service.options import DATASET, DOCUMENTS, FILE_TYPES, formats_for, readable_formats
+from ..service.options import DATASET, DOCUMENTS, FILE_TYPES, formats_for
 from ..service.options import DEFAULT_HEURISTICS, HEURISTIC_SETS, canonical, known_metrics, load_rubrics
 from ..service.options import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from ..service.options import OFFLINE, OPENAI, RunConfig, get_judge, judge_cache, judge_kinds
@@ -30,8 +30,9 @@ from ..service.options import OFFLINE, OPENAI, RunConfig, get_judge, judge_cache
 # come from the registry (io/filetypes.py), read when the help is made, so a format registered is listed.
 def readable_formats_help() -> Tuple[Tuple[str, str, str], ...]:
     datasets = " ".join(formats_for(DATASET))
-    tables = " ".join(s for s in formats_for(DATASET) if s in formats_for(DOCUMENTS))
-    documents = " ".join(s for s in readable_formats() if s not in formats_for(DATASET))
+    both = {DATASET.name, DOCUMENTS.name}
+    tables = " ".join(t.suffix for t in FILE_TYPES if t.table and both <= t.purposes)
+    documents = " ".join(t.suffix for t in FILE_TYPES if DOCUMENTS.name in t.purposes and not t.table)
     abouts = "; ".join(f"{t.suffix}: {t.about}" for t in FILE_TYPES if t.about and DATASET.name in t.purposes)
     return (
         ("datasets", "evaluate DATA", f"{datasets}{f' ({abouts})' if abouts else ''}, or a Hugging Face "

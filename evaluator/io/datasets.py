@@ -12,6 +12,9 @@ Formats, chosen by the file name's extension (or a folder's contents):
     .json             a list of objects, or an object holding that list under "samples" or "data".
     .parquet          one sample per row (pyarrow, read in batches).
     .eval             an inspect_ai log archive (inspect_logs.py; zstandard, the `formats` extra).
+    .xlsx .xlsm .ods  a spreadsheet's sheet (workbooks.py, opendocument.py); a header over two rows is one.
+    .txt              Excel's "Unicode Text": UTF-16, tab-separated (csv_rows.py).
+    .gz .zip          any of these compressed (data.jsonl.gz), unpacked under a byte cap (compressed.py).
     a folder          a Hugging Face `datasets` folder written by save_to_disk (its Arrow files;
                       a DatasetDict folder with one split, or the folder of one split).
 
@@ -98,8 +101,8 @@ from .readings import Tally
 from .rows import Rows, source_rows
 from .sources import Records, Source, Where, open_source
 from .surfaces import CLI, DASHBOARD, LIBRARY, Surface
-from .lookalikes import lookalike_warnings, unread_columns
-from .workbooks import XLSX_FORMAT, with_passage_split
+from .lookalikes import lookalike_warnings, unread_columns, unread_note
+from .workbooks import with_passage_split
 
 __all__ = ["ALIASES", "CLI", "DASHBOARD", "FIELDS", "HUMAN_PREFIX", "LIBRARY", "REQUIRED",
            "DatasetPreview", "Surface", "detect_mapping", "inspect_dataset", "load_dataset"]
@@ -125,6 +128,7 @@ class DatasetPreview:
     quiet: List[str] = field(default_factory=list)  # columns the reader leaves unread on purpose (said in notes)
     sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets (for a Sheet select)
     sheet: Optional[str] = None  # the sheet read
+    tool: Optional[str] = None  # the other tool whose file this is (None for a plain table): its unread columns are named
 
 
 def _metadata(row: Dict[str, Any], plan: Plan, where: Where) -> Dict[str, Any]:
@@ -259,7 +263,7 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
                     for i, n in enumerate(reading.notes))
         merged = {**reading.mapping, **user}
         split = None
-        if src.format == XLSX_FORMAT:  # several passages in one cell, by the documented rule
+        if rows.passages:  # a spreadsheet's cell: several passages in one, by the documented rule
             reading, split = with_passage_split(reading, _contexts_column(rows, merged))
         required = REQUIRED if needs_answer else ("question",)
         tally, paths = Tally(reading.what), NestedPaths(merged, required)
@@ -281,7 +285,10 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
             said.extend(f"Read before the error: {n}" if failed else n for n in tally.notes())
     said[told:told] = grades_note(k for s in samples for k in s.metadata.get("external_scores", {}))
     if warnings is not None:
-        warnings.extend(lookalike_warnings((c for c in read.unread if c not in reading.quiet), read.fields, surface))
+        unread = [c for c in read.unread if c not in reading.quiet]
+        # a regrouped format's leftover columns may be partly read (a path inside them): its own notes say what it read
+        named = unread_note(reading.tool, unread, surface) if reading.regroup is None else []
+        warnings.extend(lookalike_warnings(unread, read.fields, surface) + named)
     if split is not None:
         said[told:told] = split.note()
     for note in said:
@@ -367,7 +374,7 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         if reading.regroup is not None:  # show the rows as they will be read: one per trace, flattened
             rows.records, rows.columns = reading.rows(rows.records, tally), []
         columns, raw, count = _scan(rows, preview_rows)
-        read_notes, sheets, chosen = rows.notes, rows.sheets, rows.sheet
+        read_notes, sheets, chosen, passages = rows.notes, rows.sheets, rows.sheet, rows.passages
     mapping = {f: c for f, c in {**detect_mapping(columns), **reading.mapping}.items() if c}
     said = [f"{reading.tool} recognised. {n}" if i == 0 and reading.tool else n for i, n in enumerate(reading.notes)]
     return DatasetPreview(
@@ -376,16 +383,16 @@ def inspect_dataset(source: Any, *, preview_rows: int = 5, max_bytes: Optional[i
         label_columns=[c for c in columns if is_label(c)],
         missing=[f for f in REQUIRED if f not in mapping],
         notes=read_notes + said + _grades_seen(columns, raw) + tally.notes() + split_notes(raw, reading)
-        + pipe_warning(raw, mapping.get("contexts"), reading) + _passages_seen(src, raw, mapping.get("contexts")),
+        + pipe_warning(raw, mapping.get("contexts"), reading) + _passages_seen(passages, src, raw, mapping.get("contexts")),
         paths=nested_paths(([first[1]] if first else []) + raw), sheets=sheets, sheet=chosen,
         warnings=lookalike_warnings(unread_columns(columns, mapping.values()), mapping, surface, reading.quiet),
-        quiet=list(reading.quiet),
+        quiet=list(reading.quiet), tool=reading.tool if reading.regroup is None else None,
     )
 
 
-def _passages_seen(src: Source, raw: List[Dict[str, Any]], column: Optional[str]) -> List[str]:
-    """The preview's note on a workbook's contexts cells split into passages (its first rows)."""
-    if src.format != XLSX_FORMAT or not column:
+def _passages_seen(passages: bool, src: Source, raw: List[Dict[str, Any]], column: Optional[str]) -> List[str]:
+    """The preview's note on a spreadsheet's contexts cells split into passages (its first rows)."""
+    if not passages or not column:
         return []
     _, split = with_passage_split(Reading(), column)
     assert split is not None

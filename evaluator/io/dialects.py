@@ -51,7 +51,9 @@ ALIASES: Dict[str, Tuple[str, ...]] = {
     "answer": ("answer", "response", "actual_output", "output", "model_answer", "generated_answer",
                "model_response", "llm_answer", "bot_answer", "assistant_answer", "rag_answer"),
     "contexts": ("contexts", "retrieved_contexts", "retrieval_context", "context", "retrieved_context",
-                 "retrieved_passages", "retrieved_documents", "retrieved_docs", "passages", "retrieved_chunks"),
+                 "retrieved_passages", "retrieved_documents", "retrieved_docs", "passages", "retrieved_chunks",
+                 # what people head the column in a Google Sheet or Excel: "Source chunks", "Sources"
+                 "source_chunks", "sources", "source_passages", "source_documents", "chunks"),
     "ground_truth": ("ground_truth", "reference", "expected_output", "ground_truths", "expected_answer",
                      "reference_answer", "gold_answer", "correct_answer", "ideal_answer", "ground_truth_answer",
                      "expected_response", "target_answer"),

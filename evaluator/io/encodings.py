@@ -3,7 +3,7 @@
 UTF-8 with or without BOM, UTF-16/UTF-32 with BOM. A file that is not valid UTF-8 is read as
 Windows-1252 (what Excel writes on Western Windows; Latin-1 for the five bytes cp1252 leaves
 undefined), with a logged warning. NUL bytes without a BOM (a binary file, or UTF-16 without
-BOM) and zip/xlsx files are refused.
+BOM), gzip and zip/xlsx files are refused (a gzip with what to name it: .gz files are read, io/compressed.py).
 """
 from __future__ import annotations
 
@@ -55,6 +55,9 @@ def choose_encoding(src: Source) -> str:
     if head.startswith(b"PK\x03\x04"):
         raise where.error("is a zip archive or an Excel workbook, not a text file; in Excel use "
                           "File > Save As > 'CSV UTF-8', or export JSON Lines")
+    if head.startswith(b"\x1f\x8b"):
+        raise where.error("is gzip-compressed, not a text file; give it its .gz name (data.jsonl.gz: ragmeter "
+                          "unpacks it) or unpack it first (gunzip)")
     if b"\x00" in head:
         raise where.error("contains NUL bytes: it is a binary file, or UTF-16 without a byte-order "
                           "mark; save it as UTF-8 text")

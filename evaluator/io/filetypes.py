@@ -68,8 +68,10 @@ class FileType:
 
     @property
     def table(self) -> bool:
-        """Rows in columns (csv, jsonl, json, parquet, xlsx: a type with a reader), not one document of text."""
-        return bool(self.reader)
+        """Rows in columns (csv, jsonl, json, parquet, xlsx: a type with a reader), not one document of text.
+
+        A .txt is both: a dataset in Excel's "Unicode Text" (tab-separated), and one document for `generate`."""
+        return bool(self.reader) and self.format != TEXT
 
 
 def _row(suffix: str, fmt: str, *purposes: Purpose, delimiter: str = ",", reader: str = "", fixture: str = "",
@@ -109,6 +111,7 @@ def reader_for(fmt: str) -> Callable[..., Any]:
     return getattr(import_module(module), function)
 
 
+TEXT = "text"  # a document of text; as a dataset (.txt), tab-separated rows (Excel's "Unicode Text")
 _CSV = "evaluator.io.csv_rows:read_csv"
 _JSONL = "evaluator.io.json_rows:read_jsonl"
 _XLSX = "evaluator.io.workbooks:read_workbook"
@@ -128,11 +131,21 @@ for _kind in (
     _row(".xlsx", "xlsx", DATASET, REPORT, reader=_XLSX, fixture=_FIXTURES + "excel_two_sheets.xlsx"),
     # a macro-enabled workbook: its cells are read, its macros never run
     _row(".xlsm", "xlsx", DATASET, reader=_XLSX, fixture=_FIXTURES + "excel_macros.xlsm"),
+    # an OpenDocument spreadsheet (LibreOffice, Google Sheets' download): read without openpyxl
+    _row(".ods", "ods", DATASET, reader="evaluator.io.opendocument:read_ods", fixture=_FIXTURES + "sheets_two_sheets.ods",
+         about="an OpenDocument spreadsheet"),
+    # compressed: the name inside picks the reader (data.jsonl.gz, data.csv.zip), unpacked under a byte cap
+    _row(".gz", "gzip", DATASET, reader="evaluator.io.compressed:read_gzip", fixture=_FIXTURES + "sample.jsonl.gz",
+         about="a gzip of any of these, named after it (data.jsonl.gz)"),
+    _row(".zip", "zip", DATASET, reader="evaluator.io.compressed:read_zip", fixture=_FIXTURES + "sample.csv.zip",
+         about="a zip holding one of these"),
     _row(".html", "html", DOCUMENTS, REPORT),
     _row(".htm", "html", DOCUMENTS, REPORT),
     _row(".md", "text", DOCUMENTS),
     _row(".markdown", "text", DOCUMENTS),
-    _row(".txt", "text", DOCUMENTS),
+    # a document for `generate`; a dataset as Excel's "Save As > Unicode Text" writes it (UTF-16, tabs)
+    _row(".txt", TEXT, DATASET, DOCUMENTS, delimiter="\t", reader="evaluator.io.csv_rows:read_tab_text",
+         fixture=_FIXTURES + "excel_unicode_text.txt", about="tab-separated text, as Excel's Unicode Text"),
     _row(".pdf", "pdf", DOCUMENTS),
 ):
     register_file_type(_kind)

@@ -70,6 +70,25 @@ def lookalike_warnings(unread: Iterable[str], fields: Mapping[str, str], surface
     return said
 
 
+MAX_NAMED = 12  # unread columns named one by one; the rest counted
+
+
+def unread_note(tool: Optional[str], unread: Iterable[str], surface: Surface, quiet: Sequence[str] = ()) -> List[str]:
+    """For a recognised tool's file: one line naming every column no field reads (kept in each sample's
+    metadata), beside the look-alike warnings, so nothing the tool wrote is dropped without a word. Labels,
+    other tools' grades (read as such), look-alikes (warned on their own) and `quiet` columns are left out."""
+    left = [str(c) for c in unread if str(c) not in quiet and not is_label(str(c)) and not is_external(str(c))
+            and looks_like(str(c)) is None and squash(str(c)) not in ("metadata", "notes")]
+    if not tool or not left:
+        return []
+    named = ", ".join(repr(c) for c in left[:MAX_NAMED]) + (f" and {len(left) - MAX_NAMED:,} more"
+                                                            if len(left) > MAX_NAMED else "")
+    how = ("pass --mapping FIELD=COLUMN" if surface.name == "cli"
+           else surface.map_column.format(field="FIELD").replace("'FIELD'", "FIELD").replace("'<your column>'", "COLUMN"))
+    return [f"{tool}: {len(left):,} column{'s' if len(left) > 1 else ''} not read as any field, kept as "
+            f"metadata where filled: {named}; to score one as a field, {how}."]
+
+
 def _advice(surface: Surface, name: str, column: str) -> str:
     if surface.name == "cli":
         return f"pass --mapping {name}='{column}'"

@@ -70,6 +70,9 @@ class Rows:
     notes: List[str] = field(default_factory=list)  # how the format was read (an Excel workbook: which sheet)
     sheets: List[str] = field(default_factory=list)  # an Excel workbook's sheets; [] for other formats
     sheet: Optional[str] = None  # the sheet read
+    # A spreadsheet's cells (CSV, .xlsx, .ods, tab text): passages in one contexts cell are separated by an
+    # empty line, and split there (io/workbooks.py PassageSplit); JSON and Arrow cells hold lists instead.
+    passages: bool = False
 
 
 # What a format's registration names as its reader (io/filetypes.py `reader=`): a source in, its rows out,

@@ -19,7 +19,7 @@ from ..model import EvalSample
 from .conversations import CONVERSATIONS, ConversationSet, dataset_kind, load_conversations
 from .datasets import DatasetPreview, inspect_dataset, load_dataset
 from .filetypes import DATASET, formats_for
-from .lookalikes import lookalike_warnings, unread_columns
+from .lookalikes import lookalike_warnings, unread_columns, unread_note
 from .surfaces import DASHBOARD
 
 PREVIEW_ROWS = 5  # raw rows a preview shows
@@ -62,7 +62,9 @@ def mapping_warnings(preview: DatasetPreview, mapping: Mapping[str, Optional[str
     """The unread columns of an upload, under the mapping the user chose, that look like a reference, contexts or
     ids (io/lookalikes.py): the dashboard shows each in a yellow box."""
     chosen = {f: c for f, c in mapping.items() if c}
-    return lookalike_warnings(unread_columns(preview.columns, chosen.values()), chosen, DASHBOARD, preview.quiet)
+    unread = unread_columns(preview.columns, chosen.values())
+    return (lookalike_warnings(unread, chosen, DASHBOARD, preview.quiet)
+            + unread_note(preview.tool, unread, DASHBOARD, preview.quiet))
 
 
 def preview_cells(preview: DatasetPreview) -> List[Dict[str, str]]:

@@ -10,8 +10,10 @@ The cells read are counted against the same budget as rows stream.
 Which sheet: `--sheet NAME` (the dashboard's Sheet select), else the first sheet whose header row names a
 question (any accepted name or human synonym, see dialects.py); else the first sheet that is not empty.
 The header is the sheet's first non-empty row; it must hold text (a sheet whose first row is numbers has
-no header, and is refused with what to do). Rows are numbered as Excel numbers them, and every message
-names the file, the sheet and that row ("data.xlsx, sheet 'Data', line 7").
+no header, and is refused with what to do). A header over two rows (merged cells: group labels or a title
+above the names, names merged down beside sub-names) is read as one (io/headers.py) and said in a note; a
+title row over data with no column names is refused, naming the row. Rows are numbered as Excel numbers
+them, and every message names the file, the sheet and that row ("data.xlsx, sheet 'Data', line 7").
 
 Cells: text as written; whole numbers without ".0"; dates in ISO form; empty cells as "" (as in a CSV).
 A password-protected workbook is not a zip but an encrypted OLE2 file; it is refused with what to do.
@@ -24,21 +26,22 @@ into how many contexts.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 import zipfile
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import IO, Any, Iterator, List, Optional, Tuple
+from dataclasses import dataclass, field, replace
+from typing import IO, Any, Callable, Iterator, List, Optional, Tuple
 
 from ..errors import MissingExtra
 from .decoded import Budget, mb, sizes
+from .headers import MAX_HEADER_CHARS, merged_title, two_row_header
 from .readings import Reading
 from .sources import Records, Rows, Source, Where
 
 XLSX_FORMAT = "xlsx"
 OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an encrypted (password-protected) workbook, or a legacy .xls
-MAX_HEADER_CHARS = 80  # a longer cell, or one with a line break, is data, not a column name
 HEADER_SCAN_ROWS = 20  # blank rows above the header that are skipped
 PASSAGE_BREAK = re.compile(r"\n[ \t]*\n")  # an empty line between two passages
 _SAVE_AS = "open it in Excel and save it again as .xlsx (File > Save As > Excel Workbook), or save the sheet as 'CSV UTF-8'"
@@ -51,6 +54,7 @@ class Workbook:
     sheets: List[str]
     sheet: str
     reason: str
+    notes: List[str] = field(default_factory=list)  # how its header was read (two rows)
 
 
 def sheet_where(name: str, sheet: str, line: Optional[int] = None) -> Where:
@@ -83,7 +87,7 @@ def check_archive(src: Source) -> None:
     if not head.startswith(b"PK"):
         raise Where(src.name).error(f"is not an Excel workbook (an .xlsx file is a zip archive); {_SAVE_AS}")
     try:
-        with zipfile.ZipFile(src.open()) as archive:
+        with src.open() as raw, zipfile.ZipFile(raw) as archive:
             declared = sum(info.file_size for info in archive.infolist())
             parts = archive.namelist()
             fits = declared <= src.max_decoded and "xl/workbook.xml" in parts  # only then is a sheet unpacked
@@ -210,12 +214,14 @@ def choose_sheet(book: Any, src: Source) -> Workbook:
 def read_workbook(src: Source) -> Iterator[Rows]:
     """The reader of .xlsx and .xlsm (io/filetypes.py): a zip of XML sheets, the chosen sheet's rows."""
     columns, header, records, book = workbook_records(src)
-    yield Rows("binary", columns, header, records, sheet_note(book), book.sheets, book.sheet)
+    yield Rows("binary", columns, header, records, sheet_note(book) + book.notes, book.sheets, book.sheet,
+               passages=True)
 
 
-def workbook_records(src: Source) -> Tuple[List[str], Where, Records, Workbook]:
-    """The chosen sheet's header columns, where the header is, its data rows, and the workbook's sheets."""
-    book = _load(src)
+def workbook_records(src: Source, load: Callable[[Source], Any] = _load) -> Tuple[List[str], Where, Records, Workbook]:
+    """The chosen sheet's header columns, where the header is, its data rows, and the workbook's sheets (`load`:
+    a Source to a book with openpyxl's read-only surface; an .ods book in io/opendocument.py)."""
+    book = load(src)
     try:
         chosen = choose_sheet(book, src)
         rows = _numbered(book[chosen.sheet])
@@ -223,21 +229,51 @@ def workbook_records(src: Source) -> Tuple[List[str], Where, Records, Workbook]:
         if found is None:
             raise sheet_where(src.name, chosen.sheet).error(
                 f"is empty (no row in its first {HEADER_SCAN_ROWS}); choose the sheet that holds the data")
-        number, cells = found
-        check_rows(book, chosen.sheet, number, src)
-        header = sheet_where(src.name, chosen.sheet, number)
-        columns = _columns(cells, header)
+        check_rows(book, chosen.sheet, found[0], src)
+        columns, header, rows = _header(found, rows, src.name, chosen)
     except BaseException:
         book.close()
         raise
     return columns, header, _rows(book, rows, columns, src, chosen.sheet), chosen
 
 
+Numbered = Iterator[Tuple[int, Tuple[Any, ...]]]
+
+
+def _header(found: Tuple[int, Tuple[Any, ...]], rows: Numbered, name: str,
+            chosen: Workbook) -> Tuple[List[str], Where, Numbered]:
+    """The columns from the header row, or from two header rows (io/headers.py); the rows left after them."""
+    number, cells = found
+    following = _header_of(rows)
+    if following is None:
+        return _columns(cells, sheet_where(name, chosen.sheet, number)), sheet_where(name, chosen.sheet, number), rows
+    second_number, second = following
+    two = two_row_header(_trimmed(cells), _trimmed(second))
+    if two is not None:
+        where = sheet_where(name, chosen.sheet, second_number)
+        chosen.notes.append(f"Header on rows {number} and {second_number} (merged cells) read as one: "
+                            f"{', '.join(repr(c) for c in two if c)}.")
+        return _columns(tuple(two), where), where, rows
+    title = merged_title(cells, second)
+    if title is not None:
+        raise sheet_where(name, chosen.sheet, number).error(
+            f"holds one merged cell ('{title[:40]}') and no column names: it is a title, and the row under it "
+            f"(row {second_number}) is data. Insert a header row naming each column (Question, Answer, Contexts, "
+            "Reference answer, ID) under the title, or delete the title row so the column names are the first row")
+    where = sheet_where(name, chosen.sheet, number)
+    return _columns(cells, where), where, itertools.chain([following], rows)
+
+
+def _trimmed(cells: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    while cells and cells[-1] in (None, ""):
+        cells = cells[:-1]
+    return cells
+
+
 def _columns(cells: Tuple[Any, ...], where: Where) -> List[str]:
     from .dialects import check_duplicates
 
-    while cells and cells[-1] in (None, ""):
-        cells = cells[:-1]
+    cells = _trimmed(cells)
     if not any(isinstance(c, str) and c.strip() for c in cells) or any(
             (isinstance(c, (int, float, dt.date)) and not isinstance(c, bool))
             or (isinstance(c, str) and ("\n" in c or len(c) > MAX_HEADER_CHARS)) for c in cells):
@@ -304,11 +340,11 @@ def with_passage_split(reading: Reading, contexts: Optional[str]) -> Tuple[Readi
     return replace(reading, rules=reading.rules + ((contexts, split),)), split
 
 
-def sheet_note(book: Workbook) -> List[str]:
+def sheet_note(book: Workbook, kind: str = "Excel workbook") -> List[str]:
     """Which sheet was read, and why, when the workbook has more than one."""
     if len(book.sheets) < 2:
-        return [f"Excel workbook: sheet '{book.sheet}' read."]
+        return [f"{kind}: sheet '{book.sheet}' read."]
     others = ", ".join(repr(n) for n in book.sheets if n != book.sheet)
-    return [f"Excel workbook: sheet '{book.sheet}' read ({book.reason}); other sheets not read: {others} "
+    return [f"{kind}: sheet '{book.sheet}' read ({book.reason}); other sheets not read: {others} "
             "(choose another with --sheet NAME, or the Sheet select in the dashboard)."]
 

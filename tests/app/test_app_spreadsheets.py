@@ -134,3 +134,64 @@ def test_uploaded_spreadsheet_csvs_map_their_human_headers(history, name):
     samples = [r.sample for r in shown_report(app).results]
     assert [(s.sample_id, s.ground_truth) for s in samples] == [
         ("q1", "30 days from purchase."), ("q2", None), ("q3", "30 يومًا.")]
+
+
+# -- round 4: what the CLI reads, the uploader takes; its refusals are the CLI's words -------------------------
+def test_the_uploader_takes_every_file_the_cli_reads_and_sets_no_mime_filter(history):
+    app = open_app(TIMEOUT)
+    app.radio(key="eval_source").set_value("Upload a file").run()
+    uploader = app.file_uploader(key="upload_file")
+    assert list(uploader.proto.type) == []  # no filter: the reader's refusal names the fix, not a MIME type
+    assert all(f".{t}" in uploader.proto.label or t.upper() in uploader.proto.label for t in ("ods", "txt", "gz", "zip"))
+
+
+@pytest.mark.parametrize("name, mime, note", [
+    ("sheets_two_sheets.ods", "application/vnd.oasis.opendocument.spreadsheet",
+     "OpenDocument spreadsheet: sheet 'Samples' read"),
+    ("excel_unicode_text.txt", "text/plain", "Source chunks: 2 cells with an empty line between passages"),
+    ("excel_group_header.xlsx", XLSX, "Header on rows 1 and 2 (merged cells) read as one"),
+])
+def test_an_uploaded_saved_sheet_previews_and_scores(history, name, mime, note):
+    app = upload(open_app(TIMEOUT), name, mime=mime)
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert any(i.value.startswith(note) for i in app.info), [i.value for i in app.info]
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    samples = [r.sample for r in shown_report(app).results]
+    assert [(s.sample_id, len(s.contexts), s.ground_truth) for s in samples] == [
+        ("q1", 2, "30 days from purchase."), ("q2", 1, None), ("q3", 2, "30 يومًا.")]
+
+
+def test_an_uploaded_gzip_is_unpacked_and_scored(history):
+    app = upload(open_app(TIMEOUT), "sample.jsonl.gz", mime="application/gzip")
+    no_exception(app)
+    assert any(i.value.startswith("gzip file: unpacked to ") for i in app.info)
+    app.button(key="btn_run").click().run()
+    no_exception(app)
+    assert len(shown_report(app).results) == 28
+
+
+@pytest.mark.parametrize("name, data, said", [
+    ("notes.docx", b"PK\x03\x04", "Cannot use this file. notes.docx: unknown file type '.docx'; ragmeter reads datasets "
+                                  "as .csv"),
+    ("rows.jsonl.gz", b'{"question": "q", "answer": "a"}\n',
+     "rows.jsonl.gz: is named .gz but is not a gzip file (it does not start with gzip's signature); it looks like "
+     "an uncompressed file: remove .gz from its name"),
+])
+def test_an_upload_that_cannot_be_read_is_refused_in_the_clis_words(history, name, data, said):
+    app = upload(open_app(TIMEOUT), name, data, mime="application/octet-stream")
+    no_exception(app)
+    errors = [e.value for e in app.error]
+    assert any(said in e for e in errors), errors
+    assert not any("application/" in e for e in errors)
+
+
+def test_a_recognised_formats_unread_columns_get_a_yellow_box(history):
+    data = (b'question,answer,contexts,ground_truths,latency_ms,run_tag\n'
+            b'What is 2+2?,4,"[""two plus two is four""]","[""4""]",310,nightly\n')
+    app = upload(open_app(TIMEOUT), "ragas_v0.csv", data, "text/csv")
+    no_exception(app)
+    warnings = [w.value for w in app.warning]
+    assert ("ragas 0.0.x: 2 columns not read as any field, kept as metadata where filled: 'latency_ms', 'run_tag'; "
+            "to score one as a field, choose the column for FIELD under Column mapping.") in warnings, warnings

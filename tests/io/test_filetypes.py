@@ -84,7 +84,8 @@ def test_plain_text_and_numbers_are_left_alone(tmp_path):
 
 # -- one table: each purpose takes its types, and says which when refused ------------------------------
 def test_each_purpose_takes_its_own_types():
-    assert formats_for(DATASET) == [".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".eval", ".xlsx", ".xlsm"]
+    assert formats_for(DATASET) == [".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".eval", ".xlsx", ".xlsm",
+                                    ".ods", ".gz", ".zip", ".txt"]
     assert set(formats_for(TESTSET)) == set(formats_for(LABELS)) == {".csv", ".jsonl", ".parquet"}
     assert set(formats_for(REPORT)) == {".csv", ".json", ".parquet", ".html", ".htm", ".xlsx"}
     assert {".pdf", ".md", ".txt", ".html", ".csv"} <= set(formats_for(DOCUMENTS))
@@ -93,19 +94,19 @@ def test_each_purpose_takes_its_own_types():
 
 
 @pytest.mark.parametrize("refused, error, listed", [
-    (lambda p: load_dataset(p / "rows.ods"), DatasetError, formats_for(DATASET)),
+    (lambda p: load_dataset(p / "rows.numbers"), DatasetError, formats_for(DATASET)),
     (lambda p: load_documents(p / "notes.docx"), DatasetError, formats_for(DOCUMENTS)),
     (lambda p: write_testset([], str(p / "out.xlsx")), DatasetError, formats_for(TESTSET)),
     (lambda p: write_labels([], str(p / "out.xlsx")), ReviewError, formats_for(LABELS)),
     (lambda p: check_output(str(p / "out.ods")), OutputError, formats_for(REPORT)),
 ])
 def test_an_unknown_type_names_the_file_and_the_types_that_purpose_takes(refused, error, listed, tmp_path):
-    for name in ("rows.ods", "notes.docx", "out.xlsx", "out.ods"):
+    for name in ("rows.numbers", "notes.docx", "out.xlsx", "out.ods"):
         (tmp_path / name).write_bytes(b"PK")
     with pytest.raises(error) as caught:
         refused(tmp_path)
     message = str(caught.value)
-    assert str(tmp_path) in message and any(f"'{s}'" in message for s in (".xlsx", ".docx", ".ods"))
+    assert str(tmp_path) in message and any(f"'{s}'" in message for s in (".xlsx", ".docx", ".ods", ".numbers"))
     assert all(suffix in message for suffix in listed)
 
 

@@ -7,8 +7,8 @@ from evaluator.io.datasets import load_dataset
 
 
 def test_unknown_extension_and_missing_file(tmp_path):
-    err = load_error(write(tmp_path, "d.ods", b"x"))  # .xlsx is read since issue 39: .ods is not
-    assert "'.ods'" in str(err) and ".csv, .tsv, .jsonl, .ndjson, .json, .parquet, .eval" in str(err)
+    err = load_error(write(tmp_path, "d.numbers", b"x"))  # .xlsx is read since issue 39, .ods since 48
+    assert "'.numbers'" in str(err) and ".csv, .tsv, .jsonl, .ndjson, .json, .parquet, .eval" in str(err)
     assert "save_to_disk" in str(err)
     err = load_error(tmp_path / "nowhere.csv")
     assert "does not exist" in str(err)

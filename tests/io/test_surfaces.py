@@ -20,7 +20,7 @@ def test_missing_column_advice(tmp_path, surface, says, never):
 
 @pytest.mark.parametrize("surface, rows, size", [
     (LIBRARY, "raise max_rows=..., or split the file", "raise max_bytes=..., or split the file"),
-    (CLI, "; split the file", "; split the file"),
+    (CLI, "raise it with --max-rows N (or RAGMETER_MAX_ROWS", "raise it with --max-mb MB (or RAGMETER_MAX_MB"),
     (DASHBOARD, "raise Max rows under Upload limits, or split the file",
      "raise Max file size under Upload limits, or split the file"),
 ])
