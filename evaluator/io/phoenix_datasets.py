@@ -40,7 +40,7 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
     aside = [c for c in by_key.values() if c not in chosen.values()]
     return Reading("Phoenix dataset", mapping={f: c for f, c in chosen.items() if c and f not in mapping},
                    notes=(NOTE.format(q=question, r=reference or "(no output column)", kept=", ".join(aside)),),
-                   quiet=tuple(aside))
+                   quiet=tuple(aside), what="examples")
 
 
 def _first_named(columns: list, keys: tuple) -> str:
