@@ -128,9 +128,30 @@ def _deepeval(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping
               ) -> Optional[Reading]:
     if "input" not in by_key or not {"actual_output", "expected_output", "retrieval_context"} & set(by_key):
         return None
-    joined = [by_key[k] for k in ("retrieval_context", "context") if k in by_key]
-    return Reading("deepeval", tuple((c, pipe_split) for c in joined), notes=(
-        "deepeval file: input is the question, actual_output the answer, expected_output the reference.",))
+    rules = tuple((by_key[k], rule) for k, rule in (("retrieval_context", deepeval_runs.sourced_contexts),
+                                                     ("context", pipe_split)) if k in by_key)
+    ideal = by_key.get("context") if by_key.get("context") not in (mapping or {}).values() else None
+    chosen: Dict[str, Optional[str]] = {"sample_id": by_key["name"]} if "name" in by_key else {}
+    if ideal and "retrieval_context" not in by_key:  # goldens: context is never read as what was retrieved
+        chosen["contexts"] = None
+    return Reading("deepeval", rules, mapping={f: c for f, c in chosen.items() if f not in (mapping or {})},
+                   quiet=(ideal,) if ideal else (), notes=(_deepeval_note(by_key, first, ideal),))
+
+
+_DEEPEVAL_USED = ("input", "actual_output", "expected_output", "retrieval_context", "name", "tools_called",
+                  "expected_tools")
+
+
+def _deepeval_note(by_key: Dict[str, str], first: Mapping[str, Any], ideal: Optional[str]) -> str:
+    sourced = deepeval_runs.has_marker(first.get(by_key.get("retrieval_context", "")))
+    left = [c for k, c in by_key.items() if k not in _DEEPEVAL_USED]
+    return ("deepeval file: input is the question, actual_output the answer, retrieval_context the contexts, "
+            "expected_output the reference, name the sample id."
+            + (" Passages written as deepeval_source=PATH,deepeval_context=TEXT (RetrievedContextData) are read "
+               "as TEXT, with PATH as their retrieval id." if sourced else "")
+            + (f" {ideal} is deepeval's ideal passages (what should be retrieved), not what was: kept as metadata."
+               if ideal else "")
+            + f" Kept as metadata, not scored: {', '.join(left) or 'none'}.")
 
 
 def _ragas_scores(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -217,7 +238,7 @@ def _holds_list(value: Any) -> bool:
 
 def split_notes(rows: Sequence[Mapping[str, Any]], reading: Reading) -> List[str]:
     """For the preview: each split the Reading's rules make, with its count per row (nothing said when none)."""
-    splits = [(column, rule) for column, rule in reading.rules if rule is pipe_split]
+    splits = [(column, rule) for column, rule in reading.rules if rule in (pipe_split, deepeval_runs.sourced_contexts)]
     notes = []
     for column, _ in splits:
         counts = [(i, _split_count(row.get(column))) for i, row in enumerate(rows, 1) if column in row]
