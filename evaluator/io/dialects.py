@@ -10,7 +10,7 @@ recognises the tool from its column names (and, for Phoenix, the first row) and 
     Phoenix    input, output, reference: output is the answer; reference holds the retrieved documents
                when its cells are lists of passages (then contexts), else it is read as the reference.
     ragas 0.0  question, answer, contexts, ground_truths (a list): the first answer is the reference.
-    TruLens    record_id, input, output, record_json/app_id: input and output are JSON-encoded strings.
+    TruLens    record_id, input, output, record_json/app_id, feedback columns: trulens_records.py.
     ragas      EvaluationResult.to_pandas(): user_input, response, retrieved_contexts, reference and one
                number column per metric; those become external_ragas_<metric> (grades.py).
 What was recognised and how it is read is said in `Reading.notes`, for the dashboard's preview.
@@ -23,7 +23,7 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import (deepeval_runs, dspy_results, experiments, haystack_results, inspect_logs, langfuse_traces,
-               llamaindex_datasets, phoenix_datasets, traces)
+               llamaindex_datasets, phoenix_datasets, traces, trulens_records)
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
 from .readings import Detector, Reading, Tally
@@ -182,17 +182,6 @@ def _score_like(value: Any) -> bool:
     return 0.0 <= number <= 1.0
 
 
-def _trulens(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
-             ) -> Optional[Reading]:
-    if "record_id" not in by_key or not {"record_json", "app_id"} & set(by_key):
-        return None
-    quoted = [by_key[k] for k in ("input", "output") if k in by_key]
-    return Reading("TruLens", tuple((c, json_unquoted) for c in quoted),
-                   notes=("TruLens records: input and output are JSON-encoded text, read without their quotes. "
-                          "TruLens keeps retrieved contexts inside record_json, so map contexts if you have "
-                          "them in a column.",))
-
-
 def _ragas_v0(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
               ) -> Optional[Reading]:
     column = by_key.get("ground_truths")
@@ -281,7 +270,7 @@ DETECTORS: Tuple[Detector, ...] = (
     haystack_results.detect,  # before ragas and Phoenix: its "answer" is the reference, predicted_answer the answer
     _ragas_scores,
     _deepeval,
-    _trulens,
+    experiments.unless_paths(trulens_records.detect),
     _ragas_v0,
     _phoenix,
 )

@@ -54,3 +54,41 @@ def test_the_cli_scores_the_partial_test_run_and_says_which_case_it_left(capsys)
     assert main(["evaluate", str(FIXTURES / "deepeval_test_run_partial.json"), "--offline", "-q", "--no-history"]) == 0
     err = capsys.readouterr().err
     assert "test case cards: no actualOutput" in err and "2 samples scored" in err
+
+
+# --- TruLens -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["trulens_feedback.csv", "trulens_feedback.json"])
+def test_trulens_records_keep_scored_contexts_feedback_grades_and_record_ids(name):
+    notes, warnings = [], []
+    samples = {s.question: s for s in load_dataset(FIXTURES / name, notes=notes, warnings=warnings)}
+    kettle, arabic, cards = samples[KETTLE], samples[ARABIC], samples[CARDS]
+    assert kettle.contexts == [WARRANTY, SHIPPING] and arabic.contexts == [ARABIC_WARRANTY]  # Context Relevance_calls
+    assert cards.answer == 'Visa and Mastercard; "cash" is refused.'
+    assert kettle.metadata["external_scores"] == {"external_trulens_context_relevance": 0.5,
+                                                  "external_trulens_answer_relevance": 1.0}
+    assert all(s.sample_id.startswith("record_hash_") for s in samples.values())
+    assert kettle.metadata["app_name"] == "kettle_bot"
+    assert "external_trulens_context_relevance (vs context_precision)" in notes[1]
+    assert "Not kept: app_json" in notes[0] and "Context Relevance_calls" in notes[0]
+    assert notes[-1] == "3 records, 3 with contexts." and warnings == []  # no score column offered as contexts
+
+
+def test_trulens_contexts_come_from_the_retriever_calls_without_a_context_feedback(tmp_path):
+    rows = json.loads((FIXTURES / "trulens_feedback.json").read_text(encoding="utf-8"))
+    for row in rows:
+        del row["Context Relevance_calls"], row["Context Relevance"]
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    samples = {s.question: s for s in load_dataset(path)}
+    assert samples[KETTLE].contexts == [WARRANTY, SHIPPING]  # record_json: what KettleBot.retrieve returned
+    assert samples[KETTLE].metadata["external_scores"] == {"external_trulens_answer_relevance": 1.0}
+
+
+def test_the_cli_scores_every_metric_of_a_trulens_export(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(FIXTURES / "trulens_feedback.csv"), "--offline", "-q", "--no-history",
+                 "-o", str(out)]) == 0
+    means = json.loads(out.read_text(encoding="utf-8"))["mean_scores"]
+    assert means["faithfulness"] is not None and means["context_precision"] is not None
+    assert "looks like" not in capsys.readouterr().err
