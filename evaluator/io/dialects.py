@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from . import (deepeval_runs, dspy_results, experiments, haystack_results, inspect_logs, langfuse_traces,
-               llamaindex_datasets, phoenix_datasets, traces, trulens_records)
+from . import (deepeval_runs, dspy_results, experiments, giskard_reports, haystack_results, inspect_logs,
+               langfuse_traces, llamaindex_datasets, phoenix_datasets, traces, trulens_records)
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
 from .readings import Detector, Reading, Tally
@@ -267,6 +267,7 @@ DETECTORS: Tuple[Detector, ...] = (
     llamaindex_datasets.detect,
     phoenix_datasets.detect,  # before Phoenix's span files and _phoenix: its output is the reference
     dspy_results.detect,
+    giskard_reports.detect,
     haystack_results.detect,  # before ragas and Phoenix: its "answer" is the reference, predicted_answer the answer
     _ragas_scores,
     _deepeval,

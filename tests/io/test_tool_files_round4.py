@@ -8,6 +8,7 @@ import pytest
 
 from evaluator import load_dataset
 from evaluator.cli.command import main
+from evaluator.errors import DatasetError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 KETTLE, ARABIC, CARDS = "How long is the kettle warranty?", "ما هي مدة ضمان الغلاية؟", "Which cards are accepted?"
@@ -92,3 +93,47 @@ def test_the_cli_scores_every_metric_of_a_trulens_export(tmp_path, capsys):
     means = json.loads(out.read_text(encoding="utf-8"))["mean_scores"]
     assert means["faithfulness"] is not None and means["context_precision"] is not None
     assert "looks like" not in capsys.readouterr().err
+
+
+# --- Giskard RAGET -------------------------------------------------------------------------------
+
+def test_a_giskard_report_folder_reads_answers_documents_and_correctness():
+    notes, warnings = [], []
+    kettle, arabic, cards = load_dataset(FIXTURES / "giskard_report", notes=notes, warnings=warnings)
+    assert [s.sample_id for s in (kettle, arabic, cards)] == ["q-kettle", "q-arabic", "q-cards"]
+    assert (kettle.question, kettle.answer, kettle.ground_truth) == (
+        KETTLE, "Two years, against manufacturing defects.", "Two years.")
+    assert kettle.contexts == [WARRANTY, SHIPPING] and arabic.contexts == [ARABIC_WARRANTY]  # agent_answer.json
+    assert cards.answer == "Only Visa." and cards.metadata["correctness_reason"] == "The agent left out Mastercard."
+    assert [s.metadata["external_scores"] for s in (kettle, cards)] == [
+        {"external_giskard_correctness": 1.0}, {"external_giskard_correctness": 0.0}]  # metrics_results.json
+    assert kettle.metadata["reference_context"].startswith("Document 1: Warranty")
+    assert "agent_documents as the contexts" in notes[0] and notes[-1] == "3 questions."
+    assert warnings == []  # reference_context is said in the note, never offered as contexts or reference
+
+
+def test_a_giskard_report_frame_reads_agent_answer_and_says_where_the_documents_are():
+    notes, warnings = [], []
+    kettle, _, cards = load_dataset(FIXTURES / "giskard_report.csv", notes=notes, warnings=warnings)
+    assert (kettle.sample_id, kettle.answer, kettle.ground_truth, kettle.contexts) == (
+        "q-kettle", "Two years, against manufacturing defects.", "Two years.", [])
+    assert cards.metadata["external_scores"] == {"external_giskard_correctness": 0.0}
+    assert "the report's save() folder does" in notes[0] and warnings == []
+
+
+def test_a_giskard_test_set_is_questions_and_references_without_the_seed_passage_as_either():
+    notes, warnings = [], []
+    samples = load_dataset(FIXTURES / "giskard_testset.jsonl", needs_answer=False, notes=notes, warnings=warnings)
+    assert [(s.sample_id, s.ground_truth, s.contexts) for s in samples] == [
+        ("q-kettle", "Two years.", []), ("q-arabic", "سنتان.", []), ("q-cards", "Visa and Mastercard.", [])]
+    assert warnings == [] and "It holds no answers" in notes[0]
+
+
+def test_a_folder_with_no_known_report_names_what_ragmeter_reads_and_its_files(tmp_path):
+    (tmp_path / "notes.md").write_text("hello", encoding="utf-8")
+    with pytest.raises(DatasetError, match="a folder holding no file ragmeter reads; .*Giskard RAGET report.save"):
+        load_dataset(tmp_path)
+    (tmp_path / "run.jsonl").write_text('{"question": "q", "answer": "a"}\n', encoding="utf-8")
+    with pytest.raises(DatasetError, match="is a folder, not a report ragmeter knows .*pass one of its files: "
+                                           "run.jsonl$"):
+        load_dataset(tmp_path)
