@@ -23,7 +23,8 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import (deepeval_runs, dspy_results, experiments, giskard_reports, haystack_results, inspect_logs,
-               langfuse_traces, llamaindex_datasets, phoenix_datasets, traces, trulens_records)
+               langfuse_traces, llamaindex_datasets, phoenix_datasets, ragchecker_results, traces,
+               trulens_records)
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
 from .readings import Detector, Reading, Tally
@@ -265,6 +266,7 @@ DETECTORS: Tuple[Detector, ...] = (
     experiments.unless_paths(langfuse_traces.detect),
     *experiments.DETECTORS,
     llamaindex_datasets.detect,
+    experiments.unless_paths(ragchecker_results.detect),
     phoenix_datasets.detect,  # before Phoenix's span files and _phoenix: its output is the reference
     dspy_results.detect,
     giskard_reports.detect,

@@ -137,3 +137,30 @@ def test_a_folder_with_no_known_report_names_what_ragmeter_reads_and_its_files(t
     with pytest.raises(DatasetError, match="is a folder, not a report ragmeter knows .*pass one of its files: "
                                            "run.jsonl$"):
         load_dataset(tmp_path)
+
+
+# --- RAGChecker ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["ragchecker_input.json", "ragchecker_output.json"])
+def test_ragchecker_results_give_each_field_and_doc_ids(name):
+    notes, warnings = [], []
+    kettle, arabic, cards = load_dataset(FIXTURES / name, notes=notes, warnings=warnings)
+    assert (kettle.sample_id, kettle.question, kettle.answer, kettle.ground_truth) == (
+        "kettle", KETTLE, "Two years, against manufacturing defects.", "Two years.")
+    assert kettle.contexts == [WARRANTY, SHIPPING] and kettle.retrieval_ids == ["warranty", "shipping"]
+    assert arabic.contexts == [ARABIC_WARRANTY] and cards.answer == "Only Visa."
+    assert notes[0].startswith("RAGChecker recognised.") and notes[-1] == "3 results." and warnings == []
+
+
+def test_ragchecker_output_keeps_its_metrics_as_grades_and_its_claims_as_metadata():
+    notes = []
+    kettle, _, cards = load_dataset(FIXTURES / "ragchecker_output.json", notes=notes)
+    assert kettle.metadata["external_scores"]["external_ragchecker_context_precision"] == 0.5
+    assert cards.metadata["external_scores"]["external_ragchecker_precision"] == 0.0
+    assert kettle.metadata["answer2response"] == '["Entailment"]'  # metadata keeps lists as JSON text
+    assert "external_ragchecker_faithfulness (vs faithfulness)" in notes[1]
+
+
+def test_a_mapping_reaches_inside_ragchecker_results():
+    kettle = load_dataset(FIXTURES / "ragchecker_input.json", mapping={"contexts": "retrieved_context[].doc_id"})[0]
+    assert kettle.contexts == ["warranty", "shipping"]  # the user's path wins over the reading
