@@ -39,7 +39,8 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
 
 def _result(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
     docs = [d for d in row.get("retrieved_context") or [] if isinstance(d, dict)]
-    metrics = row.get("metrics") if isinstance(row.get("metrics"), dict) else {}
+    metrics = row.get("metrics")
+    metrics = metrics if isinstance(metrics, dict) else {}
     return {**{k: v for k, v in row.items() if k not in _USED}, "sample_id": row.get("query_id"),
             "question": row.get("query"), "answer": row.get("response"), "ground_truth": row.get("gt_answer"),
             "contexts": [str(d.get("text") or "") for d in docs] or None, "retrieval_ids": _ids(docs),
