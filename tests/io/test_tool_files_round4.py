@@ -164,3 +164,28 @@ def test_ragchecker_output_keeps_its_metrics_as_grades_and_its_claims_as_metadat
 def test_a_mapping_reaches_inside_ragchecker_results():
     kettle = load_dataset(FIXTURES / "ragchecker_input.json", mapping={"contexts": "retrieved_context[].doc_id"})[0]
     assert kettle.contexts == ["warranty", "shipping"]  # the user's path wins over the reading
+
+
+# --- OpenAI Evals --------------------------------------------------------------------------------
+
+def test_openai_evals_output_items_read_the_data_source_row_the_answer_and_the_graders():
+    notes, warnings = [], []
+    kettle, arabic = load_dataset(FIXTURES / "openai_evals_output_items.jsonl", notes=notes, warnings=warnings)
+    assert (kettle.sample_id, kettle.question, kettle.answer, kettle.ground_truth) == (
+        "0", KETTLE, "Two years, against manufacturing defects.", "Two years.")  # datasource_item, sample.output
+    assert kettle.contexts == [WARRANTY, SHIPPING] and arabic.contexts == [ARABIC_WARRANTY]
+    assert kettle.metadata["external_scores"] == {"external_openai_evals_exact_reference": 1.0,
+                                                  "external_openai_evals_grounded": 0.9}
+    assert (kettle.metadata["item_id"], kettle.metadata["model"]) == ("outputitem_0000", "gpt-4.1-mini")
+    assert notes[-1] == ("3 output items; 1 skipped (output item outputitem_0002: the sample failed "
+                         "(rate_limit_exceeded: Rate limit reached)).") and warnings == []
+
+
+def test_an_output_item_without_question_in_its_row_takes_the_prompts_last_user_message(tmp_path):
+    line = json.loads((FIXTURES / "openai_evals_output_items.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    line["datasource_item"] = {"item": {"notes": "no question here"}}  # a row nested as {"item": ...}
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    sample, = load_dataset(path)
+    assert sample.question.startswith("Answer from these passages:") and sample.question.endswith(KETTLE)
+    assert sample.metadata["item.notes"] == "no question here" and sample.contexts == []
