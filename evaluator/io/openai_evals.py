@@ -37,11 +37,10 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
 
 
 def _item(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
-    sample = row.get("sample") if isinstance(row.get("sample"), dict) else {}
-    data = row.get("datasource_item") if isinstance(row.get("datasource_item"), dict) else {}
-    data = data.get("item") if isinstance(data.get("item"), dict) else data  # {"item": {...}, "sample": ...}
+    sample, data = _object(row.get("sample")), _object(row.get("datasource_item"))
+    data = _object(data.get("item")) or data  # a row written as {"item": {...}, "sample": ...}
     answer = _last(sample.get("output"), "assistant")
-    error = sample.get("error") if isinstance(sample.get("error"), dict) else {}
+    error = _object(sample.get("error"))
     if answer is None and not blank(error.get("message")):
         tally.skip(f"output item {row.get('id') or where.label()}",
                    f"the sample failed ({error.get('code') or 'error'}: {str(error['message'])[:80]})")
@@ -61,3 +60,7 @@ def _last(messages: Any, role: str) -> Optional[str]:
     found: List[str] = [str(m["content"]) for m in messages or [] if isinstance(m, dict)
                         and m.get("role") == role and isinstance(m.get("content"), str)]
     return found[-1] if found else None
+
+
+def _object(value: Any) -> Dict[str, Any]:
+    return value if isinstance(value, dict) else {}
