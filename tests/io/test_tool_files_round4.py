@@ -183,7 +183,7 @@ def test_openai_evals_output_items_read_the_data_source_row_the_answer_and_the_g
 
 def test_an_output_item_without_question_in_its_row_takes_the_prompts_last_user_message(tmp_path):
     line = json.loads((FIXTURES / "openai_evals_output_items.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    line["datasource_item"] = {"item": {"notes": "no question here"}}  # a row nested as {"item": ...}
+    line["datasource_item"] = {"item": {"notes": "no question here", "topic": "warranty"}}  # nested as {"item"}
     path = tmp_path / "items.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     sample, = load_dataset(path)
