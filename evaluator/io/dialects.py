@@ -23,7 +23,7 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import (deepeval_runs, dspy_results, experiments, giskard_reports, haystack_results, inspect_logs,
-               langfuse_traces, llamaindex_datasets, openai_evals, phoenix_datasets, ragchecker_results, traces,
+               langfuse_traces, llamaindex_datasets, llamaindex_retrieval, openai_evals, phoenix_datasets, ragchecker_results, traces,
                trulens_records)
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
@@ -266,6 +266,7 @@ DETECTORS: Tuple[Detector, ...] = (
     experiments.unless_paths(langfuse_traces.detect),
     *experiments.DETECTORS,
     llamaindex_datasets.detect,
+    experiments.unless_paths(llamaindex_retrieval.detect),
     experiments.unless_paths(ragchecker_results.detect),
     experiments.unless_paths(openai_evals.detect),
     phoenix_datasets.detect,  # before Phoenix's span files and _phoenix: its output is the reference

@@ -189,3 +189,26 @@ def test_an_output_item_without_question_in_its_row_takes_the_prompts_last_user_
     sample, = load_dataset(path)
     assert sample.question.startswith("Answer from these passages:") and sample.question.endswith(KETTLE)
     assert sample.metadata["item.notes"] == "no question here" and sample.contexts == []
+
+
+# --- LlamaIndex RetrieverEvaluator ---------------------------------------------------------------
+
+def test_llamaindex_retriever_results_are_a_retrieval_run_with_their_grades():
+    notes = []
+    kettle, arabic, cards = load_dataset(FIXTURES / "llamaindex_retriever_results.json", notes=notes)
+    assert (kettle.question, kettle.answer) == (KETTLE, "")
+    assert kettle.retrieval_ids == ["shipping", "warranty"] and kettle.expected_docs == ["warranty"]
+    assert kettle.contexts == [SHIPPING, WARRANTY] and arabic.retrieval_ids == ["warranty-ar"]
+    assert cards.metadata["external_scores"]["external_llamaindex_mrr"] == 0.0
+    assert kettle.metadata["external_scores"] == {"external_llamaindex_mrr": 0.5, "external_llamaindex_hit_rate": 1.0,
+                                                  "external_llamaindex_precision": 0.5,
+                                                  "external_llamaindex_recall": 1.0}
+    assert "--metrics mrr,hit@3" in notes[0] and notes[-1] == "3 queries."
+
+
+def test_the_cli_scores_llamaindex_retriever_results_with_retrieval_metrics(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(FIXTURES / "llamaindex_retriever_results.json"), "--metrics", "mrr,hit@3",
+                 "--offline", "-q", "--no-history", "-o", str(out)]) == 0
+    means = json.loads(out.read_text(encoding="utf-8"))["mean_scores"]
+    assert means["mrr@5"] == 0.5 and means["hit@3"] == pytest.approx(2 / 3, abs=1e-4)  # mrr: as LlamaIndex's
