@@ -212,3 +212,22 @@ def test_the_cli_scores_llamaindex_retriever_results_with_retrieval_metrics(tmp_
                  "--offline", "-q", "--no-history", "-o", str(out)]) == 0
     means = json.loads(out.read_text(encoding="utf-8"))["mean_scores"]
     assert means["mrr@5"] == 0.5 and means["hit@3"] == pytest.approx(2 / 3, abs=1e-4)  # mrr: as LlamaIndex's
+
+
+# --- Phoenix datasets whose output holds the answer and the reference --------------------------------
+
+@pytest.mark.parametrize("name", ["phoenix_answers.csv", "phoenix_answers_examples.json"])
+def test_a_phoenix_output_with_answer_and_reference_gives_both(name):
+    notes, warnings = [], []
+    kettle, arabic, cards = load_dataset(FIXTURES / name, notes=notes, warnings=warnings)
+    assert (kettle.question, kettle.answer, kettle.ground_truth) == (
+        KETTLE, "Two years, against manufacturing defects.", "Two years.")
+    assert (arabic.answer, arabic.ground_truth) == ("مدة الضمان سنتان.", "سنتان.")
+    assert (cards.answer, cards.ground_truth) == ("Only Visa.", "Visa and Mastercard.")
+    assert kettle.sample_id == "RGF0YXNldEV4YW1wbGU6MQ=="  # Phoenix's example id
+    assert "examples with answers" in notes[0] and "(the output holds both)" in notes[0] and warnings == []
+
+
+def test_a_phoenix_golden_set_still_reads_its_output_as_the_reference():
+    samples = load_dataset(FIXTURES / "phoenix_dataset.csv", needs_answer=False)
+    assert [(s.answer, s.ground_truth) for s in samples[:2]] == [("", "Two years."), ("", "سنتان.")]  # no answers
