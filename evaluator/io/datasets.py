@@ -94,9 +94,9 @@ from .records import CONVERSATION
 from .cells import contexts_cell, label_cell, meta_cell, terms_cell, text_cell, tool_calls_cell, tool_names_cell
 from .dialects import (ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, Reading, detect_mapping, detect_reading, is_label,
                        pipe_warning, split_notes)
-from .grades import external_number, grades_note, is_external
+from .grades import blank, external_number, grades_note, is_external
 from .paths import NestedPaths, nested_paths
-from .plans import Plan, Planner, check_mapping
+from .plans import MissingColumn, Plan, Planner, check_mapping
 from .readings import Tally
 from .rows import Rows, source_rows
 from .sources import Records, Source, Where, open_source
@@ -268,14 +268,19 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
         required = REQUIRED if needs_answer else ("question",)
         tally, paths = Tally(reading.what), NestedPaths(merged, required)
         planner = Planner(merged, surface, required)
-        if rows.header is not None and reading.regroup is None:  # one plan for every row, checked first
-            planner.fix(paths.columns(rows.columns), rows.header)
-        records = _prepared(rows.records, reading, tally, paths)
+        records = Counted(_prepared(rows.records, reading, tally, paths))
         told = len(said)  # the grades note goes before the tally's, which ends the notes
         read = Columns()
         failed = False
         try:
-            samples = _load(records, src, planner, max_rows, surface, read)
+            if rows.header is not None and reading.regroup is None:  # one plan for every row, checked first
+                planner.fix(paths.columns(rows.columns), rows.header)
+            samples = _load(iter(records), src, planner, max_rows, surface, read)
+        except MissingColumn as exc:
+            if reading.tool is None or exc.fields != ("answer",) or records.count > 1:
+                failed = True
+                raise
+            raise _test_set(iter(records), reading, tally, src.name, surface) from None  # the whole file, counted
         except DatasetError as exc:
             failed = True
             if tally.skipped and str(exc) == str(_no_rows(src.name)):  # every row was left out: say why
@@ -294,6 +299,31 @@ def load_dataset(source: Any, mapping: Optional[Mapping[str, Optional[str]]] = N
     for note in said:
         log.info("%s: %s", src.name, note)
     return samples
+
+
+class Counted:
+    """Records that count how many were taken: a golden set is told apart from a file whose later row fails."""
+
+    def __init__(self, records: Records) -> None:
+        self.records, self.count = records, 0
+
+    def __iter__(self) -> Records:
+        for item in self.records:
+            self.count += 1
+            yield item
+
+
+def _test_set(records: Records, reading: Reading, tally: Tally, name: str, surface: Surface) -> DatasetError:
+    """A golden set (another tool's examples without model answers), said with its count, not at its first row."""
+    answers = [not blank(row.get("answer")) for _, row in records]  # the rows after the one that failed
+    found = tally.found if reading.regroup is not None else len(answers) + 1
+    what = reading.what[:-1] if found == 1 and reading.what.endswith("s") else reading.what
+    ask = surface.ask_target.removeprefix("or ")
+    if any(answers):
+        return DatasetError(f"{reading.tool}: {found:,} {what}, only {sum(answers):,} with a model answer. Give "
+                            f"every row an answer, or {ask}", file=name)
+    none = "it has no" if found == 1 else "none has a"
+    return DatasetError(f"{reading.tool}: {found:,} {what}, {none} model answer (a test set): {ask}", file=name)
 
 
 def _prepared(records: Records, reading: Reading, tally: Tally, paths: NestedPaths) -> Records:

@@ -10,7 +10,7 @@ recognises the tool from its column names (and, for Phoenix, the first row) and 
     Phoenix    input, output, reference: output is the answer; reference holds the retrieved documents
                when its cells are lists of passages (then contexts), else it is read as the reference.
     ragas 0.0  question, answer, contexts, ground_truths (a list): the first answer is the reference.
-    TruLens    record_id, input, output, record_json/app_id: input and output are JSON-encoded strings.
+    TruLens    record_id, input, output, record_json/app_id, feedback columns: trulens_records.py.
     ragas      EvaluationResult.to_pandas(): user_input, response, retrieved_contexts, reference and one
                number column per metric; those become external_ragas_<metric> (grades.py).
 What was recognised and how it is read is said in `Reading.notes`, for the dashboard's preview.
@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from . import (deepeval_runs, dspy_results, experiments, haystack_results, inspect_logs, langfuse_traces,
-               llamaindex_datasets, phoenix_datasets, traces)
+from . import (deepeval_runs, dspy_results, experiments, giskard_reports, haystack_results, inspect_logs,
+               langfuse_traces, llamaindex_datasets, llamaindex_retrieval, openai_evals, phoenix_datasets, ragchecker_results, traces,
+               trulens_records)
 from .cells import contexts_cell, first_item, json_unquoted, list_cell, markdown_table, pipe_joined, pipe_split
 from .grades import external_number, grade_column, is_external
 from .readings import Detector, Reading, Tally
@@ -130,9 +131,30 @@ def _deepeval(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping
               ) -> Optional[Reading]:
     if "input" not in by_key or not {"actual_output", "expected_output", "retrieval_context"} & set(by_key):
         return None
-    joined = [by_key[k] for k in ("retrieval_context", "context") if k in by_key]
-    return Reading("deepeval", tuple((c, pipe_split) for c in joined), notes=(
-        "deepeval file: input is the question, actual_output the answer, expected_output the reference.",))
+    rules = tuple((by_key[k], rule) for k, rule in (("retrieval_context", deepeval_runs.sourced_contexts),
+                                                     ("context", pipe_split)) if k in by_key)
+    ideal = by_key.get("context") if by_key.get("context") not in (mapping or {}).values() else None
+    chosen: Dict[str, Optional[str]] = {"sample_id": by_key["name"]} if "name" in by_key else {}
+    if ideal and "retrieval_context" not in by_key:  # goldens: context is never read as what was retrieved
+        chosen["contexts"] = None
+    return Reading("deepeval", rules, mapping={f: c for f, c in chosen.items() if f not in (mapping or {})},
+                   quiet=(ideal,) if ideal else (), notes=(_deepeval_note(by_key, first, ideal),))
+
+
+_DEEPEVAL_USED = ("input", "actual_output", "expected_output", "retrieval_context", "name", "tools_called",
+                  "expected_tools")
+
+
+def _deepeval_note(by_key: Dict[str, str], first: Mapping[str, Any], ideal: Optional[str]) -> str:
+    sourced = deepeval_runs.has_marker(first.get(by_key.get("retrieval_context", "")))
+    left = [c for k, c in by_key.items() if k not in _DEEPEVAL_USED]
+    return ("deepeval file: input is the question, actual_output the answer, retrieval_context the contexts, "
+            "expected_output the reference, name the sample id."
+            + (" Passages written as deepeval_source=PATH,deepeval_context=TEXT (RetrievedContextData) are read "
+               "as TEXT, with PATH as their retrieval id." if sourced else "")
+            + (f" {ideal} is deepeval's ideal passages (what should be retrieved), not what was: kept as metadata."
+               if ideal else "")
+            + f" Kept as metadata, not scored: {', '.join(left) or 'none'}.")
 
 
 def _ragas_scores(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -161,17 +183,6 @@ def _score_like(value: Any) -> bool:
     if number is None:
         return isinstance(value, float) or (isinstance(value, str) and value.strip().casefold() == "nan")
     return 0.0 <= number <= 1.0
-
-
-def _trulens(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
-             ) -> Optional[Reading]:
-    if "record_id" not in by_key or not {"record_json", "app_id"} & set(by_key):
-        return None
-    quoted = [by_key[k] for k in ("input", "output") if k in by_key]
-    return Reading("TruLens", tuple((c, json_unquoted) for c in quoted),
-                   notes=("TruLens records: input and output are JSON-encoded text, read without their quotes. "
-                          "TruLens keeps retrieved contexts inside record_json, so map contexts if you have "
-                          "them in a column.",))
 
 
 def _ragas_v0(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -219,7 +230,7 @@ def _holds_list(value: Any) -> bool:
 
 def split_notes(rows: Sequence[Mapping[str, Any]], reading: Reading) -> List[str]:
     """For the preview: each split the Reading's rules make, with its count per row (nothing said when none)."""
-    splits = [(column, rule) for column, rule in reading.rules if rule is pipe_split]
+    splits = [(column, rule) for column, rule in reading.rules if rule in (pipe_split, deepeval_runs.sourced_contexts)]
     notes = []
     for column, _ in splits:
         counts = [(i, _split_count(row.get(column))) for i, row in enumerate(rows, 1) if column in row]
@@ -257,12 +268,16 @@ DETECTORS: Tuple[Detector, ...] = (
     experiments.unless_paths(langfuse_traces.detect),
     *experiments.DETECTORS,
     llamaindex_datasets.detect,
+    experiments.unless_paths(llamaindex_retrieval.detect),
+    experiments.unless_paths(ragchecker_results.detect),
+    experiments.unless_paths(openai_evals.detect),
     phoenix_datasets.detect,  # before Phoenix's span files and _phoenix: its output is the reference
     dspy_results.detect,
+    giskard_reports.detect,
     haystack_results.detect,  # before ragas and Phoenix: its "answer" is the reference, predicted_answer the answer
     _ragas_scores,
     _deepeval,
-    _trulens,
+    experiments.unless_paths(trulens_records.detect),
     _ragas_v0,
     _phoenix,
 )

@@ -66,12 +66,14 @@ def json_records(text: IO[str], src: Source) -> Records:
         items = next((data[k] for k in _LIST_KEYS if data.get(k) is not None), None)
         if isinstance(items, list) and isinstance(data.get("conversationalTestCases"), list):  # deepeval: the
             items = items + data["conversationalTestCases"]  # reader names each one it cannot read
+        if items is None and isinstance(data.get("results"), list):  # RAGChecker's input and output
+            items = data["results"]
         if items is None and isinstance(data.get("results"), dict):  # promptfoo eval -o json
             items = data["results"].get("results")
         if isinstance(items, dict) and isinstance(items.get("examples"), list):  # Phoenix: {"data": {"examples"}}
             items = items["examples"]
     if not isinstance(items, list):
-        raise where.error('must hold a list of objects, or an object with a "samples" (or "data") list; '
+        raise where.error('must hold a list of objects, or an object with a "samples" (or "data", "results") list; '
                           f"found a JSON {json_type(data)}")
     del data
     for index, obj in enumerate(items):

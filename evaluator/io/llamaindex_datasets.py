@@ -30,7 +30,8 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
            ) -> Optional[Reading]:
     """The Reading of a LabelledRagDataset's examples (or a QueryResponseDataset's pairs), else None."""
     if {"query_id", "query", "reference_response"} <= set(by_key):  # rows json_rows made of a QueryResponseDataset
-        return Reading("LlamaIndex", mapping={f: c for f, c in PAIRS.items() if f not in mapping}, notes=(PAIRS_NOTE,))
+        return Reading("LlamaIndex", mapping={f: c for f, c in PAIRS.items() if f not in mapping}, notes=(PAIRS_NOTE,),
+                       what="queries")
     if not all(k in by_key for k in SIGN) or {"answer", "response", "output"} & set(by_key):
         return None
     chosen = {"question": by_key["query"], "ground_truth": by_key["reference_answer"]}
@@ -42,4 +43,4 @@ def detect(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[st
             "It holds no model answers: score it with a target that answers each question (--target URL or "
             "module:function, or 'call my pipeline' in the dashboard).")
     return Reading("LlamaIndex", mapping={f: c for f, c in chosen.items() if f not in mapping}, notes=(note,),
-                   quiet=tuple(kept))
+                   quiet=tuple(kept), what="examples")

@@ -9,6 +9,14 @@ from .dialects import ALIASES, FIELDS, HUMAN_PREFIX, REQUIRED, check_duplicates,
 from .sources import Where
 from .surfaces import LIBRARY, Surface
 
+class MissingColumn(DatasetError):
+    """A required field no column gives; `fields` names them (a test set's refusal is worded from it)."""
+
+    def __init__(self, message: str, fields: Tuple[str, ...], where: Where) -> None:
+        self.fields = fields
+        super().__init__(message, file=where.file, line=where.line, item=where.item)
+
+
 @dataclass(frozen=True)
 class Plan:
     """Which key of a row feeds which field; computed once per distinct set of keys."""
@@ -70,14 +78,14 @@ def _require(fields: Dict[str, str], columns: List[str], where: Where, surface: 
     missing = [name for name in required if name not in fields]
     if len(missing) == 1:
         name = missing[0]
-        raise where.error(
+        raise MissingColumn(
             f"no {name} column. Columns found: {', '.join(columns) or '(none)'}. Accepted names: "
-            f"{', '.join(ALIASES[name])}. {surface.map_advice(name)}")
+            f"{', '.join(ALIASES[name])}. {surface.map_advice(name)}", (name,), where)
     if missing:  # every missing column at once, with one line that maps them all
         accepted = "; ".join(f"{name}: {', '.join(ALIASES[name])}" for name in missing)
-        raise where.error(
+        raise MissingColumn(
             f"no {' column and no '.join(missing)} column. Columns found: {', '.join(columns) or '(none)'}. Accepted "
-            f"names: {accepted}. {surface.map_all_advice(missing)}")
+            f"names: {accepted}. {surface.map_all_advice(missing)}", tuple(missing), where)
 
 
 def make_plan(columns: List[str], mapping: Dict[str, Optional[str]], where: Where, strict: bool,

@@ -13,7 +13,8 @@ from typing import Iterator
 from ..errors import DatasetError
 from .arrow_rows import read_saved_dataset
 from .filetypes import reader_for
-from .sources import SAVED_DATASET, Rows, Source
+from .giskard_reports import read_report_folder
+from .sources import GISKARD_REPORT, SAVED_DATASET, Rows, Source
 
 __all__ = ["Rows", "source_rows"]
 
@@ -21,8 +22,9 @@ __all__ = ["Rows", "source_rows"]
 @contextmanager
 def source_rows(src: Source) -> Iterator[Rows]:
     """The rows of a source; read errors that slip past the readers become a DatasetError."""
-    # A saved dataset is a folder found by its files (sources.py), so no extension names its reader.
-    read = read_saved_dataset if src.format == SAVED_DATASET else reader_for(src.format)
+    # A saved dataset or a Giskard report is a folder found by its files (sources.py), so no extension names its reader.
+    folders = {SAVED_DATASET: read_saved_dataset, GISKARD_REPORT: read_report_folder}
+    read = folders.get(src.format) or reader_for(src.format)
     try:
         with read(src) as rows:
             yield rows

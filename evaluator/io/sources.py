@@ -21,6 +21,8 @@ from .surfaces import LIBRARY, Surface
 SAVED_DATASET = "saved"  # the format of a Hugging Face `save_to_disk` folder
 # Files that `Dataset.save_to_disk` / `DatasetDict.save_to_disk` write beside their Arrow data.
 _SAVED_MARKERS = ("state.json", "dataset_dict.json")
+GISKARD_REPORT = "giskard_report"  # a Giskard RAGET report.save() folder, read by giskard_reports.py
+GISKARD_MARKERS = ("testset.jsonl", "agent_answer.json")
 
 
 @dataclass(frozen=True)
@@ -106,16 +108,32 @@ def _open_path(path: Path, name: str, max_bytes: Optional[int], surface: Surface
     if path.is_dir() and any((path / marker).is_file() for marker in _SAVED_MARKERS):
         _check_size(sum(p.stat().st_size for p in path.rglob("*.arrow")), max_bytes, name, surface)
         return Source(name, SAVED_DATASET, "", lambda: io.BytesIO(b""), folder=path)
+    if path.is_dir() and all((path / marker).is_file() for marker in GISKARD_MARKERS):
+        _check_size(sum(p.stat().st_size for p in path.glob("*.json*")), max_bytes, name, surface)
+        return Source(name, GISKARD_REPORT, "", lambda: io.BytesIO(b""), folder=path)
+    if path.is_dir():
+        raise DatasetError(_unknown_folder(path), file=name)
     kind = file_type(name, DATASET)
     try:
         if not path.is_file():
-            what = "is a folder, not a file" if path.is_dir() else "does not exist"
-            raise DatasetError(f"{what}; check the path", file=name)
+            raise DatasetError("does not exist; check the path", file=name)
         _check_size(path.stat().st_size, max_bytes, name, surface)
     except OSError as exc:
         raise DatasetError(f"cannot be read ({exc.strerror or exc}); check the path and permissions",
                            file=name) from None
     return Source(name, kind.format, kind.delimiter, lambda: path.open("rb"))
+
+
+def _unknown_folder(path: Path) -> str:
+    """What a folder that is no known report is, and what to pass instead (one of its readable files)."""
+    readable = set(formats_for(DATASET))
+    files = sorted(p.name for p in path.iterdir() if p.is_file() and p.suffix.lower() in readable)
+    known = ("ragmeter reads a folder only when it is a Hugging Face save_to_disk folder (state.json or "
+             "dataset_dict.json) or a Giskard RAGET report.save() folder (testset.jsonl and agent_answer.json)")
+    if not files:
+        return f"is a folder holding no file ragmeter reads; {known}: pass a dataset file instead"
+    shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return f"is a folder, not a report ragmeter knows ({known}); pass one of its files: {shown}"
 
 
 def _read_upload(source: Any, name: str, max_bytes: Optional[int], surface: Surface) -> bytes:

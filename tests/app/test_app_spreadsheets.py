@@ -90,7 +90,7 @@ def test_an_uploaded_llamaindex_dataset_is_recognised_without_look_alike_warning
     no_exception(app)
     assert any(i.value.startswith("LlamaIndex recognised. LabelledRagDataset examples") for i in app.info)
     assert not [w.value for w in app.warning if "reference_contexts" in w.value]
-    assert any("no answer column" in e.value and "call my pipeline" in e.value for e in app.error)
+    assert any("3 examples, none has a model answer" in e.value and "call my pipeline" in e.value for e in app.error)
 
 
 def test_uploaded_mlflow_traces_keep_their_contexts_and_references(history):

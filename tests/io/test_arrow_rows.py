@@ -63,7 +63,7 @@ def test_damaged_parquet_and_not_a_dataset_folder(tmp_path):
     assert "not a readable Parquet file" in str(load_error(tmp_path / "x.parquet"))
     folder = tmp_path / "plain"
     folder.mkdir()
-    assert "unknown file type" in str(load_error(folder))
+    assert "is a folder holding no file ragmeter reads" in str(load_error(folder))
 
 
 def test_dataset_dict_folders_need_one_split(tmp_path):

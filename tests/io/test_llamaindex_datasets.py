@@ -24,7 +24,7 @@ def test_examples_are_questions_with_references_and_the_note_says_what_was_kept_
 
 
 def test_without_a_target_the_error_says_to_give_one(capsys):
-    with pytest.raises(DatasetError, match="or give a target that answers each question: --target"):
+    with pytest.raises(DatasetError, match=r"3 examples, none has a model answer \(a test set\): give a target that answers each question: --target"):
         load_dataset(DATASET, surface=CLI)
     assert inspect_dataset(DATASET).missing == ["answer"]
 

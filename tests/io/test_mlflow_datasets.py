@@ -21,11 +21,12 @@ def test_records_are_questions_with_references_and_their_ids():
     assert notes[0].startswith("MLflow evaluation dataset recognised.") and notes[-1] == "3 records."
 
 
-def test_without_a_target_the_error_says_to_give_one_and_the_count_is_not_the_files():
+def test_without_a_target_the_error_says_what_the_file_is_with_its_count():
     notes = []
-    with pytest.raises(DatasetError, match="give a target that answers each question: --target"):
+    with pytest.raises(DatasetError, match="3 records, none has a model answer.*give a target that answers each "
+                                           "question: --target"):
         load_dataset(DATASET, notes=notes, surface=CLI)
-    assert notes[-1] == "Read before the error: 1 record."  # never "1 record." for a file of 3
+    assert notes[-1] == "3 records."  # the whole file, never "1 record." for a file of 3
 
 
 def test_the_cli_scores_the_dataset_with_a_target(capsys):

@@ -13,7 +13,7 @@ def test_unknown_extension_and_missing_file(tmp_path):
     err = load_error(tmp_path / "nowhere.csv")
     assert "does not exist" in str(err)
     err = load_error(tmp_path)
-    assert "unknown file type" in str(err)
+    assert "is a folder holding no file ragmeter reads" in str(err)  # d.ods is not one
 
 
 def test_uploaded_file_like_object():
