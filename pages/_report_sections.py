@@ -293,7 +293,7 @@ def download(column: Any, label: str, files: Any, ext: str, meta: RunMeta, **opt
     """One download button: the file `ext` of the run, built on click by the use case `ragmeter export` calls."""
     kind = service.EXPORT_TYPES[ext]
     column.download_button(label, partial(service.export_bytes, files, ext),
-                           service.export_file_name(meta.dataset_name, ext), kind.mime, on_click="ignore", **options)
+                           service.export_file_name(meta.dataset_name, meta.run_id, ext), kind.mime, on_click="ignore", **options)
 
 
 def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Optional
 
+from ..analysis.provenance import file_name
 from ..errors import RagmeterError
 from ..report.downloads import RunFiles
 from ..review.agreement import FEW_REVIEWS, ReviewAgreement, corrected_line
@@ -26,6 +27,7 @@ class ExportType:
     mime: str
     what: str
     build: Callable[[RunFiles], bytes]
+    kind: str  # the download name's <kind>: ragmeter-<dataset>-<run>-<kind>.<ext>
 
 
 def _text(build: Callable[[RunFiles], str]) -> Callable[[RunFiles], bytes]:
@@ -33,13 +35,13 @@ def _text(build: Callable[[RunFiles], str]) -> Callable[[RunFiles], bytes]:
 
 
 EXPORT_TYPES: Dict[str, ExportType] = {t.ext: t for t in (
-    ExportType("pdf", "application/pdf", "the one-page PDF summary", RunFiles.pdf),
-    ExportType("html", "text/html", "the HTML report", _text(RunFiles.html)),
+    ExportType("pdf", "application/pdf", "the one-page PDF summary", RunFiles.pdf, "summary"),
+    ExportType("html", "text/html", "the HTML report", _text(RunFiles.html), "report"),
     ExportType("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-               "the Excel workbook (Summary and Samples sheets)", RunFiles.xlsx),
-    ExportType("csv", "text/csv", "every row as CSV", RunFiles.csv),
-    ExportType("json", "application/json", "the figures and every row as JSON", RunFiles.json),
-    ExportType("parquet", "application/vnd.apache.parquet", "every row as Parquet", RunFiles.parquet),
+               "the Excel workbook (Summary and Samples sheets)", RunFiles.xlsx, "results"),
+    ExportType("csv", "text/csv", "every row as CSV", RunFiles.csv, "rows"),
+    ExportType("json", "application/json", "the figures and every row as JSON", RunFiles.json, "results"),
+    ExportType("parquet", "application/vnd.apache.parquet", "every row as Parquet", RunFiles.parquet, "rows"),
 )}
 
 
@@ -59,9 +61,11 @@ def export_bytes(files: RunFiles, ext: str) -> bytes:
     return EXPORT_TYPES[ext].build(files)
 
 
-def export_file_name(dataset_name: str, ext: str) -> str:
-    """The download's name: ragmeter-<dataset stem>.<ext>."""
-    return f"ragmeter-{Path(dataset_name).stem or 'report'}.{ext}"
+def export_file_name(dataset_name: str, run_id: Optional[str], ext: str) -> str:
+    """The download's name, `ragmeter-<dataset>-<run>-<kind>.<ext>` (e.g. ragmeter-faq-3f2a9c-summary.pdf), made
+    safe by the one sanitiser every download name goes through (analysis/provenance.py name_part): two runs'
+    files never collide, and no name can carry markup, quotes, a path or a bidi control."""
+    return file_name(dataset_name, run_id or "", EXPORT_TYPES[ext].kind, ext)
 
 
 def reviewed_line(a: ReviewAgreement) -> str:
