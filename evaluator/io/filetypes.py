@@ -129,7 +129,7 @@ for _kind in (
     _row(".md", "text", DOCUMENTS),
     _row(".markdown", "text", DOCUMENTS),
     _row(".txt", "text", DOCUMENTS),
-    _row(".pdf", "pdf", DOCUMENTS),
+    _row(".pdf", "pdf", DOCUMENTS, REPORT),  # read for `generate`; written as the one-page summary
 ):
     register_file_type(_kind)
 

@@ -104,7 +104,7 @@ def _summary_lines(summary: RunSummary, settings: Mapping[str, Any], header: Run
         if clean.get(key) not in (None, ""):
             yield [label, str(redact_value(clean[key]))]
     if summary.judge_status:
-        yield ["Judge", str(redact_value(summary.judge_status))]
+        yield ["Judge status", str(redact_value(summary.judge_status))]
     yield []
     yield ["METRICS"]
     yield ["Metric", "Mean", "Std", "95% CI low", "95% CI high", "Band", "Scored"]

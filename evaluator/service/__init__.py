@@ -169,7 +169,8 @@ if typing.TYPE_CHECKING:  # what mypy and editors see; at run time each name loa
     )
     from .notes import MAX_NOTE_CHARS, Note, may_note, run_notes, save_note
     from .compare import Comparison, compare, sequential_tests
-    from .exports import EXPORT_TYPES, export_bytes, export_file_name, reviewed_line
+    from .exports import EXPORT_TYPES, export_bytes, export_file_name, reviewed_line, run_header, run_title
+    from ..metrics.registry import metric_title
     from .reports import (
         advice,
         calibration_chart,
@@ -370,6 +371,7 @@ _LAZY: typing.Dict[str, typing.Union[str, typing.Tuple[str, str]]] = {
     "may_note": ".notes",
     "metric_choices": ".choices",
     "metric_summaries": ".reports",
+    "metric_title": "..metrics.registry",
     "new_rubric": ".choices",
     "open_history": ".history",
     "owners_and_projects": ".history",
@@ -399,12 +401,14 @@ _LAZY: typing.Dict[str, typing.Union[str, typing.Tuple[str, str]]] = {
     "rows_page": ".reports",
     "rubrics_file": ".choices",
     "run_files": ".reports",
+    "run_header": ".exports",
     "run_info": ".history",
     "run_notes": ".notes",
     "run_provenance": ".reports",
     "run_reviews": ".reviews",
     "run_row": ".reports",
     "run_summary": ".reports",
+    "run_title": ".exports",
     "samples_at": ".monitor",
     "save_note": ".notes",
     "save_reviews": ".reviews",
@@ -628,6 +632,7 @@ __all__ = [
     "may_note",
     "metric_choices",
     "metric_summaries",
+    "metric_title",
     "new_rubric",
     "open_history",
     "owners_and_projects",
@@ -657,12 +662,14 @@ __all__ = [
     "rows_page",
     "rubrics_file",
     "run_files",
+    "run_header",
     "run_info",
     "run_notes",
     "run_provenance",
     "run_reviews",
     "run_row",
     "run_summary",
+    "run_title",
     "samples_at",
     "save_note",
     "save_reviews",

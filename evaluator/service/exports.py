@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
-from ..analysis.provenance import file_name
+from ..analysis.provenance import file_name, judge_words
+from ..analysis.summary import RunSummary
 from ..errors import RagmeterError
 from ..report.downloads import RunFiles
+from ..report.header import Note, RunHeader
 from ..review.agreement import FEW_REVIEWS, ReviewAgreement, corrected_line
 from ..scoring import summaries
 from ..store.history import RunStore
@@ -68,6 +70,29 @@ def export_file_name(dataset_name: str, run_id: Optional[str], ext: str) -> str:
     return file_name(dataset_name, run_id or "", EXPORT_TYPES[ext].kind, ext)
 
 
+def run_title(dataset_name: str, settings: Mapping[str, Any], date: str = "") -> str:
+    """A run's name as its files and the Report's header show it: "<dataset> · <scorer> · <date time>".
+    (Stands in for the run's own name until runs are named: then only this body changes.)"""
+    dataset = Path(dataset_name).name if dataset_name else "unnamed dataset"
+    judge = str(settings.get("judge") or "offline")
+    if judge == "offline":
+        heuristics = settings.get("heuristics")
+        sets = ", ".join(heuristics) if isinstance(heuristics, (list, tuple)) else str(heuristics or "default")
+        sets = sets.replace("ragmeter", "default")  # the built-in set is called "ragmeter" in settings
+        scorer = f"offline heuristics ({sets})"
+    else:
+        scorer = judge_words(settings)
+    when = (date or "")[:16].replace("T", " ")
+    return " · ".join(part for part in (dataset, scorer, when) if part)
+
+
+def run_header(dataset_name: str, summary: RunSummary, settings: Mapping[str, Any], *, run_id: Optional[str],
+               date: str, notes: Sequence[Note] = ()) -> RunHeader:
+    """What a run's workbook and PDF open with: its name, provenance and notes (`evaluate -o` and `export`)."""
+    return RunHeader.of(title=run_title(dataset_name, settings, date), dataset=dataset_name, settings=settings,
+                        summary=summary, date=date, run_id=run_id or "", notes=notes)
+
+
 def reviewed_line(a: ReviewAgreement) -> str:
     """The exports' line about a metric's reviews: no interval from fewer than FEW_REVIEWS labels."""
     if a.n_reviews < FEW_REVIEWS:
@@ -80,24 +105,26 @@ def reviewed_lines(store: RunStore, run_id: Optional[str]) -> Dict[str, str]:
     return {m: reviewed_line(a) for m, a in agreement(review_store(store), run_id).items()}
 
 
-def stored_run_files(store: RunStore, run_id: str) -> RunFiles:
+def stored_run_files(store: RunStore, run_id: str, page: str = "") -> RunFiles:
     """The files of a stored run (HistoryError for an unknown id), its summary built once if it has none."""
     info = store.get_run(run_id)
     summary = summaries.stored(store, run_id)
     return RunFiles(info.dataset_name, summary, dict(info.settings), store=store, run_id=run_id,
                     labels_agreement=dict(summary.agreement) or None,
-                    reviewed=lambda: reviewed_lines(store, run_id), date=info.created_at)
+                    reviewed=lambda: reviewed_lines(store, run_id), date=info.created_at,
+                    title=run_title(info.dataset_name, info.settings, info.created_at), page=page)
 
 
-def export_run(store: RunStore, run_id: str, path: str) -> ExportType:
-    """Write the stored run's file of the type `path` names to `path`; the type written."""
+def export_run(store: RunStore, run_id: str, path: str, page: str = "") -> ExportType:
+    """Write the stored run's file of the type `path` names to `path` (a PDF on `page`: a4, letter); the type
+    written."""
     kind = export_type(path)  # the extension first: a typo costs no read of the run
     try:
         store.get_run(run_id)
     except RagmeterError:
         raise RagmeterError(f"no run {run_id!r} in {store.shown}; list the saved runs (and their ids) with: "
                             "ragmeter runs") from None
-    data = export_bytes(stored_run_files(store, run_id), kind.ext)
+    data = export_bytes(stored_run_files(store, run_id, page), kind.ext)
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
