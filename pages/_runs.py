@@ -127,6 +127,13 @@ class RunMeta:
     paged: bool = True
     n_rows: Optional[int] = None  # rows with a result, and their overall mean: the sidebar's line when the
     overall: Optional[float] = None  # report was opened from the history (no report held in memory)
+    name: Optional[str] = None  # the run's own name, when it was given one
+    project: Optional[str] = None
+
+    @property
+    def title(self) -> str:
+        """The run's name as the Report's header and its files show it (service.run_title)."""
+        return service.run_title(self.dataset_name, self.settings or {}, self.created_at, self.name)
 
 
 def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
@@ -142,12 +149,31 @@ def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
 def stored_meta(info: service.RunInfo, *, error: Optional[str] = None, warning: Optional[str] = None) -> RunMeta:
     """What the Report needs to show a stored run: never its rows."""
     return RunMeta(info.dataset_name, info.settings, info.status, info.run_id, info.created_at, total=info.n_samples,
-                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean)
+                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean, name=info.name,
+                   project=info.project)
 
 
 def open_run(run_id: str, *, error: Optional[str] = None, warning: Optional[str] = None) -> None:
     """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
     show_report(None, stored_meta(service.run_info(open_store(), run_id), error=error, warning=warning))
+
+
+def open_latest() -> bool:
+    """Open the newest finished run (a Report opened with none chosen); False when the history has none."""
+    found = service.latest_finished_run(open_store())
+    if found is None:
+        return False
+    show_report(None, stored_meta(found))
+    return True
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "0.0.0.0")
+
+
+def is_loopback(url: str) -> bool:
+    """Whether `url` names this machine only (a link that works nowhere else)."""
+    host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0] if "://" in url else ""
+    return host.lower() in LOOPBACK or host.startswith("127.")
 
 
 def share_url(path: str) -> str:

@@ -70,9 +70,11 @@ def export_file_name(dataset_name: str, run_id: Optional[str], ext: str) -> str:
     return file_name(dataset_name, run_id or "", EXPORT_TYPES[ext].kind, ext)
 
 
-def run_title(dataset_name: str, settings: Mapping[str, Any], date: str = "") -> str:
-    """A run's name as its files and the Report's header show it: "<dataset> · <scorer> · <date time>".
-    (Stands in for the run's own name until runs are named: then only this body changes.)"""
+def run_title(dataset_name: str, settings: Mapping[str, Any], date: str = "", name: Optional[str] = None) -> str:
+    """A run's name as its files and the Report's header show it: its own `name` when it has one, else
+    "<dataset> · <scorer> · <date time>"."""
+    if name and name.strip():
+        return " ".join(name.split())
     dataset = Path(dataset_name).name if dataset_name else "unnamed dataset"
     judge = str(settings.get("judge") or "offline")
     if judge == "offline":
@@ -112,7 +114,7 @@ def stored_run_files(store: RunStore, run_id: str, page: str = "") -> RunFiles:
     return RunFiles(info.dataset_name, summary, dict(info.settings), store=store, run_id=run_id,
                     labels_agreement=dict(summary.agreement) or None,
                     reviewed=lambda: reviewed_lines(store, run_id), date=info.created_at,
-                    title=run_title(info.dataset_name, info.settings, info.created_at), page=page)
+                    title=run_title(info.dataset_name, info.settings, info.created_at, info.name), page=page)
 
 
 def export_run(store: RunStore, run_id: str, path: str, page: str = "") -> ExportType:
