@@ -94,3 +94,25 @@ def test_copy_link_on_a_loopback_server_says_it_works_only_here(page, app_url, h
     expect(page.get_by_text("This link works only on this machine")).to_be_visible(timeout=RUN_TIMEOUT)
     link = page.locator('[data-testid="stCode"]').filter(has_text="/report?run=").first.inner_text().strip()
     assert re.fullmatch(rf"http://127\.0\.0\.1:\d+/report\?run={run_id}", link), link
+
+
+HOSTILE_DATASET = "<img src=x onerror=alert(1)>\u202egpj.exe.jsonl"
+
+
+@pytest.mark.browser
+def test_a_hostile_run_name_is_shown_as_text_and_its_downloads_are_named_plainly(page, app_url, history_path):
+    run_id = five_metric_run(history_path, HOSTILE_DATASET)
+    name = "Q3 \u202eevil\u202c <b>bold</b> " + "x" * 280  # a 300-character name with markup and a bidi override
+    RunStore(history_path).rename_run(run_id, name)
+    page.set_viewport_size(SCREENS[0])
+    page.goto(f"{app_url}/report?run={run_id}")
+    wait_idle(page)
+    main = page.get_by_test_id("stMainBlockContainer")
+    expect(main.get_by_text("<b>bold</b>", exact=False).first).to_be_visible(timeout=RUN_TIMEOUT)  # as typed
+    expect(main.locator("img[src=x]")).to_have_count(0)
+    expect(main.locator("b", has_text="bold")).to_have_count(0)
+    for button in ("Download HTML report", "Download PDF summary"):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=button).click()
+        shown = download.value.suggested_filename
+        assert re.fullmatch(rf"ragmeter-img-src-x-onerror-alert-1-gpj-exe-{run_id}-(report\.html|summary\.pdf)", shown), shown
