@@ -150,3 +150,13 @@ def test_every_download_name_is_clean_whatever_the_dataset_is_called(dataset, ex
         assert not any(c in shown for c in "<>\"'`/\\ \u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
         assert len(shown) <= 100 and "--" not in shown
     assert name.endswith(f"-{service.EXPORT_TYPES[ext].kind}.{ext}")
+
+
+def test_a_named_run_is_named_by_its_name_in_its_files(scored, tmp_path):
+    history, run_id, _ = scored
+    RunStore(history).rename_run(run_id, "  Before the   prompt change ")
+    try:
+        assert export(scored, tmp_path / "named.xlsx") == 0
+        assert summary_cells(tmp_path / "named.xlsx")["Run"] == "Before the prompt change"
+    finally:
+        RunStore(history).rename_run(run_id, "")

@@ -89,10 +89,10 @@ def run_title(dataset_name: str, settings: Mapping[str, Any], date: str = "", na
 
 
 def run_header(dataset_name: str, summary: RunSummary, settings: Mapping[str, Any], *, run_id: Optional[str],
-               date: str, notes: Sequence[Note] = ()) -> RunHeader:
-    """What a run's workbook and PDF open with: its name, provenance and notes (`evaluate -o` and `export`)."""
-    return RunHeader.of(title=run_title(dataset_name, settings, date), dataset=dataset_name, settings=settings,
-                        summary=summary, date=date, run_id=run_id or "", notes=notes)
+               date: str, notes: Sequence[Note] = (), name: Optional[str] = None) -> RunHeader:
+    """What a run's workbook and PDF open with: its name, provenance and notes (`evaluate -o`)."""
+    return RunHeader.of(title=run_title(dataset_name, settings, date, name), dataset=dataset_name,
+                        settings=settings, summary=summary, date=date, run_id=run_id or "", notes=notes)
 
 
 def reviewed_line(a: ReviewAgreement) -> str:
