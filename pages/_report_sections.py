@@ -97,7 +97,7 @@ def card(name: str, mean: Any, caption: str, *, overall: bool) -> None:
 def card_caption(s: Any) -> str:
     """Scored out of all, and fallbacks: the spread and the interval are in the summary table below."""
     if s.mean is None:
-        return f"not scored on any of {s.n_total} samples"
+        return f"scored 0/{s.n_total}"  # one line, as every card's: the pill says N/A
     text = f"scored {s.n_scored}/{s.n_total}"
     return text + (f" · :material/warning: {s.n_fallback} fallback" if s.n_fallback else "")
 
