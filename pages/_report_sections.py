@@ -43,6 +43,17 @@ def empty_report() -> None:
         nav.button_link("Go to Evaluate", nav.EVALUATE_PAGE, key="btn_go_evaluate")
 
 
+def report_header(view: RunView) -> None:
+    """The run's name, its project and when it was made, in one line above its details: what a reader must
+    know before any figure."""
+    meta = view.meta
+    when = meta.created_at[:16].replace("T", " ") or "date not recorded"
+    title = meta.title
+    errors.markdown("**{title}** · project {project}" + ("" if when in title else " · {when}"), title=title,
+                    project=meta.project or "none", when=when)
+    st.caption(report_caption(view))
+
+
 def report_caption(view: RunView) -> str:
     """Dataset, size, judge (its model name is the user's), time, status, data version and run id, as Markdown."""
     meta, n = view.meta, view.summary.n_rows
@@ -69,21 +80,25 @@ def metric_cards(view: RunView, sums: Sequence[Any]) -> None:
     per_row = len(cards) if len(cards) <= 6 else 4  # the headline on one row: the chart stays on the first screen
     for start in range(0, len(cards), per_row):
         for col, (name, mean, s) in zip(st.columns(per_row), cards[start:start + per_row]):
-            with col.container(border=True, height="stretch"):
-                st.metric(errors.md(name), "N/A" if mean is None else f"{mean:.3f}",
-                          help="Per sample, the mean of its judged metrics (rule-based ones left out)" if s is None else
-                          "Mean over the samples this metric could score.")
-                st.markdown(views.badge(mean, mean is None, show_score=False), unsafe_allow_html=True)
-                st.caption(card_caption(s) if s is not None else rows_line)
+            with col.container(border=True, height="stretch", key=f"card_{start}_{name}"):
+                card(name, mean, card_caption(s) if s is not None else rows_line, overall=s is None)
+
+
+def card(name: str, mean: Any, caption: str, *, overall: bool) -> None:
+    """One metric's card, short enough for a 720-pixel screen: its plain title in full (it wraps, never cut), the
+    mean, its band as a pill that wraps inside the card, and how many rows it scored."""
+    title = "Overall" if overall else service.metric_title(name)
+    errors.markdown("**:small[{title}]**", title=title)
+    st.metric(errors.md(name), "N/A" if mean is None else f"{mean:.3f}", label_visibility="collapsed")  # the title shows
+    st.markdown(views.badge(mean, mean is None, show_score=False, wrap=True), unsafe_allow_html=True)
+    st.caption(caption)  # the technical name is the summary table's and the chart's
 
 
 def card_caption(s: Any) -> str:
+    """Scored out of all, and fallbacks: the spread and the interval are in the summary table below."""
     if s.mean is None:
-        return f"not scored on any of {s.n_total} samples"
-    text = f"±{s.std:.3f}" if s.std is not None else "± –"
-    if s.ci_low is not None:
-        text += f" · CI {s.ci_low:.2f}–{s.ci_high:.2f}"
-    text += f" · scored {s.n_scored}/{s.n_total}"
+        return f"scored 0/{s.n_total}"  # one line, as every card's: the pill says N/A
+    text = f"scored {s.n_scored}/{s.n_total}"
     return text + (f" · :material/warning: {s.n_fallback} fallback" if s.n_fallback else "")
 
 
@@ -131,6 +146,7 @@ def usage_view(summary: service.RunSummary, meta: RunMeta) -> None:
     st.subheader("Judge usage")
     if (meta.settings.get("judge") or "offline") == "offline":
         st.caption("Offline judge: 0 judge calls, no tokens, no cost.")
+        errors.info("{notice}", notice=service.OFFLINE_NOTICE, icon=":material/info:")
         return
     usage = summary.usage
     cost = service.judge_cost(usage, meta.settings)
@@ -285,7 +301,7 @@ def run_files(view: RunView) -> Any:
     meta = view.meta
     store = runs.open_store() if view.report is None else None  # opened now: a click runs outside the script
     return service.run_files(meta.dataset_name, view.summary, meta.settings, report=view.report, store=store,
-                             run_id=meta.run_id, date=meta.created_at,
+                             run_id=meta.run_id, date=meta.created_at, title=meta.title,
                              reviewed=lambda: {m: service.reviewed_line(a) for m, a in rv.agreement(meta.run_id).items()})
 
 
@@ -293,7 +309,7 @@ def download(column: Any, label: str, files: Any, ext: str, meta: RunMeta, **opt
     """One download button: the file `ext` of the run, built on click by the use case `ragmeter export` calls."""
     kind = service.EXPORT_TYPES[ext]
     column.download_button(label, partial(service.export_bytes, files, ext),
-                           service.export_file_name(meta.dataset_name, ext), kind.mime, on_click="ignore", **options)
+                           service.export_file_name(meta.dataset_name, meta.run_id, ext), kind.mime, on_click="ignore", **options)
 
 
 def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:
@@ -301,9 +317,11 @@ def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:
     and the charts' files, each chart with the run's provenance caption under it."""
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
-    c0, c3, c6, c7 = st.columns(4, vertical_alignment="center")
+    c0, c3, c6, c7, c8 = st.columns([2, 3, 3.2, 2.1, 2], vertical_alignment="center")
     with c0:
         copy_link(view.meta)
+    with c8:
+        notes_popover(view.meta)
     download(c3, "Download HTML report", files, "html", view.meta, key="dl_html", type="primary",
              icon=":material/download:")
     download(c6, "Download PDF summary", files, "pdf", view.meta, key="dl_pdf", icon=":material/picture_as_pdf:",
@@ -377,8 +395,9 @@ def trust_notes(summary: service.RunSummary) -> None:
         errors.warning("{fallback:,} of {judged:,} judged scores fell back to the heuristic after a judge failure "
                        "({cause}): those scores are lexical estimates.", fallback=fallback, judged=judged,
                        cause=trust.main_cause or "see each score", icon=":material/warning:")
-    if trust.offline:
-        errors.info("{notice}", notice=service.OFFLINE_NOTICE, icon=":material/info:")
+    if trust.offline:  # one line, so the cards and the chart stay on the first screen; the rest under Judge usage
+        errors.info("**Offline estimate:** words matched, not judged by a model (why: **Judge usage** below).",
+                    icon=":material/info:")
     language = trust.language_note
     if language:  # rows in a language without prompts of its own were scored with the English ones
         errors.info("{note}", note=language.strip().capitalize(), icon=":material/translate:")
@@ -408,5 +427,26 @@ def open_shared_run() -> None:
 def copy_link(meta: RunMeta) -> None:
     if meta.run_id:
         with st.popover("Copy link", icon=":material/link:"):
+            url = runs.share_url(team.share_link("report", run=meta.run_id))
             st.caption("Anyone allowed to view this dashboard opens this run with:")
-            st.code(runs.share_url(team.share_link("report", run=meta.run_id)), language=None)  # has a copy button
+            st.code(url, language=None)  # has a copy button
+            if runs.is_loopback(url):
+                errors.warning("This link works only on this machine: the dashboard listens on a local address. "
+                               "To share it, start the dashboard where others can reach it (`ragmeter serve "
+                               "--address 0.0.0.0`, or behind your team's proxy) and copy the link there; or send "
+                               "the PDF summary or the HTML report instead.", icon=":material/lan:")
+
+
+def notes_popover(meta: RunMeta) -> None:
+    """The run's notes from the first screen: how many, and each one's text (the form is at the page's foot)."""
+    if not meta.run_id:
+        return
+    with errors.guard("Reading the notes"):
+        found = service.run_notes(runs.open_store(), meta.run_id)
+        with st.popover(f"Notes ({len(found)})", icon=":material/comment:"):
+            for note in found[-5:]:
+                errors.caption("{who} · {when} · on {on}", who=note.author,
+                               when=note.created_at[:16].replace("T", " "), on=note.on)
+                st.text(note.text)  # as typed: never Markdown or HTML
+            st.caption("Add a note in **Notes** at the foot of this page." if found else
+                       "No notes yet. Add one in **Notes** at the foot of this page.")

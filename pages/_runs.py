@@ -128,11 +128,17 @@ class RunMeta:
     n_rows: Optional[int] = None  # rows with a result, and their overall mean: the sidebar's line when the
     overall: Optional[float] = None  # report was opened from the history (no report held in memory)
     name: str = ""  # the run's name as every list shows it (RunInfo.label: given, or "dataset · scorer · date")
+    project: Optional[str] = None
 
     @property
     def scorer(self) -> str:
         """Who scored the run: "MODEL at HOST", or "offline heuristics (default | jaccard | embedding)"."""
         return service.scorer_label(self.settings)
+
+    @property
+    def title(self) -> str:
+        """The run's name as the Report's header and its files show it."""
+        return service.run_title(self.dataset_name, self.settings or {}, self.created_at, self.name or None)
 
 
 def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
@@ -148,12 +154,31 @@ def show_report(report: Optional[EvalReport], meta: RunMeta) -> None:
 def stored_meta(info: service.RunInfo, *, error: Optional[str] = None, warning: Optional[str] = None) -> RunMeta:
     """What the Report needs to show a stored run: never its rows."""
     return RunMeta(info.dataset_name, info.settings, info.status, info.run_id, info.created_at, total=info.n_samples,
-                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean, name=info.label)
+                   error=error, warning=warning, n_rows=info.n_done, overall=info.overall_mean, name=info.label,
+                   project=info.project)
 
 
 def open_run(run_id: str, *, error: Optional[str] = None, warning: Optional[str] = None) -> None:
     """Make the stored run `run_id` the report shown (a share link's target); HistoryError if unknown."""
     show_report(None, stored_meta(service.run_info(open_store(), run_id), error=error, warning=warning))
+
+
+def open_latest() -> bool:
+    """Open the newest finished run (a Report opened with none chosen); False when the history has none."""
+    found = service.latest_finished_run(open_store())
+    if found is None:
+        return False
+    show_report(None, stored_meta(found))
+    return True
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "0.0.0.0")
+
+
+def is_loopback(url: str) -> bool:
+    """Whether `url` names this machine only (a link that works nowhere else)."""
+    host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0] if "://" in url else ""
+    return host.lower() in LOOPBACK or host.startswith("127.")
 
 
 def share_url(path: str) -> str:

@@ -43,11 +43,12 @@ def format_score(value: Optional[float]) -> str:
     return "N/A" if value is None else f"{value:.3f}"
 
 
-def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True) -> str:
-    """A coloured pill with the score and its band (HTML; contains no user text)."""
+def badge(score: Optional[float], skipped: bool = False, *, show_score: bool = True, wrap: bool = False) -> str:
+    """A coloured pill with the score and its band (HTML; contains no user text); `wrap`: its words may wrap, so
+    "Needs improvement" stays inside a narrow card."""
     if skipped or score is None:
-        return service.badge_html(None, "N/A · skipped")
-    return service.badge_html(score, (f"{score:.3f} · " if show_score else "") + service.band(score))
+        return service.badge_html(None, "N/A · skipped", wrap=wrap)
+    return service.badge_html(score, (f"{score:.3f} · " if show_score else "") + service.band(score), wrap=wrap)
 
 
 def direction(text: str) -> str:

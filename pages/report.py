@@ -25,6 +25,9 @@ if shared_run and runs.watch(shared_run):  # someone's run, still going: its pro
     st.stop()
 if not shared_run and state.run_meta() is None:
     runs.active_runs("report")  # what anyone is running now, while there is no report to show
+    with errors.guard("Opening the latest run"):
+        if runs.open_latest():  # a Report opened with no run chosen shows the newest finished one
+            st.caption("The latest finished run; open another from History.")
 sections.open_shared_run()
 view = report_data.run_view(state.run_meta(), state.report())  # a stored run: its summary, never its rows
 if view is None:
@@ -32,7 +35,7 @@ if view is None:
     st.stop()
 meta, summary = view.meta, view.summary
 
-st.caption(sections.report_caption(view))
+sections.report_header(view)
 charts = report_data.report_charts(meta.token, summary)
 files = sections.run_files(view)
 sections.downloads(view, charts, files)  # share and downloads on the first screen, not below the drill-down

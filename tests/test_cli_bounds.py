@@ -70,8 +70,8 @@ def test_a_target_answer_with_a_lone_surrogate_is_saved_with_a_note(tmp_path, hi
 
 @pytest.mark.parametrize("where, says", [
     ("folder", "is a folder"),
-    ("report.ods", "unknown file type '.ods'; ragmeter writes reports as .csv, .json, .parquet, .xlsx, .html, .htm "
-                   "files"),  # .xlsx is written since issue 39
+    ("report.ods", "unknown file type '.ods'; ragmeter writes reports as .csv, .json, .parquet, .xlsx, .html, .htm, "
+                   ".pdf files"),  # .xlsx is written since issue 39, the one-page .pdf since issue 46
     ("locked/report.json", "no permission to write in"),
     ("a_file/report.json", "is a file, not a folder"),
 ])

@@ -149,10 +149,27 @@ def test_the_site_builds_offline_with_warnings_as_errors(tmp_path):
     done = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(site)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    built = html.unescape(re.sub(r"<[^>]+>", "", (site / "cli" / "index.html").read_text(encoding="utf-8")))
+    built = html.unescape(re.sub(r"<[^>]+>", "", (site / "cli.html").read_text(encoding="utf-8")))
     missing = [f"{prog} {flag}" for prog, flags in every_command().items() for flag in flags if flag not in built]
     assert missing == []
-    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    api = (site / "api.html").read_text(encoding="utf-8")
     assert "evaluate_dataset" in api and "load_dataset" in api  # the docstrings are in
     assert "fonts.googleapis.com" not in (site / "index.html").read_text(encoding="utf-8")
+    assert links_opened_from_disk(site) == []
     shutil.rmtree(site)
+
+
+def links_opened_from_disk(site: Path) -> list:
+    """Every relative link of the built site that fails opened as a file (file://, no server): a target that is
+    missing, or a folder (a browser shows its listing). 404.html is the server's page: its links are absolute."""
+    from urllib.parse import unquote
+
+    bad = []
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":
+            continue
+        for href in re.findall(r'(?:href|src)="([^"#?]+)', page.read_text(encoding="utf-8", errors="replace")):
+            target = (page.parent / unquote(href)).resolve()
+            if not re.match(r"^[a-z][a-z0-9+.-]*:|^//", href) and (target.is_dir() or not target.exists()):
+                bad.append(f"{page.relative_to(site)} -> {href}")
+    return bad

@@ -41,14 +41,16 @@ def band_ranges() -> Dict[str, str]:
 
 
 def badge_html(score: Optional[float], text: Optional[str] = None, *, hint: str = "",
-               css_class: bool = False) -> str:
+               css_class: bool = False, wrap: bool = False) -> str:
     """A coloured pill for `score` (grey "n/a" when None). `text` replaces the score shown and is
-    escaped; `css_class` uses the report's band classes instead of inline colours (smaller pages)."""
+    escaped; `css_class` uses the report's band classes instead of inline colours (smaller pages); `wrap` lets
+    its words wrap within its box (a narrow card) instead of running out of it."""
     shown = html.escape(text if text is not None else ("n/a" if score is None else f"{score:.3f}"))
     tip = f' title="{html.escape(hint)}"' if hint else ""
     if css_class:
         cls = "na" if score is None else BAND_CLASSES[band(score)]
         return f'<span class="badge {cls}"{tip}>{shown}</span>'
     color = NA_COLOR if score is None else BAND_COLORS[band(score)]
+    flow = "display:inline-block;max-width:100%;white-space:normal" if wrap else "white-space:nowrap"
     return (f'<span style="background:{color};color:#fff;padding:2px 10px;border-radius:10px;'
-            f'white-space:nowrap"{tip}>{shown}</span>')
+            f'{flow}"{tip}>{shown}</span>')

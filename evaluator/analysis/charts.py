@@ -225,6 +225,16 @@ def chart_pdf(chart: Any) -> bytes:
     return _vl_convert().vegalite_to_pdf(_spec(chart))
 
 
+def vega_spec(chart: Any) -> Dict[str, Any]:
+    """The chart's vega-lite spec compiled to vega (where a page's size can be fixed: autosize "none")."""
+    return dict(_vl_convert().vegalite_to_vega(_spec(chart)))
+
+
+def vega_pdf(vega: Dict[str, Any]) -> bytes:
+    """A vega spec as a one-page PDF, sized as the spec says."""
+    return _vl_convert().vega_to_pdf(vega)
+
+
 def chart_bytes(chart: Any, ext: str, max_height: Optional[int] = None) -> bytes:
     """The chart in the format its file extension names: png, svg or pdf (a PNG at most `max_height` px tall)."""
     ext = ext.lower().lstrip(".")

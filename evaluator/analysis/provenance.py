@@ -14,6 +14,7 @@ page still says which data, how many rows, which judge, when, which run and whic
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -177,9 +178,24 @@ def ragmeter_version() -> str:
         return "unknown"
 
 
-def file_name(dataset: str, run_id: str, chart: str, ext: str) -> str:
-    """`ragmeter-<dataset>-<run>-<chart>.<ext>`, the dataset's name reduced to safe characters (no path)."""
-    stem = dataset.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].rsplit(".", 1)[0] if dataset else "dataset"
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in stem).strip("-")[:40] or "dataset"
-    run = "".join(c for c in (run_id or "unsaved") if c.isalnum() or c in "-_")[:16] or "unsaved"
-    return f"ragmeter-{safe}-{run}-{chart}.{ext.lstrip('.')}"
+NAME_CHARS = 40  # of the dataset's part of a download's name; a run id's part keeps RUN_CHARS
+RUN_CHARS = 16
+
+
+def name_part(text: str, limit: int = NAME_CHARS) -> str:
+    """`text` as one safe piece of a file name: letters and digits of any script, `-` and `_`; everything else
+    (path separators, `<`, `>`, quotes, spaces, bidi and other invisible format characters) becomes one `-`,
+    trimmed at both ends and cut to `limit` characters; "" when nothing is left. The one sanitiser every
+    download's name goes through (file_name), so "gpj.evil" can never read as "live.jpg"."""
+    kept = "".join(c if c.isalnum() or c in "-_" else "-" for c in text)
+    return re.sub("-{2,}", "-", kept).strip("-_")[:limit].strip("-_")
+
+
+def file_name(dataset: str, run_id: str, kind: str, ext: str) -> str:
+    """`ragmeter-<dataset>-<run>-<kind>.<ext>`: the name of every download of a run (its report, rows, charts),
+    each part through name_part; the dataset's stem only (never a path)."""
+    stem = dataset.rsplit("/", 1)[-1].rsplit("\\", 1)[-1] if dataset else ""
+    stem = stem.rsplit(".", 1)[0] if "." in stem.strip(".") else stem
+    parts = (name_part(stem) or "dataset", name_part(run_id or "", RUN_CHARS) or "unsaved",
+             name_part(kind) or "file")
+    return "-".join(("ragmeter",) + parts) + "." + (name_part(ext.lstrip("."), 8) or "bin")

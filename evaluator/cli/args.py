@@ -212,8 +212,10 @@ def _metrics_group(ev: argparse.ArgumentParser) -> None:
 def _output_group(ev: argparse.ArgumentParser) -> None:
     group = ev.add_argument_group("output", "the report, the exit code and the progress line")
     group.add_argument("--output", "-o",
-                       help="write the report: .json (default), .csv, .xlsx, .html or .parquet (one row per sample; "
-                            ".xlsx: a Summary and a Samples sheet)")
+                       help="write the report: .json (default), .csv, .xlsx, .html, .parquet (one row per sample; "
+                            ".xlsx: a Summary and a Samples sheet) or .pdf (the one-page summary)")
+    group.add_argument("--pdf-page", choices=("a4", "letter"), default=None,
+                       help="the .pdf summary's page size (default $RAGMETER_PDF_PAGE, else a4)")
     group.add_argument("--no-bom", action="store_true", help="write a .csv report without the UTF-8 byte-order mark "
                        "(it has one by default, so Excel reads non-Latin text correctly)")
     group.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",

@@ -50,6 +50,7 @@ from ..model import EvalReport, EvalResult
 from ..service import evaluation, history, runs, workers
 from ..service.evaluation import (EXIT_CODES, OFFLINE_NOTICE, OUTPUTS, Progress, Verdict, check_output,
                                   from_decision, missed_thresholds, plural, summaries, write_results)  # noqa: F401 (missed_thresholds: the command's own name too)
+from ..service.exports import run_header
 from ..service.runs import BATCH_PREPARING, OFFLINE, Run, RunConfig, TargetConfig
 from .printing import print_fallbacks, print_labels, print_target_failures, print_usage_summary, summary_lines
 
@@ -464,7 +465,9 @@ def finish(summary: summaries.RunSummary, rows: Callable[[], Iterator[Tuple[int,
         print_labels(summary)
     if args.output:
         write_results(args.output, rows, summary, settings=settings, dataset=dataset,
-                      bom=not getattr(args, "no_bom", False))
+                      bom=not getattr(args, "no_bom", False), page=getattr(args, "pdf_page", None) or "",
+                      header=run_header(dataset, summary, settings, run_id=run_id, date=finished_at(),
+                                        name=getattr(args, "name", None)))
         print(f"wrote {args.output}")
     if args.dashboard_url and run_id:  # the last line on stdout, so a CI job can post it (README "Team mode")
         print(run_link(args.dashboard_url, run_id))
@@ -472,6 +475,13 @@ def finish(summary: summaries.RunSummary, rows: Callable[[], Iterator[Tuple[int,
                            history_error=history_error)
     stopped_after = summary.n_rows if summary.trust.stopped else None
     return announce(ending, args, run_id, stopped_after)
+
+
+def finished_at() -> str:
+    """When the run that has just ended was made, as its files say it: now (ISO, UTC, to the minute)."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="minutes")
 
 
 def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = None,

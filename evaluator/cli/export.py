@@ -23,11 +23,13 @@ def add_export_parser(sub: Any) -> None:
                          description=__doc__.split("\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     cmd.add_argument("run_id", metavar="RUN_ID", help="the run to export (list them with: ragmeter runs)")
     cmd.add_argument("--output", "-o", required=True, metavar="FILE", help=f"the file to write; its type: {types}")
+    cmd.add_argument("--pdf-page", choices=("a4", "letter"), default=None,
+                     help="the .pdf summary's page size (default $RAGMETER_PDF_PAGE, else a4)")
     cmd.add_argument("--history", default=None, help="run history: a SQLite file or a postgresql:// URL "
                      "(default $RAGMETER_HISTORY, else the team file's [server] history, else ~/.ragmeter)")
 
 
 def run_export(args: argparse.Namespace) -> int:
-    kind = export_run(cli_history(args.history), args.run_id, args.output)
+    kind = export_run(cli_history(args.history), args.run_id, args.output, page=args.pdf_page or "")
     print(f"ragmeter: wrote {args.output} ({kind.what})")
     return 0

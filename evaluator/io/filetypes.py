@@ -146,7 +146,7 @@ for _kind in (
     # a document for `generate`; a dataset as Excel's "Save As > Unicode Text" writes it (UTF-16, tabs)
     _row(".txt", TEXT, DATASET, DOCUMENTS, delimiter="\t", reader="evaluator.io.csv_rows:read_tab_text",
          fixture=_FIXTURES + "excel_unicode_text.txt", about="tab-separated text, as Excel's Unicode Text"),
-    _row(".pdf", "pdf", DOCUMENTS),
+    _row(".pdf", "pdf", DOCUMENTS, REPORT),  # read for `generate`; written as the one-page summary
 ):
     register_file_type(_kind)
 

@@ -144,3 +144,19 @@ def rule_metrics(names: Iterable[str]) -> frozenset:
         except ValueError:  # a rubric made for one run, or a plugin not installed here: judged
             return False
     return frozenset(n for n in names if is_rule(n))
+
+
+def metric_title(name: str) -> str:
+    """A metric's name in plain words for a reader (a card, a PDF): "context_precision" -> "Context precision"; a
+    retrieval cut-off such as "ndcg@5" is kept as written."""
+    if "@" in name or not name:
+        return name
+    return name.replace("_", " ").capitalize()
+
+
+def metric_description(name: str) -> str:
+    """What a registered metric measures, in one plain sentence ("" for a name that is not registered)."""
+    try:
+        return get_metric(name).description
+    except MetricError:
+        return ""

@@ -13,6 +13,7 @@ from ..analysis.summary import RunSummary
 from ..model import EvalReport, EvalResult
 from ..store import pages
 from ..store.history import RunStore
+from .header import RunHeader
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,13 @@ class RunFiles:
     labels_agreement: Any = None
     reviewed: Optional[Callable[[], Dict[str, str]]] = None
     date: str = ""  # when the run was made (the exports' provenance caption; now when empty)
+    title: str = ""  # the run's name (the service's run_title); the dataset's when empty
+    page: str = ""  # the PDF's page, "a4" or "letter" ("": RAGMETER_PDF_PAGE, else A4)
+
+    def header(self) -> RunHeader:
+        """What the Excel Summary and the PDF open with: the run's name, provenance and notes."""
+        return RunHeader.of(title=self.title, dataset=self.dataset_name, settings=self.settings,
+                            summary=self.summary, date=self.date, run_id=self.run_id or "", notes=self.notes())
 
     @property
     def names(self) -> List[str]:
@@ -61,7 +69,8 @@ class RunFiles:
         """The Excel workbook: a Summary sheet and a Samples sheet (report/xlsx.py)."""
         from . import xlsx
 
-        return xlsx.xlsx_bytes(self.rows(), self.summary, settings=self.settings, dataset=self.dataset_name)
+        return xlsx.xlsx_bytes(self.rows(), self.summary, settings=self.settings, dataset=self.dataset_name,
+                               header=self.header())
 
     def json(self) -> bytes:
         from . import files
@@ -77,9 +86,8 @@ class RunFiles:
         """The one-page PDF summary (report/pdf.py): headline, means chart, advice, the worst rows, provenance."""
         from . import pdf
 
-        return pdf.summary_pdf(self.summary, self.worst(pdf.WORST), dataset=self.dataset_name,
-                               settings=self.settings, run_id=self.run_id, date=self.date,
-                               notes=[f"{head}: {text}" for head, text in self.notes()])
+        return pdf.summary_pdf(self.summary, self.worst(pdf.WORST), settings=self.settings, header=self.header(),
+                               page=self.page)
 
     def notes(self) -> List[Tuple[str, str]]:
         """The run's notes as (who, when and on what; the text), oldest first; none for a run not in a history."""

@@ -43,6 +43,7 @@ from ..io.filetypes import REPORT, file_type
 from ..io.records import result_from_record
 from .files import JSON_FORMAT, JSON_VERSION, Rows, redacted  # noqa: F401  (JSON_*: re-exported)
 from . import files
+from .header import RunHeader
 from ..io.redact import redact_text, sanitize_settings
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -394,18 +395,30 @@ def summary_html(summary: RunSummary, rows: Callable[[], Iterable[Tuple[int, Eva
 
 
 # -- a run's report file ---------------------------------------------------------------------------
+def _pdf(rows: Rows, summary: RunSummary, settings: Mapping[str, Any], header: RunHeader, page: str) -> bytes:
+    """The one-page summary from one pass over `rows`, keeping only the WORST lowest (unscored count as 0)."""
+    from . import pdf
+
+    worst = heapq.nsmallest(pdf.WORST, rows(), key=lambda p: (p[1].overall_score() or 0.0, p[0]))
+    return pdf.summary_pdf(summary, worst, settings=settings, header=header, page=page)
+
+
 def write_results(path: str, rows: Rows, summary: RunSummary, *, settings: Mapping[str, Any],
-                  dataset: str, bom: bool = True) -> None:
-    """Write the run's report file `path` (.csv, .json, .parquet, .xlsx or .html) from its summary and `rows` (a
-    fresh pass in index order each call: the history's pages, or a report in memory), never holding the run whole.
-    A CSV starts with the UTF-8 byte-order mark Excel needs (not with `bom=False`)."""
+                  dataset: str, bom: bool = True, header: Optional[RunHeader] = None, page: str = "") -> None:
+    """Write the run's report file `path` (.csv, .json, .parquet, .xlsx, .html or the one-page .pdf) from its
+    summary and `rows` (a fresh pass in index order each call: the history's pages, or a report in memory), never
+    holding the run whole. A CSV starts with the UTF-8 byte-order mark Excel needs (not with `bom=False`); the
+    workbook and the PDF open with `header` (the run's name, date and run id), the PDF on `page` (a4, letter)."""
     fmt = file_type(path, REPORT).format
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "xlsx":
         from .xlsx import write_xlsx
 
-        write_xlsx(target, rows(), summary, settings=settings, dataset=dataset)
+        write_xlsx(target, rows(), summary, settings=settings, dataset=dataset, header=header)
+    elif fmt == "pdf":
+        target.write_bytes(_pdf(rows, summary, settings, header or RunHeader.of(
+            title="", dataset=dataset, settings=settings, summary=summary, date="", run_id=""), page))
     elif fmt in ("csv", "json"):
         with target.open("w", encoding="utf-8-sig" if fmt == "csv" and bom else "utf-8", newline="") as f:
             if fmt == "csv":

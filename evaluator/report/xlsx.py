@@ -1,8 +1,9 @@
 """A run as an Excel workbook (`-o results.xlsx`, the Report's Excel download), for a stakeholder who opens it.
 
-Two sheets. Summary: the run (dataset, samples, time, judge), each metric's mean ± std, its 95% CI, its band
+Two sheets. Summary: the run (its name, dataset, date, data version, judge, run id and ragmeter version: a
+workbook forwarded alone still says which run it is; report/header.py), samples, time, each metric's mean ± std, its 95% CI, its band
 and how many samples it scored, the overall mean, and what to improve (analysis/advice.py) for each metric
-under the threshold. Samples: one row per sample, the CSV's columns (records.flat_row) and a reasoning
+under the threshold, then the run's notes. Samples: one row per sample, the CSV's columns (records.flat_row) and a reasoning
 column per metric beside them; the header frozen, filters on, a row whose question or answer is in an
 Arabic, Hebrew, Persian or Urdu script set right-to-left.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Mapping, Sequence, Tuple, Union
+from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..analysis.summary import RunSummary
 from ..analysis.advice import recommendations
@@ -25,6 +26,7 @@ from ..io.records import flat_row
 from ..io.redact import redact_value, sanitize_settings
 from ..model import EvalResult
 from .files import reasoned_row, reasoning_columns
+from .header import RunHeader
 
 MAX_CELL = 32_767  # Excel's limit on the characters of one cell
 CUT = " […cut: the full text is in the JSON report]"
@@ -66,38 +68,43 @@ def _cell(ws: Any, value: Any, style: Dict[str, Any]) -> Any:
 
 
 def write_xlsx(target: Union[str, Path, BinaryIO], rows: Iterable[Tuple[int, EvalResult]],
-               summary: RunSummary, *, settings: Mapping[str, Any], dataset: str) -> None:
-    """The workbook to `target` (a path or a binary file): Summary, then Samples from `rows` (one pass)."""
+               summary: RunSummary, *, settings: Mapping[str, Any], dataset: str,
+               header: Optional[RunHeader] = None) -> None:
+    """The workbook to `target` (a path or a binary file): Summary, then Samples from `rows` (one pass). Without
+    `header` the run is named by its dataset, with no date, run id or notes (a run that was not saved)."""
     openpyxl = _openpyxl()
     book = openpyxl.Workbook(write_only=True)
-    _summary_sheet(book.create_sheet("Summary"), summary, settings, dataset)
+    header = header or RunHeader.of(title="", dataset=dataset, settings=settings, summary=summary, date="",
+                                    run_id="")
+    _summary_sheet(book.create_sheet("Summary"), summary, settings, header)
     _samples_sheet(book.create_sheet("Samples"), rows, list(summary.metric_names))
     book.save(target)
 
 
-def _summary_sheet(ws: Any, summary: RunSummary, settings: Mapping[str, Any], dataset: str) -> None:
+def _summary_sheet(ws: Any, summary: RunSummary, settings: Mapping[str, Any], header: RunHeader) -> None:
     from openpyxl.styles import Font
 
     bold = {"font": Font(bold=True)}
     ws.column_dimensions["A"].width = 28
     for letter in "BCDEFG":
         ws.column_dimensions[letter].width = 18
-    for line in _summary_lines(summary, settings, dataset):
+    for line in _summary_lines(summary, settings, header):
         head = line and isinstance(line[0], str) and line[0].isupper() and len(line) == 1
         ws.append([_cell(ws, v, bold if head else {}) for v in line])
 
 
-def _summary_lines(summary: RunSummary, settings: Mapping[str, Any], dataset: str) -> Iterator[List[Any]]:
+def _summary_lines(summary: RunSummary, settings: Mapping[str, Any], header: RunHeader) -> Iterator[List[Any]]:
     clean = sanitize_settings(dict(settings))
     yield ["RUN"]
-    yield ["Dataset", redact_value(dataset)]
+    for label, value in header.rows():
+        yield [label, str(redact_value(value))]
     yield ["Samples", summary.n_rows]
     yield ["Total time (s)", round(summary.total_time, 2)]
     for key, label in (("model", "Model"), ("judge", "Judge setting"), ("engine", "Engine")):
         if clean.get(key) not in (None, ""):
             yield [label, str(redact_value(clean[key]))]
     if summary.judge_status:
-        yield ["Judge", str(redact_value(summary.judge_status))]
+        yield ["Judge status", str(redact_value(summary.judge_status))]
     yield []
     yield ["METRICS"]
     yield ["Metric", "Mean", "Std", "95% CI low", "95% CI high", "Band", "Scored"]
@@ -118,6 +125,12 @@ def _summary_lines(summary: RunSummary, settings: Mapping[str, Any], dataset: st
         yield [item.metric, round(item.score, 3), item.band, item.diagnosis]
         for action in item.actions:
             yield ["", "", "", "• " + action]
+    yield []
+    yield ["NOTES"]
+    if not header.notes:
+        yield ["No notes on this run."]
+    for head, text in header.notes:
+        yield [str(redact_value(head)), str(redact_value(text))]
 
 
 def _samples_sheet(ws: Any, rows: Iterable[Tuple[int, EvalResult]], names: Sequence[str]) -> None:
@@ -146,11 +159,11 @@ def _letter(index: int) -> str:
 
 
 def xlsx_bytes(rows: Iterable[Tuple[int, EvalResult]], summary: RunSummary, *,
-               settings: Mapping[str, Any], dataset: str) -> bytes:
+               settings: Mapping[str, Any], dataset: str, header: Optional[RunHeader] = None) -> bytes:
     """The workbook's bytes (the dashboard's Excel download)."""
     import io
 
     out = io.BytesIO()
-    write_xlsx(out, rows, summary, settings=settings, dataset=dataset)
+    write_xlsx(out, rows, summary, settings=settings, dataset=dataset, header=header)
     return out.getvalue()
 

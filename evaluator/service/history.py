@@ -66,6 +66,11 @@ def list_runs(store: RunStore, owner: Optional[str] = None, project: Optional[st
     return store.list_runs(owner=owner, project=project)
 
 
+def latest_finished_run(store: RunStore) -> Optional[RunInfo]:
+    """The newest run that finished with rows (what the Report opens when no run is chosen); None when none has."""
+    return next((r for r in list_runs(store) if r.status == "finished" and r.n_done), None)
+
+
 def run_info(store: RunStore, run_id: str) -> RunInfo:
     """One stored run (its status current, as list_runs); HistoryError when unknown."""
     expire_stale(store)

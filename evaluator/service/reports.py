@@ -90,12 +90,13 @@ def claims_html(result: EvalResult) -> Optional[str]:
 # --- files ---------------------------------------------------------------------------------------------
 def run_files(dataset_name: str, summary: RunSummary, settings: Dict[str, Any], *,
               report: Optional[EvalReport] = None, store: Optional[RunStore] = None, run_id: Optional[str] = None,
-              reviewed: Optional[Callable[[], Dict[str, str]]] = None, date: str = "") -> RunFiles:
+              reviewed: Optional[Callable[[], Dict[str, str]]] = None, date: str = "", title: str = "") -> RunFiles:
     """The run's CSV, JSON, Parquet, HTML and PDF summary, each built when asked (a stored run's rows read a page
-    at a time); `date` (when the run was made) goes into the exports' provenance caption."""
+    at a time); `date` (when the run was made) goes into the exports' provenance caption, `title` (the run's
+    name) heads the workbook and the PDF."""
     return RunFiles(dataset_name, summary, settings, report=report, store=store, run_id=run_id,
                     labels_agreement=dict(summary.agreement) or None,
-                    reviewed=reviewed, date=date)
+                    reviewed=reviewed, date=date, title=title)
 
 
 def chart_png(chart: Any) -> bytes:

@@ -15,13 +15,13 @@ from evaluator.scoring import summaries
 ARABIC_Q = "ما هي سياسة الاسترداد في المتجر؟"
 
 
-def stored(rows: list, dataset: str = "support.jsonl") -> RunFiles:
+def stored(rows: list, dataset: str = "support.jsonl", page: str = "") -> RunFiles:
     store = RunStore()
     run = Run.new(RunConfig(metrics=["faithfulness", "answer_relevancy"]), rows, dataset_name=dataset, store=store)
     run.start().join()
     info = store.get_run(run.run_id)
     return RunFiles(dataset, summaries.stored(store, run.run_id), info.settings, store=store, run_id=run.run_id,
-                    date=info.created_at)
+                    date=info.created_at, title="Support bot · before the prompt change", page=page)
 
 
 def pdf_text(data: bytes) -> str:
@@ -39,9 +39,31 @@ def test_the_pdf_holds_provenance_the_overall_score_and_the_worst_samples():
     assert f"Overall score {overall:.3f}" in text
     assert "support.jsonl" in text and "7/7 rows scored" in text and files.run_id in text
     assert "offline lexical estimates — not judgements" in text and re.search(r"ragmeter \S+", text)
-    assert "What to improve" in text and "The 5 worst samples" in text
-    assert len(re.findall(r"#\d+ · q-\d", text)) == 5
+    assert "What to improve" in text and "The 5 weakest answers" in text and "What this measures" in text
+    assert re.search(r"#\d+ · q-\d", text)
     assert "<b>**x**</b>" in text  # user text drawn as written, not as markup
+
+
+def test_the_page_is_a4_or_letter_whatever_the_content_with_the_offline_caveat_up_top(monkeypatch):
+    few = stored([EvalSample("Q?", "A.", ["A."], sample_id="s0")])
+    many = stored([EvalSample(f"What does policy {i} say? " + "and more " * 40, "Maybe. " * 60, ["Policy: yes."],
+                              sample_id=f"q-{i}") for i in range(30)], page="letter")
+    assert PdfReader(io.BytesIO(few.pdf())).pages[0].mediabox[2:] == [595, 842]  # A4, in points
+    assert PdfReader(io.BytesIO(many.pdf())).pages[0].mediabox[2:] == [612, 792]  # US Letter
+    monkeypatch.setenv("RAGMETER_PDF_PAGE", "letter")
+    assert PdfReader(io.BytesIO(few.pdf())).pages[0].mediabox[2:] == [612, 792]
+    first = pdf_text(few.pdf()).splitlines()[:3]
+    assert first[0].startswith("Overall score") and "offline" in first[1].lower(), first
+    text = pdf_text(many.pdf())
+    assert "Faithfulness" in text and "Answer relevancy" in text and "answer_relevancy" in text  # plain + technical
+    assert "Support bot · before the prompt change" in text and "support.jsonl" in text
+
+
+def test_arabic_is_set_in_a_regular_weight():
+    files = stored([EvalSample(ARABIC_Q, "ربما أسبوع.", ["سياسة الاسترداد: ٣٠ يوما."], sample_id="ar-0")])
+    page = PdfReader(io.BytesIO(files.pdf())).pages[0]
+    fonts = [str(f.get_object()["/BaseFont"]) for f in page["/Resources"]["/Font"].values()]
+    assert any("DejaVuSans" in f and "Bold" not in f for f in fonts), fonts  # the body font, Arabic included
 
 
 def test_arabic_questions_stay_right_to_left_in_the_pdf():

@@ -127,10 +127,16 @@ def run_to_completion(page: Page, n: int) -> None:
 
 
 def metric_cards(page: Page) -> List[str]:
-    """The Report page's metric cards, as shown (name and value)."""
-    cards = page.locator('[data-testid="stMetric"]')
+    """The Report page's metric cards as "<metric name> <value>" (the card's key names its metric; it shows the
+    plain title, e.g. "Answer relevancy", with the technical name small)."""
+    cards = page.locator('[class*="st-key-card_"]')
     expect(cards.first).to_be_visible()
-    return [" ".join(t.split()) for t in cards.all_inner_texts()]
+    found = []
+    for card in cards.all():
+        name = re.search(r"st-key-card_\d+_(\S+)", card.get_attribute("class") or "")
+        value = card.locator('[data-testid="stMetricValue"]').inner_text()
+        found.append(f"{name.group(1) if name else '?'} {' '.join(value.split())}")
+    return found
 
 
 def means_chart_svg(page: Page):
@@ -236,7 +242,7 @@ def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upl
     # The HTML report: dataset text escaped, every metric named, the means chart embedded.
     with page.expect_download() as download:
         page.get_by_role("button", name="Download HTML report").click()
-    assert download.value.suggested_filename == "ragmeter-browser_check.html"
+    assert re.fullmatch(r"ragmeter-browser_check-[0-9a-f]+-report\.html", download.value.suggested_filename)
     report_html = Path(download.value.path()).read_text(encoding="utf-8")
     assert html.escape(question, quote=True) in report_html
     assert "<b>priority</b>" not in report_html
@@ -250,7 +256,7 @@ def test_upload_run_report_drilldown_download_and_page_switch(page, app_url, upl
     # The Parquet download: one row per sample, every score the library gives, in input order.
     with page.expect_download() as download:  # right after the HTML download: downloads cause no rerun
         page.get_by_role("button", name="Download Parquet").click()
-    assert download.value.suggested_filename == "ragmeter-browser_check.parquet"
+    assert re.fullmatch(r"ragmeter-browser_check-[0-9a-f]+-rows\.parquet", download.value.suggested_filename)
     downloaded = read_results_parquet(download.value.path())
     library = RAGEvaluator(OfflineJudge()).evaluate_dataset(load_dataset(upload_csv))
     assert [(i, r.sample_id, r.score_values()) for i, r in downloaded] == [
@@ -278,7 +284,7 @@ def test_bundled_sample_run_shows_all_five_metrics(page, app_url, shot, artifact
     names = [c.split()[0] for c in metric_cards(page)]
     assert set(METRICS) <= set(names), names
     for name in METRICS:
-        expect(page.locator('[data-testid="stMetric"]').filter(has_text=name)).to_contain_text(re.compile(r"\d\.\d{3}"))
+        expect(page.locator(f'[class*="st-key-card_"][class*="_{name}"]')).to_contain_text(re.compile(r"\d\.\d{3}"))
     means_chart_svg(page).scroll_into_view_if_needed()
     page.wait_for_timeout(300)  # let the chart settle before the picture
     shot("report-sample-data")

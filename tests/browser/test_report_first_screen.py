@@ -53,7 +53,7 @@ def test_headline_chart_share_and_downloads_fit_the_first_900_pixels(page, app_u
     expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible(timeout=RUN_TIMEOUT)
     wait_idle(page)
     main = page.get_by_test_id("stMainBlockContainer")
-    on_first_screen(main.locator('[data-testid="stMetric"]').filter(has_text="overall"))
+    on_first_screen(main.locator('[class*="st-key-card_0_overall"]'))
     on_first_screen(page.get_by_role("button", name="Copy link"))
     on_first_screen(page.get_by_role("button", name="Download HTML report"))
     on_first_screen(page.get_by_role("button", name="Download PDF summary"))
@@ -68,11 +68,12 @@ def test_headline_chart_share_and_downloads_fit_the_first_900_pixels(page, app_u
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Download PDF summary").click()
-    assert download.value.suggested_filename == "ragmeter-first-screen.pdf"
+    assert download.value.suggested_filename == f"ragmeter-first-screen-{run_id}-summary.pdf"
     from pypdf import PdfReader
 
     text = " ".join(p.extract_text() for p in PdfReader(download.value.path()).pages)
     assert run_id in text and "first-screen.jsonl" in text and "3/3 rows scored" in text
+    assert PdfReader(download.value.path()).pages[0].mediabox[2:] == [595, 842]  # A4 whatever the content
     assert re.search(r"Overall score \d\.\d{3}", text), text
 
 

@@ -87,7 +87,7 @@ def test_each_purpose_takes_its_own_types():
     assert formats_for(DATASET) == [".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".eval", ".xlsx", ".xlsm",
                                     ".ods", ".gz", ".zip", ".txt"]
     assert set(formats_for(TESTSET)) == set(formats_for(LABELS)) == {".csv", ".jsonl", ".parquet"}
-    assert set(formats_for(REPORT)) == {".csv", ".json", ".parquet", ".html", ".htm", ".xlsx"}
+    assert set(formats_for(REPORT)) == {".csv", ".json", ".parquet", ".html", ".htm", ".xlsx", ".pdf"}
     assert {".pdf", ".md", ".txt", ".html", ".csv"} <= set(formats_for(DOCUMENTS))
     assert file_type("x/Data.TSV", DATASET).delimiter == "\t" and file_type("r.htm", REPORT).format == "html"
     assert set(readable_formats()) == set(formats_for(DATASET)) | set(formats_for(DOCUMENTS))
