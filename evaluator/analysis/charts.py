@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
+from . import render
 from .aggregate import category_rows, histogram_rows, means_rows
 from .bands import BAND_COLORS
 from .stats import MetricSummary, summarize
@@ -135,26 +136,24 @@ def category_heatmap(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "O
     return (cells + labels).properties(title="Mean score by category", width=alt.Step(70), height=alt.Step(24))
 
 
-def _vl_convert():
-    try:
-        import vl_convert
-    except ImportError as exc:
-        raise ImportError("PNG/SVG export needs vl-convert: pip install vl-convert-python.") from exc
-    return vl_convert
-
-
 def _spec(chart: Any) -> Dict[str, Any]:
     return chart if isinstance(chart, dict) else chart.to_dict()
 
 
 def chart_png(chart: Any, scale: float = 2) -> bytes:
-    """The chart (altair chart or vega-lite dict) as PNG bytes, rendered offline."""
-    return _vl_convert().vegalite_to_png(_spec(chart), scale=scale)
+    """The chart (altair chart or vega-lite dict) as PNG bytes, rendered offline (render.py: its text made
+    drawable, in a child process; RenderError when it cannot be made)."""
+    return render.render(render.RenderJob("png", _spec(chart), scale))
 
 
 def chart_svg(chart: Any) -> str:
-    """The chart (altair chart or vega-lite dict) as an SVG document, rendered offline."""
-    return _vl_convert().vegalite_to_svg(_spec(chart))
+    """The chart (altair chart or vega-lite dict) as an SVG document, rendered offline (as chart_png)."""
+    return chart_svgs([chart])[0]
+
+
+def chart_svgs(specs: Sequence[Any]) -> List[str]:
+    """Several charts as SVG documents, drawn by one renderer child (an export's charts: one cold start)."""
+    return [svg.decode("utf-8") for svg in render.render_all([render.RenderJob("svg", _spec(c)) for c in specs])]
 
 
 def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequence[Dict[str, Any]] = (),
@@ -209,10 +208,10 @@ def captioned(chart: Any, provenance: Any) -> Dict[str, Any]:
                       "subtitleColor": CAPTION_COLOR, "offset": 10}}
 
 
-def chart_pdf(chart: Any) -> bytes:
+def chart_pdf(chart: Any, what: str = "chart") -> bytes:
     """The chart (altair chart or vega-lite dict) as a one-page PDF with real, selectable text, rendered
-    offline by vl-convert (text shaped and laid out right to left where the script needs it)."""
-    return _vl_convert().vegalite_to_pdf(_spec(chart))
+    offline by vl-convert (text shaped and laid out right to left where the script needs it; as chart_png)."""
+    return render.render(render.RenderJob("pdf", _spec(chart), what=what))
 
 
 def chart_bytes(chart: Any, ext: str) -> bytes:

@@ -3,7 +3,8 @@ History page's download): who is the baseline and who the candidate, the warning
 differently, what changed in the pipeline, one verdict per metric, the compare chart with its provenance
 caption, and the samples that regressed most.
 
-Every piece of run, dataset and sample text is escaped (html.escape); the page loads nothing and carries the
+Every piece of run, dataset and sample text is escaped (html.escape), and the page made drawable
+(safetext.drawable: no control character; no bidirectional control, so "gpj.evil" cannot read as "live.jpg"); the page loads nothing and carries the
 HTML report's Content-Security-Policy, which forbids scripts.
 """
 from __future__ import annotations
@@ -16,6 +17,8 @@ from ..analysis import charts
 from ..analysis.compare import RunComparison
 from ..analysis.compare_text import ALPHA, failures, scorer_warning, sequential_cell, sequential_notes, verdict_of
 from ..analysis.provenance import Provenance
+from ..analysis.render import RenderError
+from ..safetext import drawable
 from .export import CSP
 
 STYLE = ("body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328}"
@@ -39,6 +42,8 @@ def _chart(cmp: RunComparison, caption: str) -> str:
         svg = charts.chart_svg(charts.compare_chart(rows, cmp.run_a.label, cmp.run_b.label))
     except ImportError:  # vl-convert or altair missing: the table still says everything
         return ""
+    except RenderError as exc:  # the renderer failed: the page still ships, and says why its chart is missing
+        return f"<p class=\"warn\">No chart: {escape(str(exc))}</p>"
     return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
@@ -82,4 +87,4 @@ def comparison_html(cmp: RunComparison, alpha: float = ALPHA, *, allowed: bool =
                      f"<th>candidate</th><th>Δ</th><th>why (candidate)</th></tr>{worst}</table>")
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(f"<p class=\"meta\">{escape(caption)} · written {made}</p></body></html>")
-    return "\n".join(parts) + "\n"
+    return drawable("\n".join(parts) + "\n")  # no control character, and no bidi control reordering a name

@@ -44,6 +44,7 @@ from ..io.records import result_from_record
 from .files import JSON_FORMAT, JSON_VERSION, Rows, redacted  # noqa: F401  (JSON_*: re-exported)
 from . import files
 from ..io.redact import redact_text, sanitize_settings
+from ..safetext import drawable
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -147,8 +148,8 @@ def _vl_svgs(summary: RunSummary, summaries: Sequence[MetricSummary]) -> Optiona
         category = charts.category_heatmap(summary.category_rows(), order)
         if category is not None:
             specs.append(category)
-        return [_inline_svg(charts.chart_svg(spec)) for spec in specs]
-    except Exception:  # missing package or a failure in its native renderer: the report still ships
+        return [_inline_svg(svg) for svg in charts.chart_svgs(specs)]
+    except Exception:  # missing package or a failure in its renderer (a RenderError): the report still ships
         return None
 
 
@@ -390,7 +391,9 @@ def summary_html(summary: RunSummary, rows: Callable[[], Iterable[Tuple[int, Eva
                     ("Judge usage", sanitize_settings(dict(summary.usage))),
                     ("Target calls", summary.target_dict())],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
-    return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too
+    # Known secrets masked in their HTML-escaped spelling too; no control character, and no bidirectional control
+    # reordering a name ("gpj.evil" read as "live.jpg"), anywhere in the page (safetext.drawable).
+    return drawable(redact_text(page))
 
 
 # -- a run's report file ---------------------------------------------------------------------------

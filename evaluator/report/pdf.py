@@ -128,4 +128,4 @@ def summary_pdf(summary: RunSummary, worst_rows: Iterable[Tuple[int, EvalResult]
     provenance = Provenance.of_summary(dataset=dataset, settings=settings, summary=summary, date=date,
                                        run_id=run_id or "")
     return charts.chart_pdf(summary_spec(summary, worst_rows, provenance, dataset=dataset, settings=settings,
-                                         notes=notes))
+                                         notes=notes), what="PDF summary")

@@ -41,6 +41,7 @@ from ..io.records import (
 )
 from ..io.redact import redacted_json, sanitize_settings
 from ..model import EvalReport, EvalResult, EvalSample, Verdict
+from ..safetext import name_of
 from ..environment import read
 
 ENV_VAR = "RAGMETER_HISTORY"
@@ -571,6 +572,9 @@ class RunStore:
         if status not in RUN_STATUSES:
             raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         run_id = uuid.uuid4().hex[:12]
+        # Names are stored clean (safetext.name_of): a file name can hold any character but / and NUL.
+        dataset_name, name = name_of(dataset_name), (name_of(name) or None) if name else name
+        project = name_of(project) if project else project
         try:
             with self._connect() as db:
                 db.execute(
@@ -706,7 +710,7 @@ class RunStore:
 
     def rename_run(self, run_id: str, name: str) -> None:
         """Give the run a name (an empty name clears it)."""
-        if not self._write("UPDATE runs SET name = ? WHERE run_id = ?", ((name or "").strip() or None, run_id)):
+        if not self._write("UPDATE runs SET name = ? WHERE run_id = ?", (name_of(name or "") or None, run_id)):
             raise self._unknown(run_id)
 
     def delete_run(self, run_id: str) -> None:
