@@ -98,7 +98,7 @@ def _run(command: List[str], request: str, limits: Limits, what: str) -> "subpro
     setting, and keeps no secret of this process's."""
     try:
         done = subprocess.run(command, input=request.encode("utf-8"), capture_output=True,
-                              timeout=limits.seconds + 5, env={"RUST_BACKTRACE": "0"}, check=False)
+                              timeout=limits.seconds, env={"RUST_BACKTRACE": "0"}, check=False)
     except subprocess.TimeoutExpired:
         raise RenderError(f"the {what} was not made: drawing it took longer than {limits.seconds} s, "
                           "so it was stopped") from None
