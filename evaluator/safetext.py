@@ -8,6 +8,12 @@ character, so the text stays readable and the row is kept; a surrogate *pair* wr
 escapes is joined into the character it spells. `clean_sample` also notes what it replaced in
 `sample.metadata["text_repairs"]` (e.g. "answer: 1 lone surrogate replaced with U+FFFD"), which
 the drill-down and the exports show.
+
+Text a reader sees is made safe where it is drawn: `drawable` (and `drawable_value` for a whole chart spec)
+replaces every control character but tab and newline, U+FFFE/U+FFFF and lone surrogates with U+FFFD and removes
+bidirectional controls, for the chart and PDF renderer (analysis/render.py), the HTML pages, Excel cells and
+terminal listings. Where text enters: `unsafe_character` names the first such character (a note is refused
+with it), `name_of` cleans a dataset's, run's or project's name, `without_controls` a judge's reply.
 """
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from ..errors import RagmeterError
 from ..safetext import drawable_value
 
 RENDER_SECONDS = 60  # wall clock per child (every file of one export): a report's chart takes about 2 s
-RENDER_MEMORY_MB = 2048  # RLIMIT_DATA of the child: a report's chart needs about 90 MB, V8 fails under ~600
+RENDER_MEMORY_MB = 2048  # RLIMIT_DATA of the child: a chart peaks near 90 MB resident; V8 fails to start at 512
 RENDERS_AT_ONCE = 4
 FORMATS = ("png", "svg", "pdf")
 CHILD = Path(__file__).with_name("render_child.py")
