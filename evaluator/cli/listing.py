@@ -38,7 +38,7 @@ def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[
 
 
 def _cell(value: object) -> str:
-    return " ".join(drawable(str(value)).split()) or "-"
+    return " ".join(drawable(str(value)).split())
 
 
 def run_list(args: argparse.Namespace, store: RunStore) -> int:
