@@ -298,7 +298,7 @@ def failed_downloads() -> Dict[str, str]:
 
 
 def guarded(build: Callable[[], bytes], what: str) -> Callable[[], bytes]:
-    """`build`, which when its file cannot be made (the renderer crashed, ran out of time: service.RenderError)
+    """`build`, which when its file cannot be made (the renderer crashed or ran out of time: a RenderError)
     fails this download only: the button shows Streamlit's "Failed to generate file", and the reason is kept for
     the red box the page draws on its next run (a deferred download cannot draw)."""
     failures = failed_downloads()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..errors import RagmeterError
+from ..errors import RenderError
 from ..safetext import drawable_value
 
 RENDER_SECONDS = 60  # wall clock per child (every file of one export): a report's chart takes about 2 s
@@ -37,11 +37,6 @@ RENDERS_AT_ONCE = 4
 FORMATS = ("png", "svg", "pdf")
 CHILD = Path(__file__).with_name("render_child.py")
 _SLOTS = threading.BoundedSemaphore(RENDERS_AT_ONCE)
-
-
-class RenderError(RagmeterError):
-    """A chart or PDF the renderer could not make (it crashed, ran out of time or memory, or refused the spec);
-    the message says which and what to do."""
 
 
 @dataclass(frozen=True)

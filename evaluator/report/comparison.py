@@ -17,7 +17,7 @@ from ..analysis import charts
 from ..analysis.compare import RunComparison
 from ..analysis.compare_text import ALPHA, failures, scorer_warning, sequential_cell, sequential_notes, verdict_of
 from ..analysis.provenance import Provenance
-from ..analysis.render import RenderError
+from ..errors import RenderError
 from ..safetext import drawable
 from .export import CSP
 

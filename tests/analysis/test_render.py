@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.analysis import render
-from evaluator.analysis.render import Limits, RenderError, RenderJob
+from evaluator.analysis.render import Limits, RenderJob
+from evaluator.errors import RenderError
 from evaluator.safetext import BIDI_CONTROLS
 from evaluator.store.history import RunStore
 from planted_run import EVIL, PROJECT, REVERSED, save_planted_run
