@@ -21,6 +21,7 @@ from planted_run import EVIL, PROJECT, REVERSED, save_planted_run
 pytestmark = pytest.mark.slow
 SPEC = {"data": {"values": [{"a": "x", "b": 1}]}, "mark": "bar",
         "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "sample.jsonl"
 UNDRAWABLE = ("\x01", "\ufffe", *BIDI_CONTROLS)
 
 
@@ -133,3 +134,15 @@ def test_a_render_past_its_memory_or_time_is_stopped_with_the_reason():
     with pytest.raises(RenderError, match="took longer than 1 s, so it was stopped"):
         render.render_all([RenderJob("svg", SPEC)], Limits(seconds=1),
                           command=[sys.executable, "-c", "import time; time.sleep(30)"])
+
+
+def test_an_html_report_whose_renderer_fails_ships_plain_charts_and_says_why(monkeypatch):
+    from evaluator import OfflineJudge, RAGEvaluator
+    from evaluator.io.datasets import load_dataset
+    from evaluator.report.export import html_report
+
+    report = RAGEvaluator(OfflineJudge()).evaluate_dataset(list(load_dataset(str(SAMPLE)))[:2])
+    monkeypatch.setattr(render, "CHILD", Path("/nonexistent/render_child.py"))  # the child dies at its start
+    page = html_report(report)
+    assert "These charts are drawn plainly: the chart (SVG) was not made: the renderer ended with exit" in page
+    assert page.count("<svg") >= 2
