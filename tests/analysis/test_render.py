@@ -157,3 +157,17 @@ def test_an_html_report_whose_renderer_fails_ships_plain_charts_and_says_why(mon
     page = html_report(report)
     assert "These charts are drawn plainly: the chart (SVG) was not made: the renderer ended with exit" in page
     assert page.count("<svg") >= 2
+
+
+@pytest.mark.postgres
+def test_a_nul_in_a_note_is_a_validation_message_on_postgresql_too(postgres_url):
+    from evaluator import EvalSample, RunConfig
+    from evaluator.runs.run import Run
+    from evaluator.store.notes import NoteError, add_note, notes_of
+
+    store = RunStore(postgres_url)
+    run = Run.new(RunConfig(), [EvalSample("Q?", "A.", ["A."])], dataset_name="d.jsonl", store=store).start()
+    run.join()
+    with pytest.raises(NoteError, match=r"^the note holds U\+0000 \(a control character\) at position 3: remove it"):
+        add_note(store, run.run_id, "ab\x00c", author="eve")
+    assert notes_of(store, run.run_id) == []
