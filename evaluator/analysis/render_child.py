@@ -12,7 +12,6 @@ ValueError on a bad spec) exits 3 with one line "ragmeter-render: <why>" on stde
 child by a signal, which the parent reports.
 """
 import json
-import resource
 import struct
 import sys
 
@@ -21,8 +20,19 @@ MB = 1 << 20
 
 
 def _cap(memory_mb: int, seconds: int) -> None:
-    resource.setrlimit(resource.RLIMIT_DATA, (memory_mb * MB, memory_mb * MB))
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    """The child's own limits; where the system has none to set (Windows has no `resource`, a platform may
+    refuse RLIMIT_DATA) the parent's wall clock still holds."""
+    try:
+        import resource
+    except ImportError:
+        return
+    for limit, value in ((getattr(resource, "RLIMIT_DATA", None), memory_mb * MB),
+                         (getattr(resource, "RLIMIT_CPU", None), seconds)):
+        if limit is not None:
+            try:
+                resource.setrlimit(limit, (value, value))
+            except (ValueError, OSError):
+                pass
 
 
 def _render(vlc, job: dict) -> bytes:
