@@ -13,6 +13,7 @@ from .aggregate import category_rows, histogram_rows, means_rows
 from .bands import BAND_COLORS
 from .stats import MetricSummary, summarize
 from ..model import EvalReport
+from ..safetext import drawable, drawable_value
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     import altair as alt
@@ -27,6 +28,12 @@ def _altair():
     except ImportError as exc:  # the library works without charts; say how to get them
         raise ImportError("Charts need altair: pip install 'ragmeter[dashboard]' (or pip install altair).") from exc
     return altair
+
+
+def _data(alt, rows: Sequence[Dict[str, Any]]) -> Any:
+    """A chart's rows, their text made drawable (safetext.drawable): the dashboard draws these specs in the browser,
+    where a bidi control in a category or run label would reorder it; the files go through render.py as well."""
+    return alt.Data(values=drawable_value(list(rows)))
 
 
 def _band_scale(alt) -> Any:
@@ -48,7 +55,7 @@ def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[Me
         summaries = summarize(report)
     rows = means_rows(summaries)
     score = alt.Scale(domain=[0, 1])
-    base = alt.Chart(alt.Data(values=rows)).encode(
+    base = alt.Chart(_data(alt, rows)).encode(
         y=alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12, ticks=False)),
     )
     tooltip = [
@@ -86,7 +93,7 @@ def calibration_chart(agreement: Dict[str, Any]) -> "Optional[alt.Chart]":
         return None
     alt = _altair()
     unit, ticks = alt.Scale(domain=[0, 1]), alt.Axis(values=[0, 0.25, 0.5, 0.75, 1], format=".2f")
-    return alt.Chart(alt.Data(values=rows)).mark_line(point=True).encode(
+    return alt.Chart(_data(alt, rows)).mark_line(point=True).encode(
         x=alt.X("label:Q", title="human label (scaled 0-1)", scale=unit, axis=ticks),
         y=alt.Y("mean score:Q", scale=unit, axis=ticks),
         color="metric:N", tooltip=["metric:N", "label:Q", alt.Tooltip("mean score:Q", format=".3f"), "rows:Q"],
@@ -101,7 +108,7 @@ def distribution_chart(report: EvalReport) -> "alt.FacetChart":
 def histogram_chart(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "alt.FacetChart":
     """`distribution_chart` from its rows (aggregate.histogram_rows, or a stored run summary's)."""
     alt = _altair()
-    chart = alt.Chart(alt.Data(values=list(rows))).mark_bar().encode(
+    chart = alt.Chart(_data(alt, list(rows))).mark_bar().encode(
         x=alt.X("bin_start:Q", bin="binned", scale=alt.Scale(domain=[0, 1]), title=AXIS_TITLE),
         x2="bin_end:Q",
         y=alt.Y("count:Q", title="samples"),
@@ -123,7 +130,7 @@ def category_heatmap(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "O
     if not rows:
         return None
     alt = _altair()
-    base = alt.Chart(alt.Data(values=list(rows))).encode(
+    base = alt.Chart(_data(alt, list(rows))).encode(
         x=alt.X("metric:N", sort=list(order), title=None, axis=alt.Axis(labelAngle=-30, labelLimit=0)),
         y=alt.Y("category:N", title="category", axis=alt.Axis(labelLimit=240)),
     )
@@ -163,7 +170,7 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequenc
     href}: clicking a point opens `href` (its run's report); a deploy is {at, version, previous}; an alert, drawn as a
     triangle at the window's mean, is {at, value, state, rule}."""
     alt = _altair()
-    data = alt.Data(values=list(rows))
+    data = _data(alt, list(rows))
     time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d %H:%M", labelAngle=0))
     score = alt.Scale(domain=[0, 1])
     band = alt.Chart(data).mark_area(opacity=0.18, color="#4c78a8").encode(
@@ -175,14 +182,14 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequenc
         x=time_axis, y=alt.Y("mean:Q", scale=score), href="href:N", tooltip=tooltip)
     layers = [band, line]
     if deploys:
-        marks = alt.Chart(alt.Data(values=list(deploys))).mark_rule(color="#cc0000", strokeDash=[4, 3]).encode(
+        marks = alt.Chart(_data(alt, list(deploys))).mark_rule(color="#cc0000", strokeDash=[4, 3]).encode(
             x="at:T", tooltip=[alt.Tooltip("version:N", title="deploy"), alt.Tooltip("previous:N", title="after"),
                                alt.Tooltip("at:T", format="%Y-%m-%d %H:%M:%S")])
         layers.append(marks)
     if alerts:
         states = alt.Scale(domain=["breach", "recovered"], range=["#cc0000", "#1b7f3b"])
         triangle = {"shape": "triangle-down", "size": 120, "filled": True}
-        fired = alt.Chart(alt.Data(values=list(alerts))).mark_point(**triangle).encode(
+        fired = alt.Chart(_data(alt, list(alerts))).mark_point(**triangle).encode(
             x="at:T", y=alt.Y("value:Q", scale=score),
             color=alt.Color("state:N", scale=states, title="alert", legend=alt.Legend(orient="bottom")),
             tooltip=[alt.Tooltip("state:N"), alt.Tooltip("rule:N"), alt.Tooltip("value:Q", format=".3f", title="mean"),
@@ -253,13 +260,13 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
     """Two panels per metric: a dumbbell of the baseline's and the candidate's means with their 95% intervals,
     and a forest plot of the paired difference (candidate − baseline) with its bootstrap 95% CI and a rule at 0."""
     alt = _altair()
-    data = alt.Data(values=list(rows))
+    data = _data(alt, list(rows))
     y = alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12))
     unit = alt.Scale(domain=[0, 1])
     long_rows = [{"metric": r["metric"], "run": who, "mean": r[key], "low": r[f"{p}_low"], "high": r[f"{p}_high"]}
                  for r in rows for who, key, p in ((f"baseline: {baseline}", "baseline", "a"),
                                                    (f"candidate: {candidate}", "candidate", "b"))]
-    sides = alt.Data(values=long_rows)
+    sides = _data(alt, long_rows)
     colors = alt.Scale(range=["#8c959f", "#0969da"])
     link = alt.Chart(data).mark_rule(color="#d0d7de", strokeWidth=3).encode(y=y, x=alt.X("baseline:Q", scale=unit),
                                                                           x2="candidate:Q")
@@ -281,7 +288,7 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
                  alt.Tooltip("high:Q", format="+.3f"), "pairs:Q", "verdict:N"])
     diff = alt.layer(zero, ci, point).properties(title="Difference", width=260, height=alt.Step(36))
     return alt.hconcat(means, diff).resolve_scale(color="independent").properties(
-        title=alt.TitleParams(f"{candidate} (candidate) against {baseline} (baseline)", anchor="start"))
+        title=alt.TitleParams(drawable(f"{candidate} (candidate) against {baseline} (baseline)"), anchor="start"))
 
 
 def trend_chart(rows: Sequence[Dict[str, Any]], changes: Sequence[Dict[str, Any]] = ()) -> "alt.FacetChart":
@@ -307,7 +314,7 @@ def trend_chart(rows: Sequence[Dict[str, Any]], changes: Sequence[Dict[str, Any]
         layers[0] = band.transform_filter(alt.datum.kind == "run")
         layers[1] = line.transform_filter(alt.datum.kind == "run")
     order = list(dict.fromkeys(r["metric"] for r in rows))
-    return alt.layer(*layers, data=alt.Data(values=data_rows)).properties(width=520, height=150).facet(
+    return alt.layer(*layers, data=_data(alt, data_rows)).properties(width=520, height=150).facet(
         row=alt.Row("metric:N", sort=order, title=None, header=alt.Header(labelAngle=0, labelAlign="left",
                                                                          labelAnchor="start", labelOrient="top",
                                                                          labelFontSize=13, labelFontWeight="bold")),

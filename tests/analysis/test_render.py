@@ -171,3 +171,14 @@ def test_a_nul_in_a_note_is_a_validation_message_on_postgresql_too(postgres_url)
     with pytest.raises(NoteError, match=r"^the note holds U\+0000 \(a control character\) at position 3: remove it"):
         add_note(store, run.run_id, "ab\x00c", author="eve")
     assert notes_of(store, run.run_id) == []
+
+
+def test_the_dashboards_own_charts_carry_no_control_or_bidi_character():
+    # The Report draws these specs in the browser (vega-embed), not through render.py.
+    import json
+
+    from evaluator.analysis import charts
+
+    rows = [{"category": f"cat{EVIL}{REVERSED}", "metric": "faithfulness", "mean": 0.5, "n": 2}]
+    spec = json.dumps(charts.category_heatmap(rows, ["faithfulness"]).to_dict(), ensure_ascii=False)
+    assert "catgpj.evil" in spec.replace("\ufffd", "") and not [c for c in UNDRAWABLE if c in spec]
