@@ -18,6 +18,8 @@
     ├── HistoryError               the run-history database cannot be used (bad path, unknown run)
     ├── QueueFull                  a run cannot be queued: the team's `[runs] max_queued` is reached
     ├── WorkerError                the dashboard's worker process (runs/child.py) cannot start
+    ├── RenderError                a chart or PDF could not be drawn: its renderer child crashed,
+    │                              ran out of time or memory, or refused the spec (analysis/render.py)
     ├── ReviewError (ValueError)   a review or label file cannot be stored: a verdict, a score off
     │                              the metric's scale, a row naming no sample of the run
     ├── OutputError                a report path (-o) cannot be written: a folder, no permission,
@@ -153,3 +155,8 @@ class TargetError(RagmeterError, Failed):
 
 class TargetConfigError(TargetError):
     """The target is misconfigured (unknown module or function, bad URL or body template)."""
+
+
+class RenderError(RagmeterError):
+    """A chart or PDF the renderer could not make (its child process crashed, ran out of time or memory, or
+    refused the spec); the message names the file and why. The process that asked lives on."""

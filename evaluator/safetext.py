@@ -8,12 +8,18 @@ character, so the text stays readable and the row is kept; a surrogate *pair* wr
 escapes is joined into the character it spells. `clean_sample` also notes what it replaced in
 `sample.metadata["text_repairs"]` (e.g. "answer: 1 lone surrogate replaced with U+FFFD"), which
 the drill-down and the exports show.
+
+Text a reader sees is made safe where it is drawn: `drawable` (and `drawable_value` for a whole chart spec)
+replaces every control character but tab and newline, U+FFFE/U+FFFF and lone surrogates with U+FFFD and removes
+bidirectional controls, for the chart and PDF renderer (analysis/render.py), the HTML pages, Excel cells and
+terminal listings. Where text enters: `unsafe_character` names the first such character (a note is refused
+with it), `name_of` cleans a dataset's, run's or project's name, `without_controls` a judge's reply.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .model import EvalSample
 
@@ -112,3 +118,74 @@ def clean_sample(sample: EvalSample) -> EvalSample:
     metadata[REPAIRS_KEY] = list(metadata.get(REPAIRS_KEY) or []) + notes
     changes["metadata"] = metadata
     return replace(sample, **changes)
+
+
+# --- text a reader sees: drawn by a renderer, printed to a terminal, written to HTML or a spreadsheet ---------
+# A control character other than tab and newline (C0, DEL, C1), a noncharacter U+FFFE/U+FFFF or a lone
+# surrogate: XML 1.0 forbids the C0 ones and U+FFFE/U+FFFF, and vl-convert, parsing its own SVG, aborts the
+# whole process on one (a Rust panic that cannot unwind: SIGABRT); a terminal acts on ESC, CR and the C1 set.
+_UNDRAWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+# Bidirectional controls (ALM, LRM, RLM, the embeddings and overrides, the isolates): U+202E makes "gpj.evil" read
+# as "live.jpg". A reader's text needs none of them: each paragraph's direction is set where it is drawn.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+_NAME_DROPPED = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{BIDI_CONTROLS}]")
+_KINDS = (("\x00-\x08\x0b-\x1f\x7f-\x9f", "a control character"), ("\ufffe\uffff", "a noncharacter"),
+          ("\ud800-\udfff", "a lone surrogate"), (BIDI_CONTROLS, "a bidirectional control"))
+
+
+def drawable(text: str) -> str:
+    """`text` as a chart, a PDF, an HTML page, a spreadsheet or a terminal should show it: CR LF as LF, every
+    other control character but tab and newline, U+FFFE, U+FFFF and any lone surrogate replaced with U+FFFD
+    (the reader sees that something was there), and the bidirectional controls removed (the characters read in
+    the order they were written)."""
+    if not (_UNDRAWABLE.search(text) or _BIDI.search(text)):
+        return text  # the usual case: nothing copied
+    return _BIDI.sub("", _UNDRAWABLE.sub(REPLACEMENT, text.replace("\r\n", "\n")))
+
+
+def drawable_value(value: Any) -> Any:
+    """`drawable` on every string inside lists, tuples and dicts (keys too: a chart's field names are keys, and
+    its encodings name them through the same function, so they still match)."""
+    if isinstance(value, str):
+        return drawable(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(drawable_value(v) for v in value)
+    if isinstance(value, dict):
+        return {drawable_value(k): drawable_value(v) for k, v in value.items()}
+    return value
+
+
+def without_controls(text: str) -> str:
+    """`text` without the characters `drawable` replaces (every control character but tab and newline,
+    U+FFFE, U+FFFF, lone surrogates), CR LF as LF: machine text where it enters (a judge's reasoning)."""
+    return _UNDRAWABLE.sub("", text.replace("\r\n", "\n")) if _UNDRAWABLE.search(text) else text
+
+
+def without_controls_value(value: Any) -> Any:
+    """`without_controls` on every string inside lists, tuples and dicts (a judge's parsed reply)."""
+    if isinstance(value, str):
+        return without_controls(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(without_controls_value(v) for v in value)
+    if isinstance(value, dict):
+        return {without_controls_value(k): without_controls_value(v) for k, v in value.items()}
+    return value
+
+
+def name_of(text: str) -> str:
+    """A name (a dataset's, a run's) as it is stored: without control characters, noncharacters, lone surrogates
+    or bidirectional controls, its runs of whitespace (newlines and tabs too: a name is one line) one space."""
+    return " ".join(_NAME_DROPPED.sub("", text).split())
+
+
+def unsafe_character(text: str) -> Optional[str]:
+    """Why `text` cannot be kept as typed: 'U+0001 (a control character) at position 5', the first character
+    that is a control character other than tab and newline, a noncharacter or a lone surrogate; None when
+    there is none. Positions count characters from 1."""
+    found = _UNDRAWABLE.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    kind = next(what for chars, what in _KINDS if re.fullmatch(f"[{chars}]", char))
+    return f"U+{ord(char):04X} ({kind}) at position {found.start() + 1}"

@@ -59,8 +59,9 @@ def md(text: Any) -> Markdown:
 
 
 def unlinked(text: Any) -> str:
-    """`text` on one line, with a word joiner where Streamlit would make an icon or a link of it."""
-    return _NEVER_LINKED.sub(lambda m: m.group(0) + JOINER, _LINE_BREAKS.sub(" ", str(text)))
+    """`text` on one line, with a word joiner where Streamlit would make an icon or a link of it, and no control
+    or bidirectional control character (service.drawable: "gpj.evil" never reads as "live.jpg")."""
+    return _NEVER_LINKED.sub(lambda m: m.group(0) + JOINER, _LINE_BREAKS.sub(" ", service.drawable(str(text))))
 
 
 def code_span(text: Any) -> Markdown:

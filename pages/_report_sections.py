@@ -4,7 +4,7 @@ usage, target, agreement with people, the samples table with its filters, the dr
 Every section above the samples draws from the run's summary (service.run_summary), never from its
 rows; the samples are pages (pages/_report_samples.py) unless the run is only held in memory."""
 from functools import partial
-from typing import Any, Dict, Sequence
+from typing import Any, Callable, Dict, Sequence
 
 import streamlit as st
 
@@ -305,11 +305,44 @@ def run_files(view: RunView) -> Any:
                              reviewed=lambda: {m: service.reviewed_line(a) for m, a in rv.agreement(meta.run_id).items()})
 
 
+def failed_downloads() -> Dict[str, str]:
+    """Where a download's builder writes why its file could not be made (one dict per session: the builder runs
+    on Streamlit's worker thread, after the script, so it writes into this object, never into st.session_state)."""
+    if not state.has(state.REP_DOWNLOAD_FAILED):
+        state.put(state.REP_DOWNLOAD_FAILED, {})
+    return state.get(state.REP_DOWNLOAD_FAILED)
+
+
+def guarded(build: Callable[[], bytes], what: str) -> Callable[[], bytes]:
+    """`build`, which when its file cannot be made (the renderer crashed or ran out of time: a RenderError)
+    fails this download only: the button shows Streamlit's "Failed to generate file", and the reason is kept for
+    the red box the page draws on its next run (a deferred download cannot draw)."""
+    failures = failed_downloads()
+
+    def build_now() -> bytes:
+        try:
+            return build()
+        except Exception as exc:
+            failures[what] = errors.friendly(exc)
+            raise
+    return build_now
+
+
+def download_failures() -> None:
+    """A red box per download that failed since the page last ran: which file, and why."""
+    failures = failed_downloads()
+    for what, why in list(failures.items()):
+        errors.error("The {what} could not be made: {why}. Every other download still works; try again, or "
+                     "download the CSV or JSON.", what=what, why=why)
+        failures.pop(what, None)
+
+
 def download(column: Any, label: str, files: Any, ext: str, meta: RunMeta, **options: Any) -> None:
     """One download button: the file `ext` of the run, built on click by the use case `ragmeter export` calls."""
     kind = service.EXPORT_TYPES[ext]
-    column.download_button(label, partial(service.export_bytes, files, ext),
-                           service.export_file_name(meta.dataset_name, meta.run_id, ext), kind.mime, on_click="ignore", **options)
+    column.download_button(label, guarded(partial(service.export_bytes, files, ext), kind.what),
+                           service.export_file_name(meta.dataset_name, meta.run_id, ext), kind.mime, on_click="ignore",
+                           **options)
 
 
 def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:
@@ -317,6 +350,7 @@ def downloads(view: RunView, charts: Dict[str, Any], files: Any) -> None:
     and the charts' files, each chart with the run's provenance caption under it."""
     # A download needs no rerun; one would also replace the other buttons' deferred files while a
     # second click is on its way ("Deferred file not found", and that download never starts).
+    download_failures()
     c0, c3, c6, c7, c8 = st.columns([2, 3, 3.2, 2.1, 2], vertical_alignment="center")
     with c0:
         copy_link(view.meta)
@@ -349,7 +383,8 @@ def chart_downloads(view: RunView, charts: Dict[str, Any]) -> None:
     for i, (name, chart) in enumerate(charts.items()):
         slug = CHART_SLUGS.get(name, name.split()[0].lower())
         for column, (label, ext, mime) in zip(st.columns(3), CHART_TYPES):
-            column.download_button(f"{name} chart ({label})", partial(service.chart_file, chart, provenance, ext),
+            what = f"{name} chart ({label})"
+            column.download_button(what, guarded(partial(service.chart_file, chart, provenance, ext), what),
                                    service.chart_file_name(meta.dataset_name, meta.run_id, slug, ext), mime,
                                    key=f"dl_{ext}_{i}", on_click="ignore")
 

@@ -66,6 +66,7 @@ REP_CATEGORIES, REP_METRIC, REP_SAMPLE = "rep_categories", "rep_metric", "rep_sa
 REP_SORT, REP_DESC, REP_PAGE = "rep_sort", "rep_desc", "rep_page"  # Report: the Samples table's order and page
 REP_QUERY = "rep_query"  # Report: the filters and order the page number belongs to (a new query starts at page 1)
 REP_CHAT_FOCUS = "rep_chat_focus"  # Report: (row, turn index) the "worst turn" button asked to open
+REP_DOWNLOAD_FAILED = "rep_download_failed"  # Report: a dict the downloads write why a file could not be made
 SPOT_QUESTION, SPOT_ANSWER = "spot_question", "spot_answer"
 SPOT_CONTEXTS, SPOT_GROUND_TRUTH = "spot_contexts", "spot_ground_truth"
 

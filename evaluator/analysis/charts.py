@@ -6,12 +6,15 @@ histogram bin or per category), never from raw samples, so a 10,000-row report d
 """
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from . import render
 from .aggregate import category_rows, histogram_rows, means_rows
 from .bands import BAND_COLORS
 from .stats import MetricSummary, summarize
 from ..model import EvalReport
+from ..safetext import drawable, drawable_value
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     import altair as alt
@@ -26,6 +29,12 @@ def _altair():
     except ImportError as exc:  # the library works without charts; say how to get them
         raise ImportError("Charts need altair: pip install 'ragmeter[dashboard]' (or pip install altair).") from exc
     return altair
+
+
+def _data(alt, rows: Sequence[Dict[str, Any]]) -> Any:
+    """A chart's rows, their text made drawable (safetext.drawable): the dashboard draws these specs in the browser,
+    where a bidi control in a category or run label would reorder it; the files go through render.py as well."""
+    return alt.Data(values=drawable_value(list(rows)))
 
 
 def _band_scale(alt) -> Any:
@@ -47,7 +56,7 @@ def means_chart(report: Optional[EvalReport], *, summaries: Optional[Sequence[Me
         summaries = summarize(report)
     rows = means_rows(summaries)
     score = alt.Scale(domain=[0, 1])
-    base = alt.Chart(alt.Data(values=rows)).encode(
+    base = alt.Chart(_data(alt, rows)).encode(
         y=alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12, ticks=False)),
     )
     tooltip = [
@@ -85,7 +94,7 @@ def calibration_chart(agreement: Dict[str, Any]) -> "Optional[alt.Chart]":
         return None
     alt = _altair()
     unit, ticks = alt.Scale(domain=[0, 1]), alt.Axis(values=[0, 0.25, 0.5, 0.75, 1], format=".2f")
-    return alt.Chart(alt.Data(values=rows)).mark_line(point=True).encode(
+    return alt.Chart(_data(alt, rows)).mark_line(point=True).encode(
         x=alt.X("label:Q", title="human label (scaled 0-1)", scale=unit, axis=ticks),
         y=alt.Y("mean score:Q", scale=unit, axis=ticks),
         color="metric:N", tooltip=["metric:N", "label:Q", alt.Tooltip("mean score:Q", format=".3f"), "rows:Q"],
@@ -100,7 +109,7 @@ def distribution_chart(report: EvalReport) -> "alt.FacetChart":
 def histogram_chart(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "alt.FacetChart":
     """`distribution_chart` from its rows (aggregate.histogram_rows, or a stored run summary's)."""
     alt = _altair()
-    chart = alt.Chart(alt.Data(values=list(rows))).mark_bar().encode(
+    chart = alt.Chart(_data(alt, list(rows))).mark_bar().encode(
         x=alt.X("bin_start:Q", bin="binned", scale=alt.Scale(domain=[0, 1]), title=AXIS_TITLE),
         x2="bin_end:Q",
         y=alt.Y("count:Q", title="samples"),
@@ -122,7 +131,7 @@ def category_heatmap(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "O
     if not rows:
         return None
     alt = _altair()
-    base = alt.Chart(alt.Data(values=list(rows))).encode(
+    base = alt.Chart(_data(alt, list(rows))).encode(
         x=alt.X("metric:N", sort=list(order), title=None, axis=alt.Axis(labelAngle=-30, labelLimit=0)),
         y=alt.Y("category:N", title="category", axis=alt.Axis(labelLimit=240)),
     )
@@ -135,26 +144,19 @@ def category_heatmap(rows: Sequence[Dict[str, Any]], order: Sequence[str]) -> "O
     return (cells + labels).properties(title="Mean score by category", width=alt.Step(70), height=alt.Step(24))
 
 
-def _vl_convert():
-    try:
-        import vl_convert
-    except ImportError as exc:
-        raise ImportError("PNG/SVG export needs vl-convert: pip install vl-convert-python.") from exc
-    return vl_convert
-
-
 def _spec(chart: Any) -> Dict[str, Any]:
     return chart if isinstance(chart, dict) else chart.to_dict()
 
 
 def chart_png(chart: Any, scale: float = 2, max_height: Optional[int] = None) -> bytes:
-    """The chart (altair chart or vega-lite dict) as PNG bytes, rendered offline; drawn smaller when it would be
-    taller than `max_height` pixels (a trend of many metrics is then still one screen or page to read)."""
-    png = _vl_convert().vegalite_to_png(_spec(chart), scale=scale)
+    """The chart (altair chart or vega-lite dict) as PNG bytes, rendered offline (render.py: its text made
+    drawable, in a child process; RenderError when it cannot be made); drawn smaller when it would be taller
+    than `max_height` pixels (a trend of many metrics is then still one screen or page to read)."""
+    png = render.render(render.RenderJob("png", _spec(chart), scale))
     height = png_size(png)[1]
     if max_height is None or height <= max_height:
         return png
-    return _vl_convert().vegalite_to_png(_spec(chart), scale=scale * max_height / height * 0.995)
+    return render.render(render.RenderJob("png", _spec(chart), scale * max_height / height * 0.995))
 
 
 def png_size(png: bytes) -> Tuple[int, int]:
@@ -163,8 +165,13 @@ def png_size(png: bytes) -> Tuple[int, int]:
 
 
 def chart_svg(chart: Any) -> str:
-    """The chart (altair chart or vega-lite dict) as an SVG document, rendered offline."""
-    return _vl_convert().vegalite_to_svg(_spec(chart))
+    """The chart (altair chart or vega-lite dict) as an SVG document, rendered offline (as chart_png)."""
+    return chart_svgs([chart])[0]
+
+
+def chart_svgs(specs: Sequence[Any]) -> List[str]:
+    """Several charts as SVG documents, drawn by one renderer child (an export's charts: one cold start)."""
+    return [svg.decode("utf-8") for svg in render.render_all([render.RenderJob("svg", _spec(c)) for c in specs])]
 
 
 def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequence[Dict[str, Any]] = (),
@@ -174,7 +181,7 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequenc
     href}: clicking a point opens `href` (its run's report); a deploy is {at, version, previous}; an alert, drawn as a
     triangle at the window's mean, is {at, value, state, rule}."""
     alt = _altair()
-    data = alt.Data(values=list(rows))
+    data = _data(alt, list(rows))
     time_axis = alt.X("time:T", title=None, axis=alt.Axis(format="%b %d %H:%M", labelAngle=0))
     score = alt.Scale(domain=[0, 1])
     band = alt.Chart(data).mark_area(opacity=0.18, color="#4c78a8").encode(
@@ -186,14 +193,14 @@ def timeline_chart(metric: str, rows: Sequence[Dict[str, Any]], deploys: Sequenc
         x=time_axis, y=alt.Y("mean:Q", scale=score), href="href:N", tooltip=tooltip)
     layers = [band, line]
     if deploys:
-        marks = alt.Chart(alt.Data(values=list(deploys))).mark_rule(color="#cc0000", strokeDash=[4, 3]).encode(
+        marks = alt.Chart(_data(alt, list(deploys))).mark_rule(color="#cc0000", strokeDash=[4, 3]).encode(
             x="at:T", tooltip=[alt.Tooltip("version:N", title="deploy"), alt.Tooltip("previous:N", title="after"),
                                alt.Tooltip("at:T", format="%Y-%m-%d %H:%M:%S")])
         layers.append(marks)
     if alerts:
         states = alt.Scale(domain=["breach", "recovered"], range=["#cc0000", "#1b7f3b"])
         triangle = {"shape": "triangle-down", "size": 120, "filled": True}
-        fired = alt.Chart(alt.Data(values=list(alerts))).mark_point(**triangle).encode(
+        fired = alt.Chart(_data(alt, list(alerts))).mark_point(**triangle).encode(
             x="at:T", y=alt.Y("value:Q", scale=score),
             color=alt.Color("state:N", scale=states, title="alert", legend=alt.Legend(orient="bottom")),
             tooltip=[alt.Tooltip("state:N"), alt.Tooltip("rule:N"), alt.Tooltip("value:Q", format=".3f", title="mean"),
@@ -219,20 +226,20 @@ def captioned(chart: Any, provenance: Any) -> Dict[str, Any]:
                       "subtitleColor": CAPTION_COLOR, "offset": 10}}
 
 
-def chart_pdf(chart: Any) -> bytes:
+def chart_pdf(chart: Any, what: str = "chart") -> bytes:
     """The chart (altair chart or vega-lite dict) as a one-page PDF with real, selectable text, rendered
-    offline by vl-convert (text shaped and laid out right to left where the script needs it)."""
-    return _vl_convert().vegalite_to_pdf(_spec(chart))
+    offline by vl-convert (text shaped and laid out right to left where the script needs it; as chart_png)."""
+    return render.render(render.RenderJob("pdf", _spec(chart), what=what))
 
 
 def vega_spec(chart: Any) -> Dict[str, Any]:
     """The chart's vega-lite spec compiled to vega (where a page's size can be fixed: autosize "none")."""
-    return dict(_vl_convert().vegalite_to_vega(_spec(chart)))
+    return dict(json.loads(render.render(render.RenderJob("vega", _spec(chart), what="PDF summary"))))
 
 
 def vega_pdf(vega: Dict[str, Any]) -> bytes:
     """A vega spec as a one-page PDF, sized as the spec says."""
-    return _vl_convert().vega_to_pdf(vega)
+    return render.render(render.RenderJob("vega-pdf", vega, what="PDF summary"))
 
 
 def chart_bytes(chart: Any, ext: str, max_height: Optional[int] = None) -> bytes:
@@ -272,13 +279,13 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
     """Two panels per metric: a dumbbell of the baseline's and the candidate's means with their 95% intervals,
     and a forest plot of the paired difference (candidate − baseline) with its bootstrap 95% CI and a rule at 0."""
     alt = _altair()
-    data = alt.Data(values=list(rows))
+    data = _data(alt, list(rows))
     y = alt.Y("metric:N", sort=None, title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12))
     unit = alt.Scale(domain=[0, 1])
     long_rows = [{"metric": r["metric"], "run": who, "mean": r[key], "low": r[f"{p}_low"], "high": r[f"{p}_high"]}
                  for r in rows for who, key, p in ((f"baseline: {baseline}", "baseline", "a"),
                                                    (f"candidate: {candidate}", "candidate", "b"))]
-    sides = alt.Data(values=long_rows)
+    sides = _data(alt, long_rows)
     colors = alt.Scale(range=["#8c959f", "#0969da"])
     link = alt.Chart(data).mark_rule(color="#d0d7de", strokeWidth=3).encode(y=y, x=alt.X("baseline:Q", scale=unit),
                                                                           x2="candidate:Q")
@@ -302,7 +309,7 @@ def compare_chart(rows: Sequence[Dict[str, Any]], baseline: str = "baseline", ca
                  alt.Tooltip("high:Q", format="+.3f"), "pairs:Q", "decision:N"])
     diff = alt.layer(zero, ci, point).properties(title="Difference", width=260, height=alt.Step(36))
     return alt.hconcat(means, diff).resolve_scale(color="independent").properties(
-        title=alt.TitleParams(f"{candidate} (candidate) against {baseline} (baseline)", anchor="start"))
+        title=alt.TitleParams(drawable(f"{candidate} (candidate) against {baseline} (baseline)"), anchor="start"))
 
 
 def trend_chart(rows: Sequence[Dict[str, Any]], changes: Sequence[Dict[str, Any]] = ()) -> "alt.FacetChart":
@@ -332,7 +339,7 @@ def trend_chart(rows: Sequence[Dict[str, Any]], changes: Sequence[Dict[str, Any]
     if marked:
         layers.append(alt.Chart().transform_filter(alt.datum.kind == "change").mark_rule(
             color="#bc4c00", strokeDash=[4, 3]).encode(x=x, tooltip=["what:N", "run:N"]))
-    return alt.layer(*layers, data=alt.Data(values=data_rows)).properties(width=380, height=120).facet(
+    return alt.layer(*layers, data=_data(alt, data_rows)).properties(width=380, height=120).facet(
         facet=alt.Facet("metric:N", sort=metrics, title=None, header=alt.Header(
             labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top", labelFontSize=13,
             labelFontWeight="bold")), columns=2,

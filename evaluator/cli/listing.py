@@ -6,6 +6,7 @@ import argparse
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .args import UsageError
+from ..safetext import drawable
 from ..service import history
 from ..service.evaluation import version_of
 from ..service.history import RunInfo, RunStore
@@ -37,9 +38,15 @@ def one_line(text: str) -> str:
 
 
 def aligned_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
-    """Lines of left-aligned columns, each as wide as its widest cell, the header first."""
+    """Lines of left-aligned columns, each as wide as its widest cell, the header first. A cell is shown as one
+    line of drawable text (safetext.drawable): a name's ESC, CR or bidi control cannot rewrite the terminal."""
+    rows = [[_cell(c) for c in row] for row in rows]
     widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
     return ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in (header, *rows)]
+
+
+def _cell(value: object) -> str:
+    return " ".join(drawable(str(value)).split())
 
 
 def run_list(args: argparse.Namespace, store: RunStore) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, List
 
 from ..errors import RagmeterError
+from ..safetext import drawable
 from ..service import history, notes
 from ..service.notes import MAX_NOTE_CHARS as MAX_CHARS
 
@@ -81,5 +82,6 @@ def run_note(parsed: argparse.Namespace) -> int:
 
 
 def _printable(text: str) -> str:
-    """A note as a terminal shows it safely: control characters (an escape sequence) replaced, lines kept."""
-    return "".join(c if c.isprintable() or c in "\n\t" else "\ufffd" for c in text)
+    """A note as a terminal shows it safely: control characters (an escape sequence) replaced, bidirectional
+    controls removed (safetext.drawable), lines kept."""
+    return "".join(c if c.isprintable() or c in "\n\t" else "\ufffd" for c in drawable(text))

@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ..safetext import without_controls_value
+
 SCALES = ("0-1", "1-5", "pass-fail")
 Verdicts = Callable[[dict], Optional[Tuple[float, List[Dict[str, Any]]]]]
 
@@ -174,6 +176,7 @@ def _contradiction(obj: dict, computed: float, scale: str) -> str:
 
 def _from_object(obj: dict, verdicts: Optional[Verdicts], scale: str) -> Optional[ParsedReply]:
     """The verdict an object carries, or None when it carries none (no verdicts, no "score" key)."""
+    obj = without_controls_value(obj)  # the judge's text as it enters: no control character ever stored or drawn
     reasoning = str(obj.get("reasoning") or obj.get("reason") or "")
     computed = verdicts(obj) if verdicts is not None else None
     if computed is not None:

@@ -4,7 +4,8 @@ differently ("not comparable: ..." first, and then no verdict), what changed in 
 per metric (analysis/decision.py), the compare chart with its provenance caption, and the samples whose scores
 fell most.
 
-Every piece of run, dataset and sample text is escaped (html.escape); the page loads nothing and carries the
+Every piece of run, dataset and sample text is escaped (html.escape), and the page made drawable
+(safetext.drawable: no control character; no bidirectional control, so "gpj.evil" cannot read as "live.jpg"); the page loads nothing and carries the
 HTML report's Content-Security-Policy, which forbids scripts.
 """
 from __future__ import annotations
@@ -17,6 +18,8 @@ from ..analysis import charts
 from ..analysis.compare import RunComparison
 from ..analysis.compare_text import ALPHA, allowing, decision_cell, footnotes, scorer_warning, summary_line, who
 from ..analysis.provenance import Provenance
+from ..errors import RenderError
+from ..safetext import drawable
 from .export import CSP
 
 STYLE = ("body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328}"
@@ -40,6 +43,8 @@ def _chart(cmp: RunComparison, caption: str) -> str:
         svg = charts.chart_svg(charts.compare_chart(rows, cmp.run_a.label, cmp.run_b.label))
     except ImportError:  # vl-convert or altair missing: the table still says everything
         return ""
+    except RenderError as exc:  # the renderer failed: the page still ships, and says why its chart is missing
+        return f"<p class=\"warn\">No chart: {escape(str(exc))}</p>"
     return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
@@ -82,4 +87,4 @@ def comparison_html(cmp: RunComparison, alpha: float = ALPHA, *, allowed: bool =
                      f"<th>candidate</th><th>Δ</th><th>why (candidate)</th></tr>{worst}</table>")
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(f"<p class=\"meta\">{escape(caption)} · written {made}</p></body></html>")
-    return "\n".join(parts) + "\n"
+    return drawable("\n".join(parts) + "\n")  # no control character, and no bidi control reordering a name

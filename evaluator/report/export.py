@@ -45,6 +45,8 @@ from .files import JSON_FORMAT, JSON_VERSION, Rows, redacted  # noqa: F401  (JSO
 from . import files
 from .header import RunHeader
 from ..io.redact import redact_text, sanitize_settings
+from ..safetext import drawable
+from ..errors import RenderError
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -138,8 +140,9 @@ def _inline_svg(svg: str) -> str:
     return _XMLNS.sub("", svg)
 
 
-def _vl_svgs(summary: RunSummary, summaries: Sequence[MetricSummary]) -> Optional[List[str]]:
-    """SVGs of the means, distribution and category charts, or None when vl-convert is unavailable."""
+def _vl_svgs(summary: RunSummary, summaries: Sequence[MetricSummary]) -> Tuple[Optional[List[str]], str]:
+    """SVGs of the means, distribution and category charts (None when vl-convert is unavailable or failed), and
+    what the page says about it: "" when drawn, else why the charts are the plain hand-drawn ones."""
     try:
         from ..analysis import charts
 
@@ -148,17 +151,21 @@ def _vl_svgs(summary: RunSummary, summaries: Sequence[MetricSummary]) -> Optiona
         category = charts.category_heatmap(summary.category_rows(), order)
         if category is not None:
             specs.append(category)
-        return [_inline_svg(charts.chart_svg(spec)) for spec in specs]
-    except Exception:  # missing package or a failure in its native renderer: the report still ships
-        return None
+        return [_inline_svg(svg) for svg in charts.chart_svgs(specs)], ""
+    except ImportError:  # the dashboard extras are not installed: the plain charts say the same
+        return None, ""
+    except RenderError as exc:  # the renderer failed (analysis/render.py): the report still ships, and says so
+        return None, f"These charts are drawn plainly: {exc}."
+    except Exception as exc:  # anything else in the chart code: the report still ships, and says so
+        return None, f"These charts are drawn plainly: the chart code failed ({type(exc).__name__})."
 
 
-def _charts(summary: RunSummary, summaries: Sequence[MetricSummary], use_vl_convert: bool) -> List[Markup]:
-    """The charts' SVG markup (its text escaped where it was built)."""
-    svgs = _vl_svgs(summary, summaries) if use_vl_convert else None
+def _charts(summary: RunSummary, summaries: Sequence[MetricSummary], use_vl_convert: bool) -> Tuple[List[Markup], str]:
+    """The charts' SVG markup (its text escaped where it was built), and the note on them ("" when none)."""
+    svgs, note = _vl_svgs(summary, summaries) if use_vl_convert else (None, "")
     if svgs is None:
         svgs = [fallback_means_svg(summaries), fallback_histograms_svg(summary.histogram_rows())]
-    return [Markup(svg) for svg in svgs]
+    return [Markup(svg) for svg in svgs], note
 
 
 # Hand-drawn SVG used when vl-convert is not installed: the same information, plainer.
@@ -376,13 +383,14 @@ def summary_html(summary: RunSummary, rows: Callable[[], Iterable[Tuple[int, Eva
     samples, note, hidden = _sample_rows(rows(), summary.n_rows, max_samples)
     provenance = Provenance.of_summary(dataset=dataset_name, settings=settings or {}, summary=summary, run_id=run_id,
                                        date=date or datetime.now(timezone.utc).isoformat(timespec="minutes"))
+    svgs, chart_note = _charts(summary, summaries, use_vl_convert)
     page = _template().render(
         provenance=provenance.text(), notes=list(notes), title=title, csp=CSP, style=Markup(STYLE + CLAIMS_CSS), meta_line=_meta_line(summary, dataset_name),
         judge_line=summary.judge_status, stopped=trust.stopped,
         ending=from_decision(summary.decision.to_dict()),
         fallback_warning=_fallback_warning(trust),
         offline_notice=judging.OFFLINE_NOTICE if trust.offline else "",
-        summaries=summaries, svgs=_charts(summary, summaries, use_vl_convert), legend=LEGEND, threshold=DEFAULT_THRESHOLD,
+        summaries=summaries, svgs=svgs, chart_note=chart_note, legend=LEGEND, threshold=DEFAULT_THRESHOLD,
         advice=recommendations({s.name: s.mean for s in summaries}, metrics=rubrics_in_settings(settings)),
         methods=methods, noise=list(summary.noise),
         method_labels=[METHOD_LABELS.get(m, m or "unknown") for m in methods], categories=_categories(summary),
@@ -391,7 +399,9 @@ def summary_html(summary: RunSummary, rows: Callable[[], Iterable[Tuple[int, Eva
                     ("Judge usage", sanitize_settings(dict(summary.usage))),
                     ("Target calls", summary.target_dict())],
         samples=samples, samples_note=note, samples_hidden=hidden) + "\n"
-    return redact_text(page)  # known secrets are masked in their HTML-escaped spelling too
+    # Known secrets masked in their HTML-escaped spelling too; no control character, and no bidirectional control
+    # reordering a name ("gpj.evil" read as "live.jpg"), anywhere in the page (safetext.drawable).
+    return drawable(redact_text(page))
 
 
 # -- a run's report file ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@ Arabic, Hebrew, Persian or Urdu script set right-to-left.
 
 Written with openpyxl's write-only workbook, a row at a time, so a stored run streams from the history a
 page at a time (never held whole). Every value goes through `redact_value`; text is written as text (never a
-formula, whatever it starts with), characters XML cannot hold are dropped, and a cell is cut at Excel's
+formula, whatever it starts with), characters XML cannot hold are replaced (safetext.drawable), bidirectional
+controls dropped, and a cell is cut at Excel's
 32,767 characters with a marker.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..errors import MissingExtra
 from ..io.records import flat_row
 from ..io.redact import redact_value, sanitize_settings
 from ..model import EvalResult
+from ..safetext import drawable
 from .files import reasoned_row, reasoning_columns
 from .header import RunHeader
 
@@ -52,7 +54,7 @@ def _text(value: Any) -> Any:
 
     if not isinstance(value, str):
         return value
-    value = ILLEGAL_CHARACTERS_RE.sub("", value)
+    value = ILLEGAL_CHARACTERS_RE.sub("", drawable(value))  # no bidi control either: "gpj.evil" is not "live.jpg"
     return value if len(value) <= MAX_CELL else value[:MAX_CELL - len(CUT)] + CUT
 
 

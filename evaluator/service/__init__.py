@@ -103,6 +103,7 @@ if typing.TYPE_CHECKING:  # what mypy and editors see; at run time each name loa
     from ..runs.generation import can_resume
     from ..runs.run import RunConfig
     from ..store.generations import GenerationInfo
+    from ..safetext import drawable
     from ..store.history import RunInfo, RunStore, default_owner
     from ..store.jobs import JobInfo, Limits, Progress
     from ..store.pages import PAGE_SIZE, Filters
@@ -330,6 +331,7 @@ _LAZY: typing.Dict[str, typing.Union[str, typing.Tuple[str, str]]] = {
     "data_version": ("..io.versions", "version_of"),
     "default_history": ".history",
     "default_owner": "..store.history",
+    "drawable": "..safetext",  # text as a reader should see it: no control or bidi character (pages/_errors.py)
     "delete_run": ".history",
     "digest": "..io.uploads",
     "disagreement": ".reports",
@@ -603,6 +605,7 @@ __all__ = [
     "digest",
     "disagreement",
     "document_types",
+    "drawable",
     "drop_empty",
     "environment_key",
     "estimate",

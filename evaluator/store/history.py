@@ -42,6 +42,7 @@ from ..io.records import (
 )
 from ..io.redact import redacted_json, sanitize_settings
 from ..model import EvalReport, EvalResult, EvalSample, Verdict
+from ..safetext import name_of
 from ..environment import read
 
 ENV_VAR = "RAGMETER_HISTORY"
@@ -578,6 +579,9 @@ class RunStore:
         if status not in RUN_STATUSES:
             raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         run_id = uuid.uuid4().hex[:12]
+        # Names are stored clean (safetext.name_of): a file name can hold any character but / and NUL.
+        dataset_name, name = name_of(dataset_name), (name_of(name) or None) if name else name
+        project = name_of(project) if project else project
         try:
             with self._connect() as db:
                 db.execute(

@@ -11,18 +11,16 @@ and every view shows it as text, never as Markdown or HTML.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any, Mapping, Optional
 from urllib.parse import urlsplit
 
 from ..errors import RagmeterError
+from ..safetext import name_of
 
 MAX_NAME_CHARS = 120  # a name fits one line of a list, a picker and a PDF header
 OFFLINE_JUDGE = "offline"
 # The heuristic sets' stored names as users know them: "ragmeter" is the default set (metrics/heuristics.py).
 HEURISTIC_WORDS = {"ragmeter": "default", "": "default"}
-_BIDI_CONTROLS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]")
 
 
 def host_of(url: str) -> str:
@@ -62,14 +60,12 @@ def default_name(dataset: str, settings: Mapping[str, Any], created_at: str) -> 
 def clean_name(name: Optional[str]) -> Optional[str]:
     """A typed run name made one plain line (None when empty); RagmeterError for one over MAX_NAME_CHARS.
 
-    Line breaks and tabs become spaces; other control characters and bidirectional controls are dropped
-    (a U+202E in a name would draw the rest of a list line backwards). Arabic, Hebrew and every other
+    Line breaks and tabs become spaces; other control characters, noncharacters and bidirectional controls are
+    dropped (a U+202E in a name would draw the rest of a list line backwards). Arabic, Hebrew and every other
     script are kept as typed."""
     if name is None:
         return None
-    kept = "".join(" " if c in "\t\r\n" else c for c in _BIDI_CONTROLS.sub("", name)
-                   if c in "\t\r\n" or unicodedata.category(c) != "Cc")
-    kept = " ".join(kept.split())
+    kept = name_of(name)  # one line, no control, noncharacter or bidi control (safetext: every name)
     if len(kept) > MAX_NAME_CHARS:
         raise RagmeterError(f"the run name is {len(kept)} characters long; a name may have at most {MAX_NAME_CHARS} "
                             f"(it begins {kept[:30]!r}): give a shorter one")

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import List, Optional, Tuple
 
 from ..errors import RagmeterError
+from ..safetext import unsafe_character
 from .history import RunStore
 
 MAX_CHARS = 10_000  # a note is a comment, not a document: longer text is refused with its length
@@ -46,6 +47,10 @@ def _clean(text: str) -> str:
     body = str(text or "").replace("\r\n", "\n").strip()
     if not body:
         raise NoteError("the note is empty: write what you want to say about the run or the sample")
+    unsafe = unsafe_character(body)
+    if unsafe:  # a NUL would fail in PostgreSQL, a U+0001 once crashed the chart renderer: say which, and where
+        raise NoteError(f"the note holds {unsafe}: remove it (a note may hold any text, tabs and new lines, "
+                        "but no control character)")
     if len(body) > MAX_CHARS:
         raise NoteError(f"a note is at most {MAX_CHARS:,} characters; this one has {len(body):,}. Shorten it, or "
                         "link to a longer document")
