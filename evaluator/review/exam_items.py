@@ -6,14 +6,15 @@ Every fact (a frame filled by one of its rows) makes four items per metric, one 
     metric              high overlap, 1   low overlap, 1      high overlap, 0          low overlap, 0
     faithfulness        near copy         other words         flipped / partly backed  other words, value swapped
     answer_relevancy    near copy         other words         restates the question    another fact's answer
-    context_precision   the source        told in other words flipped / neighbour      told, value swapped
-    context_recall      the source        told in other words flipped                  told, value swapped
+    context_precision   source and more   told in other words flipped                  neighbour / told, swapped
+    context_recall      source and more   told in other words flipped                  told, value swapped
     answer_correctness  the source        other words         flipped                  other words, value swapped
 
 (answer_relevancy reads the question and the answer; context_precision and context_recall read the one
 context against the reference, `near`; faithfulness reads the answer against the source; answer_correctness
-the answer against `near`.) "Told in other words" is the subject as a heading followed by `other`, so a
-passage names what it is about without the question's wording. Which of two wrong kinds a fact uses, and
+the answer against `near`.) "Source and more" is the source followed by its neighbour, a passage that holds
+the answer among other sentences on the subject. "Told in other words" is the subject as a heading followed
+by `other`, so a passage names what it is about without the question's wording. Which of two wrong kinds a fact uses, and
 which other fact lends a wrong answer, follow from the seed: `generate(seed)` gives the same items for the
 same seed. The labels follow from the construction, never from anyone's opinion. bench/judge_exam.py
 measures that the heuristics, which count words, score near chance on them.
@@ -22,7 +23,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Sequence, Tuple
+from functools import lru_cache
+from typing import Callable, Dict, FrozenSet, List, Mapping, Sequence, Tuple
 
 from ..model import EvalSample
 from .exam_facts import FRAMES, Frame, Row
@@ -112,18 +114,19 @@ def _relevancy(f: Fact, other: Fact, pick: bool) -> List[Cell]:
 
 
 def _precision(f: Fact, other: Fact, pick: bool) -> List[Cell]:
-    return _contexts(f, ("flipped", f["flipped"]) if pick else ("neighbour", f["neighbour"]))
+    wrong = ("neighbour", f["neighbour"]) if pick else ("told in other words, value swapped", f["told_wrong"])
+    return _contexts(f, wrong)
 
 
 def _recall(f: Fact, other: Fact, pick: bool) -> List[Cell]:
-    return _contexts(f, ("flipped", f["flipped"]))
+    return _contexts(f, ("told in other words, value swapped", f["told_wrong"]))
 
 
-def _contexts(f: Fact, wrong: Tuple[str, str]) -> List[Cell]:
-    return [(1, HIGH, "the source", _sample(f, f["near"], [f["source"]], f["near"])),
+def _contexts(f: Fact, low_wrong: Tuple[str, str]) -> List[Cell]:
+    return [(1, HIGH, "the source and more", _sample(f, f["near"], [f["source"] + " " + f["neighbour"]], f["near"])),
             (1, LOW, "told in other words", _sample(f, f["near"], [f["told"]], f["near"])),
-            (0, HIGH, wrong[0], _sample(f, f["near"], [wrong[1]], f["near"])),
-            (0, LOW, "told in other words, value swapped", _sample(f, f["near"], [f["told_wrong"]], f["near"]))]
+            (0, HIGH, "flipped", _sample(f, f["near"], [f["flipped"]], f["near"])),
+            (0, LOW, low_wrong[0], _sample(f, f["near"], [low_wrong[1]], f["near"]))]
 
 
 def _correctness(f: Fact, other: Fact, pick: bool) -> List[Cell]:
@@ -157,3 +160,15 @@ def generate(seed: int = SEED) -> List[ExamItem]:
 def builtin_exam() -> List[ExamItem]:
     """The built-in items (the default seed), metric by metric."""
     return generate(SEED)
+
+
+@lru_cache(maxsize=1)
+def exam_questions() -> FrozenSet[str]:
+    """Every question the built-in exam and its probes ask (all seeds: the questions come from the facts)."""
+    return frozenset(f["question"] for f in facts())
+
+
+def is_exam_sample(sample: EvalSample) -> bool:
+    """True for a sample that asks one of the exam's questions: it must never teach a judge (few-shot
+    examples), or the exam would grade the judge on what it was shown."""
+    return sample.question in exam_questions()
