@@ -14,6 +14,7 @@ from ..errors import RagmeterError
 from ..report.downloads import RunFiles
 from ..review.agreement import FEW_REVIEWS, ReviewAgreement, corrected_line
 from ..scoring import summaries
+from ..store.exams import with_exam
 from ..store.history import RunStore
 from .reviews import agreement, review_store
 
@@ -80,7 +81,7 @@ def stored_run_files(store: RunStore, run_id: str) -> RunFiles:
     """The files of a stored run (HistoryError for an unknown id), its summary built once if it has none."""
     info = store.get_run(run_id)
     summary = summaries.stored(store, run_id)
-    return RunFiles(info.dataset_name, summary, dict(info.settings), store=store, run_id=run_id,
+    return RunFiles(info.dataset_name, summary, with_exam(store, info.settings), store=store, run_id=run_id,
                     labels_agreement=dict(summary.agreement) or None,
                     reviewed=lambda: reviewed_lines(store, run_id), date=info.created_at)
 

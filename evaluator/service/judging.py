@@ -13,7 +13,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from ..errors import RagmeterError
 from ..judges.base import close_judge
 from ..judges.registry import judge_kinds
-from ..review.exam import FIT, ExamResult, baselines, default_items, format_table, items_from_samples, \
+from ..judges.messages import display_url
+from ..review.exam import BAND_ADVICE, FIT, GATE, ExamResult, baselines, default_items, format_table, items_from_samples, \
     limit_items, summary_lines, take_exam
 from ..review.probes import PAIRS as PROBE_PAIRS
 from ..scoring.run_config import RunConfig
@@ -79,6 +80,35 @@ def judge_exam_line(store: RunStore, settings: Mapping[str, Any]) -> str:
         return ""
 
 
+def gate_lines(settings: Mapping[str, Any], store: Optional[RunStore]) -> List[str]:
+    """What a gated run (--fail-under) says about its judge before its last line: nothing for an offline run or a
+    judge fit to gate releases; a warning for a judge never examined, examined unfit to gate, or unknown (no
+    history to look in)."""
+    key = key_of_settings(settings or {})
+    if not key:
+        return []
+    check = f"check it: ragmeter judge check --model {settings.get('model')}" + (
+        f" --base-url {display_url(str(settings['base_url']))}" if settings.get("base_url") else "")
+    if store is None:
+        return [f"warning: this gate's judge exam is unknown (no run history to look in); {check}"]
+    exam = judge_exam_or_none(store, settings)
+    if exam is None:
+        return [f"warning: this gate ran on a judge that was never examined ({key}): nothing says its scores agree "
+                f"with people's; {check}"]
+    if exam["verdict"] == GATE:
+        return []
+    return [f"warning: this gate ran on a judge whose exam said {exam['verdict']} ({exam_line(exam)}): "
+            f"{BAND_ADVICE.get(exam['verdict'], 'its exam gave no verdict')}"]
+
+
+def judge_exam_or_none(store: RunStore, settings: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """`judge_exam`, None too when the history cannot say (an old one without the table)."""
+    try:
+        return judge_exam(store, settings)
+    except Exception:  # an old history without the table, a database error: unknown, said as such by the caller
+        return None
+
+
 # --- the exam as the command line sits it (`ragmeter judge check`) ------------------------------------------
 def exam_items(exam: Optional[str], limit: int = 0) -> Tuple[List[Any], str]:
     """The exam's items (the built-in items, or a labelled dataset's human_<metric> columns), at most `limit` per
@@ -117,6 +147,6 @@ def store_exam(store: RunStore, result: ExamResult, settings: Dict[str, Any]) ->
 
 
 __all__ = [
-    "EXAM_ITEMS", "FIT", "PROBE_PAIRS", "ExamResult", "baselines", "check_judge", "exam_items", "exam_line", "exam_rows", "exam_settings",
+    "EXAM_ITEMS", "FIT", "PROBE_PAIRS", "ExamResult", "baselines", "check_judge", "exam_items", "exam_line", "exam_rows", "exam_settings", "gate_lines",
     "format_table", "judge_exam", "judge_exam_line", "judge_kinds", "sit_exam", "store_exam", "summary_lines",
 ]
