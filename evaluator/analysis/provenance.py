@@ -146,9 +146,9 @@ class Provenance:
 
     def lines(self) -> List[str]:
         """The caption as two short lines (a chart is ~560 px wide)."""
-        exam = f" · {self.exam}" if self.exam else ""
-        return [f"{self.dataset} (version {self.version}) · {self.scored}/{self.total} rows scored · judge: {self.judge}"
-                f"{exam}",
+        exam = f" · {self.exam}" if self.exam else ""  # the judge's exam, when a caller looked it up
+        return [f"{self.dataset} (version {self.version}) · {self.scored}/{self.total} rows scored · "
+                f"judge: {self.judge}{exam}",
                 f"{self.date} · run {self.run_id} · ragmeter {self.ragmeter}"]
 
     def text(self) -> str:

@@ -434,7 +434,6 @@ def probe_lines(result: ExamResult) -> List[str]:
             for p in result.probes]
 
 
-__all__ = ["BASELINE", "FIT", "GATE", "NO_VERDICT", "TRENDS", "UNUSABLE", "ConstantJudge", "ExamResult", "JudgeFailed", "MetricResult",
-           "RandomJudge", "baselines", "default_items", "format_table", "items_from_samples", "limit_items", "probe_lines",
-           "summary_lines",
-           "take_exam"]
+__all__ = ["BASELINE", "FIT", "GATE", "NO_VERDICT", "TRENDS", "UNUSABLE", "ConstantJudge", "ExamResult", "JudgeFailed",
+           "MetricResult", "RandomJudge", "baselines", "default_items", "format_table", "items_from_samples",
+           "limit_items", "probe_lines", "summary_lines", "take_exam"]

@@ -147,6 +147,6 @@ def store_exam(store: RunStore, result: ExamResult, settings: Dict[str, Any]) ->
 
 
 __all__ = [
-    "EXAM_ITEMS", "FIT", "PROBE_PAIRS", "ExamResult", "baselines", "check_judge", "exam_items", "exam_line", "exam_rows", "exam_settings", "gate_lines",
-    "format_table", "judge_exam", "judge_exam_line", "judge_kinds", "sit_exam", "store_exam", "summary_lines",
+    "EXAM_ITEMS", "FIT", "PROBE_PAIRS", "ExamResult", "baselines", "check_judge", "exam_items", "exam_line",
+    "exam_rows", "exam_settings", "gate_lines", "format_table", "judge_exam", "judge_exam_line", "judge_kinds", "sit_exam", "store_exam", "summary_lines",
 ]
