@@ -49,8 +49,8 @@ def test_the_baselines_are_marked_and_never_fit():
 
 def test_a_judge_that_answers_prose_is_unusable_with_advice(home, capsys):
     with ChatServer(default=reply("Looks good to me!")) as srv:
-        code = main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--limit", "2", "-q",
-                     "--history", str(home / "h.sqlite3")])
+        code = main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--limit", "2", "--probes", "0",
+                     "-q", "--history", str(home / "h.sqlite3")])
     out = capsys.readouterr().out
     assert code == 1
     assert "verdict: unusable" in out and "advice:" in out

@@ -38,7 +38,7 @@ from ..metrics.registry import get_metric
 from ..metrics.scoring import score_metric
 from ..model import METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, EvalSample
 from .exam_items import EXAM_METRICS, ExamItem, builtin_exam
-from .probes import ProbeResult, contradictions, contradicts, run_probes
+from .probes import ProbeResult, contradictions, contradicts, planned_asks, run_probes
 
 GATE, TRENDS, UNUSABLE, NO_VERDICT, BASELINE = (
     "fit to gate releases", "fit for trends", "unusable", "no verdict", "baseline")
@@ -257,11 +257,12 @@ def take_exam(judge: Any, items: Sequence[ExamItem], *, exam: str = "built-in", 
     for item in items:
         per_metric.setdefault(item.metric, []).append(item)
     results, stopped, done = [], "", [0]
+    total = len(items) + planned_asks(items, probes)
 
     def tick() -> None:
         done[0] += 1
         if on_item is not None:
-            on_item(done[0], len(items))
+            on_item(min(done[0], total), total)
 
     for metric, group in per_metric.items():
         result, stopped = _metric_exam(asked, metric, group, offline, health, stopped, tick)
@@ -271,15 +272,21 @@ def take_exam(judge: Any, items: Sequence[ExamItem], *, exam: str = "built-in", 
     answered = 0 if offline else sum(r.answered for r in results)  # the heuristics give no reasoning to read
     found = [contradictions(sum(r.contradictions for r in results), answered)]
     if probes and not stopped:
-        found = run_probes(_asker(asked, offline), items, probes) + found
+        found = run_probes(_asker(asked, offline, health, tick), items, probes) + found
+        stopped = str(health.failure()) if health.tripped else ""
     shown = name or str(getattr(judge, "name", "") or type(judge).__name__)
     return ExamResult(shown, exam, baseline or offline, results, time.perf_counter() - start, stopped,
                       dict(settings or {}), found)
 
 
-def _asker(judge: Any, offline: bool) -> Callable[[str, Any, str, int], List[float]]:
-    """The probes' way to ask: the judge's own scores of one sample (the offline score for the heuristics)."""
+def _asker(judge: Any, offline: bool, health: JudgeHealth,
+           tick: Callable[[], None]) -> Callable[[str, Any, str, int], List[float]]:
+    """The probes' way to ask: the judge's own scores of one sample (the offline score for the heuristics); nothing
+    once the judge has kept failing (the probe then counts fewer pairs, and the exam says it stopped)."""
     def ask(metric: str, sample: EvalSample, lang: str, repeats: int) -> List[float]:
+        tick()
+        if health.tripped:
+            return []
         ms = score_metric(get_metric(metric), sample, judge, lang, repeats=repeats)
         if offline:
             return [ms.score] * repeats if ms.method == METHOD_OFFLINE else []

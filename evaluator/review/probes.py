@@ -132,7 +132,7 @@ def flip_rate(ask: Ask, items: Sequence[ExamItem], count: int = PAIRS) -> ProbeR
     differs."""
     flips = asked = 0
     shifts = []
-    for item in list(items)[::max(1, len(items) // max(count, 1))][:count]:
+    for item in _spread(items, count):
         scores = ask(item.metric, item.sample, item.lang, 2)
         if len(scores) < 2:
             continue
@@ -168,6 +168,16 @@ def contradictions(found: int, answered: int) -> ProbeResult:
     return ProbeResult("contradictions", found / answered if answered else 0.0, answered, 0.0,
                        LIMITS["contradictions"], "share of the exam's replies whose reasoning says the opposite "
                        "of their score")
+
+
+def _spread(items: Sequence[ExamItem], count: int) -> List[ExamItem]:
+    """`count` items spread evenly over the exam (every metric, both languages)."""
+    return list(items)[::max(1, len(items) // max(count, 1))][:count]
+
+
+def planned_asks(items: Sequence[ExamItem], count: int) -> int:
+    """How many asks `run_probes` makes: two a pair for three probes, one (of two repeats) an item for flip rate."""
+    return 6 * len(_probe_facts(count)) + len(_spread(items, count)) if count else 0
 
 
 def run_probes(ask: Ask, items: Sequence[ExamItem], count: int = PAIRS) -> List[ProbeResult]:
