@@ -5,14 +5,15 @@ Every fact (a frame filled by one of its rows) makes four items per metric, one 
 
     metric              high overlap, 1   low overlap, 1      high overlap, 0          low overlap, 0
     faithfulness        near copy         other words         flipped / partly backed  other words, value swapped
+                        (each over "source and more")
     answer_relevancy    near copy         other words         restates the question    another fact's answer
     context_precision   source and more   told in other words flipped                  neighbour / told, swapped
     context_recall      source and more   told in other words flipped                  told, value swapped
     answer_correctness  the source        other words         flipped                  other words, value swapped
 
 (answer_relevancy reads the question and the answer; context_precision and context_recall read the one
-context against the reference, `near`; faithfulness reads the answer against the source; answer_correctness
-the answer against `near`.) "Source and more" is the source followed by its neighbour, a passage that holds
+context against the reference, `near`; faithfulness reads the answer against the source and its neighbour,
+whose sentence holds the flipped word said of something else; answer_correctness the answer against `near`.) "Source and more" is the source followed by its neighbour, a passage that holds
 the answer among other sentences on the subject. "Told in other words" is the subject as a heading followed
 by `other`, so a passage names what it is about without the question's wording. Which of two wrong kinds a fact uses, and
 which other fact lends a wrong answer, follow from the seed: `generate(seed)` gives the same items for the
@@ -100,10 +101,11 @@ def _sample(fact: Fact, answer: str, contexts: Sequence[str], reference: str = "
 
 def _faithfulness(f: Fact, other: Fact, pick: bool) -> List[Cell]:
     wrong = ("flipped", f["flipped"]) if pick else ("partly backed", f["near"] + f["extra"])
-    return [(1, HIGH, "near copy", _sample(f, f["near"], [f["source"]])),
-            (1, LOW, "other words", _sample(f, f["other"], [f["source"]])),
-            (0, HIGH, wrong[0], _sample(f, wrong[1], [f["source"]])),
-            (0, LOW, "other words, value swapped", _sample(f, f["other_wrong"], [f["source"]]))]
+    passage = [f["source"] + " " + f["neighbour"]]  # the neighbour holds the flipped word, said of something else
+    return [(1, HIGH, "near copy", _sample(f, f["near"], passage)),
+            (1, LOW, "other words", _sample(f, f["other"], passage)),
+            (0, HIGH, wrong[0], _sample(f, wrong[1], passage)),
+            (0, LOW, "other words, value swapped", _sample(f, f["other_wrong"], passage))]
 
 
 def _relevancy(f: Fact, other: Fact, pick: bool) -> List[Cell]:
