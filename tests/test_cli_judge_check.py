@@ -152,3 +152,35 @@ def test_progress_off_a_terminal_comes_as_lines(home, capsys):
     assert "\r" not in err
     progress = [line for line in err.splitlines() if line.startswith("exam item ")]
     assert 5 <= len(progress) <= 11 and progress[-1] == "exam item 100/100"
+
+
+RUBRIC = '[politeness]\ncriteria = "The answer is polite."\nfields = ["question", "answer"]\nscale = "1-5"\n'
+
+
+def test_a_rubric_metric_is_examined_on_the_teams_own_labels(home, capsys):
+    """A judge that rates a polite answer 5 and a rude one 1 agrees with the team's human_politeness labels."""
+    rows = [{"question": f"Where is my parcel {i}?", "answer": ("Thank you kindly for asking, it ships today."
+                                                               if i % 2 else "Stop asking me."),
+             "contexts": ["c."], "human_politeness": 5 if i % 2 else 1} for i in range(12)]
+    (home / "rubrics.toml").write_text(RUBRIC, encoding="utf-8")
+
+    def judged(request):
+        if "CRITERION" not in request.prompt:
+            return reply('{"score": 0.5, "reasoning": "r"}')
+        return reply('{"score": 5, "reasoning": "polite"}' if "Thank you kindly" in request.prompt
+                     else '{"score": 1, "reasoning": "curt"}')
+
+    with ChatServer(responder=judged) as srv:
+        code = main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--no-store", "-q",
+                     "--exam", write_rows(home / "polite.jsonl", rows), "--rubrics", str(home / "rubrics.toml"),
+                     "--probes", "0", "--json", str(home / "exam.json")])
+    written = json.loads((home / "exam.json").read_text(encoding="utf-8"))
+    assert code == 0 and written[0]["verdict"] == GATE
+    assert [m["metric"] for m in written[0]["metrics"]] == ["politeness"] and written[0]["metrics"][0]["items"] == 12
+    assert "politeness" in capsys.readouterr().out
+
+
+def test_a_rubric_without_a_labelled_file_is_a_clear_error(home, capsys):
+    (home / "rubrics.toml").write_text(RUBRIC, encoding="utf-8")
+    assert main(["judge", "check", "--offline", "--rubrics", str(home / "rubrics.toml")]) == 2
+    assert "add --exam FILE with a human_politeness column" in capsys.readouterr().err

@@ -21,7 +21,7 @@ from typing import Any, Dict, List
 
 from ..errors import HistoryError, RagmeterError
 from ..service import history, judging
-from ..service.options import Flags, RunConfig, judge, judge_max_tokens
+from ..service.options import Flags, RunConfig, judge, judge_max_tokens, load_rubrics
 
 EXIT_FIT, EXIT_NOT_FIT, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
@@ -45,6 +45,8 @@ def add_judge_parser(sub: Any) -> None:
     p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"), help=argparse.SUPPRESS)
     p.add_argument("--exam", metavar="FILE", help="a labelled dataset (human_<metric> columns) instead of the "
                    f"built-in exam of {judging.EXAM_ITEMS} items")
+    p.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
+                   help="rubric metrics (as evaluate --rubrics) to examine on the --exam file's human_<rubric> labels")
     p.add_argument("--probes", type=int, default=judging.PROBE_PAIRS, metavar="N",
                    help=f"pairs asked per probe (injection, position and length bias, flip rate; default "
                    f"{judging.PROBE_PAIRS}, 0: none)")
@@ -59,7 +61,8 @@ def add_judge_parser(sub: Any) -> None:
 def run_judge_check(args: argparse.Namespace) -> int:
     if args.probes < 0:
         raise RagmeterError(f"--probes must be 0 (no probes) or more, not {args.probes}")
-    items, exam = judging.exam_items(args.exam, args.limit)
+    rubrics = {r.name: r for path in args.rubrics for r in load_rubrics(path)}
+    items, exam = judging.exam_items(args.exam, args.limit, tuple(rubrics))
     config = exam_config(args)
     judge = config.build_judge()
     settings = judging.exam_settings(config, judge)
@@ -68,12 +71,12 @@ def run_judge_check(args: argparse.Namespace) -> int:
     terminal = sys.stderr.isatty()
     try:
         result = judging.sit_exam(judge, items, settings, exam=exam, probes=args.probes,
-                                  on_item=None if args.quiet else _progress(terminal))
+                                  on_item=None if args.quiet else _progress(terminal), metrics=rubrics)
     finally:
         if not args.quiet and terminal:
             print(file=sys.stderr)
     shown: List[judging.ExamResult] = [result] + ([] if args.no_baselines or result.baseline
-                                                  else judging.baselines(items, args.probes))
+                                                  else judging.baselines(items, args.probes, rubrics))
     print(judging.format_table(shown))
     if len(shown) > 1:
         print("baselines are never fit: a constant answer is right half the time; the heuristics read words, "

@@ -245,9 +245,10 @@ def advice_for(result: MetricResult, cap: Optional[int]) -> List[str]:
 
 def take_exam(judge: Any, items: Sequence[ExamItem], *, exam: str = "built-in", baseline: bool = False,
               name: str = "", settings: Optional[Mapping[str, Any]] = None,
-              on_item: Optional[Callable[[int, int], None]] = None, probes: int = 0) -> ExamResult:
+              on_item: Optional[Callable[[int, int], None]] = None, probes: int = 0,
+              metrics: Optional[Mapping[str, Any]] = None) -> ExamResult:
     """Ask `judge` every item; the figures per metric (module docstring), then `probes` pairs per probe
-    (review/probes.py; 0: none). A judge that keeps failing (nothing listening, a rejected key, timeouts)
+    (review/probes.py; 0: none). `metrics` names Metric objects the registry does not hold (a team's rubrics). A judge that keeps failing (nothing listening, a rejected key, timeouts)
     stops the exam with the reason (`stopped`)."""
     offline = is_offline(judge)
     health = JudgeHealth()
@@ -265,7 +266,8 @@ def take_exam(judge: Any, items: Sequence[ExamItem], *, exam: str = "built-in", 
             on_item(min(done[0], total), total)
 
     for metric, group in per_metric.items():
-        result, stopped = _metric_exam(asked, metric, group, offline, health, stopped, tick)
+        found_metric = (metrics or {}).get(metric) or get_metric(metric)
+        result, stopped = _metric_exam(asked, found_metric, group, offline, health, stopped, tick)
         result.verdict = verdict_of(result, baseline or offline)
         result.advice = advice_for(result, (settings or {}).get("max_tokens"))
         results.append(result)
@@ -294,9 +296,9 @@ def _asker(judge: Any, offline: bool, health: JudgeHealth,
     return ask
 
 
-def _metric_exam(judge: Any, metric_name: str, group: List[ExamItem], offline: bool, health: JudgeHealth,
+def _metric_exam(judge: Any, metric: Any, group: List[ExamItem], offline: bool, health: JudgeHealth,
                  stopped: str, tick: Callable[[], None]) -> tuple:
-    metric = get_metric(metric_name)
+    metric_name = metric.name
     before, start = judge_usage(judge), time.perf_counter()
     answered = pos = neg = contra = 0
     failures: Dict[str, int] = {}
@@ -344,26 +346,36 @@ def _reason(message: Optional[str]) -> str:
 
 
 # -- a team's own labelled file -------------------------------------------------------------------
-def items_from_samples(samples: Sequence[EvalSample], source: str = "the exam file") -> List[ExamItem]:
-    """Exam items from a dataset's `human_<metric>` labels (0/1, 0-1 or 1-5): one item per labelled metric
-    of a row, labelled 1 when the human score is in the upper half of its scale. ValueError when none."""
+def items_from_samples(samples: Sequence[EvalSample], source: str = "the exam file",
+                       rubrics: Sequence[str] = ()) -> List[ExamItem]:
+    """Exam items from a dataset's `human_<metric>` labels (0/1, 0-1 or 1-5) for the judged metrics and the
+    `rubrics` named: one item per labelled metric of a row, labelled 1 when the human score is in the upper
+    half of its scale. ValueError when none."""
     out = []
+    wanted = [*EXAM_METRICS, *rubrics]
+    five = _five_point(samples)
     for s in samples:
         labels = (s.metadata or {}).get("human_labels") or {}
         for metric, value in labels.items():
-            if metric not in EXAM_METRICS and metric not in ("context_recall",):
+            if metric not in wanted:
                 continue
-            scaled = (float(value) - 1) / 4 if float(value) > 1 else float(value)
+            scaled = (float(value) - 1) / 4 if metric in five else float(value)
             lang = "ar" if any("\u0600" <= ch <= "\u06ff" for ch in s.question) else "en"
             out.append(ExamItem(f"{s.sample_id}:{metric}", metric, int(scaled >= 0.5), s, lang))
     if not out:
         raise ValueError(f"{source}: no human_<metric> labels for the metrics the exam checks "
-                         f"({', '.join(EXAM_METRICS)}, context_recall); add columns such as human_faithfulness "
+                         f"({', '.join((*EXAM_METRICS, *rubrics))}); add columns such as human_faithfulness "
                          "holding 0/1, 0-1 or 1-5")
     if not any(i.label for i in out) or all(i.label for i in out):
         raise ValueError(f"{source}: every label is on the same side; the exam needs good and bad examples of "
                          "each metric to measure agreement")
     return out
+
+
+def _five_point(samples: Sequence[EvalSample]) -> set:
+    """The metrics labelled on a 1-5 scale: those with a label above 1 in any row (a 1 there is the worst
+    mark, not the best of 0/1)."""
+    return {m for s in samples for m, v in ((s.metadata or {}).get("human_labels") or {}).items() if float(v) > 1}
 
 
 def default_items() -> List[ExamItem]:
@@ -383,13 +395,16 @@ def limit_items(items: Sequence[ExamItem], per_metric: int) -> List[ExamItem]:
     return out
 
 
-def baselines(items: Sequence[ExamItem], probes: int = 0) -> List[ExamResult]:
+def baselines(items: Sequence[ExamItem], probes: int = 0,
+              metrics: Optional[Mapping[str, Any]] = None) -> List[ExamResult]:
     """The exam's own baselines on these items: the offline heuristics, a constant and a random judge."""
     from ..judges.offline import OfflineJudge
 
-    return [take_exam(OfflineJudge(), items, name="offline heuristics", baseline=True, probes=probes),
-            take_exam(ConstantJudge(), items, name="constant judge (always 1.0)", baseline=True, probes=probes),
-            take_exam(RandomJudge(), items, name="random judge (seeded)", baseline=True, probes=probes)]
+    return [take_exam(OfflineJudge(), items, name="offline heuristics", baseline=True, probes=probes, metrics=metrics),
+            take_exam(ConstantJudge(), items, name="constant judge (always 1.0)", baseline=True, probes=probes,
+                      metrics=metrics),
+            take_exam(RandomJudge(), items, name="random judge (seeded)", baseline=True, probes=probes,
+                      metrics=metrics)]
 
 
 # -- the report every surface prints ---------------------------------------------------------------

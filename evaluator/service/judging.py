@@ -8,7 +8,7 @@ run sat, for the Report and History pages. Checking a judge calls it: it needs t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import RagmeterError
 from ..judges.base import close_judge
@@ -110,17 +110,21 @@ def judge_exam_or_none(store: RunStore, settings: Mapping[str, Any]) -> Optional
 
 
 # --- the exam as the command line sits it (`ragmeter judge check`) ------------------------------------------
-def exam_items(exam: Optional[str], limit: int = 0) -> Tuple[List[Any], str]:
-    """The exam's items (the built-in items, or a labelled dataset's human_<metric> columns), at most `limit` per
-    metric (0: all), and the exam's name; RagmeterError for a file that cannot be one."""
+def exam_items(exam: Optional[str], limit: int = 0, rubrics: Sequence[str] = ()) -> Tuple[List[Any], str]:
+    """The exam's items (the built-in items, or a labelled dataset's human_<metric> columns, the `rubrics` named
+    included), at most `limit` per metric (0: all), and the exam's name; RagmeterError for a file that cannot be
+    one, or rubrics without a file (the built-in exam has no item for them)."""
     if limit < 0:
         raise RagmeterError(f"--limit must be 0 (every item) or more, not {limit}")
     if not exam:
+        if rubrics:
+            raise RagmeterError("a rubric metric is examined on your own labels: add --exam FILE with a "
+                                f"human_{rubrics[0]} column (the built-in exam has no item for it)")
         return limit_items(default_items(), limit), "built-in"
     from ..io.datasets import load_dataset
 
     try:
-        items = items_from_samples(load_dataset(exam), exam)
+        items = items_from_samples(load_dataset(exam), exam, rubrics)
     except ValueError as exc:
         raise RagmeterError(str(exc)) from exc
     return limit_items(items, limit), Path(exam).name
@@ -132,11 +136,13 @@ def exam_settings(config: RunConfig, judge: Any) -> Dict[str, Any]:
 
 
 def sit_exam(judge: Any, items: List[Any], settings: Dict[str, Any], *, exam: str, probes: int = PROBE_PAIRS,
-             on_item: Optional[Callable[[int, int], None]] = None) -> ExamResult:
+             on_item: Optional[Callable[[int, int], None]] = None,
+             metrics: Optional[Mapping[str, Any]] = None) -> ExamResult:
     """`judge` answers the exam's items and `probes` pairs per probe (closed after); the result, stopped
-    early when the judge failed."""
+    early when the judge failed. `metrics`: the rubric metrics the items name, by name."""
     try:
-        return take_exam(judge, items, exam=exam, settings=settings, on_item=on_item, probes=probes)
+        return take_exam(judge, items, exam=exam, settings=settings, on_item=on_item, probes=probes,
+                         metrics=metrics)
     finally:
         close_judge(judge)
 
