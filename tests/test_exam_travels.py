@@ -55,6 +55,20 @@ def test_a_chart_says_whether_its_judge_was_examined_and_what_the_exam_said(home
     assert re.search(r"judge: m at 127\.0\.0\.1:\d+ · exam: unusable \(0\.00\)", svg_text(after)), svg_text(after)
 
 
+def test_a_compare_page_and_an_html_export_carry_the_exam(home, tmp_path, capsys):
+    with ChatServer(default=reply(CONSTANT)) as srv:
+        assert evaluate(home, srv.base_url) == 0
+        assert evaluate(home, srv.base_url) == 0
+        assert main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--limit", "12", "--probes", "0",
+                     "-q", "--no-baselines"]) == 1
+    base, new = sorted(RunStore().list_runs(), key=lambda r: r.created_at)
+    page, report = tmp_path / "compare.html", tmp_path / "run.html"
+    assert main(["compare", base.run_id, new.run_id, "--format", "html", "-o", str(page)]) == 0
+    assert main(["export", new.run_id, "-o", str(report)]) == 0
+    assert "exam: unusable (0.00)" in html.unescape(page.read_text(encoding="utf-8"))
+    assert "exam: unusable (0.00)" in html.unescape(report.read_text(encoding="utf-8"))
+
+
 def test_a_gate_on_an_unexamined_then_unusable_judge_says_so_on_its_last_lines(home, capsys):
     with ChatServer(default=reply(CONSTANT)) as srv:
         evaluate(home, srv.base_url, "--fail-under", "faithfulness=0.1")
