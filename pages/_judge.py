@@ -151,7 +151,7 @@ def dashboard_hint(message: str) -> str:
     return message.replace(service.key_hint(), "check the API key (type it under Judge, or set OPENAI_API_KEY)")
 
 
-CHECK_LIMITS = {"Quick (2 items per metric)": 2, "Full exam (all items)": 0}
+CHECK_LIMITS = {"Quick (12 items per metric)": 12, "Full exam (all items)": 0}
 
 
 def check_panel(prefix: str, config: service.RunConfig) -> None:
@@ -161,9 +161,11 @@ def check_panel(prefix: str, config: service.RunConfig) -> None:
         return
     with st.expander("Check this judge", icon=":material/fact_check:"):
         st.caption(f"Asks the judge a built-in exam of {service.EXAM_ITEMS} short items (English and Arabic, "
-                   "labels by construction) and says whether it is fit to judge, beside a constant judge, a "
-                   "random judge and the offline heuristics (never fit). The result is kept with the judge's "
-                   "settings and shown beside every run it scores.")
+                   "labels by construction, written so that counting shared words fails) and probes it (injected "
+                   "instructions, order, padding, repeats). It says whether the judge is fit to gate releases, "
+                   "fit for trends or unusable, beside a constant judge, a random judge and the offline "
+                   "heuristics (never fit). The result is kept with the judge's settings and shown beside every "
+                   "run it scores.")
         size = st.radio("Exam", list(CHECK_LIMITS), horizontal=True, key=state.judge_key(prefix, "exam_size"))
         if st.button("Check this judge", key=state.judge_key(prefix, "check"), icon=":material/play_arrow:"):
             with errors.guard("Checking the judge"), st.spinner("The judge is sitting the exam…"):
@@ -181,7 +183,8 @@ def show_exam(found: Dict[str, Any]) -> None:
     """The exam's verdict (a red box when unusable), what to try, and the figures beside the baselines."""
     result = found["result"]
     verdict = result["verdict"]
-    say = {"fit": errors.success, "weak": errors.warning}.get(verdict, errors.error)
+    say = {"fit to gate releases": errors.success, "fit for trends": errors.warning,
+           "no verdict": errors.warning}.get(verdict, errors.error)
     say("Verdict: {verdict} ({judge})", verdict=verdict, judge=result["judge"])
     for line in found["lines"][1:]:
         st.text(line)

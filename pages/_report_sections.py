@@ -378,7 +378,7 @@ def chart_downloads(view: RunView, charts: Dict[str, Any]) -> None:
     """Each chart as PNG, SVG and PDF, its provenance under it, named ragmeter-<dataset>-<run>-<chart>.<ext>."""
     meta = view.meta
     provenance = service.run_provenance(meta.dataset_name, meta.settings, view.summary, run_id=meta.run_id,
-                                        date=meta.created_at)
+                                        date=meta.created_at, store=runs.open_store())
     st.caption("Each file says under the chart which data, rows, judge, date and run it shows.")
     for i, (name, chart) in enumerate(charts.items()):
         slug = CHART_SLUGS.get(name, name.split()[0].lower())

@@ -176,7 +176,7 @@ def test_every_subpackage_says_what_it_holds():
 SUBLAYERS = {
     "store": (("db", "naming"), ("history",), ("pages", "jobs", "reviews", "generations", "exams", "notes"), ("__init__",)),
     "team": (("identity",), ("access", "startup", "settings"), ("resuming",), ("__init__",)),
-    "review": (("queue", "label_files", "exam_items"), ("correction", "labels", "exam"),
+    "review": (("queue", "label_files", "exam_facts"), ("exam_items",), ("probes",), ("correction", "labels", "exam"),
                ("agreement", "alignment", "entries"), ("__init__",)),
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..store.exams import with_exam
 from ..store.history import RunInfo, RunStore
 from ..store.pages import row as stored_row
 from ..model import METHOD_RULE, EvalResult, merged_order, rounded_mean
@@ -224,9 +225,14 @@ class RunComparison:
                         and d.ci_low is not None and d.ci_high is not None]
 
 
+def _examined(store: RunStore, info: Any) -> Any:
+    """The run's info with its judge's exam in its settings, for the captions (store/exams.py with_exam)."""
+    return replace(info, settings=with_exam(store, info.settings))
+
+
 def compare_runs(store: RunStore, run_a: str, run_b: str) -> RunComparison:
     """Run B against run A, pairing samples by sample_id (by index for samples without one)."""
-    info_a, info_b = store.get_run(run_a), store.get_run(run_b)
+    info_a, info_b = (_examined(store, store.get_run(r)) for r in (run_a, run_b))
     light_a, light_b = _light(store, run_a), _light(store, run_b)
     keyed_a, keyed_b = _keyed(light_a), _keyed(light_b)
     pairs = [(key, keyed_a[key], keyed_b[key]) for key in keyed_a if key in keyed_b]

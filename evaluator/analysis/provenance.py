@@ -115,6 +115,7 @@ class Provenance:
     date: str
     run_id: str
     ragmeter: str
+    exam: str = ""  # "exam: fit for trends (0.82)" or "judge not examined" (store/exams.py with_exam), "" unknown
 
     @classmethod
     def of_run(cls, *, dataset: str, settings: Mapping[str, Any], scored: int, total: int, date: str,
@@ -122,7 +123,7 @@ class Provenance:
         return cls(dataset=dataset or "unnamed dataset", version=str(settings.get(VERSION_KEY) or "unknown"),
                    scored=scored, total=int(settings.get(ROWS_KEY) or total), judge=judge_words(settings),
                    date=(date or "")[:16].replace("T", " "), run_id=run_id or "not saved",
-                   ragmeter=ragmeter or ragmeter_version())
+                   ragmeter=ragmeter or ragmeter_version(), exam=str(settings.get("judge_exam") or ""))
 
     @classmethod
     def of_summary(cls, *, dataset: str, settings: Mapping[str, Any], summary: Any, date: str,
@@ -134,7 +135,9 @@ class Provenance:
 
     def lines(self) -> List[str]:
         """The caption as two short lines (a chart is ~560 px wide)."""
-        return [f"{self.dataset} (version {self.version}) · {self.scored}/{self.total} rows scored · judge: {self.judge}",
+        exam = f" · {self.exam}" if self.exam else ""  # the judge's exam, when a caller looked it up
+        return [f"{self.dataset} (version {self.version}) · {self.scored}/{self.total} rows scored · "
+                f"judge: {self.judge}{exam}",
                 f"{self.date} · run {self.run_id} · ragmeter {self.ragmeter}"]
 
     def text(self) -> str:
@@ -143,7 +146,7 @@ class Provenance:
     def to_dict(self) -> Dict[str, Any]:
         return {"dataset": self.dataset, "dataset_version": self.version, "rows_scored": self.scored,
                 "rows_total": self.total, "judge": self.judge, "date": self.date, "run_id": self.run_id,
-                "ragmeter_version": self.ragmeter}
+                "ragmeter_version": self.ragmeter, **({"judge_exam": self.exam} if self.exam else {})}
 
 
 GIT_TIMEOUT_S = 5

@@ -18,6 +18,7 @@ from typing import Any, List, Optional
 from ..analysis import charts
 from ..analysis.compare import RunComparison
 from ..analysis.provenance import Provenance, file_name
+from ..store.exams import with_exam
 from ..analysis.trend import project_trend
 from ..errors import RagmeterError
 from ..scoring import summaries
@@ -69,7 +70,7 @@ def _run_spec(store: RunStore, run_id: str, chart: str) -> tuple:
         if built is None:
             raise RagmeterError(f"run {run_id} has no sample with a category, so there is no by-category chart; "
                                 "add a 'category' column to the dataset, or choose --chart means")
-    prov = Provenance.of_summary(dataset=info.dataset_name, settings=info.settings, summary=summary,
+    prov = Provenance.of_summary(dataset=info.dataset_name, settings=with_exam(store, info.settings), summary=summary,
                                  date=info.finished_at or info.created_at, run_id=run_id)
     return charts.captioned(built, prov), info.dataset_name
 
@@ -102,8 +103,8 @@ def trend_file(store: RunStore, project: str, output: Optional[str]) -> int:
         raise RagmeterError(f"project {project!r} has no finished run with scores to chart")
     newest = trend.runs[-1]
     spec = charts.trend_chart([p.to_row() for p in trend.points], trend.changes)
-    prov = Provenance.of_run(dataset=newest.dataset_name, settings=newest.settings, scored=newest.n_done,
-                             total=newest.n_samples, date=_now(), run_id=newest.run_id)
+    prov = Provenance.of_run(dataset=newest.dataset_name, settings=with_exam(store, newest.settings),
+                             scored=newest.n_done, total=newest.n_samples, date=_now(), run_id=newest.run_id)
     caption = _trend_caption(prov, len(trend.runs), project)
     return _write(charts.captioned(spec, caption), _target(output, project, "project", "trend"))
 

@@ -474,6 +474,8 @@ def finish(summary: summaries.RunSummary, rows: Callable[[], Iterator[Tuple[int,
     ending = from_decision(summary.decision.to_dict(), thresholds=thresholds, max_fallback_rate=args.max_fallback_rate,
                            history_error=history_error)
     stopped_after = summary.n_rows if summary.trust.stopped else None
+    if thresholds:  # a CI gate: say on its last lines whether its judge was examined fit to gate
+        _judge_exam_lines(settings, args)
     return announce(ending, args, run_id, stopped_after)
 
 
@@ -482,6 +484,17 @@ def finished_at() -> str:
     from datetime import datetime, timezone
 
     return datetime.now(timezone.utc).isoformat(timespec="minutes")
+
+
+def _judge_exam_lines(settings: Dict[str, Any], args: argparse.Namespace) -> None:
+    from ..service import judging
+
+    try:
+        store = None if getattr(args, "no_history", False) else open_store(args.history)
+    except RagmeterError:  # a history that cannot be opened: the exam is unknown, and said so
+        store = None
+    for line in judging.gate_lines(settings, store):
+        print(f"ragmeter: {line}", file=sys.stderr)
 
 
 def announce(ending: Verdict, args: argparse.Namespace, run_id: Optional[str] = None,

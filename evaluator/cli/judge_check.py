@@ -3,11 +3,13 @@
     ragmeter judge check --model qwen2.5:7b --base-url http://127.0.0.1:11434/v1
     ragmeter judge check --model m --base-url URL --exam labelled.csv --json exam.json
 
-Prints per metric: format compliance, balanced accuracy with its 95% interval, calls, tokens and seconds
-per item, and a verdict (fit / weak / unusable) with advice; then the baselines (the offline heuristics,
-a constant and a random judge, never fit). The result is stored in the run history with the judge's
-settings (never a key), so every run scored by this judge shows it. Exit 0 fit, 1 weak or unusable,
-2 bad usage, 3 the judge failed and the exam stopped.
+Prints per metric: format compliance, balanced accuracy and Cohen's kappa with their 95% intervals, calls,
+tokens and seconds per item, and a verdict (fit to gate releases / fit for trends / unusable / no verdict)
+with advice; each probe's figure (injection, position bias, length bias, flip rate, contradictions); then
+the baselines (the offline heuristics, a constant and a random judge, never fit). The result is stored in
+the run history with the judge's settings (never a key), so every run scored by this judge shows it.
+Exit 0 fit (to gate releases or for trends), 1 unusable or no verdict, 2 bad usage, 3 the judge failed and
+the exam stopped.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from typing import Any, Dict, List
 
 from ..errors import HistoryError, RagmeterError
 from ..service import history, judging
-from ..service.options import Flags, RunConfig, judge, judge_max_tokens
+from ..service.options import Flags, RunConfig, judge, judge_max_tokens, load_rubrics
 
 EXIT_FIT, EXIT_NOT_FIT, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
@@ -42,7 +44,12 @@ def add_judge_parser(sub: Any) -> None:
     p.add_argument("--judge-timeout", type=float, default=60.0, metavar="S", help="seconds one request may take")
     p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"), help=argparse.SUPPRESS)
     p.add_argument("--exam", metavar="FILE", help="a labelled dataset (human_<metric> columns) instead of the "
-                   "built-in exam of 64 items")
+                   f"built-in exam of {judging.EXAM_ITEMS} items")
+    p.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
+                   help="rubric metrics (as evaluate --rubrics) to examine on the --exam file's human_<rubric> labels")
+    p.add_argument("--probes", type=int, default=judging.PROBE_PAIRS, metavar="N",
+                   help=f"pairs asked per probe (injection, position and length bias, flip rate; default "
+                   f"{judging.PROBE_PAIRS}, 0: none)")
     p.add_argument("--limit", type=int, default=0, metavar="N", help="ask at most N items per metric")
     p.add_argument("--no-baselines", action="store_true", help="do not print the baselines")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-' for stdout)")
@@ -52,19 +59,24 @@ def add_judge_parser(sub: Any) -> None:
 
 
 def run_judge_check(args: argparse.Namespace) -> int:
-    items, exam = judging.exam_items(args.exam, args.limit)
+    if args.probes < 0:
+        raise RagmeterError(f"--probes must be 0 (no probes) or more, not {args.probes}")
+    rubrics = {r.name: r for path in args.rubrics for r in load_rubrics(path)}
+    items, exam = judging.exam_items(args.exam, args.limit, tuple(rubrics))
     config = exam_config(args)
     judge = config.build_judge()
     settings = judging.exam_settings(config, judge)
     print(f"judge check: {getattr(judge, 'name', config.judge)} on the {exam} exam "
           f"({len(items)} items; {_languages(items)})", file=sys.stderr)
+    terminal = sys.stderr.isatty()
     try:
-        result = judging.sit_exam(judge, items, settings, exam=exam, on_item=None if args.quiet else _progress)
+        result = judging.sit_exam(judge, items, settings, exam=exam, probes=args.probes,
+                                  on_item=None if args.quiet else _progress(terminal), metrics=rubrics)
     finally:
-        if not args.quiet:
+        if not args.quiet and terminal:
             print(file=sys.stderr)
     shown: List[judging.ExamResult] = [result] + ([] if args.no_baselines or result.baseline
-                                                  else judging.baselines(items))
+                                                  else judging.baselines(items, args.probes, rubrics))
     print(judging.format_table(shown))
     if len(shown) > 1:
         print("baselines are never fit: a constant answer is right half the time; the heuristics read words, "
@@ -74,7 +86,7 @@ def run_judge_check(args: argparse.Namespace) -> int:
     _write_json(args.json, [r.to_dict() for r in shown])
     if result.stopped:
         return EXIT_JUDGE
-    return EXIT_FIT if result.verdict == "fit" else EXIT_NOT_FIT
+    return EXIT_FIT if result.verdict in judging.FIT else EXIT_NOT_FIT
 
 
 def exam_config(args: argparse.Namespace) -> Any:
@@ -105,8 +117,19 @@ def _languages(items: list) -> str:
     return " and ".join({"en": "English", "ar": "Arabic"}.get(lang, lang) for lang in langs)
 
 
-def _progress(done: int, total: int) -> None:
-    print(f"\rexam item {done}/{total}", end="", file=sys.stderr, flush=True)
+PROGRESS_LINES = 10  # lines a log gets over a whole exam
+
+
+def _progress(terminal: bool) -> Any:
+    """A terminal's progress rewrites one line; a log (CI, a pipe) gets a line every tenth of the exam."""
+    def on_terminal(done: int, total: int) -> None:
+        print(f"\rexam item {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    def on_log(done: int, total: int) -> None:
+        step = max(1, total // PROGRESS_LINES)
+        if done % step == 0 or done == total:
+            print(f"exam item {done}/{total}", file=sys.stderr, flush=True)
+    return on_terminal if terminal else on_log
 
 
 def _store(args: argparse.Namespace, result: Any, settings: Dict[str, Any]) -> None:

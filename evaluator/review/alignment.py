@@ -30,6 +30,7 @@ from ..metrics.examples import MAX_TEXT, Example, ExampleSet, aligned_metric
 from ..metrics.metric import Metric
 from ..model import EvalResult, EvalSample
 from ..store.reviews import DISAGREE, ReviewStore
+from .exam_items import is_exam_sample
 
 # --- building and storing ---------------------------------------------------------------------
 
@@ -55,7 +56,7 @@ def build_example_set(store: ReviewStore, run_id: str, *, metrics: Optional[Iter
         if (allowed is not None and r.index not in allowed) or (wanted is not None and r.metric not in wanted):
             continue
         ms = result.scores.get(r.metric)
-        if ms is None or ms.skipped:
+        if ms is None or ms.skipped or is_exam_sample(result.sample):  # the exam's items never teach a judge
             continue
         s = result.sample
         example = Example(s.question, s.answer, tuple(s.contexts), s.ground_truth or "", round(ms.score, 4),

@@ -1,119 +1,176 @@
-"""The built-in judge exam: 64 short items written for ragmeter, English and Arabic, labelled by construction.
+"""The built-in judge exam: items that need meaning, generated from the facts of review/exam_facts.py.
 
-Each `Fact` is a question, the passage that answers it, the right answer, a wrong answer (one number or
-name changed), an off-topic answer and an unrelated passage. Every fact makes eight items, two per
-metric, whose label follows from how the item was built, not from anyone's opinion:
+Every fact (a frame filled by one of its rows) makes four items per metric, one in each cell of
+"high or low word overlap" x "label 1 or 0", so that counting shared words predicts nothing:
 
-    faithfulness        the right answer over its passage (1)     the wrong answer over it (0)
-    answer_relevancy    the right answer to the question (1)      the off-topic answer (0)
-    context_precision   the passage that answers it (1)           the unrelated passage (0)
-    answer_correctness  the right answer against the reference (1) the wrong answer against it (0)
+    metric              high overlap, 1   low overlap, 1      high overlap, 0          low overlap, 0
+    faithfulness        near copy         other words         flipped / partly backed  other words, value swapped
+                        (each over "source and more")
+    answer_relevancy    near copy         other words         restates the question    another fact's answer
+    context_precision   source and more   told in other words flipped                  neighbour / told, swapped
+    context_recall      source and more   told in other words flipped                  told, value swapped
+    answer_correctness  the source        other words         flipped                  other words, value swapped
 
-Eight facts (five English, three Arabic) give 64 items: 16 per metric, half positive. A team's own
-labelled file replaces them with `ragmeter judge check --exam FILE` (review/exam.py).
+(answer_relevancy reads the question and the answer; context_precision and context_recall read the one
+context against the reference, `near`; faithfulness reads the answer against the source and its neighbour,
+whose sentence holds the flipped word said of something else; answer_correctness the answer against `near`.) "Source and more" is the source followed by its neighbour, a passage that holds
+the answer among other sentences on the subject. "Told in other words" is the subject as a heading followed
+by `other`, so a passage names what it is about without the question's wording. Which of two wrong kinds a fact uses, and
+which other fact lends a wrong answer, follow from the seed: `generate(seed)` gives the same items for the
+same seed. The labels follow from the construction, never from anyone's opinion. bench/judge_exam.py
+measures that the heuristics, which count words, score near chance on them.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
-from typing import List, Tuple
+from functools import lru_cache
+from typing import Callable, Dict, FrozenSet, List, Mapping, Sequence, Tuple
 
 from ..model import EvalSample
+from .exam_facts import FRAMES, Frame, Row
 
-EXAM_METRICS = ("faithfulness", "answer_relevancy", "context_precision", "answer_correctness")
-
-
-@dataclass(frozen=True)
-class Fact:
-    lang: str
-    question: str
-    passage: str
-    right: str
-    wrong: str
-    off_topic: str
-    unrelated: str
-
-
-FACTS: Tuple[Fact, ...] = (
-    Fact("en", "How many days do customers have to return an item?",
-         "Customers may return any unused item within 30 days of delivery for a full refund.",
-         "Unused items can be returned within 30 days of delivery for a full refund.",
-         "Unused items can be returned within 90 days of delivery for a full refund.",
-         "Our headquarters are painted blue and have a large car park.",
-         "The staff cafeteria serves lunch from noon until two o'clock."),
-    Fact("en", "Which planet is known as the Red Planet?",
-         "Mars is often called the Red Planet because iron oxide on its surface gives it a reddish look.",
-         "Mars is known as the Red Planet, because of the iron oxide on its surface.",
-         "Jupiter is known as the Red Planet, because of the iron oxide on its surface.",
-         "Bananas are rich in potassium and easy to peel.",
-         "The Pacific is the largest and deepest ocean on Earth."),
-    Fact("en", "When does the city library close on Saturdays?",
-         "On Saturdays the city library opens at 9 a.m. and closes at 5 p.m.",
-         "On Saturdays the city library closes at 5 p.m.",
-         "On Saturdays the city library closes at 11 p.m.",
-         "Football practice was cancelled because of the heavy rain.",
-         "Parking permits for residents are issued by the town hall."),
-    Fact("en", "At what temperature does water boil at sea level, in Celsius?",
-         "At sea level, pure water boils at 100 degrees Celsius.",
-         "At sea level water boils at 100 degrees Celsius.",
-         "At sea level water boils at 70 degrees Celsius.",
-         "The violin has four strings, usually tuned in fifths.",
-         "Emperor penguins breed during the Antarctic winter."),
-    Fact("en", "Who wrote the novel Pride and Prejudice?",
-         "Pride and Prejudice is a novel by Jane Austen, first published in 1813.",
-         "Pride and Prejudice was written by Jane Austen and published in 1813.",
-         "Pride and Prejudice was written by Charles Dickens and published in 1813.",
-         "A marathon is a little over 42 kilometres long.",
-         "Tea became popular in Britain during the seventeenth century."),
-    Fact("ar", "كم يومًا لدى العميل لإرجاع المنتج؟",
-         "يمكن للعملاء إرجاع أي منتج غير مستخدم خلال 14 يومًا من الاستلام واسترداد المبلغ كاملًا.",
-         "يمكن إرجاع المنتج غير المستخدم خلال 14 يومًا من الاستلام واسترداد المبلغ كاملًا.",
-         "يمكن إرجاع المنتج غير المستخدم خلال 60 يومًا من الاستلام واسترداد المبلغ كاملًا.",
-         "تشتهر مدينة فاس بأسواقها القديمة وحرفها اليدوية.",
-         "يفتح مطعم الموظفين أبوابه من الساعة الثانية عشرة ظهرًا."),
-    Fact("ar", "ما عاصمة المملكة العربية السعودية؟",
-         "الرياض هي عاصمة المملكة العربية السعودية وأكبر مدنها من حيث عدد السكان.",
-         "عاصمة المملكة العربية السعودية هي الرياض، وهي أكبر مدنها.",
-         "عاصمة المملكة العربية السعودية هي جدة، وهي أكبر مدنها.",
-         "يحتاج نبات الصبار إلى القليل من الماء لينمو.",
-         "تقع جزر المالديف في المحيط الهندي جنوب غرب الهند."),
-    Fact("ar", "متى تغلق المكتبة العامة يوم الجمعة؟",
-         "تفتح المكتبة العامة يوم الجمعة في التاسعة صباحًا وتغلق في الساعة الرابعة عصرًا.",
-         "تغلق المكتبة العامة يوم الجمعة في الساعة الرابعة عصرًا.",
-         "تغلق المكتبة العامة يوم الجمعة في الساعة العاشرة ليلًا.",
-         "كرة القدم هي الرياضة الأكثر شعبية في العالم.",
-         "يُصنع الخبز من الدقيق والماء والخميرة والملح."),
-)
+EXAM_METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "answer_correctness")
+SEED = 47
+HIGH, LOW = "high", "low"  # word overlap of an item, by construction
 
 
 @dataclass(frozen=True)
 class ExamItem:
-    """One exam question: a sample, the metric it tests, and its label (1 = the good side, 0 = the bad)."""
+    """One exam question: a sample, the metric it tests, and its label (1 = the good side, 0 = the bad).
+    `kind` says how it was built ("near copy", "flipped", ...) and `overlap` whether it shares many words."""
 
     item_id: str
     metric: str
     label: int
     sample: EvalSample
     lang: str
+    kind: str = ""
+    overlap: str = ""
 
 
-def _items_of(i: int, fact: Fact) -> List[ExamItem]:
-    def item(metric: str, label: int, answer: str, contexts: List[str], reference: str = "") -> ExamItem:
-        sample = EvalSample(fact.question, answer, contexts, ground_truth=reference or None,
-                            sample_id=f"exam-{fact.lang}-{i + 1:02d}-{metric}-{label}")
-        return ExamItem(sample.sample_id or "", metric, label, sample, fact.lang)
+@dataclass(frozen=True)
+class Fact:
+    """A frame filled by one row: every wording of the frame as text."""
 
-    return [
-        item("faithfulness", 1, fact.right, [fact.passage]),
-        item("faithfulness", 0, fact.wrong, [fact.passage]),
-        item("answer_relevancy", 1, fact.right, [fact.passage]),
-        item("answer_relevancy", 0, fact.off_topic, [fact.passage]),
-        item("context_precision", 1, fact.right, [fact.passage], fact.right),
-        item("context_precision", 0, fact.right, [fact.unrelated], fact.right),
-        item("answer_correctness", 1, fact.right, [fact.passage], fact.passage),
-        item("answer_correctness", 0, fact.wrong, [fact.passage], fact.passage),
-    ]
+    key: str
+    lang: str
+    texts: Mapping[str, str]
+
+    def __getitem__(self, wording: str) -> str:
+        return self.texts[wording]
+
+
+WORDINGS = ("question", "source", "near", "other", "other_wrong", "flipped", "restated", "neighbour", "extra")
+
+
+def fill(template: str, row: Row) -> str:
+    """`template` with {s}/{v}/{w}/{n} from `row`; {S}/{V}/{W} the same with a capital first letter."""
+    slots = dict(row)
+    slots.update({k.upper(): v[:1].upper() + v[1:] for k, v in row.items()})
+    return template.format(**slots)
+
+
+def facts() -> List[Fact]:
+    """Every frame filled by each of its rows, in the tables' order."""
+    out = []
+    for frame in FRAMES:
+        for i, row in enumerate(frame.rows):
+            texts = {w: fill(getattr(frame, w), row) for w in WORDINGS}
+            texts["told"] = told(frame, row, texts["other"])
+            texts["told_wrong"] = told(frame, row, texts["other_wrong"])
+            out.append(Fact(f"{frame.lang}-{frame.key}-{i + 1}", frame.lang, texts))
+    return out
+
+
+def told(frame: Frame, row: Row, other: str) -> str:
+    """The passage in other words: its subject as a heading, then `other` (whose first letter is lowered
+    unless it opens with a name)."""
+    body = other if frame.other.startswith("{") else other[:1].lower() + other[1:]
+    return f"{fill('{S}', row)}: {body}"
+
+
+# One item maker per metric: (fact, another fact, the seeded choice) -> four (label, overlap, kind, sample).
+Cell = Tuple[int, str, str, EvalSample]
+Maker = Callable[[Fact, Fact, bool], List[Cell]]
+
+
+def _sample(fact: Fact, answer: str, contexts: Sequence[str], reference: str = "") -> EvalSample:
+    return EvalSample(fact["question"], answer, list(contexts), ground_truth=reference or None)
+
+
+def _faithfulness(f: Fact, other: Fact, pick: bool) -> List[Cell]:
+    wrong = ("flipped", f["flipped"]) if pick else ("partly backed", f["near"] + f["extra"])
+    passage = [f["source"] + " " + f["neighbour"]]  # the neighbour holds the flipped word, said of something else
+    return [(1, HIGH, "near copy", _sample(f, f["near"], passage)),
+            (1, LOW, "other words", _sample(f, f["other"], passage)),
+            (0, HIGH, wrong[0], _sample(f, wrong[1], passage)),
+            (0, LOW, "other words, value swapped", _sample(f, f["other_wrong"], passage))]
+
+
+def _relevancy(f: Fact, other: Fact, pick: bool) -> List[Cell]:
+    return [(1, HIGH, "near copy", _sample(f, f["near"], [f["source"]])),
+            (1, LOW, "other words", _sample(f, f["other"], [f["source"]])),
+            (0, HIGH, "restates the question", _sample(f, f["restated"], [f["source"]])),
+            (0, LOW, "another fact's answer", _sample(f, other["other"], [f["source"]]))]
+
+
+def _precision(f: Fact, other: Fact, pick: bool) -> List[Cell]:
+    wrong = ("neighbour", f["neighbour"]) if pick else ("told in other words, value swapped", f["told_wrong"])
+    return _contexts(f, wrong)
+
+
+def _recall(f: Fact, other: Fact, pick: bool) -> List[Cell]:
+    return _contexts(f, ("told in other words, value swapped", f["told_wrong"]))
+
+
+def _contexts(f: Fact, low_wrong: Tuple[str, str]) -> List[Cell]:
+    return [(1, HIGH, "the source and more", _sample(f, f["near"], [f["source"] + " " + f["neighbour"]], f["near"])),
+            (1, LOW, "told in other words", _sample(f, f["near"], [f["told"]], f["near"])),
+            (0, HIGH, "flipped", _sample(f, f["near"], [f["flipped"]], f["near"])),
+            (0, LOW, low_wrong[0], _sample(f, f["near"], [low_wrong[1]], f["near"]))]
+
+
+def _correctness(f: Fact, other: Fact, pick: bool) -> List[Cell]:
+    return [(1, HIGH, "the source", _sample(f, f["source"], [f["source"]], f["near"])),
+            (1, LOW, "other words", _sample(f, f["other"], [f["source"]], f["near"])),
+            (0, HIGH, "flipped", _sample(f, f["flipped"], [f["source"]], f["near"])),
+            (0, LOW, "other words, value swapped", _sample(f, f["other_wrong"], [f["source"]], f["near"]))]
+
+
+MAKERS: Dict[str, Maker] = {"faithfulness": _faithfulness, "answer_relevancy": _relevancy,
+                            "context_precision": _precision, "context_recall": _recall,
+                            "answer_correctness": _correctness}
+
+
+def generate(seed: int = SEED) -> List[ExamItem]:
+    """Four items per fact and metric (module docstring), metric by metric; the same seed, the same items."""
+    rng = random.Random(seed)
+    all_facts = facts()
+    out = []
+    for metric in EXAM_METRICS:
+        for fact in all_facts:
+            lender = rng.choice([f for f in all_facts if f.lang == fact.lang and f.key[:-2] != fact.key[:-2]])
+            for label, overlap, kind, sample in MAKERS[metric](fact, lender, rng.random() < 0.5):
+                item_id = f"exam-{fact.key}-{metric}-{label}{overlap[0]}"
+                sample = EvalSample(sample.question, sample.answer, sample.contexts,
+                                    ground_truth=sample.ground_truth, sample_id=item_id)
+                out.append(ExamItem(item_id, metric, label, sample, fact.lang, kind, overlap))
+    return out
 
 
 def builtin_exam() -> List[ExamItem]:
-    """The 64 built-in items, in a fixed order (fact by fact)."""
-    return [item for i, fact in enumerate(FACTS) for item in _items_of(i, fact)]
+    """The built-in items (the default seed), metric by metric."""
+    return generate(SEED)
+
+
+@lru_cache(maxsize=1)
+def exam_questions() -> FrozenSet[str]:
+    """Every question the built-in exam and its probes ask (all seeds: the questions come from the facts)."""
+    return frozenset(f["question"] for f in facts())
+
+
+def is_exam_sample(sample: EvalSample) -> bool:
+    """True for a sample that asks one of the exam's questions: it must never teach a judge (few-shot
+    examples), or the exam would grade the judge on what it was shown."""
+    return sample.question in exam_questions()

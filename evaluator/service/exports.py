@@ -17,6 +17,7 @@ from ..report.downloads import RunFiles
 from ..report.header import Note, RunHeader
 from ..review.agreement import FEW_REVIEWS, ReviewAgreement, corrected_line
 from ..scoring import summaries
+from ..store.exams import with_exam
 from ..store.history import RunStore
 from ..store.naming import default_name
 from .reviews import agreement, review_store
@@ -102,7 +103,7 @@ def stored_run_files(store: RunStore, run_id: str, page: str = "") -> RunFiles:
     """The files of a stored run (HistoryError for an unknown id), its summary built once if it has none."""
     info = store.get_run(run_id)
     summary = summaries.stored(store, run_id)
-    return RunFiles(info.dataset_name, summary, dict(info.settings), store=store, run_id=run_id,
+    return RunFiles(info.dataset_name, summary, with_exam(store, info.settings), store=store, run_id=run_id,
                     labels_agreement=dict(summary.agreement) or None,
                     reviewed=lambda: reviewed_lines(store, run_id), date=info.created_at,
                     title=run_title(info.dataset_name, info.settings, info.created_at, info.name), page=page)

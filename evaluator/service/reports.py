@@ -21,6 +21,7 @@ from ..report.downloads import RunFiles
 from ..scoring import summaries
 from ..scoring.costs import price
 from ..store import pages
+from ..store.exams import with_exam
 from ..store.history import RunInfo, RunStore
 from ..store.pages import Filters
 
@@ -94,6 +95,7 @@ def run_files(dataset_name: str, summary: RunSummary, settings: Dict[str, Any], 
     """The run's CSV, JSON, Parquet, HTML and PDF summary, each built when asked (a stored run's rows read a page
     at a time); `date` (when the run was made) goes into the exports' provenance caption, `title` (the run's
     name) heads the workbook and the PDF."""
+    settings = with_exam(store, settings) if store is not None else settings
     return RunFiles(dataset_name, summary, settings, report=report, store=store, run_id=run_id,
                     labels_agreement=dict(summary.agreement) or None,
                     reviewed=reviewed, date=date, title=title)
@@ -104,8 +106,10 @@ def chart_png(chart: Any) -> bytes:
 
 
 def run_provenance(dataset_name: str, settings: Mapping[str, Any], summary: RunSummary, *,
-                   run_id: Optional[str], date: str) -> Provenance:
-    """The caption every exported chart of this run carries (dataset, rows scored, judge, date, run, version)."""
+                   run_id: Optional[str], date: str, store: Optional[RunStore] = None) -> Provenance:
+    """The caption every exported chart of this run carries (dataset, rows scored, judge and its exam, date, run,
+    version); the exam is looked up in `store` when given."""
+    settings = with_exam(store, settings) if store is not None else settings
     return Provenance.of_summary(dataset=dataset_name, settings=settings, summary=summary, date=date,
                                  run_id=run_id or "")
 

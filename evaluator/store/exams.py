@@ -69,3 +69,28 @@ def exam_line(exam: Optional[Mapping[str, Any]]) -> str:
     if not exam:
         return ""
     return f"judge check: {exam['verdict']} ({exam['exam']} exam, {str(exam['created_at'])[:10]})"
+
+
+EXAM_KEY = "judge_exam"  # the settings key a run's caption reads its judge's exam from (analysis/provenance.py)
+NOT_EXAMINED = "judge not examined"
+
+
+def exam_caption(exam: Optional[Mapping[str, Any]]) -> str:
+    """'exam: fit for trends (0.82)' (the verdict and the weakest metric's kappa), or 'judge not examined'."""
+    if not exam:
+        return NOT_EXAMINED
+    kappa = (exam.get("result") or {}).get("kappa")
+    return f"exam: {exam['verdict']}" + ("" if kappa is None else f" ({float(kappa):.2f})")
+
+
+def with_exam(store: RunStore, settings: Mapping[str, Any]) -> Dict[str, Any]:
+    """A run's settings with the caption of the latest exam its judge sat (EXAM_KEY); an offline run's, or a
+    history that cannot say (an old one without the table), unchanged."""
+    key = key_of_settings(settings or {})
+    if not key:
+        return dict(settings or {})
+    try:
+        exam = latest_exams(store, [key]).get(key)
+    except Exception:  # a history without the table yet, a database error: the caption says nothing of it
+        return dict(settings)
+    return {**settings, EXAM_KEY: exam_caption(exam)}

@@ -21,12 +21,14 @@ def app(history):
 def test_check_this_judge_shows_an_unusable_verdict_in_red_and_stores_it(app, history):
     with ChatServer(default=reply("It looks fine to me.")) as srv:
         choose_openai_judge(app, srv.base_url)
-        app.radio(key="eval_exam_size").set_value("Quick (2 items per metric)").run()
+        app.radio(key="eval_exam_size").set_value("Quick (12 items per metric)").run()
         app.button(key="eval_check").click().run()
         no_exception(app)
         asked = len(srv.chat_requests)
         key = judge_key("test-model", srv.base_url)
-    assert asked == 8  # 2 items x 4 metrics, no repair without structured output
+    # a judge whose replies hold no score stops the exam before its 12 x 5 items, and no probe is asked
+    assert 0 < asked < 12 * 5
+    assert any("the exam stopped early" in t.value for t in app.text)
     assert any("Verdict: unusable" in e.value for e in app.error)
     table = app.dataframe[0].value
     assert set(table["judge"]) >= {"offline heuristics", "constant judge (always 1.0)", "random judge (seeded)"}
@@ -37,7 +39,7 @@ def test_the_max_tokens_field_caps_every_judge_call(app):
     with ChatServer(default=reply('{"score": 1.0, "reasoning": "ok"}')) as srv:
         choose_openai_judge(app, srv.base_url)
         app.number_input(key="eval_max_tokens").set_value(96).run()
-        app.radio(key="eval_exam_size").set_value("Quick (2 items per metric)").run()
+        app.radio(key="eval_exam_size").set_value("Quick (12 items per metric)").run()
         app.button(key="eval_check").click().run()
         no_exception(app)
         caps = {r.body.get("max_tokens") for r in srv.chat_requests}
