@@ -181,7 +181,7 @@ SUBLAYERS = {
     "generate": (("documents", "items"), ("chunking",), ("extractive", "gate", "kinds", "plan", "prompts", "retrieval"),
                  ("coverage", "runner", "sources"), ("chart",), ("__init__",)),
     "report": (("files", "frames", "header"), ("export", "pdf", "xlsx"), ("comparison", "downloads"), ("__init__",)),
-    "service": (("ab", "choices", "collect", "compare", "evaluation", "history", "judging", "monitor", "notes",
+    "service": (("ab", "charts", "choices", "collect", "compare", "evaluation", "history", "judging", "monitor", "notes",
                  "options", "reports", "reviews", "runs", "team", "workers"), ("exports", "generation"), ("__init__",)),
 }
 

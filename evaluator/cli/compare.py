@@ -68,9 +68,10 @@ def run_compare(args: argparse.Namespace) -> int:
     allowed = args.allow_different_scorers
     cmp = compare(store, base, new, allow_different_scorers=allowed)  # the History page's comparison
     if args.chart:
-        from .charts import write_compare_chart
+        from ..service.charts import write_compare_chart
 
-        return write_compare_chart(cmp, args.output)
+        print(f"ragmeter: wrote {write_compare_chart(cmp, args.output)}")
+        return 0
     text = comparison_text(cmp, args.format, alpha=args.alpha, allowed=allowed, dashboard_url=args.dashboard_url,
                            color=not args.output and _colour())
     if args.output:
