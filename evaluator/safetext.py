@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .model import EvalSample
 
@@ -144,16 +144,21 @@ def drawable(text: str) -> str:
     return _BIDI.sub("", _UNDRAWABLE.sub(REPLACEMENT, text.replace("\r\n", "\n")))
 
 
+def on_strings(value: Any, clean: Callable[[str], str]) -> Any:
+    """`clean` on every string inside lists, tuples and dicts, keys too; other values as they are."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_strings(v, clean) for v in value)
+    if isinstance(value, dict):
+        return {on_strings(k, clean): on_strings(v, clean) for k, v in value.items()}
+    return value
+
+
 def drawable_value(value: Any) -> Any:
     """`drawable` on every string inside lists, tuples and dicts (keys too: a chart's field names are keys, and
     its encodings name them through the same function, so they still match)."""
-    if isinstance(value, str):
-        return drawable(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(drawable_value(v) for v in value)
-    if isinstance(value, dict):
-        return {drawable_value(k): drawable_value(v) for k, v in value.items()}
-    return value
+    return on_strings(value, drawable)
 
 
 def without_controls(text: str) -> str:
@@ -164,13 +169,7 @@ def without_controls(text: str) -> str:
 
 def without_controls_value(value: Any) -> Any:
     """`without_controls` on every string inside lists, tuples and dicts (a judge's parsed reply)."""
-    if isinstance(value, str):
-        return without_controls(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(without_controls_value(v) for v in value)
-    if isinstance(value, dict):
-        return {without_controls_value(k): without_controls_value(v) for k, v in value.items()}
-    return value
+    return on_strings(value, without_controls)
 
 
 def name_of(text: str) -> str:

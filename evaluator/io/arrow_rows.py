@@ -7,14 +7,15 @@ extra; without it these formats raise a DatasetError saying what to install.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, List, Tuple
 
 from ..errors import DatasetError
 from .decoded import Budget, batch_size, check_metadata, string_columns
-from .sources import Records, Rows, Source, Where
+from .sources import Records, Rows, Source, Where, folder_json
+
+_SAVE_AGAIN = "save the dataset again with save_to_disk"
 
 _BATCH = 1024
 
@@ -60,30 +61,19 @@ def saved_dataset_records(src: Source) -> Tuple[List[str], Records]:
 def _arrow_files(folder: Path, name: str) -> List[Path]:
     splits_file = folder / "dataset_dict.json"
     if splits_file.is_file():
-        splits = _read_json(splits_file, name).get("splits") or []
+        splits = folder_json(splits_file, name, dict, _SAVE_AGAIN).get("splits") or []
         if len(splits) != 1:
             raise DatasetError(f"is a DatasetDict with splits {', '.join(map(str, splits)) or '(none)'}; "
                                f"pass one split's folder, e.g. {folder / str(splits[0] if splits else 'test')}",
                                file=name)
         return _arrow_files(folder / str(splits[0]), name)
-    state = _read_json(folder / "state.json", name)
+    state = folder_json(folder / "state.json", name, dict, _SAVE_AGAIN)
     files = [folder / str(entry.get("filename", "")) for entry in state.get("_data_files") or []]
     missing = [f.name for f in files if not f.is_file()]
     if not files or missing:
         what = "no data files" if not files else "missing files: " + ", ".join(missing)
         raise DatasetError(f"state.json lists {what}; save the dataset again with save_to_disk", file=name)
     return files
-
-
-def _read_json(path: Path, name: str) -> Any:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"has an unreadable {path.name} ({exc}); save the dataset again with save_to_disk",
-                           file=name) from None
-    if not isinstance(data, dict):
-        raise DatasetError(f"has a {path.name} that is not a JSON object; save the dataset again", file=name)
-    return data
 
 
 def _open_stream(path: Path, name: str) -> Any:

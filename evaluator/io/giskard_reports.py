@@ -24,7 +24,9 @@ from .experiments import RowReader, regrouped
 from .grades import grades_of
 from .paths import decoded
 from .readings import Reading, Tally
-from .sources import Records, Rows, Source, Where
+from .sources import Records, Rows, Source, Where, folder_json
+
+_SAVE_AGAIN = "save the report again with report.save()"
 
 SIGN = ("question", "reference_answer", "reference_context")
 QUIET = ("reference_context",)  # said in the note: never a look-alike of contexts or of the reference
@@ -77,8 +79,8 @@ def _row(metrics: List[str]) -> RowReader:
 def read_report_folder(src: Source) -> Iterator[Rows]:
     """The test set's rows, each with its agent answer, documents and metrics (by id), as the report joins them."""
     assert src.folder is not None
-    answers = _json(src.folder / "agent_answer.json", src.name, list)
-    metrics = _json(src.folder / "metrics_results.json", src.name, dict) \
+    answers = folder_json(src.folder / "agent_answer.json", src.name, list, _SAVE_AGAIN)
+    metrics = folder_json(src.folder / "metrics_results.json", src.name, dict, _SAVE_AGAIN) \
         if (src.folder / "metrics_results.json").is_file() else {}
     yield Rows("utf-8", [], None, _joined(src, answers, metrics))
 
@@ -100,18 +102,6 @@ def _joined(src: Source, answers: List[Any], metrics: Dict[str, Any]) -> Records
             scores = metrics.get(str(row.get("id")))
             yield where, {**row, "agent_answer": answer.get("message"), "agent_documents": answer.get("documents"),
                           **(scores if isinstance(scores, dict) else {})}
-
-
-def _json(path: Path, name: str, kind: type) -> Any:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"has an unreadable {path.name} ({exc}); save the report again with report.save()",
-                           file=name) from None
-    if not isinstance(value, kind):
-        raise DatasetError(f"{path.name} is not a JSON {kind.__name__} as giskard writes it; save the report again "
-                           "with report.save()", file=name)
-    return value
 
 
 def _object(line: str, where: Where) -> Dict[str, Any]:

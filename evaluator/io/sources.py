@@ -8,6 +8,7 @@ every `DatasetError` names.
 from __future__ import annotations
 
 import io
+import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -151,3 +152,15 @@ def _read_upload(source: Any, name: str, max_bytes: Optional[int], surface: Surf
         raise DatasetError("is not a readable file (its read() gave no bytes)", file=name)
     _check_size(len(data), max_bytes, name, surface)
     return bytes(data)
+
+
+def folder_json(path: Path, name: str, kind: type, save_again: str) -> Any:
+    """A JSON file inside a saved folder (a dataset's state, a report's answers), of type `kind`; DatasetError
+    naming the file and `save_again` (how to write the folder anew) when it cannot be read as one."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"has an unreadable {path.name} ({exc}); {save_again}", file=name) from None
+    if not isinstance(value, kind):
+        raise DatasetError(f"has a {path.name} that is not a JSON {kind.__name__}; {save_again}", file=name)
+    return value
