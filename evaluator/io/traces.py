@@ -30,7 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from .cells import list_cell
+from .paths import decoded  # a CSV cell holding a list or object, as that value
 from .readings import Reading, Tally
 from .sources import Records, Where
 
@@ -121,7 +121,7 @@ def _readable_span(row: Dict[str, Any], where: Where) -> Span:
 
 
 def _phoenix_span(row: Dict[str, Any], where: Where) -> Span:
-    raw = {k[len("attributes."):]: v if str(k).endswith((".value", ".mime_type")) else _decoded(v)
+    raw = {k[len("attributes."):]: v if str(k).endswith((".value", ".mime_type")) else decoded(v)
            for k, v in row.items() if str(k).startswith("attributes.")}  # input/output.value stay text
     attrs = flatten(raw)
     return Span(str(row.get("context.trace_id") or ""), str(row.get("context.span_id") or ""),
@@ -145,21 +145,6 @@ def _kind(attrs: Dict[str, Any], column: Any) -> str:
     if kind:
         return str(kind).upper()
     return _GENAI_KINDS.get(str(attrs.get("gen_ai.operation.name", "")), "")
-
-
-def _decoded(value: Any) -> Any:
-    """A CSV cell holding a list or object (JSON, or Python's repr as pandas writes it) as that value."""
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except ValueError:
-            pass
-        try:
-            parsed = list_cell(value.strip(), Where(""), "")
-            return value if parsed is None else parsed
-        except ValueError:
-            return value
-    return value
 
 
 def flatten(value: Any, prefix: str = "") -> Dict[str, Any]:

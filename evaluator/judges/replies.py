@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from .messages import display_url
 
@@ -103,8 +103,7 @@ _OWNERS = {"llamacpp": LLAMA_CPP, "me": LLAMA_CPP, "library": OLLAMA, "ollama": 
 FIRST_MODE = {LLAMA_CPP: "grammar", OLLAMA: "schema", VLLM: "schema", LMSTUDIO: "schema", OPENAI_HOSTED: "object"}
 
 _lock = threading.Lock()
-_families: Dict[str, str] = {}
-_modes: Dict[str, str] = {}
+_learned: Dict[Tuple[str, str], str] = {}  # (server, "family" | "mode") -> what this process found out
 
 
 def family_of(models: Any) -> str:
@@ -120,31 +119,36 @@ def family_of(models: Any) -> str:
 
 def known_family(base_url: str) -> Optional[str]:
     """The family found for this server earlier in the process (None: not probed yet)."""
-    with _lock:
-        return _families.get(_key(base_url))
+    return _known(base_url, "family")
 
 
 def remember_family(base_url: str, family: str) -> None:
-    with _lock:
-        _families[_key(base_url)] = family
+    _remember(base_url, "family", family)
 
 
 def known_mode(base_url: str) -> Optional[str]:
     """The structured-output mode this server settled on earlier in the process, if any."""
-    with _lock:
-        return _modes.get(_key(base_url))
+    return _known(base_url, "mode")
 
 
 def remember_mode(base_url: str, mode: str) -> None:
+    _remember(base_url, "mode", mode)
+
+
+def _known(base_url: str, fact: str) -> Optional[str]:
     with _lock:
-        _modes[_key(base_url)] = mode
+        return _learned.get((_key(base_url), fact))
+
+
+def _remember(base_url: str, fact: str, value: str) -> None:
+    with _lock:
+        _learned[(_key(base_url), fact)] = value
 
 
 def forget_servers() -> None:
     """Forget every server's family and mode (tests that start servers on reused ports)."""
     with _lock:
-        _families.clear()
-        _modes.clear()
+        _learned.clear()
 
 
 def _key(base_url: str) -> str:

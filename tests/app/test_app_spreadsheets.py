@@ -27,11 +27,16 @@ def sheet_select(at):
 SHEET_SAMPLES = [("q1", 2, "30 days from purchase."), ("q2", 1, None), ("q3", 2, "30 يومًا.")]
 
 
-def scored(app):
-    """Run the uploaded file offline; each shown sample's id, number of contexts and reference."""
+def results_of(app):
+    """Run the uploaded file offline; the results the Report shows."""
     app.button(key="btn_run").click().run()
     no_exception(app)
-    return [(r.sample.sample_id, len(r.sample.contexts), r.sample.ground_truth) for r in shown_report(app).results]
+    return shown_report(app).results
+
+
+def scored(app):
+    """Run the uploaded file offline; each shown sample's id, number of contexts and reference."""
+    return [(r.sample.sample_id, len(r.sample.contexts), r.sample.ground_truth) for r in results_of(app)]
 
 def test_an_uploaded_workbook_is_read_from_its_samples_sheet_and_scored(history):
     app = upload(open_app(TIMEOUT), "excel_two_sheets.xlsx")
@@ -104,9 +109,7 @@ def test_uploaded_mlflow_traces_keep_their_contexts_and_references(history):
     app = upload(open_app(TIMEOUT), "mlflow_genai_traces.json", mime="application/json")
     no_exception(app)
     assert any(i.value.startswith("MLflow traces recognised.") for i in app.info)
-    app.button(key="btn_run").click().run()
-    no_exception(app)
-    samples = {r.sample.question: r.sample for r in shown_report(app).results}
+    samples = {r.sample.question: r.sample for r in results_of(app)}
     assert len(samples["How long is the kettle warranty?"].contexts) == 2
     assert samples["How long is the kettle warranty?"].ground_truth == "Two years."
 
@@ -170,9 +173,7 @@ def test_an_uploaded_gzip_is_unpacked_and_scored(history):
     app = upload(open_app(TIMEOUT), "sample.jsonl.gz", mime="application/gzip")
     no_exception(app)
     assert any(i.value.startswith("gzip file: unpacked to ") for i in app.info)
-    app.button(key="btn_run").click().run()
-    no_exception(app)
-    assert len(shown_report(app).results) == 28
+    assert len(results_of(app)) == 28
 
 
 @pytest.mark.parametrize("name, data, said", [
