@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Iterator, List, Optional
 
 from ports import serve_on_free_port, stop
+from evaluator.cli.serve import answers
 
 STARTUP_TIMEOUT = 120.0
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -43,11 +43,7 @@ def missing_requirement() -> Optional[str]:
 
 
 def _answers(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as resp:
-            return resp.status == 200
-    except OSError:
-        return False
+    return answers(f"http://127.0.0.1:{port}/v1/models", timeout=2)
 
 
 @contextlib.contextmanager

@@ -63,14 +63,21 @@ def test_fail_under_met_exits_zero(data):
     assert main(["evaluate", str(data), "-q", "--fail-under", "answer_relevancy=0.0"]) == 0
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--fail-under", "bogus=0.5"], "unknown metric"),
-    (["--fail-under", "faithfulness"], "METRIC=VALUE"),
-    (["--fail-under", "faithfulness=high"], "not a number"),
-    (["--base-url", "http://127.0.0.1:9/v1"], "--model"),
+AB = ["--target", "http://127.0.0.1:9/a", "--target-b", "http://127.0.0.1:9/b", "--offline"]  # `ab`'s two pipelines
+
+
+@pytest.mark.parametrize("command, args, needle", [
+    ("evaluate", ["-q", "--fail-under", "bogus=0.5"], "unknown metric"),
+    ("evaluate", ["-q", "--fail-under", "faithfulness"], "METRIC=VALUE"),
+    ("evaluate", ["-q", "--fail-under", "faithfulness=high"], "not a number"),
+    ("evaluate", ["-q", "--base-url", "http://127.0.0.1:9/v1"], "--model"),
+    ("ab", [*AB, "--alpha", "1.5"], "--alpha must be between 0 and 1"),
+    ("ab", [*AB, "--tie", "-0.1"], "--tie must be"),
+    ("ab", [*AB, "--max-samples", "0"], "--max-samples must be at least 1"),
+    ("ab", [*AB, "--metric", "nonsense"], "--metric nonsense"),
 ])
-def test_usage_errors_exit_two_with_one_line(data, capsys, args, needle):
-    assert needle in usage_error(capsys, ["evaluate", str(data), "-q", *args])
+def test_usage_errors_exit_two_with_one_line(data, capsys, command, args, needle):
+    assert needle in usage_error(capsys, [command, str(data), *args])
 
 
 def test_bad_dataset_exits_two_naming_the_location(tmp_path, capsys, monkeypatch):

@@ -4,7 +4,6 @@ import textwrap
 
 import pytest
 
-from clitext import usage_error
 from evaluator.cli.command import main
 from evaluator.runs.ab import ABSettings, ab_from_scores
 from tests.target_server import TargetServer
@@ -100,17 +99,6 @@ def test_a_failing_pipeline_leaves_pairs_out_and_says_so(data, tmp_path, capsys)
     result = json.loads(out.read_text())
     assert result["left_out"] > 0 and result["decision"] == "A"
     assert "pair(s) left out of the test" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("extra, needle", [
-    (["--alpha", "1.5"], "--alpha must be between 0 and 1"),
-    (["--tie", "-0.1"], "--tie must be"),
-    (["--max-samples", "0"], "--max-samples must be at least 1"),
-    (["--metric", "nonsense"], "--metric nonsense"),
-])
-def test_bad_options_exit_two_with_one_line(data, capsys, extra, needle):
-    assert needle in usage_error(capsys, ["ab", str(data), "--target", "http://127.0.0.1:9/a",
-                                          "--target-b", "http://127.0.0.1:9/b", "--offline", *extra])
 
 
 def test_stored_scores_in_order():

@@ -272,9 +272,15 @@ def absolute(location: str) -> str:
 
 
 def healthy(url: str) -> bool:
+    """Whether the dashboard at `url` answers its health check."""
+    return answers(f"{url}/_stcore/health")
+
+
+def answers(url: str, timeout: float = 0.5) -> bool:
+    """Whether a GET of `url` is answered 200 within `timeout` seconds (a server started and ready)."""
     try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=0.5) as reply:
-            return reply.status == 200
+        with urllib.request.urlopen(url, timeout=timeout) as reply:
+            return bool(reply.status == 200)
     except OSError:
         return False
 

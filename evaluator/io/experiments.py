@@ -85,13 +85,10 @@ def _langsmith_examples(by_key: Dict[str, str], first: Mapping[str, Any], mappin
         return None
 
     def read(row: Dict[str, Any], where: Where, tally: Tally) -> Optional[Dict[str, Any]]:
-        out = {"sample_id": row.get("id"), "question": pick(row.get("inputs"), QUESTION_KEYS),
-               "ground_truth": pick(row.get("outputs"), REFERENCE_KEYS),
-               "contexts": contexts_in(row.get("inputs"), row.get("outputs"))}
-        return {**kept(row, ("id",)), **out}
+        return _golden(row, pick(row.get("inputs"), QUESTION_KEYS), pick(row.get("outputs"), REFERENCE_KEYS),
+                       contexts_in(row.get("inputs"), row.get("outputs")))
     return regrouped("LangSmith examples", "examples",
-                    "LangSmith dataset examples: question from inputs, reference from outputs. Examples hold no "
-                    "answers from your app: answer them with a target (--target, or the target step).", read)
+                     "LangSmith dataset examples: question from inputs, reference from outputs. " + _NO_ANSWERS, read)
 
 
 def _langsmith_frame(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -120,6 +117,15 @@ def _langsmith_frame(by_key: Dict[str, str], first: Mapping[str, Any], mapping: 
                     "(error set) are skipped.", read)
 
 
+_NO_ANSWERS = "They hold no answers from your app: answer them with a target (--target, or the target step)."
+
+
+def _golden(row: Dict[str, Any], question: Any, reference: Any, contexts: Any) -> Dict[str, Any]:
+    """A golden set's row (a question and its reference, no answer): its id as the sample id, the rest kept."""
+    out = {"sample_id": row.get("id"), "question": question, "ground_truth": reference, "contexts": contexts}
+    return {**kept(row, ("id",)), **out}
+
+
 # --- Langfuse -------------------------------------------------------------------------------------
 
 def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: Mapping[str, Optional[str]]
@@ -131,13 +137,10 @@ def _langfuse_items(by_key: Dict[str, str], first: Mapping[str, Any], mapping: M
         if str(row.get("status", "")).upper() == "ARCHIVED":
             tally.skip(f"item {row.get('id') or where.label()}", "archived in Langfuse")
             return None
-        out = {"sample_id": row.get("id"), "question": pick(row.get("input"), QUESTION_KEYS + ("messages",)),
-               "ground_truth": pick(row.get("expectedOutput"), REFERENCE_KEYS),
-               "contexts": contexts_in(row.get("input"))}
-        return {**kept(row, ("id",)), **out}
+        return _golden(row, pick(row.get("input"), QUESTION_KEYS + ("messages",)),
+                       pick(row.get("expectedOutput"), REFERENCE_KEYS), contexts_in(row.get("input")))
     return regrouped("Langfuse dataset items", "items",
-                    "Langfuse dataset items: question from input, reference from expectedOutput. Items hold no "
-                    "answers from your app: answer them with a target (--target, or the target step).", read)
+                     "Langfuse dataset items: question from input, reference from expectedOutput. " + _NO_ANSWERS, read)
 
 
 # --- MLflow ---------------------------------------------------------------------------------------
