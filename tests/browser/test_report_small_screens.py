@@ -12,7 +12,7 @@ import pytest
 from .pw import Page, expect
 from .test_report_first_screen import RUN_TIMEOUT, finished_run, wait_idle
 
-from evaluator import EvalSample, RunConfig, RunStore
+from evaluator import EvalSample, RagmeterError, RunConfig, RunStore
 from evaluator.store.notes import add_note
 
 SCREENS = [{"width": 1280, "height": 720}, {"width": 1400, "height": 900}]
@@ -102,7 +102,9 @@ HOSTILE_DATASET = "<img src=x onerror=alert(1)>\u202egpj.exe.jsonl"
 @pytest.mark.browser
 def test_a_hostile_run_name_is_shown_as_text_and_its_downloads_are_named_plainly(page, app_url, history_path):
     run_id = five_metric_run(history_path, HOSTILE_DATASET)
-    name = "Q3 \u202eevil\u202c <b>bold</b> " + "x" * 280  # a 300-character name with markup and a bidi override
+    name = "Q3 \u202eevil\u202c <b>bold</b> " + "x" * 95  # a long name with markup and a bidi override
+    with pytest.raises(RagmeterError, match="a name may have at most 120"):
+        RunStore(history_path).rename_run(run_id, name + "x" * 180)  # 300 characters: refused, saying the limit
     RunStore(history_path).rename_run(run_id, name)
     page.set_viewport_size(SCREENS[0])
     page.goto(f"{app_url}/report?run={run_id}")
