@@ -42,7 +42,7 @@ def test_an_upload_of_a_gzip_previews_as_jsonl():
 
 
 LINES = b'{"question": "q", "answer": "a"}\n' * 32_768
-MEMBER = gzip.compress(LINES, compresslevel=9)
+MEMBER = gzip.compress(LINES, compresslevel=9, mtime=0)
 RATIO = len(LINES) / len(MEMBER)  # unpacked bytes per packed byte (several hundred)
 
 
@@ -98,14 +98,14 @@ def test_a_zip_that_declares_more_than_the_limit_is_refused_from_its_directory(t
     ("data.jsonl.gz", b'{"question": "q", "answer": "a"}\n',
      "data.jsonl.gz: is named .gz but is not a gzip file (it does not start with gzip's signature); it looks like an "
      "uncompressed file: remove .gz from its name"),
-    ("data.csv.zip", gzip.compress(b"question,answer\nq,a\n"),
+    ("data.csv.zip", gzip.compress(b"question,answer\nq,a\n", mtime=0),
      "is named .zip but is not a zip file (it does not start with zip's signature); it is gzip-compressed: name it .gz"),
-    ("data.jsonl.gz", gzip.compress(b'{"question": "q"}\n' * 100)[:40],
+    ("data.jsonl.gz", gzip.compress(b'{"question": "q"}\n' * 100, mtime=0)[:40],
      "data.jsonl.gz: is a damaged gzip file (EOFError"),
-    ("data.gz", gzip.compress(b"question,answer\nq,a\n"),
+    ("data.gz", gzip.compress(b"question,answer\nq,a\n", mtime=0),
      "is a gzip file whose name does not say what it holds; name it after the file inside and add .gz"),
-    ("data.docx.gz", gzip.compress(b"x"), "data.docx.gz: holds 'data.docx': unknown file type '.docx'"),
-    ("data.jsonl", gzip.compress(b'{"question": "q"}\n'),
+    ("data.docx.gz", gzip.compress(b"x", mtime=0), "data.docx.gz: holds 'data.docx': unknown file type '.docx'"),
+    ("data.jsonl", gzip.compress(b'{"question": "q"}\n', mtime=0),
      "data.jsonl: is gzip-compressed, not a text file; give it its .gz name (data.jsonl.gz: ragmeter unpacks it)"),
 ])
 def test_a_file_that_is_not_what_its_name_says_is_refused_with_what_to_do(name, data, said):
