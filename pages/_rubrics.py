@@ -16,6 +16,10 @@ from pages import _state as state
 CHOSEN = state.CHOSEN_METRICS
 
 
+_MODE_LABELS = {"auto": "auto", "separate": "one per metric", "grouped": "grouped by contexts",
+                "combined": "one per sample"}
+
+
 def rubrics() -> Dict[str, Dict[str, Any]]:
     if not state.has(state.RUBRICS):
         state.put(state.RUBRICS, {})
@@ -119,10 +123,12 @@ def metric_widgets(offline: bool) -> Dict[str, Any]:
                                   persist_state=state.KEEP,
                                   help="Above 0 the judge samples, so repeats can differ; 0 is the usual setting.")
     mode = st.radio("Judge calls", service.JUDGE_MODES, key="eval_judge_mode", horizontal=True, disabled=offline,
-                    format_func=lambda m: {"separate": "one per metric", "combined": "one per sample"}[m],
-                    help="One per metric (default): the calls of a sample share one cached prompt prefix. One per "
-                         "sample: a single call returns every judged metric's verdicts (fewer calls and tokens; "
-                         "a metric missing from the reply falls back on its own).")
+                    format_func=lambda m: _MODE_LABELS[m],
+                    help="Auto (default): one call per metric where the judge's server reuses a cached prompt prefix "
+                         "(llama.cpp, vLLM, Ollama, LM Studio), else grouped. Per metric: the calls of a sample "
+                         "share one prompt prefix. Grouped: the metrics that read the contexts in one call, so the "
+                         "contexts are sent and billed once. One per sample: a single call returns every judged "
+                         "metric's verdicts. In one call, a metric missing from the reply falls back on its own.")
     if offline and any(n in rubrics() for n in chosen):
         st.caption("Offline: rubric metrics need a judge, so they will be skipped (\"needs a judge\").")
     if offline:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from openai_server import DEFAULT_REPLY, LoopbackHandler, LoopbackServer, Reply, completion_body
+from openai_server import DEFAULT_REPLY, LoopbackHandler, LoopbackServer, Reply, completion_body, each_part
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,8 @@ class BatchServer(LoopbackServer):
             if line.strip():
                 request = json.loads(line)
                 answer = self.responder(request["body"])
+                if isinstance(answer, str):  # a several-metric prompt gets each metric's part, as from the chat server
+                    answer = each_part(answer, prompt_of(request["body"]))
                 (err if isinstance(answer, Failed) else out).append(_result_line(n, request, answer))
         batch.status, batch.completed, batch.failed = "completed", len(out), len(err)
         if out:

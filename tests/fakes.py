@@ -8,13 +8,16 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Union
 
+from openai_server import each_part  # tests/ is on sys.path under pytest
+
 Reply = Union[str, Exception, Callable[[str], str]]
 
 
 class ScriptedJudge:
     """A judge that answers from a script: a fixed reply, a queue, or a function of the prompt.
 
-    Every prompt it receives is recorded, so tests can count calls and read what was sent.
+    Every prompt it receives is recorded, so tests can count calls and read what was sent. A prompt asking for
+    several metrics at once gets the reply under each metric's name (openai_server.each_part), as a model would.
     """
 
     def __init__(self, reply: Reply = '{"score": 0.8, "reasoning": "ok"}',
@@ -30,7 +33,7 @@ class ScriptedJudge:
             reply = self.queue.pop(0) if self.queue else self.reply
         if isinstance(reply, Exception):
             raise reply
-        return reply(prompt) if callable(reply) else reply
+        return each_part(reply(prompt) if callable(reply) else reply, prompt)
 
     @property
     def calls(self) -> int:

@@ -37,12 +37,18 @@ Behaviours (plain dataclasses, built by the helper functions below):
 - `huge(megabytes, announce=True)`: HTTP 200 whose body is a completion of that many MB, streamed
   (announce=False sends no Content-Length: the body ends when the server closes the connection).
 
+A prompt that asks for several metrics in one call (ragmeter's grouped and combined judge modes: a
+`### metric_name` heading per metric) gets a reply object holding a reply's JSON object under each
+metric's name, the way a model following the prompt answers (`each_part`), unless the reply already
+names one of them or is not a JSON object.
+
 `latency` (seconds) delays every chat answer, like a real model; `in_flight` and
 `peak_in_flight` show how many chat requests the server held at once.
 """
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -51,6 +57,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Self, Tuple, Union
 
 DEFAULT_REPLY = '{"score": 0.8, "reasoning": "The answer is supported by the context."}'
+_PART_HEADING = re.compile(r"^### ([A-Za-z_][A-Za-z0-9_]*)$", re.MULTILINE)
+
+
+def each_part(text: str, prompt: str) -> str:
+    """`text` as the answer to every metric a several-metric prompt asks for (unchanged for any other)."""
+    names = _PART_HEADING.findall(prompt or "")
+    if len(names) < 2:
+        return text
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(obj, dict) or any(name in obj for name in names):
+        return text
+    return json.dumps({name: obj for name in names})
 
 
 @dataclass(frozen=True)
@@ -387,7 +408,7 @@ class _Handler(LoopbackHandler):
             self.chat._wait(b.delay)
             model = request.body.get("model", "") if isinstance(request.body, dict) else ""
             wants = isinstance(request.body, dict) and request.body.get("logprobs")
-            body = completion_body(b.text, model, b.usage, request.prompt, b.finish_reason,
+            body = completion_body(each_part(b.text, request.prompt), model, b.usage, request.prompt, b.finish_reason,
                                    b.logprobs if wants else None, b.timings)
             self._send(200, json.dumps(body).encode())
         elif isinstance(b, Error):

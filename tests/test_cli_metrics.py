@@ -40,13 +40,16 @@ def run(data, *extra, server=None):
     return main(args)
 
 
+# The loopback server is not known to reuse a prompt prefix, so "auto" asks the three metrics that read the
+# contexts in one call; `--judge-mode separate` asks each metric on its own.
 @pytest.mark.parametrize("extra, calls_per_sample", [
-    ((), 5),
+    ((), 3),
+    (("--judge-mode", "separate"), 5),
     (("--metrics", "faithfulness,answer_relevancy"), 2),
-    (("--rubrics", "{dir}/rubrics.toml"), 6),
+    (("--rubrics", "{dir}/rubrics.toml"), 4),
     (("--metrics", "faithfulness,politeness", "--rubrics", "{dir}/rubrics.toml"), 2),
     (("--metrics", "politeness", "--rubrics", "{dir}/rubrics.toml", "--repeats", "3"), 3),
-    (("--repeats", "2"), 10),
+    (("--repeats", "2"), 6),
 ])
 def test_judge_calls_per_sample_follow_metrics_rubrics_and_repeats(data, extra, calls_per_sample):
     extra = [e.format(dir=data.parent) for e in extra]

@@ -87,9 +87,16 @@ def _differences(a: Mapping[str, Any], b: Mapping[str, Any], keys: Sequence[Tupl
     return found
 
 
+# How a judge was asked: meaningless when neither run had one (the heuristics alone scored both).
+_JUDGE_ONLY_KEYS = frozenset(("judge_mode", "temperature", "repeats"))
+
+
 def scorer_differences(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> List[Difference]:
     """Every setting that makes the two runs' scores mean different things, in SCORER_KEYS order."""
-    return _differences(baseline, candidate, SCORER_KEYS, missing_is_unknown=True)
+    keys = SCORER_KEYS
+    if is_offline(baseline) and is_offline(candidate):
+        keys = tuple((key, what) for key, what in SCORER_KEYS if key not in _JUDGE_ONLY_KEYS)
+    return _differences(baseline, candidate, keys, missing_is_unknown=True)
 
 
 def pipeline_changes(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> List[Difference]:

@@ -21,6 +21,7 @@ from .serve import add_serve_parsers
 from ..errors import RagmeterError
 from ..service.options import AB_METRIC as DEFAULT_METRIC
 from ..service.options import DATASET, DOCUMENTS, FILE_TYPES, formats_for
+from ..service.options import AUTO_JUDGE_MODE as AUTO, JUDGE_MODES
 from ..service.options import DEFAULT_HEURISTICS, HEURISTIC_SETS, canonical, known_metrics, load_rubrics
 from ..service.options import MAX_FALLBACK_RATE as DEFAULT_MAX_FALLBACK_RATE
 from ..service.options import OFFLINE, OPENAI, RunConfig, get_judge, judge_cache, judge_kinds
@@ -176,10 +177,13 @@ def _judge_group(ev: argparse.ArgumentParser) -> None:
     group.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
                        help="completion cap of every judge call (default: $RAGMETER_JUDGE_MAX_TOKENS, the team "
                             "file's [judge] max_tokens, else each metric's own: 128 for a score, ~500 for verdict lists)")
-    group.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
-                       help="separate: one judge call per judged metric, sharing one cached prompt prefix (default); "
-                            "combined: one call per sample returns every metric's verdicts (fewer calls and tokens, "
-                            "a harder task for small judges)")
+    group.add_argument("--judge-mode", default=AUTO, choices=JUDGE_MODES,
+                       help="how a sample's judged metrics are asked: auto (default) is separate on a server that "
+                            "reuses a cached prompt prefix (llama.cpp, vLLM, Ollama, LM Studio) and grouped on any "
+                            "other; separate: one call per metric, the calls sharing one prompt prefix; grouped: "
+                            "the metrics that read the contexts in one call, so the contexts are sent (and billed) "
+                            "once; combined: one call per sample (fewest calls and tokens, a harder task for small "
+                            "judges)")
     group.add_argument("--temperature", type=float, default=0.0, help="the judge's sampling temperature (default 0)")
     group.add_argument("--no-cache", action="store_true", help="do not use the on-disk judge cache")
     group.add_argument("--cache", default=str(judge_cache().value),
@@ -324,7 +328,7 @@ def add_ab_parser(sub: Any) -> None:
     ab.add_argument("--language", choices=["ar", "en", "auto"], default="auto", help="prompt language (default auto)")
     ab.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     # evaluate's judge options this command keeps at their defaults (run_config reads them)
-    ab.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode="separate",
+    ab.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode=AUTO,
                     heuristics="ragmeter", max_workers=2, no_cache=True, cache="", price_in=None, price_out=None,
                     batch=False, batch_poll=10.0, judge_timeout=60.0, resume=None, history=None)
 
@@ -364,7 +368,7 @@ def add_collect_parser(sub: Any) -> None:
     p.add_argument("--status-every", type=float, default=10.0, metavar="S",
                    help="seconds between status lines on stderr; 0 for none (default %(default)s)")
     # evaluate's judge options this command keeps at their defaults (run_config reads them)
-    p.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode="separate",
+    p.set_defaults(metrics=None, rubrics=[], repeats=1, temperature=0.0, align_with=None, judge_mode=AUTO,
                    heuristics="ragmeter", max_workers=4, no_cache=False, cache="", price_in=None, price_out=None,
                    batch=False, batch_poll=10.0, judge_timeout=60.0, resume=None, language="auto")
 

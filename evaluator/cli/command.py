@@ -51,6 +51,7 @@ from ..service import evaluation, history, runs, workers
 from ..service.evaluation import (EXIT_CODES, OFFLINE_NOTICE, OUTPUTS, Progress, Verdict, check_output,
                                   from_decision, missed_thresholds, plural, summaries, write_results)  # noqa: F401 (missed_thresholds: the command's own name too)
 from ..service.exports import run_header
+from ..service.options import AUTO_JUDGE_MODE as AUTO
 from ..service.runs import BATCH_PREPARING, OFFLINE, Run, RunConfig, TargetConfig
 from .printing import print_fallbacks, print_labels, print_target_failures, print_usage_summary, summary_lines
 
@@ -79,7 +80,7 @@ def target_config(args: argparse.Namespace) -> Optional[TargetConfig]:
 def resumed_config(args: argparse.Namespace, stored: Dict[str, Any]) -> RunConfig:
     """A resumed run scores as it started; a judge named on the command line replaces the stored one."""
     if args.metrics is not None or args.rubrics or args.repeats != 1 or args.temperature or args.align_with \
-            or args.judge_mode != "separate":
+            or args.judge_mode != AUTO:
         raise UsageError("--metrics, --rubrics, --repeats, --temperature, --align-with and --judge-mode cannot change "
                          "a resumed run: it scores as it started")
     config = RunConfig.from_settings(stored)

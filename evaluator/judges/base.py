@@ -89,8 +89,9 @@ def judge_usage(judge: Any) -> Dict[str, Any]:
 
 def caches_prefix(judge: Any, prompt_tokens: int) -> Optional[bool]:
     """Whether this judge's server reuses a shared prompt prefix for prompts of about `prompt_tokens`:
-    True (llama.cpp, vLLM), False (known not to: OpenAI's own under its 1,024-token threshold), None (not
-    known: a judge that does not say). The metrics share one prefix unless this is False (metrics/scoring.py)."""
+    True (llama.cpp, vLLM, Ollama, LM Studio), False (OpenAI's own under its 1,024-token threshold, an
+    OpenAI-compatible server not known to), None (a judge that does not say). False makes the judge mode
+    "auto" group the calls, and separate calls carry only their own fields (metrics/scoring.py)."""
     ask = getattr(judge, "caches_prefix", None)
     if not callable(ask):
         return None

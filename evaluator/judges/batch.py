@@ -123,6 +123,11 @@ class _PromptJudge:
         self.name = f"{judge.name} (batch)"
         self._index, self._call = 0, 0
 
+    def caches_prefix(self, prompt_tokens: int) -> bool:
+        """A batch's requests are answered apart, in no set order: none reuses another's prefix, so the judge
+        mode "auto" groups the calls (metrics/combined.py), in the collecting and the replaying pass alike."""
+        return False
+
     def begin(self, index: int) -> None:
         """The next prompts belong to sample `index` (the passes score one sample at a time)."""
         self._index, self._call = index, 0

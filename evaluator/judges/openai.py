@@ -52,7 +52,7 @@ from ..safetext import safe
 from ..text import estimate_tokens
 from .base import environment_base_url, key_variable
 from .messages import display_url, one_line
-from .replies import FIRST_MODE, LLAMA_CPP, OPENAI_HOSTED, VLLM, family_of, known_family, known_mode, remember_family, remember_mode, strip_thinking
+from .replies import FIRST_MODE, OPENAI_HOSTED, PREFIX_CACHING, family_of, known_family, known_mode, remember_family, remember_mode, strip_thinking
 from .resilient import (AGAIN, FATAL, RETRY, THROTTLE_KIND, UNREACHABLE, Backoff, Completion,
                         Failure, ResilientJudge, unreachable_reason)
 from ..environment import secret
@@ -168,20 +168,20 @@ class OpenAIChat:
                 self._mode = FIRST_MODE.get(family, self._mode)
             self._probed = True
 
-    def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
-        """llama.cpp and vLLM reuse a shared prefix (True); OpenAI's own caches prompts of 1,024 tokens or
-        more only (below that, False: each metric's prompt then carries only the fields it needs); any other
-        server: None (not known, so the prefix stays shared). Found once per server (_settle_mode)."""
+    def caches_prefix(self, prompt_tokens: int) -> bool:
+        """Whether this server reuses a cached prompt prefix for prompts of about `prompt_tokens`: llama.cpp,
+        vLLM, Ollama and LM Studio do (True); OpenAI's own caches prompts of 1,024 tokens or more only; any
+        other server is not known to (False: it is taken to bill every prompt token). The judge mode "auto"
+        asks one call per metric only where this is True (metrics/combined.py). Found once per server
+        (_settle_mode)."""
         if self.extra_body is not None or self._llama_cpp:
             return True
         if not self._probed and self.json_mode == "auto":
             self._settle_mode()
         family = known_family(self.base_url) or ("openai" if self._hosted() else "")
-        if family in (LLAMA_CPP, VLLM):
-            return True
         if family == OPENAI_HOSTED:
             return prompt_tokens >= OPENAI_CACHE_MIN_TOKENS
-        return None
+        return family in PREFIX_CACHING
 
     def _hosted(self) -> bool:
         host = urlsplit(self.base_url).hostname or ""

@@ -102,6 +102,11 @@ _OWNERS = {"llamacpp": LLAMA_CPP, "me": LLAMA_CPP, "library": OLLAMA, "ollama": 
 # turns it into its `format`); json_object for OpenAI's own models (strong enough; no schema tokens).
 FIRST_MODE = {LLAMA_CPP: "grammar", OLLAMA: "schema", VLLM: "schema", LMSTUDIO: "schema", OPENAI_HOSTED: "object"}
 
+# The families whose servers keep a prompt's computed prefix and reuse it for the next prompt that begins the
+# same way (llama.cpp's cache_prompt and slot similarity, vLLM's prefix caching, Ollama's and LM Studio's
+# llama.cpp runners): the judge mode "auto" asks them one call per metric (metrics/combined.py).
+PREFIX_CACHING = frozenset((LLAMA_CPP, VLLM, OLLAMA, LMSTUDIO))
+
 _lock = threading.Lock()
 _learned: Dict[Tuple[str, str], str] = {}  # (server, "family" | "mode") -> what this process found out
 

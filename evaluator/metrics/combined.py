@@ -1,4 +1,20 @@
-"""One-call mode (opt-in, `--judge-mode combined`): one judge call per sample for every judged metric.
+"""How a sample's judged metrics are put to the judge (`--judge-mode`), and the one-call prompt they share.
+
+- separate: one call per metric, all beginning with the same data section (prompts.py), which a
+  server that reuses a cached prompt prefix (llama.cpp, vLLM, Ollama, LM Studio) computes once.
+- grouped: for a server that bills every prompt token in full (OpenAI's own, and any OpenAI-compatible
+  server not known to reuse a prefix), the retrieved contexts, usually the largest part of a sample,
+  are sent once: the metrics that read them are asked in one call; the others each get a call with
+  only the fields they read. (Even past OpenAI's 1,024-token cache threshold this bills less than
+  separate calls: its cached tokens still cost half, or a tenth on newer models, and the grouped call
+  sends the contexts once.)
+- combined (opt-in): one call per sample for every judged metric.
+- auto (the default): grouped where the judge says its server does not reuse a prefix, else separate
+  (`resolved_mode`; a run stores the mode it resolved to, so a comparison sees which one scored it).
+
+A call for several metrics is described below (one-call mode).
+
+One-call mode (opt-in, `--judge-mode combined`): one judge call per sample for every judged metric.
 
 The prompt is the sample's shared prefix (prompts.py), then each metric's own instructions and
 reply shape under its name, then one line asking for a single JSON object keyed by metric name:
@@ -19,15 +35,25 @@ import json
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..model import EvalSample
-from ..judges.base import report_unusable
+from ..judges.base import caches_prefix, report_unusable
 from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, call, options, read_reply
 from .metric import Metric
 from .parsing import load_json_object
 from .prompts import guard_phrases, shared_prefix
 
-SEPARATE = "separate"  # one call per judged metric (the default)
+AUTO = "auto"  # separate where the server reuses a cached prefix, else grouped (the default)
+SEPARATE = "separate"  # one call per judged metric, sharing one prompt prefix
+GROUPED = "grouped"  # the metrics that read the contexts in one call, the others alone
 COMBINED = "combined"  # one call per sample for all of them
-JUDGE_MODES = (SEPARATE, COMBINED)
+JUDGE_MODES = (AUTO, SEPARATE, GROUPED, COMBINED)
+# What each mode does, in a few words (the dashboard's choices, the CLI's help, the docs).
+MODE_WORDS = {
+    AUTO: "auto: one call per metric on a server that reuses a cached prompt prefix (llama.cpp, vLLM, Ollama, "
+          "LM Studio), else grouped",
+    SEPARATE: "one call per metric, sharing one prompt prefix",
+    GROUPED: "the metrics that read the contexts in one call, so the contexts are sent once; the others alone",
+    COMBINED: "one call per sample for every metric",
+}
 
 _HEAD = {
     "en": ("Judge the data above on each of the {n} metrics below: {names}. Reply with ONE JSON object only, "
@@ -41,6 +67,31 @@ _PART = {"en": 'Its value, under the key "{name}":', "ar": 'قيمته، تحت 
 def combinable(metric: Metric) -> bool:
     """Whether `metric` can be asked in the combined call (it follows the shared prefix)."""
     return metric.shares_prefix
+
+
+def resolved_mode(mode: str, judge: Any) -> str:
+    """The mode `mode` stands for with this judge: `auto` becomes grouped when the judge says its server does not
+    reuse a cached prompt prefix (judges.base.caches_prefix: OpenAI's own for a sample's prompts, and any
+    OpenAI-compatible server not known to), else separate (a judge that does not say, such as a plugin's, is
+    asked as before); the other modes are themselves."""
+    if mode != AUTO:
+        return mode
+    return GROUPED if caches_prefix(judge, 0) is False else SEPARATE
+
+
+def call_groups(metrics: Sequence[Metric], mode: str) -> List[List[Metric]]:
+    """The judge calls that ask `metrics` (in order) in `mode` (separate, grouped or combined): each call's
+    metrics. A call for one metric is that metric's own prompt; a call for several is `combined_prompt`."""
+    if mode == COMBINED:
+        together = [m for m in metrics if combinable(m)]
+    elif mode == GROUPED:
+        together = [m for m in metrics if combinable(m) and "contexts" in m.shows]
+    else:
+        together = []
+    if len(together) < 2:
+        together = []
+    alone = [[m] for m in metrics if all(m is not t for t in together)]
+    return ([together] if together else []) + alone
 
 
 def combined_prompt(metrics: Sequence[Metric], sample: EvalSample, lang: str, fields: Sequence[str]) -> str:

@@ -1,6 +1,7 @@
 """Scoring one metric of one sample: heuristic, one judge call, parse, blend — or a visible fallback."""
 from __future__ import annotations
 
+import os
 import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -21,7 +22,16 @@ from ..model import (
     MetricScore,
 )
 from .judging import UNAVAILABLE, UNPARSEABLE, Judgement, ask_repeatedly, retries  # noqa: F401 (UNAVAILABLE, UNPARSEABLE: public)
-from .combined import COMBINED, SEPARATE, ask_combined_repeatedly, combinable, combined_prompt
+from .combined import (
+    AUTO,
+    COMBINED,
+    GROUPED,
+    SEPARATE,
+    ask_combined_repeatedly,
+    call_groups,
+    combined_prompt,
+    resolved_mode,
+)
 from .metric import MISSING, Metric
 from .prompts import prefix_fields, shared_prefix
 from .registry import get_metric
@@ -166,7 +176,7 @@ def _combined(name: str, h: Any, good: List[Judgement], judgements: List[Judgeme
 def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang: str,
                  heuristics: str = DEFAULT_HEURISTICS, repeats: int = 1,
                  after_each: Optional[Callable[[], None]] = None, *,
-                 parallel_calls: bool = False, judge_mode: str = SEPARATE) -> Dict[str, MetricScore]:
+                 parallel_calls: bool = False, judge_mode: str = AUTO) -> Dict[str, MetricScore]:
     """Every chosen metric's score for one sample, in the order chosen.
 
     A rule-based (or `optional`) metric whose inputs the sample lacks is left out (no keywords, no
@@ -174,9 +184,10 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
     sample whose target call failed keeps each metric it would have had, skipped with that failure.
     `after_each` runs after each judged metric's calls (the evaluator's judge-health check, which may raise).
 
-    The judged prompts of a sample share one prefix (prompts.py): the first metric's call goes
-    alone, so the server has the prefix cached before the others arrive; with `parallel_calls`
-    the others then go together. `judge_mode=COMBINED` asks one call for all of them (combined.py).
+    In the separate mode the judged prompts of a sample share one prefix (prompts.py): the first metric's
+    call goes alone, so the server has the prefix cached before the others arrive; with `parallel_calls`
+    the others then go together. The grouped mode asks the metrics that read the contexts in one call,
+    the combined mode all of them (combined.py); `auto` is one of these two, by what the server reuses.
     """
     metrics = list(metrics)
     scores: Dict[str, Optional[MetricScore]] = {}
@@ -194,12 +205,13 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
         elif m.rule is not None and m.skip_reason(sample) is None:
             scores[m.name] = m.rule(sample)
     fields = prefix_fields(*(m.shows for m in metrics if m.shares_prefix))
-    if asks and judge_mode != COMBINED and caches_prefix(judge, _prefix_tokens(sample, fields)) is False:
-        fields = ()  # a server known not to reuse the prefix: each prompt carries only its metric's fields
-    if judge_mode == COMBINED:
-        scores.update(score_combined(asks, sample, judge, lang, repeats, fields, after_each))
-    else:
+    mode = resolved_mode(judge_mode, judge) if asks else SEPARATE
+    if mode == SEPARATE:
+        if asks and caches_prefix(judge, _prefix_tokens(sample, fields)) is False:
+            fields = ()  # a server known not to reuse the prefix: each prompt carries only its metric's fields
         scores.update(_ask_all(asks, sample, judge, lang, repeats, fields, after_each, parallel_calls))
+    else:
+        scores.update(score_together(asks, sample, judge, lang, repeats, mode, fields, after_each))
     return {name: score for name, score in scores.items() if score is not None}
 
 
@@ -237,39 +249,43 @@ def _ask_all(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeat
     return done
 
 
-def score_combined(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeats: int,
+def score_together(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeats: int, mode: str,
                    fields: Tuple[str, ...], after_each: Optional[Callable[[], None]]) -> Dict[str, MetricScore]:
-    """One-call mode: the shared-prefix metrics in one call (per repeat), each scored from its own part;
-    a metric with its own prompt layout is asked on its own."""
-    together = [a for a in asks if combinable(a.metric)]
-    alone = [a for a in asks if not combinable(a.metric)]
+    """The grouped and combined modes: each call of `call_groups` in turn; a call for several metrics scores
+    each from its own part of the reply. Combined calls share the prefix of every chosen metric's fields (the
+    first call fills a server's prompt cache); grouped ones carry only what their metrics read."""
+    by_metric = {id(a.metric): a for a in asks}
     done: Dict[str, MetricScore] = {}
-    if len(together) == 1:
-        alone = together + alone  # one metric needs no combined reply
-    elif together:
-        metrics = [a.metric for a in together]
-        judgements = ask_combined_repeatedly(metrics, judge, combined_prompt(metrics, sample, lang, fields), repeats)
-        done = {a.metric.name: from_judgements(a.metric.name, a.heuristic, judgements[a.metric.name])
-                for a in together}
+    for group in call_groups([a.metric for a in asks], mode):
+        shown = fields if mode == COMBINED else prefix_fields(*(m.shows for m in group))
+        if len(group) == 1:
+            done.update(_ask_all([by_metric[id(group[0])]], sample, judge, lang, repeats, shown, after_each, False))
+            continue
+        judgements = ask_combined_repeatedly(group, judge, combined_prompt(group, sample, lang, shown), repeats)
+        done.update({m.name: from_judgements(m.name, by_metric[id(m)].heuristic, judgements[m.name]) for m in group})
         if after_each is not None:
             after_each()
-    done.update(_ask_all(alone, sample, judge, lang, repeats, fields, after_each, False))
     return done
 
 
 def planned_prompts(judged: Sequence[Metric], sample: EvalSample, lang: str,
                     judge_mode: str = SEPARATE) -> Tuple[List[str], str]:
-    """(the prompts one repeat of `sample` sends, in order; their shared prefix): what costs.py estimates."""
+    """(the prompts one repeat of `sample` sends, in order; their shared prefix): what costs.py estimates.
+    `auto` is estimated as grouped: with no judge asked, the server is taken to bill every token."""
     asked = [m for m in judged if target_reason(m, sample) is None and m.skip_reason(sample) is None
              and m.zero_reason(sample) is None]
     fields = prefix_fields(*(m.shows for m in judged if m.shares_prefix))
     prefix = shared_prefix(lang, fields, sample.question, sample.answer, sample.contexts, sample.ground_truth)
-    together = [m for m in asked if combinable(m)] if judge_mode == COMBINED else []
-    if len(together) < 2:
-        together = []
-    prompts = [combined_prompt(together, sample, lang, fields)] if together else []
-    prompts += [m.prompt(sample, lang, fields) if m.shares_prefix else m.prompt(sample, lang)
-                for m in asked if all(m is not t for t in together)]
+    mode = GROUPED if judge_mode == AUTO else judge_mode
+    prompts = []
+    for group in call_groups(asked, mode):
+        shown = fields if mode in (SEPARATE, COMBINED) else prefix_fields(*(m.shows for m in group))
+        if len(group) > 1:
+            prompts.append(combined_prompt(group, sample, lang, shown))
+        else:
+            prompts.append(group[0].prompt(sample, lang, shown) if group[0].shares_prefix else group[0].prompt(sample, lang))
+    if mode == GROUPED:  # no prefix was shared on purpose: what the calls happen to begin with
+        prefix = os.path.commonprefix(prompts) if len(prompts) > 1 else ""
     return prompts, prefix
 
 

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..judges.replies import bad_reply_note
 from ..judges.base import is_offline
-from ..metrics.combined import SEPARATE
+from ..metrics.combined import AUTO
 from ..metrics.registry import Metric, MetricChoice, resolve_metrics
 from ..metrics.scoring import planned_prompts
 from ..model import EvalSample
@@ -53,9 +53,10 @@ def price(prompt_tokens: int, completion_tokens: int,
 def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
                  price_in: Optional[float] = None, price_out: Optional[float] = None,
                  judge: object = None, metrics: Optional[Iterable[MetricChoice]] = None,
-                 repeats: int = 1, judge_mode: str = SEPARATE) -> RunEstimate:
+                 repeats: int = 1, judge_mode: str = AUTO) -> RunEstimate:
     """Judge calls and tokens a run of the chosen `metrics`, each asked `repeats` times, would spend
-    (zero for the offline judge), in `judge_mode` ("separate" or "combined")."""
+    (zero for the offline judge), in `judge_mode` (metrics/combined.py; "auto" is estimated as grouped, the
+    layout of a server that bills every prompt token, since no server is asked)."""
     chosen = resolve_metrics(metrics)
     n = calls = prompt_tokens = cached = 0
     for row in samples:

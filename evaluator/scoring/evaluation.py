@@ -11,7 +11,7 @@ from typing import Iterable, List, Literal, Optional
 from ..engines.pool import Pool, Task
 from ..judges.base import Judge, is_offline
 from ..judges.health import HealthPolicy, JudgeHealth, WatchedJudge
-from ..metrics.combined import JUDGE_MODES, SEPARATE
+from ..metrics.combined import AUTO, JUDGE_MODES
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import Metric, MetricChoice, resolve_metrics
 from ..metrics.scoring import score_sample
@@ -40,15 +40,16 @@ class RAGEvaluator:
     `judge_health` decides when `evaluate_dataset` stops early because the judge is failing
     (see judges/health.py); None scores every row whatever the judge does.
 
-    The judged prompts of a sample share one prefix (metrics/prompts.py) so a caching server
-    computes the sample's data once. `judge_mode="combined"` asks one call per sample for every
-    judged metric instead (metrics/combined.py; opt-in).
+    `judge_mode` (metrics/combined.py): "auto" (the default) asks one call per metric, the calls sharing one
+    prompt prefix, on a server that reuses a cached prefix (llama.cpp, vLLM, Ollama, LM Studio), and on any
+    other server asks the metrics that read the contexts in one call, so the contexts are billed once
+    ("grouped"); "separate", "grouped" and "combined" (one call per sample) choose one layout.
     """
 
     def __init__(self, llm: Judge, language: Language = "auto", batch_delay: float = 0.0,
                  *, heuristics: str = DEFAULT_HEURISTICS,
                  metrics: Optional[Iterable[MetricChoice]] = None, repeats: int = 1,
-                 judge_health: Optional[HealthPolicy] = HealthPolicy(), judge_mode: str = SEPARATE) -> None:
+                 judge_health: Optional[HealthPolicy] = HealthPolicy(), judge_mode: str = AUTO) -> None:
         if llm is None:
             raise ValueError("RAGEvaluator requires an LLM instance.")
         if language not in ("ar", "en", "auto"):

@@ -14,7 +14,7 @@ from ..judges import registry as judges
 from ..judges.base import Judge, judge_settings
 from ..judges.cache import default_cache_path
 from ..judges.registry import OFFLINE
-from ..metrics.combined import SEPARATE
+from ..metrics.combined import AUTO, resolved_mode
 from ..metrics.examples import ExampleSet, apply_example_set
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS
 from ..metrics.registry import DEFAULT_METRICS, Metric, resolve_metrics
@@ -36,8 +36,8 @@ class RunConfig:
     `rubrics` holds the run's rubric metrics as their TOML tables (name -> {criteria, fields,
     scale, steps}), so a stored run re-runs with the same rubrics; `repeats` is how many times
     each judged metric is asked per sample (repeats differ only when the judge samples: `temperature`
-    above 0, or a server that is not deterministic); `judge_mode` "combined" asks one call per sample
-    for every judged metric (metrics/combined.py).
+    above 0, or a server that is not deterministic); `judge_mode` says how the judged metrics of a sample are
+    put to the judge (metrics/combined.py: auto, separate, grouped, combined).
     """
 
     judge: str = OFFLINE
@@ -56,7 +56,8 @@ class RunConfig:
     repeats: int = 1
     batch: bool = False  # through the Batch API (evaluator/batching.py): half price, replies within 24 h
     batch_poll: float = 10.0  # seconds between looks at a running batch
-    judge_mode: str = SEPARATE  # or COMBINED: one judge call per sample for every judged metric
+    # AUTO, SEPARATE, GROUPED or COMBINED (metrics/combined.py); a run stores the mode auto resolved to.
+    judge_mode: str = AUTO
     # Seconds one judge request may take; a whole judge call (its retries included) ends near twice this.
     judge_timeout: float = 60.0
     # Completion cap of every judge call (0: each metric's own cap, sized for its reply: metrics/*.py).
@@ -121,6 +122,8 @@ class RunConfig:
         # Whether replies were cached, never where: a server's file path must not reach the history,
         # a report or an export (from_settings reads True as the default cache file).
         settings["cache"] = bool(self.cache)
+        if judge is not None:  # the layout that scored it, so a comparison can tell (may ask the server once)
+            settings["judge_mode"] = resolved_mode(self.judge_mode, judge)
         settings.update({k: v for k, v in judge_settings(judge).items() if k not in settings})
         return settings
 

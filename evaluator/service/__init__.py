@@ -79,6 +79,7 @@ if typing.TYPE_CHECKING:  # what mypy and editors see; at run time each name loa
     from ..judges.registry import OPENAI as OPENAI_JUDGE
     from ..judges.registry import JudgeEntry, judge_plugin_errors
     from ..metrics.combined import JUDGE_MODES
+    from ..metrics.combined import MODE_WORDS as JUDGE_MODE_WORDS
     from ..metrics.parsing import SCALES
     from ..metrics.registry import DEFAULT_METRICS
     from ..metrics.rubric import DEFAULT_FIELDS, RUBRIC_FIELDS
@@ -250,6 +251,7 @@ _LAZY: typing.Dict[str, typing.Union[str, typing.Tuple[str, str]]] = {
     "GenerateSettings": "..generate.runner",
     "GenerationInfo": "..store.generations",
     "JUDGE_MODES": "..metrics.combined",
+    "JUDGE_MODE_WORDS": ("..metrics.combined", "MODE_WORDS"),
     "JobInfo": "..store.jobs",
     "JudgeEntry": "..judges.registry",
     "KINDS": "..generate.kinds",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..analysis.judging import MAX_FALLBACK_RATE
 from ..io.filetypes import DATASET, DOCUMENTS, FILE_TYPES, LABELS, TESTSET, file_type, formats_for, readable_formats
 from ..judges.registry import get_judge, judge_kinds
+from ..metrics.combined import AUTO as AUTO_JUDGE_MODE, JUDGE_MODES, MODE_WORDS as JUDGE_MODE_WORDS
 from ..metrics.heuristic_sets import DEFAULT_HEURISTICS, HEURISTIC_SETS
 from ..metrics.registry import known_metrics
 from ..metrics.retrieval import canonical
@@ -16,7 +17,8 @@ from ..runs.run import OFFLINE, OPENAI, RunConfig
 from ..team.settings import Flags, input_limits, judge, judge_cache, judge_max_tokens, run_setting
 
 __all__ = [
-    "AB_METRIC", "DATASET", "DEFAULT_HEURISTICS", "DOCUMENTS", "FILE_TYPES", "Flags", "HEURISTIC_SETS", "LABELS",
+    "AB_METRIC", "AUTO_JUDGE_MODE", "DATASET", "DEFAULT_HEURISTICS", "DOCUMENTS", "FILE_TYPES", "Flags", "HEURISTIC_SETS", "JUDGE_MODES", "JUDGE_MODE_WORDS",
+    "LABELS",
     "MAX_FALLBACK_RATE", "OFFLINE", "OPENAI", "RunConfig", "TESTSET", "canonical", "file_type", "formats_for",
     "get_judge", "input_limits", "judge", "judge_cache", "judge_kinds", "judge_max_tokens", "known_metrics", "load_rubrics",
     "readable_formats", "run_setting",

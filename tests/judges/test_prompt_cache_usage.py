@@ -9,7 +9,7 @@ SAMPLE = EvalSample("How long is the refund window?", "30 days.", ["Refund polic
 
 
 def test_cached_tokens_are_read_from_each_reply_and_counted_in_the_run():
-    with ChatServer() as srv:
+    with ChatServer(owned_by="vllm") as srv:  # a server that reuses the prefix: five calls, four of them cached
         srv.queue(reply('{"score": 0.9}', usage=(1200, 10, 0)),
                   *[reply('{"score": 0.9}', usage=(1210, 10, 1152)) for _ in range(5)])
         judge = OpenAIJudge("test-model", base_url=srv.base_url)

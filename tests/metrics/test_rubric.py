@@ -80,7 +80,8 @@ def test_missing_rubric_file_is_named(tmp_path):
 
 
 def test_each_rubric_costs_exactly_one_call_per_sample(rubrics):
-    with ChatServer(responder=rubric_or_builtin) as srv:
+    # A server that reuses a cached prefix (vLLM): one call per metric, the judge mode "auto" on it.
+    with ChatServer(responder=rubric_or_builtin, owned_by="vllm") as srv:
         judge = OpenAIJudge("test-model", base_url=srv.base_url)
         base = RAGEvaluator(judge, metrics=list(METRICS)).evaluate_dataset(samples())
         calls_base = len(srv.chat_requests)
