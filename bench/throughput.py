@@ -46,6 +46,7 @@ from _common import (  # noqa: E402
 )
 
 from evaluator import OfflineJudge, OpenAIJudge, RAGEvaluator  # noqa: E402
+from evaluator.metrics.combined import AUTO, COMBINED, JUDGE_MODES, SEPARATE  # noqa: E402
 from evaluator.scoring.costs import estimate_run  # noqa: E402
 
 RAGAS_VERSION = "0.4.3"
@@ -58,7 +59,9 @@ RSS_N = 100_000
 TARGET_OFFLINE_RATE = 5_000  # samples/s on one core
 TARGET_RSS_MB = 1_024
 TARGET_CALLS = 5  # judge calls per sample
-TARGET_PROMPT_SHARE = 0.25  # of ragas's prompt tokens per sample
+TARGET_PROMPT_SHARE = 0.25  # of ragas's prompt tokens per sample (issue 5), in any layout
+# Issue 47: the default mode on a server that reuses no prompt prefix sends at most this share of ragas's tokens.
+TARGET_NO_CACHE_SHARE = 0.16
 # Generated JSON strings padded to ~90 characters and 3 items per list, the size of real
 # statements and verdicts: ragas feeds its first calls' statements into later prompts, and with
 # these sizes its completion tokens per sample (~1,300) match what issue 5 saw.
@@ -74,9 +77,12 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--skip-ragas", action="store_true", help="do not install or run ragas")
     p.add_argument("--server-caches", default="auto", choices=("auto", "no", "yes"),
                    help="treat the mock as a server that reuses a prompt prefix (yes: llama.cpp, vLLM), does not (no: "
-                        "OpenAI under 1,024 tokens) or is not known (auto, the default: the prefix stays shared)")
-    p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"),
-                   help="ragmeter's judge mode (combined: one call per sample for all five metrics)")
+                        "OpenAI's own) or as what it is (auto, the default: a server ragmeter cannot identify, taken "
+                        "to reuse no prefix)")
+    p.add_argument("--judge-mode", default=AUTO, choices=JUDGE_MODES,
+                   help="ragmeter's judge mode (default auto; combined: one call per sample for all five metrics)")
+    p.add_argument("--skip-layouts", action="store_true",
+                   help="skip the table of every judge-mode layout's prompt tokens beside ragas's")
     p.add_argument("--skip-offline", action="store_true", help="skip the offline rate and RSS figures")
     p.add_argument("--offline-n", type=int, default=OFFLINE_N, help="samples for the offline rate (default 10,000)")
     p.add_argument("--rss-n", type=int, default=RSS_N, help="rows for the peak-RSS figure (default 100,000)")
@@ -103,16 +109,16 @@ def settled_records(server: MockServer, at_least: int, timeout: float = 3.0) -> 
     return records
 
 
-def timed_run(judge: OpenAIJudge, samples: list, workers: int, judge_mode: str = "separate") -> tuple:
+def timed_run(judge: OpenAIJudge, samples: list, workers: int, judge_mode: str = AUTO) -> tuple:
     start = time.perf_counter()
     report = RAGEvaluator(judge, language="en", judge_mode=judge_mode).evaluate_dataset(samples, max_workers=workers)
     return report, time.perf_counter() - start
 
 
 def as_if(judge: OpenAIJudge, caches: str) -> None:
-    """--server-caches: the mock is a server ragmeter cannot identify (the prefix stays shared, "auto"); "no"
-    makes it one known not to reuse a prefix (OpenAI's own under 1,024 prompt tokens), "yes" one that does
-    (llama.cpp, vLLM), so each default-mode path is measured on the same server."""
+    """--server-caches: the mock is a server ragmeter cannot identify ("auto": taken to reuse no prefix); "no"
+    makes it one known not to reuse a prefix (OpenAI's own), "yes" one that does (llama.cpp, vLLM), so each
+    default-mode path is measured on the same server."""
     if caches != "auto":
         judge.chat.caches_prefix = lambda prompt_tokens: caches == "yes"  # type: ignore[method-assign]
 
@@ -148,6 +154,43 @@ def run_ragmeter(args: argparse.Namespace, samples: list, workers: int, tmp: Pat
         "cached_calls_log": len(cached_records), "cached_calls_judge": cached_usage["calls"],
         "cached_hits": cached_usage["cache_hits"], "cached_wall_s": cached_wall,
     }
+
+
+# (label, judge mode, --server-caches): each layout the judge modes send, measured on the same samples.
+LAYOUTS = (
+    ("auto on a server that reuses no prefix (the default: grouped)", AUTO, "auto"),
+    ("auto on a server that reuses a prefix (separate, shared prefix)", AUTO, "yes"),
+    ("separate, each prompt only its own fields", SEPARATE, "no"),
+    ("combined (one call per sample)", COMBINED, "auto"),
+)
+
+
+def layout_runs(args: argparse.Namespace, samples: list, workers: int, tmp: Path) -> List[Dict[str, Any]]:
+    """Calls and prompt tokens per sample of every LAYOUTS entry, each on a fresh mock server."""
+    runs = []
+    for i, (label, mode, caches) in enumerate(LAYOUTS):
+        print(f"  layout: {label} ...", flush=True)
+        each = argparse.Namespace(**{**vars(args), "judge_mode": mode, "server_caches": caches})
+        folder = tmp / f"layout{i}"
+        folder.mkdir()
+        run = run_ragmeter(each, samples, workers, folder)
+        runs.append({"layout": label, "judge_mode": mode, "server_caches": caches, **run})
+    return runs
+
+
+def print_layouts(runs: List[Dict[str, Any]], ragas_tokens: Optional[float], ragas_what: str) -> None:
+    print(f"\nprompt tokens per sample in each judge-mode layout, beside {ragas_what}")
+    rows = []
+    for r in runs:
+        share = r["prompt_tokens_per_sample_log"] / ragas_tokens if ragas_tokens else None
+        target = ""
+        if r["judge_mode"] == AUTO and r["server_caches"] != "yes":
+            target = f"<= {TARGET_NO_CACHE_SHARE:g}x " + _verdict(share is not None and share <= TARGET_NO_CACHE_SHARE)
+        rows.append([r["layout"], r["calls_per_sample_log"], r["prompt_tokens_per_sample_log"], share, target,
+                     r["fallbacks"]])
+    print(table(["layout", "calls/sample", "prompt tokens/sample", "x ragas", "issue 47 target", "fallbacks"], rows))
+    print("(on a server that reuses a prefix the separate layout sends more tokens than it computes: the server "
+          "evaluates the shared data section once; see bench/prefix_cache.py)")
 
 
 # --- ragas in its own virtualenv ------------------------------------------------------------
@@ -337,7 +380,7 @@ RATIO_ROWS = (
 )
 
 
-RAGAS_PROMPT_TOKENS = 11_481  # ragas 0.3's prompt tokens per sample on these samples (bench/README.md)
+RAGAS_PROMPT_TOKENS = 11_481  # ragas 0.3's prompt tokens per sample on these samples, when ragas is not run now
 
 
 def _ragmeter_cell(run: Dict[str, Any], label: str, key: Optional[str]) -> Any:
@@ -353,9 +396,6 @@ def print_ragmeter(runs: List[Dict[str, Any]], args: argparse.Namespace, estimat
     header = ["figure"] + [f"workers={r['workers']}" for r in runs]
     rows = [[label] + [_ragmeter_cell(r, label, key) for r in runs] for label, key in RAGMETER_ROWS]
     print(table(header, rows))
-    ours = runs[0]["prompt_tokens_per_sample_log"]
-    print(f"prompt tokens/sample: {ours:,.0f} = {ours / RAGAS_PROMPT_TOKENS:.3f}x ragas's {RAGAS_PROMPT_TOKENS:,} "
-          f"(target <= 0.12x in the default mode; server prefix cache: {args.server_caches})")
     print(f"pre-run estimate (evaluator.scoring.costs.estimate_run, no network): "
           f"{estimate.calls / args.n:.2f} calls/sample, {estimate.prompt_tokens / args.n:,.0f} prompt tokens/sample, "
           f"{estimate.completion_tokens / args.n:,.0f} completion tokens/sample")
@@ -432,6 +472,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         out["ragmeter"] = ours
         estimate = estimate_run(samples, "en", judge_mode=args.judge_mode)
         out["estimate"] = estimate.to_dict()
+        if not args.skip_layouts:
+            print(f"ragmeter's judge-mode layouts, max_workers={workers[0]}, {args.n} samples ...", flush=True)
+            out["layouts"] = layout_runs(args, samples, workers[0], tmp)
         if not args.skip_ragas:
             out["ragas"] = ragas_runs(args, samples[: args.ragas_n], workers, tmp)
         if not args.skip_offline:
@@ -445,6 +488,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"\nragas: not measured: {out['ragas']['error']}")
         print_ragas(out["ragas"], args)
         print_ratios(ours, out["ragas"].get("runs") or [])
+    if "layouts" in out:
+        measured = (out.get("ragas") or {}).get("runs") or []
+        if measured:
+            print_layouts(out["layouts"], measured[0]["prompt_tokens_per_sample_log"],
+                          f"ragas {out['ragas'].get('version', '?')} measured now on {args.ragas_n} of the same samples")
+        else:
+            print_layouts(out["layouts"], RAGAS_PROMPT_TOKENS, f"ragas 0.3's {RAGAS_PROMPT_TOKENS:,} (not run now)")
     if not args.skip_offline:
         print_offline(out["offline_rate"], out["peak_rss"])
     if args.json:

@@ -140,8 +140,12 @@ def test_the_same_scorers_print_no_warning(capsys):
     ({"base_url": "https://a.example/v1?key=SECRET"}, {"base_url": "https://b.example/v1"},
      ["judge endpoint: a.example (baseline) vs b.example (candidate)"]),  # the host only: never a query
     ({"language": "auto"}, {"language": "ar"}, ["language: auto (baseline) vs ar (candidate)"]),
-    ({"temperature": 0.0, "repeats": 1}, {"temperature": 0.7, "repeats": 3},
+    ({"judge": "openai", "temperature": 0.0, "repeats": 1}, {"judge": "openai", "temperature": 0.7, "repeats": 3},
      ["judge temperature: 0.0 (baseline) vs 0.7 (candidate)", "judge repeats: 1 (baseline) vs 3 (candidate)"]),
+    ({"judge": "openai", "judge_mode": "separate"}, {"judge": "openai", "judge_mode": "grouped"},
+     ["judge mode: separate (baseline) vs grouped (candidate)"]),
+    # No judge on either side: how a judge would have been asked means nothing
+    ({"judge": "offline", "judge_mode": "separate", "temperature": 0.0}, {"judge": "offline", "judge_mode": "auto"}, []),
     ({"heuristics": "ragmeter"}, {"heuristics": ["ragmeter"]}, []),  # the same set, written two ways
     ({"model": "x"}, {}, []),  # a run saved before the setting was recorded: unknown, not different
 ])

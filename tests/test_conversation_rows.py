@@ -129,7 +129,8 @@ def test_a_conversation_batch_scores_exactly_like_the_direct_path():
         return json.dumps({"score": (sum(prompt.encode()) % 89) / 88, "reasoning": "scripted"})
 
     direct_judge = ScriptedJudge(script)
-    direct = RAGEvaluator(direct_judge).evaluate_dataset(_rows())
+    # The batch asks as on a server that reuses no prompt prefix (grouped): the direct path the same way.
+    direct = RAGEvaluator(direct_judge, judge_mode="grouped").evaluate_dataset(_rows())
     with BatchServer(responder=lambda body: script(prompt_of(body)), polls=2) as srv:
         with OpenAIJudge("test-model", base_url=srv.base_url, api_key="sk-test", timeout=5.0) as judge:
             ev = RAGEvaluator(judge)

@@ -122,7 +122,7 @@ class RunConfig:
         # Whether replies were cached, never where: a server's file path must not reach the history,
         # a report or an export (from_settings reads True as the default cache file).
         settings["cache"] = bool(self.cache)
-        if judge is not None:  # the layout that scored it, so a comparison can tell (may ask the server once)
+        if judge is not None and not self.offline:  # the layout that scored it, for comparisons (may ask the server)
             settings["judge_mode"] = resolved_mode(self.judge_mode, judge)
         settings.update({k: v for k, v in judge_settings(judge).items() if k not in settings})
         return settings

@@ -140,7 +140,8 @@ def test_openai_judge_shows_a_pre_run_estimate(app):
     cards = {m.label: m.value for m in app.metric}
     calls = int(cards["Judge calls (est.)"].replace(",", ""))
     samples = load_dataset(SAMPLE)
-    assert len(samples) * 3 <= calls <= len(samples) * 5
+    # auto, estimated for a server that bills every prompt token: the context metrics in one call (2-3 a sample)
+    assert len(samples) * 2 <= calls <= len(samples) * 3
     assert float(cards["Cost (est.)"]) > 0
     assert not [w for w in app.text_input if w.key == "eval_api_key" and w.value]  # never pre-filled
 

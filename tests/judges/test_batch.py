@@ -296,7 +296,7 @@ def test_cli_batch_killed_while_running_resumes_by_run_id_with_the_given_prices(
         first.send_signal(signal.SIGKILL)  # the CLI is closed while the batch is still in progress
         first.wait(timeout=30)
         progress = first.stderr.read()
-        assert "batch in_progress: 0/24 requests done, 0 failed" in progress
+        assert "batch in_progress: 0/15 requests done, 0 failed" in progress
         [run] = RunStore(tmp_path / "history.sqlite3").list_runs()
         assert f"'ragmeter evaluate --resume {run.run_id}' picks them up" in progress
         assert run.n_done == 0 and run.settings["batch_ids"] == ["batch_1"]

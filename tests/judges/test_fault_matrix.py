@@ -76,15 +76,17 @@ def run():
         with judge:
             # 70% of requests fail here on purpose (10% per kind); unusable replies now count as failed
             # calls, so the run's circuit breaker would stop it: this test checks every row, not the stop.
-            report = RAGEvaluator(judge, language="en", judge_health=None).evaluate_dataset(samples, max_workers=8)
+            # One call per metric (each prompt only its own fields: the server is not known to reuse a prefix),
+            # so each score's prompt, and the faults it met, can be predicted on its own (history_of).
+            report = RAGEvaluator(judge, language="en", judge_health=None,
+                                  judge_mode="separate").evaluate_dataset(samples, max_workers=8)
         requests = len(server.chat_requests)
     return {"injector": injector, "samples": samples, "report": report, "usage": judge.usage(),
             "requests": requests}
 
 
 def history_of(run, sample, metric):
-    prompt = build_prompt(metric, "en", sample.question, sample.answer, sample.contexts, sample.ground_truth,
-                          chosen=METRICS)
+    prompt = build_prompt(metric, "en", sample.question, sample.answer, sample.contexts, sample.ground_truth)
     return run["injector"].history.get(prompt_key(prompt), [])
 
 

@@ -104,7 +104,8 @@ def test_rescore_scores_saved_answers_with_another_judge_without_calling_the_tar
         code = main(["evaluate", "--rescore", first.run_id, "--model", "m", "--base-url", judge.base_url,
                      "--no-cache", "-q"])
         calls = len(judge.chat_requests)
-    assert code == 0 and calls >= 10 * 3  # three judged metrics a row (no references in this file)
+    # three judged metrics a row (no references in this file); faithfulness and context precision in one call
+    assert code == 0 and calls >= 10 * 2
     newest = RunStore(history).list_runs()[0]
     assert newest.run_id != first.run_id and newest.settings["rescored_from"] == first.run_id
     before, after = RunStore(history).load_report(first.run_id), RunStore(history).load_report(newest.run_id)
