@@ -184,3 +184,35 @@ def test_a_rubric_without_a_labelled_file_is_a_clear_error(home, capsys):
     (home / "rubrics.toml").write_text(RUBRIC, encoding="utf-8")
     assert main(["judge", "check", "--offline", "--rubrics", str(home / "rubrics.toml")]) == 2
     assert "add --exam FILE with a human_politeness column" in capsys.readouterr().err
+
+
+def headings(prompt):
+    return [line[4:] for line in prompt.splitlines() if line.startswith("### ")]
+
+
+@pytest.mark.parametrize("mode, grouped", [([], True), (["--judge-mode", "separate"], False)],
+                         ids=["auto", "separate"])
+def test_items_are_asked_in_the_calls_a_run_would_make(home, capsys, mode, grouped):
+    """On a server not known to reuse a prompt prefix a run asks the three context metrics in one call: the exam
+    asks their items that way too (and grades only the item's own metric), unless told another judge mode."""
+    history = home / "h.sqlite3"
+    with ChatServer(default=reply('{"score": 1.0, "reasoning": "ok"}')) as srv:
+        code = main(["judge", "check", "--model", "m", "--base-url", srv.base_url, "--limit", "2", "--probes", "0",
+                     "-q", "--no-baselines", "--history", str(history), "--json", str(home / "exam.json"), *mode])
+        key = judge_key("m", srv.base_url)
+        asked = [headings(r.prompt) for r in srv.chat_requests]
+    assert code == 1
+    context_calls = [h for h in asked if h]
+    if grouped:
+        # 2 items x 3 metrics, each in one call with the other context metrics its sample supports (an item
+        # without a reference has no context recall to ask)
+        assert len(context_calls) == 6
+        assert all(h[:2] == ["faithfulness", "context_precision"] and h[2:] in ([], ["context_recall"])
+                   for h in context_calls)
+        assert len(asked) == 6 + 2 * 2  # answer relevancy and answer correctness items alone
+    else:
+        assert context_calls == [] and len(asked) == 5 * 2
+    written = json.loads((home / "exam.json").read_text(encoding="utf-8"))[0]
+    assert all(m["items"] == 2 and m["answered"] == 2 for m in written["metrics"])
+    stored = latest_exams(RunStore(history), [key])[key]
+    assert stored["settings"]["judge_mode"] == ("grouped" if grouped else "separate")

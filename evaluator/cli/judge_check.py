@@ -21,7 +21,7 @@ from typing import Any, Dict, List
 
 from ..errors import HistoryError, RagmeterError
 from ..service import history, judging
-from ..service.options import Flags, RunConfig, judge, judge_max_tokens, load_rubrics
+from ..service.options import AUTO_JUDGE_MODE, JUDGE_MODES, Flags, RunConfig, judge, judge_max_tokens, load_rubrics
 
 EXIT_FIT, EXIT_NOT_FIT, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
@@ -42,7 +42,10 @@ def add_judge_parser(sub: Any) -> None:
     p.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
                    help="completion cap of every call (default: each metric's own)")
     p.add_argument("--judge-timeout", type=float, default=60.0, metavar="S", help="seconds one request may take")
-    p.add_argument("--judge-mode", default="separate", choices=("separate", "combined"), help=argparse.SUPPRESS)
+    p.add_argument("--judge-mode", default=AUTO_JUDGE_MODE, choices=JUDGE_MODES,
+                   help="ask the items as runs in this judge mode ask them (default auto: grouped on a server not "
+                        "known to reuse a prompt prefix, so a context metric's item shares its call with the other "
+                        "context metrics; see ragmeter evaluate --help)")
     p.add_argument("--exam", metavar="FILE", help="a labelled dataset (human_<metric> columns) instead of the "
                    f"built-in exam of {judging.EXAM_ITEMS} items")
     p.add_argument("--rubrics", action="append", default=[], metavar="FILE.toml",
@@ -109,6 +112,7 @@ def exam_config(args: argparse.Namespace) -> Any:
         return RunConfig()
     return RunConfig(judge=str(kind.value), model=str(model.value), base_url=str(base_url.value or ""),
                      api_key_env=str(variable.value or ""), max_workers=1, judge_timeout=float(args.judge_timeout),
+                     judge_mode=args.judge_mode,
                      judge_max_tokens=int(judge_max_tokens(flags).value or 0))
 
 

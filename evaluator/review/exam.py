@@ -35,8 +35,9 @@ from ..errors import JudgeFailed
 from ..judges.base import is_offline, judge_usage
 from ..judges.health import JudgeHealth, WatchedJudge
 from ..metrics.registry import get_metric
-from ..metrics.scoring import score_metric
-from ..model import METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, EvalSample
+from ..metrics.combined import AUTO, call_groups, resolved_mode
+from ..metrics.scoring import score_metric, score_sample
+from ..model import METHOD_BLEND, METHOD_FLAGGED, METHOD_LLM, METHOD_OFFLINE, EvalSample, MetricScore
 from .exam_items import EXAM_METRICS, ExamItem, builtin_exam
 from .probes import ProbeResult, contradictions, contradicts, planned_asks, run_probes
 
@@ -238,8 +239,9 @@ def advice_for(result: MetricResult, cap: Optional[int]) -> List[str]:
         out.append("replies often held no score: use a server with structured output (llama.cpp, vLLM, Ollama, "
                    "LM Studio) or a model that follows a JSON format.")
     if result.kappa < 0.7:
-        out.append("its scores disagree with the labels: use a larger model (7-8B or more), or try "
-                   "--judge-mode combined (one call per sample) and check again.")
+        out.append("its scores disagree with the labels: use a larger model (7-8B or more), or check it again in "
+                   "another --judge-mode (separate: one call per metric; combined: one per sample) and run in the "
+                   "better one.")
     return out
 
 
@@ -251,6 +253,9 @@ def take_exam(judge: Any, items: Sequence[ExamItem], *, exam: str = "built-in", 
     (review/probes.py; 0: none). `metrics` names Metric objects the registry does not hold (a team's rubrics). A judge that keeps failing (nothing listening, a rejected key, timeouts)
     stops the exam with the reason (`stopped`)."""
     offline = is_offline(judge)
+    # Each item is asked the way a run with these settings asks it: on its own, or, in the grouped or combined
+    # layout, in one call with the exam's metrics a run would ask with it (metrics/combined.py).
+    mode = resolved_mode(str((settings or {}).get("judge_mode") or AUTO), judge)
     health = JudgeHealth()
     asked = judge if offline else WatchedJudge(judge, health)
     start = time.perf_counter()
@@ -265,9 +270,10 @@ def take_exam(judge: Any, items: Sequence[ExamItem], *, exam: str = "built-in", 
         if on_item is not None:
             on_item(min(done[0], total), total)
 
-    for metric, group in per_metric.items():
-        found_metric = (metrics or {}).get(metric) or get_metric(metric)
-        result, stopped = _metric_exam(asked, found_metric, group, offline, health, stopped, tick)
+    examined = [(metrics or {}).get(metric) or get_metric(metric) for metric in per_metric]
+    for found_metric, group in zip(examined, per_metric.values()):
+        ask = _item_asker(found_metric, examined, mode)
+        result, stopped = _metric_exam(asked, found_metric, group, offline, health, stopped, tick, ask)
         result.verdict = verdict_of(result, baseline or offline)
         result.advice = advice_for(result, (settings or {}).get("max_tokens"))
         results.append(result)
@@ -296,8 +302,22 @@ def _asker(judge: Any, offline: bool, health: JudgeHealth,
     return ask
 
 
+def _item_asker(metric: Any, examined: List[Any], mode: str) -> Callable[[Any, EvalSample, str], MetricScore]:
+    """How one item of `metric` is asked in `mode`: alone, or in one call with the examined metrics a run puts
+    in the same call (the grouped mode: those that read the contexts); only `metric`'s score is graded."""
+    together = next((g for g in call_groups(examined, mode) if metric in g), [metric])
+    if len(together) < 2:
+        return lambda judge, sample, lang: score_metric(metric, sample, judge, lang)
+
+    def in_its_call(judge: Any, sample: EvalSample, lang: str) -> MetricScore:
+        scores = score_sample(together, sample, judge, lang, judge_mode=mode)
+        return scores.get(metric.name) or score_metric(metric, sample, judge, lang)
+    return in_its_call
+
+
 def _metric_exam(judge: Any, metric: Any, group: List[ExamItem], offline: bool, health: JudgeHealth,
-                 stopped: str, tick: Callable[[], None]) -> tuple:
+                 stopped: str, tick: Callable[[], None],
+                 ask: Callable[[Any, EvalSample, str], MetricScore]) -> tuple:
     metric_name = metric.name
     before, start = judge_usage(judge), time.perf_counter()
     answered = pos = neg = contra = 0
@@ -307,7 +327,7 @@ def _metric_exam(judge: Any, metric: Any, group: List[ExamItem], offline: bool, 
         if stopped:
             failures["exam stopped"] = failures.get("exam stopped", 0) + 1
             continue
-        ms = score_metric(metric, item.sample, judge, item.lang)
+        ms = ask(judge, item.sample, item.lang)
         value = ms.score if offline and ms.method == METHOD_OFFLINE else ms.llm_score
         if ms.method in _ANSWERED or (offline and ms.method == METHOD_OFFLINE):
             answered += 1
