@@ -40,7 +40,9 @@ def team(browser, tmp_path_factory) -> Iterator[dict]:
     history = folder / "team.sqlite3"
     from openai_server import ChatServer
 
-    with ChatServer(latency=0.2) as judge:
+    # ~1 s of judge time a sample (3 calls: the server is not known to reuse a prompt prefix, so the context
+    # metrics share a call): the run must outlast three browsers drawing their pages on 2 cores.
+    with ChatServer(latency=0.35) as judge:
         config = write_team(folder, **team_options(history, judge.base_url))
         with team_dashboard(config, folder / "server.log", RAGMETER_JUDGE_CACHE=str(folder / "cache.sqlite3"),
                             TEAM_JUDGE_KEY="sk-team-test") as server:
