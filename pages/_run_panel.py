@@ -32,7 +32,14 @@ def estimate_view(dataset: LoadedDataset, config: service.RunConfig) -> None:
         c2.metric("Prompt tokens (est.)", f"{est['prompt_tokens']:,}")
         c3.metric("Completion tokens (est.)", f"{est['completion_tokens']:,}")
         c4.metric("Cost (est.)", "give prices" if est["cost"] is None else f"{est['cost']:.4f}")
-        st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing.")
+        st.caption("Estimated from the prompts' text (~4 characters a token); cached replies cost nothing. "
+                   + _MODE_NOTE.get(est.get("judge_mode", ""), ""))
+
+
+# What the estimate assumed about the judge's calls (metrics/combined.py): auto is estimated as grouped.
+_MODE_NOTE = {"grouped": "Judge calls grouped (the contexts sent once a sample), as on a server that bills every "
+                         "prompt token; a server that reuses a cached prompt prefix (llama.cpp, vLLM, Ollama, "
+                         "LM Studio) gets one call per metric instead."}
 
 
 def run_step(dataset: Optional[LoadedDataset], config: service.RunConfig, step: int = 4, *,

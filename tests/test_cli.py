@@ -102,6 +102,7 @@ def test_dry_run_estimates_without_calling(data, capsys):
     est = json.loads(capsys.readouterr().out)
     # auto, estimated without asking the server: the context metrics in one call (3 + 2 + 3 calls)
     assert est["samples"] == 3 and est["calls"] == 3 + 2 + 3
+    assert est["judge_mode"] == "grouped"  # and it says so
     assert est["prompt_tokens"] > 300 and est["cost"] > 0
 
 

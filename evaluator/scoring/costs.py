@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..judges.replies import bad_reply_note
 from ..judges.base import is_offline
-from ..metrics.combined import AUTO
+from ..metrics.combined import AUTO, GROUPED
 from ..metrics.registry import Metric, MetricChoice, resolve_metrics
 from ..metrics.scoring import planned_prompts
 from ..model import EvalSample
@@ -37,6 +37,7 @@ class RunEstimate:
     # Of prompt_tokens, those OpenAI's prompt cache would bill as cached: the shared prefix of each
     # sample's calls after its first (prompts.py), when the prompt is long enough to be cached.
     cached_prompt_tokens: int = 0
+    judge_mode: str = ""  # the layout estimated ("grouped" for auto: no server is asked which it is)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -68,7 +69,7 @@ def estimate_run(samples: Iterable[EvalSample], language: str = "auto", *,
             calls, prompt_tokens, cached = calls + c, prompt_tokens + p, cached + k
     completion = calls * COMPLETION_TOKENS_PER_CALL
     return RunEstimate(n, calls, prompt_tokens, completion, price(prompt_tokens, completion, price_in, price_out),
-                       cached)
+                       cached, GROUPED if judge_mode == AUTO else judge_mode)
 
 
 def _estimate(sample: EvalSample, judged: List[Metric], language: str, repeats: int,
