@@ -211,7 +211,7 @@ def score_sample(metrics: Iterable[Metric], sample: EvalSample, judge: Any, lang
             fields = ()  # a server known not to reuse the prefix: each prompt carries only its metric's fields
         scores.update(_ask_all(asks, sample, judge, lang, repeats, fields, after_each, parallel_calls))
     else:
-        scores.update(score_together(asks, sample, judge, lang, repeats, mode, fields, after_each, parallel_calls))
+        scores.update(score_together(asks, sample, judge, lang, repeats, mode, fields, after_each))
     return {name: score for name, score in scores.items() if score is not None}
 
 
@@ -250,31 +250,19 @@ def _ask_all(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeat
 
 
 def score_together(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, repeats: int, mode: str,
-                   fields: Tuple[str, ...], after_each: Optional[Callable[[], None]],
-                   parallel: bool = False) -> Dict[str, MetricScore]:
-    """The grouped and combined modes: each call of `call_groups`; a call for several metrics scores each from its
-    own part of the reply. Combined calls share the prefix of every chosen metric's fields (the first call fills a
-    server's prompt cache, so they go one by one); grouped ones carry only what their metrics read and, having no
-    cache to wait for, go together with `parallel`."""
+                   fields: Tuple[str, ...], after_each: Optional[Callable[[], None]]) -> Dict[str, MetricScore]:
+    """The grouped and combined modes: each call of `call_groups` in turn; a call for several metrics scores
+    each from its own part of the reply. Combined calls share the prefix of every chosen metric's fields (the
+    first call fills a server's prompt cache); grouped ones carry only what their metrics read."""
     by_metric = {id(a.metric): a for a in asks}
-
-    def one(group: List[Metric]) -> Dict[str, MetricScore]:
+    done: Dict[str, MetricScore] = {}
+    for group in call_groups([a.metric for a in asks], mode):
         shown = fields if mode == COMBINED else prefix_fields(*(m.shows for m in group))
         if len(group) == 1:
-            return {group[0].name: _judged(by_metric[id(group[0])], sample, judge, lang, repeats, shown)}
+            done.update(_ask_all([by_metric[id(group[0])]], sample, judge, lang, repeats, shown, after_each, False))
+            continue
         judgements = ask_combined_repeatedly(group, judge, combined_prompt(group, sample, lang, shown), repeats)
-        return {m.name: from_judgements(m.name, by_metric[id(m)].heuristic, judgements[m.name]) for m in group}
-
-    groups = call_groups([a.metric for a in asks], mode)
-    done: Dict[str, MetricScore] = {}
-    scored: Iterable[Dict[str, MetricScore]]
-    if parallel and mode == GROUPED and len(groups) > 1:
-        with Pool(len(groups), "ragmeter-call") as pool:
-            scored = pool.map(one, groups)
-    else:
-        scored = map(one, groups)
-    for part in scored:  # the health check after each call, in order (it may raise: the run stops)
-        done.update(part)
+        done.update({m.name: from_judgements(m.name, by_metric[id(m)].heuristic, judgements[m.name]) for m in group})
         if after_each is not None:
             after_each()
     return done

@@ -187,12 +187,3 @@ def test_a_judge_that_does_not_say_is_asked_as_before():
     judge = ScriptedJudge()
     RAGEvaluator(judge).evaluate(SAMPLE)
     assert judge.calls == 5
-
-
-def test_grouped_calls_go_together_when_rows_run_at_once():
-    """Nothing to cache first: with parallel calls (several rows at once) a sample's three calls are in flight together."""
-    with ChatServer(responder=grouped_or_alone, latency=0.3) as srv:
-        result = RAGEvaluator(OpenAIJudge("test-model", base_url=srv.base_url)).evaluate(SAMPLE, parallel_calls=True)
-        calls, peak = len(srv.chat_requests), srv.peak_in_flight
-    assert calls == 3 and peak == 3  # the server held all three at once: none waited for another's answer
-    assert all(result.scores[m].method == METHOD_BLEND for m in EVERY_PART)
