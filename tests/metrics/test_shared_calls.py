@@ -187,3 +187,19 @@ def test_a_judge_that_does_not_say_is_asked_as_before():
     judge = ScriptedJudge()
     RAGEvaluator(judge).evaluate(SAMPLE)
     assert judge.calls == 5
+
+
+def test_a_plugin_judge_that_bills_every_token_gets_the_contexts_once():
+    """A plugin's judge can say its service reuses no prefix; through the retry wrapper every run gets, too."""
+    from fakes import ScriptedJudge
+
+    from evaluator.judges.resilient import ResilientJudge
+
+    class Billed(ScriptedJudge):
+        def caches_prefix(self, prompt_tokens):
+            return False
+
+    backend = Billed()
+    result = RAGEvaluator(ResilientJudge(backend, scope=("gateway", "m", 0.0))).evaluate(SAMPLE)
+    assert backend.calls == 3 and sum(p.count(SAMPLE.contexts[0]) for p in backend.prompts) == 1
+    assert all(result.scores[m].method == METHOD_BLEND for m in EVERY_PART)
