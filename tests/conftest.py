@@ -50,13 +50,25 @@ def _kinds(item: pytest.Item) -> Set[str]:
     return kinds
 
 
+FIRST_KINDS = {"llama", "ray"}  # files of these kinds run first (see pytest_collection_modifyitems)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items) -> None:
+    first = set()
     for item in items:
         for kind in sorted(_kinds(item)):
             item.add_marker(kind)
-        if {"browser", "llama", "ray"} & {mark.name for mark in item.iter_markers()}:
+        marks = {mark.name for mark in item.iter_markers()}
+        if {"browser", "llama", "ray"} & marks:
             item.add_marker(pytest.mark.xdist_group(Path(str(item.path)).stem))
+        if FIRST_KINDS & marks:
+            first.add(item.path)
+    # The llama and ray files are the longest groups pinned to one worker (minutes each: a real model, a real
+    # cluster); queued last, as their names sort, one of them ends the run alone while the other workers
+    # idle. Queued first, the short tests fill in around them. The sort is stable (a file keeps its order)
+    # and the same in every pytest-xdist worker, which must all collect the same list.
+    items.sort(key=lambda item: item.path not in first)
 
 
 def pytest_report_header(config) -> str | None:
