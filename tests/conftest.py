@@ -16,9 +16,11 @@ them out of plain `pytest`; `.ci/run` runs them all):
 - `ray`: every test using the `ray_cluster` fixture (a real local Ray cluster, tests/test_ray_engine.py);
 - `slow` (subprocess fault runs, heavy real-server runs) is marked in the test files.
 
-Under pytest-xdist, the tests of one browser, llama or ray file run on one worker, in order
-(`xdist_group`, honoured by `--dist loadgroup` in `.ci/run`): they share a server or cluster
-started once per file or session, and some read state an earlier test of the file left.
+Under pytest-xdist, `.ci/run` runs the tests of one file on one worker, in order (`--dist loadfile`): a
+browser, llama or ray file shares a server or cluster started once per file or session, and some of its
+tests read state an earlier test of the file left. (Not `xdist_group` with `--dist loadgroup`: pytest-xdist
+3.8 pins a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads, so the groups were
+silently ignored and a file's tests were spread over the workers, each starting the file's servers.)
 """
 from __future__ import annotations
 
@@ -50,25 +52,11 @@ def _kinds(item: pytest.Item) -> Set[str]:
     return kinds
 
 
-FIRST_KINDS = {"llama", "ray"}  # files of these kinds run first (see pytest_collection_modifyitems)
-
-
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items) -> None:
-    first = set()
     for item in items:
         for kind in sorted(_kinds(item)):
             item.add_marker(kind)
-        marks = {mark.name for mark in item.iter_markers()}
-        if {"browser", "llama", "ray"} & marks:
-            item.add_marker(pytest.mark.xdist_group(Path(str(item.path)).stem))
-        if FIRST_KINDS & marks:
-            first.add(item.path)
-    # The llama and ray files are the longest groups pinned to one worker (minutes each: a real model, a real
-    # cluster); queued last, as their names sort, one of them ends the run alone while the other workers
-    # idle. Queued first, the short tests fill in around them. The sort is stable (a file keeps its order)
-    # and the same in every pytest-xdist worker, which must all collect the same list.
-    items.sort(key=lambda item: item.path not in first)
 
 
 def pytest_report_header(config) -> str | None:
