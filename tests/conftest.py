@@ -16,9 +16,11 @@ them out of plain `pytest`; `.ci/run` runs them all):
 - `ray`: every test using the `ray_cluster` fixture (a real local Ray cluster, tests/test_ray_engine.py);
 - `slow` (subprocess fault runs, heavy real-server runs) is marked in the test files.
 
-Under pytest-xdist, the tests of one browser, llama or ray file run on one worker, in order
-(`xdist_group`, honoured by `--dist loadgroup` in `.ci/run`): they share a server or cluster
-started once per file or session, and some read state an earlier test of the file left.
+Under pytest-xdist, `.ci/run` runs the tests of one file on one worker, in order (`--dist loadfile`): a
+browser, llama or ray file shares a server or cluster started once per file or session, and some of its
+tests read state an earlier test of the file left. (Not `xdist_group` with `--dist loadgroup`: pytest-xdist
+3.8 pins a group by rewriting `item._nodeid`, which pytest 9.2 no longer reads, so the groups were
+silently ignored and a file's tests were spread over the workers, each starting the file's servers.)
 """
 from __future__ import annotations
 
@@ -55,8 +57,6 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         for kind in sorted(_kinds(item)):
             item.add_marker(kind)
-        if {"browser", "llama", "ray"} & {mark.name for mark in item.iter_markers()}:
-            item.add_marker(pytest.mark.xdist_group(Path(str(item.path)).stem))
 
 
 def pytest_report_header(config) -> str | None:

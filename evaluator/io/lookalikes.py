@@ -55,10 +55,9 @@ def lookalike_warnings(unread: Iterable[str], fields: Mapping[str, str], surface
     said = []
     for column in unread:
         column = str(column)
-        if column in quiet or is_label(column) or is_external(column) or squash(column) in ("metadata", "notes"):
-            continue
-        found = looks_like(column)
-        if found is None:
+        found = looks_like(column)  # first: most columns look like nothing (a file of a million columns: seconds)
+        if found is None or column in quiet or is_label(column) or is_external(column) \
+                or squash(column) in ("metadata", "notes"):
             continue
         name, what = found
         now = fields.get(name)
@@ -77,9 +76,11 @@ def unread_note(tool: Optional[str], unread: Iterable[str], surface: Surface, qu
     """For a recognised tool's file: one line naming every column no field reads (kept in each sample's
     metadata), beside the look-alike warnings, so nothing the tool wrote is dropped without a word. Labels,
     other tools' grades (read as such), look-alikes (warned on their own) and `quiet` columns are left out."""
+    if not tool:  # before the columns are read: a file of a million columns is read in seconds per pass
+        return []
     left = [str(c) for c in unread if str(c) not in quiet and not is_label(str(c)) and not is_external(str(c))
             and looks_like(str(c)) is None and squash(str(c)) not in ("metadata", "notes")]
-    if not tool or not left:
+    if not left:
         return []
     named = ", ".join(repr(c) for c in left[:MAX_NAMED]) + (f" and {len(left) - MAX_NAMED:,} more"
                                                             if len(left) > MAX_NAMED else "")

@@ -217,20 +217,21 @@ def summary_spec(summary: RunSummary, blocks: Blocks, header: RunHeader, page: T
     return charts.captioned(spec, p)
 
 
-Fitted = Tuple[Dict[str, Any], float, float]  # a spec and its content's overhang left of and above its origin
+Fitted = Tuple[Dict[str, Any], float, float]  # a spec compiled to vega; its overhang left of and above its origin
+Measured = Tuple[float, float, float, Dict[str, Any]]  # (height, left and top overhang) and the spec as vega
 
 
 def _fitted(summary: RunSummary, blocks: Blocks, header: RunHeader, page: Tuple[int, int]) -> Fitted:
-    """The spec with lines taken from its longest text blocks until its natural height fits the page, and where
-    its origin sits (axis labels and titles reach left of and above it)."""
+    """The spec with lines taken from its longest text blocks until its natural height fits the page, compiled to
+    vega, and where its origin sits (axis labels and titles reach left of and above it)."""
     for _ in range(3):
         spec = {**summary_spec(summary, blocks, header, page), "padding": 0}
-        height, left, top = _natural(spec)
+        height, left, top, vega = _natural(spec)
         excess = height - (page[1] - 2 * MARGIN)
         if excess <= 0:
             break
         blocks = _trimmed(blocks, math.ceil(excess / _LINE_PX))
-    return spec, left, top  # still too tall after three tries: the fixed page clips its foot, never grows
+    return vega, left, top  # still too tall after three tries: the fixed page clips its foot, never grows
 
 
 def _trimmed(blocks: Blocks, lines: int) -> Blocks:
@@ -247,19 +248,20 @@ _SIZE = re.compile(r'<svg[^>]*?height="([\d.]+)"')
 _ORIGIN = re.compile(r'<g[^>]*?transform="translate\(([-\d.]+),\s*([-\d.]+)\)"')
 
 
-def _natural(spec: Dict[str, Any]) -> Tuple[float, float, float]:
-    """(height, left overhang, top overhang) of `spec` drawn at its natural size with no padding."""
-    svg = charts.chart_svg(spec)
+def _natural(spec: Dict[str, Any]) -> Measured:
+    """(height, left overhang, top overhang) of `spec` drawn at its natural size with no padding, and `spec`
+    compiled to vega: measured and compiled by one renderer child (the compile is milliseconds, a child's
+    start seconds), so a page that fits at once costs two children (this and the PDF's), not three."""
+    svg, vega = charts.svg_and_vega(spec)
     size, origin = _SIZE.search(svg), _ORIGIN.search(svg)
     if size is None or origin is None:  # a renderer that writes its SVG otherwise: no overhang assumed
-        return 0.0, 0.0, 0.0
-    return float(size.group(1)), float(origin.group(1)), float(origin.group(2))
+        return 0.0, 0.0, 0.0, vega
+    return float(size.group(1)), float(origin.group(1)), float(origin.group(2)), vega
 
 
 def fixed_page(fitted: Fitted, page: Tuple[int, int]) -> Dict[str, Any]:
     """The vega spec drawn on a page of exactly `page` points, its content from the top-left margin."""
-    spec, left, top = fitted
-    vega = charts.vega_spec(spec)
+    vega, left, top = fitted
     pad = {"left": MARGIN + left, "top": MARGIN + top, "right": MARGIN, "bottom": MARGIN + CAPTION_PX}
     vega.update(autosize={"type": "none"}, padding=pad, width=page[0] - pad["left"] - pad["right"],
                 height=page[1] - pad["top"] - pad["bottom"])
@@ -271,5 +273,5 @@ def summary_pdf(summary: RunSummary, worst_rows: Iterable[Tuple[int, EvalResult]
     """The one-page PDF summary of a run on an A4 or Letter page (its summary, its worst rows worst first, its
     header: name, provenance and notes)."""
     size = page_size(page)
-    spec = _fitted(summary, _blocks(summary, worst_rows, settings, header), header, size)
-    return charts.vega_pdf(fixed_page(spec, size))
+    fitted = _fitted(summary, _blocks(summary, worst_rows, settings, header), header, size)
+    return charts.vega_pdf(fixed_page(fitted, size))

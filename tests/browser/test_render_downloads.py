@@ -81,7 +81,11 @@ def test_every_download_of_a_planted_run_arrives_and_the_dashboard_lives(page: "
     page.goto(f"{url}/report?run={run_id}")
     expect(page.get_by_role("heading", name=re.compile("Report"))).to_be_visible(timeout=TIMEOUT)
     wait_idle(page)
-    shown = page.get_by_test_id("stMainBlockContainer").inner_text()
+    # The run's name drawn before the page is read: under load the report's rerun can start after
+    # wait_idle's 200 ms look, and a page read half drawn lacks the name (a failure that was no bug).
+    main = page.get_by_test_id("stMainBlockContainer")
+    expect(main).to_contain_text("gpj.evil", timeout=TIMEOUT)
+    shown = main.inner_text()
     raw = ["the page"] if "gpj.evil" not in shown or re.search("[\x01\ufffe\u202a-\u202e\u2066-\u2069]", shown) else []
     for label, magic in FILES.items():
         data = fetched(page, label)
