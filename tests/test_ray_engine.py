@@ -4,6 +4,7 @@ and every flag and output of the local engine through the same Run.
 One cluster serves the module (starting Ray costs seconds); its processes are gone afterwards.
 """
 import json
+import re
 import os
 import signal
 import threading
@@ -287,6 +288,12 @@ def _last_line(err: str) -> str:
     return err.strip().splitlines()[-1]
 
 
+def _said(err: str) -> str:
+    """The last line without how many rows had finished when the run stopped: rows in flight at the stop finish
+    or not by timing (3 locally and 0 on Ray in one run, on a loaded machine), the failure and advice do not."""
+    return re.sub(r"after \d[\d,]* samples?", "after N samples", _last_line(err))
+
+
 @pytest.mark.parametrize("answer", [error(401, "invalid key"), error(500, "overloaded")])
 def test_a_dead_judge_stops_a_ray_run_as_early_as_a_local_run_with_the_same_last_line(ray_cluster, capsys, answer):
     """The one per-row loop's early stop on Ray: exit 3, the local run's last line, at most 2x its requests."""
@@ -297,7 +304,7 @@ def test_a_dead_judge_stops_a_ray_run_as_early_as_a_local_run_with_the_same_last
         ray_code = main([*argv, "--base-url", srv.base_url, "--engine", "ray", "--ray-workers", "2"])
         ray_err, ray_requests = capsys.readouterr().err, len(srv.chat_requests) - local_requests
     assert local_code == ray_code == 3
-    assert _last_line(ray_err) == _last_line(local_err)
+    assert _said(ray_err) == _said(local_err)
     assert _last_line(ray_err).startswith("ragmeter: judge failed: ") and "stopped early" in _last_line(ray_err)
     assert 0 < ray_requests <= 2 * local_requests
 
