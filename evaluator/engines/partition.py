@@ -22,7 +22,7 @@ from ..errors import JudgeFailed
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..io.records import sample_from_record, sample_to_record
-from ..judges.base import call_info, close_judge, is_offline
+from ..judges.base import caches_prefix, call_info, close_judge, is_offline
 from ..judges.health import failed_data, failed_from
 from ..model import EvalResult, EvalSample
 from ..scoring.run_config import RunConfig
@@ -69,6 +69,10 @@ class CountingJudge:
 
     def call_info(self) -> dict:
         return call_info(self.judge)
+
+    def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
+        """The wrapped judge's answer, so a Ray worker lays out its calls as a local run does (judge mode auto)."""
+        return caches_prefix(self.judge, prompt_tokens)
 
     def take(self) -> Dict[str, int]:
         """This thread's counts since the last take(), then reset."""
