@@ -257,7 +257,7 @@ def score_together(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, 
     by_metric = {id(a.metric): a for a in asks}
     done: Dict[str, MetricScore] = {}
     for group in call_groups([a.metric for a in asks], mode):
-        shown = fields if mode == COMBINED else prefix_fields(*(m.shows for m in group))
+        shown = _call_fields(mode, group, fields)
         if len(group) == 1:
             done.update(_ask_all([by_metric[id(group[0])]], sample, judge, lang, repeats, shown, after_each, False))
             continue
@@ -266,6 +266,12 @@ def score_together(asks: List[_Ask], sample: EvalSample, judge: Any, lang: str, 
         if after_each is not None:
             after_each()
     return done
+
+
+def _call_fields(mode: str, group: Sequence[Metric], shared: Tuple[str, ...]) -> Tuple[str, ...]:
+    """The data fields one call shows: the shared prefix's (separate, combined: a cache may reuse it), or in the
+    grouped mode only what the call's own metrics read (no cache to fill)."""
+    return prefix_fields(*(m.shows for m in group)) if mode == GROUPED else shared
 
 
 def planned_prompts(judged: Sequence[Metric], sample: EvalSample, lang: str,
@@ -279,7 +285,7 @@ def planned_prompts(judged: Sequence[Metric], sample: EvalSample, lang: str,
     mode = GROUPED if judge_mode == AUTO else judge_mode
     prompts = []
     for group in call_groups(asked, mode):
-        shown = fields if mode in (SEPARATE, COMBINED) else prefix_fields(*(m.shows for m in group))
+        shown = _call_fields(mode, group, fields)
         if len(group) > 1:
             prompts.append(combined_prompt(group, sample, lang, shown))
         else:
