@@ -18,6 +18,7 @@ from evaluator import service
 from pages import _errors as errors
 from pages import _receivers as receivers
 from pages import _runs as runs
+from pages import _stale_timers as stale_timers
 from pages import _state as state
 from pages import _team as team
 from pages._pages import (
@@ -48,6 +49,7 @@ def set_page_config() -> None:
 def run_app() -> None:
     """app.py's body: page config, then register the pages and run the chosen one."""
     set_page_config()
+    stale_timers.install()  # once per process: a timer of the page left behind must not blank the page shown
     page = st.navigation(pages())
     _SHELL.active = True
     try:

@@ -39,6 +39,9 @@ def test_ten_quick_agree_clicks_store_ten_reviews_in_order(page: Page, app_url, 
     run_id = stored_run(history_path)
     open_review(page, app_url, run_id, "ana")
     expect(main(page).get_by_text(re.compile(r"Sample 1 of 12"))).to_be_visible(timeout=RUN_TIMEOUT)
+    # The page's click counter (pages/_clicks.py) loads after the page is drawn: a click before it is a plain
+    # Streamlit trigger, and two of those in one rerun are one. A person's first click comes later than this.
+    page.wait_for_function("window.__ragmeterClickListener === true", timeout=RUN_TIMEOUT)
 
     for _ in range(CLICKS):  # a reviewer who trusts the judge, clicking as fast as the page lets them
         main(page).get_by_role("button", name=re.compile("Agree with all and next")).click(timeout=RUN_TIMEOUT)
