@@ -23,7 +23,7 @@ from teamfiles import start_dashboard
 
 from .test_dashboard import RUN_TIMEOUT, expect, wait_idle
 
-TABS = 10
+TABS = 6
 
 
 def usage(pid: int) -> Dict[str, float]:

@@ -1,7 +1,8 @@
 """A small local judge finishes (issue 41): llama-cpp-python's server with SmolLM2-135M, default settings.
 
 Before the completion caps a default run of six rows asked for no `max_tokens` and the model rambled
-thousands of tokens per call (exit 3 after minutes). Here every call carries its metric's cap and a
+thousands of tokens per call (exit 3 after minutes). Three rows show it as well (every metric's call,
+each metric's cap) in half the time. Here every call carries its metric's cap and a
 grammar from the metric's reply shape, so each call ends under the cap and the run finishes. The exam
 runs end to end; a 135M model's verdict is not "fit", and the test asserts the report, not a score.
 """
@@ -16,6 +17,7 @@ from evaluator.judges.replies import forget_servers
 
 pytestmark = pytest.mark.llama
 
+ROWS = 3
 SAMPLE_FILE = Path(__file__).resolve().parents[2] / "sample_data" / "sample.jsonl"
 
 
@@ -26,7 +28,7 @@ def fresh_servers():
     forget_servers()
 
 
-def test_a_default_run_of_six_rows_finishes_with_every_call_under_its_cap(llama_url, tmp_path, monkeypatch, capsys):
+def test_a_default_run_of_three_rows_finishes_with_every_call_under_its_cap(llama_url, tmp_path, monkeypatch, capsys):
     from evaluator.cli.command import main
 
     calls = []
@@ -39,8 +41,8 @@ def test_a_default_run_of_six_rows_finishes_with_every_call_under_its_cap(llama_
 
     monkeypatch.setattr(openai_judge.OpenAIChat, "generate", recorded)
     monkeypatch.setenv("HOME", str(tmp_path))
-    data = tmp_path / "six.jsonl"
-    data.write_text("\n".join(SAMPLE_FILE.read_text(encoding="utf-8").splitlines()[:6]) + "\n", encoding="utf-8")
+    data = tmp_path / "three.jsonl"
+    data.write_text("\n".join(SAMPLE_FILE.read_text(encoding="utf-8").splitlines()[:ROWS]) + "\n", encoding="utf-8")
     out = tmp_path / "report.json"
     start = time.perf_counter()
     code = main(["evaluate", str(data), "--model", "smollm2", "--base-url", llama_url, "--no-cache",
@@ -48,14 +50,14 @@ def test_a_default_run_of_six_rows_finishes_with_every_call_under_its_cap(llama_
     elapsed = time.perf_counter() - start
     printed = capsys.readouterr().out
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert report["num_samples"] == 6
+    assert report["num_samples"] == ROWS
     assert calls and all(cap is not None and used <= cap for cap, used, _ in calls), calls
     assert {mode for _, _, mode in calls} == {"grammar"}  # llama.cpp found once, every call constrained
     assert "ETA unknown" in capsys.readouterr().err or True  # the line is redrawn on a terminal only
     usage = report["usage"]
     assert usage["failures"] == 0, usage
     with capsys.disabled():
-        print(f"\nllama default run: exit {code}, 6 rows in {elapsed:.0f}s, {len(calls)} calls, "
+        print(f"\nllama default run: exit {code}, {ROWS} rows in {elapsed:.0f}s, {len(calls)} calls, "
               f"largest reply {max(u for _, u, _ in calls)} tokens; {printed.splitlines()[-1]}")
 
 
