@@ -119,13 +119,22 @@ def test_judge_path_same_scores_same_calls_and_a_cached_rerun_calls_nothing(ray_
         second = run_on_ray(SAMPLE, cfg)
         assert len(srv.chat_requests) - single_calls == ray_calls  # the cached rerun made no call
         keys = {r.headers["authorization"] for r in srv.chat_requests[single_calls:]}
+        asked = [_asked(r) for r in srv.chat_requests]
     assert ray_calls == single_calls
+    assert sorted(asked[single_calls:]) == sorted(asked[:single_calls])  # each call's cap and reply schema too
     assert first.report.usage["calls"] == ray_calls and first.report.usage["cache_hits"] == 0
     assert second.report.usage["calls"] == 0 and second.report.usage["cache_hits"] == ray_calls
     assert keys == {f"Bearer {WORKER_KEY}"}  # each worker read the key from its own environment
     assert WORKER_KEY not in json.dumps(cfg.to_dict())
     assert records(enumerate(first.report.results)) == records(expected)
     assert records(enumerate(second.report.results)) == records(expected)
+
+
+def _asked(request) -> tuple:
+    """What a call asked beyond its prompt: the completion cap and the reply format."""
+    body = request.body if isinstance(request.body, dict) else {}
+    return (body.get("max_tokens") or body.get("max_completion_tokens") or 0,
+            json.dumps(body.get("response_format"), sort_keys=True))
 
 
 def _scoring_workers() -> list:

@@ -22,7 +22,7 @@ from ..errors import JudgeFailed
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..io.records import sample_from_record, sample_to_record
-from ..judges.base import caches_prefix, call_info, close_judge, is_offline
+from ..judges.base import accepts, caches_prefix, call_info, close_judge, is_offline
 from ..judges.health import failed_data, failed_from
 from ..model import EvalResult, EvalSample
 from ..scoring.run_config import RunConfig
@@ -40,7 +40,9 @@ class CountingJudge:
     """Wraps a judge and counts, per thread, the calls, cache hits and tokens of each sample.
 
     A sample is scored on one thread, so the counts taken after it are that sample's alone;
-    summed over rows they equal the judge's own usage totals.
+    summed over rows they equal the judge's own usage totals. Everything else is the wrapped judge's:
+    a call's options (its completion cap, reply schema, repeat index, token probabilities) reach it, so a
+    Ray worker asks exactly what a local run asks.
     """
 
     def __init__(self, judge: Any) -> None:
@@ -49,10 +51,10 @@ class CountingJudge:
         self.name = getattr(judge, "name", type(judge).__name__)
         self._local = threading.local()
 
-    def generate(self, prompt: str) -> str:
+    def generate(self, prompt: str, **options: Any) -> str:
         counts = self._counts()
         try:
-            reply = self.judge.generate(prompt)
+            reply = self.judge.generate(prompt, **options)
         except Exception:
             counts["judge_failures"] += 1
             raise
@@ -69,6 +71,14 @@ class CountingJudge:
 
     def call_info(self) -> dict:
         return call_info(self.judge)
+
+    def accepts_option(self, option: str) -> bool:
+        return accepts(self.judge, option)
+
+    def __getattr__(self, name: str) -> Any:  # count_reply, reply_unusable, …: the wrapped judge answers
+        if name == "judge":  # not set yet (a copy being built): no judge to ask
+            raise AttributeError(name)
+        return getattr(self.judge, name)
 
     def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
         """The wrapped judge's answer, so a Ray worker lays out its calls as a local run does (judge mode auto)."""
