@@ -55,5 +55,5 @@ def install() -> bool:
         return original(self, retarget(rerun_data, shown))
 
     setattr(_run_script, _MARK, True)
-    runner._run_script = _run_script
+    setattr(runner, "_run_script", _run_script)  # a method replaced on the class: every session runner gets it
     return True
