@@ -111,9 +111,13 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
     with st.expander("Re-score with another judge"):
         st.caption("Scores the answers saved in this run again, as a new run; your pipeline is not called.")
         config = judge_ui.judge_widgets("hist_rescore")
+        name = st.text_input("Name", key="hist_rescore_name", max_chars=service.MAX_NAME_CHARS,
+                             placeholder=service.default_run_name(info.dataset_name, config),
+                             help="How History, compare and the reports name the new run (empty: dataset · scorer "
+                                  "· date), as `ragmeter evaluate --rescore RUN_ID --name NAME` does.")
         if st.button("Re-score", key="btn_hist_rescore", icon=":material/replay:"):
             with errors.guard("Re-scoring the run"):
-                runs.rescore_run(info, config, api_key=judge_ui.api_key("hist_rescore"))
+                runs.rescore_run(info, config, api_key=judge_ui.api_key("hist_rescore"), name=name)
                 st.switch_page(nav.EVALUATE_PAGE)  # where the progress is drawn
 
 

@@ -220,10 +220,11 @@ def resume_run(info: service.RunInfo, *, api_key: str = "", config: Optional[ser
     return follow(run_id)
 
 
-def rescore_run(info: service.RunInfo, config: service.RunConfig, *, api_key: str = "") -> str:
-    """Queue a new run scoring run `info`'s saved answers with `config`'s judge; the session follows it."""
+def rescore_run(info: service.RunInfo, config: service.RunConfig, *, api_key: str = "", name: str = "") -> str:
+    """Queue a new run scoring run `info`'s saved answers with `config`'s judge, named `name` (empty: the default
+    name); the session follows it."""
     run_id = service.rescore_run(open_store(), info, config, access=team.access(), owner=team.owner(),
-                                 api_key=_secret(api_key), limits=limits())
+                                 api_key=_secret(api_key), limits=limits(), name=name.strip() or None)
     ensure_worker(run_id)
     return follow(run_id)
 

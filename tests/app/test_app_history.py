@@ -250,3 +250,20 @@ def test_an_old_conversation_run_resumes_and_rescores_from_the_history_page(tmp_
     rescored = at.session_state["run"]
     assert rescored.run_id != chats.run_id and rescored.settings["rescored_from"] == chats.run_id
     assert shown_report(at).multi_turn
+
+
+def test_a_rescore_is_named_as_typed_or_by_default_like_the_command_lines(store):
+    """The re-score form's Name, as `ragmeter evaluate --rescore RUN_ID --name NAME`: the new run is listed under
+    it; left empty, the new run gets the default 'dataset · scorer · date' name."""
+    run_id = save_run(store, samples())
+    at = history_page()
+    at.text_input(key="hist_rescore_name").set_value("offline again").run()
+    at.button(key="btn_hist_rescore").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    named = at.session_state["run"].run_id
+    assert store.get_run(named).name == "offline again" and store.get_run(named).settings["rescored_from"] == run_id
+    at = history_page()
+    at.selectbox(key="hist_run").set_value(run_id).run()
+    at.button(key="btn_hist_rescore").click().run()
+    unnamed = store.get_run(at.session_state["run"].run_id)
+    assert unnamed.run_id not in (run_id, named) and unnamed.label.startswith("zones.jsonl · ")
