@@ -111,7 +111,7 @@ def rescore_controls(store: RunStore, info: RunInfo) -> None:
     with st.expander("Re-score with another judge"):
         st.caption("Scores the answers saved in this run again, as a new run; your pipeline is not called.")
         config = judge_ui.judge_widgets("hist_rescore")
-        name = st.text_input("Name", key="hist_rescore_name", max_chars=service.MAX_NAME_CHARS,
+        name = st.text_input("Name of the new run", key="hist_rescore_name", max_chars=service.MAX_NAME_CHARS,
                              placeholder=service.default_run_name(info.dataset_name, config),
                              help="How History, compare and the reports name the new run (empty: dataset · scorer "
                                   "· date), as `ragmeter evaluate --rescore RUN_ID --name NAME` does.")

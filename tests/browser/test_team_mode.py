@@ -239,7 +239,7 @@ def test_an_admin_renames_and_deletes_a_run(team, as_user):
     page = as_user(ADMIN)
     open_page(page, team["url"], "/history", signed_in(page, f"{ADMIN} (admin)"))
     expect(selected_run(page)).to_have_value(re.compile(run_id))
-    commit(page.get_by_role("textbox", name="Name"), "renamed by the admin")
+    commit(page.get_by_role("textbox", name="Name", exact=True), "renamed by the admin")
     button(page, "Rename").click()
     wait_idle(page)
     expect(selected_run(page)).to_be_visible()
