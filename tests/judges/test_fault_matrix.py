@@ -69,9 +69,12 @@ def run():
     clock = FakeClock()
     with ChatServer(responder=injector) as server:
         # The scenario's Retry-After (2 s) outlasts the default call deadline of its 0.5 s timeouts;
-        # a roomier deadline keeps every retry path in play.
+        # a deadline no call reaches keeps every retry path in play. It is read on the fake clock, which
+        # adds up the waits of all eight rows: at 60 s a call once found it spent by other rows' waits and
+        # gave up after one malformed reply (CI). The deadline has its own tests: tests/judges/test_openai_judge.py
+        # and tests/test_trickling_judge_deadline.py.
         judge = OpenAIJudge("fault-test", server.base_url, timeout=TIMEOUT, max_retries=MAX_RETRIES,
-                            max_call_seconds=60.0,
+                            max_call_seconds=1e6,
                             max_concurrency=8, sleep=clock.sleep, clock=clock)
         with judge:
             # 70% of requests fail here on purpose (10% per kind); unusable replies now count as failed
