@@ -49,11 +49,25 @@ def recorded(history: Path) -> int:
         return 0
 
 
-def killed_run(dataset: Path, judge_args, history: Path, after: int):
-    """The CLI's run of `dataset`, killed with SIGKILL once `after` results are recorded: its run in the history."""
+def stored_calls(history: Path) -> int:
+    """The judge calls the run's stored usage counts so far (0 before the first save)."""
+    try:
+        with sqlite3.connect(history) as db:
+            row = db.execute("SELECT usage FROM runs").fetchone()
+        return int(json.loads(row[0]).get("calls") or 0) if row and row[0] else 0
+    except (sqlite3.Error, ValueError):
+        return 0
+
+
+def killed_run(dataset: Path, judge_args, history: Path, after: int, calls_per_row: int = 0):
+    """The CLI's run of `dataset`, killed with SIGKILL once `after` results are recorded (and, with
+    `calls_per_row`, once the usage saved after their batch counts their calls): its run in the history."""
     victim = cli([str(dataset), *judge_args], history)
     deadline = time.time() + 120
-    while recorded(history) < after and time.time() < deadline and victim.poll() is None:
+    while time.time() < deadline and victim.poll() is None:
+        rows = recorded(history)
+        if rows >= after and stored_calls(history) >= calls_per_row * rows:
+            break
         time.sleep(0.02)
     victim.send_signal(signal.SIGKILL)
     victim.wait(timeout=30)
@@ -103,7 +117,9 @@ def test_a_resumed_report_counts_the_judge_calls_of_every_session(tmp_path, data
     with ChatServer(responder=deterministic) as srv:
         judge_args += ["--base-url", srv.base_url]
         history = tmp_path / "h.sqlite3"
-        run = killed_run(dataset, judge_args, history, after=6)
+        # Rows and the usage they cost are two writes (evaluator/runs/rows.py): the kill waits for the second,
+        # as a kill between them leaves one batch's calls uncounted (14 in a CI run).
+        run = killed_run(dataset, judge_args, history, after=6, calls_per_row=2)
         first_session = len(srv.chat_requests)
         resumed = cli(["--resume", run.run_id, *judge_args, "-o", str(tmp_path / "resumed.json")], history)
         assert resumed.wait(timeout=240) == 0, resumed.stderr.read()
