@@ -22,7 +22,7 @@ from ..errors import JudgeFailed
 from ..io.datasets import samples_from_rows
 from ..io.frames import USAGE_COLUMNS, plain, result_columns, result_row
 from ..io.records import sample_from_record, sample_to_record
-from ..judges.base import accepts, caches_prefix, call_info, close_judge, is_offline
+from ..judges.base import accepts, call_info, close_judge, is_offline
 from ..judges.health import failed_data, failed_from
 from ..model import EvalResult, EvalSample
 from ..scoring.run_config import RunConfig
@@ -75,14 +75,12 @@ class CountingJudge:
     def accepts_option(self, option: str) -> bool:
         return accepts(self.judge, option)
 
-    def __getattr__(self, name: str) -> Any:  # count_reply, reply_unusable, …: the wrapped judge answers
+    def __getattr__(self, name: str) -> Any:
+        """count_reply, reply_unusable, caches_prefix (so judge mode auto lays out a Ray worker's calls as a
+        local run's), …: the wrapped judge answers."""
         if name == "judge":  # not set yet (a copy being built): no judge to ask
             raise AttributeError(name)
         return getattr(self.judge, name)
-
-    def caches_prefix(self, prompt_tokens: int) -> Optional[bool]:
-        """The wrapped judge's answer, so a Ray worker lays out its calls as a local run does (judge mode auto)."""
-        return caches_prefix(self.judge, prompt_tokens)
 
     def take(self) -> Dict[str, int]:
         """This thread's counts since the last take(), then reset."""
