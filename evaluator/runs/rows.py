@@ -7,6 +7,9 @@ fails is tried again after a short, bounded wait (`waits`); rows that still cann
 counted in `lost`, and the run then says "N rows were not saved to the history", never "ok".
 
 A killed process loses at most the rows of the last `every` seconds; a resumed run scores them again.
+Each batch carries the run's judge usage as it stands when the batch is written (`usage`), in the same
+transaction: the stored rows never count fewer calls than they cost, wherever a kill falls (two
+writes, rows then usage, once left a killed run's last batch uncounted).
 
 At most `backlog` rows wait: a run that scores faster than the history takes its rows (offline scoring
 outran SQLite's writes, and 56,000 waiting rows held ~300 MB) waits in `add` for the writer, so memory
@@ -17,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import RagmeterError
 from ..model import EvalResult, plural
@@ -33,15 +36,15 @@ BACKLOG = 2_000  # rows that may wait for the writer before `add` waits for it
 class RowWriter:
     """Writes run `run_id`'s finished rows to `store` in batches from a thread of its own.
 
-    `after_write` runs after each batch is written (Run stores its judge usage so far there).
+    `usage` gives the run's judge usage so far (None: nothing to store); each batch stores it with its rows.
     """
 
     def __init__(self, store: RunStore, run_id: str, *, every: float = 0.5, batch: int = 100,
-                 waits: Sequence[float] = WAITS, after_write: Optional[Callable[[], None]] = None,
+                 waits: Sequence[float] = WAITS, usage: Optional[Callable[[], Optional[Dict[str, Any]]]] = None,
                  backlog: int = BACKLOG) -> None:
         self.store, self.run_id, self.backlog = store, run_id, backlog
         self.every, self.batch, self.waits = every, batch, tuple(waits)
-        self.after_write = after_write
+        self.usage = usage
         self.lost = 0  # rows that could not be written, every try failed
         self.unsaved: List[Tuple[int, EvalResult]] = []  # those rows: a run that keeps no rows still has them
         self.saved = 0
@@ -111,7 +114,7 @@ class RowWriter:
             for attempt in range(len(self.waits) + 1):
                 try:
                     self.store.record_results(self.run_id, [(i, r) for i, r, _ in rows],
-                                              stored={i for i, _, own in rows if own})
+                                              stored={i for i, _, own in rows if own}, usage=self._usage())
                     self.saved += len(rows)
                     break
                 except Exception as exc:  # a failed write must never end the run
@@ -122,8 +125,11 @@ class RowWriter:
                         self.unsaved += [(i, r) for i, r, _ in rows]
                         return
                     time.sleep(self.waits[attempt])
-            if self.after_write is not None:
-                try:
-                    self.after_write()
-                except Exception:
-                    log.warning("could not save the run's usage", exc_info=True)
+
+    def _usage(self) -> Optional[Dict[str, Any]]:
+        """The usage to store with a batch, read after its rows finished; a failure costs the usage, not the rows."""
+        try:
+            return None if self.usage is None else self.usage()
+        except Exception:
+            log.warning("could not read the run's usage", exc_info=True)
+            return None

@@ -139,7 +139,6 @@ class Run:
         # the last figure saved. Saved with each row, so a killed session's calls still count on resume.
         self._usage_prior: Dict[str, Any] = {}
         self._usage_start: Dict[str, Any] = {}
-        self._usage_saved: Optional[Dict[str, Any]] = None
 
     @classmethod
     def new(cls, config: RunConfig, samples: Sequence[EvalSample], *, dataset_name: str,
@@ -216,7 +215,7 @@ class Run:
             raise RuntimeError("This run has already been started; create a new Run.")
         self._open_history()
         if isinstance(self.store, RunStore) and self.run_id:
-            self._writer = RowWriter(self.store, self.run_id, after_write=self._save_usage).start()
+            self._writer = RowWriter(self.store, self.run_id, usage=self._usage_so_far).start()
         self._usage_prior = self._stored_usage() if self.prior else {}
         self._usage_start = judge_usage(self.evaluator.llm)
         self.status, self._started = "running", time.perf_counter()
@@ -407,16 +406,12 @@ class Run:
             pass
         return {}
 
-    def _save_usage(self) -> None:
-        """Store the whole run's judge usage so far (earlier sessions' plus this one's), when it changed."""
-        with self._lock:
-            session = usage_delta(self._usage_start, judge_usage(self.evaluator.llm))
-            counted = any(isinstance(v, (int, float)) and v for v in session.values())
-            if session == self._usage_saved or not counted:
-                return
-            self._usage_saved = session
-        assert isinstance(self.store, RunStore) and self.run_id
-        self.store.finish_run(self.run_id, status="running", usage=add_usage(self._usage_prior, session))
+    def _usage_so_far(self) -> Optional[Dict[str, Any]]:
+        """The whole run's judge usage so far (earlier sessions' plus this one's); None before any call."""
+        session = usage_delta(self._usage_start, judge_usage(self.evaluator.llm))
+        if not any(isinstance(v, (int, float)) and v for v in session.values()):
+            return None
+        return add_usage(self._usage_prior, session)
 
     def _close(self, report: EvalReport) -> EvalReport:
         """Record the run's end and its summary. A resumed run's figures are the whole run's, its rows read

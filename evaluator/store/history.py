@@ -616,13 +616,14 @@ class RunStore:
             raise HistoryError(f"Could not write to the run history at {self.shown}: {exc}") from exc
 
     def record_results(self, run_id: str, pairs: Sequence[Tuple[int, EvalResult]],
-                       stored: AbstractSet[int] = frozenset()) -> None:
+                       stored: AbstractSet[int] = frozenset(), usage: Optional[Dict[str, Any]] = None) -> None:
         """Persist many finished samples, and the samples themselves, in one transaction.
 
         One write per batch of rows keeps a long run from spending its time in commits (the Ray
         engine's frames, Run's batches). `stored` holds the indices whose result's sample is already
         the one stored with the run: only their results are written (encoding the sample again
-        cost as much as the result).
+        cost as much as the result). `usage`, the run's judge usage so far, is stored in the same
+        transaction: a process killed after a batch never keeps its rows without the calls they cost.
         """
         # Each sample is stored once, in `samples`; its result's compact record is joined to it when read.
         samples = [(run_id, i, _dumps(sample_to_record(r.sample, i))) for i, r in pairs
@@ -634,6 +635,8 @@ class RunStore:
                 db.executemany(_UPSERT_SAMPLE, samples)
                 db.executemany(_UPSERT_RESULT, results)
                 _replace_scores(db, run_id, pairs)
+                if usage is not None:
+                    db.execute("UPDATE runs SET usage = ? WHERE run_id = ?", (_dumps(sanitize_settings(usage)), run_id))
         except self._database.integrity_errors as exc:  # the run does not exist
             raise self._unknown(run_id) from exc
         except self._database.errors as exc:
