@@ -57,26 +57,6 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         for kind in sorted(_kinds(item)):
             item.add_marker(kind)
-    items[:] = longest_files_first(items)
-
-
-# The kinds whose files take longest (a real model, a cluster, a browser), longest first.
-FILE_ORDER = ("llama", "ray", "browser", "postgres", "slow")
-
-
-def longest_files_first(items: list) -> list:
-    """`items` with the files of the slow kinds first, each file's tests together and in order.
-
-    `--dist loadfile` hands the workers whole files in this order: long files first leave the short
-    ones to fill the end, instead of one worker finishing a llama or Ray file alone while the other
-    idles (collection order put tests/test_worker_ray.py and the llama files last)."""
-    weight: dict = {}
-    for item in items:
-        kinds = [FILE_ORDER.index(m.name) for m in item.iter_markers() if m.name in FILE_ORDER]
-        here = min(kinds, default=len(FILE_ORDER))
-        weight[item.path] = min(weight.get(item.path, here), here)
-    first_seen = {path: i for i, path in reversed(list(enumerate(item.path for item in items)))}
-    return sorted(items, key=lambda item: (weight[item.path], first_seen[item.path]))
 
 
 def pytest_report_header(config) -> str | None:
