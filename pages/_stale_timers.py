@@ -11,7 +11,7 @@ followed, both seen with the server's messages held for 2.5 s after "Open in rep
   start reached the browser in the same burst as the Report's "finished": Streamlit's browser then cleans
   up the finished run's stale elements against the later run's id, and removed every element the Report
   had just drawn (the main area stayed blank in 1 of 8 tries under load; Streamlit issue #16708 describes
-  the same late cleanup).
+  a cleanup run against a later run's id too).
 - A tick arriving while the switch is queued is folded into it, and the folded rerun keeps the tick's page:
   the switch to Report would run History again.
 
@@ -33,8 +33,7 @@ def stale(rerun_data: Any, shown_page: str) -> bool:
     """Whether `rerun_data` (Streamlit's RerunData) is a fragment rerun that names a page other than
     `shown_page` (nothing is stale before a page is shown)."""
     asked = getattr(rerun_data, "page_script_hash", "")
-    fragments = getattr(rerun_data, "fragment_id_queue", None) or getattr(rerun_data, "fragment_id", None)
-    return bool(fragments and asked and shown_page and asked != shown_page)
+    return bool(_asks_fragments(rerun_data) and asked and shown_page and asked != shown_page)
 
 
 def folds_into_full_rerun(pending: Any, new_data: Any) -> bool:
@@ -42,10 +41,14 @@ def folds_into_full_rerun(pending: Any, new_data: Any) -> bool:
     folding would give the full rerun the tick's page, and the full rerun redraws the fragment anyway."""
     if pending is None or not getattr(new_data, "is_auto_rerun", False):
         return False
-    is_fragment = bool(getattr(new_data, "fragment_id", None) or getattr(new_data, "fragment_id_queue", None))
-    pending_full = not (getattr(pending, "fragment_id", None) or getattr(pending, "fragment_id_queue", None)
-                        or getattr(pending, "is_fragment_scoped_rerun", False))
-    return is_fragment and pending_full
+    pending_full = not (_asks_fragments(pending) or getattr(pending, "is_fragment_scoped_rerun", False))
+    return _asks_fragments(new_data) and pending_full
+
+
+def _asks_fragments(rerun_data: Any) -> bool:
+    """Whether a rerun names fragments (a bare `fragment_id` as the browser sends it, or the queue it is
+    folded into)."""
+    return bool(getattr(rerun_data, "fragment_id", None) or getattr(rerun_data, "fragment_id_queue", None))
 
 
 def install() -> bool:

@@ -63,7 +63,7 @@ def killed_run(dataset: Path, judge_args, history: Path, after: int):
     """The CLI's run of `dataset`, killed with SIGKILL once `after` results are recorded: its run in the history."""
     victim = cli([str(dataset), *judge_args], history)
     deadline = time.time() + 120
-    while time.time() < deadline and victim.poll() is None and recorded(history) < after:
+    while recorded(history) < after and time.time() < deadline and victim.poll() is None:
         time.sleep(0.02)
     victim.send_signal(signal.SIGKILL)
     victim.wait(timeout=30)

@@ -135,8 +135,8 @@ class Run:
         self._thread: Optional[threading.Thread] = None
         self._started: Optional[float] = None
         self._ended: Optional[float] = None
-        # Judge usage: the earlier sessions' (stored), the judge's totals when this session began, and
-        # the last figure saved. Saved with each row, so a killed session's calls still count on resume.
+        # Judge usage: the earlier sessions' (stored) and the judge's totals when this session began. The
+        # whole run's figure is stored with each batch of rows, so a killed session's calls count on resume.
         self._usage_prior: Dict[str, Any] = {}
         self._usage_start: Dict[str, Any] = {}
 

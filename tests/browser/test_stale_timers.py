@@ -10,8 +10,8 @@ The race is made certain, not hoped for, by routing the WebSocket through the te
 - the timer's ticks are held too, and sent to the server the moment it starts drawing the Report (the
   tick the browser sent last before the click, again, when none left since): they arrive while the
   Report's run is in progress, as they do on a loaded server.
-Without the guard the Report's main area was blank in every try; with its first form (the tick run as the
-Report's fragment), it was blank whenever the ticks arrived mid-run."""
+Without the guard the Report's main area was blank in 3 tries of 3; with its first form (the tick run as
+the Report's fragment), in 1 of 3."""
 from __future__ import annotations
 
 import re
@@ -33,12 +33,18 @@ pytestmark = pytest.mark.browser
 HOLD_MS = 2500  # more than two ticks of History's timer (pages/_runs.py LIST_POLL)
 
 
+def parsed(kind: Any, message: Any) -> Any:
+    """A WebSocket frame read as Streamlit's protobuf `kind` (BackMsg from the browser, ForwardMsg to it)."""
+    msg = kind()
+    msg.ParseFromString(message if isinstance(message, bytes) else message.encode())
+    return msg
+
+
 def is_tick(message: Any) -> bool:
     """Whether a browser message is a fragment timer's rerun."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
-    msg = BackMsg()
-    msg.ParseFromString(message if isinstance(message, bytes) else message.encode())
+    msg = parsed(BackMsg, message)
     return msg.WhichOneof("type") == "rerun_script" and bool(msg.rerun_script.fragment_id)
 
 
@@ -46,8 +52,7 @@ def new_page(message: Any) -> str:
     """The page a server message starts a run of ("" when it starts none)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    msg = ForwardMsg()
-    msg.ParseFromString(message if isinstance(message, bytes) else message.encode())
+    msg = parsed(ForwardMsg, message)
     return msg.new_session.page_script_hash if msg.WhichOneof("type") == "new_session" else ""
 
 
@@ -74,7 +79,7 @@ class HeldServer:
                 return
             self.held.append(message)
             if self.shown != self.left and not self.ticks_sent:
-                for tick in self.ticks or [self.last_tick]:
+                for tick in self.ticks or [t for t in (self.last_tick,) if t is not None]:
                     server.send(tick)
                     self.ticks_sent += 1
 
